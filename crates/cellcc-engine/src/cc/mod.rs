@@ -1,0 +1,249 @@
+//! Congestion control: one trait, one file per algorithm, one registry.
+//!
+//! The trait follows Linux's `struct tcp_congestion_ops` (include/net/tcp.h)
+//! hook for hook, so an algorithm ported from `net/ipv4/tcp_*.c` keeps its
+//! shape. Like Linux, windows are counted in segments (`snd_cwnd`), with the
+//! fractional-growth counter `snd_cwnd_cnt`.
+//!
+//! ```text
+//!   TcpSender ──ACK──► pkts_acked(conn, ack)          every ACK that delivers data
+//!       │              cong_control(conn, ack)?      model-based (BBR): owns cwnd+pacing
+//!       │              cong_avoid(conn, ack)         otherwise, outside recovery
+//!       ├──3 dupACKs / SACK loss──► ssthresh(conn)   new ssthresh; the sender then
+//!       │                                            reduces cwnd during recovery
+//!       ├──RTO──► ssthresh(conn), cwnd = 1           as Linux tcp_enter_loss()
+//!       └──state changes──► set_state(), cwnd_event()
+//! ```
+//!
+//! Who writes what: the algorithm owns its [`Window`] and changes it in its
+//! hooks. The sender changes it only where Linux's stack does, through
+//! [`Window`]'s named methods: entering loss recovery (`ssthresh`), the cwnd
+//! reduction during recovery and its end (RFC 6937 PRR, as `tcp_cwnd_reduction`),
+//! and the RTO (`tcp_enter_loss`). An algorithm with `cong_control` opts out of
+//! the recovery reduction, as BBR does in Linux.
+//!
+//! Required hooks: `name`, `window`, `window_mut`, `ssthresh`, `cong_avoid`.
+//! Every other hook defaults to Linux's behaviour when the op is NULL.
+
+pub mod common;
+pub mod registry;
+
+pub mod new_reno;
+pub mod reno;
+
+pub use registry::{CcConfig, CcDoc, Family, REGISTRY};
+
+use crate::sim::{SimDuration, SimTime};
+
+/// Linux `TCP_INFINITE_SSTHRESH` (include/net/tcp.h): ssthresh before any loss.
+pub const INFINITE_SSTHRESH: u32 = 0x7fff_ffff;
+
+/// Congestion window state, in segments, as Linux's `tcp_sock` holds it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Window {
+    /// `snd_cwnd`: segments allowed in flight.
+    pub cwnd: u32,
+    /// `snd_cwnd_cnt`: ACKed segments counted towards the next +1 in congestion avoidance.
+    pub cwnd_cnt: u32,
+    /// `snd_ssthresh`: slow-start threshold.
+    pub ssthresh: u32,
+    /// `snd_cwnd_clamp`: upper bound on cwnd.
+    pub cwnd_clamp: u32,
+}
+
+impl Window {
+    pub fn new(initial_cwnd: u32) -> Self {
+        Window { cwnd: initial_cwnd.max(1), cwnd_cnt: 0, ssthresh: INFINITE_SSTHRESH, cwnd_clamp: u32::MAX / 2 }
+    }
+
+    /// Linux `tcp_in_slow_start`.
+    pub fn in_slow_start(&self) -> bool {
+        self.cwnd < self.ssthresh
+    }
+
+    /// Set cwnd, kept within [1, clamp]: the "cwnd >= 1 MSS" invariant lives here.
+    pub fn set_cwnd(&mut self, cwnd: u32) {
+        self.cwnd = cwnd.clamp(1, self.cwnd_clamp);
+    }
+}
+
+/// Linux `enum tcp_ca_state` (include/uapi/linux/tcp.h).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CaState {
+    /// Nothing bad has been observed.
+    Open,
+    /// Duplicate ACKs or SACKs seen, no loss declared yet.
+    Disorder,
+    /// cwnd reduced for ECN or local congestion.
+    Cwr,
+    /// Fast retransmit / fast recovery in progress.
+    Recovery,
+    /// Retransmission timeout recovery.
+    Loss,
+}
+
+impl CaState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CaState::Open => "Open",
+            CaState::Disorder => "Disorder",
+            CaState::Cwr => "CWR",
+            CaState::Recovery => "Recovery",
+            CaState::Loss => "Loss",
+        }
+    }
+}
+
+/// Linux `enum tcp_ca_event`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CwndEvent {
+    /// First transmission when no packet was in flight.
+    TxStart,
+    /// Congestion window restart after idle.
+    CwndRestart,
+    /// End of a CWR reduction.
+    CompleteCwr,
+    /// Retransmission timeout.
+    Loss,
+    /// ECT ACK without CE mark.
+    EcnNoCe,
+    /// Received CE-marked data.
+    EcnIsCe,
+}
+
+/// Delivery-rate sample, as Linux `struct rate_sample` (net/ipv4/tcp_rate.c).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct RateSample {
+    /// `prior_delivered`: `tp->delivered` when the sampled segment was sent.
+    pub prior_delivered: u64,
+    /// Segments delivered over `interval`.
+    pub delivered: u32,
+    /// Interval the sample spans: max(send interval, ACK interval). Zero = invalid sample.
+    pub interval: SimDuration,
+    /// RTT of the most recently sent segment this ACK delivered.
+    pub rtt: Option<SimDuration>,
+    /// Segments newly marked lost by this ACK.
+    pub losses: u32,
+    /// Segments newly delivered (cumulatively or selectively) by this ACK.
+    pub acked_sacked: u32,
+    /// Segments in flight before this ACK.
+    pub prior_in_flight: u32,
+    /// The sample was taken while the application did not keep the pipe full.
+    pub is_app_limited: bool,
+    /// The sampled segment was a retransmission.
+    pub is_retrans: bool,
+}
+
+impl RateSample {
+    /// Delivery rate in bit/s, `None` for an invalid sample.
+    pub fn delivery_rate_bps(&self, mss_bytes: u32) -> Option<u64> {
+        let ns = self.interval.as_ns();
+        (ns > 0 && self.delivered > 0).then(|| {
+            (self.delivered as u128 * mss_bytes as u128 * 8 * 1_000_000_000 / ns as u128) as u64
+        })
+    }
+}
+
+/// What one ACK did: the input of `pkts_acked`, `cong_avoid` and `cong_control`.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct AckSample {
+    /// Segments newly delivered by this ACK (Linux `acked_sacked`, the `acked` of `cong_avoid`).
+    pub acked_segs: u32,
+    /// Payload bytes newly delivered by this ACK.
+    pub acked_bytes: u64,
+    /// Bytes newly acknowledged cumulatively (`snd_una` advance).
+    pub cum_acked_bytes: u64,
+    /// RTT sample (Karn-safe: never from a retransmitted segment), Linux `sample->rtt_us`.
+    pub rtt: Option<SimDuration>,
+    /// Segments in flight before this ACK.
+    pub prior_in_flight: u32,
+    /// The ACK carried ECN-Echo.
+    pub ece: bool,
+    /// The delivery-rate sample this ACK produced.
+    pub rate: RateSample,
+}
+
+/// Read-only view of the connection a hook may consult (what Linux CCAs read from `tcp_sock`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ConnView {
+    pub now: SimTime,
+    /// Sender MSS in payload bytes (`mss_cache`).
+    pub mss_bytes: u32,
+    /// Oldest unacknowledged byte (`snd_una`).
+    pub snd_una: u64,
+    /// Next byte to send (`snd_nxt`).
+    pub snd_nxt: u64,
+    /// Linux `tcp_packets_in_flight()`: segments believed in the network.
+    pub packets_in_flight: u32,
+    /// Smoothed RTT (RFC 6298 SRTT).
+    pub srtt: Option<SimDuration>,
+    /// Minimum RTT seen on the connection (Linux `tcp_min_rtt`).
+    pub min_rtt: Option<SimDuration>,
+    /// Total segments delivered (`tp->delivered`).
+    pub delivered: u64,
+    /// Total segments marked lost (`tp->lost`).
+    pub lost: u64,
+    /// Linux `tcp_is_cwnd_limited()`: is cwnd what limits sending?
+    pub is_cwnd_limited: bool,
+    /// The application left the pipe under-full recently (`tp->app_limited`).
+    pub app_limited: bool,
+    pub ca_state: CaState,
+}
+
+/// A congestion-control algorithm (Linux `struct tcp_congestion_ops`).
+pub trait CongestionControl: Send {
+    /// Canonical registry name, as `cellcc ccas` lists it.
+    fn name(&self) -> &'static str;
+    fn window(&self) -> &Window;
+    fn window_mut(&mut self) -> &mut Window;
+
+    /// Required, Linux `ssthresh`: the slow-start threshold after a congestion event.
+    fn ssthresh(&mut self, conn: &ConnView) -> u32;
+
+    /// Required, Linux `cong_avoid`: grow cwnd on an ACK while not in recovery.
+    /// Like Linux, an algorithm checks `conn.is_cwnd_limited` itself.
+    fn cong_avoid(&mut self, conn: &ConnView, ack: &AckSample);
+
+    /// Optional, Linux `pkts_acked`: every ACK that delivers data, with its RTT sample.
+    fn pkts_acked(&mut self, _conn: &ConnView, _ack: &AckSample) {}
+
+    /// Optional, Linux `set_state`: called before the connection's CA state changes.
+    fn set_state(&mut self, _conn: &ConnView, _new_state: CaState) {}
+
+    /// Optional, Linux `cwnd_event`.
+    fn cwnd_event(&mut self, _conn: &ConnView, _event: CwndEvent) {}
+
+    /// Optional, Linux `undo_cwnd`: cwnd to restore when a reduction proves spurious.
+    /// Linux's NULL default is `tcp_reno_undo_cwnd`: max(cwnd, prior cwnd).
+    fn undo_cwnd(&mut self, _conn: &ConnView, prior_cwnd: u32) -> u32 {
+        self.window().cwnd.max(prior_cwnd)
+    }
+
+    /// Optional, Linux `cong_control`: a model-based algorithm sets cwnd and
+    /// pacing from the rate sample itself. Returns true when it did, in which
+    /// case `cong_avoid` and the sender's PRR reduction are skipped.
+    fn cong_control(&mut self, _conn: &ConnView, _ack: &AckSample) -> bool {
+        false
+    }
+
+    /// Whether this algorithm owns cwnd during recovery (true for `cong_control` users).
+    fn owns_recovery(&self) -> bool {
+        false
+    }
+
+    /// Optional: the pacing rate the algorithm asks for (Linux `sk_pacing_rate`).
+    fn pacing_rate_bps(&self) -> Option<u64> {
+        None
+    }
+
+    /// Optional: the algorithm's own mode, for traces (e.g. BBR's "ProbeBW").
+    fn mode(&self) -> &'static str {
+        ""
+    }
+
+    /// Optional, RFC 5681 classic Reno: end fast recovery on the first ACK
+    /// that advances `snd_una`, even a partial one (no SACK case only).
+    fn exits_recovery_on_partial_ack(&self) -> bool {
+        false
+    }
+}

@@ -1,0 +1,44 @@
+//! cellcc engine: a deterministic discrete-event simulator of TCP congestion
+//! control over wired, trace-driven (and later cellular and Wi-Fi) paths.
+//!
+//! See `docs/architecture.md` for the module map and the life of a packet.
+
+pub mod cc;
+pub mod sim;
+pub mod error;
+pub mod scenario;
+pub mod output;
+
+pub use error::ScenarioError;
+pub use output::RunOutput;
+pub use scenario::Scenario;
+
+/// Engine version, stamped into every result's provenance.
+pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// Why a run could not start.
+#[derive(Debug)]
+pub enum RunError {
+    /// The scenario is invalid (field, value, allowed).
+    Scenario(ScenarioError),
+}
+
+impl std::fmt::Display for RunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RunError::Scenario(e) => e.fmt(f),
+        }
+    }
+}
+
+impl From<ScenarioError> for RunError {
+    fn from(e: ScenarioError) -> Self {
+        RunError::Scenario(e)
+    }
+}
+
+/// Simulate `scenario` with `seed`. Deterministic: same inputs, same output.
+pub fn run(scenario: &Scenario, seed: u64) -> Result<RunOutput, RunError> {
+    let _ = (scenario, seed);
+    Err(RunError::Scenario(ScenarioError::new("backend", "engine", "the simulation world is being built (interim)")))
+}

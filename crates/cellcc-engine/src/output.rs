@@ -1,0 +1,82 @@
+//! What a run returns: tidy, columnar tables (one row per observation), so the
+//! Python side turns each into a DataFrame without reshaping.
+//!
+//! Tables and their columns (units in the names):
+//! - `flows`: one row per flow, FlowMonitor statistics of its data direction:
+//!   `flow_id, src, dst, transport, cca, tx_packets, tx_bytes, rx_packets, rx_bytes,
+//!   lost_packets, loss_ratio, throughput_bps, goodput_bps, mean_delay_ms, mean_jitter_ms,
+//!   retransmits, timeouts, rtt_mean_ms, rtt_p50_ms, rtt_p95_ms, app_bytes_delivered,
+//!   first_tx_s, last_rx_s, completion_s` (NaN where not applicable).
+//! - `timeseries`: one row per (flow, slot): `flow_id, t_s, throughput_bps, goodput_bps,
+//!   mean_delay_ms, retransmits, lost_packets, cwnd_bytes, rtt_ms`.
+//! - `queues`: one row per (link direction, slot): `link, t_s, bytes, packets, max_bytes, drops`.
+//! - `cwnd`: one row per change: `flow_id, t_s, cwnd_bytes, ssthresh_bytes, pacing_rate_bps, ca_state`.
+//! - `rtt`: one row per RTT sample: `flow_id, t_s, rtt_ms, srtt_ms`.
+
+use serde_json::Value;
+
+/// One column of a table.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Column {
+    F64(Vec<f64>),
+    U64(Vec<u64>),
+    Str(Vec<String>),
+}
+
+impl Column {
+    pub fn len(&self) -> usize {
+        match self {
+            Column::F64(v) => v.len(),
+            Column::U64(v) => v.len(),
+            Column::Str(v) => v.len(),
+        }
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// A named set of equal-length columns.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Table {
+    pub columns: Vec<(&'static str, Column)>,
+}
+
+impl Table {
+    pub fn push(&mut self, name: &'static str, col: Column) {
+        debug_assert!(self.columns.first().is_none_or(|(_, c)| c.len() == col.len()), "ragged table at {name}");
+        self.columns.push((name, col));
+    }
+    pub fn rows(&self) -> usize {
+        self.columns.first().map_or(0, |(_, c)| c.len())
+    }
+    pub fn column(&self, name: &str) -> Option<&Column> {
+        self.columns.iter().find(|(n, _)| *n == name).map(|(_, c)| c)
+    }
+    pub fn f64s(&self, name: &str) -> &[f64] {
+        match self.column(name) {
+            Some(Column::F64(v)) => v,
+            _ => &[],
+        }
+    }
+    pub fn u64s(&self, name: &str) -> &[u64] {
+        match self.column(name) {
+            Some(Column::U64(v)) => v,
+            _ => &[],
+        }
+    }
+}
+
+/// Everything a run produced.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RunOutput {
+    /// Run facts: engine version, seed, simulated end time, events processed.
+    pub summary: Value,
+    pub flows: Table,
+    pub timeseries: Table,
+    pub queues: Table,
+    pub cwnd: Table,
+    pub rtt: Table,
+    /// (capture name, pcap file bytes) per captured link direction.
+    pub pcaps: Vec<(String, Vec<u8>)>,
+}

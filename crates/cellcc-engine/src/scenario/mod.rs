@@ -1,0 +1,291 @@
+//! THE scenario schema: the only definition of what a scenario file may say.
+//!
+//! Python passes a parsed TOML/JSON document through as JSON; nothing else
+//! declares these fields. Unknown fields are errors. `Scenario::from_json`
+//! parses and then [`validate`](Scenario::validate)s, so every error names a
+//! field path, the value and what is allowed.
+//!
+//! ```toml
+//! version = 1
+//! duration_s = 30
+//! [[nodes]]  id = "server"  kind = "host"
+//! [[links]]  id = "bottleneck"  a = "server"  b = "client"  rate_mbps = 20  delay_ms = 20
+//! [[flows]]  src = "server"  dst = "client"  cca = "cubic"  app = { kind = "bulk" }
+//! ```
+
+mod tcp;
+mod validate;
+
+pub use tcp::{Pacing, TcpParams, TcpSpec};
+
+use crate::error::ScenarioError;
+use serde::{Deserialize, Serialize};
+
+/// Schema version this engine reads.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// A complete simulation scenario.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// Schema version; must be [`SCHEMA_VERSION`].
+    pub version: u32,
+    #[serde(default)]
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    /// Simulated time limit in seconds; a run also ends when every flow is done.
+    pub duration_s: f64,
+    /// Default seed (the CLI's `--seed` overrides it).
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// Which backend runs it: the simulator, or real Linux TCP.
+    #[serde(default)]
+    pub backend: Backend,
+    /// TCP settings for every flow; a flow's own `tcp` table overrides them.
+    #[serde(default)]
+    pub tcp: TcpSpec,
+    pub nodes: Vec<NodeSpec>,
+    pub links: Vec<LinkSpec>,
+    pub flows: Vec<FlowSpec>,
+    #[serde(default)]
+    pub output: OutputSpec,
+}
+
+fn default_seed() -> u64 {
+    1
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Backend {
+    #[default]
+    Engine,
+    Linux,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NodeKind {
+    /// An end system: sources and sinks flows.
+    Host,
+    /// Forwards packets by static route.
+    Router,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NodeSpec {
+    pub id: String,
+    pub kind: NodeKind,
+}
+
+/// Queue discipline of one link direction.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum QueueSpec {
+    /// FIFO that drops arrivals when full. Give exactly one limit.
+    DropTail {
+        #[serde(default)]
+        limit_packets: Option<u32>,
+        #[serde(default)]
+        limit_bytes: Option<u64>,
+    },
+}
+
+/// ns-3's `DropTailQueue` default, "100p" (src/network/utils/queue.cc MaxSize).
+pub const DEFAULT_QUEUE_LIMIT_PACKETS: u32 = 100;
+
+impl Default for QueueSpec {
+    fn default() -> Self {
+        QueueSpec::DropTail { limit_packets: Some(DEFAULT_QUEUE_LIMIT_PACKETS), limit_bytes: None }
+    }
+}
+
+/// Random loss applied to packets crossing one link direction.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum LossSpec {
+    #[default]
+    None,
+    /// Each packet lost independently with probability `p`.
+    Bernoulli { p: f64 },
+    /// Two-state Markov loss (Gilbert 1960, Elliott 1963), stepped once per packet.
+    GilbertElliott {
+        /// P(good -> bad) per packet.
+        p_good_to_bad: f64,
+        /// P(bad -> good) per packet.
+        p_bad_to_good: f64,
+        /// Loss probability in the good state.
+        #[serde(default)]
+        loss_good: f64,
+        /// Loss probability in the bad state.
+        #[serde(default = "one")]
+        loss_bad: f64,
+    },
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+/// Settings one direction of a link may override.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DirectionSpec {
+    pub rate_mbps: Option<f64>,
+    pub delay_ms: Option<f64>,
+    pub queue: Option<QueueSpec>,
+    pub loss: Option<LossSpec>,
+    /// Mahimahi trace file (one line per 1-MTU delivery opportunity, in ms); replaces `rate_mbps`.
+    pub trace: Option<String>,
+}
+
+/// A full-duplex link between nodes `a` and `b`. The top-level settings apply
+/// to both directions; `forward` (a -> b) and `reverse` (b -> a) override them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkSpec {
+    pub id: String,
+    pub a: String,
+    pub b: String,
+    /// Largest IP datagram the link carries, bytes.
+    #[serde(default = "default_mtu")]
+    pub mtu_bytes: u32,
+    pub rate_mbps: Option<f64>,
+    /// One-way propagation delay, ms.
+    pub delay_ms: Option<f64>,
+    pub queue: Option<QueueSpec>,
+    pub loss: Option<LossSpec>,
+    pub trace: Option<String>,
+    #[serde(default)]
+    pub forward: DirectionSpec,
+    #[serde(default)]
+    pub reverse: DirectionSpec,
+}
+
+/// Ethernet MTU (RFC 894).
+pub const ETHERNET_MTU_BYTES: u32 = 1500;
+fn default_mtu() -> u32 {
+    ETHERNET_MTU_BYTES
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Transport {
+    #[default]
+    Tcp,
+    Udp,
+}
+
+/// What the application at the source does.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum AppSpec {
+    /// Always has data to send (ns-3 BulkSendApplication, iperf).
+    Bulk,
+    /// Sends `bytes` then closes; reports completion time.
+    Finite { bytes: u64 },
+    /// Writes at `rate_mbps` in `write_bytes` chunks (seed 000's 1 Mbit/s sources).
+    RateLimited {
+        rate_mbps: f64,
+        #[serde(default)]
+        write_bytes: Option<u32>,
+    },
+    /// UDP constant bit rate of `packet_bytes` payloads (ns-3 UdpClient / OnOff).
+    Cbr {
+        rate_mbps: f64,
+        #[serde(default = "default_cbr_payload")]
+        packet_bytes: u32,
+    },
+}
+
+/// ns-3 UdpClient's default PacketSize, 1024 B.
+fn default_cbr_payload() -> u32 {
+    1024
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowSpec {
+    /// Defaults to `flow<N>`.
+    #[serde(default)]
+    pub id: Option<String>,
+    pub src: String,
+    pub dst: String,
+    #[serde(default)]
+    pub transport: Transport,
+    /// Congestion control by registry name (`cellcc ccas`). Default: ns-3's, "newreno".
+    #[serde(default)]
+    pub cca: Option<String>,
+    /// The algorithm's parameters; names and defaults in `cellcc ccas`.
+    #[serde(default)]
+    pub cca_params: Option<serde_json::Map<String, serde_json::Value>>,
+    pub app: AppSpec,
+    #[serde(default)]
+    pub start_s: f64,
+    #[serde(default)]
+    pub stop_s: Option<f64>,
+    /// Overrides of the scenario's `tcp` table.
+    #[serde(default)]
+    pub tcp: Option<TcpSpec>,
+}
+
+/// What the run records.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OutputSpec {
+    /// Width of the time-series slots, ms (the seeds use 100 ms).
+    #[serde(default = "default_slot_ms")]
+    pub slot_ms: f64,
+    /// Record cwnd/ssthresh/pacing rate at every change.
+    #[serde(default = "yes")]
+    pub cwnd_trace: bool,
+    /// Record every RTT sample.
+    #[serde(default = "yes")]
+    pub rtt_trace: bool,
+    /// Link ids to capture as pcap, both directions (`"id"`) or one (`"id:forward"`, `"id:reverse"`).
+    #[serde(default)]
+    pub pcap: Vec<String>,
+}
+
+fn default_slot_ms() -> f64 {
+    100.0
+}
+fn yes() -> bool {
+    true
+}
+
+impl Default for OutputSpec {
+    fn default() -> Self {
+        OutputSpec { slot_ms: default_slot_ms(), cwnd_trace: true, rtt_trace: true, pcap: Vec::new() }
+    }
+}
+
+/// ns-3's default TCP congestion control (TcpL4Protocol SocketType), used by seeds 001 and 004.
+pub const DEFAULT_CCA: &str = "newreno";
+
+impl Scenario {
+    /// Parse a JSON document and validate it; every error names its field.
+    pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
+        let de = &mut serde_json::Deserializer::from_str(text);
+        let sc: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
+            let path = e.path().to_string();
+            let msg = e.inner().to_string();
+            let msg = msg.split(" at line ").next().unwrap_or(&msg).to_string();
+            ScenarioError::new(if path == "." { "scenario".to_string() } else { path }, "", msg)
+        })?;
+        sc.validate()?;
+        Ok(sc)
+    }
+
+    /// Canonical JSON of the scenario (stable key order): what the scenario hash is taken over.
+    pub fn to_canonical_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+
+    /// The id of flow `i`, defaulted.
+    pub fn flow_id(&self, i: usize) -> String {
+        self.flows[i].id.clone().unwrap_or_else(|| format!("flow{i}"))
+    }
+}

@@ -1,0 +1,109 @@
+//! TCP settings: `TcpSpec` as written (every field optional, so a flow can
+//! override a few), and `TcpParams` resolved with defaults that follow Linux.
+
+use crate::sim::SimDuration;
+use serde::{Deserialize, Serialize};
+
+/// When the sender paces.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Pacing {
+    /// Pace only when the algorithm asks (BBR), like Linux without the fq qdisc.
+    #[default]
+    Auto,
+    /// Always pace, at Linux's `tcp_update_pacing_rate` rate when the algorithm sets none.
+    On,
+    /// Never pace.
+    Off,
+}
+
+/// TCP options as written in a scenario; `None` means "inherit / default".
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TcpSpec {
+    /// Payload bytes per segment. Default: path MTU - 40 - options (1448 with timestamps).
+    /// Larger than the MTU allows, segments are IP-fragmented (seed 000's 3000 B packets).
+    pub mss_bytes: Option<u32>,
+    /// Selective ACK (RFC 2018) with RFC 6675 recovery. Default true, as Linux.
+    pub sack: Option<bool>,
+    /// Timestamps option (RFC 7323): 12 bytes of header. Default true, as Linux.
+    pub timestamps: Option<bool>,
+    /// Lower bound on RTO, ms. Default 200 (Linux TCP_RTO_MIN); RFC 6298 says 1000.
+    pub min_rto_ms: Option<f64>,
+    /// RTO before any RTT sample, ms. Default 1000 (RFC 6298 §2.1, Linux TCP_TIMEOUT_INIT).
+    pub initial_rto_ms: Option<f64>,
+    /// Upper bound on RTO, ms. Default 120000 (Linux TCP_RTO_MAX).
+    pub max_rto_ms: Option<f64>,
+    /// ACK every N-th full segment. Default 2 (RFC 5681 §4.2, RFC 1122). 1 disables delayed ACK.
+    pub delayed_ack_count: Option<u32>,
+    /// Delayed-ACK timer, ms. Default 40 (Linux TCP_DELACK_MIN).
+    pub delayed_ack_timeout_ms: Option<f64>,
+    /// Initial window, segments. Default 10 (RFC 6928, Linux TCP_INIT_CWND).
+    pub initial_cwnd_segs: Option<u32>,
+    /// Receive buffer, bytes: caps the advertised window. Default 6291456 (Linux tcp_rmem max).
+    pub rcv_buf_bytes: Option<u64>,
+    /// Send buffer, bytes: caps unacknowledged data. Default 4194304 (Linux tcp_wmem max).
+    pub snd_buf_bytes: Option<u64>,
+    /// Duplicate-ACK threshold for fast retransmit. Default 3 (RFC 5681).
+    pub dupack_threshold: Option<u32>,
+    /// SYN retransmissions before giving up. Default 6 (Linux tcp_syn_retries).
+    pub syn_retries: Option<u32>,
+    pub pacing: Option<Pacing>,
+    /// Negotiate ECN (RFC 3168). Default false.
+    pub ecn: Option<bool>,
+}
+
+/// Resolved TCP parameters of one flow.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TcpParams {
+    pub mss_bytes: Option<u32>,
+    pub sack: bool,
+    pub timestamps: bool,
+    pub min_rto: SimDuration,
+    pub initial_rto: SimDuration,
+    pub max_rto: SimDuration,
+    pub delayed_ack_count: u32,
+    pub delayed_ack_timeout: SimDuration,
+    pub initial_cwnd_segs: u32,
+    pub rcv_buf_bytes: u64,
+    pub snd_buf_bytes: u64,
+    pub dupack_threshold: u32,
+    pub syn_retries: u32,
+    pub pacing: Pacing,
+    pub ecn: bool,
+}
+
+impl TcpSpec {
+    /// `self` with every unset field taken from `base`.
+    pub fn over(&self, base: &TcpSpec) -> TcpSpec {
+        macro_rules! pick {
+            ($($f:ident),*) => { TcpSpec { $($f: self.$f.clone().or_else(|| base.$f.clone())),* } };
+        }
+        pick!(
+            mss_bytes, sack, timestamps, min_rto_ms, initial_rto_ms, max_rto_ms, delayed_ack_count,
+            delayed_ack_timeout_ms, initial_cwnd_segs, rcv_buf_bytes, snd_buf_bytes, dupack_threshold,
+            syn_retries, pacing, ecn
+        )
+    }
+
+    /// Fill defaults (values are validated before this is called).
+    pub fn resolve(&self) -> TcpParams {
+        TcpParams {
+            mss_bytes: self.mss_bytes,
+            sack: self.sack.unwrap_or(true),
+            timestamps: self.timestamps.unwrap_or(true),
+            min_rto: SimDuration::from_ms_f64(self.min_rto_ms.unwrap_or(200.0)),
+            initial_rto: SimDuration::from_ms_f64(self.initial_rto_ms.unwrap_or(1000.0)),
+            max_rto: SimDuration::from_ms_f64(self.max_rto_ms.unwrap_or(120_000.0)),
+            delayed_ack_count: self.delayed_ack_count.unwrap_or(2),
+            delayed_ack_timeout: SimDuration::from_ms_f64(self.delayed_ack_timeout_ms.unwrap_or(40.0)),
+            initial_cwnd_segs: self.initial_cwnd_segs.unwrap_or(10),
+            rcv_buf_bytes: self.rcv_buf_bytes.unwrap_or(6_291_456),
+            snd_buf_bytes: self.snd_buf_bytes.unwrap_or(4_194_304),
+            dupack_threshold: self.dupack_threshold.unwrap_or(3),
+            syn_retries: self.syn_retries.unwrap_or(6),
+            pacing: self.pacing.unwrap_or_default(),
+            ecn: self.ecn.unwrap_or(false),
+        }
+    }
+}

@@ -1,0 +1,15 @@
+//! Discrete-event kernel: time, the event queue and random streams.
+//!
+//! Knows nothing about TCP or radio. Everything that happens in a run is an
+//! event `(time, seq)` popped in order; ties break by insertion order, so a
+//! run is a pure function of (scenario, seed).
+
+pub mod id;
+pub mod queue;
+pub mod rng;
+pub mod time;
+
+pub use id::{FlowId, LinkId, NodeId};
+pub use queue::EventQueue;
+pub use rng::RngStream;
+pub use time::{SimDuration, SimTime};
