@@ -28,6 +28,7 @@
 pub mod common;
 pub mod registry;
 
+pub mod bbr;
 pub mod new_reno;
 pub mod reno;
 

@@ -2,7 +2,8 @@
 //! parameters. `CcConfig` is the one place an algorithm is named; adding one
 //! means a variant here, a `DOC` in its file and a line in `REGISTRY`.
 
-use super::{new_reno, reno, CongestionControl, Window};
+use super::{bbr, new_reno, reno, CongestionControl, Window};
+use crate::sim::RngStream;
 use serde::{Deserialize, Serialize};
 
 /// Family of an algorithm, as the seeds group them (seed 000 §2).
@@ -44,23 +45,27 @@ pub enum CcConfig {
     Reno(reno::Config),
     #[serde(rename = "newreno")]
     NewReno(new_reno::Config),
+    #[serde(rename = "bbr")]
+    Bbr(bbr::Config),
 }
 
 /// Every algorithm, in the order `cellcc ccas` lists them.
-pub const REGISTRY: &[CcDoc] = &[reno::DOC, new_reno::DOC];
+pub const REGISTRY: &[CcDoc] = &[reno::DOC, new_reno::DOC, bbr::DOC];
 
 impl CcConfig {
-    /// Build the algorithm with its initial window.
-    pub fn build(&self, w: Window) -> Box<dyn CongestionControl> {
+    /// Build the algorithm with its initial window. `rng` is the flow's own
+    /// stream for algorithms that randomise (BBR's ProbeBW start phase).
+    pub fn build(&self, w: Window, rng: RngStream) -> Box<dyn CongestionControl> {
         match self {
             CcConfig::Reno(c) => Box::new(reno::Reno::new(c, w)),
             CcConfig::NewReno(c) => Box::new(new_reno::NewReno::new(c, w)),
+            CcConfig::Bbr(c) => Box::new(bbr::Bbr::new(c, w, rng)),
         }
     }
 
     /// The algorithm's canonical name.
     pub fn name(&self) -> &'static str {
-        self.build(Window::new(1)).name()
+        self.build(Window::new(1), RngStream::new(0, "cc:name")).name()
     }
 
     /// The registry entry for `name`, if any.
