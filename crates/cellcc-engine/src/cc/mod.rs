@@ -29,6 +29,9 @@ pub mod common;
 pub mod registry;
 
 pub mod bbr;
+pub mod dctcp;
+pub mod ledbat;
+pub mod lp;
 pub mod new_reno;
 pub mod reno;
 

@@ -2,7 +2,7 @@
 //! parameters. `CcConfig` is the one place an algorithm is named; adding one
 //! means a variant here, a `DOC` in its file and a line in `REGISTRY`.
 
-use super::{bbr, new_reno, reno, CongestionControl, Window};
+use super::{bbr, dctcp, ledbat, lp, new_reno, reno, CongestionControl, Window};
 use crate::sim::RngStream;
 use serde::{Deserialize, Serialize};
 
@@ -47,10 +47,16 @@ pub enum CcConfig {
     NewReno(new_reno::Config),
     #[serde(rename = "bbr")]
     Bbr(bbr::Config),
+    #[serde(rename = "ledbat")]
+    Ledbat(ledbat::Config),
+    #[serde(rename = "lp")]
+    Lp(lp::Config),
+    #[serde(rename = "dctcp")]
+    Dctcp(dctcp::Config),
 }
 
 /// Every algorithm, in the order `cellcc ccas` lists them.
-pub const REGISTRY: &[CcDoc] = &[reno::DOC, new_reno::DOC, bbr::DOC];
+pub const REGISTRY: &[CcDoc] = &[reno::DOC, new_reno::DOC, bbr::DOC, ledbat::DOC, lp::DOC, dctcp::DOC];
 
 impl CcConfig {
     /// Build the algorithm with its initial window. `rng` is the flow's own
@@ -60,6 +66,9 @@ impl CcConfig {
             CcConfig::Reno(c) => Box::new(reno::Reno::new(c, w)),
             CcConfig::NewReno(c) => Box::new(new_reno::NewReno::new(c, w)),
             CcConfig::Bbr(c) => Box::new(bbr::Bbr::new(c, w, rng)),
+            CcConfig::Ledbat(c) => Box::new(ledbat::Ledbat::new(c, w)),
+            CcConfig::Lp(c) => Box::new(lp::Lp::new(c, w)),
+            CcConfig::Dctcp(c) => Box::new(dctcp::Dctcp::new(c, w)),
         }
     }
 
