@@ -29,6 +29,7 @@ pub mod common;
 pub mod registry;
 
 pub mod bbr;
+pub mod cdg;
 pub mod dctcp;
 pub mod ledbat;
 pub mod lp;

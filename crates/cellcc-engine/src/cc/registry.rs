@@ -2,7 +2,7 @@
 //! parameters. `CcConfig` is the one place an algorithm is named; adding one
 //! means a variant here, a `DOC` in its file and a line in `REGISTRY`.
 
-use super::{bbr, dctcp, ledbat, lp, new_reno, reno, CongestionControl, Window};
+use super::{bbr, cdg, dctcp, ledbat, lp, new_reno, reno, CongestionControl, Window};
 use crate::sim::RngStream;
 use serde::{Deserialize, Serialize};
 
@@ -53,10 +53,12 @@ pub enum CcConfig {
     Lp(lp::Config),
     #[serde(rename = "dctcp")]
     Dctcp(dctcp::Config),
+    #[serde(rename = "cdg")]
+    Cdg(cdg::Config),
 }
 
 /// Every algorithm, in the order `cellcc ccas` lists them.
-pub const REGISTRY: &[CcDoc] = &[reno::DOC, new_reno::DOC, bbr::DOC, ledbat::DOC, lp::DOC, dctcp::DOC];
+pub const REGISTRY: &[CcDoc] = &[reno::DOC, new_reno::DOC, bbr::DOC, ledbat::DOC, lp::DOC, dctcp::DOC, cdg::DOC];
 
 impl CcConfig {
     /// Build the algorithm with its initial window. `rng` is the flow's own
@@ -69,6 +71,7 @@ impl CcConfig {
             CcConfig::Ledbat(c) => Box::new(ledbat::Ledbat::new(c, w)),
             CcConfig::Lp(c) => Box::new(lp::Lp::new(c, w)),
             CcConfig::Dctcp(c) => Box::new(dctcp::Dctcp::new(c, w)),
+            CcConfig::Cdg(c) => Box::new(cdg::Cdg::new(c, w, rng)),
         }
     }
 
