@@ -518,7 +518,7 @@ mod tests {
 
     /// One round with RTT samples `min_ms`..=`max_ms`, ended by an ACK past `rtt_seq`.
     fn round(cdg: &mut Cdg, c: &mut ConnView, min_ms: u64, max_ms: u64) {
-        c.now = c.now + crate::sim::SimDuration::from_ms(max_ms);
+        c.now += crate::sim::SimDuration::from_ms(max_ms);
         cdg.pkts_acked(c, &ack(2, min_ms));
         cdg.pkts_acked(c, &ack(2, max_ms));
         c.snd_una = c.snd_nxt + 1;
@@ -629,7 +629,7 @@ mod tests {
         }
         assert!(cdg.w.in_slow_start());
         cdg.rtt.min = 46_000;
-        c.now = c.now + crate::sim::SimDuration::from_ms(1);
+        c.now += crate::sim::SimDuration::from_ms(1);
         cdg.cong_avoid(&c, &ack(1, 46));
         assert_eq!(cdg.w.ssthresh, cdg.w.cwnd, "ssthresh = cwnd: slow start over");
     }
