@@ -34,6 +34,7 @@ pub mod dctcp;
 pub mod ledbat;
 pub mod lp;
 pub mod new_reno;
+pub mod nv;
 pub mod reno;
 
 pub use registry::{CcConfig, CcDoc, Family, REGISTRY};

@@ -2,7 +2,7 @@
 //! parameters. `CcConfig` is the one place an algorithm is named; adding one
 //! means a variant here, a `DOC` in its file and a line in `REGISTRY`.
 
-use super::{bbr, cdg, dctcp, ledbat, lp, new_reno, reno, CongestionControl, Window};
+use super::{bbr, cdg, dctcp, ledbat, lp, new_reno, nv, reno, CongestionControl, Window};
 use crate::sim::RngStream;
 use serde::{Deserialize, Serialize};
 
@@ -55,10 +55,12 @@ pub enum CcConfig {
     Dctcp(dctcp::Config),
     #[serde(rename = "cdg")]
     Cdg(cdg::Config),
+    #[serde(rename = "nv")]
+    Nv(nv::Config),
 }
 
 /// Every algorithm, in the order `cellcc ccas` lists them.
-pub const REGISTRY: &[CcDoc] = &[reno::DOC, new_reno::DOC, bbr::DOC, ledbat::DOC, lp::DOC, dctcp::DOC, cdg::DOC];
+pub const REGISTRY: &[CcDoc] = &[reno::DOC, new_reno::DOC, bbr::DOC, ledbat::DOC, lp::DOC, dctcp::DOC, cdg::DOC, nv::DOC];
 
 impl CcConfig {
     /// Build the algorithm with its initial window. `rng` is the flow's own
@@ -72,6 +74,7 @@ impl CcConfig {
             CcConfig::Lp(c) => Box::new(lp::Lp::new(c, w)),
             CcConfig::Dctcp(c) => Box::new(dctcp::Dctcp::new(c, w)),
             CcConfig::Cdg(c) => Box::new(cdg::Cdg::new(c, w, rng)),
+            CcConfig::Nv(c) => Box::new(nv::Nv::new(c, w, rng)),
         }
     }
 
