@@ -307,12 +307,13 @@ impl Nv {
             }
             self.allow_cwnd_growth = true;
             self.no_cong_cnt += 1;
-            let neg = self.cfg.cwnd_growth_rate_neg;
-            let pos = self.cfg.cwnd_growth_rate_pos;
-            if self.cwnd_growth_factor < 0 && neg > 0 && self.no_cong_cnt > neg {
-                self.cwnd_growth_factor += 1;
-                self.no_cong_cnt = 0;
-            } else if self.cwnd_growth_factor >= 0 && pos > 0 && self.no_cong_cnt > pos {
+            // Below Reno growth (after losses) use the _neg rate, else the _pos one.
+            let rate = if self.cwnd_growth_factor < 0 {
+                self.cfg.cwnd_growth_rate_neg
+            } else {
+                self.cfg.cwnd_growth_rate_pos
+            };
+            if rate > 0 && self.no_cong_cnt > rate {
                 self.cwnd_growth_factor += 1;
                 self.no_cong_cnt = 0;
             }
