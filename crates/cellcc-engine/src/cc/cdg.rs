@@ -89,9 +89,7 @@ fn window_power_of_two<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u32, D:
     if v.is_power_of_two() && v <= 256 {
         Ok(v)
     } else {
-        Err(serde::de::Error::custom(format!(
-            "window {v} not allowed: a power of two in 1..=256"
-        )))
+        Err(serde::de::Error::custom(format!("window {v} not allowed: a power of two in 1..=256")))
     }
 }
 
@@ -100,9 +98,7 @@ fn beta_at_most_1024<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u32, D::E
     if v <= 1 << BETA_SCALE {
         Ok(v)
     } else {
-        Err(serde::de::Error::custom(format!(
-            "backoff_beta {v} out of range: allowed 0..=1024"
-        )))
+        Err(serde::de::Error::custom(format!("backoff_beta {v} out of range: allowed 0..=1024")))
     }
 }
 
@@ -113,20 +109,11 @@ pub const DOC: super::CcDoc = super::CcDoc {
     summary: "Reno growth; backs off (x0.7071) with probability 1-exp(-gradient) when RTT min/max gradients rise.",
     params: &[
         ("window", "gradient window, rounds, power of two <= 256; default 8"),
-        (
-            "backoff_beta",
-            "delay-backoff factor, 1/1024 units; default 724 (0.7071)",
-        ),
+        ("backoff_beta", "delay-backoff factor, 1/1024 units; default 724 (0.7071)"),
         ("backoff_factor", "backoff probability scale; default 42"),
         ("hystart_detect", "0 off, 1 ACK train, 2 delay, 3 both; default 3"),
-        (
-            "use_ineff",
-            "ineffectual backoffs before ignoring delay, 0 = off; default 5",
-        ),
-        (
-            "use_shadow",
-            "shadow window against loss-based competition; default true",
-        ),
+        ("use_ineff", "ineffectual backoffs before ignoring delay, 0 = off; default 5"),
+        ("use_shadow", "shadow window against loss-based competition; default true"),
         ("use_tolerance", "tolerate non-congestion loss; default false"),
     ],
 };
@@ -464,11 +451,7 @@ impl CongestionControl for Cdg {
     /// Linux `tcp_cdg_acked`: the round's RTT min/max, with Hayes' delayed-ACK filter.
     fn pkts_acked(&mut self, conn: &ConnView, ack: &AckSample) {
         self.start(conn);
-        let Some(rtt) = ack
-            .rtt
-            .map(|r| r.as_us().min(i32::MAX as u64) as i32)
-            .filter(|r| *r > 0)
-        else {
+        let Some(rtt) = ack.rtt.map(|r| r.as_us().min(i32::MAX as u64) as i32).filter(|r| *r > 0) else {
             return;
         };
         if conn.ca_state == CaState::Open {
@@ -504,14 +487,8 @@ mod tests {
     fn cdg(seed: u64) -> (Cdg, ConnView) {
         let mut c = conn(0, 40);
         c.snd_nxt = 100 * MSS as u64;
-        let mut cdg = Cdg::new(
-            &Config::default(),
-            Window {
-                ssthresh: 10,
-                ..Window::new(100)
-            },
-            RngStream::new(seed, "t"),
-        );
+        let mut cdg =
+            Cdg::new(&Config::default(), Window { ssthresh: 10, ..Window::new(100) }, RngStream::new(seed, "t"));
         cdg.start(&c);
         (cdg, c)
     }
@@ -549,10 +526,7 @@ mod tests {
             assert_eq!(cdg.gsum.min, 1000 * k as i32);
         }
         let g = {
-            cdg.rtt = MinMax {
-                min: 44_000,
-                max: 54_000,
-            };
+            cdg.rtt = MinMax { min: 44_000, max: 54_000 };
             cdg.grad()
         };
         assert_eq!(g, 4000 * 8 / 4);

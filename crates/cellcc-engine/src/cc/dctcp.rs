@@ -47,10 +47,7 @@ pub struct Config {
 
 impl Default for Config {
     fn default() -> Self {
-        Config {
-            shift_g: 4,
-            alpha_on_init: MAX_ALPHA,
-        }
+        Config { shift_g: 4, alpha_on_init: MAX_ALPHA }
     }
 }
 
@@ -59,9 +56,7 @@ fn shift_g_in_range<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u32, D::Er
     if v <= MAX_SHIFT_G {
         Ok(v)
     } else {
-        Err(serde::de::Error::custom(format!(
-            "shift_g {v} out of range: allowed 0..={MAX_SHIFT_G}"
-        )))
+        Err(serde::de::Error::custom(format!("shift_g {v} out of range: allowed 0..={MAX_SHIFT_G}")))
     }
 }
 
@@ -161,8 +156,14 @@ impl CongestionControl for Dctcp {
         &mut self.w
     }
 
-    /// Linux `dctcp_ssthresh` (RFC 8257 §3.4): cwnd (1 - alpha/2), at least 2.
-    fn ssthresh(&mut self, _conn: &ConnView) -> u32 {
+    /// Linux `dctcp_ssthresh` (RFC 8257 §3.4): cwnd (1 - alpha/2), at least 2, for an ECN
+    /// reduction. For a loss Linux ends with cwnd/2: `dctcp_state` overrides ssthresh right after
+    /// this call. A sender that switches to Recovery before asking gets that value here.
+    fn ssthresh(&mut self, conn: &ConnView) -> u32 {
+        if conn.ca_state == CaState::Recovery {
+            self.react_to_loss();
+            return self.w.ssthresh;
+        }
         self.loss_cwnd = self.w.cwnd;
         let cut = ((self.w.cwnd as u64 * self.alpha as u64) >> HALF_ALPHA_SHIFT) as u32;
         (self.w.cwnd - cut).max(MIN_SSTHRESH)
@@ -214,10 +215,7 @@ mod tests {
             c.delivered += 1;
             c.snd_una += MSS as u64;
             c.snd_nxt = c.snd_una + segs as u64 * MSS as u64;
-            let a = AckSample {
-                ece: i < marked,
-                ..ack(1, 1)
-            };
+            let a = AckSample { ece: i < marked, ..ack(1, 1) };
             d.pkts_acked(c, &a);
         }
     }
@@ -265,6 +263,14 @@ mod tests {
         assert!((256..=271).contains(&d.alpha), "alpha {}", d.alpha);
         // ssthresh = 100 - 100 x alpha / 2048 = 100 - 12 or 13.
         assert!((87..=88).contains(&d.ssthresh(&c)));
+    }
+
+    #[test]
+    fn loss_halves_whichever_order_the_sender_uses() {
+        let (mut d, mut c) = fresh();
+        d.alpha = 256;
+        c.ca_state = CaState::Recovery;
+        assert_eq!(d.ssthresh(&c), 50, "Recovery already entered: cwnd/2, not the ECN cut");
     }
 
     #[test]

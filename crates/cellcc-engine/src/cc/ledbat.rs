@@ -76,27 +76,12 @@ pub const DOC: super::CcDoc = super::CcDoc {
     summary: "Scavenger: holds queuing delay (RTT - min RTT of 10 min) at 100 ms, yields to loss-based flows.",
     params: &[
         ("target_ms", "TARGET queuing delay, ms; default 100 (RFC 6817)"),
-        (
-            "gain",
-            "GAIN, segments per RTT at zero queuing delay; default 1.0 (RFC 6817)",
-        ),
-        (
-            "base_history_min",
-            "BASE_HISTORY, minutes of base-delay minima; default 10 (RFC 6817)",
-        ),
-        (
-            "current_filter",
-            "CURRENT_FILTER, samples in the current-delay min filter; default 4 (RFC 6817, ns-3)",
-        ),
-        (
-            "allowed_increase_segs",
-            "ALLOWED_INCREASE over the flight size, segments; default 1 (RFC 6817)",
-        ),
+        ("gain", "GAIN, segments per RTT at zero queuing delay; default 1.0 (RFC 6817)"),
+        ("base_history_min", "BASE_HISTORY, minutes of base-delay minima; default 10 (RFC 6817)"),
+        ("current_filter", "CURRENT_FILTER, samples in the current-delay min filter; default 4 (RFC 6817, ns-3)"),
+        ("allowed_increase_segs", "ALLOWED_INCREASE over the flight size, segments; default 1 (RFC 6817)"),
         ("min_cwnd_segs", "MIN_CWND, segments; default 2 (RFC 6817)"),
-        (
-            "slow_start",
-            "slow start below ssthresh first; default false (RFC pseudo-code; ns-3 uses true)",
-        ),
+        ("slow_start", "slow start below ssthresh first; default false (RFC pseudo-code; ns-3 uses true)"),
     ],
 };
 
@@ -139,13 +124,7 @@ pub struct Ledbat {
 
 impl Ledbat {
     pub fn new(cfg: &Config, w: Window) -> Self {
-        Ledbat {
-            cfg: cfg.clone(),
-            cwnd_segs: w.cwnd as f64,
-            w,
-            base: BaseDelay::default(),
-            current: VecDeque::new(),
-        }
+        Ledbat { cfg: cfg.clone(), cwnd_segs: w.cwnd as f64, w, base: BaseDelay::default(), current: VecDeque::new() }
     }
 
     /// RFC 6817 `update_current_delay`.
@@ -189,8 +168,7 @@ impl CongestionControl for Ledbat {
     /// RFC 6817 §2.4.2 "for each delay sample in the acknowledgement".
     fn pkts_acked(&mut self, conn: &ConnView, ack: &AckSample) {
         if let Some(delay) = ack.rtt {
-            self.base
-                .update(conn.now, delay, self.cfg.base_history_min.get() as usize);
+            self.base.update(conn.now, delay, self.cfg.base_history_min.get() as usize);
             self.update_current_delay(delay);
         }
     }
@@ -234,10 +212,7 @@ mod tests {
     }
 
     fn ack_in_flight(segs: u32, rtt_ms: u64, in_flight: u32) -> AckSample {
-        AckSample {
-            prior_in_flight: in_flight,
-            ..ack(segs, rtt_ms)
-        }
+        AckSample { prior_in_flight: in_flight, ..ack(segs, rtt_ms) }
     }
 
     #[test]

@@ -82,11 +82,7 @@ impl Lp {
         self.owd_min = self.owd_min.min(owd_us);
         if owd_us > self.owd_max {
             if owd_us > self.owd_max_rsv {
-                self.owd_max = if self.owd_max_rsv == 0 {
-                    owd_us
-                } else {
-                    self.owd_max_rsv
-                };
+                self.owd_max = if self.owd_max_rsv == 0 { owd_us } else { self.owd_max_rsv };
                 self.owd_max_rsv = owd_us;
             } else {
                 self.owd_max = owd_us;
@@ -134,9 +130,8 @@ impl CongestionControl for Lp {
             self.owd_sample(rtt.as_us());
             self.inference_us = INFERENCE_RTTS * rtt.as_us();
         }
-        self.within_inference = self
-            .last_drop
-            .is_some_and(|t| conn.now.saturating_since(t).as_us() < self.inference_us);
+        self.within_inference =
+            self.last_drop.is_some_and(|t| conn.now.saturating_since(t).as_us() < self.inference_us);
         if self.within_threshold() {
             return;
         }
@@ -145,11 +140,7 @@ impl CongestionControl for Lp {
         self.owd_max = self.sowd >> (SOWD_SHIFT - 1);
         self.owd_max_rsv = self.owd_max;
         // Early congestion inside the inference timeout: cwnd 1; after it: halve.
-        let cwnd = if self.within_inference {
-            1
-        } else {
-            (self.w.cwnd >> 1).max(1)
-        };
+        let cwnd = if self.within_inference { 1 } else { (self.w.cwnd >> 1).max(1) };
         self.w.set_cwnd(cwnd);
         self.last_drop = Some(conn.now);
     }
@@ -182,11 +173,7 @@ mod tests {
         for _ in 0..20 {
             lp.cong_avoid(&c, &ack(1, 44));
         }
-        assert_eq!(
-            lp.window().cwnd,
-            21,
-            "Reno: +1 per window outside the inference timeout"
-        );
+        assert_eq!(lp.window().cwnd, 21, "Reno: +1 per window outside the inference timeout");
     }
 
     #[test]

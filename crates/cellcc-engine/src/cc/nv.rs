@@ -115,40 +115,19 @@ pub const DOC: super::CcDoc = super::CcDoc {
         ("pad", "allowed queue, packets; default 10 (nv_pad)"),
         ("pad_buffer", "no growth within this of the pad, packets; default 2"),
         ("reset_period_s", "min-RTT reset period, s; default 5 (nv_reset_period)"),
-        (
-            "min_cwnd",
-            "no delay-driven cut below this, segments; default 2 (nv_min_cwnd)",
-        ),
-        (
-            "cong_dec_mult",
-            "share of the excess cut, 1/128 units; default 38 (30%)",
-        ),
+        ("min_cwnd", "no delay-driven cut below this, segments; default 2 (nv_min_cwnd)"),
+        ("cong_dec_mult", "share of the excess cut, 1/128 units; default 38 (30%)"),
         ("ssthresh_factor", "ssthresh = factor x max_win / 8; default 8"),
-        (
-            "rtt_factor",
-            "new-sample weight in the RTT average, 1/256 units; default 128",
-        ),
+        ("rtt_factor", "new-sample weight in the RTT average, 1/256 units; default 128"),
         ("loss_dec_factor", "cwnd after loss, 1/1024 units; default 819 (80%)"),
-        (
-            "cwnd_growth_rate_neg",
-            "quiet RTTs to restore growth after losses; default 8",
-        ),
-        (
-            "cwnd_growth_rate_pos",
-            "quiet RTTs to speed growth past Reno, 0 = never; default 0",
-        ),
+        ("cwnd_growth_rate_neg", "quiet RTTs to restore growth after losses; default 8"),
+        ("cwnd_growth_rate_pos", "quiet RTTs to speed growth past Reno, 0 = never; default 0"),
         ("dec_eval_min_calls", "samples before a decrease; default 60"),
         ("inc_eval_min_calls", "samples before an increase; default 20"),
-        (
-            "ssthresh_eval_min_calls",
-            "samples before ending slow start; default 30",
-        ),
+        ("ssthresh_eval_min_calls", "samples before ending slow start; default 30"),
         ("stop_rtt_cnt", "RTTs of growth without a decision; default 10"),
         ("rtt_min_cnt", "RTTs before a congestion decision; default 2"),
-        (
-            "base_rtt_us",
-            "known base RTT, µs (Linux: from BPF), 0 = none; default 0",
-        ),
+        ("base_rtt_us", "known base RTT, µs (Linux: from BPF), 0 = none; default 0"),
     ],
 };
 
@@ -308,11 +287,8 @@ impl Nv {
             self.allow_cwnd_growth = true;
             self.no_cong_cnt += 1;
             // Below Reno growth (after losses) use the _neg rate, else the _pos one.
-            let rate = if self.cwnd_growth_factor < 0 {
-                self.cfg.cwnd_growth_rate_neg
-            } else {
-                self.cfg.cwnd_growth_rate_pos
-            };
+            let rate =
+                if self.cwnd_growth_factor < 0 { self.cfg.cwnd_growth_rate_neg } else { self.cfg.cwnd_growth_rate_pos };
             if rate > 0 && self.no_cong_cnt > rate {
                 self.cwnd_growth_factor += 1;
                 self.no_cong_cnt = 0;
@@ -434,14 +410,7 @@ mod tests {
     /// NV with cwnd 100, ssthresh 50 (out of slow start), min RTT 10 ms, in mid-RTT.
     fn nv() -> (Nv, ConnView) {
         let c = conn(0, 10);
-        let mut nv = Nv::new(
-            &Config::default(),
-            Window {
-                ssthresh: 50,
-                ..Window::new(100)
-            },
-            RngStream::new(1, "t"),
-        );
+        let mut nv = Nv::new(&Config::default(), Window { ssthresh: 50, ..Window::new(100) }, RngStream::new(1, "t"));
         nv.start(&c);
         nv.min_rtt = 10_000;
         (nv, c)
@@ -524,10 +493,7 @@ mod tests {
             c.snd_nxt = c.snd_una + 100 * MSS as u64;
             c.delivered = i;
             c.now = SimTime(i * 200_000);
-            let rate = crate::cc::RateSample {
-                prior_delivered: i.saturating_sub(100),
-                ..Default::default()
-            };
+            let rate = crate::cc::RateSample { prior_delivered: i.saturating_sub(100), ..Default::default() };
             nv.pkts_acked(&c, &AckSample { rate, ..ack(1, rtt_ms) });
         }
         assert_eq!(nv.min_rtt, 10_000);

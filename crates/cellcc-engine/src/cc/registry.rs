@@ -60,7 +60,8 @@ pub enum CcConfig {
 }
 
 /// Every algorithm, in the order `cellcc ccas` lists them.
-pub const REGISTRY: &[CcDoc] = &[reno::DOC, new_reno::DOC, bbr::DOC, ledbat::DOC, lp::DOC, dctcp::DOC, cdg::DOC, nv::DOC];
+pub const REGISTRY: &[CcDoc] =
+    &[reno::DOC, new_reno::DOC, bbr::DOC, ledbat::DOC, lp::DOC, dctcp::DOC, cdg::DOC, nv::DOC];
 
 impl CcConfig {
     /// Build the algorithm with its initial window. `rng` is the flow's own

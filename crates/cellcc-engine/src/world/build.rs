@@ -43,7 +43,7 @@ pub(super) fn build(sc: &Scenario, seed: u64) -> Result<World, RunError> {
     let end = SimTime::from_secs_f64(sc.duration_s);
     let mut flows = Vec::with_capacity(sc.flows.len());
     for i in 0..sc.flows.len() {
-        flows.push(flow(sc, i, &nodes, &channels, &node)?);
+        flows.push(flow(sc, i, &nodes, &channels, &node, seed)?);
     }
     let slot = SimDuration::from_ms_f64(sc.output.slot_ms);
     let duration = end - SimTime::ZERO;
@@ -162,6 +162,7 @@ fn flow(
     nodes: &[Node],
     channels: &[Channel],
     node: &dyn Fn(&str) -> NodeId,
+    seed: u64,
 ) -> Result<Flow, ScenarioError> {
     let spec = &sc.flows[i];
     let (src, dst) = (node(&spec.src), node(&spec.dst));
@@ -186,7 +187,8 @@ fn flow(
         TransportSpec::Udp => (Transport::Udp { next_seq: 0 }, "udp".to_string()),
         TransportSpec::Tcp => {
             let cfg = sc.flow_cca(i)?;
-            let cc = cfg.build(Window::new(tcp.initial_cwnd_segs));
+            // The algorithm's own random stream (BBR's start phase, CDG's backoff, NV's reset period).
+            let cc = cfg.build(Window::new(tcp.initial_cwnd_segs), RngStream::new(seed, &format!("flow:{i}:cc")));
             let name = cc.name().to_string();
             let sender = TcpSender::new(tcp.clone(), mss, overhead, cc, app.initial_supply());
             (Transport::Tcp(Box::new(TcpEnds::new(sender, TcpReceiver::new(tcp)))), name)

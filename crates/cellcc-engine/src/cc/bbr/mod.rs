@@ -169,9 +169,7 @@ fn percent_below_100<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u32, D::E
     if v < 100 {
         Ok(v)
     } else {
-        Err(serde::de::Error::custom(format!(
-            "pacing_margin_percent {v} out of range: allowed 0..=99"
-        )))
+        Err(serde::de::Error::custom(format!("pacing_margin_percent {v} out of range: allowed 0..=99")))
     }
 }
 
@@ -181,58 +179,22 @@ pub const DOC: super::CcDoc = super::CcDoc {
     source: "Linux net/ipv4/tcp_bbr.c (BBR v1); Cardwell et al., ACM Queue 2016",
     summary: "Paces at the windowed-max delivery rate, cwnd = 2 BDP; Startup/Drain/ProbeBW gain cycle/ProbeRTT.",
     params: &[
-        (
-            "high_gain",
-            "Startup pacing+cwnd gain, 1/256 units; default 739 (2/ln2, bbr_high_gain)",
-        ),
-        (
-            "drain_gain",
-            "Drain pacing gain, 1/256 units; default 88 (1/high_gain, bbr_drain_gain)",
-        ),
-        (
-            "cwnd_gain",
-            "ProbeBW cwnd gain, 1/256 units; default 512 (bbr_cwnd_gain)",
-        ),
-        (
-            "bw_filter_rounds",
-            "max-bandwidth filter window, round trips; default 10 (bbr_bw_rtts)",
-        ),
-        (
-            "min_rtt_window_s",
-            "min-RTT filter window, s; default 10 (bbr_min_rtt_win_sec)",
-        ),
-        (
-            "probe_rtt_mode_ms",
-            "time at min cwnd in ProbeRTT, ms, 0 = never; default 200 (bbr_probe_rtt_mode_ms)",
-        ),
-        (
-            "cwnd_min_target_segs",
-            "minimum / ProbeRTT cwnd, segments; default 4 (bbr_cwnd_min_target)",
-        ),
-        (
-            "pacing_margin_percent",
-            "pace this % below the bandwidth estimate; default 1 (bbr_pacing_margin_percent)",
-        ),
+        ("high_gain", "Startup pacing+cwnd gain, 1/256 units; default 739 (2/ln2, bbr_high_gain)"),
+        ("drain_gain", "Drain pacing gain, 1/256 units; default 88 (1/high_gain, bbr_drain_gain)"),
+        ("cwnd_gain", "ProbeBW cwnd gain, 1/256 units; default 512 (bbr_cwnd_gain)"),
+        ("bw_filter_rounds", "max-bandwidth filter window, round trips; default 10 (bbr_bw_rtts)"),
+        ("min_rtt_window_s", "min-RTT filter window, s; default 10 (bbr_min_rtt_win_sec)"),
+        ("probe_rtt_mode_ms", "time at min cwnd in ProbeRTT, ms, 0 = never; default 200 (bbr_probe_rtt_mode_ms)"),
+        ("cwnd_min_target_segs", "minimum / ProbeRTT cwnd, segments; default 4 (bbr_cwnd_min_target)"),
+        ("pacing_margin_percent", "pace this % below the bandwidth estimate; default 1 (bbr_pacing_margin_percent)"),
         (
             "full_bw_thresh",
             "Startup growth that counts as growing, 1/256 units; default 320 (1.25, bbr_full_bw_thresh)",
         ),
-        (
-            "full_bw_cnt",
-            "rounds without growth until the pipe is full; default 3 (bbr_full_bw_cnt)",
-        ),
-        (
-            "extra_acked_gain",
-            "ACK-aggregation cwnd gain, 1/256 units, 0 = off; default 256 (bbr_extra_acked_gain)",
-        ),
-        (
-            "lt_loss_thresh",
-            "policer loss ratio, 1/256 units; default 50 (~20%, bbr_lt_loss_thresh)",
-        ),
-        (
-            "lt_bw_max_rtts",
-            "rounds to use a policer estimate; default 48 (bbr_lt_bw_max_rtts)",
-        ),
+        ("full_bw_cnt", "rounds without growth until the pipe is full; default 3 (bbr_full_bw_cnt)"),
+        ("extra_acked_gain", "ACK-aggregation cwnd gain, 1/256 units, 0 = off; default 256 (bbr_extra_acked_gain)"),
+        ("lt_loss_thresh", "policer loss ratio, 1/256 units; default 50 (~20%, bbr_lt_loss_thresh)"),
+        ("lt_bw_max_rtts", "rounds to use a policer estimate; default 48 (bbr_lt_bw_max_rtts)"),
     ],
 };
 
@@ -385,11 +347,7 @@ impl Bbr {
 
     /// Linux `bbr_tso_segs_goal`: segments per TSO burst, ~1 ms of data at the pacing rate.
     fn tso_segs_goal(&self) -> u32 {
-        let min_segs = if self.pacing_rate_bytes_ps < MIN_TSO_RATE_BPS >> 3 {
-            1
-        } else {
-            2
-        };
+        let min_segs = if self.pacing_rate_bytes_ps < MIN_TSO_RATE_BPS >> 3 { 1 } else { 2 };
         let bytes = (self.pacing_rate_bytes_ps >> PACING_SHIFT).min(TSO_BURST_MAX_BYTES);
         ((bytes / self.mss_bytes.max(1) as u64) as u32).max(min_segs)
     }
@@ -523,11 +481,7 @@ impl Bbr {
             Mode::Startup => (self.cfg.high_gain.get(), self.cfg.high_gain.get()),
             Mode::Drain => (self.cfg.drain_gain.get(), self.cfg.high_gain.get()),
             Mode::ProbeBw => {
-                let pacing = if self.lt.use_bw {
-                    BBR_UNIT
-                } else {
-                    probe_bw::PACING_GAIN[self.cycle_idx]
-                };
+                let pacing = if self.lt.use_bw { BBR_UNIT } else { probe_bw::PACING_GAIN[self.cycle_idx] };
                 (pacing, self.cfg.cwnd_gain)
             }
             Mode::ProbeRtt => (BBR_UNIT, BBR_UNIT),
@@ -584,10 +538,7 @@ impl CongestionControl for Bbr {
             self.prev_ca_state = CaState::Loss;
             self.full_bw.bw = 0;
             self.round_start = true;
-            let rs = RateSample {
-                losses: 1,
-                ..RateSample::default()
-            };
+            let rs = RateSample { losses: 1, ..RateSample::default() };
             self.lt_bw_sampling(conn, &rs);
         }
     }

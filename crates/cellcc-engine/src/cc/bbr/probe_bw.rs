@@ -14,16 +14,8 @@ use rand::Rng;
 pub(super) const CYCLE_LEN: usize = 8;
 
 /// Linux `bbr_pacing_gain[]`, in 1/256: 5/4, 3/4, then six phases of 1.
-pub(super) const PACING_GAIN: [u32; CYCLE_LEN] = [
-    BBR_UNIT * 5 / 4,
-    BBR_UNIT * 3 / 4,
-    BBR_UNIT,
-    BBR_UNIT,
-    BBR_UNIT,
-    BBR_UNIT,
-    BBR_UNIT,
-    BBR_UNIT,
-];
+pub(super) const PACING_GAIN: [u32; CYCLE_LEN] =
+    [BBR_UNIT * 5 / 4, BBR_UNIT * 3 / 4, BBR_UNIT, BBR_UNIT, BBR_UNIT, BBR_UNIT, BBR_UNIT, BBR_UNIT];
 
 /// Linux `bbr_cycle_rand`: the start phase is drawn over this many phases.
 const CYCLE_RAND: usize = 7;

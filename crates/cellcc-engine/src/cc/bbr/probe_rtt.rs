@@ -28,8 +28,7 @@ pub(super) struct ProbeRtt {
 impl ProbeRtt {
     /// Whether Linux would have tagged this sample's packet app-limited because of ProbeRTT.
     pub(super) fn marks_app_limited(&self, rs: &RateSample) -> bool {
-        self.app_limited_span
-            .is_some_and(|(from, to)| (from..=to).contains(&rs.prior_delivered))
+        self.app_limited_span.is_some_and(|(from, to)| (from..=to).contains(&rs.prior_delivered))
     }
 
     /// Linux `tp->app_limited = (tp->delivered + tcp_packets_in_flight(tp)) ? : 1`.

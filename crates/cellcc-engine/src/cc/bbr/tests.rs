@@ -29,13 +29,7 @@ impl Driver {
         c.srtt = Some(SimDuration::from_us(RTT_US));
         c.min_rtt = None;
         let bbr = Bbr::new(&Config::default(), Window::new(10), RngStream::new(seed, "test:bbr"));
-        Driver {
-            bbr,
-            conn: c,
-            history: vec![(SimTime::ZERO, 0)],
-            stale_prior: None,
-            losses: 0,
-        }
+        Driver { bbr, conn: c, history: vec![(SimTime::ZERO, 0)], stale_prior: None, losses: 0 }
     }
 
     /// One ACK `step_us` after the previous one, newly delivering `segs`
@@ -43,12 +37,7 @@ impl Driver {
     fn ack(&mut self, step_us: u64, segs: u32, rtt_us: u64, inflight: u32) -> &Bbr {
         self.conn.now += SimDuration::from_us(step_us);
         let sent_at = self.conn.now.0.saturating_sub(rtt_us * NS_PER_US);
-        let sent_delivered = self
-            .history
-            .iter()
-            .rev()
-            .find(|(t, _)| t.0 <= sent_at)
-            .map_or(0, |h| h.1);
+        let sent_delivered = self.history.iter().rev().find(|(t, _)| t.0 <= sent_at).map_or(0, |h| h.1);
         let prior_delivered = self.stale_prior.unwrap_or(sent_delivered);
         self.conn.delivered += segs as u64;
         self.conn.lost += self.losses as u64;
@@ -64,12 +53,7 @@ impl Driver {
             ..RateSample::default()
         };
         self.history.push((self.conn.now, self.conn.delivered));
-        let ack = AckSample {
-            acked_segs: segs,
-            rtt: rate.rtt,
-            rate,
-            ..AckSample::default()
-        };
+        let ack = AckSample { acked_segs: segs, rtt: rate.rtt, rate, ..AckSample::default() };
         assert!(self.bbr.cong_control(&self.conn, &ack));
         &self.bbr
     }
@@ -97,14 +81,8 @@ fn defaults_are_linux_constants() {
     let c = Config::default();
     // bbr_high_gain = BBR_UNIT * 2885 / 1000 + 1 = 738 + 1; bbr_drain_gain = 256000 / 2885 = 88.
     assert_eq!((c.high_gain.get(), c.drain_gain.get(), c.cwnd_gain), (739, 88, 512));
-    assert_eq!(
-        (c.bw_filter_rounds, c.min_rtt_window_s, c.probe_rtt_mode_ms),
-        (10, 10, 200)
-    );
-    assert_eq!(
-        (c.full_bw_thresh, c.full_bw_cnt.get(), c.cwnd_min_target_segs.get()),
-        (320, 3, 4)
-    );
+    assert_eq!((c.bw_filter_rounds, c.min_rtt_window_s, c.probe_rtt_mode_ms), (10, 10, 200));
+    assert_eq!((c.full_bw_thresh, c.full_bw_cnt.get(), c.cwnd_min_target_segs.get()), (320, 3, 4));
 }
 
 #[test]
@@ -175,10 +153,7 @@ fn probe_bw_gain_cycle_advances_one_phase_per_min_rtt() {
     }
     let phases: Vec<&[u32]> = gains.chunks(9).collect();
     for p in &phases {
-        assert!(
-            p.iter().all(|g| *g == p[0]),
-            "a phase holds one gain for 9 ACKs: {gains:?}"
-        );
+        assert!(p.iter().all(|g| *g == p[0]), "a phase holds one gain for 9 ACKs: {gains:?}");
     }
     let per_phase: Vec<u32> = phases.iter().map(|p| p[0]).collect();
     assert_eq!(per_phase.iter().filter(|g| **g == 320).count(), 1, "one phase at 5/4");
@@ -207,11 +182,7 @@ fn until_probe_rtt(d: &mut Driver) -> SimTime {
     loop {
         d.ack(1024, 2, RTT_US + 1000, 40);
         if d.conn.now <= expires {
-            assert_eq!(
-                d.bbr.mode,
-                Mode::ProbeBw,
-                "no ProbeRTT before the min-RTT window expires"
-            );
+            assert_eq!(d.bbr.mode, Mode::ProbeBw, "no ProbeRTT before the min-RTT window expires");
         } else {
             assert_eq!(d.bbr.mode, Mode::ProbeRtt, "ProbeRTT on the first ACK after 10 s");
             return d.conn.now;
@@ -245,10 +216,7 @@ fn probe_rtt_after_10s_holds_cwnd_4_for_200ms_and_a_round_then_returns() {
     }
     // It ends on the first ACK after 200 ms (the round ended long before).
     let held = d.conn.now - hold_start;
-    assert!(
-        held > SimDuration::from_ms(200) && held <= SimDuration::from_us(201_024),
-        "held {held}"
-    );
+    assert!(held > SimDuration::from_ms(200) && held <= SimDuration::from_us(201_024), "held {held}");
     assert_eq!(d.bbr.mode, Mode::ProbeBw);
     assert!(d.bbr.w.cwnd > 4, "cwnd restored towards {cwnd_before}");
     // The new min RTT (8192 µs) was taken during ProbeRTT; the next ProbeRTT is 10 s away.
@@ -312,9 +280,7 @@ fn recovery_conserves_packets_for_a_round_then_restores_cwnd() {
     // Recovery ends: cwnd is the saved one, capped by the target after this ACK's +2.
     d.conn.ca_state = CaState::Open;
     d.ack(1024, 2, RTT_US, 20);
-    let target = d
-        .bbr
-        .quantization_budget(d.bbr.bdp(d.bbr.bw(), 512) + d.bbr.ack_aggregation_cwnd());
+    let target = d.bbr.quantization_budget(d.bbr.bdp(d.bbr.bw(), 512) + d.bbr.ack_aggregation_cwnd());
     assert_eq!(d.bbr.w.cwnd, (cwnd + 2).min(target));
 }
 
@@ -333,10 +299,7 @@ fn rto_ends_the_round_and_cwnd_comes_back_after_loss_state() {
     assert_eq!(d.bbr.w.cwnd, 4, "slow start from 1, floored at bbr_cwnd_min_target");
     d.conn.ca_state = CaState::Open;
     d.ack(1024, 1, RTT_US, 0);
-    assert!(
-        d.bbr.w.cwnd >= cwnd.min(d.bbr.inflight(d.bbr.bw(), 512)),
-        "prior cwnd restored"
-    );
+    assert!(d.bbr.w.cwnd >= cwnd.min(d.bbr.inflight(d.bbr.bw(), 512)), "prior cwnd restored");
 }
 
 #[test]
