@@ -1,5 +1,5 @@
 //! End-to-end behaviour of the model-based, delay-based and scavenger algorithms
-//! (BBR, CDG, NV, DCTCP, LEDBAT, TCP-LP) on simple wired paths (issue 3).
+//! (BBR, Copa, CDG, NV, DCTCP, LEDBAT, TCP-LP) on simple wired paths (issue 3).
 //!
 //! The path is server -- router -- client with a 10 Mbit/s, 40 ms RTT
 //! bottleneck (BDP = 10e6 x 0.040 / 8 / 1500 = 34 packets) unless stated.
@@ -71,29 +71,31 @@ fn bbr_rtt_stays_near_the_base_rtt_on_a_deep_buffer() {
 }
 
 #[test]
-fn two_bbr_flows_share_fairly_within_30s() {
-    let v = scenario(bdp_packets(RATE_MBPS, RTT_MS), 30.0, &[("bbr", 0.0), ("bbr", 0.0)]);
-    let out = run(&v, 1);
-    let x: Vec<f64> = ["flow0", "flow1"].iter().map(|f| mean_throughput(&out, f, 20.0, 30.0)).collect();
-    let j = jain(&x);
-    assert!(j >= 0.9, "Jain {j:.3} < 0.9 over 20..30 s: {x:?}");
+fn two_flows_of_bbr_or_copa_share_fairly_within_30s() {
+    for cca in ["bbr", "copa"] {
+        let v = scenario(bdp_packets(RATE_MBPS, RTT_MS), 30.0, &[(cca, 0.0), (cca, 0.0)]);
+        let out = run(&v, 1);
+        let x: Vec<f64> = ["flow0", "flow1"].iter().map(|f| mean_throughput(&out, f, 20.0, 30.0)).collect();
+        let j = jain(&x);
+        assert!(j >= 0.9, "{cca}: Jain {j:.3} < 0.9 over 20..30 s: {x:?}");
+    }
 }
 
 #[test]
 fn delay_based_ccas_keep_the_queue_far_below_newreno_on_a_deep_buffer() {
     let deep = 10 * bdp_packets(RATE_MBPS, RTT_MS);
     let reno = mean_rtt_ms(&run(&scenario(deep, 10.0, &[("newreno", 0.0)]), 1), "flow0", 3.0, 10.0);
-    for cca in ["cdg", "nv"] {
+    for cca in ["cdg", "nv", "copa"] {
         let rtt = mean_rtt_ms(&run(&scenario(deep, 10.0, &[(cca, 0.0)]), 1), "flow0", 3.0, 10.0);
         assert!(rtt <= 0.5 * reno, "{cca}: mean RTT {rtt:.1} ms, NewReno {reno:.1} ms");
     }
 }
 
 #[test]
-fn nv_dctcp_and_ledbat_fill_a_lossless_1bdp_path_alone() {
+fn nv_copa_dctcp_and_ledbat_fill_a_lossless_1bdp_path_alone() {
     // DCTCP without ECN marking in the queue (not built yet) is Reno; LEDBAT
     // alone sees at most 40 ms of queue (< TARGET 100 ms), so it grows to fill.
-    for cca in ["nv", "dctcp", "ledbat"] {
+    for cca in ["nv", "copa", "dctcp", "ledbat"] {
         let u = lone_utilisation(cca, bdp_packets(RATE_MBPS, RTT_MS));
         assert!(u >= 0.9, "{cca} utilisation {u:.3} < 0.9");
     }

@@ -30,6 +30,7 @@ pub mod registry;
 
 pub mod bbr;
 pub mod cdg;
+pub mod copa;
 pub mod dctcp;
 pub mod ledbat;
 pub mod lp;

@@ -2,7 +2,7 @@
 //! parameters. `CcConfig` is the one place an algorithm is named; adding one
 //! means a variant here, a `DOC` in its file and a line in `REGISTRY`.
 
-use super::{bbr, cdg, dctcp, ledbat, lp, new_reno, nv, reno, CongestionControl, Window};
+use super::{bbr, cdg, copa, dctcp, ledbat, lp, new_reno, nv, reno, CongestionControl, Window};
 use crate::sim::RngStream;
 use serde::{Deserialize, Serialize};
 
@@ -57,11 +57,13 @@ pub enum CcConfig {
     Cdg(cdg::Config),
     #[serde(rename = "nv")]
     Nv(nv::Config),
+    #[serde(rename = "copa")]
+    Copa(copa::Config),
 }
 
 /// Every algorithm, in the order `cellcc ccas` lists them.
 pub const REGISTRY: &[CcDoc] =
-    &[reno::DOC, new_reno::DOC, bbr::DOC, ledbat::DOC, lp::DOC, dctcp::DOC, cdg::DOC, nv::DOC];
+    &[reno::DOC, new_reno::DOC, bbr::DOC, ledbat::DOC, lp::DOC, dctcp::DOC, cdg::DOC, nv::DOC, copa::DOC];
 
 impl CcConfig {
     /// Build the algorithm with its initial window. `rng` is the flow's own
@@ -76,6 +78,7 @@ impl CcConfig {
             CcConfig::Dctcp(c) => Box::new(dctcp::Dctcp::new(c, w)),
             CcConfig::Cdg(c) => Box::new(cdg::Cdg::new(c, w, rng)),
             CcConfig::Nv(c) => Box::new(nv::Nv::new(c, w, rng)),
+            CcConfig::Copa(c) => Box::new(copa::Copa::new(c, w)),
         }
     }
 
