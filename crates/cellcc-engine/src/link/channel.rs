@@ -7,6 +7,7 @@ use super::queue::{DropTail, QueueDiscipline};
 use super::trace::TraceSchedule;
 use crate::packet::PacketId;
 use crate::sim::{NodeId, RngStream, SimDuration, SimTime};
+use std::collections::VecDeque;
 
 /// How the channel takes packets off its queue.
 pub enum Server {
@@ -55,6 +56,9 @@ pub struct Channel {
     pub loss: LossModel,
     pub rng: RngStream,
     pub stats: ChannelStats,
+    /// Packets propagating, in arrival order: the delay is constant, so the wire
+    /// is FIFO and only its head needs an event (keeps the event heap small).
+    pub wire: VecDeque<(SimTime, PacketId)>,
 }
 
 /// What an enqueue did.
@@ -150,6 +154,20 @@ impl Channel {
         lost
     }
 
+    /// Put a packet on the wire; returns its arrival time if it is the head
+    /// (the caller then schedules the wire's next arrival).
+    pub fn launch(&mut self, now: SimTime, id: PacketId) -> Option<SimTime> {
+        let at = now + self.delay;
+        self.wire.push_back((at, id));
+        (self.wire.len() == 1).then_some(at)
+    }
+
+    /// The head packet arrived; returns it and the next arrival time, if any.
+    pub fn land(&mut self) -> (PacketId, Option<SimTime>) {
+        let (_, id) = self.wire.pop_front().expect("an arrival event implies a packet on the wire");
+        (id, self.wire.front().map(|&(t, _)| t))
+    }
+
     /// Nominal capacity, bit/s (a trace's mean rate).
     pub fn capacity_bps(&self) -> f64 {
         match &self.server {
@@ -176,6 +194,7 @@ mod tests {
             loss: LossModel::None,
             rng: RngStream::new(1, "l"),
             stats: ChannelStats::default(),
+            wire: VecDeque::new(),
         }
     }
 

@@ -120,6 +120,7 @@ fn channel(
         server,
         loss: LossModel::from_spec(&d.loss.clone().unwrap_or(LossSpec::None)),
         stats: ChannelStats::default(),
+        wire: Default::default(),
     })
 }
 

@@ -2,7 +2,7 @@
 //!
 //! ```text
 //!   FlowStart/AppTick ─► TcpSender ─poll_transmit─► send_from(src) ─route─► Channel.enqueue
-//!   Channel: TxEnd / Opportunity ─► (loss?) ─delay─► Arrive(next node)
+//!   Channel: TxEnd / Opportunity ─► (loss?) ─► wire FIFO ─delay─► Arrive(link) at the next node
 //!   Arrive at a router ─► forward (fragment if the next MTU is smaller)
 //!   Arrive at the destination ─► reassemble ─► TcpReceiver / TcpSender.on_segment ─► drain
 //!   Timer(flow, end) ─► endpoint.on_timeout ─► drain
@@ -34,11 +34,8 @@ enum Event {
     TxEnd(LinkId),
     /// A trace channel's delivery opportunity.
     Opportunity(LinkId),
-    /// A packet reaches a node after propagation.
-    Arrive {
-        node: NodeId,
-        pkt: PacketId,
-    },
+    /// The packet at the head of a channel's wire reaches the far node.
+    Arrive(LinkId),
     /// An endpoint's timer (RTO, delayed ACK, pacing).
     Timer {
         flow: FlowId,
@@ -105,15 +102,21 @@ impl World {
 
     /// Run to the time limit or until every flow is done.
     pub fn run(&mut self) {
+        self.run_until(self.end);
+    }
+
+    /// Process every event up to `limit` (capped at the run's end); true if the run is over.
+    pub fn run_until(&mut self, limit: SimTime) -> bool {
+        let limit = limit.min(self.end);
         while let Some(t) = self.events.peek_time() {
-            if t > self.end || self.flows_done == self.flows.len() {
+            if t > limit || self.flows_done == self.flows.len() {
                 break;
             }
             let (t, ev) = self.events.pop().expect("peeked");
             self.now = t;
             self.dispatch(ev);
         }
-        self.now = self.now.max(self.end.min(self.now));
+        self.flows_done == self.flows.len() || self.events.peek_time().is_none_or(|t| t > self.end)
     }
 
     /// Run and collect the output tables.
@@ -139,7 +142,7 @@ impl World {
         match ev {
             Event::TxEnd(l) => self.on_tx_end(l),
             Event::Opportunity(l) => self.on_opportunity(l),
-            Event::Arrive { node, pkt } => self.on_arrive(node, pkt),
+            Event::Arrive(l) => self.on_wire_arrival(l),
             Event::Timer { flow, end } => self.on_timer(flow, end),
             Event::FlowStart(f) => self.on_flow_start(f),
             Event::FlowStop(f) => self.on_flow_stop(f),
@@ -237,8 +240,19 @@ impl World {
         }
         ch.stats.delivered_packets += 1;
         ch.stats.delivered_bytes += self.packets.get(id).ip_bytes as u64;
-        let (to, delay) = (ch.to, ch.delay);
-        self.events.schedule(self.now + delay, Event::Arrive { node: to, pkt: id });
+        if let Some(at) = ch.launch(self.now, id) {
+            self.events.schedule(at, Event::Arrive(link));
+        }
+    }
+
+    fn on_wire_arrival(&mut self, link: LinkId) {
+        let ch = &mut self.channels[link.index()];
+        let (id, next) = ch.land();
+        let to = ch.to;
+        if let Some(t) = next {
+            self.events.schedule(t, Event::Arrive(link));
+        }
+        self.on_arrive(to, id);
     }
 
     fn drop_packet(&mut self, id: PacketId) {
