@@ -704,7 +704,8 @@ mod tests {
 
     fn established(rtt_ms: u64, supply: AppSupply) -> (TcpSender, SimTime) {
         let p = TcpSpec { sack: Some(false), ..Default::default() }.resolve();
-        let cc = CcConfig::NewReno(Default::default()).build(Window::new(p.initial_cwnd_segs));
+        let cc = CcConfig::NewReno(Default::default())
+            .build(Window::new(p.initial_cwnd_segs), crate::sim::RngStream::new(0, "test:cc"));
         let mut s = TcpSender::new(p, MSS, 52, cc, supply);
         s.start(SimTime::ZERO);
         assert!(s.poll_transmit(SimTime::ZERO).unwrap().flags.has(TcpFlags::SYN));
