@@ -131,6 +131,10 @@ pub struct RateSample {
     pub rtt: Option<SimDuration>,
     /// Segments newly marked lost by this ACK.
     pub losses: u32,
+    /// `rs->tx_in_flight`: packets in flight when the sampled segment was sent, itself included.
+    pub tx_in_flight: u32,
+    /// `rs->lost`: segments marked lost between the sampled segment's send and this ACK.
+    pub lost: u32,
     /// Segments newly delivered (cumulatively or selectively) by this ACK.
     pub acked_sacked: u32,
     /// Segments in flight before this ACK.

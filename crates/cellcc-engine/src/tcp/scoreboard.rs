@@ -209,6 +209,8 @@ mod tests {
             delivered_time: SimTime::ZERO,
             first_tx_time: SimTime::ZERO,
             app_limited: false,
+            in_flight: 0,
+            lost: 0,
             pending: true,
         };
         let mut b = Scoreboard::default();

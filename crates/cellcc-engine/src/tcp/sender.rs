@@ -434,7 +434,7 @@ impl TcpSender {
         ece: bool,
     ) {
         let acked_segs = d.cum_segs_unsacked + d.sacked_new;
-        let rs = self.rate.generate(now, acked_segs, newly_lost, prior_in_flight, self.rtt.min_rtt());
+        let rs = self.rate.generate(now, acked_segs, newly_lost, prior_in_flight, self.lost_total, self.rtt.min_rtt());
         let sample = AckSample {
             acked_segs,
             acked_bytes: d.newly_bytes,
@@ -626,7 +626,8 @@ impl TcpSender {
             let v = self.view(now);
             self.cc.cwnd_event(&v, CwndEvent::TxStart);
         }
-        let tx = self.rate.on_send(now, self.board.packets_out());
+        let in_flight = self.board.packets_in_flight() + 1;
+        let tx = self.rate.on_send(now, self.board.packets_out(), in_flight, self.lost_total);
         let seq = self.snd_nxt;
         self.board.push(Seg { start: seq, len, state: SegState::InFlight, sent_at: now, retransmits: 0, tx });
         self.snd_nxt += len as u64;
@@ -635,7 +636,8 @@ impl TcpSender {
     }
 
     fn retransmit(&mut self, now: SimTime, i: usize) -> TcpSegment {
-        let tx = self.rate.on_send(now, self.board.packets_out());
+        let in_flight = self.board.packets_in_flight() + 1;
+        let tx = self.rate.on_send(now, self.board.packets_out(), in_flight, self.lost_total);
         self.board.retransmitted(i, now, tx);
         self.stats.retransmits += 1;
         let s = *self.board.get(i);
