@@ -1,5 +1,5 @@
 //! End-to-end behaviour of the model-based, delay-based and scavenger algorithms
-//! (BBR, Copa, CDG, NV, DCTCP, LEDBAT, TCP-LP) on simple wired paths (issue 3).
+//! (BBR, BBRv3, Copa, CDG, NV, DCTCP, LEDBAT, TCP-LP) on simple wired paths (issue 3).
 //!
 //! The path is server -- router -- client with a 10 Mbit/s, 40 ms RTT
 //! bottleneck (BDP = 10e6 x 0.040 / 8 / 1500 = 34 packets) unless stated.
@@ -51,9 +51,11 @@ fn lone_utilisation(cca: &str, queue_packets: u32) -> f64 {
 }
 
 #[test]
-fn bbr_fills_a_lossless_1bdp_path() {
-    let u = lone_utilisation("bbr", bdp_packets(RATE_MBPS, RTT_MS));
-    assert!(u >= 0.9, "BBR utilisation {u:.3} < 0.9");
+fn bbr_and_bbr3_fill_a_lossless_1bdp_path() {
+    for cca in ["bbr", "bbr3"] {
+        let u = lone_utilisation(cca, bdp_packets(RATE_MBPS, RTT_MS));
+        assert!(u >= 0.9, "{cca} utilisation {u:.3} < 0.9");
+    }
 }
 
 #[test]
@@ -61,18 +63,21 @@ fn bbr_rtt_stays_near_the_base_rtt_on_a_deep_buffer() {
     // 10 BDP of buffer: a loss-based flow fills it (RTT up to 11 x 40 ms);
     // BBR keeps at most 2 BDP in flight, and paces at the bottleneck rate.
     let deep = 10 * bdp_packets(RATE_MBPS, RTT_MS);
-    let bbr = run(&scenario(deep, 10.0, &[("bbr", 0.0)]), 1);
     let reno = run(&scenario(deep, 10.0, &[("newreno", 0.0)]), 1);
-    let (bbr_rtt, reno_rtt) = (mean_rtt_ms(&bbr, "flow0", 3.0, 10.0), mean_rtt_ms(&reno, "flow0", 3.0, 10.0));
-    assert!(bbr_rtt <= 1.5 * RTT_MS, "BBR mean RTT {bbr_rtt:.1} ms > 1.5 x {RTT_MS} ms");
+    let reno_rtt = mean_rtt_ms(&reno, "flow0", 3.0, 10.0);
     assert!(reno_rtt >= 2.5 * RTT_MS, "NewReno {reno_rtt:.1} ms: the buffer is not deep enough to tell");
-    let u = mean_throughput(&bbr, "flow0", 3.0, 10.0) / payload_bps(RATE_MBPS);
-    assert!(u >= 0.9, "low queue, but still full: utilisation {u:.3}");
+    for cca in ["bbr", "bbr3"] {
+        let out = run(&scenario(deep, 10.0, &[(cca, 0.0)]), 1);
+        let rtt = mean_rtt_ms(&out, "flow0", 3.0, 10.0);
+        assert!(rtt <= 1.5 * RTT_MS, "{cca} mean RTT {rtt:.1} ms > 1.5 x {RTT_MS} ms");
+        let u = mean_throughput(&out, "flow0", 3.0, 10.0) / payload_bps(RATE_MBPS);
+        assert!(u >= 0.9, "{cca}: low queue, but still full: utilisation {u:.3}");
+    }
 }
 
 #[test]
-fn two_flows_of_bbr_or_copa_share_fairly_within_30s() {
-    for cca in ["bbr", "copa"] {
+fn two_flows_of_bbr_bbr3_or_copa_share_fairly_within_30s() {
+    for cca in ["bbr", "bbr3", "copa"] {
         let v = scenario(bdp_packets(RATE_MBPS, RTT_MS), 30.0, &[(cca, 0.0), (cca, 0.0)]);
         let out = run(&v, 1);
         let x: Vec<f64> = ["flow0", "flow1"].iter().map(|f| mean_throughput(&out, f, 20.0, 30.0)).collect();
@@ -122,4 +127,18 @@ fn lp_yields_to_newreno() {
     // above its 15% threshold; LP halves, then drops to 1 segment.
     let (lp, reno) = against_newreno("lp", 150);
     assert!(lp <= 0.15 && reno >= 0.85, "LP {lp:.3}, NewReno {reno:.3}");
+}
+
+#[test]
+fn bbr3_loses_far_less_than_bbr_on_a_shallow_buffer() {
+    // A 5-packet buffer (0.15 BDP): BBR v1 ignores loss and keeps ~2 BDP in flight;
+    // BBRv3 bounds inflight_hi/lo by the loss rate (2%).
+    let lost = |cca: &str| {
+        let out = run(&scenario(5, 20.0, &[(cca, 0.0)]), 1);
+        let Some(Column::U64(lost)) = out.flows.column("lost_packets") else { panic!("lost_packets column") };
+        (lost[0], mean_throughput(&out, "flow0", 2.0, 20.0) / payload_bps(RATE_MBPS))
+    };
+    let ((v1, _), (v3, u3)) = (lost("bbr"), lost("bbr3"));
+    assert!(3 * v3 < v1, "lost packets: bbr3 {v3}, bbr {v1}");
+    assert!(u3 >= 0.75, "bbr3 utilisation {u3:.3}");
 }

@@ -29,6 +29,7 @@ pub mod common;
 pub mod registry;
 
 pub mod bbr;
+pub mod bbr3;
 pub mod cdg;
 pub mod copa;
 pub mod dctcp;

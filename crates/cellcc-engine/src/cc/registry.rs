@@ -2,7 +2,7 @@
 //! parameters. `CcConfig` is the one place an algorithm is named; adding one
 //! means a variant here, a `DOC` in its file and a line in `REGISTRY`.
 
-use super::{bbr, cdg, copa, dctcp, ledbat, lp, new_reno, nv, reno, CongestionControl, Window};
+use super::{bbr, bbr3, cdg, copa, dctcp, ledbat, lp, new_reno, nv, reno, CongestionControl, Window};
 use crate::sim::RngStream;
 use serde::{Deserialize, Serialize};
 
@@ -59,11 +59,13 @@ pub enum CcConfig {
     Nv(nv::Config),
     #[serde(rename = "copa")]
     Copa(copa::Config),
+    #[serde(rename = "bbr3")]
+    Bbr3(bbr3::Config),
 }
 
 /// Every algorithm, in the order `cellcc ccas` lists them.
 pub const REGISTRY: &[CcDoc] =
-    &[reno::DOC, new_reno::DOC, bbr::DOC, ledbat::DOC, lp::DOC, dctcp::DOC, cdg::DOC, nv::DOC, copa::DOC];
+    &[reno::DOC, new_reno::DOC, bbr::DOC, ledbat::DOC, lp::DOC, dctcp::DOC, cdg::DOC, nv::DOC, copa::DOC, bbr3::DOC];
 
 impl CcConfig {
     /// Build the algorithm with its initial window. `rng` is the flow's own
@@ -79,6 +81,7 @@ impl CcConfig {
             CcConfig::Cdg(c) => Box::new(cdg::Cdg::new(c, w, rng)),
             CcConfig::Nv(c) => Box::new(nv::Nv::new(c, w, rng)),
             CcConfig::Copa(c) => Box::new(copa::Copa::new(c, w)),
+            CcConfig::Bbr3(c) => Box::new(bbr3::Bbr3::new(c, w, rng)),
         }
     }
 
