@@ -14,7 +14,8 @@
 //!
 //! The ProbeBW phases are in probe_bw.rs, loss/delivery signals and the
 //! lower bounds in signals.rs, Startup/Drain in startup.rs, the min-RTT
-//! filters and ProbeRTT in probe_rtt.rs. Fixed point as Linux (bw: packets/µs
+//! filters and ProbeRTT in probe_rtt.rs, pacing in pacing.rs and the cwnd
+//! targets and caps in cwnd.rs. Fixed point as Linux (bw: packets/µs
 //! << 24, gains: 1/256).
 //!
 //! What differs from Linux (v3 branch):
@@ -33,6 +34,8 @@
 //!   interval, init on the first hook, randomness from the flow's `RngStream`,
 //!   and ProbeRTT's app-limited marking done inside BBR.
 
+mod cwnd;
+mod pacing;
 mod probe_bw;
 mod probe_rtt;
 mod signals;
@@ -54,22 +57,8 @@ const BW_UNIT: u64 = 1 << BW_SCALE;
 const BBR_SCALE: u32 = 8;
 /// Linux `BBR_UNIT`: 1.0.
 pub const BBR_UNIT: u32 = 1 << BBR_SCALE;
-/// Linux `USEC_PER_SEC`.
-const US_PER_S: u64 = 1_000_000;
-/// Linux: the nominal RTT before any sample, µs.
-const NOMINAL_RTT_US: u64 = 1_000;
 /// Linux: `init_cwnd` is a 7-bit field.
 const INIT_CWND_MAX: u32 = 0x7f;
-/// Linux `sk_pacing_shift` default: ~1 ms of data per TSO burst.
-const PACING_SHIFT: u32 = 10;
-/// Linux `GSO_LEGACY_MAX_SIZE`: 64 KiB.
-const GSO_MAX_BYTES: u64 = 65_536;
-/// Linux `MAX_TCP_HEADER` on x86-64 builds.
-const MAX_TCP_HEADER_BYTES: u64 = 320;
-/// Linux `sysctl_tcp_min_tso_segs` default.
-const MIN_TSO_SEGS: u32 = 2;
-/// Linux `bbr_tso_rtt_shift`: halve the RTT-based TSO allowance per 2^9 µs of min RTT.
-const TSO_RTT_SHIFT: u32 = 9;
 /// Linux: "infinite" bounds (`~0U`).
 const UNBOUNDED: u32 = u32::MAX;
 
@@ -380,92 +369,6 @@ impl Bbr3 {
         self.max_bw().min(self.bw_lo)
     }
 
-    /// Linux `bbr_rate_bytes_per_sec` (at least 1 byte/s).
-    fn rate_bytes_per_sec(&self, rate: u64, gain: u32, margin_pct: u64) -> u64 {
-        let r = (rate as u128 * self.mss_bytes as u128 * gain as u128) >> BBR_SCALE;
-        let r = (r * (US_PER_S / 100 * (100 - margin_pct)) as u128) >> BW_SCALE;
-        (r as u64).max(1)
-    }
-
-    /// Linux `bbr_bw_to_pacing_rate`, 1% below the bandwidth (`bbr_pacing_margin_percent`).
-    fn pacing_rate_for(&self, bw: u32, gain: u32) -> u64 {
-        const PACING_MARGIN_PCT: u64 = 1;
-        self.rate_bytes_per_sec(bw as u64, gain, PACING_MARGIN_PCT)
-    }
-
-    /// Linux `bbr_init_pacing_rate_from_rtt`.
-    fn init_pacing_rate_from_rtt(&mut self, conn: &ConnView) {
-        let rtt_us = match conn.srtt {
-            Some(srtt) => {
-                self.has_seen_rtt = true;
-                srtt.as_us().max(1)
-            }
-            None => NOMINAL_RTT_US,
-        };
-        let bw = self.w.cwnd as u64 * BW_UNIT / rtt_us;
-        self.pacing_rate_bytes_ps =
-            self.pacing_rate_for(bw.min(u32::MAX as u64) as u32, self.cfg.startup_pacing_gain.get());
-    }
-
-    /// Linux `bbr_set_pacing_rate`.
-    fn set_pacing_rate(&mut self, conn: &ConnView, bw: u32, gain: u32) {
-        let rate = self.pacing_rate_for(bw, gain);
-        if !self.has_seen_rtt && conn.srtt.is_some() {
-            self.init_pacing_rate_from_rtt(conn);
-        }
-        if self.full_bw_reached || rate > self.pacing_rate_bytes_ps {
-            self.pacing_rate_bytes_ps = rate;
-        }
-    }
-
-    /// Linux `bbr_tso_segs_goal` (v3): ~1 ms at the pacing rate plus an allowance that halves per 512 µs of min RTT.
-    fn tso_segs_goal(&self) -> u32 {
-        let mut bytes = self.pacing_rate_bytes_ps >> PACING_SHIFT;
-        let r = self.min_rtt_us >> TSO_RTT_SHIFT;
-        if r < u32::BITS {
-            bytes += GSO_MAX_BYTES >> r;
-        }
-        let bytes = bytes.min(GSO_MAX_BYTES - 1 - MAX_TCP_HEADER_BYTES);
-        ((bytes / self.mss_bytes.max(1) as u64) as u32).max(MIN_TSO_SEGS)
-    }
-
-    /// Linux `bbr_bdp`.
-    fn bdp(&self, bw: u32, gain: u32) -> u32 {
-        if self.min_rtt_us == UNBOUNDED {
-            return self.init_cwnd;
-        }
-        let w = bw as u128 * self.min_rtt_us as u128;
-        ((w * gain as u128) >> BBR_SCALE).div_ceil(BW_UNIT as u128).min(u32::MAX as u128) as u32
-    }
-
-    /// Linux `bbr_quantization_budget` (v3).
-    fn quantization_budget(&self, cwnd: u32) -> u32 {
-        let mut cwnd = cwnd.max(3 * self.tso_segs_goal()).max(self.cfg.cwnd_min_target_segs.get());
-        if self.mode == Mode::ProbeBw && self.phase == Phase::Up {
-            cwnd += 2;
-        }
-        cwnd
-    }
-
-    /// Linux `bbr_inflight`.
-    fn inflight(&self, bw: u32, gain: u32) -> u32 {
-        self.quantization_budget(self.bdp(bw, gain))
-    }
-
-    /// Linux `bbr_packets_in_net_at_edt` with a zero EDT interval.
-    fn packets_in_net_at_edt(&self, inflight_now: u32) -> u32 {
-        if self.pacing_gain > BBR_UNIT {
-            inflight_now + self.tso_segs_goal()
-        } else {
-            inflight_now
-        }
-    }
-
-    /// Linux `bbr_target_inflight`: our BDP, unless congestion cut cwnd.
-    fn target_inflight(&self) -> u32 {
-        self.inflight(self.bw(), BBR_UNIT).min(self.w.cwnd)
-    }
-
     /// Linux `bbr_save_cwnd`.
     fn save_cwnd(&mut self) {
         if !matches!(self.prev_ca_state, CaState::Recovery | CaState::Loss) && self.mode != Mode::ProbeRtt {
@@ -491,90 +394,6 @@ impl Bbr3 {
             return 0;
         }
         (rs.delivered as u64 * BW_UNIT).div_ceil(interval_us).min(u32::MAX as u64) as u32
-    }
-
-    /// Linux `bbr_update_ack_aggregation` (v3: a 1-round window before the pipe is full).
-    fn update_ack_aggregation(&mut self, conn: &ConnView, rs: &RateSample) {
-        if self.cfg.extra_acked_gain == 0 || rs.acked_sacked == 0 || rs.interval.as_ns() / NS_PER_US == 0 {
-            return;
-        }
-        const WIN_RTTS: u32 = 5;
-        const WIN_RTTS_MAX: u32 = 0x1f;
-        const RESET_THRESH: u32 = 1 << 20;
-        const ACKED_MAX: u32 = 0xF_FFFF;
-        if self.round_start {
-            self.extra_acked_win_rtts = (self.extra_acked_win_rtts + 1).min(WIN_RTTS_MAX);
-            let thresh = if self.full_bw_reached { WIN_RTTS } else { 1 };
-            if self.extra_acked_win_rtts >= thresh {
-                self.extra_acked_win_rtts = 0;
-                self.extra_acked_win_idx ^= 1;
-                self.extra_acked[self.extra_acked_win_idx] = 0;
-            }
-        }
-        let epoch_us = conn.now.saturating_since(self.ack_epoch_stamp).as_us();
-        let mut expected = (self.bw() as u64 * epoch_us / BW_UNIT).min(u32::MAX as u64) as u32;
-        if self.ack_epoch_acked <= expected || self.ack_epoch_acked + rs.acked_sacked >= RESET_THRESH {
-            self.ack_epoch_acked = 0;
-            self.ack_epoch_stamp = conn.now;
-            expected = 0;
-        }
-        self.ack_epoch_acked = (self.ack_epoch_acked + rs.acked_sacked).min(ACKED_MAX);
-        let extra = (self.ack_epoch_acked - expected).min(self.w.cwnd);
-        let slot = &mut self.extra_acked[self.extra_acked_win_idx];
-        *slot = (*slot).max(extra);
-    }
-
-    /// Linux `bbr_ack_aggregation_cwnd` (v3: also before the pipe is full).
-    fn ack_aggregation_cwnd(&self) -> u32 {
-        const EXTRA_ACKED_MAX_US: u64 = 100_000;
-        if self.cfg.extra_acked_gain == 0 {
-            return 0;
-        }
-        let max_aggr = (self.bw() as u64 * EXTRA_ACKED_MAX_US / BW_UNIT) as u32;
-        let extra = self.extra_acked[0].max(self.extra_acked[1]) as u64;
-        (((self.cfg.extra_acked_gain as u64 * extra) >> BBR_SCALE) as u32).min(max_aggr)
-    }
-
-    /// Linux `bbr_probe_rtt_cwnd`: half the BDP, at least the minimum.
-    fn probe_rtt_cwnd(&self) -> u32 {
-        self.bdp(self.bw(), self.cfg.probe_rtt_cwnd_gain).max(self.cfg.cwnd_min_target_segs.get())
-    }
-
-    /// Linux `bbr_set_cwnd` (v3): slow-start toward the target, snap down once full.
-    fn set_cwnd(&mut self, acked: u32, bw: u32, gain: u32) {
-        let mut cwnd = self.w.cwnd;
-        if acked > 0 {
-            let target = self.quantization_budget(self.bdp(bw, gain) + self.ack_aggregation_cwnd());
-            self.try_fast_path = false;
-            if self.full_bw_reached {
-                cwnd += acked;
-                if cwnd >= target {
-                    cwnd = target;
-                    self.try_fast_path = true;
-                }
-            } else if cwnd < target || cwnd < 2 * self.init_cwnd {
-                cwnd += acked;
-            } else {
-                self.try_fast_path = true;
-            }
-            cwnd = cwnd.max(self.cfg.cwnd_min_target_segs.get());
-        }
-        self.w.set_cwnd(cwnd);
-        if self.mode == Mode::ProbeRtt {
-            self.w.set_cwnd(self.w.cwnd.min(self.probe_rtt_cwnd()));
-        }
-    }
-
-    /// Linux `bbr_bound_cwnd_for_inflight_model`.
-    fn bound_cwnd_for_inflight_model(&mut self) {
-        let mut cap = UNBOUNDED;
-        if self.mode == Mode::ProbeBw && self.phase != Phase::Cruise {
-            cap = self.inflight_hi;
-        } else if self.mode == Mode::ProbeRtt || (self.mode == Mode::ProbeBw && self.phase == Phase::Cruise) {
-            cap = self.inflight_with_headroom();
-        }
-        cap = cap.min(self.inflight_lo).max(self.cfg.cwnd_min_target_segs.get());
-        self.w.set_cwnd(self.w.cwnd.min(cap));
     }
 
     /// Linux `bbr_update_gains` (v3).
