@@ -56,3 +56,68 @@ fn two_flows_of_the_same_algorithm_share_fairly_within_30_s() {
         assert!(j >= 0.9, "{cca}: Jain {j:.3} from goodputs {:.0} / {:.0} bit/s", x[0], x[1]);
     }
 }
+
+mod random_operation {
+    //! Random paths, loss rates and parameters: no algorithm may panic (debug
+    //! builds check every arithmetic overflow) or let cwnd fall below one segment.
+    use super::common::path;
+    use cellcc_engine::sim::SimTime;
+    use cellcc_engine::world::World;
+    use cellcc_engine::Scenario;
+    use proptest::prelude::*;
+    use serde_json::{json, Value};
+
+    /// An algorithm with parameters drawn across their whole allowed ranges.
+    fn cca_with_params() -> impl Strategy<Value = (&'static str, Value)> {
+        prop_oneof![
+            (1u32..1024, 1u32..200, 0u8..4, any::<bool>(), any::<bool>(), 0u32..64).prop_map(
+                |(beta, bic_scale, detect, fc, tf, low)| {
+                    (
+                        "cubic",
+                        json!({"beta": beta, "bic_scale": bic_scale, "hystart_detect": detect,
+                        "fast_convergence": fc, "tcp_friendliness": tf, "hystart_low_window": low}),
+                    )
+                }
+            ),
+            (1u32..1024, 1u32..64, 0u32..64, 1u32..64, any::<bool>()).prop_map(|(beta, inc, low, smooth, fc)| {
+                (
+                    "bic",
+                    json!({"beta": beta, "max_increment": inc, "low_window": low, "smooth_part": smooth,
+                    "fast_convergence": fc}),
+                )
+            }),
+            (any::<bool>(), any::<bool>())
+                .prop_map(|(r, b)| ("htcp", json!({"use_rtt_scaling": r, "use_bandwidth_switch": b}))),
+            (1u32..300).prop_map(|rtt0| ("hybla", json!({"rtt0_ms": rtt0}))),
+            Just(("highspeed", json!({}))),
+            Just(("scalable", json!({}))),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+        #[test]
+        fn no_algorithm_panics_or_drops_cwnd_below_one_segment(
+            rate in 1.0f64..50.0,
+            rtt in 2.0f64..300.0,
+            queue in 2u32..300,
+            loss in 0.0f64..0.05,
+            flows in 1usize..3,
+            (cca, params) in cca_with_params(),
+            seed in 0u64..1000,
+        ) {
+            let mut v = path(rate, rtt, queue, 3.0);
+            v["links"][1]["loss"] = json!({"kind": "bernoulli", "p": loss});
+            v["flows"] = (0..flows)
+                .map(|i| json!({"src": "server", "dst": "client", "cca": cca, "cca_params": params,
+                    "start_s": i as f64 * 0.2, "app": {"kind": "bulk"}}))
+                .collect();
+            let sc = Scenario::from_json(&v.to_string()).unwrap();
+            let mut w = World::new(&sc, seed).unwrap();
+            w.run_until(SimTime(3_000_000_000));
+            let out = w.into_output();
+            prop_assert!(out.cwnd.u64s("cwnd_bytes").iter().all(|&c| c >= 1448), "cwnd below one MSS");
+        }
+    }
+}

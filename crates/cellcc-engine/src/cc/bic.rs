@@ -154,31 +154,34 @@ impl Bic {
         }
         let mut cnt = self.search_cnt(cwnd);
         if self.last_max_cwnd == 0 {
-            cnt = cnt.min(NO_WMAX_MAX_CNT);
+            cnt = cnt.min(NO_WMAX_MAX_CNT as u64);
         }
-        self.cnt = ((cnt << ACK_RATIO_SHIFT) / self.delayed_ack).max(1);
+        let scaled = (cnt << ACK_RATIO_SHIFT) / self.delayed_ack as u64;
+        self.cnt = scaled.clamp(1, u32::MAX as u64) as u32;
     }
 
-    /// Segments per +1 from where cwnd sits relative to W_max (before the ACK-ratio scaling).
-    fn search_cnt(&self, cwnd: u32) -> u32 {
-        let (max_inc, smooth) = (self.cfg.max_increment, self.cfg.smooth_part);
-        let wmax = self.last_max_cwnd;
+    /// Segments per +1 from where cwnd sits relative to W_max (before the ACK-ratio scaling),
+    /// in 64 bits so extreme parameters cannot overflow.
+    fn search_cnt(&self, cwnd: u32) -> u64 {
+        let (cwnd, wmax) = (cwnd as u64, self.last_max_cwnd as u64);
+        let (max_inc, smooth) = (self.cfg.max_increment as u64, self.cfg.smooth_part as u64);
+        let b = SEARCH_DIVISOR as u64;
         if cwnd < wmax {
             // Below W_max: binary search towards it, in steps of dist per RTT.
-            let dist = (wmax - cwnd) / SEARCH_DIVISOR;
+            let dist = (wmax - cwnd) / b;
             if dist > max_inc {
                 cwnd / max_inc
             } else if dist <= 1 {
-                cwnd * smooth / SEARCH_DIVISOR
+                cwnd * smooth / b
             } else {
                 cwnd / dist
             }
-        } else if cwnd < wmax + SEARCH_DIVISOR {
+        } else if cwnd < wmax + b {
             // Just past W_max: as slow as the last steps below it.
-            cwnd * smooth / SEARCH_DIVISOR
-        } else if cwnd < wmax + max_inc * (SEARCH_DIVISOR - 1) {
+            cwnd * smooth / b
+        } else if cwnd < wmax + max_inc * (b - 1) {
             // Max probing: the step grows with the distance past W_max.
-            cwnd * (SEARCH_DIVISOR - 1) / (cwnd - wmax)
+            cwnd * (b - 1) / (cwnd - wmax)
         } else {
             cwnd / max_inc
         }

@@ -263,7 +263,8 @@ impl Cubic {
         let epoch = if self.last_max_cwnd <= cwnd {
             Epoch { start: now, k: 0, origin: cwnd }
         } else {
-            let k = cube_root(self.cube_factor * (self.last_max_cwnd - cwnd) as u64);
+            let k3 = self.cube_factor as u128 * (self.last_max_cwnd - cwnd) as u128;
+            let k = cube_root(k3.min(u64::MAX as u128) as u64);
             Epoch { start: now, k, origin: self.last_max_cwnd }
         };
         self.epoch = Some(epoch);
@@ -277,7 +278,7 @@ impl Cubic {
         let offs = t.abs_diff(epoch.k) as u128;
         let delta = ((self.cube_rtt_scale as u128 * offs * offs * offs) >> CUBE_SHIFT).min(u32::MAX as u128) as u32;
         let target = if t < epoch.k { epoch.origin.saturating_sub(delta) } else { epoch.origin.saturating_add(delta) };
-        let cnt = if target > cwnd { cwnd / (target - cwnd) } else { FLAT_CNT_PER_CWND * cwnd };
+        let cnt = if target > cwnd { cwnd / (target - cwnd) } else { FLAT_CNT_PER_CWND.saturating_mul(cwnd) };
         if self.last_max_cwnd == 0 {
             cnt.min(NO_WMAX_MAX_CNT)
         } else {

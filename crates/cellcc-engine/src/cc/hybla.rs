@@ -16,7 +16,8 @@
 //! sets cwnd to the integer part of rho (so 1 for any RTT below 2 x rtt0)
 //! and the cwnd clamp to 65535; if the sender never calls `init`, rho is
 //! computed on the first ACK (Linux's own fallback) and cwnd keeps its
-//! initial value.
+//! initial value. rho^2 is held in 64 bits, where Linux's 32-bit
+//! `rho2_7ls` wraps once SRTT exceeds 181 x rtt0.
 
 use super::common::{reno_cong_avoid, reno_ssthresh};
 use super::registry::ParamError;
@@ -71,15 +72,15 @@ pub const DOC: super::CcDoc = super::CcDoc {
 struct Rho {
     /// Linux `rho_3ls`: rho << 3, at least 8 (rho >= 1).
     eighths: u32,
-    /// Linux `rho2_7ls`: rho^2 << 7.
-    squared_128ths: u32,
+    /// Linux `rho2_7ls`: rho^2 << 7 (64 bits: Linux's u32 wraps once SRTT > 181 x rtt0).
+    squared_128ths: u64,
 }
 
 impl Rho {
     /// Linux `hybla_recalc_param`: rho = max(SRTT / rtt0, 1) in 1/8ths.
     fn from_srtt(srtt: SimDuration, rtt0: SimDuration) -> Self {
-        let eighths = ((srtt.as_ns() << RHO_SHIFT) / rtt0.as_ns()).max(1 << RHO_SHIFT) as u32;
-        Rho { eighths, squared_128ths: (eighths * eighths) << 1 }
+        let eighths = ((srtt.as_ns() << RHO_SHIFT) / rtt0.as_ns()).clamp(1 << RHO_SHIFT, u32::MAX as u64) as u32;
+        Rho { eighths, squared_128ths: ((eighths as u64).pow(2)) << 1 }
     }
     fn integer(self) -> u32 {
         self.eighths >> RHO_SHIFT
@@ -189,7 +190,7 @@ impl CongestionControl for Hybla {
             self.apply(rho.slow_start_increment(), true);
         } else {
             // Paper eq. 6: rho^2 / cwnd per ACK, in 1/128ths.
-            let increment = rho.squared_128ths / self.w.cwnd;
+            let increment = (rho.squared_128ths / self.w.cwnd as u64).min(u32::MAX as u64) as u32;
             if increment < ONE_SEG {
                 self.w.cwnd_cnt += 1;
             }
