@@ -233,7 +233,8 @@ impl Cubic {
 
     /// Linux `bictcp_update`: `cnt` for `cwnd` at `now`.
     fn update(&mut self, now: SimTime, cwnd: u32, acked: u32) {
-        self.ack_cnt += acked;
+        // Linux's u32 counter; it only grows without bound when tcp_friendliness is off and unused.
+        self.ack_cnt = self.ack_cnt.wrapping_add(acked);
         let now_jiffies = jiffies(now);
         if self.last_cwnd == cwnd && now_jiffies.saturating_sub(self.last_time) <= RECALC_JIFFIES {
             return;
@@ -289,7 +290,7 @@ impl Cubic {
     /// RFC 9438 §4.3: advance W_est by the ACKed segments; the cnt that keeps cwnd up with it, if behind.
     fn reno_friendly_cnt(&mut self, cwnd: u32) -> Option<u32> {
         // Linux loops while ack_cnt > delta; a zero delta (tiny beta) would never end.
-        let delta = ((cwnd as u64 * self.beta_scale as u64) >> 3).max(1) as u32;
+        let delta = ((cwnd as u64 * self.beta_scale as u64) >> 3).clamp(1, u32::MAX as u64) as u32;
         if self.ack_cnt > delta {
             let steps = (self.ack_cnt - 1) / delta;
             self.ack_cnt -= steps * delta;

@@ -166,7 +166,7 @@ impl Htcp {
             self.tput.since = now;
             return;
         }
-        self.tput.count += segs;
+        self.tput.count = self.tput.count.saturating_add(segs);
         let elapsed = now.saturating_sub(self.tput.since);
         // Linux computes cwnd - max(alpha, 1) in u32: a negative threshold wraps and never passes.
         let threshold = self.w.cwnd.checked_sub((self.alpha >> FIX_SHIFT).max(1));
