@@ -1,6 +1,7 @@
 //! CUBIC conformance: windows worked by hand from RFC 9438 with Linux's constants.
 
 use super::super::common::testing::{ack, conn, MSS};
+use super::super::INFINITE_SSTHRESH;
 use super::*;
 
 /// RFC 9438 §5.1: C = 0.4 segments/s^3.
@@ -235,11 +236,9 @@ fn hystart_leaves_slow_start_alone_while_delay_stays_within_eta() {
         d.ack_with_rtt(SimDuration::from_ms(112));
         d.now += SimDuration::from_ms(5);
     }
-    assert_eq!(d.c.window().ssthresh, INFINITE_SSTHRESH_FOR_TESTS);
+    assert_eq!(d.c.window().ssthresh, INFINITE_SSTHRESH);
     assert_eq!(d.c.window().cwnd, 36);
 }
-
-const INFINITE_SSTHRESH_FOR_TESTS: u32 = super::super::INFINITE_SSTHRESH;
 
 #[test]
 fn hystart_ack_train_ends_slow_start_when_a_rounds_train_passes_half_delay_min() {
