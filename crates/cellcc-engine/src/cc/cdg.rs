@@ -24,6 +24,7 @@
 //! - The backoff draw `get_random_u32()` comes from the flow's `RngStream`.
 
 use super::common::reno_cong_avoid;
+use super::registry::ParamError;
 use super::{AckSample, CaState, CongestionControl, ConnView, CwndEvent, Window};
 use crate::sim::RngStream;
 use rand::Rng;
@@ -47,16 +48,16 @@ const DELACK_MAX: u32 = 5;
 const TOLERANCE_UNIT_US: i32 = 64;
 /// Linux: gains in 1/1024.
 const BETA_SCALE: u32 = 10;
+/// Linux `tcp_cdg_register`: the largest gradient window.
+const MAX_WINDOW: u32 = 256;
 
 /// CDG parameters: Linux module parameters of tcp_cdg.c.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Config {
     /// Gradient moving-average window, rounds; a power of two <= 256. Default 8 (`window`).
-    #[serde(deserialize_with = "window_power_of_two")]
     pub window: u32,
     /// Multiplicative decrease on a delay backoff, in 1/1024, <= 1024. Default 724 = 0.7071 (`backoff_beta`).
-    #[serde(deserialize_with = "beta_at_most_1024")]
     pub backoff_beta: u32,
     /// Backoff probability scale, 1000 / (G x window) of the paper. Default 42 (`backoff_factor`).
     pub backoff_factor: u32,
@@ -70,6 +71,19 @@ pub struct Config {
     pub use_tolerance: bool,
 }
 
+impl Config {
+    /// Linux `tcp_cdg_register`: -ERANGE / -EINVAL for these.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        ParamError::check(
+            self.window.is_power_of_two() && self.window <= MAX_WINDOW,
+            "window",
+            self.window,
+            "a power of two in 1..=256",
+        )?;
+        ParamError::check(self.backoff_beta <= 1 << BETA_SCALE, "backoff_beta", self.backoff_beta, "0..=1024")
+    }
+}
+
 impl Default for Config {
     fn default() -> Self {
         Config {
@@ -81,24 +95,6 @@ impl Default for Config {
             use_shadow: true,
             use_tolerance: false,
         }
-    }
-}
-
-fn window_power_of_two<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
-    let v = u32::deserialize(d)?;
-    if v.is_power_of_two() && v <= 256 {
-        Ok(v)
-    } else {
-        Err(serde::de::Error::custom(format!("window {v} not allowed: a power of two in 1..=256")))
-    }
-}
-
-fn beta_at_most_1024<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
-    let v = u32::deserialize(d)?;
-    if v <= 1 << BETA_SCALE {
-        Ok(v)
-    } else {
-        Err(serde::de::Error::custom(format!("backoff_beta {v} out of range: allowed 0..=1024")))
     }
 }
 
@@ -610,7 +606,8 @@ mod tests {
 
     #[test]
     fn window_must_be_a_power_of_two() {
-        let r: Result<Config, _> = serde_json::from_value(serde_json::json!({ "window": 6 }));
-        assert!(r.unwrap_err().to_string().contains("power of two"));
+        let c = Config { window: 6, ..Config::default() };
+        assert_eq!(c.validate().unwrap_err().field, "window");
+        assert!(Config::default().validate().is_ok());
     }
 }

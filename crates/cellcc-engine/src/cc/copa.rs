@@ -24,11 +24,11 @@
 //!   is 2 segments (mvfst `kMinCwndInMss`). After an RTO the sender restarts
 //!   cwnd at 1 (mvfst: min cwnd on persistent congestion).
 
+use super::registry::ParamError;
 use super::{AckSample, CongestionControl, ConnView, Window};
 use crate::sim::{SimDuration, SimTime};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
-use std::num::NonZeroU32;
 
 /// Copa §2: the min-RTT window, 10 s (mvfst `kMinRTTWindowLength`).
 const MIN_RTT_WINDOW: SimDuration = SimDuration::from_secs(10);
@@ -44,24 +44,27 @@ const PACING_CWND_MULT: u64 = 2;
 #[serde(default, deny_unknown_fields)]
 pub struct Config {
     /// δ: the target rate is 1/(δ dq); smaller is more aggressive. Default 0.5 (Copa §2, default mode).
-    #[serde(deserialize_with = "positive_delta")]
     pub delta: f64,
     /// Standing-RTT window as a fraction of SRTT, in percent. Default 50 (τ = srtt/2, Copa §2.1).
-    pub standing_window_pct: NonZeroU32,
+    pub standing_window_pct: u32,
+}
+
+impl Config {
+    /// δ must be a positive number (the target rate is 1/(δ dq)).
+    pub fn validate(&self) -> Result<(), ParamError> {
+        ParamError::check(
+            self.standing_window_pct >= 1,
+            "standing_window_pct",
+            self.standing_window_pct,
+            "an integer >= 1",
+        )?;
+        ParamError::check(self.delta > 0.0 && self.delta.is_finite(), "delta", self.delta, "a number > 0")
+    }
 }
 
 impl Default for Config {
     fn default() -> Self {
-        Config { delta: 0.5, standing_window_pct: NonZeroU32::new(50).expect("nonzero") }
-    }
-}
-
-fn positive_delta<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
-    let v = f64::deserialize(d)?;
-    if v > 0.0 && v.is_finite() {
-        Ok(v)
-    } else {
-        Err(serde::de::Error::custom(format!("delta {v} out of range: allowed > 0")))
+        Config { delta: 0.5, standing_window_pct: 50 }
     }
 }
 
@@ -208,7 +211,7 @@ impl Copa {
         let now = conn.now;
         let srtt = conn.srtt.unwrap_or(rtt);
         self.min_rtt.update(now, rtt, MIN_RTT_WINDOW);
-        let standing_window = srtt.mul_f64(self.cfg.standing_window_pct.get() as f64 / 100.0);
+        let standing_window = srtt.mul_f64(self.cfg.standing_window_pct as f64 / 100.0);
         self.standing.update(now, rtt, standing_window);
         let (Some(min_rtt), Some(standing)) = (self.min_rtt.get(), self.standing.get()) else { return };
         if standing < min_rtt || standing == SimDuration::ZERO {

@@ -22,6 +22,7 @@
 //! - PLB (protective load balancing) is not modelled.
 
 use super::common::reno_cong_avoid;
+use super::registry::ParamError;
 use super::{AckSample, CaState, CongestionControl, ConnView, CwndEvent, Window};
 use serde::{Deserialize, Serialize};
 
@@ -39,24 +40,21 @@ const MIN_SSTHRESH: u32 = 2;
 #[serde(default, deny_unknown_fields)]
 pub struct Config {
     /// g = 1/2^shift_g, the EWMA weight of each window's marked fraction; 0..=10. Default 4, g = 1/16 (`dctcp_shift_g`).
-    #[serde(deserialize_with = "shift_g_in_range")]
     pub shift_g: u32,
     /// Initial alpha in 1/1024 (1024 = 1.0), capped at 1024. Default 1024 (`dctcp_alpha_on_init`).
     pub alpha_on_init: u32,
 }
 
-impl Default for Config {
-    fn default() -> Self {
-        Config { shift_g: 4, alpha_on_init: MAX_ALPHA }
+impl Config {
+    /// Linux `param_set_uint_minmax(val, kp, 0, 10)` for `dctcp_shift_g`.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        ParamError::check(self.shift_g <= MAX_SHIFT_G, "shift_g", self.shift_g, "0..=10")
     }
 }
 
-fn shift_g_in_range<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
-    let v = u32::deserialize(d)?;
-    if v <= MAX_SHIFT_G {
-        Ok(v)
-    } else {
-        Err(serde::de::Error::custom(format!("shift_g {v} out of range: allowed 0..={MAX_SHIFT_G}")))
+impl Default for Config {
+    fn default() -> Self {
+        Config { shift_g: 4, alpha_on_init: MAX_ALPHA }
     }
 }
 
@@ -284,7 +282,8 @@ mod tests {
 
     #[test]
     fn shift_g_above_ten_is_rejected() {
-        let r: Result<Config, _> = serde_json::from_value(serde_json::json!({ "shift_g": 11 }));
-        assert!(r.unwrap_err().to_string().contains("allowed 0..=10"));
+        let c = Config { shift_g: 11, ..Config::default() };
+        assert_eq!(c.validate().unwrap_err().allowed, "0..=10");
+        assert!(Config::default().validate().is_ok());
     }
 }

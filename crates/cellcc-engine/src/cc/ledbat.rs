@@ -26,11 +26,11 @@
 //! - cwnd is kept as a fraction of segments between ACKs (the RFC counts bytes).
 
 use super::common::slow_start;
+use super::registry::ParamError;
 use super::{AckSample, CongestionControl, ConnView, Window};
 use crate::sim::{SimDuration, SimTime};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
-use std::num::NonZeroU32;
 
 /// RFC 6817 §2.4.2: the base delay is kept as one minimum per minute.
 const BASE_ROLLOVER: SimDuration = SimDuration::from_secs(60);
@@ -40,30 +40,47 @@ const BASE_ROLLOVER: SimDuration = SimDuration::from_secs(60);
 #[serde(default, deny_unknown_fields)]
 pub struct Config {
     /// TARGET queuing delay, ms. Default 100 (RFC 6817 §2.4.2: TARGET MUST be <= 100 ms).
-    pub target_ms: NonZeroU32,
+    pub target_ms: u32,
     /// GAIN, cwnd growth per RTT at zero queuing delay, in segments. Default 1.0 (RFC 6817: MUST be <= 1).
     pub gain: f64,
     /// BASE_HISTORY, minutes of per-minute delay minima for the base delay. Default 10 (RFC 6817 §3.4.1).
-    pub base_history_min: NonZeroU32,
+    pub base_history_min: u32,
     /// CURRENT_FILTER, delay samples the current delay is the minimum of. Default 4 (RFC 6817 §3.4.2, ns-3 NoiseFilterLen).
-    pub current_filter: NonZeroU32,
+    pub current_filter: u32,
     /// ALLOWED_INCREASE, segments cwnd may exceed the flight size by. Default 1 (RFC 6817 §2.4.2: SHOULD be 1).
-    pub allowed_increase_segs: NonZeroU32,
+    pub allowed_increase_segs: u32,
     /// MIN_CWND, segments. Default 2 (RFC 6817 §2.4.2: SHOULD be 2).
-    pub min_cwnd_segs: NonZeroU32,
+    pub min_cwnd_segs: u32,
     /// Slow start while cwnd <= ssthresh before the delay rule takes over. Default false (RFC pseudo-code).
     pub slow_start: bool,
+}
+
+impl Config {
+    /// GAIN must be a positive number (RFC 6817 also requires <= 1 for conformance; larger is allowed for study).
+    pub fn validate(&self) -> Result<(), ParamError> {
+        ParamError::check(self.target_ms >= 1, "target_ms", self.target_ms, "an integer >= 1")?;
+        ParamError::check(self.base_history_min >= 1, "base_history_min", self.base_history_min, "an integer >= 1")?;
+        ParamError::check(self.current_filter >= 1, "current_filter", self.current_filter, "an integer >= 1")?;
+        ParamError::check(
+            self.allowed_increase_segs >= 1,
+            "allowed_increase_segs",
+            self.allowed_increase_segs,
+            "an integer >= 1",
+        )?;
+        ParamError::check(self.min_cwnd_segs >= 1, "min_cwnd_segs", self.min_cwnd_segs, "an integer >= 1")?;
+        ParamError::check(self.gain > 0.0 && self.gain.is_finite(), "gain", self.gain, "a number > 0")
+    }
 }
 
 impl Default for Config {
     fn default() -> Self {
         Config {
-            target_ms: NonZeroU32::new(100).expect("nonzero"),
+            target_ms: 100,
             gain: 1.0,
-            base_history_min: NonZeroU32::new(10).expect("nonzero"),
-            current_filter: NonZeroU32::new(4).expect("nonzero"),
-            allowed_increase_segs: NonZeroU32::new(1).expect("nonzero"),
-            min_cwnd_segs: NonZeroU32::new(2).expect("nonzero"),
+            base_history_min: 10,
+            current_filter: 4,
+            allowed_increase_segs: 1,
+            min_cwnd_segs: 2,
             slow_start: false,
         }
     }
@@ -129,7 +146,7 @@ impl Ledbat {
 
     /// RFC 6817 `update_current_delay`.
     fn update_current_delay(&mut self, delay: SimDuration) {
-        if self.current.len() == self.cfg.current_filter.get() as usize {
+        if self.current.len() == self.cfg.current_filter as usize {
             self.current.pop_front();
         }
         self.current.push_back(delay);
@@ -162,13 +179,13 @@ impl CongestionControl for Ledbat {
 
     /// RFC 6817 §2.4.2 on loss: cwnd = max(cwnd/2, MIN_CWND).
     fn ssthresh(&mut self, _conn: &ConnView) -> u32 {
-        (self.w.cwnd / 2).max(self.cfg.min_cwnd_segs.get())
+        (self.w.cwnd / 2).max(self.cfg.min_cwnd_segs)
     }
 
     /// RFC 6817 §2.4.2 "for each delay sample in the acknowledgement".
     fn pkts_acked(&mut self, conn: &ConnView, ack: &AckSample) {
         if let Some(delay) = ack.rtt {
-            self.base.update(conn.now, delay, self.cfg.base_history_min.get() as usize);
+            self.base.update(conn.now, delay, self.cfg.base_history_min as usize);
             self.update_current_delay(delay);
         }
     }
@@ -185,11 +202,11 @@ impl CongestionControl for Ledbat {
             }
         }
         let Some(queuing) = self.queuing_delay() else { return };
-        let target_ns = SimDuration::from_ms(self.cfg.target_ms.get() as u64).as_ns() as f64;
+        let target_ns = SimDuration::from_ms(self.cfg.target_ms as u64).as_ns() as f64;
         let off_target = (target_ns - queuing.as_ns() as f64) / target_ns;
         self.cwnd_segs += self.cfg.gain * off_target * acked as f64 / self.cwnd_segs;
-        let max_allowed = (ack.prior_in_flight + self.cfg.allowed_increase_segs.get()) as f64;
-        self.cwnd_segs = self.cwnd_segs.min(max_allowed).max(self.cfg.min_cwnd_segs.get() as f64);
+        let max_allowed = (ack.prior_in_flight + self.cfg.allowed_increase_segs) as f64;
+        self.cwnd_segs = self.cwnd_segs.min(max_allowed).max(self.cfg.min_cwnd_segs as f64);
         self.w.set_cwnd(self.cwnd_segs.floor() as u32);
         // As ns-3 TcpLedbat: a delay-driven decrease ends slow start.
         if self.w.cwnd <= self.w.ssthresh && self.cfg.slow_start {

@@ -18,6 +18,7 @@
 //!   (`BPF_SOCK_OPS_BASE_RTT`); 0, the default, means none, as without BPF.
 
 use super::common::{cong_avoid_ai, slow_start};
+use super::registry::ParamError;
 use super::{AckSample, CaState, CongestionControl, ConnView, Window, INFINITE_SSTHRESH};
 use crate::sim::{RngStream, SimDuration, SimTime};
 use rand::Rng;
@@ -81,6 +82,15 @@ pub struct Config {
     pub rtt_min_cnt: u32,
     /// Known base RTT, µs, from a BPF program in Linux; 0 = none. Default 0.
     pub base_rtt_us: u32,
+}
+
+impl Config {
+    /// Shares that must stay within their unit so cuts never exceed what they cut.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        ParamError::check(self.cong_dec_mult <= 128, "cong_dec_mult", self.cong_dec_mult, "0..=128 (1/128ths)")?;
+        ParamError::check(self.rtt_factor <= 256, "rtt_factor", self.rtt_factor, "0..=256 (1/256ths)")?;
+        ParamError::check(self.loss_dec_factor <= 1024, "loss_dec_factor", self.loss_dec_factor, "0..=1024 (1/1024ths)")
+    }
 }
 
 impl Default for Config {

@@ -2,7 +2,10 @@
 //! parameters. `CcConfig` is the one place an algorithm is named; adding one
 //! means a variant here, a `DOC` in its file and a line in `REGISTRY`.
 
-use super::{bbr, bbr3, cdg, copa, dctcp, ledbat, lp, new_reno, nv, reno, CongestionControl, Window};
+use super::{
+    bbr, bbr3, bic, cdg, copa, cubic, dctcp, highspeed, htcp, hybla, ledbat, lp, new_reno, nv, reno, scalable,
+    CongestionControl, Window,
+};
 use crate::sim::RngStream;
 use serde::{Deserialize, Serialize};
 
@@ -45,6 +48,18 @@ pub enum CcConfig {
     Reno(reno::Config),
     #[serde(rename = "newreno")]
     NewReno(new_reno::Config),
+    #[serde(rename = "bic")]
+    Bic(bic::Config),
+    #[serde(rename = "cubic")]
+    Cubic(cubic::Config),
+    #[serde(rename = "highspeed")]
+    HighSpeed(highspeed::Config),
+    #[serde(rename = "htcp")]
+    Htcp(htcp::Config),
+    #[serde(rename = "hybla")]
+    Hybla(hybla::Config),
+    #[serde(rename = "scalable")]
+    Scalable(scalable::Config),
     #[serde(rename = "bbr")]
     Bbr(bbr::Config),
     #[serde(rename = "ledbat")]
@@ -63,9 +78,50 @@ pub enum CcConfig {
     Bbr3(bbr3::Config),
 }
 
+/// A parameter outside the range its algorithm's math needs: `field` of
+/// `cca_params`, the value given, and what is allowed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParamError {
+    pub field: &'static str,
+    pub value: String,
+    pub allowed: &'static str,
+}
+
+impl ParamError {
+    /// `Err` naming `field` unless `ok`.
+    pub fn check(
+        ok: bool,
+        field: &'static str,
+        value: impl std::fmt::Display,
+        allowed: &'static str,
+    ) -> Result<(), Self> {
+        if ok {
+            Ok(())
+        } else {
+            Err(ParamError { field, value: value.to_string(), allowed })
+        }
+    }
+}
+
 /// Every algorithm, in the order `cellcc ccas` lists them.
-pub const REGISTRY: &[CcDoc] =
-    &[reno::DOC, new_reno::DOC, bbr::DOC, ledbat::DOC, lp::DOC, dctcp::DOC, cdg::DOC, nv::DOC, copa::DOC, bbr3::DOC];
+pub const REGISTRY: &[CcDoc] = &[
+    reno::DOC,
+    new_reno::DOC,
+    bic::DOC,
+    cubic::DOC,
+    highspeed::DOC,
+    htcp::DOC,
+    hybla::DOC,
+    scalable::DOC,
+    bbr::DOC,
+    ledbat::DOC,
+    lp::DOC,
+    dctcp::DOC,
+    cdg::DOC,
+    nv::DOC,
+    copa::DOC,
+    bbr3::DOC,
+];
 
 impl CcConfig {
     /// Build the algorithm with its initial window. `rng` is the flow's own
@@ -74,6 +130,12 @@ impl CcConfig {
         match self {
             CcConfig::Reno(c) => Box::new(reno::Reno::new(c, w)),
             CcConfig::NewReno(c) => Box::new(new_reno::NewReno::new(c, w)),
+            CcConfig::Bic(c) => Box::new(bic::Bic::new(c, w)),
+            CcConfig::Cubic(c) => Box::new(cubic::Cubic::new(c, w)),
+            CcConfig::HighSpeed(c) => Box::new(highspeed::HighSpeed::new(c, w)),
+            CcConfig::Htcp(c) => Box::new(htcp::Htcp::new(c, w)),
+            CcConfig::Hybla(c) => Box::new(hybla::Hybla::new(c, w)),
+            CcConfig::Scalable(c) => Box::new(scalable::Scalable::new(c, w)),
             CcConfig::Bbr(c) => Box::new(bbr::Bbr::new(c, w, rng)),
             CcConfig::Ledbat(c) => Box::new(ledbat::Ledbat::new(c, w)),
             CcConfig::Lp(c) => Box::new(lp::Lp::new(c, w)),
@@ -82,6 +144,24 @@ impl CcConfig {
             CcConfig::Nv(c) => Box::new(nv::Nv::new(c, w, rng)),
             CcConfig::Copa(c) => Box::new(copa::Copa::new(c, w)),
             CcConfig::Bbr3(c) => Box::new(bbr3::Bbr3::new(c, w, rng)),
+        }
+    }
+
+    /// Range checks the types cannot express (serde has checked the rest).
+    /// Algorithms whose every value is safe have no arm.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        match self {
+            CcConfig::Bic(c) => c.validate(),
+            CcConfig::Cubic(c) => c.validate(),
+            CcConfig::Hybla(c) => c.validate(),
+            CcConfig::Bbr(c) => c.validate(),
+            CcConfig::Bbr3(c) => c.validate(),
+            CcConfig::Cdg(c) => c.validate(),
+            CcConfig::Copa(c) => c.validate(),
+            CcConfig::Dctcp(c) => c.validate(),
+            CcConfig::Ledbat(c) => c.validate(),
+            CcConfig::Nv(c) => c.validate(),
+            _ => Ok(()),
         }
     }
 
@@ -115,6 +195,21 @@ mod tests {
             assert_eq!(cfg.name(), doc.name);
             assert!(CcConfig::default_params(doc.name).is_some());
         }
+    }
+
+    #[test]
+    fn every_default_config_is_valid() {
+        for doc in REGISTRY {
+            let cfg: CcConfig = serde_json::from_value(serde_json::json!({ "name": doc.name })).unwrap();
+            assert_eq!(cfg.validate(), Ok(()), "{}", doc.name);
+        }
+    }
+
+    #[test]
+    fn out_of_range_parameter_names_its_field() {
+        let cfg: CcConfig = serde_json::from_value(serde_json::json!({ "name": "cubic", "beta": 1024 })).unwrap();
+        let e = cfg.validate().unwrap_err();
+        assert_eq!((e.field, e.value.as_str()), ("beta", "1024"));
     }
 
     #[test]

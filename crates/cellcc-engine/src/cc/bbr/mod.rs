@@ -52,6 +52,7 @@ mod startup;
 #[cfg(test)]
 mod tests;
 
+use super::registry::ParamError;
 use super::{AckSample, CaState, CongestionControl, ConnView, CwndEvent, RateSample, Window};
 use crate::sim::time::NS_PER_US;
 use crate::sim::{RngStream, SimDuration, SimTime};
@@ -60,7 +61,6 @@ use filters::{MinRtt, WindowedMax};
 use lt_bw::LtBw;
 use serde::{Deserialize, Serialize};
 use startup::FullBw;
-use std::num::NonZeroU32;
 
 /// Linux `BW_SCALE`: bandwidth is packets per µs scaled by 2^24.
 const BW_SCALE: u32 = 24;
@@ -113,9 +113,9 @@ impl Mode {
 pub struct Config {
     /// Startup pacing and cwnd gain, in 1/256 (`BBR_UNIT`). Default 739 =
     /// 256 * 2885/1000 + 1, i.e. 2/ln 2 (tcp_bbr.c `bbr_high_gain`).
-    pub high_gain: NonZeroU32,
+    pub high_gain: u32,
     /// Drain pacing gain, in 1/256. Default 88 = 256 * 1000/2885, i.e. 1/high_gain (`bbr_drain_gain`).
-    pub drain_gain: NonZeroU32,
+    pub drain_gain: u32,
     /// ProbeBW cwnd gain, in 1/256. Default 512 = 2.0 (`bbr_cwnd_gain`).
     pub cwnd_gain: u32,
     /// Window of the max-bandwidth filter, in packet-timed round trips. Default 10 = CYCLE_LEN + 2 (`bbr_bw_rtts`).
@@ -125,15 +125,14 @@ pub struct Config {
     /// Minimum time at the minimum cwnd in ProbeRTT, in ms; 0 disables ProbeRTT. Default 200 (`bbr_probe_rtt_mode_ms`).
     pub probe_rtt_mode_ms: u32,
     /// Minimum cwnd target and the ProbeRTT cwnd, in segments. Default 4 (`bbr_cwnd_min_target`).
-    pub cwnd_min_target_segs: NonZeroU32,
+    pub cwnd_min_target_segs: u32,
     /// Pace this many percent below the estimated bandwidth, 0..=99. Default 1 (`bbr_pacing_margin_percent`).
-    #[serde(deserialize_with = "percent_below_100")]
     pub pacing_margin_percent: u32,
     /// Bandwidth growth per round that counts as "still growing" in Startup, in 1/256.
     /// Default 320 = 1.25 (`bbr_full_bw_thresh`).
     pub full_bw_thresh: u32,
     /// Rounds without that growth before the pipe counts as full. Default 3 (`bbr_full_bw_cnt`).
-    pub full_bw_cnt: NonZeroU32,
+    pub full_bw_cnt: u32,
     /// Gain on the ACK-aggregation cwnd allowance, in 1/256; 0 disables it. Default 256 (`bbr_extra_acked_gain`).
     pub extra_acked_gain: u32,
     /// Loss ratio (lost/delivered, in 1/256) above which a long-term interval counts as policed.
@@ -143,33 +142,44 @@ pub struct Config {
     pub lt_bw_max_rtts: u32,
 }
 
+impl Config {
+    /// Ranges the types cannot express.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        ParamError::check(self.high_gain >= 1, "high_gain", self.high_gain, "an integer >= 1")?;
+        ParamError::check(self.drain_gain >= 1, "drain_gain", self.drain_gain, "an integer >= 1")?;
+        ParamError::check(
+            self.cwnd_min_target_segs >= 1,
+            "cwnd_min_target_segs",
+            self.cwnd_min_target_segs,
+            "an integer >= 1",
+        )?;
+        ParamError::check(self.full_bw_cnt >= 1, "full_bw_cnt", self.full_bw_cnt, "an integer >= 1")?;
+        ParamError::check(
+            self.pacing_margin_percent < 100,
+            "pacing_margin_percent",
+            self.pacing_margin_percent,
+            "0..=99",
+        )
+    }
+}
+
 impl Default for Config {
     fn default() -> Self {
         Config {
-            high_gain: NonZeroU32::new(BBR_UNIT * 2885 / 1000 + 1).expect("nonzero"),
-            drain_gain: NonZeroU32::new(BBR_UNIT * 1000 / 2885).expect("nonzero"),
+            high_gain: BBR_UNIT * 2885 / 1000 + 1,
+            drain_gain: BBR_UNIT * 1000 / 2885,
             cwnd_gain: BBR_UNIT * 2,
             bw_filter_rounds: probe_bw::CYCLE_LEN as u32 + 2,
             min_rtt_window_s: 10,
             probe_rtt_mode_ms: 200,
-            cwnd_min_target_segs: NonZeroU32::new(4).expect("nonzero"),
+            cwnd_min_target_segs: 4,
             pacing_margin_percent: 1,
             full_bw_thresh: BBR_UNIT * 5 / 4,
-            full_bw_cnt: NonZeroU32::new(3).expect("nonzero"),
+            full_bw_cnt: 3,
             extra_acked_gain: BBR_UNIT,
             lt_loss_thresh: 50,
             lt_bw_max_rtts: 48,
         }
-    }
-}
-
-/// A pacing margin must leave a positive rate.
-fn percent_below_100<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
-    let v = u32::deserialize(d)?;
-    if v < 100 {
-        Ok(v)
-    } else {
-        Err(serde::de::Error::custom(format!("pacing_margin_percent {v} out of range: allowed 0..=99")))
     }
 }
 
@@ -263,8 +273,8 @@ impl Bbr {
             prior_cwnd: 0,
             idle_restart: false,
             probe_rtt: probe_rtt::ProbeRtt::default(),
-            pacing_gain: cfg.high_gain.get(),
-            cwnd_gain: cfg.high_gain.get(),
+            pacing_gain: cfg.high_gain,
+            cwnd_gain: cfg.high_gain,
             full_bw: FullBw::default(),
             cycle_idx: 0,
             cycle_stamp: SimTime::ZERO,
@@ -331,7 +341,7 @@ impl Bbr {
             None => NOMINAL_RTT_US,
         };
         let bw = self.w.cwnd as u64 * BW_UNIT / rtt_us;
-        self.pacing_rate_bytes_ps = self.rate_bytes_per_sec(bw, self.cfg.high_gain.get());
+        self.pacing_rate_bytes_ps = self.rate_bytes_per_sec(bw, self.cfg.high_gain);
     }
 
     /// Linux `bbr_set_pacing_rate`: never lower the rate before the pipe is full.
@@ -445,12 +455,12 @@ impl Bbr {
                 } else if cwnd < target || conn.delivered < TCP_INIT_CWND as u64 {
                     cwnd += acked;
                 }
-                cwnd = cwnd.max(self.cfg.cwnd_min_target_segs.get());
+                cwnd = cwnd.max(self.cfg.cwnd_min_target_segs);
             }
         }
         self.w.set_cwnd(cwnd);
         if self.mode == Mode::ProbeRtt {
-            self.w.set_cwnd(self.w.cwnd.min(self.cfg.cwnd_min_target_segs.get()));
+            self.w.set_cwnd(self.w.cwnd.min(self.cfg.cwnd_min_target_segs));
         }
     }
 
@@ -478,8 +488,8 @@ impl Bbr {
     /// Linux `bbr_update_gains`.
     fn update_gains(&mut self) {
         (self.pacing_gain, self.cwnd_gain) = match self.mode {
-            Mode::Startup => (self.cfg.high_gain.get(), self.cfg.high_gain.get()),
-            Mode::Drain => (self.cfg.drain_gain.get(), self.cfg.high_gain.get()),
+            Mode::Startup => (self.cfg.high_gain, self.cfg.high_gain),
+            Mode::Drain => (self.cfg.drain_gain, self.cfg.high_gain),
             Mode::ProbeBw => {
                 let pacing = if self.lt.use_bw { BBR_UNIT } else { probe_bw::PACING_GAIN[self.cycle_idx] };
                 (pacing, self.cfg.cwnd_gain)

@@ -58,7 +58,7 @@ impl Bbr {
         if self.mode == Mode::ProbeRtt {
             self.probe_rtt.mark_app_limited(conn);
             // Hold the minimum in-flight for max(probe_rtt_mode_ms, 1 round).
-            if self.probe_rtt.done_stamp.is_none() && conn.packets_in_flight <= self.cfg.cwnd_min_target_segs.get() {
+            if self.probe_rtt.done_stamp.is_none() && conn.packets_in_flight <= self.cfg.cwnd_min_target_segs {
                 let hold = SimDuration::from_ms(self.cfg.probe_rtt_mode_ms as u64);
                 self.probe_rtt.done_stamp = Some(conn.now + hold);
                 self.probe_rtt.round_done = false;

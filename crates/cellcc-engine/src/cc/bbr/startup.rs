@@ -32,6 +32,6 @@ impl Bbr {
             return;
         }
         self.full_bw.cnt += 1;
-        self.full_bw.reached = self.full_bw.cnt >= self.cfg.full_bw_cnt.get();
+        self.full_bw.reached = self.full_bw.cnt >= self.cfg.full_bw_cnt;
     }
 }

@@ -80,15 +80,16 @@ impl Driver {
 fn defaults_are_linux_constants() {
     let c = Config::default();
     // bbr_high_gain = BBR_UNIT * 2885 / 1000 + 1 = 738 + 1; bbr_drain_gain = 256000 / 2885 = 88.
-    assert_eq!((c.high_gain.get(), c.drain_gain.get(), c.cwnd_gain), (739, 88, 512));
+    assert_eq!((c.high_gain, c.drain_gain, c.cwnd_gain), (739, 88, 512));
     assert_eq!((c.bw_filter_rounds, c.min_rtt_window_s, c.probe_rtt_mode_ms), (10, 10, 200));
-    assert_eq!((c.full_bw_thresh, c.full_bw_cnt.get(), c.cwnd_min_target_segs.get()), (320, 3, 4));
+    assert_eq!((c.full_bw_thresh, c.full_bw_cnt, c.cwnd_min_target_segs), (320, 3, 4));
 }
 
 #[test]
 fn pacing_margin_of_100_percent_is_rejected() {
-    let r: Result<Config, _> = serde_json::from_value(serde_json::json!({ "pacing_margin_percent": 100 }));
-    assert!(r.unwrap_err().to_string().contains("allowed 0..=99"));
+    let c = Config { pacing_margin_percent: 100, ..Config::default() };
+    assert_eq!(c.validate().unwrap_err().field, "pacing_margin_percent");
+    assert!(Config::default().validate().is_ok());
 }
 
 #[test]

@@ -21,7 +21,7 @@ impl Bbr3 {
 
     /// Linux `bbr_quantization_budget` (v3).
     pub(super) fn quantization_budget(&self, cwnd: u32) -> u32 {
-        let mut cwnd = cwnd.max(3 * self.tso_segs_goal()).max(self.cfg.cwnd_min_target_segs.get());
+        let mut cwnd = cwnd.max(3 * self.tso_segs_goal()).max(self.cfg.cwnd_min_target_segs);
         if self.mode == Mode::ProbeBw && self.phase == Phase::Up {
             cwnd += 2;
         }
@@ -91,7 +91,7 @@ impl Bbr3 {
 
     /// Linux `bbr_probe_rtt_cwnd`: half the BDP, at least the minimum.
     pub(super) fn probe_rtt_cwnd(&self) -> u32 {
-        self.bdp(self.bw(), self.cfg.probe_rtt_cwnd_gain).max(self.cfg.cwnd_min_target_segs.get())
+        self.bdp(self.bw(), self.cfg.probe_rtt_cwnd_gain).max(self.cfg.cwnd_min_target_segs)
     }
 
     /// Linux `bbr_set_cwnd` (v3): slow-start toward the target, snap down once full.
@@ -111,7 +111,7 @@ impl Bbr3 {
             } else {
                 self.try_fast_path = true;
             }
-            cwnd = cwnd.max(self.cfg.cwnd_min_target_segs.get());
+            cwnd = cwnd.max(self.cfg.cwnd_min_target_segs);
         }
         self.w.set_cwnd(cwnd);
         if self.mode == Mode::ProbeRtt {
@@ -127,7 +127,7 @@ impl Bbr3 {
         } else if self.mode == Mode::ProbeRtt || (self.mode == Mode::ProbeBw && self.phase == Phase::Cruise) {
             cap = self.inflight_with_headroom();
         }
-        cap = cap.min(self.inflight_lo).max(self.cfg.cwnd_min_target_segs.get());
+        cap = cap.min(self.inflight_lo).max(self.cfg.cwnd_min_target_segs);
         self.w.set_cwnd(self.w.cwnd.min(cap));
     }
 }

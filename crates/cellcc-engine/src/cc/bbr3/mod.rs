@@ -43,12 +43,12 @@ mod startup;
 #[cfg(test)]
 mod tests;
 
+use super::registry::ParamError;
 use super::{AckSample, CaState, CongestionControl, ConnView, CwndEvent, RateSample, Window};
 use crate::sim::time::NS_PER_US;
 use crate::sim::{RngStream, SimTime};
 use probe_bw::Phase;
 use serde::{Deserialize, Serialize};
-use std::num::NonZeroU32;
 
 /// Linux `BW_SCALE`: bandwidth is packets per µs scaled by 2^24.
 const BW_SCALE: u32 = 24;
@@ -76,11 +76,11 @@ pub enum Mode {
 #[serde(default, deny_unknown_fields)]
 pub struct Config {
     /// Startup pacing gain, 1/256. Default 710 = 256 x 277/100 + 1, 4 ln 2 (`bbr_startup_pacing_gain`).
-    pub startup_pacing_gain: NonZeroU32,
+    pub startup_pacing_gain: u32,
     /// Startup cwnd gain, 1/256. Default 512 (`bbr_startup_cwnd_gain`).
     pub startup_cwnd_gain: u32,
     /// Drain pacing gain, 1/256. Default 88 = 256 x 1000/2885 (`bbr_drain_gain`).
-    pub drain_gain: NonZeroU32,
+    pub drain_gain: u32,
     /// ProbeBW cwnd gain, 1/256. Default 512 (`bbr_cwnd_gain`).
     pub cwnd_gain: u32,
     /// Extra cwnd gain in PROBE_UP, in quarters (0..=3). Default 1 = +0.25 (`bbr_bw_probe_cwnd_gain`).
@@ -96,11 +96,11 @@ pub struct Config {
     /// Max rounds between bandwidth probes (Reno coexistence). Default 63 (`bbr_bw_probe_max_rounds`).
     pub bw_probe_max_rounds: u32,
     /// Random extra rounds drawn below this. Default 2 (`bbr_bw_probe_rand_rounds`).
-    pub bw_probe_rand_rounds: NonZeroU32,
+    pub bw_probe_rand_rounds: u32,
     /// Wall-clock wait before a bandwidth probe, µs. Default 2 000 000 (`bbr_bw_probe_base_us`).
     pub bw_probe_base_us: u32,
     /// Random extra wait drawn below this, µs. Default 1 000 000 (`bbr_bw_probe_rand_us`).
-    pub bw_probe_rand_us: NonZeroU32,
+    pub bw_probe_rand_us: u32,
     /// Min-RTT filter window, s. Default 10 (`bbr_min_rtt_win_sec`).
     pub min_rtt_win_sec: u32,
     /// ProbeRTT interval (window of probe_rtt_min_us), ms. Default 5000 (`bbr_probe_rtt_win_ms`).
@@ -110,24 +110,59 @@ pub struct Config {
     /// ProbeRTT cwnd as a fraction of the BDP, 1/256. Default 128 = 0.5 (`bbr_probe_rtt_cwnd_gain`).
     pub probe_rtt_cwnd_gain: u32,
     /// Minimum cwnd, segments. Default 4 (`bbr_cwnd_min_target`).
-    pub cwnd_min_target_segs: NonZeroU32,
+    pub cwnd_min_target_segs: u32,
     /// Startup growth that counts as growing, 1/256. Default 320 = 1.25 (`bbr_full_bw_thresh`).
     pub full_bw_thresh: u32,
     /// Rounds without that growth before the pipe counts as full. Default 3 (`bbr_full_bw_cnt`).
-    pub full_bw_cnt: NonZeroU32,
+    pub full_bw_cnt: u32,
     /// ACK-aggregation cwnd gain, 1/256; 0 = off. Default 256 (`bbr_extra_acked_gain`).
     pub extra_acked_gain: u32,
     /// Skip model updates on app-limited ACKs that change nothing. Default true (`bbr_fast_path`).
     pub fast_path: bool,
 }
 
+impl Config {
+    /// Fractions of one that are subtracted from one, and the PROBE_UP gain's range.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        ParamError::check(
+            self.startup_pacing_gain >= 1,
+            "startup_pacing_gain",
+            self.startup_pacing_gain,
+            "an integer >= 1",
+        )?;
+        ParamError::check(self.drain_gain >= 1, "drain_gain", self.drain_gain, "an integer >= 1")?;
+        ParamError::check(
+            self.bw_probe_rand_rounds >= 1,
+            "bw_probe_rand_rounds",
+            self.bw_probe_rand_rounds,
+            "an integer >= 1",
+        )?;
+        ParamError::check(self.bw_probe_rand_us >= 1, "bw_probe_rand_us", self.bw_probe_rand_us, "an integer >= 1")?;
+        ParamError::check(
+            self.cwnd_min_target_segs >= 1,
+            "cwnd_min_target_segs",
+            self.cwnd_min_target_segs,
+            "an integer >= 1",
+        )?;
+        ParamError::check(self.full_bw_cnt >= 1, "full_bw_cnt", self.full_bw_cnt, "an integer >= 1")?;
+        ParamError::check(self.beta <= BBR_UNIT, "beta", self.beta, "0..=256 (1/256ths)")?;
+        ParamError::check(self.loss_thresh <= BBR_UNIT, "loss_thresh", self.loss_thresh, "0..=256 (1/256ths)")?;
+        ParamError::check(
+            self.inflight_headroom <= BBR_UNIT,
+            "inflight_headroom",
+            self.inflight_headroom,
+            "0..=256 (1/256ths)",
+        )?;
+        ParamError::check(self.bw_probe_cwnd_gain <= 3, "bw_probe_cwnd_gain", self.bw_probe_cwnd_gain, "0..=3 quarters")
+    }
+}
+
 impl Default for Config {
     fn default() -> Self {
-        let nz = |v| NonZeroU32::new(v).expect("nonzero default");
         Config {
-            startup_pacing_gain: nz(BBR_UNIT * 277 / 100 + 1),
+            startup_pacing_gain: BBR_UNIT * 277 / 100 + 1,
             startup_cwnd_gain: BBR_UNIT * 2,
-            drain_gain: nz(BBR_UNIT * 1000 / 2885),
+            drain_gain: BBR_UNIT * 1000 / 2885,
             cwnd_gain: BBR_UNIT * 2,
             bw_probe_cwnd_gain: 1,
             loss_thresh: BBR_UNIT * 2 / 100,
@@ -135,16 +170,16 @@ impl Default for Config {
             inflight_headroom: BBR_UNIT * 15 / 100,
             full_loss_cnt: 6,
             bw_probe_max_rounds: 63,
-            bw_probe_rand_rounds: nz(2),
+            bw_probe_rand_rounds: 2,
             bw_probe_base_us: 2_000_000,
-            bw_probe_rand_us: nz(1_000_000),
+            bw_probe_rand_us: 1_000_000,
             min_rtt_win_sec: 10,
             probe_rtt_win_ms: 5000,
             probe_rtt_mode_ms: 200,
             probe_rtt_cwnd_gain: BBR_UNIT / 2,
-            cwnd_min_target_segs: nz(4),
+            cwnd_min_target_segs: 4,
             full_bw_thresh: BBR_UNIT * 5 / 4,
-            full_bw_cnt: nz(3),
+            full_bw_cnt: 3,
             extra_acked_gain: BBR_UNIT,
             fast_path: true,
         }
@@ -291,7 +326,7 @@ impl Bbr3 {
             probe_rtt_round_done: false,
             app_limited_span: None,
             idle_restart: false,
-            pacing_gain: cfg.startup_pacing_gain.get(),
+            pacing_gain: cfg.startup_pacing_gain,
             cwnd_gain: cfg.startup_cwnd_gain,
             bw_hi: [0; 2],
             bw_lo: UNBOUNDED,
@@ -399,8 +434,8 @@ impl Bbr3 {
     /// Linux `bbr_update_gains` (v3).
     fn update_gains(&mut self) {
         (self.pacing_gain, self.cwnd_gain) = match self.mode {
-            Mode::Startup => (self.cfg.startup_pacing_gain.get(), self.cfg.startup_cwnd_gain),
-            Mode::Drain => (self.cfg.drain_gain.get(), self.cfg.startup_cwnd_gain),
+            Mode::Startup => (self.cfg.startup_pacing_gain, self.cfg.startup_cwnd_gain),
+            Mode::Drain => (self.cfg.drain_gain, self.cfg.startup_cwnd_gain),
             Mode::ProbeBw => {
                 let mut cwnd_gain = self.cfg.cwnd_gain;
                 if self.phase == Phase::Up {

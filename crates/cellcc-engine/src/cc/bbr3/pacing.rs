@@ -46,8 +46,7 @@ impl Bbr3 {
             None => NOMINAL_RTT_US,
         };
         let bw = self.w.cwnd as u64 * BW_UNIT / rtt_us;
-        self.pacing_rate_bytes_ps =
-            self.pacing_rate_for(bw.min(u32::MAX as u64) as u32, self.cfg.startup_pacing_gain.get());
+        self.pacing_rate_bytes_ps = self.pacing_rate_for(bw.min(u32::MAX as u64) as u32, self.cfg.startup_pacing_gain);
     }
 
     /// Linux `bbr_set_pacing_rate`.

@@ -88,7 +88,7 @@ impl Bbr3 {
             return UNBOUNDED;
         }
         let headroom = (((self.inflight_hi as u64 * self.cfg.inflight_headroom as u64) >> BBR_SCALE) as u32).max(1);
-        self.inflight_hi.saturating_sub(headroom).max(self.cfg.cwnd_min_target_segs.get())
+        self.inflight_hi.saturating_sub(headroom).max(self.cfg.cwnd_min_target_segs)
     }
 
     /// Linux `bbr_raise_inflight_hi_slope`: each UP round doubles the growth of inflight_hi.
@@ -140,8 +140,8 @@ impl Bbr3 {
     /// Linux `bbr_pick_probe_wait`: random rounds (0..2) and wall clock (2..3 s) until the next probe.
     fn pick_probe_wait(&mut self) {
         let rng = self.rng.inner();
-        self.rounds_since_probe = rng.random_range(0..self.cfg.bw_probe_rand_rounds.get());
-        self.probe_wait_us = self.cfg.bw_probe_base_us + rng.random_range(0..self.cfg.bw_probe_rand_us.get());
+        self.rounds_since_probe = rng.random_range(0..self.cfg.bw_probe_rand_rounds);
+        self.probe_wait_us = self.cfg.bw_probe_base_us + rng.random_range(0..self.cfg.bw_probe_rand_us);
     }
 
     /// Linux `bbr_set_cycle_idx`.

@@ -35,7 +35,7 @@ impl Bbr3 {
             return;
         }
         self.full_bw_cnt += 1;
-        self.full_bw_now = self.full_bw_cnt >= self.cfg.full_bw_cnt.get();
+        self.full_bw_now = self.full_bw_cnt >= self.cfg.full_bw_cnt;
         self.full_bw_reached |= self.full_bw_now;
     }
 

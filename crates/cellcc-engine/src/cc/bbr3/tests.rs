@@ -86,7 +86,7 @@ impl Driver {
 fn defaults_are_the_v3_constants() {
     let c = Config::default();
     // 256 x 277/100 + 1 = 709 + 1; 256 x 1000/2885 = 88; 256 x 30/100 = 76; 256 x 2/100 = 5; 256 x 15/100 = 38.
-    assert_eq!((c.startup_pacing_gain.get(), c.drain_gain.get(), c.beta, c.loss_thresh), (710, 88, 76, 5));
+    assert_eq!((c.startup_pacing_gain, c.drain_gain, c.beta, c.loss_thresh), (710, 88, 76, 5));
     assert_eq!(
         (c.inflight_headroom, c.probe_rtt_win_ms, c.probe_rtt_cwnd_gain, c.bw_probe_max_rounds),
         (38, 5000, 128, 63)
