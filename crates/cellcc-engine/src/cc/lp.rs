@@ -19,6 +19,17 @@
 //!   the same quantity measured through the timestamp echo).
 //! - Kept from Linux: the first valid delay sample sets min = max, so the
 //!   threshold test fails once and cwnd is halved once at the start.
+//! - Linux's timestamp OWD carries the two hosts' clock offset (random per
+//!   connection since 4.10), which inflates the re-centred min/max and makes
+//!   the 15% threshold much wider than here; this port follows the paper's
+//!   intent (offset zero).
+//!
+//! Behaviour to expect (tests/e2e_model_ccas.rs): LP yields to a NewReno flow.
+//! Alone on a drop-tail path it also reacts to the queue it builds itself, and
+//! at small windows the receiver's delayed ACKs (one ACK held 40 ms) read as
+//! delay, so it keeps signalling early congestion: it used about 3% of a
+//! 10 Mbit/s, 40 ms path with a 1-BDP buffer (about 22% with an ACK per
+//! segment). LP by design does not fill a path; its yielding is what is tested.
 
 use super::common::{reno_cong_avoid, reno_ssthresh};
 use super::{AckSample, CongestionControl, ConnView, Window};
