@@ -19,7 +19,7 @@ pub struct Traces {
     cwnd_bytes: Vec<u64>,
     ssthresh_bytes: Vec<u64>,
     pacing_bps: Vec<u64>,
-    ca_state: Vec<String>,
+    ca_state: Vec<&'static str>,
     rtt_flow: Vec<u64>,
     rtt_t: Vec<f64>,
     rtt_ms: Vec<f64>,
@@ -44,7 +44,7 @@ impl Traces {
         self.cwnd_bytes.push(row.0);
         self.ssthresh_bytes.push(row.1);
         self.pacing_bps.push(row.2);
-        self.ca_state.push(row.3.as_str().to_string());
+        self.ca_state.push(row.3.as_str());
     }
 
     pub fn rtt_row(&mut self, f: FlowId, o: RttObs) {
@@ -234,7 +234,7 @@ fn cwnd_table(w: &World) -> Table {
     t.push("cwnd_bytes", Column::U64(tr.cwnd_bytes.clone()));
     t.push("ssthresh_bytes", Column::U64(tr.ssthresh_bytes.clone()));
     t.push("pacing_rate_bps", Column::U64(tr.pacing_bps.clone()));
-    t.push("ca_state", Column::Str(tr.ca_state.clone()));
+    t.push("ca_state", Column::Str(tr.ca_state.iter().map(|s| s.to_string()).collect()));
     t
 }
 
