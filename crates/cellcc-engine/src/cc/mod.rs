@@ -28,8 +28,15 @@
 pub mod common;
 pub mod registry;
 
+pub mod compound;
+pub mod illinois;
 pub mod new_reno;
 pub mod reno;
+pub mod vegas;
+pub mod veno;
+pub mod westwood;
+pub mod westwood_plus;
+pub mod yeah;
 
 pub use registry::{CcConfig, CcDoc, Family, REGISTRY};
 

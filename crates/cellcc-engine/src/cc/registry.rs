@@ -2,7 +2,8 @@
 //! parameters. `CcConfig` is the one place an algorithm is named; adding one
 //! means a variant here, a `DOC` in its file and a line in `REGISTRY`.
 
-use super::{new_reno, reno, CongestionControl, Window};
+use super::{compound, illinois, new_reno, reno, vegas, veno, westwood, westwood_plus, yeah, CongestionControl, Window};
+use crate::error::ScenarioError;
 use serde::{Deserialize, Serialize};
 
 /// Family of an algorithm, as the seeds group them (seed 000 §2).
@@ -44,10 +45,34 @@ pub enum CcConfig {
     Reno(reno::Config),
     #[serde(rename = "newreno")]
     NewReno(new_reno::Config),
+    #[serde(rename = "vegas")]
+    Vegas(vegas::Config),
+    #[serde(rename = "veno")]
+    Veno(veno::Config),
+    #[serde(rename = "westwood")]
+    Westwood(westwood::Config),
+    #[serde(rename = "westwoodplus")]
+    WestwoodPlus(westwood_plus::Config),
+    #[serde(rename = "illinois")]
+    Illinois(illinois::Config),
+    #[serde(rename = "yeah")]
+    Yeah(yeah::Config),
+    #[serde(rename = "compound")]
+    Compound(compound::Config),
 }
 
 /// Every algorithm, in the order `cellcc ccas` lists them.
-pub const REGISTRY: &[CcDoc] = &[reno::DOC, new_reno::DOC];
+pub const REGISTRY: &[CcDoc] = &[
+    reno::DOC,
+    new_reno::DOC,
+    vegas::DOC,
+    veno::DOC,
+    westwood::DOC,
+    westwood_plus::DOC,
+    illinois::DOC,
+    yeah::DOC,
+    compound::DOC,
+];
 
 impl CcConfig {
     /// Build the algorithm with its initial window.
@@ -55,6 +80,27 @@ impl CcConfig {
         match self {
             CcConfig::Reno(c) => Box::new(reno::Reno::new(c, w)),
             CcConfig::NewReno(c) => Box::new(new_reno::NewReno::new(c, w)),
+            CcConfig::Vegas(c) => Box::new(vegas::Vegas::new(c, w)),
+            CcConfig::Veno(c) => Box::new(veno::Veno::new(c, w)),
+            CcConfig::Westwood(c) => Box::new(westwood::Westwood::new(c, w)),
+            CcConfig::WestwoodPlus(c) => Box::new(westwood_plus::WestwoodPlus::new(c, w)),
+            CcConfig::Illinois(c) => Box::new(illinois::Illinois::new(c, w)),
+            CcConfig::Yeah(c) => Box::new(yeah::Yeah::new(c, w)),
+            CcConfig::Compound(c) => Box::new(compound::Compound::new(c, w)),
+        }
+    }
+
+    /// Check parameter values the types cannot (ranges that would break an
+    /// algorithm's math). The error's path is the parameter's name.
+    pub fn validate(&self) -> Result<(), ScenarioError> {
+        match self {
+            CcConfig::Vegas(c) => c.validate(),
+            CcConfig::Veno(c) => c.validate(),
+            CcConfig::Westwood(c) => c.validate(),
+            CcConfig::Illinois(c) => c.validate(),
+            CcConfig::Yeah(c) => c.validate(),
+            CcConfig::Compound(c) => c.validate(),
+            CcConfig::Reno(_) | CcConfig::NewReno(_) | CcConfig::WestwoodPlus(_) => Ok(()),
         }
     }
 
@@ -88,6 +134,25 @@ mod tests {
             assert_eq!(cfg.name(), doc.name);
             assert!(CcConfig::default_params(doc.name).is_some());
         }
+    }
+
+    #[test]
+    fn every_default_configuration_is_valid() {
+        for doc in REGISTRY {
+            let cfg: CcConfig = serde_json::from_value(serde_json::json!({ "name": doc.name })).unwrap();
+            assert!(cfg.validate().is_ok(), "{}", doc.name);
+        }
+    }
+
+    #[test]
+    fn out_of_range_parameter_is_rejected_at_its_scenario_path() {
+        let text = r#"{"version": 1, "duration_s": 1,
+            "nodes": [{"id": "a", "kind": "host"}, {"id": "b", "kind": "host"}],
+            "links": [{"id": "l", "a": "a", "b": "b", "rate_mbps": 10, "delay_ms": 10}],
+            "flows": [{"src": "a", "dst": "b", "cca": "vegas", "cca_params": {"alpha": 5}, "app": {"kind": "bulk"}}]}"#;
+        let e = crate::Scenario::from_json(text).unwrap_err();
+        assert_eq!((e.path.as_str(), e.value.as_str()), ("flows[0].cca_params.alpha", "5"));
+        assert_eq!(e.allowed, "packets <= beta (4)");
     }
 
     #[test]
