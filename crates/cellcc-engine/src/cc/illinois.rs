@@ -40,6 +40,8 @@ const D1_DIVISOR: u64 = 100;
 /// Linux `tcp_illinois_beta`: d2 = dm / 10, d3 = 8 dm / 10.
 const D2_DIVISOR: u64 = 10;
 const D3_NUMERATOR: u64 = 8;
+/// Linux `RTT_MAX` = U32_MAX / ALPHA_MAX (10.0 in 1/128): samples above ~3.3 s are clamped.
+const RTT_MAX_US: u64 = u32::MAX as u64 / (10 << ALPHA_SHIFT);
 /// Smallest ssthresh (Linux `tcp_illinois_ssthresh`).
 const MIN_SSTHRESH_SEGS: u32 = 2;
 
@@ -120,8 +122,6 @@ pub struct Illinois {
     alpha_max: u32,
     beta_min: u32,
     beta_max: u32,
-    /// Linux `RTT_MAX` = U32_MAX / ALPHA_MAX: larger samples are clamped.
-    rtt_max_us: u64,
     /// `sum_rtt`, `cnt_rtt`: this round's samples, us.
     sum_rtt_us: u64,
     cnt_rtt: u32,
@@ -152,7 +152,6 @@ impl Illinois {
             alpha_max,
             beta_min: (cfg.beta_min * BETA_SCALE) as u32,
             beta_max: (cfg.beta_max * BETA_SCALE) as u32,
-            rtt_max_us: u32::MAX as u64 / alpha_max.max(1) as u64,
             sum_rtt_us: 0,
             cnt_rtt: 0,
             base_rtt_us: 0x7fff_ffff,
@@ -269,8 +268,8 @@ impl CongestionControl for Illinois {
     fn pkts_acked(&mut self, _conn: &ConnView, ack: &AckSample) {
         self.acked = ack.acked_segs;
         let Some(rtt) = ack.rtt else { return };
-        // Clamp bogus values: this keeps the alpha arithmetic from wrapping.
-        let rtt_us = rtt.as_us().min(self.rtt_max_us);
+        // Clamp bogus values, as Linux does to keep its 32-bit alpha arithmetic from wrapping.
+        let rtt_us = rtt.as_us().min(RTT_MAX_US);
         self.base_rtt_us = self.base_rtt_us.min(rtt_us);
         self.max_rtt_us = self.max_rtt_us.max(rtt_us);
         self.cnt_rtt += 1;

@@ -31,6 +31,7 @@
 use super::common::reno_cong_avoid;
 use super::{AckSample, CongestionControl, ConnView, CwndEvent, Window};
 use crate::error::ScenarioError;
+use crate::sim::time::NS_PER_S;
 use crate::sim::{SimDuration, SimTime};
 use serde::{Deserialize, Serialize};
 
@@ -40,10 +41,12 @@ pub(super) const MIN_SSTHRESH_SEGS: u32 = 2;
 const MIN_NULL_SAMPLE_DIVISOR: u32 = 2;
 
 /// `BWE x RTTmin / MSS` in segments, at least 2: the ssthresh of both Westwoods.
-pub(super) fn bw_rtt_min_segs(bw_bytes_per_s: f64, rtt_min: Option<SimDuration>, mss_bytes: u32) -> u32 {
+/// Integer arithmetic, as Linux `tcp_westwood_bw_rttmin`, so the floor is exact.
+pub(super) fn bw_rtt_min_segs(bw_bytes_per_s: u64, rtt_min: Option<SimDuration>, mss_bytes: u32) -> u32 {
     let Some(rtt_min) = rtt_min else { return MIN_SSTHRESH_SEGS };
-    let segs = bw_bytes_per_s * rtt_min.as_secs_f64() / mss_bytes as f64;
-    (segs.floor() as u32).max(MIN_SSTHRESH_SEGS)
+    let bytes = bw_bytes_per_s as u128 * rtt_min.as_ns() as u128 / NS_PER_S as u128;
+    let segs = (bytes / mss_bytes.max(1) as u128).min(u32::MAX as u128) as u32;
+    segs.max(MIN_SSTHRESH_SEGS)
 }
 
 /// Westwood parameters: the bandwidth filter of MobiCom 2001 §2.2.
@@ -187,7 +190,7 @@ impl CongestionControl for Westwood {
     /// MobiCom 2001 §3: after 3 dupACKs and after an RTO, ssthresh = BWE x RTTmin / MSS.
     fn ssthresh(&mut self, conn: &ConnView) -> u32 {
         self.cwnd_at_loss = self.w.cwnd;
-        bw_rtt_min_segs(self.filter.estimate, self.rtt_min, conn.mss_bytes)
+        bw_rtt_min_segs(self.filter.estimate as u64, self.rtt_min, conn.mss_bytes)
     }
     fn cong_avoid(&mut self, conn: &ConnView, ack: &AckSample) {
         reno_cong_avoid(&mut self.w, conn, ack.acked_segs);
@@ -254,7 +257,7 @@ mod tests {
         let (a, b, n) = (1.99_f64 / 2.01, 144_800.0, 1000);
         let want = b * (1.0 - a.powi(n - 1) * (1.0 + a) / 2.0);
         assert!((ww.bandwidth_estimate() - want).abs() < want * 1e-9);
-        // a^999 = 4.6e-5: B = 144_793.4 B/s; ssthresh = B x 0.1 s / 1448 = 9.9995 -> 9.
+        // a^999 = 4.6e-5: B = 144_793.4 B/s; ssthresh = 144_793 B/s x 0.1 s / 1448 B = 9.9995 -> 9.
         assert_eq!(ww.ssthresh(&conn(10_000, 100)), 9);
     }
 

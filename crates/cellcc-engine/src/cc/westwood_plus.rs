@@ -129,7 +129,7 @@ impl WestwoodPlus {
     /// Linux `tcp_westwood_bw_rttmin`.
     fn bw_rtt_min(&self, mss_bytes: u32) -> u32 {
         let rtt_min = self.rtt_min.filter(|r| *r > SimDuration::ZERO);
-        bw_rtt_min_segs(self.bw_est as f64, rtt_min, mss_bytes)
+        bw_rtt_min_segs(self.bw_est, rtt_min, mss_bytes)
     }
 }
 
