@@ -2,7 +2,9 @@
 //! parameters. `CcConfig` is the one place an algorithm is named; adding one
 //! means a variant here, a `DOC` in its file and a line in `REGISTRY`.
 
-use super::{compound, illinois, new_reno, reno, vegas, veno, westwood, westwood_plus, yeah, CongestionControl, Window};
+use super::{
+    compound, illinois, new_reno, reno, vegas, veno, westwood, westwood_plus, yeah, CongestionControl, Window,
+};
 use crate::error::ScenarioError;
 use serde::{Deserialize, Serialize};
 
