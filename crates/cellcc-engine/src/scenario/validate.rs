@@ -78,7 +78,7 @@ impl Scenario {
             .iter()
             .find(|n| n.id == name)
             .map(|n| n.kind)
-            .ok_or_else(|| ScenarioError::new(path(), format!("{name:?}"), &format!("one of the node ids {known:?}")))
+            .ok_or_else(|| ScenarioError::new(path(), format!("{name:?}"), format!("one of the node ids {known:?}")))
     }
 
     fn validate_link(&self, i: usize, l: &LinkSpec) -> Check {
@@ -175,7 +175,7 @@ impl Scenario {
             return Err(ScenarioError::new(
                 format!("flows[{i}].cca"),
                 format!("{name:?}"),
-                &format!("one of {}", names.join(", ")),
+                format!("one of {}", names.join(", ")),
             ));
         }
         let mut obj = f.cca_params.clone().unwrap_or_default();

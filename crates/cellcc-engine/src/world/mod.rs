@@ -105,15 +105,21 @@ impl World {
 
     /// Run to the time limit or until every flow is done.
     pub fn run(&mut self) {
+        self.run_until(self.end);
+    }
+
+    /// Process every event up to `limit` (capped at the run's end); true if the run is over.
+    pub fn run_until(&mut self, limit: SimTime) -> bool {
+        let limit = limit.min(self.end);
         while let Some(t) = self.events.peek_time() {
-            if t > self.end || self.flows_done == self.flows.len() {
+            if t > limit || self.flows_done == self.flows.len() {
                 break;
             }
             let (t, ev) = self.events.pop().expect("peeked");
             self.now = t;
             self.dispatch(ev);
         }
-        self.now = self.now.max(self.end.min(self.now));
+        self.flows_done == self.flows.len() || self.events.peek_time().is_none_or(|t| t > self.end)
     }
 
     /// Run and collect the output tables.
