@@ -242,7 +242,7 @@ impl CongestionControl for Illinois {
         (cwnd - ((cwnd as u64 * self.beta as u64) >> BETA_SHIFT) as u32).max(MIN_SSTHRESH_SEGS)
     }
     /// Linux `tcp_illinois_cong_avoid`.
-    fn cong_avoid(&mut self, conn: &ConnView, _ack: &AckSample) {
+    fn cong_avoid(&mut self, conn: &ConnView, ack: &AckSample) {
         if conn.snd_una > self.end_seq {
             self.update_params(conn);
         }
@@ -251,7 +251,7 @@ impl CongestionControl for Illinois {
             return;
         }
         if self.w.in_slow_start() {
-            slow_start(&mut self.w, self.acked);
+            slow_start(&mut self.w, ack.acked_segs);
             return;
         }
         // cwnd += alpha / cwnd per segment, with the counter of segments since the last increase.

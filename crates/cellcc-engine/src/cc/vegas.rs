@@ -195,7 +195,7 @@ impl Vegas {
         } else if w.in_slow_start() {
             slow_start(w, acked);
         } else if diff > self.cfg.beta {
-            w.cwnd -= 1;
+            w.cwnd = w.cwnd.saturating_sub(1);
             w.ssthresh = w.ssthresh.min(w.cwnd);
         } else if diff < self.cfg.alpha {
             w.cwnd += 1;
