@@ -392,6 +392,25 @@ mod tests {
     }
 
     #[test]
+    fn alpha_and_beta_at_the_exact_delay_thresholds() {
+        let mut il = Illinois::new(&Config::default(), Window::new(100));
+        // dm = 100_000 us: d1 = 1000, d2 = 10_000, d3 = 80_000.
+        let dm = 100_000;
+        // da = d1, never above: alpha_max (1280). One microsecond above d1:
+        // (99_000 x 1280) / (99_000 + 1 x 1242 / 38) = 126_720_000 / 99_032 = 1279.6 -> 1279.
+        assert_eq!(il.alpha_for(1000, dm), 1280);
+        assert_eq!(il.alpha_for(1001, dm), 1279);
+        // da = dm: alpha_min (38, i.e. 0.3 x 128 truncated as Linux's 3 x 128 / 10).
+        assert_eq!(il.alpha_for(dm, dm), 38);
+        // beta_min (8/64) up to and at d2; beta_max (32/64) at and beyond d3.
+        assert_eq!(il.beta_for(10_000, dm), 8);
+        assert_eq!(il.beta_for(80_000, dm), 32);
+        assert_eq!(il.beta_for(dm, dm), 32);
+        // Just inside: (8 x 80_000 - 32 x 10_000 + 24 x 79_999) / 70_000 = 2_239_976 / 70_000 = 31.99 -> 31.
+        assert_eq!(il.beta_for(79_999, dm), 31);
+    }
+
+    #[test]
     fn small_windows_are_reno() {
         let mut il = Illinois::new(&Config::default(), Window { ssthresh: 5, ..Window::new(10) });
         il.end_seq = ROUND_BYTES;

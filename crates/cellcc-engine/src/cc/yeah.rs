@@ -307,6 +307,21 @@ mod tests {
     }
 
     #[test]
+    fn a_large_queue_alone_switches_to_slow_and_a_drained_one_back_to_fast() {
+        let mut y = yeah_in_avoidance();
+        y.w.cwnd = 1000;
+        // RTT 112 ms: RTT - base = 12_000 <= base / 8 = 12_500, but
+        // Q = 1000 x 12_000 / 112_001 = 107.1 -> 107 > alpha 80: Slow, and decongest
+        // by min(107, 1000 >> 1) = 107: cwnd 893.
+        round(&mut y, 2, 112);
+        assert_eq!((y.mode, y.window().cwnd), (Mode::Slow { rtts: 1 }, 893));
+        // Queue gone (RTT = base): Q = 0, no delay: back to Fast.
+        round(&mut y, 3, 100);
+        assert_eq!(y.mode, Mode::Fast);
+        assert_eq!(y.mode(), "Fast");
+    }
+
+    #[test]
     fn loss_in_fast_mode_removes_the_queue_but_at_least_an_eighth() {
         let mut y = yeah_in_avoidance();
         round(&mut y, 2, 105);
