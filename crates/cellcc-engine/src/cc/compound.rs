@@ -27,9 +27,9 @@
 //! - RTTs are microseconds from the simulator's nanosecond samples, with Vegas' `+ 1`.
 
 use super::common::{cong_avoid_ai, slow_start};
+use super::registry::ParamError;
 use super::vegas::{VegasRtt, MIN_SAMPLES_PER_ROUND};
 use super::{AckSample, CaState, CongestionControl, ConnView, CwndEvent, Window};
-use crate::error::ScenarioError;
 use serde::{Deserialize, Serialize};
 
 /// Smallest ssthresh after a loss (Reno's floor, RFC 5681 eq. 4).
@@ -64,23 +64,12 @@ impl Default for Config {
 
 impl Config {
     /// Ranges in which the window laws are defined and decrease on loss.
-    pub fn validate(&self) -> Result<(), ScenarioError> {
-        if !(self.alpha.is_finite() && self.alpha > 0.0) {
-            return Err(ScenarioError::new("alpha", self.alpha, "segments > 0"));
-        }
-        if !(self.beta > 0.0 && self.beta < 1.0) {
-            return Err(ScenarioError::new("beta", self.beta, "a fraction in (0, 1)"));
-        }
-        if !(self.k > 0.0 && self.k <= 1.0) {
-            return Err(ScenarioError::new("k", self.k, "an exponent in (0, 1]"));
-        }
-        if self.gamma == 0 {
-            return Err(ScenarioError::new("gamma", self.gamma, "packets >= 1"));
-        }
-        if !(self.zeta.is_finite() && self.zeta >= 0.0) {
-            return Err(ScenarioError::new("zeta", self.zeta, "a fraction >= 0"));
-        }
-        Ok(())
+    pub fn validate(&self) -> Result<(), ParamError> {
+        ParamError::check(self.alpha.is_finite() && self.alpha > 0.0, "alpha", self.alpha, "segments > 0")?;
+        ParamError::check(self.beta > 0.0 && self.beta < 1.0, "beta", self.beta, "a fraction in (0, 1)")?;
+        ParamError::check(self.k > 0.0 && self.k <= 1.0, "k", self.k, "an exponent in (0, 1]")?;
+        ParamError::check(self.gamma >= 1, "gamma", self.gamma, "packets >= 1")?;
+        ParamError::check(self.zeta.is_finite() && self.zeta >= 0.0, "zeta", self.zeta, "a fraction >= 0")
     }
 }
 
@@ -291,9 +280,9 @@ mod tests {
 
     #[test]
     fn bad_parameters_are_rejected() {
-        assert_eq!(Config { beta: 1.0, ..Config::default() }.validate().unwrap_err().path, "beta");
-        assert_eq!(Config { k: 0.0, ..Config::default() }.validate().unwrap_err().path, "k");
-        assert_eq!(Config { gamma: 0, ..Config::default() }.validate().unwrap_err().path, "gamma");
-        assert_eq!(Config { alpha: -1.0, ..Config::default() }.validate().unwrap_err().path, "alpha");
+        assert_eq!(Config { beta: 1.0, ..Config::default() }.validate().unwrap_err().field, "beta");
+        assert_eq!(Config { k: 0.0, ..Config::default() }.validate().unwrap_err().field, "k");
+        assert_eq!(Config { gamma: 0, ..Config::default() }.validate().unwrap_err().field, "gamma");
+        assert_eq!(Config { alpha: -1.0, ..Config::default() }.validate().unwrap_err().field, "alpha");
     }
 }

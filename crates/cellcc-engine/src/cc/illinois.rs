@@ -21,8 +21,8 @@
 //! RTTs are microseconds from the simulator's nanosecond samples.
 
 use super::common::slow_start;
+use super::registry::ParamError;
 use super::{AckSample, CaState, CongestionControl, ConnView, Window};
-use crate::error::ScenarioError;
 use serde::{Deserialize, Serialize};
 
 /// Linux `ALPHA_SHIFT`: alpha is kept in 1/128.
@@ -78,23 +78,27 @@ impl Default for Config {
 impl Config {
     /// Ranges that keep the fixed-point curves defined: alpha_min >= 1/128
     /// (it divides), ordered bounds, and beta < 1 (a decrease to nothing).
-    pub fn validate(&self) -> Result<(), ScenarioError> {
-        let finite = |x: f64| x.is_finite();
-        if !(finite(self.alpha_min) && self.alpha_min >= 1.0 / ALPHA_SCALE) {
-            return Err(ScenarioError::new("alpha_min", self.alpha_min, "segments per RTT >= 1/128"));
-        }
-        if !(finite(self.alpha_max) && self.alpha_max >= self.alpha_min && self.alpha_max <= u16::MAX as f64) {
-            let allowed = format!("segments per RTT in [alpha_min ({}), 65535]", self.alpha_min);
-            return Err(ScenarioError::new("alpha_max", self.alpha_max, allowed));
-        }
-        if !(finite(self.beta_min) && self.beta_min >= 1.0 / BETA_SCALE) {
-            return Err(ScenarioError::new("beta_min", self.beta_min, "a fraction of cwnd >= 1/64"));
-        }
-        if !(finite(self.beta_max) && self.beta_max >= self.beta_min && self.beta_max < 1.0) {
-            let allowed = format!("a fraction of cwnd in [beta_min ({}), 1)", self.beta_min);
-            return Err(ScenarioError::new("beta_max", self.beta_max, allowed));
-        }
-        Ok(())
+    pub fn validate(&self) -> Result<(), ParamError> {
+        let (amin, amax, bmin, bmax) = (self.alpha_min, self.alpha_max, self.beta_min, self.beta_max);
+        ParamError::check(
+            amin.is_finite() && amin >= 1.0 / ALPHA_SCALE,
+            "alpha_min",
+            amin,
+            "segments per RTT >= 1/128",
+        )?;
+        ParamError::check(
+            amax.is_finite() && amax >= amin && amax <= u16::MAX as f64,
+            "alpha_max",
+            amax,
+            "segments per RTT in [alpha_min, 65535]",
+        )?;
+        ParamError::check(
+            bmin.is_finite() && bmin >= 1.0 / BETA_SCALE,
+            "beta_min",
+            bmin,
+            "a fraction of cwnd >= 1/64",
+        )?;
+        ParamError::check(bmax >= bmin && bmax < 1.0, "beta_max", bmax, "a fraction of cwnd in [beta_min, 1)")
     }
 }
 
@@ -430,10 +434,10 @@ mod tests {
     #[test]
     fn out_of_range_parameters_are_rejected() {
         let c = Config { alpha_min: 0.0, ..Config::default() };
-        assert_eq!(c.validate().unwrap_err().path, "alpha_min");
+        assert_eq!(c.validate().unwrap_err().field, "alpha_min");
         let c = Config { beta_max: 1.0, ..Config::default() };
-        assert_eq!(c.validate().unwrap_err().path, "beta_max");
+        assert_eq!(c.validate().unwrap_err().field, "beta_max");
         let c = Config { alpha_max: 0.2, ..Config::default() };
-        assert_eq!(c.validate().unwrap_err().path, "alpha_max");
+        assert_eq!(c.validate().unwrap_err().field, "alpha_max");
     }
 }

@@ -29,8 +29,8 @@
 //! `CwndRestart`, Vegas off outside the Open state) follows Linux.
 
 use super::common::{reno_cong_avoid, reno_ssthresh, slow_start};
+use super::registry::ParamError;
 use super::{AckSample, CaState, CongestionControl, ConnView, CwndEvent, Window};
-use crate::error::ScenarioError;
 use crate::sim::SimDuration;
 use serde::{Deserialize, Serialize};
 
@@ -65,11 +65,8 @@ impl Default for Config {
 
 impl Config {
     /// alpha > beta would make "grow" and "shrink" overlap.
-    pub fn validate(&self) -> Result<(), ScenarioError> {
-        if self.alpha > self.beta {
-            return Err(ScenarioError::new("alpha", self.alpha, format!("packets <= beta ({})", self.beta)));
-        }
-        Ok(())
+    pub fn validate(&self) -> Result<(), ParamError> {
+        ParamError::check(self.alpha <= self.beta, "alpha", self.alpha, "packets <= beta")
     }
 }
 
@@ -358,7 +355,7 @@ pub(super) mod tests {
     #[test]
     fn alpha_above_beta_is_rejected() {
         let e = Config { alpha: 5, beta: 4, gamma: 1 }.validate().unwrap_err();
-        assert_eq!(e.path, "alpha");
+        assert_eq!(e.field, "alpha");
         assert!(Config::default().validate().is_ok());
     }
 }

@@ -17,9 +17,9 @@
 //! since the previous ACK, and the sample count that enables Veno is never reset.
 
 use super::common::{cong_avoid_ai, reno_cong_avoid, slow_start};
+use super::registry::ParamError;
 use super::vegas::{MIN_SAMPLES_PER_ROUND, RTT_UNSET_US};
 use super::{AckSample, CaState, CongestionControl, ConnView, CwndEvent, Window};
-use crate::error::ScenarioError;
 use serde::{Deserialize, Serialize};
 
 /// Linux `V_PARAM_SHIFT`: the queue estimate is kept in half packets.
@@ -48,11 +48,8 @@ impl Default for Config {
 
 impl Config {
     /// beta 0 would call every state congestive and turn Veno into Reno.
-    pub fn validate(&self) -> Result<(), ScenarioError> {
-        if self.beta == 0 {
-            return Err(ScenarioError::new("beta", self.beta, "packets >= 1"));
-        }
-        Ok(())
+    pub fn validate(&self) -> Result<(), ParamError> {
+        ParamError::check(self.beta >= 1, "beta", self.beta, "packets >= 1")
     }
 }
 
@@ -280,6 +277,6 @@ mod tests {
 
     #[test]
     fn zero_beta_is_rejected() {
-        assert_eq!(Config { beta: 0 }.validate().unwrap_err().path, "beta");
+        assert_eq!(Config { beta: 0 }.validate().unwrap_err().field, "beta");
     }
 }

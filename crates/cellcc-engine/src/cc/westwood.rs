@@ -29,8 +29,8 @@
 //!   (`CompleteCwr`), where a Linux-style sender would otherwise raise cwnd to ssthresh.
 
 use super::common::reno_cong_avoid;
+use super::registry::ParamError;
 use super::{AckSample, CongestionControl, ConnView, CwndEvent, Window};
-use crate::error::ScenarioError;
 use crate::sim::time::NS_PER_S;
 use crate::sim::{SimDuration, SimTime};
 use serde::{Deserialize, Serialize};
@@ -69,14 +69,14 @@ impl Default for Config {
 
 impl Config {
     /// tau <= 0 breaks the filter coefficient; m < 2 breaks the sampling condition that keeps a_k > 0.
-    pub fn validate(&self) -> Result<(), ScenarioError> {
-        if !(self.tau_ms.is_finite() && self.tau_ms > 0.0) {
-            return Err(ScenarioError::new("tau_ms", self.tau_ms, "milliseconds > 0"));
-        }
-        if self.null_sample_divisor < MIN_NULL_SAMPLE_DIVISOR {
-            return Err(ScenarioError::new("null_sample_divisor", self.null_sample_divisor, "an integer >= 2"));
-        }
-        Ok(())
+    pub fn validate(&self) -> Result<(), ParamError> {
+        ParamError::check(self.tau_ms.is_finite() && self.tau_ms > 0.0, "tau_ms", self.tau_ms, "milliseconds > 0")?;
+        ParamError::check(
+            self.null_sample_divisor >= MIN_NULL_SAMPLE_DIVISOR,
+            "null_sample_divisor",
+            self.null_sample_divisor,
+            "an integer >= 2",
+        )
     }
 }
 
@@ -297,8 +297,8 @@ mod tests {
 
     #[test]
     fn bad_filter_parameters_are_rejected() {
-        assert_eq!(Config { tau_ms: 0.0, ..Config::default() }.validate().unwrap_err().path, "tau_ms");
+        assert_eq!(Config { tau_ms: 0.0, ..Config::default() }.validate().unwrap_err().field, "tau_ms");
         let m1 = Config { null_sample_divisor: 1, ..Config::default() };
-        assert_eq!(m1.validate().unwrap_err().path, "null_sample_divisor");
+        assert_eq!(m1.validate().unwrap_err().field, "null_sample_divisor");
     }
 }

@@ -22,9 +22,9 @@
 //! simulator's nanosecond samples, with Vegas' `+ 1`.
 
 use super::common::{cong_avoid_ai, slow_start};
+use super::registry::ParamError;
 use super::vegas::{VegasRtt, MIN_SAMPLES_PER_ROUND};
 use super::{AckSample, CaState, CongestionControl, ConnView, CwndEvent, Window};
-use crate::error::ScenarioError;
 use serde::{Deserialize, Serialize};
 
 /// Linux `TCP_SCALABLE_AI_CNT`: Fast mode adds 1 segment per this many ACKs at most.
@@ -73,16 +73,12 @@ impl Default for Config {
 
 impl Config {
     /// gamma and phy divide; delta and epsilon are shifts of a 32-bit cwnd.
-    pub fn validate(&self) -> Result<(), ScenarioError> {
+    pub fn validate(&self) -> Result<(), ParamError> {
         for (name, v) in [("gamma", self.gamma), ("phy", self.phy)] {
-            if v == 0 {
-                return Err(ScenarioError::new(name, v, "an integer divisor >= 1"));
-            }
+            ParamError::check(v >= 1, name, v, "an integer divisor >= 1")?;
         }
         for (name, v) in [("delta", self.delta), ("epsilon", self.epsilon)] {
-            if v > MAX_SHIFT {
-                return Err(ScenarioError::new(name, v, "a shift in [0, 31]"));
-            }
+            ParamError::check(v <= MAX_SHIFT, name, v, "a shift in [0, 31]")?;
         }
         Ok(())
     }
@@ -343,8 +339,8 @@ mod tests {
 
     #[test]
     fn zero_divisors_are_rejected() {
-        assert_eq!(Config { gamma: 0, ..Config::default() }.validate().unwrap_err().path, "gamma");
-        assert_eq!(Config { phy: 0, ..Config::default() }.validate().unwrap_err().path, "phy");
-        assert_eq!(Config { delta: 32, ..Config::default() }.validate().unwrap_err().path, "delta");
+        assert_eq!(Config { gamma: 0, ..Config::default() }.validate().unwrap_err().field, "gamma");
+        assert_eq!(Config { phy: 0, ..Config::default() }.validate().unwrap_err().field, "phy");
+        assert_eq!(Config { delta: 32, ..Config::default() }.validate().unwrap_err().field, "delta");
     }
 }

@@ -198,7 +198,8 @@ impl Scenario {
             let msg = msg.split(" at line ").next().unwrap_or(&msg).to_string();
             ScenarioError::new(path, "", format!("{msg}; parameters of {name} with defaults: {params}"))
         })?;
-        cfg.validate().map_err(|e| ScenarioError { path: format!("flows[{i}].cca_params.{}", e.path), ..e })?;
+        cfg.validate()
+            .map_err(|e| ScenarioError::new(format!("flows[{i}].cca_params.{}", e.field), e.value, e.allowed))?;
         Ok(cfg)
     }
 
