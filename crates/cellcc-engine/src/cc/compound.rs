@@ -1,4 +1,4 @@
-//! Compound TCP: Tan, Song, Zhang, Sridharan, IEEE INFOCOM 2006; draft-sridharan-tcpm-ctcp-02 §3.
+//! Compound TCP: Tan, Song, Zhang, Sridharan, IEEE INFOCOM 2006; draft-sridharan-tcpm-ctcp-02 (control laws).
 //!
 //! The window is the sum of a loss-based part (Reno's cwnd) and a
 //! delay-based part dwnd; `win = cwnd + dwnd` is what the sender may have in
@@ -16,8 +16,8 @@
 //! as the queue builds, leaving Reno's cwnd to compete fairly.
 //!
 //! Differences from the draft:
-//! - The delay part is off during slow start (dwnd stays 0, as draft §3.3
-//!   and the paper's §4 state) and is updated on the ACK that ends the round,
+//! - The delay part is off during slow start (dwnd stays 0, as the draft and
+//!   the paper describe) and is updated on the ACK that ends the round,
 //!   like Vegas (`snd_nxt` at the round's start marks it), with Vegas' rule of
 //!   more than 2 RTT samples per round. diff, alpha * win^k and zeta * diff are
 //!   truncated to whole segments.
@@ -35,24 +35,24 @@ use serde::{Deserialize, Serialize};
 /// Smallest ssthresh after a loss (Reno's floor, RFC 5681 eq. 4).
 const MIN_SSTHRESH_SEGS: u32 = 2;
 
-/// Compound parameters: draft-sridharan-tcpm-ctcp-02 §3 and INFOCOM 2006 §4.
+/// Compound parameters: draft-sridharan-tcpm-ctcp-02 and INFOCOM 2006.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Config {
     /// Scale of the delay part's increase, alpha in `alpha * win^k`. Segments,
-    /// > 0. Default 0.125 (draft §3, paper §4).
+    /// > 0. Default 0.125 (draft and paper).
     pub alpha: f64,
     /// Multiplicative decrease of the whole window on loss. Fraction in (0, 1).
-    /// Default 0.5 (draft §3, paper §4).
+    /// Default 0.5 (draft and paper).
     pub beta: f64,
     /// Exponent k of the increase `alpha * win^k`. In (0, 1]. Default 0.75
-    /// (draft §3; paper §4: HighSpeed-like scalability).
+    /// (draft and paper: HighSpeed-like scalability).
     pub k: f64,
     /// Packets queued at which the delay part starts to shrink. Packets >= 1.
-    /// Default 30 (paper §4; draft §3 gamma).
+    /// Default 30 (paper; the draft's gamma).
     pub gamma: u32,
     /// How much of the estimated queue the delay part gives back per RTT
-    /// (zeta, the draft's eta). Fraction >= 0. Default 1 (draft §3, paper §4).
+    /// (zeta, the draft's eta). Fraction >= 0. Default 1 (draft and paper).
     pub zeta: f64,
 }
 
@@ -119,7 +119,7 @@ impl Compound {
         self.dwnd = self.dwnd.min(self.w.cwnd.saturating_sub(1));
     }
 
-    /// Draft §3: the once-per-RTT dwnd update from the round's queue estimate.
+    /// The draft's once-per-RTT dwnd update from the round's queue estimate.
     fn update_dwnd(&mut self) {
         let win = self.w.cwnd;
         let diff = self.rtt.queued_packets(win);
@@ -145,7 +145,7 @@ impl CongestionControl for Compound {
     fn window_mut(&mut self) -> &mut Window {
         &mut self.w
     }
-    /// Draft §3 on loss: cwnd = cwnd / 2, dwnd = max(win (1 - beta) - cwnd / 2, 0);
+    /// The draft on loss: cwnd = cwnd / 2, dwnd = max(win (1 - beta) - cwnd / 2, 0);
     /// the new window (and ssthresh) is their sum.
     fn ssthresh(&mut self, _conn: &ConnView) -> u32 {
         self.reconcile();
@@ -163,7 +163,7 @@ impl CongestionControl for Compound {
             return;
         }
         if self.w.in_slow_start() {
-            // Draft §3.3: standard slow start, no delay part.
+            // Standard slow start, no delay part (draft, paper).
             self.dwnd = 0;
             slow_start(&mut self.w, ack.acked_segs);
         } else {
@@ -187,7 +187,7 @@ impl CongestionControl for Compound {
     }
     fn cwnd_event(&mut self, conn: &ConnView, event: CwndEvent) {
         match event {
-            // Draft §3: a timeout resets the delay part; the loss part restarts from 1.
+            // The draft: a timeout resets the delay part; the loss part restarts from 1.
             CwndEvent::Loss => self.dwnd = 0,
             // Like the Linux CTCP port: restart the round but keep baseRTT.
             CwndEvent::TxStart | CwndEvent::CwndRestart => {

@@ -50,16 +50,16 @@ const MIN_SSTHRESH_SEGS: u32 = 2;
 #[serde(default, deny_unknown_fields)]
 pub struct Config {
     /// Smallest additive increase, at the largest queueing delay. Segments per
-    /// RTT, in [1/128, alpha_max]. Default 0.3 (Linux `ALPHA_MIN`; paper §3).
+    /// RTT, in [1/128, alpha_max]. Default 0.3 (Linux `ALPHA_MIN`, the paper's value).
     pub alpha_min: f64,
     /// Largest additive increase, with no queueing delay. Segments per RTT.
-    /// Default 10 (Linux `ALPHA_MAX`; paper §3).
+    /// Default 10 (Linux `ALPHA_MAX`).
     pub alpha_max: f64,
     /// Smallest multiplicative decrease, at low delay. Fraction of cwnd, in
-    /// [1/64, beta_max]. Default 0.125 (Linux `BETA_MIN`; paper §3).
+    /// [1/64, beta_max]. Default 0.125 (Linux `BETA_MIN`).
     pub beta_min: f64,
     /// Largest multiplicative decrease, at high delay. Fraction of cwnd, < 1.
-    /// Default 0.5 (Linux `BETA_MAX`; paper §3).
+    /// Default 0.5 (Linux `BETA_MAX`).
     pub beta_max: f64,
     /// Low-delay RTTs needed before alpha returns to alpha_max. RTTs.
     /// Default 5 (Linux module parameter `theta`).

@@ -36,7 +36,7 @@ const MIN_CWND_SEGS: u32 = 2;
 pub struct Config {
     /// Queued packets at and above which the path counts as congested: loss
     /// then halves cwnd and growth slows to 1 segment every other RTT. Packets,
-    /// >= 1. Default 3 (Linux tcp_veno.c `beta`; Fu & Liew §III).
+    /// >= 1. Default 3 (Linux tcp_veno.c `beta`).
     pub beta: u32,
 }
 

@@ -35,7 +35,7 @@ use crate::sim::time::NS_PER_S;
 use crate::sim::{SimDuration, SimTime};
 use serde::{Deserialize, Serialize};
 
-/// Smallest ssthresh after a loss (MobiCom 2001 §3; ns-2 reference "ssthresh should not be < 2").
+/// Smallest ssthresh after a loss (ns-2 reference implementation: "ssthresh should not be < 2").
 pub(super) const MIN_SSTHRESH_SEGS: u32 = 2;
 /// Smallest m the paper allows: samples at least twice per filter time constant (Nyquist).
 const MIN_NULL_SAMPLE_DIVISOR: u32 = 2;
@@ -187,7 +187,7 @@ impl CongestionControl for Westwood {
     fn window_mut(&mut self) -> &mut Window {
         &mut self.w
     }
-    /// MobiCom 2001 §3: after 3 dupACKs and after an RTO, ssthresh = BWE x RTTmin / MSS.
+    /// MobiCom 2001 §2.3: after 3 dupACKs and after an RTO, ssthresh = BWE x RTTmin / MSS.
     fn ssthresh(&mut self, conn: &ConnView) -> u32 {
         self.cwnd_at_loss = self.w.cwnd;
         bw_rtt_min_segs(self.filter.estimate as u64, self.rtt_min, conn.mss_bytes)
@@ -202,7 +202,7 @@ impl CongestionControl for Westwood {
         self.filter.on_ack(conn.now, ack.acked_bytes);
     }
     fn cwnd_event(&mut self, _conn: &ConnView, event: CwndEvent) {
-        // MobiCom 2001 §3: "if (cwin > ssthresh) cwin = ssthresh" -- never raise it.
+        // MobiCom 2001 §2.3: "if (cwin > ssthresh) cwin = ssthresh" -- never raise it.
         if event == CwndEvent::CompleteCwr {
             self.w.set_cwnd(self.w.cwnd.min(self.cwnd_at_loss));
         }

@@ -38,7 +38,7 @@ const MAX_SLOW_RTTS: u32 = 0xff_ffff;
 /// Largest shift the `delta` / `epsilon` parameters may ask for.
 const MAX_SHIFT: u32 = 31;
 
-/// YeAH parameters: Linux tcp_yeah.c `TCP_YEAH_*` constants (the paper's §3 symbols).
+/// YeAH parameters: Linux tcp_yeah.c `TCP_YEAH_*` constants (the paper's symbols).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Config {
