@@ -101,3 +101,22 @@ fn westwood_and_veno_keep_throughput_under_random_loss_where_newreno_halves() {
     let veno = util("veno");
     assert!(veno >= newreno + 0.1, "veno: utilisation {veno:.3} (newreno {newreno:.3})");
 }
+
+#[test]
+fn compound_illinois_and_yeah_refill_a_high_bdp_path_faster_than_newreno() {
+    // 100 Mbit/s, 100 ms RTT (BDP 834 packets) with a quarter-BDP buffer: after
+    // the slow-start loss NewReno climbs back at 1 segment per RTT (~300 RTTs);
+    // Compound's dwnd (alpha * win^0.75), Illinois' alpha up to 10 and YeAH's
+    // Scalable mode refill the pipe within a few seconds.
+    let util = |cca: &str| {
+        let mut v = path(100.0, 100.0, bdp_packets(100.0, 100.0) / 4, 15.0);
+        v["flows"][0]["cca"] = cca.into();
+        let out = run(&v, 1);
+        mean_throughput(&out, "flow0", 2.0, 15.0) / (100e6 * 1448.0 / 1500.0)
+    };
+    let newreno = util("newreno");
+    for cca in ["compound", "illinois", "yeah"] {
+        let u = util(cca);
+        assert!(u >= 0.95 && u >= newreno + 0.15, "{cca}: utilisation {u:.3} (newreno {newreno:.3})");
+    }
+}
