@@ -69,8 +69,10 @@ fn two_flows_of_each_delay_cca_share_fairly_within_30s() {
 #[test]
 fn vegas_keeps_the_standing_queue_far_below_newreno_on_a_deep_buffer() {
     // 8 BDP of buffer (272 packets, 326 ms at 10 Mbit/s). NewReno fills it until
-    // it drops; Vegas holds alpha..beta (2..4) packets, a few ms, measured
-    // after slow start as mean RTT minus the 40 ms propagation RTT.
+    // it drops. Vegas holds its estimate (from each round's minimum RTT) within
+    // alpha..beta = 2..4 packets; the mean queue is a few packets more (ACK-clocked
+    // bursts within a round). Measured after slow start as mean RTT minus the
+    // 40 ms propagation RTT (so it includes ~2.4 ms of serialisation).
     let deep = 8 * bdp_packets(RATE_MBPS, RTT_MS);
     let queue_ms = |cca: &str| {
         let out = run(&scenario(cca, 1, deep, 30.0), 1);
