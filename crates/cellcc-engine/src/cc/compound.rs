@@ -105,7 +105,7 @@ impl Compound {
 
     /// The loss-based part, segments.
     pub fn loss_window(&self) -> u32 {
-        self.w.cwnd - self.dwnd
+        self.w.cwnd.saturating_sub(self.dwnd)
     }
 
     /// The delay-based part, segments.
