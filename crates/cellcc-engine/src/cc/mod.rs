@@ -29,14 +29,21 @@ pub mod common;
 pub mod registry;
 
 pub mod bic;
+pub mod compound;
 pub mod cubic;
 pub mod highspeed;
 pub mod htcp;
 pub mod hybla;
 pub mod hystart;
+pub mod illinois;
 pub mod new_reno;
 pub mod reno;
 pub mod scalable;
+pub mod vegas;
+pub mod veno;
+pub mod westwood;
+pub mod westwood_plus;
+pub mod yeah;
 
 pub use registry::{CcConfig, CcDoc, Family, REGISTRY};
 
