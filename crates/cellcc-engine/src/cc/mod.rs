@@ -32,6 +32,7 @@ pub mod bbr;
 pub mod bbr3;
 pub mod bic;
 pub mod cdg;
+pub mod compound;
 pub mod copa;
 pub mod cubic;
 pub mod dctcp;
@@ -39,12 +40,18 @@ pub mod highspeed;
 pub mod htcp;
 pub mod hybla;
 pub mod hystart;
+pub mod illinois;
 pub mod ledbat;
 pub mod lp;
 pub mod new_reno;
 pub mod nv;
 pub mod reno;
 pub mod scalable;
+pub mod vegas;
+pub mod veno;
+pub mod westwood;
+pub mod westwood_plus;
+pub mod yeah;
 
 pub use registry::{CcConfig, CcDoc, Family, REGISTRY};
 

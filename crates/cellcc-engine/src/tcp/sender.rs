@@ -409,7 +409,8 @@ impl TcpSender {
         self.prr = Prr::new(prior_cwnd);
     }
 
-    /// Linux `tcp_end_cwnd_reduction`: cwnd = ssthresh at the end of recovery.
+    /// Linux `tcp_end_cwnd_reduction`: cwnd = ssthresh at the end of recovery,
+    /// then `CA_EVENT_COMPLETE_CWR` (Westwood+ sets its window there).
     fn exit_recovery(&mut self, now: SimTime) {
         if !self.cc.owns_recovery() {
             let w = self.cc.window_mut();
@@ -417,6 +418,8 @@ impl TcpSender {
                 let ss = w.ssthresh;
                 w.set_cwnd(ss);
             }
+            let v = self.view(now);
+            self.cc.cwnd_event(&v, CwndEvent::CompleteCwr);
         }
         self.dupacks = 0;
         self.board.set_dupacks(0);
