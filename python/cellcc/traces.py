@@ -55,6 +55,8 @@ class RandomWalk:
 
 def _reflect(x: float, low: float, high: float) -> float:
     """Fold ``x`` back into [low, high] (a bounded walk that does not stick to its bounds)."""
+    if low == high:
+        return low
     while not low <= x <= high:
         x = 2 * low - x if x < low else 2 * high - x
     return x
