@@ -15,6 +15,7 @@ folder (or the previous one) behind, never a half-written one.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import tempfile
@@ -33,6 +34,16 @@ __all__ = ["read_run", "write_atomically", "write_run"]
 _UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._:-]")
 
 
+#: Mode of a run folder before the umask (mkdtemp makes it private, 0o700).
+_FOLDER_MODE = 0o777
+
+
+def _umask() -> int:
+    current = os.umask(0)
+    os.umask(current)
+    return current
+
+
 def _dump_json(obj: object) -> str:
     return json.dumps(obj, sort_keys=True, indent=2, allow_nan=True) + "\n"
 
@@ -48,6 +59,7 @@ def write_atomically(out_dir: str | Path, fill) -> Path:  # noqa: ANN001 - a cal
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
     try:
+        os.chmod(tmp, _FOLDER_MODE & ~_umask())
         fill(tmp)
         if target.exists():
             old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))

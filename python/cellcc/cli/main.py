@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import tempfile
 from pathlib import Path
 
@@ -43,7 +44,9 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-_out = Console()
+#: Width of tables when stdout is not a terminal (logs, CI, pipes); a terminal uses its own width.
+_PIPE_WIDTH = 120
+_out = Console() if sys.stdout.isatty() else Console(width=_PIPE_WIDTH)
 
 #: Table formats `compare --out` writes, by file suffix.
 _TABLE_SUFFIXES = (".csv", ".parquet")

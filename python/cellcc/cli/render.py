@@ -12,12 +12,13 @@ from cellcc.compare import METRICS
 
 #: (column of the engine's flows table, heading, scale, decimals) shown by `cellcc run`.
 _FLOW_COLUMNS: tuple[tuple[str, str, float, int], ...] = (
-    ("throughput_bps", "throughput Mbit/s", 1e-6, 2),
-    ("goodput_bps", "goodput Mbit/s", 1e-6, 2),
-    ("mean_delay_ms", "mean delay ms", 1.0, 1),
-    ("loss_ratio", "loss %", 100.0, 3),
-    ("retransmits", "retransmits", 1.0, 0),
-    ("timeouts", "timeouts", 1.0, 0),
+    ("throughput_bps", "throughput\nMbit/s", 1e-6, 2),
+    ("goodput_bps", "goodput\nMbit/s", 1e-6, 2),
+    ("mean_delay_ms", "delay\nms", 1.0, 1),
+    ("mean_jitter_ms", "jitter\nms", 1.0, 2),
+    ("loss_ratio", "loss\n%", 100.0, 3),
+    ("retransmits", "retrans-\nmits", 1.0, 0),
+    ("timeouts", "time-\nouts", 1.0, 0),
 )
 
 
@@ -47,7 +48,7 @@ def flows_table(flows: pd.DataFrame, title: str) -> Table:
 def _mean_ci(mean: float, half_width: float, decimals: int) -> str:
     if math.isnan(half_width):
         return _number(mean, decimals)
-    return f"{_number(mean, decimals)} ± {_number(half_width, decimals)}"
+    return f"{_number(mean, decimals)}±{_number(half_width, decimals)}"
 
 
 #: Decimals per compared metric.
@@ -61,7 +62,7 @@ def compare_table(summary: pd.DataFrame, scenario: str, seeds: int) -> Table:
     table.add_column("cca")
     table.add_column("family")
     for _, heading in METRICS:
-        table.add_column(heading, justify="right")
+        table.add_column(heading.replace(" ", "\n", 1), justify="right")
     for _, row in summary[summary["scenario"] == scenario].iterrows():
         cells = [str(row["rank"]), row["cca"], row["family"]]
         cells += [_mean_ci(row[f"{c}_mean"], row[f"{c}_ci95"], _METRIC_DECIMALS[c]) for c, _ in METRICS]
