@@ -43,8 +43,11 @@ BAD_SCENARIOS: list[tuple[str, Mutation, str]] = [
     ("unknown-nested-field", _set(["links", 1, "bogus"], 1), "links[1].bogus: unknown field"),
     ("wrong-type", _set(["duration_s"], "long"), "duration_s: invalid type"),
     ("negative-rate", _set(["links", 1, "rate_mbps"], -5), "links[1].forward.rate_mbps: got -5"),
-    ("probability-above-one", _set(["links", 1, "forward", "loss"], {"kind": "bernoulli", "p": 1.5}),
-     "links[1].forward.loss.p: got 1.5"),
+    (
+        "probability-above-one",
+        _set(["links", 1, "forward", "loss"], {"kind": "bernoulli", "p": 1.5}),
+        "links[1].forward.loss.p: got 1.5",
+    ),
     ("unknown-node-reference", _set(["flows", 0, "dst"], "nowhere"), 'flows[0].dst: got "nowhere"'),
     ("unknown-cca", _set(["flows", 0, "cca"], "bbr9"), 'flows[0].cca: got "bbr9"; allowed: one of reno'),
     ("bad-cca-params-field", _set(["flows", 0, "cca_params"], {"beta": 1}), "flows[0].cca_params"),
@@ -78,7 +81,9 @@ def test_bad_scenario_is_one_line_naming_the_field(cli, base_doc, write_doc, mut
     assert_one_clear_line(cli("validate", path), expected)
 
 
-@pytest.mark.parametrize(("mutate", "expected"), [c[1:] for c in BAD_SCENARIOS[:6]], ids=[c[0] for c in BAD_SCENARIOS[:6]])
+@pytest.mark.parametrize(
+    ("mutate", "expected"), [c[1:] for c in BAD_SCENARIOS[:6]], ids=[c[0] for c in BAD_SCENARIOS[:6]]
+)
 def test_run_with_bad_scenario_writes_nothing(cli, base_doc, write_doc, tmp_path, mutate, expected):
     doc = copy.deepcopy(base_doc)
     mutate(doc)
@@ -90,7 +95,7 @@ def test_run_with_bad_scenario_writes_nothing(cli, base_doc, write_doc, tmp_path
 
 def test_bad_toml_syntax(cli, tmp_path: Path):
     path = tmp_path / "broken.toml"
-    path.write_text('version = 1\nduration_s = = 3\n', encoding="utf-8")
+    path.write_text("version = 1\nduration_s = = 3\n", encoding="utf-8")
     assert_one_clear_line(cli("validate", path), "invalid TOML")
 
 

@@ -50,7 +50,11 @@ def test_finite_example_completes_and_captures(tmp_path: Path):
 def test_quickstart_script(tmp_path: Path):
     done = subprocess.run(
         [sys.executable, str(EXAMPLES / "quickstart.py"), str(tmp_path / "run")],
-        capture_output=True, text=True, cwd=REPO, timeout=300, check=False,
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=300,
+        check=False,
     )
     assert done.returncode == 0, done.stderr
     assert "Jain fairness" in done.stdout

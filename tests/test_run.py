@@ -12,7 +12,7 @@ import cellcc
 from cellcc import Result, Scenario
 from cellcc.compare import compare_runs, parse_cca_list, run_metrics
 from cellcc.runner import Job, run_jobs
-from cellcc.store import read_run, write_atomically, write_run
+from cellcc.store import read_run, write_atomically
 
 #: First four bytes of a pcap file: microsecond or nanosecond magic, either byte order.
 PCAP_MAGICS = {b"\xd4\xc3\xb2\xa1", b"\xa1\xb2\xc3\xd4", b"\x4d\x3c\xb2\xa1", b"\xa1\xb2\x3c\x4d"}
@@ -105,8 +105,9 @@ def test_pool_and_inline_give_the_same_results_in_job_order(short):
 
 def test_compare_cli_ranks_and_writes_a_table(cli, base_doc, write_doc, tmp_path: Path):
     out = tmp_path / "table.csv"
-    result = cli("compare", write_doc(base_doc), "--cca", "reno,newreno", "--seeds", "2", "--workers", "1",
-                 "--out", out)
+    result = cli(
+        "compare", write_doc(base_doc), "--cca", "reno,newreno", "--seeds", "2", "--workers", "1", "--out", out
+    )
     assert result.exit_code == 0, result.stderr
     assert "reno" in result.stdout and "newreno" in result.stdout and "95% CI" in result.stdout
     table = pd.read_csv(out)
@@ -131,5 +132,5 @@ def test_compare_defaults_to_every_registered_cca():
 def test_compare_default_scenarios_rank_every_cca(cli):
     result = cli("compare", "--seeds", "2")
     assert result.exit_code == 0, result.stderr
-    for name in ["bottleneck", "variable"] + parse_cca_list(None):
+    for name in ["bottleneck", "variable", *parse_cca_list(None)]:
         assert name in result.stdout

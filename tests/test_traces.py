@@ -52,8 +52,16 @@ def test_same_seed_same_trace_other_seed_other_trace():
     theta=st.floats(min_value=0.0, max_value=1.0),
 )
 def test_walk_stays_in_bounds_and_delivers_its_integral(seed, mean, spread, step, theta):
-    walk = RandomWalk(mean_mbps=mean, low_mbps=mean * (1 - spread), high_mbps=mean * (1 + spread),
-                      step_mbps=step, theta=theta, step_ms=50, duration_ms=1_000, seed=seed)
+    walk = RandomWalk(
+        mean_mbps=mean,
+        low_mbps=mean * (1 - spread),
+        high_mbps=mean * (1 + spread),
+        step_mbps=step,
+        theta=theta,
+        step_ms=50,
+        duration_ms=1_000,
+        seed=seed,
+    )
     rates = rate_steps(walk)
     assert all(walk.low_mbps - 1e-9 <= r <= walk.high_mbps + 1e-9 for r in rates)
     packets = sum(1 for _ in mahimahi_lines(walk))

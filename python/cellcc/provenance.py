@@ -30,7 +30,11 @@ def git_commit() -> str:
     package_dir = Path(__file__).resolve().parent
     try:
         done = subprocess.run(
-            ["git", "-C", str(package_dir), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10, check=False
+            ["git", "-C", str(package_dir), "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
         )
     except (OSError, subprocess.SubprocessError):
         return "unknown"

@@ -67,7 +67,9 @@ def _existing_file(base_dir: Path, value: str, path: str) -> str:
     resolved = (base_dir / value).resolve()
     if not resolved.is_file():
         raise UserError(
-            path, json.dumps(value), "an existing Mahimahi trace file (a relative path is read from the scenario's folder)"
+            path,
+            json.dumps(value),
+            "an existing Mahimahi trace file (a relative path is read from the scenario's folder)",
         )
     return str(resolved)
 
@@ -77,7 +79,9 @@ def _parse_file(path: Path) -> dict[str, Any]:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise UserError(
-            "scenario", json.dumps(str(path)), f"an existing .toml or .json file, or a bundled name ({', '.join(bundled_names())})"
+            "scenario",
+            json.dumps(str(path)),
+            f"an existing .toml or .json file, or a bundled name ({', '.join(bundled_names())})",
         ) from None
     except (IsADirectoryError, PermissionError, UnicodeDecodeError) as e:
         raise UserError("scenario", json.dumps(str(path)), f"a readable UTF-8 file ({e.__class__.__name__})") from None

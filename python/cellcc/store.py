@@ -53,7 +53,7 @@ def _write_parquet(frame: pd.DataFrame, path: Path) -> None:
     pq.write_table(table, path, compression="zstd")
 
 
-def write_atomically(out_dir: str | Path, fill) -> Path:  # noqa: ANN001 - a callable(Path) -> None
+def write_atomically(out_dir: str | Path, fill) -> Path:
     """Create ``out_dir`` by calling ``fill(tmp_dir)`` and renaming; replaces an existing folder."""
     target = Path(out_dir).resolve()
     target.parent.mkdir(parents=True, exist_ok=True)

@@ -97,7 +97,7 @@ def compare(
             _out.print(f"wrote {out}")
 
 
-def _write_table(table, path: Path) -> None:  # noqa: ANN001 - a pandas DataFrame
+def _write_table(table, path: Path) -> None:
     """Write the comparison table atomically (temp file + rename)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)

@@ -29,7 +29,9 @@ SeedOpt = Annotated[
 SeedsOpt = Annotated[int, typer.Option("--seeds", min=1, help="Replications per CCA (seeds seed, seed+1, ...).")]
 OutDirOpt = Annotated[
     Path | None,
-    typer.Option("--out", help="Write the run to this folder (atomically; replaces an existing run).", show_default=False),
+    typer.Option(
+        "--out", help="Write the run to this folder (atomically; replaces an existing run).", show_default=False
+    ),
 ]
 OutTableOpt = Annotated[
     Path | None,
@@ -37,8 +39,11 @@ OutTableOpt = Annotated[
 ]
 CcaOpt = Annotated[
     str | None,
-    typer.Option("--cca", help="Comma-separated CCA names (see `cellcc ccas`); default: every registered CCA.",
-                 show_default=False),
+    typer.Option(
+        "--cca",
+        help="Comma-separated CCA names (see `cellcc ccas`); default: every registered CCA.",
+        show_default=False,
+    ),
 ]
 WorkersOpt = Annotated[
     int | None,
