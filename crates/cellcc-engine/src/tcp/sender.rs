@@ -272,6 +272,7 @@ impl TcpSender {
         self.state = SenderState::Established;
         self.rto_at = None;
         let v = self.view(now);
+        self.cc.init(&v);
         self.cc.cwnd_event(&v, CwndEvent::TxStart);
     }
 

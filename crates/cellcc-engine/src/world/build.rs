@@ -101,9 +101,11 @@ fn channel(
             })?;
             Server::Trace { schedule, next_k: 0, head_bytes_left: 0, state: TraceState::Idle }
         }
-        (None, Some(mbps)) => {
-            Server::Rate { rate_bps: (mbps * 1e6).round().max(1.0) as u64, free_at: SimTime::ZERO, starts: Default::default() }
-        }
+        (None, Some(mbps)) => Server::Rate {
+            rate_bps: (mbps * 1e6).round().max(1.0) as u64,
+            free_at: SimTime::ZERO,
+            starts: Default::default(),
+        },
         (None, None) => unreachable!("validate() requires rate_mbps or trace"),
     };
     let limit = match d.queue.clone().unwrap_or_default() {

@@ -114,6 +114,10 @@ impl World {
             self.now = t;
             self.dispatch(ev);
         }
+        if self.flows_done < self.flows.len() {
+            // Nothing else happens before `limit`: the clock moves there.
+            self.now = self.now.max(limit);
+        }
         self.flows_done == self.flows.len() || self.events.peek_time().is_none_or(|t| t > self.end)
     }
 
