@@ -22,8 +22,14 @@ def test_readme_documents_every_scenario_field():
     scenarios += [Scenario.load(p) for p in sorted(EXAMPLES.glob("*.toml"))]
     keys = set().union(*(_keys(s.to_dict()) for s in scenarios))
     readme = (REPO / "README.md").read_text(encoding="utf-8")
-    missing = sorted(k for k in keys if f"`{k}`" not in readme and f"`queue.{k}`" not in readme
-                     and f"`loss.{k}`" not in readme and f"`{k}`," not in readme)
+    missing = sorted(
+        k
+        for k in keys
+        if f"`{k}`" not in readme
+        and f"`queue.{k}`" not in readme
+        and f"`loss.{k}`" not in readme
+        and f"`{k}`," not in readme
+    )
     assert not missing, f"README scenario reference lacks: {missing}"
     # The canonical form names every TCP option (all optional, so all present as null).
-    assert {"mss_bytes", "min_rto_ms", "pacing", "ecn"} <= keys
+    assert {"mss_bytes", "min_rto_ms", "pacing"} <= keys

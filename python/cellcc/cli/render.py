@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 from typing import Any
 
@@ -76,6 +77,6 @@ def ccas_table(ccas: list[dict[str, Any]]) -> Table:
     for heading in ("name", "family", "source", "parameters (default)"):
         table.add_column(heading, overflow="fold")
     for c in ccas:
-        params = ", ".join(f"{p['name']}={p['default']}" for p in c["params"]) or "-"
+        params = ", ".join(f"{p['name']}={json.dumps(p['default'])}" for p in c["params"]) or "-"
         table.add_row(c["name"], c["family"], c["source"], params)
     return table
