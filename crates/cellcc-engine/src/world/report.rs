@@ -131,7 +131,6 @@ fn flows_table(w: &mut World, end: SimTime) -> Table {
     t.push("retransmits", col_u(&|x| tcp(x).map_or(0, |s| s.stats.retransmits)));
     t.push("timeouts", col_u(&|x| tcp(x).map_or(0, |s| s.stats.timeouts)));
     let mut rtts: Vec<Vec<f64>> = std::mem::take(&mut w.trace.rtt_by_flow);
-    rtts.iter_mut().for_each(|v| v.sort_unstable_by(f64::total_cmp));
     let mean = |v: &Vec<f64>| {
         if v.is_empty() {
             f64::NAN
@@ -140,8 +139,8 @@ fn flows_table(w: &mut World, end: SimTime) -> Table {
         }
     };
     t.push("rtt_mean_ms", Column::F64(rtts.iter().map(mean).collect()));
-    t.push("rtt_p50_ms", Column::F64(rtts.iter().map(|v| percentile(v, 0.5)).collect()));
-    t.push("rtt_p95_ms", Column::F64(rtts.iter().map(|v| percentile(v, 0.95)).collect()));
+    t.push("rtt_p50_ms", Column::F64(rtts.iter_mut().map(|v| percentile(v, 0.5)).collect()));
+    t.push("rtt_p95_ms", Column::F64(rtts.iter_mut().map(|v| percentile(v, 0.95)).collect()));
     t.push("app_bytes_delivered", col_u(&|x| x.app_bytes));
     t.push("first_tx_s", col_f(&|x| x.stats.first_tx.map_or(f64::NAN, |t| t.as_secs_f64())));
     t.push("last_rx_s", col_f(&|x| x.stats.last_rx.map_or(f64::NAN, |t| t.as_secs_f64())));
