@@ -4,7 +4,7 @@
 //! must stay within [1, clamp] and no arithmetic may overflow (debug build).
 
 use cellcc_engine::cc::{AckSample, CaState, CcConfig, CongestionControl, ConnView, CwndEvent, Window};
-use cellcc_engine::sim::{SimDuration, SimTime};
+use cellcc_engine::sim::{RngStream, SimDuration, SimTime};
 use proptest::prelude::*;
 
 const MSS: u32 = 1448;
@@ -120,7 +120,7 @@ proptest! {
         ops in prop::collection::vec(op(), 1..1000),
     ) {
         let cfg: CcConfig = serde_json::from_value(serde_json::json!({ "name": ALGORITHMS[which] })).unwrap();
-        let mut d = Driver { cc: cfg.build(Window::new(10)), now: SimTime::ZERO, snd_una: 0, state: CaState::Open };
+        let mut d = Driver { cc: cfg.build(Window::new(10), RngStream::new(0, "test:cc")), now: SimTime::ZERO, snd_una: 0, state: CaState::Open };
         for op in &ops {
             d.step(op);
             let w = *d.cc.window();
