@@ -7,7 +7,7 @@ use super::{Event, Node, World};
 use crate::app::App;
 use crate::cc::Window;
 use crate::error::ScenarioError;
-use crate::link::channel::{ChannelStats, TraceState};
+use crate::link::channel::{ChannelStats, RateSchedule, TraceState};
 use crate::link::loss::LossModel;
 use crate::link::queue::drop_tail::Limit;
 use crate::link::queue::DropTail;
@@ -101,11 +101,15 @@ fn channel(
             })?;
             Server::Trace { schedule, next_k: 0, head_bytes_left: 0, state: TraceState::Idle }
         }
-        (None, Some(mbps)) => Server::Rate {
-            rate_bps: (mbps * 1e6).round().max(1.0) as u64,
-            free_at: SimTime::ZERO,
-            starts: Default::default(),
-        },
+        (None, Some(mbps)) => {
+            let bps = |m: f64| (m * 1e6).round().max(1.0) as u64;
+            let steps = d.rate_changes.iter().flatten().map(|c| (SimTime::from_secs_f64(c.at_s), bps(c.rate_mbps)));
+            Server::Rate {
+                rate: RateSchedule::steps(bps(mbps), steps),
+                free_at: SimTime::ZERO,
+                starts: Default::default(),
+            }
+        }
         (None, None) => unreachable!("validate() requires rate_mbps or trace"),
     };
     let limit = match d.queue.clone().unwrap_or_default() {
