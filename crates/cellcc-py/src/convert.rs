@@ -52,7 +52,7 @@ pub fn run_output_to_py<'py>(py: Python<'py>, out: &RunOutput) -> PyResult<Bound
     Ok(dict)
 }
 
-/// One registry entry: `{name, family, source, summary, params: [{name, doc, default}]}`.
+/// One registry entry: `{name, family, source, summary, description, params: [{name, doc, default}]}`.
 /// Parameters are listed in the documentation's order; a default the docs do not
 /// mention is still listed, so nothing the algorithm accepts is hidden.
 pub fn cca_to_py<'py>(py: Python<'py>, doc: &CcDoc) -> PyResult<Bound<'py, PyDict>> {
@@ -71,6 +71,7 @@ pub fn cca_to_py<'py>(py: Python<'py>, doc: &CcDoc) -> PyResult<Bound<'py, PyDic
     dict.set_item("family", json_to_py(py, &family)?)?;
     dict.set_item("source", doc.source)?;
     dict.set_item("summary", doc.summary)?;
+    dict.set_item("description", doc.description)?;
     dict.set_item("params", params)?;
     Ok(dict)
 }

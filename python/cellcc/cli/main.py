@@ -27,9 +27,10 @@ from cellcc.cli.options import (
     ScenarioArg,
     SeedOpt,
     SeedsOpt,
+    VerboseOpt,
     WorkersOpt,
 )
-from cellcc.compare import compare_runs, summarise
+from cellcc.compare import compare_runs, parse_cca_list, summarise
 from cellcc.errors import UserError
 from cellcc.provenance import cellcc_version
 from cellcc.runner import run_one
@@ -129,14 +130,18 @@ def validate(scenario: ScenarioArg, as_json: JsonOpt = False) -> None:
 
 
 @app.command()
-def ccas(as_json: JsonOpt = False) -> None:
+def ccas(cca: CcaOpt = None, verbose: VerboseOpt = False, as_json: JsonOpt = False) -> None:
     """List the congestion controls: family, source and parameters with defaults."""
     with reported():
-        registry = _core.ccas()
+        wanted = parse_cca_list(cca)
+        registry = [c for c in _core.ccas() if c["name"] in wanted]
         if as_json:
             typer.echo(json.dumps(registry, indent=2))
-            return
-        _out.print(render.ccas_table(registry))
+        elif verbose:
+            for entry in registry:
+                _out.print(render.cca_detail(entry))
+        else:
+            _out.print(render.ccas_table(registry))
 
 
 def main() -> None:

@@ -50,3 +50,7 @@ WorkersOpt = Annotated[
     typer.Option("--workers", min=1, help="Worker processes; default: one per CPU.", show_default=False),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
+VerboseOpt = Annotated[
+    bool,
+    typer.Option("--verbose", "-v", help="Describe each algorithm: what it does and what each parameter means."),
+]
