@@ -8,8 +8,10 @@ from typing import Any
 
 import pandas as pd
 from rich.console import Group
+from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
+from rich.text import Text
 
 from cellcc.compare import METRICS
 
@@ -90,6 +92,9 @@ def cca_detail(cca: dict[str, Any]) -> Panel:
     for heading in ("parameter", "default", "meaning"):
         params.add_column(heading, overflow="fold")
     for p in cca["params"]:
-        params.add_row(p["name"], json.dumps(p["default"]), p["doc"])
-    body = Group(cca["description"], "", params if cca["params"] else "No parameters.")
-    return Panel(body, title=f"[bold]{cca['name']}[/] ({cca['family']})", subtitle=cca["source"], title_align="left")
+        params.add_row(Text(p["name"]), Text(json.dumps(p["default"])), Text(p["doc"]))
+    # Text, not str: the registry's prose has brackets ("[alpha, beta]") that rich would read as markup.
+    body = Group(Text(cca["description"]), "", params if cca["params"] else "No parameters.")
+    return Panel(
+        body, title=f"[bold]{cca['name']}[/] ({cca['family']})", subtitle=escape(cca["source"]), title_align="left"
+    )
