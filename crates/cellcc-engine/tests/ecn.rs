@@ -12,7 +12,8 @@ const K_PACKETS: u32 = 20;
 /// 100 Mbit/s, 10 ms RTT (BDP 84 packets), a deep 1000-packet buffer that marks at K.
 fn marked_path(cca: &str) -> serde_json::Value {
     let mut v = path(100.0, 10.0, 1000, 10.0);
-    v["links"][1]["forward"] = json!({"queue": {"kind": "drop_tail", "limit_packets": 1000, "ecn_threshold_packets": K_PACKETS}});
+    v["links"][1]["forward"] =
+        json!({"queue": {"kind": "drop_tail", "limit_packets": 1000, "ecn_threshold_packets": K_PACKETS}});
     v["tcp"] = json!({"ecn": true});
     v["flows"][0]["cca"] = json!(cca);
     v

@@ -16,7 +16,7 @@
 mod tcp;
 mod validate;
 
-pub use tcp::{Pacing, TcpParams, TcpSpec};
+pub use tcp::{Pacing, RtoEstimator, TcpParams, TcpSpec};
 
 use crate::error::ScenarioError;
 use serde::{Deserialize, Serialize};

@@ -115,7 +115,7 @@ pub struct TcpSender {
 
 impl TcpSender {
     pub fn new(p: TcpParams, mss: u32, overhead_bytes: u32, cc: Box<dyn CongestionControl>, supply: AppSupply) -> Self {
-        let rtt = RttEstimator::new(p.initial_rto, p.min_rto, p.max_rto);
+        let rtt = RttEstimator::new(p.rto_estimator, p.initial_rto, p.min_rto, p.max_rto);
         TcpSender {
             mss,
             overhead_bytes,
@@ -286,7 +286,7 @@ impl TcpSender {
     }
 
     fn record_rtt(&mut self, now: SimTime, rtt: SimDuration) {
-        self.rtt.on_sample(rtt);
+        self.rtt.on_sample(rtt, self.snd_una, self.snd_nxt);
         let srtt = self.rtt.srtt().unwrap_or(rtt);
         self.rtt_log.push(RttObs { at: now, rtt, srtt });
     }
