@@ -128,9 +128,16 @@ def test_compare_defaults_to_every_registered_cca():
     assert parse_cca_list(None) == [c["name"] for c in cellcc.ccas()]
 
 
-@pytest.mark.slow
-def test_compare_default_scenarios_rank_every_cca(cli):
-    result = cli("compare", "--seeds", "2")
+def test_compare_with_no_scenario_ranks_every_cca_on_both_defaults(cli):
+    """What `make run` runs (with one seed instead of five)."""
+    result = cli("compare", "--seeds", "1")
     assert result.exit_code == 0, result.stderr
-    for name in ["bottleneck", "variable", *parse_cca_list(None)]:
+    for name in ["bottleneck:", "variable:", *parse_cca_list(None)]:
         assert name in result.stdout
+
+
+@pytest.mark.slow
+def test_make_run_equivalent(cli):
+    result = cli("compare")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.count("over 5 seed(s)") == 2
