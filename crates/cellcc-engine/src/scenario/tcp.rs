@@ -49,6 +49,10 @@ pub struct TcpSpec {
     /// SYN retransmissions before giving up. Default 6 (Linux tcp_syn_retries).
     pub syn_retries: Option<u32>,
     pub pacing: Option<Pacing>,
+    /// ECN (RFC 3168): data is sent ECT(0), CE marks are echoed, and the sender
+    /// reduces its window once per round trip (CWR). With `cca = "dctcp"` the
+    /// receiver echoes each mark exactly (RFC 8257 §3.2). Default false.
+    pub ecn: Option<bool>,
 }
 
 /// Resolved TCP parameters of one flow.
@@ -68,6 +72,7 @@ pub struct TcpParams {
     pub dupack_threshold: u32,
     pub syn_retries: u32,
     pub pacing: Pacing,
+    pub ecn: bool,
 }
 
 impl TcpSpec {
@@ -90,7 +95,8 @@ impl TcpSpec {
             snd_buf_bytes,
             dupack_threshold,
             syn_retries,
-            pacing
+            pacing,
+            ecn
         )
     }
 
@@ -111,6 +117,7 @@ impl TcpSpec {
             dupack_threshold: self.dupack_threshold.unwrap_or(3),
             syn_retries: self.syn_retries.unwrap_or(6),
             pacing: self.pacing.unwrap_or_default(),
+            ecn: self.ecn.unwrap_or(false),
         }
     }
 }
