@@ -42,13 +42,8 @@ $(TOOLS_STAMP): $(BIN)/python
 	$(BIN)/python -m pip install --quiet --upgrade pip 'maturin>=1.9,<2'
 	touch $@
 
-# The extension is the release profile without its fat LTO / single codegen unit: on 2 cores that link
-# takes 10+ minutes instead of ~1.5, and a 20 s scenario still simulates in tens of milliseconds.
-# `make bench` keeps the full release profile.
-EXT_PROFILE := CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16
-
 # maturin installs the package editable (python/ on sys.path), its dependencies and the `dev` extra,
-# and builds the Rust extension.
+# and builds the Rust extension in release mode.
 $(BUILD_STAMP): $(TOOLS_STAMP) $(RUST_INPUTS) pyproject.toml
-	$(EXT_PROFILE) VIRTUAL_ENV=$(abspath $(VENV)) $(BIN)/maturin develop --release --extras dev
+	VIRTUAL_ENV=$(abspath $(VENV)) $(BIN)/maturin develop --release --extras dev
 	touch $@
