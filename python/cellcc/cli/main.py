@@ -33,7 +33,7 @@ from cellcc.cli.options import (
 from cellcc.compare import compare_runs, parse_cca_list, summarise
 from cellcc.errors import UserError
 from cellcc.provenance import cellcc_version
-from cellcc.runner import run_one
+from cellcc.runner import Job, run_jobs
 from cellcc.scenario import Scenario, bundled_names
 from cellcc.store import write_run
 
@@ -71,7 +71,9 @@ def run(scenario: ScenarioArg, seed: SeedOpt = None, out: OutDirOpt = None) -> N
     """Simulate SCENARIO once and print per-flow results; --out writes summary, tables and pcaps."""
     with reported():
         sc = Scenario.resolve(scenario)
-        result = run_one(sc, sc.seed if seed is None else seed)
+        (result,) = run_jobs(
+            [Job(sc, sc.seed if seed is None else seed)], workers=1, description=f"simulating {sc.name}"
+        )
         _out.print(render.flows_table(result.flows, f"{sc.name} (seed {result.seed})"))
         if out is not None:
             _out.print(f"wrote {write_run(result, out)}")

@@ -64,9 +64,10 @@ pub const DOC: super::CcDoc = super::CcDoc {
     source: "Linux net/ipv4/tcp_dctcp.c; RFC 8257; Alizadeh et al., SIGCOMM 2010",
     summary: "Reno growth; cuts cwnd by alpha/2 where alpha is the EWMA (g=1/16) of the CE-marked fraction. Needs ECN marking.",
     description: "Reno growth with a reaction proportional to the extent of congestion: once per window of data it \
-        updates alpha <- (1 - g) alpha + g F (g = 1/16), F the fraction of ACKed data that echoed a CE mark, \
-        and a congestion event sets ssthresh = cwnd (1 - alpha/2). Loss halves the window as Reno. The \
-        simulator's queues do not mark ECN yet, so on any current path DCTCP behaves as Reno.",
+        updates alpha <- (1 - g) alpha + g F (g = 1/16), F the fraction of ACKed data that echoed a CE mark, and \
+        a congestion event sets ssthresh = cwnd (1 - alpha/2). Loss halves the window as Reno. It needs ECN \
+        (tcp.ecn = true) and a queue that CE-marks above a step threshold (queue.ecn_threshold_packets, \
+        RFC 8257 3.1); without marking, as on a plain drop-tail queue, it behaves as Reno.",
     params: &[
         ("shift_g", "EWMA weight g = 1/2^shift_g, 0..=10; default 4 (dctcp_shift_g)"),
         ("alpha_on_init", "initial alpha, 1/1024 units; default 1024 (dctcp_alpha_on_init)"),
