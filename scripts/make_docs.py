@@ -265,7 +265,9 @@ def _intro(duration_s: float) -> list[str]:
         "```",
         "",
         f"- RTT {2 * ONE_WAY_DELAY_MS:g} ms; the bottleneck's data direction has a drop-tail buffer of",
-        f"  {BUFFER_BYTES} B, one bandwidth-delay product at {RATE_MBPS:g} Mbit/s (about 67 packets of 1500 B).",
+        f"  {BUFFER_BYTES:,} B".replace(",", " ")
+        + f", one bandwidth-delay product at {RATE_MBPS:g} Mbit/s (about {round(BUFFER_BYTES / MTU_BYTES)} packets"
+        f" of {MTU_BYTES} B).",
         f"- Capacity steps from {RATE_MBPS:g} to {STEP_RATE_MBPS:g} Mbit/s at {t_down:g} s and back to",
         f"  {RATE_MBPS:g} Mbit/s at {t_up:g} s (`rate_changes` on the link's `forward` direction).",
         "- One bulk TCP flow with the default TCP settings (SACK, timestamps, MSS 1448 B, initial window",
@@ -317,7 +319,7 @@ def _section(entry: dict[str, Any], m: Measured) -> list[str]:
     lines += [
         "",
         f"Over the run: {100 * m.loss_ratio:.2f}% of packets lost, {m.retransmits} retransmissions, "
-        f"{m.timeouts} retransmission timeouts.",
+        f"{m.timeouts} retransmission timeout{'' if m.timeouts == 1 else 's'}.",
     ]
     return lines
 

@@ -79,8 +79,8 @@ pub const DOC: super::CcDoc = super::CcDoc {
         baseRTT) / RTT, with RTT the minimum sample of the last round and baseRTT the minimum ever, and \
         steers diff into [alpha, beta] = [2, 4] packets by adding or removing one segment per RTT. Slow \
         start ends as soon as diff exceeds gamma (1 packet). It reacts to delay before the buffer fills, so \
-        alone it holds a few packets of queue and sees no loss; loss is handled as Reno. baseRTT never \
-        increases, so a path whose base delay grows reads as queueing.",
+        alone it holds a few packets of queue and, once out of slow start, sees no loss; loss is handled as \
+        Reno. baseRTT never increases, so a path whose base delay grows reads as queueing.",
     params: &[
         ("alpha", "lower bound of queued packets, packets (default 2, Linux tcp_vegas.c)"),
         ("beta", "upper bound of queued packets, packets, >= alpha (default 4, Linux tcp_vegas.c)"),
