@@ -6,13 +6,13 @@
 //! reduction sets ssthresh = cwnd (1 - alpha/2) (§3.4). Loss halves cwnd as Reno.
 //! Fixed point as Linux: alpha in 1/1024 (`DCTCP_MAX_ALPHA`), g = 1/2^shift_g.
 //!
-//! What differs from Linux, and what the rest of the simulator must provide:
-//! - ECN marking in the queues is not built yet, so end to end DCTCP behaves as
-//!   Reno until queues mark CE (with a DCTCP-style step threshold, RFC 8257 §3.1).
-//! - The receiver side of DCTCP (echo ECE on exactly the CE-marked packets,
-//!   with an immediate ACK when the CE state flips, `dctcp_ece_ack_update`) is
-//!   the receiver's job; the `EcnIsCe`/`EcnNoCe` events are receiver events
-//!   and are ignored here.
+//! What differs from Linux, and where the rest lives:
+//! - It needs `tcp.ecn = true` and a queue that marks (`ecn_threshold_packets`,
+//!   the RFC 8257 §3.1 step threshold); without marks it behaves as Reno.
+//! - The receiver side (ECE on exactly the CE-marked packets, an immediate ACK
+//!   when the CE state flips, Linux `dctcp_ece_ack_update`) is `tcp/receiver.rs`'s
+//!   `EcnEcho::Accurate`; the `EcnIsCe`/`EcnNoCe` events are receiver events and
+//!   are ignored here.
 //! - `tp->delivered_ce` is not in the connection view: DCTCP counts the
 //!   segments delivered by ACKs with ECE itself (Linux's `tcp_count_delivered`
 //!   with classic ECN does the same).
