@@ -1,0 +1,160 @@
+"""Turn what the agents and the emulator recorded into the engine's output tables
+(crates/cellcc-engine/src/output.rs: `flows`, `timeseries`, `queues`, `cwnd`, `rtt`, same columns),
+so every plot and statistic works on both backends. Pure: JSON/CSV in, DataFrames out.
+
+Where the kernel measures something differently from the engine, the column says what it holds:
+- RTT: Linux exposes no per-ACK RTT sample to user space; `rtt.rtt_ms` and `rtt.srtt_ms` are both
+  `tcpi_rtt` (the smoothed RTT, RFC 6298) read every 10 ms, and the flows' RTT statistics are
+  taken over those readings.
+- Bytes on the wire: payload counters plus `segs * header_bytes` (IPv4 + TCP + timestamps).
+- `lost_packets`: the emulator's drops (queue + random loss) of the flow's data direction when the
+  flow is alone in that direction, else NaN (the emulator does not split drops per flow).
+- `mean_delay_ms`, `mean_jitter_ms`: NaN (no per-packet one-way timestamps).
+"""
+
+from __future__ import annotations
+
+import io
+import math
+
+import numpy as np
+import pandas as pd
+
+from . import tcp_info
+from .plan import RunPlan
+
+NAN = float("nan")
+#: tcpi_pacing_rate when no rate is set: ~0ULL (sk_max_pacing_rate default).
+UNLIMITED_PACING = 2**64 - 1
+NS_PER_S = 1e9
+
+
+def _t_s(t_ns: int | None, t0_ns: int) -> float:
+    return NAN if t_ns is None else (t_ns - t0_ns) / NS_PER_S
+
+
+def _established(samples: list[dict]) -> list[dict]:
+    """Readings with an RTT estimate (after the handshake)."""
+    return [s for s in samples if s["rtt_us"]]
+
+
+def _at(t_s: np.ndarray, sample_t: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Cumulative counter at times `t_s`, interpolated linearly between readings."""
+    if len(sample_t) == 0:
+        return np.zeros_like(t_s)
+    return np.interp(t_s, sample_t, values, left=values[0], right=values[-1])
+
+
+def flows_table(plan: RunPlan, t0: int, senders: list[dict], receivers: list[dict], emu: dict) -> pd.DataFrame:
+    rows = []
+    per_direction = {True: 0, False: 0}
+    for f in plan.flows:
+        per_direction[f.forward] += 1
+    for f, s, r in zip(plan.flows, senders, receivers):
+        last = s["samples"][-1]
+        segs_in = r["samples"][-1][2] if r["samples"] else 0
+        tx_packets = last["segs_out"]
+        rx_bytes_wire = r["bytes"] + segs_in * plan.header_bytes
+        direction = emu.get("forward" if f.forward else "reverse", {})
+        lost = (direction.get("queue_drops", 0) + direction.get("random_losses", 0)) if per_direction[f.forward] == 1 else NAN
+        first_tx, last_rx = _t_s(s["first_tx_ns"], t0), _t_s(r["last_rx_ns"], t0)
+        span = last_rx - first_tx
+        rtts = np.array([x["rtt_us"] / 1e3 for x in _established(s["samples"])])
+        done = f.app == "finite" and r["bytes"] >= (f.bytes or 0)
+        rows.append({
+            "flow_id": f.flow_id, "src": f.src, "dst": f.dst, "transport": "tcp", "cca": s["cca"],
+            "tx_packets": tx_packets, "tx_bytes": last["bytes_sent"] + tx_packets * plan.header_bytes,
+            "rx_packets": segs_in, "rx_bytes": rx_bytes_wire,
+            "lost_packets": lost, "loss_ratio": lost / tx_packets if tx_packets else NAN,
+            "throughput_bps": rx_bytes_wire * 8 / span if span > 0 else NAN,
+            "goodput_bps": r["bytes"] * 8 / span if span > 0 else NAN,
+            "mean_delay_ms": NAN, "mean_jitter_ms": NAN,
+            "retransmits": last["total_retrans"],
+            "timeouts": last["total_rto"] if last["total_rto"] is not None else NAN,
+            "rtt_mean_ms": float(rtts.mean()) if len(rtts) else NAN,
+            "rtt_p50_ms": float(np.percentile(rtts, 50)) if len(rtts) else NAN,
+            "rtt_p95_ms": float(np.percentile(rtts, 95)) if len(rtts) else NAN,
+            "app_bytes_delivered": r["bytes"],
+            "first_tx_s": first_tx, "last_rx_s": last_rx,
+            "completion_s": last_rx - f.start_s if done else NAN,
+        })
+    return pd.DataFrame(rows)
+
+
+def timeseries_table(plan: RunPlan, t0: int, senders: list[dict], receivers: list[dict]) -> pd.DataFrame:
+    slot_s = plan.slot_ms / 1e3
+    n = int(math.ceil(plan.duration_s / slot_s - 1e-9))
+    edges = np.arange(n + 1) * slot_s
+    out = []
+    for f, s, r in zip(plan.flows, senders, receivers):
+        rt = np.array([(x[0] - t0) / NS_PER_S for x in r["samples"]])
+        rb = np.array([x[1] for x in r["samples"]], dtype=float)
+        rsegs = np.array([x[2] for x in r["samples"]], dtype=float)
+        good = np.diff(_at(edges, rt, rb))
+        wire = good + np.diff(_at(edges, rt, rsegs)) * plan.header_bytes
+        est = _established(s["samples"])
+        st = np.array([(x["t_ns"] - t0) / NS_PER_S for x in s["samples"]])
+        retr = np.diff(_at(edges, st, np.array([x["total_retrans"] for x in s["samples"]], dtype=float)))
+        et = np.array([(x["t_ns"] - t0) / NS_PER_S for x in est])
+        slot_of = np.floor(et / slot_s).astype(int) if len(et) else np.array([], dtype=int)
+        for k in range(n):
+            in_slot = [x for x, j in zip(est, slot_of) if j == k]
+            out.append({
+                "flow_id": f.flow_id, "t_s": edges[k],
+                "throughput_bps": wire[k] * 8 / slot_s, "goodput_bps": good[k] * 8 / slot_s,
+                "mean_delay_ms": NAN, "retransmits": round(retr[k]), "lost_packets": NAN,
+                "cwnd_bytes": in_slot[-1]["snd_cwnd"] * in_slot[-1]["snd_mss"] if in_slot else NAN,
+                "rtt_ms": float(np.mean([x["rtt_us"] for x in in_slot])) / 1e3 if in_slot else NAN,
+            })
+    return pd.DataFrame(out)
+
+
+def cwnd_table(plan: RunPlan, t0: int, senders: list[dict]) -> pd.DataFrame:
+    rows = []
+    for f, s in zip(plan.flows, senders):
+        prev = None
+        for x in _established(s["samples"]):
+            ss = x["snd_ssthresh"]
+            pace = x["pacing_rate_Bps"]
+            row = {
+                "flow_id": f.flow_id, "t_s": _t_s(x["t_ns"], t0),
+                "cwnd_bytes": float(x["snd_cwnd"] * x["snd_mss"]),
+                "ssthresh_bytes": NAN if ss >= tcp_info.INFINITE_SSTHRESH else float(ss * x["snd_mss"]),
+                "pacing_rate_bps": NAN if pace in (None, UNLIMITED_PACING) else float(pace * 8),
+                "ca_state": tcp_info.CA_STATES[x["ca_state"]] if x["ca_state"] < len(tcp_info.CA_STATES) else str(x["ca_state"]),
+            }
+            key = (row["cwnd_bytes"], row["ssthresh_bytes"], row["pacing_rate_bps"], row["ca_state"])
+            if key != prev:
+                rows.append(row)
+                prev = key
+    return pd.DataFrame(rows, columns=["flow_id", "t_s", "cwnd_bytes", "ssthresh_bytes", "pacing_rate_bps", "ca_state"])
+
+
+def rtt_table(plan: RunPlan, t0: int, senders: list[dict]) -> pd.DataFrame:
+    rows = [
+        {"flow_id": f.flow_id, "t_s": _t_s(x["t_ns"], t0), "rtt_ms": x["rtt_us"] / 1e3, "srtt_ms": x["rtt_us"] / 1e3}
+        for f, s in zip(plan.flows, senders)
+        for x in _established(s["samples"])
+    ]
+    return pd.DataFrame(rows, columns=["flow_id", "t_s", "rtt_ms", "srtt_ms"])
+
+
+def queues_table(plan: RunPlan, t0: int, stats_csv: str) -> pd.DataFrame:
+    """Per bottleneck direction and slot: backlog at the slot's end, its maximum, drops in it."""
+    cols = ["link", "t_s", "bytes", "packets", "max_bytes", "drops"]
+    if not stats_csv.strip():
+        return pd.DataFrame(columns=cols)
+    raw = pd.read_csv(io.StringIO(stats_csv))
+    slot_s = plan.slot_ms / 1e3
+    raw["t_s"] = (raw["t_ns"] - t0) / NS_PER_S
+    raw = raw[(raw["t_s"] > 0) & (raw["t_s"] <= plan.duration_s + 1e-9)]
+    # A record at time t closes the interval ending at t: it belongs to the slot containing t - epsilon.
+    raw = raw.assign(slot=np.floor((raw["t_s"] - 1e-9) / slot_s).astype(int))
+    names = {"forward": plan.forward.name, "reverse": plan.reverse.name}
+    g = raw.groupby(["direction", "slot"], sort=True).agg(
+        bytes=("bytes", "last"), packets=("packets", "last"), max_bytes=("max_bytes", "max"), drops=("drops", "sum"))
+    g = g.reset_index()
+    return pd.DataFrame({
+        "link": g["direction"].map(names), "t_s": g["slot"] * slot_s,
+        "bytes": g["bytes"], "packets": g["packets"], "max_bytes": g["max_bytes"], "drops": g["drops"],
+    })[cols].sort_values(["link", "t_s"], kind="stable").reset_index(drop=True)
