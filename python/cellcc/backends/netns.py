@@ -112,6 +112,8 @@ def _terminate_on_sigterm() -> Iterator[None]:
 class Testbed:
     """Sender and receiver namespaces joined through the emulator; see the module doc."""
 
+    __test__ = False  # not a pytest class, despite the name
+
     def __init__(self, emu_binary: Path, emu_config: dict, mtu_bytes: int, workdir: Path):
         tag = secrets.token_hex(3)
         base = f"{NETNS_PREFIX}-{os.getpid()}-{tag}"
@@ -145,6 +147,10 @@ class Testbed:
         for ns in (self.ns_snd, self.ns_emu, self.ns_rcv):
             ip("netns", "add", ns)
             self._created.append(ns)
+            # IPv4 only: no IPv6 router solicitations or MLD reports on the emulated path.
+            for scope in ("all", "default"):
+                subprocess.run(netns_exec(ns, ["sysctl", "-q", "-w", f"net.ipv6.conf.{scope}.disable_ipv6=1"]),
+                               capture_output=True)
         cfg_path = self.workdir / "emu.json"
         cfg_path.write_text(json.dumps(self.emu_config))
         self.emu = subprocess.Popen(

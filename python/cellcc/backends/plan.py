@@ -13,6 +13,7 @@ system except reading the kernel's list of congestion controls.
 from __future__ import annotations
 
 import math
+import shutil
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -117,11 +118,14 @@ def ensure_kernel_cca(name: str, path: str) -> None:
     """Refuse a congestion control the running kernel cannot give, after trying to load its module."""
     if name in kernel_ccas():
         return
-    subprocess.run(["modprobe", f"tcp_{name}"], capture_output=True)
+    modprobe = shutil.which("modprobe")
+    if modprobe:
+        subprocess.run([modprobe, f"tcp_{name}"], capture_output=True)
     available = kernel_ccas()
     if name not in available:
+        tried = f"modprobe tcp_{name} did not load it" if modprobe else "no modprobe here to load it"
         raise NotSupported(path, name, f"the running kernel offers {', '.join(available) or 'none'} "
-                           f"({AVAILABLE_CCA_PATH}); modprobe tcp_{name} did not load it")
+                           f"({AVAILABLE_CCA_PATH}); {tried}")
 
 
 def _direction(link: dict, over: dict) -> dict:
