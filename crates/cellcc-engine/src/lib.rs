@@ -4,10 +4,10 @@
 //! See `docs/architecture.md` for the module map and the life of a packet.
 
 pub mod cc;
-pub mod sim;
 pub mod error;
-pub mod scenario;
 pub mod output;
+pub mod scenario;
+pub mod sim;
 
 pub use error::ScenarioError;
 pub use output::RunOutput;
@@ -39,6 +39,11 @@ impl From<ScenarioError> for RunError {
 
 /// Simulate `scenario` with `seed`. Deterministic: same inputs, same output.
 pub fn run(scenario: &Scenario, seed: u64) -> Result<RunOutput, RunError> {
-    let _ = (scenario, seed);
-    Err(RunError::Scenario(ScenarioError::new("backend", "engine", "the simulation world is being built (interim)")))
+    world::run(scenario, seed)
 }
+pub mod app;
+pub mod link;
+pub mod measure;
+pub mod packet;
+pub mod tcp;
+pub mod world;

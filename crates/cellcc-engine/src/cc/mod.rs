@@ -138,9 +138,8 @@ impl RateSample {
     /// Delivery rate in bit/s, `None` for an invalid sample.
     pub fn delivery_rate_bps(&self, mss_bytes: u32) -> Option<u64> {
         let ns = self.interval.as_ns();
-        (ns > 0 && self.delivered > 0).then(|| {
-            (self.delivered as u128 * mss_bytes as u128 * 8 * 1_000_000_000 / ns as u128) as u64
-        })
+        (ns > 0 && self.delivered > 0)
+            .then(|| (self.delivered as u128 * mss_bytes as u128 * 8 * 1_000_000_000 / ns as u128) as u64)
     }
 }
 

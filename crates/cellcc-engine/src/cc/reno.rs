@@ -20,7 +20,8 @@ pub const DOC: super::CcDoc = super::CcDoc {
     name: "reno",
     family: super::Family::Loss,
     source: "RFC 5681; Linux net/ipv4/tcp_cong.c (tcp_reno_cong_avoid, tcp_reno_ssthresh)",
-    summary: "AIMD: +1 segment per RTT, halve on loss; classic fast recovery (exits on the first partial ACK without SACK).",
+    summary:
+        "AIMD: +1 segment per RTT, halve on loss; classic fast recovery (exits on the first partial ACK without SACK).",
     params: &[],
 };
 

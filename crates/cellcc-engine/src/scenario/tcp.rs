@@ -80,9 +80,21 @@ impl TcpSpec {
             ($($f:ident),*) => { TcpSpec { $($f: self.$f.clone().or_else(|| base.$f.clone())),* } };
         }
         pick!(
-            mss_bytes, sack, timestamps, min_rto_ms, initial_rto_ms, max_rto_ms, delayed_ack_count,
-            delayed_ack_timeout_ms, initial_cwnd_segs, rcv_buf_bytes, snd_buf_bytes, dupack_threshold,
-            syn_retries, pacing, ecn
+            mss_bytes,
+            sack,
+            timestamps,
+            min_rto_ms,
+            initial_rto_ms,
+            max_rto_ms,
+            delayed_ack_count,
+            delayed_ack_timeout_ms,
+            initial_cwnd_segs,
+            rcv_buf_bytes,
+            snd_buf_bytes,
+            dupack_threshold,
+            syn_retries,
+            pacing,
+            ecn
         )
     }
 

@@ -97,10 +97,18 @@ impl Scenario {
             let dp = |f: &str| format!("links[{i}].{dir}.{f}");
             match (d.rate_mbps, &d.trace) {
                 (Some(_), Some(_)) => {
-                    return Err(ScenarioError::new(dp("trace"), "both rate_mbps and trace", "exactly one of rate_mbps or trace"))
+                    return Err(ScenarioError::new(
+                        dp("trace"),
+                        "both rate_mbps and trace",
+                        "exactly one of rate_mbps or trace",
+                    ))
                 }
                 (None, None) => {
-                    return Err(ScenarioError::new(p("rate_mbps"), "", "missing: give rate_mbps or trace (for both directions, or in forward/reverse)"))
+                    return Err(ScenarioError::new(
+                        p("rate_mbps"),
+                        "",
+                        "missing: give rate_mbps or trace (for both directions, or in forward/reverse)",
+                    ))
                 }
                 (Some(r), None) => positive(r, || dp("rate_mbps"))?,
                 (None, Some(t)) => ensure(!t.is_empty(), || dp("trace"), "\"\"", "a path to a Mahimahi trace file")?,
@@ -134,10 +142,17 @@ impl Scenario {
             ensure(stop.is_finite() && stop > f.start_s, || p("stop_s"), stop, "seconds > start_s")?;
         }
         match (&f.transport, &f.app) {
-            (Transport::Udp, AppSpec::Cbr { .. }) | (Transport::Tcp, AppSpec::Bulk | AppSpec::Finite { .. } | AppSpec::RateLimited { .. }) => {}
-            (Transport::Udp, _) => return Err(ScenarioError::new(p("app.kind"), "a TCP application", "\"cbr\" for transport = \"udp\"")),
+            (Transport::Udp, AppSpec::Cbr { .. })
+            | (Transport::Tcp, AppSpec::Bulk | AppSpec::Finite { .. } | AppSpec::RateLimited { .. }) => {}
+            (Transport::Udp, _) => {
+                return Err(ScenarioError::new(p("app.kind"), "a TCP application", "\"cbr\" for transport = \"udp\""))
+            }
             (Transport::Tcp, _) => {
-                return Err(ScenarioError::new(p("app.kind"), "\"cbr\"", "\"bulk\", \"finite\" or \"rate_limited\" for transport = \"tcp\" (cbr needs transport = \"udp\")"))
+                return Err(ScenarioError::new(
+                    p("app.kind"),
+                    "\"cbr\"",
+                    "\"bulk\", \"finite\" or \"rate_limited\" for transport = \"tcp\" (cbr needs transport = \"udp\")",
+                ))
             }
         }
         validate_app(&f.app, &p("app"))?;
@@ -157,11 +172,19 @@ impl Scenario {
         let name = f.cca.as_deref().unwrap_or(DEFAULT_CCA);
         if CcConfig::doc(name).is_none() {
             let names: Vec<&str> = REGISTRY.iter().map(|d| d.name).collect();
-            return Err(ScenarioError::new(format!("flows[{i}].cca"), format!("{name:?}"), &format!("one of {}", names.join(", "))));
+            return Err(ScenarioError::new(
+                format!("flows[{i}].cca"),
+                format!("{name:?}"),
+                &format!("one of {}", names.join(", ")),
+            ));
         }
         let mut obj = f.cca_params.clone().unwrap_or_default();
         if obj.contains_key("name") {
-            return Err(ScenarioError::new(format!("flows[{i}].cca_params.name"), "set", "no `name` here: the algorithm is chosen by `cca`"));
+            return Err(ScenarioError::new(
+                format!("flows[{i}].cca_params.name"),
+                "set",
+                "no `name` here: the algorithm is chosen by `cca`",
+            ));
         }
         obj.insert("name".into(), serde_json::Value::String(name.into()));
         let text = serde_json::Value::Object(obj).to_string();
@@ -169,7 +192,8 @@ impl Scenario {
         serde_path_to_error::deserialize::<_, CcConfig>(de).map_err(|e| {
             let field = e.path().to_string();
             let params = CcConfig::default_params(name).map(|v| v.to_string()).unwrap_or_default();
-            let path = if field == "." { format!("flows[{i}].cca_params") } else { format!("flows[{i}].cca_params.{field}") };
+            let path =
+                if field == "." { format!("flows[{i}].cca_params") } else { format!("flows[{i}].cca_params.{field}") };
             let msg = e.inner().to_string();
             let msg = msg.split(" at line ").next().unwrap_or(&msg).to_string();
             ScenarioError::new(path, "", format!("{msg}; parameters of {name} with defaults: {params}"))
@@ -233,7 +257,12 @@ fn validate_app(a: &AppSpec, path: &str) -> Check {
         AppSpec::Finite { bytes } => ensure(*bytes > 0, || format!("{path}.bytes"), bytes, "bytes >= 1"),
         AppSpec::RateLimited { rate_mbps, write_bytes } => {
             positive(*rate_mbps, || format!("{path}.rate_mbps"))?;
-            ensure(write_bytes.is_none_or(|w| w > 0), || format!("{path}.write_bytes"), write_bytes.unwrap_or(0), "bytes >= 1")
+            ensure(
+                write_bytes.is_none_or(|w| w > 0),
+                || format!("{path}.write_bytes"),
+                write_bytes.unwrap_or(0),
+                "bytes >= 1",
+            )
         }
         AppSpec::Cbr { rate_mbps, packet_bytes } => {
             positive(*rate_mbps, || format!("{path}.rate_mbps"))?;
@@ -266,7 +295,11 @@ impl TcpSpec {
         if let (Some(lo), Some(hi)) = (self.min_rto_ms, self.max_rto_ms) {
             ensure(lo <= hi, || p("min_rto_ms"), lo, "at most max_rto_ms")?;
         }
-        for (name, v) in [("delayed_ack_count", self.delayed_ack_count), ("initial_cwnd_segs", self.initial_cwnd_segs), ("dupack_threshold", self.dupack_threshold)] {
+        for (name, v) in [
+            ("delayed_ack_count", self.delayed_ack_count),
+            ("initial_cwnd_segs", self.initial_cwnd_segs),
+            ("dupack_threshold", self.dupack_threshold),
+        ] {
             if let Some(x) = v {
                 ensure(x >= 1, || p(name), x, "an integer >= 1")?;
             }

@@ -12,4 +12,4 @@ pub mod time;
 pub use id::{FlowId, LinkId, NodeId};
 pub use queue::EventQueue;
 pub use rng::RngStream;
-pub use time::{SimDuration, SimTime};
+pub use time::{SimDuration, SimTime, NS_PER_MS, NS_PER_S, NS_PER_US};

@@ -48,8 +48,18 @@ mod tests {
 
     #[test]
     fn same_seed_and_component_give_same_stream() {
-        let a: Vec<f64> = (0..4).map({ let mut r = RngStream::new(7, "x"); move |_| r.uniform() }).collect();
-        let b: Vec<f64> = (0..4).map({ let mut r = RngStream::new(7, "x"); move |_| r.uniform() }).collect();
+        let a: Vec<f64> = (0..4)
+            .map({
+                let mut r = RngStream::new(7, "x");
+                move |_| r.uniform()
+            })
+            .collect();
+        let b: Vec<f64> = (0..4)
+            .map({
+                let mut r = RngStream::new(7, "x");
+                move |_| r.uniform()
+            })
+            .collect();
         assert_eq!(a, b);
     }
 

@@ -1,0 +1,214 @@
+//! One direction of a link: queue, server (rate or trace), propagation delay,
+//! random loss. The channel is passive: the world calls it on enqueue and on
+//! its own events, and it answers when its next event is due.
+
+use super::loss::LossModel;
+use super::queue::{DropTail, QueueDiscipline};
+use super::trace::TraceSchedule;
+use crate::packet::PacketId;
+use crate::sim::{NodeId, RngStream, SimDuration, SimTime};
+
+/// How the channel takes packets off its queue.
+pub enum Server {
+    /// Serialise each packet at a constant rate (ns-3 `PointToPointNetDevice`).
+    Rate { rate_bps: u64, state: RateState },
+    /// Deliver up to one MTU of bytes at each trace opportunity (Mahimahi).
+    Trace { schedule: TraceSchedule, next_k: u64, head_bytes_left: u32, state: TraceState },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RateState {
+    Idle,
+    /// Serialising this packet until the scheduled `TxEnd`.
+    Transmitting(PacketId),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TraceState {
+    Idle,
+    /// An `Opportunity` event is scheduled for opportunity `k`.
+    Waiting(u64),
+}
+
+/// Counters of one channel.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ChannelStats {
+    pub queue_drops: u64,
+    pub loss_drops: u64,
+    pub delivered_packets: u64,
+    pub delivered_bytes: u64,
+    /// Drops since the last time-series slot.
+    pub slot_drops: u64,
+    /// Largest queue occupancy since the last slot, bytes.
+    pub slot_max_bytes: u64,
+}
+
+pub struct Channel {
+    /// `"<link id>:forward"` or `"<link id>:reverse"`.
+    pub name: String,
+    pub from: NodeId,
+    pub to: NodeId,
+    pub mtu_bytes: u32,
+    pub delay: SimDuration,
+    pub queue: DropTail,
+    pub server: Server,
+    pub loss: LossModel,
+    pub rng: RngStream,
+    pub stats: ChannelStats,
+}
+
+/// What an enqueue did.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Enqueued {
+    /// The queue was full: the packet is handed back for the drop accounting.
+    Dropped(PacketId),
+    /// Queued behind others: nothing to schedule.
+    Queued,
+    /// The server was idle: schedule its next event at this time.
+    Wake(SimTime),
+}
+
+impl Channel {
+    pub fn enqueue(&mut self, now: SimTime, id: PacketId, bytes: u32) -> Enqueued {
+        if let Err(id) = self.queue.enqueue(id, bytes) {
+            self.stats.queue_drops += 1;
+            self.stats.slot_drops += 1;
+            return Enqueued::Dropped(id);
+        }
+        self.stats.slot_max_bytes = self.stats.slot_max_bytes.max(self.queue.len_bytes());
+        match &mut self.server {
+            Server::Rate { state: RateState::Idle, .. } => Enqueued::Wake(self.start_next(now).expect("just enqueued")),
+            Server::Trace { schedule, next_k, state: state @ TraceState::Idle, .. } => {
+                let k = (*next_k).max(schedule.first_at_or_after(now));
+                *state = TraceState::Waiting(k);
+                Enqueued::Wake(schedule.time_of(k))
+            }
+            _ => Enqueued::Queued,
+        }
+    }
+
+    /// Rate server: take the head packet onto the wire; returns its `TxEnd` time.
+    fn start_next(&mut self, now: SimTime) -> Option<SimTime> {
+        let Server::Rate { rate_bps, state } = &mut self.server else {
+            return None;
+        };
+        let (id, bytes) = self.queue.dequeue()?;
+        *state = RateState::Transmitting(id);
+        Some(now + SimDuration::transmission(bytes as u64, *rate_bps))
+    }
+
+    /// Rate server's `TxEnd`: the packet that finished, and when the next one ends.
+    pub fn on_tx_end(&mut self, now: SimTime) -> (PacketId, Option<SimTime>) {
+        let Server::Rate { state, .. } = &mut self.server else { panic!("TxEnd on a trace channel") };
+        let RateState::Transmitting(done) = *state else { panic!("TxEnd while idle") };
+        *state = RateState::Idle;
+        (done, self.start_next(now))
+    }
+
+    /// Trace server's opportunity: serve up to one MTU of bytes, calling
+    /// `deliver` for each packet completed; returns the next opportunity time.
+    pub fn on_opportunity(&mut self, mut deliver: impl FnMut(PacketId)) -> Option<SimTime> {
+        let mtu = self.mtu_bytes;
+        let Server::Trace { schedule, next_k, head_bytes_left, state } = &mut self.server else {
+            panic!("Opportunity on a rate channel")
+        };
+        let TraceState::Waiting(k) = *state else { panic!("Opportunity while idle") };
+        // link_queue.cc use_a_delivery_opportunity(): a packet may span opportunities.
+        let mut budget = mtu;
+        while budget > 0 {
+            let Some((id, bytes)) = self.queue.front() else {
+                break;
+            };
+            let left = if *head_bytes_left == 0 { bytes } else { *head_bytes_left };
+            if left <= budget {
+                budget -= left;
+                *head_bytes_left = 0;
+                self.queue.dequeue();
+                deliver(id);
+            } else {
+                *head_bytes_left = left - budget;
+                budget = 0;
+            }
+        }
+        *next_k = k + 1;
+        if self.queue.is_empty() {
+            *state = TraceState::Idle;
+            None
+        } else {
+            *state = TraceState::Waiting(k + 1);
+            Some(schedule.time_of(k + 1))
+        }
+    }
+
+    /// Apply random loss to a packet leaving the wire; true = lost.
+    pub fn lose(&mut self) -> bool {
+        let lost = self.loss.lose(&mut self.rng);
+        if lost {
+            self.stats.loss_drops += 1;
+            self.stats.slot_drops += 1;
+        }
+        lost
+    }
+
+    /// Nominal capacity, bit/s (a trace's mean rate).
+    pub fn capacity_bps(&self) -> f64 {
+        match &self.server {
+            Server::Rate { rate_bps, .. } => *rate_bps as f64,
+            Server::Trace { schedule, .. } => schedule.mean_rate_bps(self.mtu_bytes),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::link::queue::drop_tail::Limit;
+
+    fn channel(server: Server) -> Channel {
+        Channel {
+            name: "l:forward".into(),
+            from: NodeId(0),
+            to: NodeId(1),
+            mtu_bytes: 1500,
+            delay: SimDuration::from_ms(10),
+            queue: DropTail::new(Limit::Packets(100)),
+            server,
+            loss: LossModel::None,
+            rng: RngStream::new(1, "l"),
+            stats: ChannelStats::default(),
+        }
+    }
+
+    #[test]
+    fn rate_server_serialises_back_to_back() {
+        let mut c = channel(Server::Rate { rate_bps: 12_000_000, state: RateState::Idle });
+        assert_eq!(c.enqueue(SimTime::ZERO, PacketId(1), 1500), Enqueued::Wake(SimTime(1_000_000)));
+        assert_eq!(c.enqueue(SimTime::ZERO, PacketId(2), 1500), Enqueued::Queued);
+        assert_eq!(c.on_tx_end(SimTime(1_000_000)), (PacketId(1), Some(SimTime(2_000_000))));
+        assert_eq!(c.on_tx_end(SimTime(2_000_000)), (PacketId(2), None));
+    }
+
+    #[test]
+    fn trace_server_fits_small_packets_into_one_opportunity_and_splits_big_ones() {
+        let schedule = TraceSchedule::parse("1\n2\n").unwrap();
+        let mut c = channel(Server::Trace { schedule, next_k: 0, head_bytes_left: 0, state: TraceState::Idle });
+        assert_eq!(c.enqueue(SimTime::ZERO, PacketId(1), 1000), Enqueued::Wake(SimTime(1_000_000)));
+        c.enqueue(SimTime::ZERO, PacketId(2), 400);
+        c.enqueue(SimTime::ZERO, PacketId(3), 1000);
+        let mut out = Vec::new();
+        // Opportunity 0: 1000 + 400 fit, 100 bytes of packet 3 start.
+        assert_eq!(c.on_opportunity(|id| out.push(id)), Some(SimTime(2_000_000)));
+        assert_eq!(out, vec![PacketId(1), PacketId(2)]);
+        // Opportunity 1: the remaining 900 bytes of packet 3.
+        assert_eq!(c.on_opportunity(|id| out.push(id)), None);
+        assert_eq!(out, vec![PacketId(1), PacketId(2), PacketId(3)]);
+    }
+
+    #[test]
+    fn unused_trace_opportunities_are_not_saved_up() {
+        let schedule = TraceSchedule::parse("1\n2\n3\n4\n").unwrap();
+        let mut c = channel(Server::Trace { schedule, next_k: 0, head_bytes_left: 0, state: TraceState::Idle });
+        // Arriving at 2.5 ms, the first usable opportunity is the one at 3 ms.
+        assert_eq!(c.enqueue(SimTime(2_500_000), PacketId(1), 1500), Enqueued::Wake(SimTime(3_000_000)));
+    }
+}

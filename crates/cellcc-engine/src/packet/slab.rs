@@ -1,0 +1,52 @@
+//! Packet storage: a vector with a free list. After warm-up the hot path
+//! allocates nothing; ids stay valid until the packet is released.
+
+use super::Packet;
+
+/// Index of a live packet in the slab.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PacketId(pub u32);
+
+#[derive(Default)]
+pub struct PacketSlab {
+    slots: Vec<Option<Packet>>,
+    free: Vec<u32>,
+    live_bytes: u64,
+}
+
+impl PacketSlab {
+    pub fn insert(&mut self, p: Packet) -> PacketId {
+        self.live_bytes += p.ip_bytes as u64;
+        match self.free.pop() {
+            Some(i) => {
+                debug_assert!(self.slots[i as usize].is_none());
+                self.slots[i as usize] = Some(p);
+                PacketId(i)
+            }
+            None => {
+                self.slots.push(Some(p));
+                PacketId(self.slots.len() as u32 - 1)
+            }
+        }
+    }
+
+    pub fn get(&self, id: PacketId) -> &Packet {
+        self.slots[id.0 as usize].as_ref().expect("packet id used after release")
+    }
+
+    pub fn get_mut(&mut self, id: PacketId) -> &mut Packet {
+        self.slots[id.0 as usize].as_mut().expect("packet id used after release")
+    }
+
+    pub fn remove(&mut self, id: PacketId) -> Packet {
+        let p = self.slots[id.0 as usize].take().expect("packet released twice");
+        self.live_bytes -= p.ip_bytes as u64;
+        self.free.push(id.0);
+        p
+    }
+
+    /// IP bytes of all packets still in the network (queues, wires, reassembly).
+    pub fn live_bytes(&self) -> u64 {
+        self.live_bytes
+    }
+}

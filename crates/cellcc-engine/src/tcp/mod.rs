@@ -1,0 +1,13 @@
+//! TCP, sans-IO: a data sender and an ACKing receiver per connection.
+//! The world feeds segments and timeouts in and drains segments out; nothing
+//! here knows about links, packets or the clock beyond the `now` it is given.
+
+pub mod rate;
+pub mod receiver;
+pub mod recovery;
+pub mod rtt;
+pub mod scoreboard;
+pub mod sender;
+
+pub use receiver::TcpReceiver;
+pub use sender::{AppSupply, TcpSender};

@@ -1,0 +1,160 @@
+//! Delivery-rate sampling, as Linux net/ipv4/tcp_rate.c (Cheng, Cardwell et al.,
+//! draft-cheng-iccrg-delivery-rate-estimation).
+//!
+//! Each segment is stamped at send with the connection's delivery state
+//! ([`TxSnapshot`]); when an ACK delivers it, the rate over the interval is
+//! delivered / max(send phase, ACK phase) of the most recently sent segment.
+
+use crate::cc::RateSample;
+use crate::sim::{SimDuration, SimTime};
+
+/// `TCP_SKB_CB(skb)->tx`: the connection's delivery state when a segment was sent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TxSnapshot {
+    pub delivered: u64,
+    pub delivered_time: SimTime,
+    pub first_tx_time: SimTime,
+    pub app_limited: bool,
+    /// Not yet used for a sample (Linux clears `delivered_mstamp` once SACKed).
+    pub pending: bool,
+}
+
+/// Per-ACK accumulator (`struct rate_sample` while `tcp_ack` runs).
+#[derive(Clone, Copy, Debug, Default)]
+struct Accum {
+    has_sample: bool,
+    prior_delivered: u64,
+    prior_time: SimTime,
+    send_elapsed: SimDuration,
+    sent_at: SimTime,
+    is_app_limited: bool,
+    is_retrans: bool,
+    newest_end: u64,
+}
+
+/// Connection-level delivery state (`tp->delivered`, `delivered_mstamp`, `first_tx_mstamp`, `app_limited`).
+#[derive(Clone, Debug, Default)]
+pub struct RateSampler {
+    /// Segments delivered so far (`tp->delivered`).
+    pub delivered: u64,
+    delivered_time: SimTime,
+    first_tx_time: SimTime,
+    /// `tp->app_limited`: 0, or the `delivered` count at which the app-limited bubble is gone.
+    app_limited_until: u64,
+    acc: Accum,
+}
+
+impl RateSampler {
+    /// `tcp_rate_skb_sent`: stamp a segment; `packets_out` counts segments outstanding before it.
+    pub fn on_send(&mut self, now: SimTime, packets_out: u32) -> TxSnapshot {
+        if packets_out == 0 {
+            self.first_tx_time = now;
+            self.delivered_time = now;
+        }
+        TxSnapshot {
+            delivered: self.delivered,
+            delivered_time: self.delivered_time,
+            first_tx_time: self.first_tx_time,
+            app_limited: self.app_limited_until != 0,
+            pending: true,
+        }
+    }
+
+    /// `tcp_rate_skb_delivered` + the `tp->delivered++` of one segment.
+    pub fn on_delivered(&mut self, tx: &mut TxSnapshot, sent_at: SimTime, end_seq: u64, retransmitted: bool) {
+        self.delivered += 1;
+        if !tx.pending {
+            return;
+        }
+        let newer = !self.acc.has_sample
+            || sent_at > self.acc.sent_at
+            || (sent_at == self.acc.sent_at && end_seq > self.acc.newest_end);
+        if newer {
+            self.acc = Accum {
+                has_sample: true,
+                prior_delivered: tx.delivered,
+                prior_time: tx.delivered_time,
+                send_elapsed: sent_at.saturating_since(tx.first_tx_time),
+                sent_at,
+                is_app_limited: tx.app_limited,
+                is_retrans: retransmitted,
+                newest_end: end_seq,
+            };
+            self.first_tx_time = sent_at;
+        }
+        tx.pending = false;
+    }
+
+    /// `tcp_rate_gen`: close the ACK's sample.
+    pub fn generate(
+        &mut self,
+        now: SimTime,
+        acked_sacked: u32,
+        losses: u32,
+        prior_in_flight: u32,
+        min_rtt: Option<SimDuration>,
+    ) -> RateSample {
+        if self.app_limited_until != 0 && self.delivered > self.app_limited_until {
+            self.app_limited_until = 0;
+        }
+        if acked_sacked > 0 {
+            self.delivered_time = now;
+        }
+        let acc = std::mem::take(&mut self.acc);
+        let mut rs = RateSample { acked_sacked, losses, prior_in_flight, ..RateSample::default() };
+        if !acc.has_sample {
+            return rs;
+        }
+        rs.prior_delivered = acc.prior_delivered;
+        rs.delivered = (self.delivered - acc.prior_delivered) as u32;
+        rs.is_app_limited = acc.is_app_limited;
+        rs.is_retrans = acc.is_retrans;
+        rs.rtt = (!acc.is_retrans).then(|| now.saturating_since(acc.sent_at));
+        let interval = acc.send_elapsed.max(now.saturating_since(acc.prior_time));
+        // Linux: an interval shorter than min_rtt is an artifact (ACK compression, stretched ACKs).
+        rs.interval = if min_rtt.is_some_and(|m| interval < m) { SimDuration::ZERO } else { interval };
+        rs
+    }
+
+    /// `tcp_rate_check_app_limited`: the sender ran out of data with room in cwnd.
+    pub fn mark_app_limited(&mut self, packets_in_flight: u32) {
+        self.app_limited_until = (self.delivered + packets_in_flight as u64).max(1);
+    }
+
+    pub fn is_app_limited(&self) -> bool {
+        self.app_limited_until != 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rate_of_a_steady_window_is_delivered_over_interval() {
+        // Ten segments sent 1 ms apart from t=0, each ACKed 50 ms after its send.
+        let mut r = RateSampler::default();
+        let mut snaps: Vec<TxSnapshot> = (0..10).map(|i| r.on_send(SimTime(i * 1_000_000), i as u32)).collect();
+        let mut last = RateSample::default();
+        for (i, s) in snaps.iter_mut().enumerate() {
+            let sent = SimTime(i as u64 * 1_000_000);
+            r.on_delivered(s, sent, (i as u64 + 1) * 1448, false);
+            last = r.generate(sent + SimDuration::from_ms(50), 1, 0, 10 - i as u32, Some(SimDuration::from_ms(50)));
+        }
+        // Last ACK at 59 ms delivers the 10th segment; it was sent when delivered=0 at t=0
+        // (delivered_time reset at first send), so 10 segments over max(9 ms, 59 ms) = 59 ms.
+        assert_eq!(last.delivered, 10);
+        assert_eq!(last.interval, SimDuration::from_ms(59));
+        assert_eq!(last.rtt, Some(SimDuration::from_ms(50)));
+    }
+
+    #[test]
+    fn intervals_shorter_than_min_rtt_are_invalid() {
+        let mut r = RateSampler::default();
+        let mut s = r.on_send(SimTime::ZERO, 0);
+        r.on_delivered(&mut s, SimTime::ZERO, 1448, false);
+        let rs = r.generate(SimTime(10_000_000), 1, 0, 1, Some(SimDuration::from_ms(50)));
+        assert_eq!(rs.interval, SimDuration::ZERO);
+        assert_eq!(rs.delivery_rate_bps(1448), None);
+    }
+}

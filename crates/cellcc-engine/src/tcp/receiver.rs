@@ -1,0 +1,292 @@
+//! The receiving end of a TCP connection, sans-IO: it reassembles the byte
+//! stream, hands in-order data to the application at once, and ACKs --
+//! delayed ACKs (RFC 5681 §4.2, RFC 1122 §4.2.3.2), immediate ACKs for
+//! out-of-order data and for segments that fill a hole, SACK blocks
+//! (RFC 2018 §4: the block with the newest segment first).
+//!
+//! ```text
+//!  Listen ─SYN─► SynReceived ─data/ACK─► Established ─FIN in order─► Closed
+//! ```
+
+use crate::packet::{SackBlocks, TcpFlags, TcpSegment};
+use crate::scenario::TcpParams;
+use crate::sim::SimTime;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReceiverState {
+    Listen,
+    SynReceived,
+    Established,
+    /// The FIN arrived in order: the stream is complete.
+    Closed,
+}
+
+/// An out-of-order range held for reassembly.
+#[derive(Clone, Copy, Debug)]
+struct Block {
+    start: u64,
+    end: u64,
+    /// Recency stamp: SACK blocks are reported newest first.
+    touched: u64,
+}
+
+pub struct TcpReceiver {
+    p: TcpParams,
+    state: ReceiverState,
+    rcv_nxt: u64,
+    ooo: Vec<Block>,
+    touches: u64,
+    fin_seq: Option<u64>,
+    segs_since_ack: u32,
+    delack_at: Option<SimTime>,
+    ack_due: bool,
+    synack_due: bool,
+    /// When the FIN was consumed (finite transfers' completion).
+    pub completed_at: Option<SimTime>,
+}
+
+impl TcpReceiver {
+    pub fn new(p: TcpParams) -> Self {
+        TcpReceiver {
+            p,
+            state: ReceiverState::Listen,
+            rcv_nxt: 0,
+            ooo: Vec::new(),
+            touches: 0,
+            fin_seq: None,
+            segs_since_ack: 0,
+            delack_at: None,
+            ack_due: false,
+            synack_due: false,
+            completed_at: None,
+        }
+    }
+
+    pub fn state(&self) -> ReceiverState {
+        self.state
+    }
+
+    /// In-order bytes handed to the application so far.
+    pub fn delivered_bytes(&self) -> u64 {
+        self.rcv_nxt - self.fin_consumed() as u64
+    }
+
+    fn fin_consumed(&self) -> bool {
+        self.state == ReceiverState::Closed
+    }
+
+    pub fn on_segment(&mut self, now: SimTime, seg: &TcpSegment) {
+        if seg.flags.has(TcpFlags::SYN) {
+            if matches!(self.state, ReceiverState::Listen | ReceiverState::SynReceived) {
+                self.state = ReceiverState::SynReceived;
+                self.synack_due = true;
+            }
+            return;
+        }
+        if self.state == ReceiverState::SynReceived {
+            self.state = ReceiverState::Established;
+        }
+        if self.state == ReceiverState::Listen {
+            return;
+        }
+        if seg.flags.has(TcpFlags::FIN) {
+            self.fin_seq = Some(seg.seq + seg.len as u64);
+            self.ack_due = true;
+        }
+        if seg.len > 0 {
+            self.on_data(now, seg.seq, seg.seq + seg.len as u64);
+        }
+        self.consume_fin(now);
+    }
+
+    fn on_data(&mut self, now: SimTime, start: u64, end: u64) {
+        if end <= self.rcv_nxt {
+            // A duplicate: ACK at once so the sender learns (RFC 5681 §4.2).
+            self.ack_due = true;
+        } else if start <= self.rcv_nxt {
+            let had_hole = !self.ooo.is_empty();
+            self.rcv_nxt = end;
+            self.absorb_ooo();
+            if had_hole {
+                // RFC 5681 §4.2: ACK immediately when a segment fills (part of) a gap.
+                self.ack_due = true;
+            } else {
+                self.segs_since_ack += 1;
+                if self.segs_since_ack >= self.p.delayed_ack_count {
+                    self.ack_due = true;
+                } else {
+                    self.delack_at.get_or_insert(now + self.p.delayed_ack_timeout);
+                }
+            }
+        } else {
+            self.insert_ooo(start, end);
+            // RFC 5681 §4.2: an out-of-order segment is ACKed at once (a duplicate ACK).
+            self.ack_due = true;
+        }
+    }
+
+    fn absorb_ooo(&mut self) {
+        while let Some(b) = self.ooo.first() {
+            if b.start > self.rcv_nxt {
+                break;
+            }
+            self.rcv_nxt = self.rcv_nxt.max(b.end);
+            self.ooo.remove(0);
+        }
+    }
+
+    fn insert_ooo(&mut self, start: u64, end: u64) {
+        self.touches += 1;
+        let mut nb = Block { start, end, touched: self.touches };
+        // Merge every block that overlaps or abuts the new one.
+        self.ooo.retain(|b| {
+            let disjoint = b.end < nb.start || b.start > nb.end;
+            if !disjoint {
+                nb.start = nb.start.min(b.start);
+                nb.end = nb.end.max(b.end);
+            }
+            disjoint
+        });
+        let at = self.ooo.partition_point(|b| b.start < nb.start);
+        self.ooo.insert(at, nb);
+    }
+
+    fn consume_fin(&mut self, now: SimTime) {
+        if self.fin_seq == Some(self.rcv_nxt) && self.state == ReceiverState::Established {
+            self.rcv_nxt += 1;
+            self.state = ReceiverState::Closed;
+            self.completed_at = Some(now);
+            self.ack_due = true;
+        }
+    }
+
+    pub fn poll_timeout(&self) -> Option<SimTime> {
+        self.delack_at
+    }
+
+    pub fn on_timeout(&mut self, now: SimTime) {
+        if self.delack_at.is_some_and(|t| now >= t) {
+            self.ack_due = true;
+        }
+    }
+
+    pub fn poll_transmit(&mut self, _now: SimTime) -> Option<TcpSegment> {
+        if self.synack_due {
+            self.synack_due = false;
+            return Some(self.segment(TcpFlags::SYN | TcpFlags::ACK));
+        }
+        if !self.ack_due {
+            return None;
+        }
+        self.ack_due = false;
+        self.segs_since_ack = 0;
+        self.delack_at = None;
+        let mut seg = self.segment(TcpFlags::ACK);
+        if self.p.sack {
+            seg.sack = self.sack_blocks();
+        }
+        Some(seg)
+    }
+
+    fn segment(&self, flags: u8) -> TcpSegment {
+        let ooo_bytes: u64 = self.ooo.iter().map(|b| b.end - b.start).sum();
+        TcpSegment {
+            flags: TcpFlags(flags),
+            seq: 0,
+            ack: self.rcv_nxt,
+            len: 0,
+            wnd_bytes: self.p.rcv_buf_bytes.saturating_sub(ooo_bytes),
+            sack: SackBlocks::default(),
+            timestamps: self.p.timestamps,
+        }
+    }
+
+    /// RFC 2018 §4: the most recently changed block first, then the others by recency.
+    fn sack_blocks(&self) -> SackBlocks {
+        let max = TcpSegment::max_sack_blocks(self.p.timestamps);
+        let mut order: [(u64, usize); 8] = [(0, 0); 8];
+        let n = self.ooo.len().min(order.len());
+        // The newest blocks sit anywhere in the sorted list; pick the `max` newest.
+        let mut picked = 0;
+        for (i, b) in self.ooo.iter().enumerate() {
+            if picked < n {
+                order[picked] = (b.touched, i);
+                picked += 1;
+            } else if let Some(min) = order[..n].iter_mut().min_by_key(|o| o.0) {
+                if b.touched > min.0 {
+                    *min = (b.touched, i);
+                }
+            }
+        }
+        order[..picked].sort_unstable_by(|a, b| b.0.cmp(&a.0));
+        let mut out = SackBlocks::default();
+        for &(_, i) in order[..picked].iter().take(max) {
+            out.push((self.ooo[i].start, self.ooo[i].end));
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::TcpSpec;
+    use crate::sim::SimDuration;
+
+    fn rx() -> TcpReceiver {
+        let mut r = TcpReceiver::new(TcpSpec::default().resolve());
+        r.on_segment(SimTime::ZERO, &TcpSegment { flags: TcpFlags(TcpFlags::SYN), ..Default::default() });
+        assert!(r.poll_transmit(SimTime::ZERO).unwrap().flags.has(TcpFlags::SYN));
+        r
+    }
+
+    fn data(seq: u64, len: u32) -> TcpSegment {
+        TcpSegment { flags: TcpFlags(TcpFlags::ACK), seq, len, ..Default::default() }
+    }
+
+    #[test]
+    fn every_second_segment_is_acked_and_a_single_one_waits_for_the_timer() {
+        let mut r = rx();
+        r.on_segment(SimTime::ZERO, &data(0, 1000));
+        assert!(r.poll_transmit(SimTime::ZERO).is_none());
+        assert_eq!(r.poll_timeout(), Some(SimTime::ZERO + SimDuration::from_ms(40)));
+        r.on_segment(SimTime::ZERO, &data(1000, 1000));
+        assert_eq!(r.poll_transmit(SimTime::ZERO).unwrap().ack, 2000);
+    }
+
+    #[test]
+    fn out_of_order_data_gets_an_immediate_duplicate_ack_with_sack() {
+        let mut r = rx();
+        r.on_segment(SimTime::ZERO, &data(1000, 1000));
+        r.on_segment(SimTime::ZERO, &data(3000, 1000));
+        let ack = r.poll_transmit(SimTime::ZERO).unwrap();
+        assert_eq!(ack.ack, 0);
+        assert_eq!(ack.sack.as_slice(), &[(3000, 4000), (1000, 2000)]);
+    }
+
+    #[test]
+    fn filling_the_hole_acks_everything_at_once() {
+        let mut r = rx();
+        r.on_segment(SimTime::ZERO, &data(1000, 1000));
+        r.poll_transmit(SimTime::ZERO);
+        r.on_segment(SimTime::ZERO, &data(0, 1000));
+        let ack = r.poll_transmit(SimTime::ZERO).unwrap();
+        assert_eq!(ack.ack, 2000);
+        assert_eq!(ack.sack.len, 0);
+        assert_eq!(r.delivered_bytes(), 2000);
+    }
+
+    #[test]
+    fn fin_in_order_closes_and_is_acked_past_the_data() {
+        let mut r = rx();
+        r.on_segment(SimTime::ZERO, &data(0, 500));
+        r.on_segment(
+            SimTime(5),
+            &TcpSegment { flags: TcpFlags(TcpFlags::FIN | TcpFlags::ACK), seq: 500, ..Default::default() },
+        );
+        assert_eq!(r.state(), ReceiverState::Closed);
+        assert_eq!(r.poll_transmit(SimTime(5)).unwrap().ack, 501);
+        assert_eq!(r.delivered_bytes(), 500);
+        assert_eq!(r.completed_at, Some(SimTime(5)));
+    }
+}

@@ -1,0 +1,264 @@
+//! The sender's record of every segment sent and not yet cumulatively ACKed:
+//! SACK marking (RFC 2018), loss marking (RFC 6675 §4 IsLost), and the
+//! in-flight estimate (RFC 6675 "pipe", Linux `tcp_packets_in_flight`).
+
+use super::rate::TxSnapshot;
+use crate::sim::SimTime;
+use std::collections::VecDeque;
+
+/// What the sender knows about one segment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SegState {
+    /// Sent; no news yet.
+    InFlight,
+    /// Selectively ACKed; waits for the cumulative ACK.
+    Sacked,
+    /// Declared lost; waits for retransmission.
+    Lost,
+    /// Lost, then retransmitted: in flight again.
+    Retransmitted,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct Seg {
+    pub start: u64,
+    pub len: u32,
+    pub state: SegState,
+    /// Last (re)transmission time.
+    pub sent_at: SimTime,
+    /// Times retransmitted (Karn: no RTT sample once > 0).
+    pub retransmits: u32,
+    pub tx: TxSnapshot,
+}
+
+impl Seg {
+    pub fn end(&self) -> u64 {
+        self.start + self.len as u64
+    }
+}
+
+/// Segments outstanding, oldest first, with per-state counts.
+#[derive(Default)]
+pub struct Scoreboard {
+    segs: VecDeque<Seg>,
+    in_flight: u32,
+    sacked: u32,
+    lost: u32,
+    retrans: u32,
+    /// Duplicate ACKs counted as "SACKed" segments when SACK is off (Linux `tcp_add_reno_sack`).
+    dupacks: u32,
+}
+
+impl Scoreboard {
+    fn count(&mut self, s: SegState, delta: i32) {
+        let c = match s {
+            SegState::InFlight => &mut self.in_flight,
+            SegState::Sacked => &mut self.sacked,
+            SegState::Lost => &mut self.lost,
+            SegState::Retransmitted => &mut self.retrans,
+        };
+        *c = c.checked_add_signed(delta).expect("scoreboard count underflow");
+    }
+
+    fn set_state(&mut self, i: usize, s: SegState) {
+        let old = self.segs[i].state;
+        self.count(old, -1);
+        self.count(s, 1);
+        self.segs[i].state = s;
+    }
+
+    pub fn push(&mut self, seg: Seg) {
+        debug_assert!(self.segs.back().is_none_or(|b| b.end() == seg.start), "segments must be contiguous");
+        self.count(seg.state, 1);
+        self.segs.push_back(seg);
+    }
+
+    /// Segments outstanding (Linux `packets_out`).
+    pub fn packets_out(&self) -> u32 {
+        self.segs.len() as u32
+    }
+
+    /// RFC 6675 pipe in segments: not SACKed, not lost, plus retransmissions in flight.
+    pub fn packets_in_flight(&self) -> u32 {
+        self.in_flight - self.dupacks.min(self.in_flight) + self.retrans
+    }
+
+    pub fn sacked(&self) -> u32 {
+        self.sacked
+    }
+    pub fn lost(&self) -> u32 {
+        self.lost
+    }
+    pub fn is_empty(&self) -> bool {
+        self.segs.is_empty()
+    }
+    pub fn front(&self) -> Option<&Seg> {
+        self.segs.front()
+    }
+    pub fn get(&self, i: usize) -> &Seg {
+        &self.segs[i]
+    }
+    pub fn get_mut(&mut self, i: usize) -> &mut Seg {
+        &mut self.segs[i]
+    }
+
+    pub fn set_dupacks(&mut self, n: u32) {
+        self.dupacks = n;
+    }
+
+    /// Remove every segment ending at or below `ack`, oldest first.
+    pub fn ack_cumulative(&mut self, ack: u64, mut on_acked: impl FnMut(&mut Seg)) {
+        while let Some(front) = self.segs.front() {
+            if front.end() > ack {
+                debug_assert!(front.start >= ack, "ACK {ack} splits segment at {}", front.start);
+                break;
+            }
+            let mut seg = self.segs.pop_front().expect("front exists");
+            self.count(seg.state, -1);
+            on_acked(&mut seg);
+        }
+    }
+
+    /// Mark segments inside `[start, end)` SACKed; `on_sacked` sees each newly SACKed one.
+    pub fn sack(&mut self, start: u64, end: u64, mut on_sacked: impl FnMut(&mut Seg)) {
+        let first = self.segs.partition_point(|s| s.end() <= start);
+        let mut i = first;
+        while i < self.segs.len() && self.segs[i].end() <= end {
+            if self.segs[i].start >= start && self.segs[i].state != SegState::Sacked {
+                self.set_state(i, SegState::Sacked);
+                on_sacked(&mut self.segs[i]);
+            }
+            i += 1;
+        }
+    }
+
+    /// RFC 6675 §4 IsLost: a segment not SACKed with at least `dupthresh`
+    /// SACKed segments above it is lost. Returns the number newly marked.
+    pub fn mark_lost_by_sack(&mut self, dupthresh: u32) -> u32 {
+        if self.sacked < dupthresh {
+            return 0;
+        }
+        let mut sacked_above = 0;
+        let mut newly = 0;
+        for i in (0..self.segs.len()).rev() {
+            match self.segs[i].state {
+                SegState::Sacked => sacked_above += 1,
+                SegState::InFlight if sacked_above >= dupthresh => {
+                    self.set_state(i, SegState::Lost);
+                    newly += 1;
+                }
+                _ => {}
+            }
+        }
+        newly
+    }
+
+    /// NewReno (RFC 6582 §3.2): the first unacknowledged segment is lost.
+    pub fn mark_head_lost(&mut self) -> u32 {
+        match self.segs.front().map(|s| s.state) {
+            Some(SegState::InFlight) => {
+                self.set_state(0, SegState::Lost);
+                1
+            }
+            _ => 0,
+        }
+    }
+
+    /// RTO (Linux `tcp_enter_loss`): everything not SACKed is lost.
+    pub fn mark_all_lost(&mut self) -> u32 {
+        let mut newly = 0;
+        for i in 0..self.segs.len() {
+            if matches!(self.segs[i].state, SegState::InFlight | SegState::Retransmitted) {
+                self.set_state(i, SegState::Lost);
+                newly += 1;
+            }
+        }
+        newly
+    }
+
+    /// RFC 6675 NextSeg rule 1: the oldest lost segment not yet retransmitted.
+    pub fn next_lost(&self) -> Option<usize> {
+        if self.lost == 0 {
+            return None;
+        }
+        self.segs.iter().position(|s| s.state == SegState::Lost)
+    }
+
+    /// Record a retransmission of segment `i`.
+    pub fn retransmitted(&mut self, i: usize, now: SimTime, tx: TxSnapshot) {
+        self.set_state(i, SegState::Retransmitted);
+        let s = &mut self.segs[i];
+        s.sent_at = now;
+        s.retransmits += 1;
+        s.tx = tx;
+    }
+
+    /// Bytes outstanding that are not yet SACKed (for the conservation check).
+    pub fn unsacked_bytes(&self) -> u64 {
+        self.segs.iter().filter(|s| s.state != SegState::Sacked).map(|s| s.len as u64).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn board(n: u64) -> Scoreboard {
+        let tx = TxSnapshot {
+            delivered: 0,
+            delivered_time: SimTime::ZERO,
+            first_tx_time: SimTime::ZERO,
+            app_limited: false,
+            pending: true,
+        };
+        let mut b = Scoreboard::default();
+        for i in 0..n {
+            b.push(Seg {
+                start: i * 100,
+                len: 100,
+                state: SegState::InFlight,
+                sent_at: SimTime::ZERO,
+                retransmits: 0,
+                tx,
+            });
+        }
+        b
+    }
+
+    #[test]
+    fn three_sacked_segments_above_make_a_hole_lost() {
+        let mut b = board(6);
+        b.sack(200, 500, |_| {});
+        assert_eq!(b.sacked(), 3);
+        assert_eq!(b.mark_lost_by_sack(3), 2);
+        assert_eq!(b.next_lost(), Some(0));
+        // pipe = 6 - 3 SACKed - 2 lost = 1 (segment 5).
+        assert_eq!(b.packets_in_flight(), 1);
+    }
+
+    #[test]
+    fn retransmission_counts_in_flight_again() {
+        let mut b = board(4);
+        b.mark_all_lost();
+        let tx = b.get(0).tx;
+        b.retransmitted(0, SimTime(5), tx);
+        assert_eq!(b.packets_in_flight(), 1);
+        assert_eq!(b.next_lost(), Some(1));
+    }
+
+    #[test]
+    fn cumulative_ack_removes_whole_segments() {
+        let mut b = board(4);
+        let mut acked = 0;
+        b.ack_cumulative(200, |_| acked += 1);
+        assert_eq!(acked, 2);
+        assert_eq!(b.front().unwrap().start, 200);
+    }
+
+    #[test]
+    fn dupacks_reduce_pipe_without_sack() {
+        let mut b = board(10);
+        b.set_dupacks(3);
+        assert_eq!(b.packets_in_flight(), 7);
+    }
+}

@@ -1,0 +1,694 @@
+//! The data sender of a TCP connection, sans-IO: `on_segment(now, seg)`,
+//! `on_timeout(now)`, `poll_transmit(now)`, `poll_timeout()`.
+//!
+//! ```text
+//!  Closed ─start─► SynSent ─SYN-ACK─► Established ─FIN ACKed─► Finished
+//!                     └─ syn_retries exhausted ─► Failed
+//! ```
+//! Inside Established, loss recovery follows Linux's `tcp_ca_state` machine
+//! (Open / Disorder / Recovery / Loss): RFC 6675 SACK recovery or RFC 6582
+//! NewReno without SACK, RFC 6937 PRR for the cwnd reduction, RFC 6298 RTO.
+//! Data flows one way (sender -> receiver), as in every seed study; the
+//! receiver only ACKs.
+
+use super::rate::RateSampler;
+use super::recovery::Prr;
+use super::rtt::RttEstimator;
+use super::scoreboard::{Scoreboard, Seg, SegState};
+use crate::cc::{AckSample, CaState, CongestionControl, ConnView, CwndEvent};
+use crate::packet::{TcpFlags, TcpSegment, IPV4_HEADER_BYTES};
+use crate::scenario::{Pacing, TcpParams};
+use crate::sim::{SimDuration, SimTime, NS_PER_S};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SenderState {
+    Closed,
+    /// SYN sent `attempts` times; `pending` = a (re)transmission is due.
+    SynSent {
+        attempts: u32,
+        pending: bool,
+        sent_at: SimTime,
+    },
+    Established,
+    /// Every byte and the FIN acknowledged.
+    Finished,
+    /// The handshake failed after `syn_retries` retransmissions.
+    Failed,
+}
+
+/// How much data the application has handed over.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AppSupply {
+    /// A greedy source: always more to send.
+    Unlimited,
+    /// `written` bytes so far, more may come.
+    Open { written: u64 },
+    /// The stream ends after `total` bytes (then FIN).
+    Closed { total: u64 },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Fin {
+    NotSent,
+    Sent,
+    Acked,
+}
+
+/// Counters the measurements read.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SenderStats {
+    pub data_segments_sent: u64,
+    pub retransmits: u64,
+    pub timeouts: u64,
+    pub recoveries: u64,
+}
+
+/// One RTT observation: when, the sample, SRTT after it.
+#[derive(Clone, Copy, Debug)]
+pub struct RttObs {
+    pub at: SimTime,
+    pub rtt: SimDuration,
+    pub srtt: SimDuration,
+}
+
+/// Linux `tcp_update_pacing_rate` ratios (sysctl tcp_pacing_ss_ratio / ca_ratio), percent.
+const PACING_SS_RATIO_PCT: u64 = 200;
+const PACING_CA_RATIO_PCT: u64 = 120;
+/// RFC 5681 §3.1: the initial window after a lost SYN is one segment.
+const LOSS_OF_SYN_INITIAL_WINDOW: u32 = 1;
+
+pub struct TcpSender {
+    p: TcpParams,
+    mss: u32,
+    /// Header bytes of a data segment, for pacing.
+    overhead_bytes: u32,
+    state: SenderState,
+    cc: Box<dyn CongestionControl>,
+    ca_state: CaState,
+    board: Scoreboard,
+    rtt: RttEstimator,
+    rate: RateSampler,
+    snd_una: u64,
+    snd_nxt: u64,
+    supply: AppSupply,
+    fin: Fin,
+    peer_wnd: u64,
+    dupacks: u32,
+    /// Recovery point (`tp->high_seq`, RFC 6582 "recover").
+    high_seq: u64,
+    prr: Prr,
+    rto_at: Option<SimTime>,
+    next_send_at: SimTime,
+    /// The last send attempt was stopped by cwnd (Linux `is_cwnd_limited`).
+    cwnd_blocked: bool,
+    /// Most segments outstanding in the current window, and where it ends.
+    max_packets_out: u32,
+    max_packets_window_end: u64,
+    lost_total: u64,
+    pub stats: SenderStats,
+    rtt_log: Vec<RttObs>,
+}
+
+impl TcpSender {
+    pub fn new(p: TcpParams, mss: u32, overhead_bytes: u32, cc: Box<dyn CongestionControl>, supply: AppSupply) -> Self {
+        let rtt = RttEstimator::new(p.initial_rto, p.min_rto, p.max_rto);
+        TcpSender {
+            mss,
+            overhead_bytes,
+            state: SenderState::Closed,
+            cc,
+            ca_state: CaState::Open,
+            board: Scoreboard::default(),
+            rtt,
+            rate: RateSampler::default(),
+            snd_una: 0,
+            snd_nxt: 0,
+            supply,
+            fin: Fin::NotSent,
+            peer_wnd: p.rcv_buf_bytes,
+            dupacks: 0,
+            high_seq: 0,
+            prr: Prr::default(),
+            rto_at: None,
+            next_send_at: SimTime::ZERO,
+            cwnd_blocked: false,
+            max_packets_out: 0,
+            max_packets_window_end: 0,
+            lost_total: 0,
+            stats: SenderStats::default(),
+            rtt_log: Vec::with_capacity(64),
+            p,
+        }
+    }
+
+    /// Active open: the SYN goes out at the next `poll_transmit`.
+    pub fn start(&mut self, now: SimTime) {
+        debug_assert_eq!(self.state, SenderState::Closed);
+        self.state = SenderState::SynSent { attempts: 0, pending: true, sent_at: now };
+        self.rto_at = Some(now + self.rtt.rto());
+    }
+
+    /// The application wrote `bytes` more.
+    pub fn app_write(&mut self, bytes: u64) {
+        if let AppSupply::Open { written } = &mut self.supply {
+            *written += bytes;
+        }
+    }
+
+    /// The application closed the stream (stop time reached): FIN after what is written.
+    pub fn app_close(&mut self) {
+        self.supply = match self.supply {
+            AppSupply::Unlimited => AppSupply::Closed { total: self.snd_nxt },
+            AppSupply::Open { written } => AppSupply::Closed { total: written },
+            closed => closed,
+        };
+    }
+
+    fn data_end(&self) -> u64 {
+        match self.supply {
+            AppSupply::Unlimited => u64::MAX,
+            AppSupply::Open { written } => written,
+            AppSupply::Closed { total } => total,
+        }
+    }
+
+    pub fn state(&self) -> SenderState {
+        self.state
+    }
+    pub fn ca_state(&self) -> CaState {
+        self.ca_state
+    }
+    pub fn cc(&self) -> &dyn CongestionControl {
+        self.cc.as_ref()
+    }
+    pub fn cwnd_bytes(&self) -> u64 {
+        self.cc.window().cwnd as u64 * self.mss as u64
+    }
+    /// ssthresh in bytes; `u64::MAX` while it is still infinite (no loss yet).
+    pub fn ssthresh_bytes(&self) -> u64 {
+        match self.cc.window().ssthresh {
+            s if s >= crate::cc::INFINITE_SSTHRESH => u64::MAX,
+            s => s as u64 * self.mss as u64,
+        }
+    }
+    pub fn mss(&self) -> u32 {
+        self.mss
+    }
+    pub fn snd_una(&self) -> u64 {
+        self.snd_una
+    }
+    pub fn snd_nxt(&self) -> u64 {
+        self.snd_nxt
+    }
+    pub fn srtt(&self) -> Option<SimDuration> {
+        self.rtt.srtt()
+    }
+    pub fn rto(&self) -> SimDuration {
+        self.rtt.rto()
+    }
+    pub fn packets_in_flight(&self) -> u32 {
+        self.board.packets_in_flight()
+    }
+    pub fn is_done(&self) -> bool {
+        matches!(self.state, SenderState::Finished | SenderState::Failed)
+    }
+
+    /// Hand every RTT observation since the last call to `f`.
+    pub fn drain_rtt(&mut self, mut f: impl FnMut(RttObs)) {
+        self.rtt_log.drain(..).for_each(&mut f);
+    }
+
+    fn view(&self, now: SimTime) -> ConnView {
+        let w = self.cc.window();
+        let is_cwnd_limited = if w.in_slow_start() { w.cwnd < 2 * self.max_packets_out } else { self.cwnd_blocked };
+        ConnView {
+            now,
+            mss_bytes: self.mss,
+            snd_una: self.snd_una,
+            snd_nxt: self.snd_nxt,
+            packets_in_flight: self.board.packets_in_flight(),
+            srtt: self.rtt.srtt(),
+            min_rtt: self.rtt.min_rtt(),
+            delivered: self.rate.delivered,
+            lost: self.lost_total,
+            is_cwnd_limited: is_cwnd_limited || self.cwnd_blocked,
+            app_limited: self.rate.is_app_limited(),
+            ca_state: self.ca_state,
+        }
+    }
+
+    fn set_ca_state(&mut self, now: SimTime, s: CaState) {
+        if s != self.ca_state {
+            let v = self.view(now);
+            self.cc.set_state(&v, s);
+            self.ca_state = s;
+        }
+    }
+
+    // ---- receiving -------------------------------------------------------
+
+    pub fn on_segment(&mut self, now: SimTime, seg: &TcpSegment) {
+        match self.state {
+            SenderState::SynSent { attempts, sent_at, .. }
+                if seg.flags.has(TcpFlags::SYN) && seg.flags.has(TcpFlags::ACK) =>
+            {
+                self.establish(now, attempts, sent_at, seg.wnd_bytes)
+            }
+            SenderState::Established if seg.flags.has(TcpFlags::ACK) && !seg.flags.has(TcpFlags::SYN) => {
+                self.on_ack(now, seg)
+            }
+            _ => {}
+        }
+    }
+
+    fn establish(&mut self, now: SimTime, attempts: u32, syn_sent_at: SimTime, wnd: u64) {
+        // Karn: the SYN's RTT counts only if it was never retransmitted.
+        if attempts == 0 {
+            self.record_rtt(now, now - syn_sent_at);
+        } else {
+            self.cc.window_mut().set_cwnd(LOSS_OF_SYN_INITIAL_WINDOW);
+        }
+        self.peer_wnd = wnd;
+        self.state = SenderState::Established;
+        self.rto_at = None;
+        let v = self.view(now);
+        self.cc.cwnd_event(&v, CwndEvent::TxStart);
+    }
+
+    fn record_rtt(&mut self, now: SimTime, rtt: SimDuration) {
+        self.rtt.on_sample(rtt);
+        let srtt = self.rtt.srtt().unwrap_or(rtt);
+        self.rtt_log.push(RttObs { at: now, rtt, srtt });
+    }
+
+    fn on_ack(&mut self, now: SimTime, seg: &TcpSegment) {
+        let fin_seq = match self.fin {
+            Fin::NotSent => None,
+            _ => Some(self.snd_nxt),
+        };
+        let max_ack = self.snd_nxt + fin_seq.map_or(0, |_| 1);
+        if seg.ack < self.snd_una || seg.ack > max_ack {
+            return;
+        }
+        let prior_in_flight = self.board.packets_in_flight();
+        let prior_una = self.snd_una;
+        let wnd_changed = seg.wnd_bytes != self.peer_wnd;
+        self.peer_wnd = seg.wnd_bytes;
+        let data_ack = seg.ack.min(self.snd_nxt);
+        let d = self.deliver(now, data_ack, seg);
+        if fin_seq.is_some_and(|f| seg.ack == f + 1) {
+            self.fin = Fin::Acked;
+        }
+        self.snd_una = data_ack;
+        let una_advanced = data_ack > prior_una;
+        self.count_dupacks(una_advanced, wnd_changed, seg, d.cum_segs);
+        let newly_lost = self.mark_losses(d.sacked_new);
+        self.lost_total += newly_lost as u64;
+        if let Some(r) = d.rtt_for_rto {
+            self.record_rtt(now, r);
+        }
+        self.update_ca_state(now, una_advanced);
+        self.update_window(now, &d, prior_in_flight, una_advanced, newly_lost, seg.flags.has(TcpFlags::ECE));
+        self.after_ack(now, una_advanced);
+    }
+
+    /// Remove cumulatively ACKed segments and mark SACKed ones, feeding the
+    /// rate sampler and collecting Karn-safe RTT samples.
+    fn deliver(&mut self, now: SimTime, data_ack: u64, seg: &TcpSegment) -> Delivery {
+        let mut d = Delivery::default();
+        let TcpSender { board, rate, p, .. } = self;
+        board.ack_cumulative(data_ack, |s| {
+            d.cum_bytes += s.len as u64;
+            d.cum_segs += 1;
+            if s.state != SegState::Sacked {
+                d.cum_segs_unsacked += 1;
+                d.note(now, s);
+                let (sent_at, end, retx) = (s.sent_at, s.end(), s.retransmits > 0);
+                rate.on_delivered(&mut s.tx, sent_at, end, retx);
+            }
+        });
+        if p.sack {
+            for &(start, end) in seg.sack.as_slice() {
+                board.sack(start, end, |s| {
+                    d.sacked_new += 1;
+                    d.note(now, s);
+                    let (sent_at, end, retx) = (s.sent_at, s.end(), s.retransmits > 0);
+                    rate.on_delivered(&mut s.tx, sent_at, end, retx);
+                });
+            }
+        }
+        d
+    }
+
+    /// RFC 5681 §2 duplicate ACK; without SACK they stand in for SACKed segments (Linux reno_sack).
+    fn count_dupacks(&mut self, una_advanced: bool, wnd_changed: bool, seg: &TcpSegment, cum_segs: u32) {
+        if una_advanced {
+            // Linux tcp_remove_reno_sacks: a cumulative ACK of n segments consumes n-1 dupacks.
+            self.dupacks = self.dupacks.saturating_sub(cum_segs.saturating_sub(1));
+            if self.ca_state == CaState::Open || self.p.sack {
+                self.dupacks = 0;
+            }
+        } else if !wnd_changed && seg.len == 0 && !self.board.is_empty() {
+            self.dupacks += 1;
+        }
+        let reno_sacks = if self.p.sack { 0 } else { self.dupacks.min(self.board.packets_out().saturating_sub(1)) };
+        self.board.set_dupacks(reno_sacks);
+    }
+
+    /// Declare losses: RFC 6675 IsLost with SACK, the DupThresh-th dupACK otherwise.
+    fn mark_losses(&mut self, sacked_new: u32) -> u32 {
+        let thresh = self.p.dupack_threshold;
+        let mut newly = if sacked_new > 0 { self.board.mark_lost_by_sack(thresh) } else { 0 };
+        if matches!(self.ca_state, CaState::Open | CaState::Disorder)
+            && self.dupacks >= thresh
+            && self.board.lost() == 0
+        {
+            newly += self.board.mark_head_lost();
+        }
+        newly
+    }
+
+    fn update_ca_state(&mut self, now: SimTime, una_advanced: bool) {
+        match self.ca_state {
+            CaState::Open | CaState::Disorder => {
+                if self.board.lost() > 0 {
+                    self.enter_recovery(now);
+                } else if self.dupacks > 0 || self.board.sacked() > 0 {
+                    self.set_ca_state(now, CaState::Disorder);
+                } else {
+                    self.set_ca_state(now, CaState::Open);
+                }
+            }
+            CaState::Recovery if self.snd_una >= self.high_seq => self.exit_recovery(now),
+            CaState::Recovery if una_advanced && !self.p.sack => {
+                if self.cc.exits_recovery_on_partial_ack() {
+                    self.exit_recovery(now);
+                } else {
+                    // RFC 6582 §3.2 step 3: a partial ACK retransmits the next hole.
+                    self.board.mark_head_lost();
+                }
+            }
+            CaState::Loss if self.snd_una >= self.high_seq => {
+                let next = if self.board.sacked() > 0 { CaState::Disorder } else { CaState::Open };
+                self.set_ca_state(now, next);
+            }
+            _ => {}
+        }
+    }
+
+    /// Linux `tcp_enter_recovery` + `tcp_init_cwnd_reduction`.
+    fn enter_recovery(&mut self, now: SimTime) {
+        self.stats.recoveries += 1;
+        self.set_ca_state(now, CaState::Recovery);
+        self.high_seq = self.snd_nxt;
+        let prior_cwnd = self.cc.window().cwnd;
+        let v = self.view(now);
+        let ssthresh = self.cc.ssthresh(&v);
+        self.cc.window_mut().ssthresh = ssthresh;
+        self.prr = Prr::new(prior_cwnd);
+    }
+
+    /// Linux `tcp_end_cwnd_reduction`: cwnd = ssthresh at the end of recovery.
+    fn exit_recovery(&mut self, now: SimTime) {
+        if !self.cc.owns_recovery() {
+            let w = self.cc.window_mut();
+            if w.ssthresh < crate::cc::INFINITE_SSTHRESH {
+                let ss = w.ssthresh;
+                w.set_cwnd(ss);
+            }
+        }
+        self.dupacks = 0;
+        self.board.set_dupacks(0);
+        let next = if self.board.sacked() > 0 { CaState::Disorder } else { CaState::Open };
+        self.set_ca_state(now, next);
+    }
+
+    /// Linux `tcp_cong_control`: the algorithm's `cong_control`, else PRR in recovery, else `cong_avoid`.
+    fn update_window(
+        &mut self,
+        now: SimTime,
+        d: &Delivery,
+        prior_in_flight: u32,
+        una_advanced: bool,
+        newly_lost: u32,
+        ece: bool,
+    ) {
+        let acked_segs = d.cum_segs_unsacked + d.sacked_new;
+        let rs = self.rate.generate(now, acked_segs, newly_lost, prior_in_flight, self.rtt.min_rtt());
+        let sample = AckSample {
+            acked_segs,
+            acked_bytes: d.newly_bytes,
+            cum_acked_bytes: d.cum_bytes,
+            rtt: d.rtt_for_cc,
+            prior_in_flight,
+            ece,
+            rate: rs,
+        };
+        let v = self.view(now);
+        if acked_segs > 0 {
+            self.cc.pkts_acked(&v, &sample);
+        }
+        if self.cc.cong_control(&v, &sample) {
+            return;
+        }
+        match self.ca_state {
+            CaState::Recovery | CaState::Cwr => {
+                let ssthresh = self.cc.window().ssthresh;
+                let in_flight = self.board.packets_in_flight();
+                if let Some(cwnd) = self.prr.on_ack(ssthresh, in_flight, acked_segs, una_advanced, newly_lost > 0) {
+                    self.cc.window_mut().set_cwnd(cwnd);
+                }
+            }
+            _ if acked_segs > 0 => self.cc.cong_avoid(&v, &sample),
+            _ => {}
+        }
+    }
+
+    /// RFC 6298 §5.2-5.3 timer management, window bookkeeping, completion.
+    fn after_ack(&mut self, now: SimTime, una_advanced: bool) {
+        if self.snd_una >= self.max_packets_window_end {
+            self.max_packets_out = self.board.packets_out();
+            self.max_packets_window_end = self.snd_nxt;
+        }
+        let outstanding = !self.board.is_empty() || self.fin == Fin::Sent;
+        if !outstanding {
+            self.rto_at = None;
+        } else if una_advanced {
+            self.rto_at = Some(now + self.rtt.rto());
+        }
+        if self.fin == Fin::Acked && self.board.is_empty() {
+            self.state = SenderState::Finished;
+            self.rto_at = None;
+        }
+    }
+
+    // ---- timers ----------------------------------------------------------
+
+    /// The next instant the sender needs to run: its RTO, or the pacing
+    /// release of a segment that cwnd already allows.
+    pub fn poll_timeout(&self, now: SimTime) -> Option<SimTime> {
+        let paced = self.pacing_rate_bps().is_some()
+            && self.next_send_at > now
+            && self.has_something_to_send()
+            && self.board.packets_in_flight() < self.cc.window().cwnd;
+        let pacing = paced.then_some(self.next_send_at);
+        match (self.rto_at, pacing) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    pub fn on_timeout(&mut self, now: SimTime) {
+        let Some(at) = self.rto_at else { return };
+        if now < at {
+            return;
+        }
+        match self.state {
+            SenderState::SynSent { attempts, .. } if attempts >= self.p.syn_retries => {
+                self.state = SenderState::Failed;
+                self.rto_at = None;
+            }
+            SenderState::SynSent { attempts, .. } => {
+                self.rtt.back_off();
+                self.state = SenderState::SynSent { attempts: attempts + 1, pending: true, sent_at: now };
+                self.rto_at = Some(now + self.rtt.rto());
+            }
+            SenderState::Established => self.on_rto(now),
+            _ => self.rto_at = None,
+        }
+    }
+
+    /// RFC 6298 §5.4-5.6 and Linux `tcp_enter_loss`.
+    fn on_rto(&mut self, now: SimTime) {
+        self.stats.timeouts += 1;
+        if self.ca_state != CaState::Loss {
+            let v = self.view(now);
+            let ssthresh = self.cc.ssthresh(&v);
+            self.cc.window_mut().ssthresh = ssthresh;
+            self.cc.cwnd_event(&v, CwndEvent::Loss);
+        }
+        self.set_ca_state(now, CaState::Loss);
+        let w = self.cc.window_mut();
+        w.set_cwnd(1);
+        w.cwnd_cnt = 0;
+        self.lost_total += self.board.mark_all_lost() as u64;
+        self.dupacks = 0;
+        self.board.set_dupacks(0);
+        self.high_seq = self.snd_nxt;
+        if self.fin == Fin::Sent && self.board.is_empty() {
+            self.fin = Fin::NotSent;
+        }
+        self.rtt.back_off();
+        self.rto_at = Some(now + self.rtt.rto());
+        self.next_send_at = now;
+    }
+
+    // ---- sending ---------------------------------------------------------
+
+    /// The pacing rate in force, if any (Linux `sk_pacing_rate`).
+    pub fn pacing_rate_bps(&self) -> Option<u64> {
+        match (self.p.pacing, self.cc.pacing_rate_bps()) {
+            (Pacing::Off, _) => None,
+            (_, Some(r)) => Some(r.max(1)),
+            (Pacing::On, None) => Some(self.default_pacing_rate_bps()),
+            (Pacing::Auto, None) => None,
+        }
+    }
+
+    /// Linux `tcp_update_pacing_rate`: cwnd * mss / srtt at 200% in slow start, 120% after.
+    fn default_pacing_rate_bps(&self) -> u64 {
+        let w = self.cc.window();
+        let ratio = if w.cwnd < w.ssthresh / 2 { PACING_SS_RATIO_PCT } else { PACING_CA_RATIO_PCT };
+        let srtt_ns = self.rtt.srtt().map_or(0, |s| s.as_ns()).max(1);
+        let segs = w.cwnd.max(self.board.packets_out()) as u128;
+        let bytes_per_s = self.mss as u128 * segs * NS_PER_S as u128 / srtt_ns as u128;
+        (bytes_per_s * 8 * ratio as u128 / 100).min(u64::MAX as u128) as u64
+    }
+
+    fn has_something_to_send(&self) -> bool {
+        self.state == SenderState::Established && (self.board.lost() > 0 || self.snd_nxt < self.data_end())
+    }
+
+    pub fn poll_transmit(&mut self, now: SimTime) -> Option<TcpSegment> {
+        match self.state {
+            SenderState::SynSent { attempts, pending: true, .. } => {
+                self.state = SenderState::SynSent { attempts, pending: false, sent_at: now };
+                return Some(self.control(TcpFlags::SYN, 0));
+            }
+            SenderState::Established => {}
+            _ => return None,
+        }
+        if self.pacing_rate_bps().is_some() && now < self.next_send_at {
+            return None;
+        }
+        let can_send = self.board.packets_in_flight() < self.cc.window().cwnd;
+        if let Some(i) = self.board.next_lost() {
+            self.cwnd_blocked = !can_send;
+            return can_send.then(|| self.retransmit(now, i));
+        }
+        let end = self.data_end();
+        if self.snd_nxt < end {
+            self.cwnd_blocked = !can_send;
+            let len = (end - self.snd_nxt).min(self.mss as u64) as u32;
+            let window_end = self.snd_una + self.peer_wnd.min(self.p.snd_buf_bytes);
+            return (can_send && self.snd_nxt + len as u64 <= window_end).then(|| self.send_new(now, len));
+        }
+        if let (AppSupply::Closed { .. }, Fin::NotSent) = (self.supply, self.fin) {
+            self.fin = Fin::Sent;
+            self.rto_at.get_or_insert(now + self.rtt.rto());
+            return Some(self.control(TcpFlags::FIN | TcpFlags::ACK, self.snd_nxt));
+        }
+        if can_send && self.board.lost() == 0 {
+            self.rate.mark_app_limited(self.board.packets_in_flight());
+            self.cwnd_blocked = false;
+        }
+        None
+    }
+
+    fn control(&self, flags: u8, seq: u64) -> TcpSegment {
+        TcpSegment {
+            flags: TcpFlags(flags),
+            seq,
+            ack: 0,
+            len: 0,
+            wnd_bytes: self.p.rcv_buf_bytes,
+            sack: Default::default(),
+            timestamps: self.p.timestamps,
+        }
+    }
+
+    fn data_segment(&self, seq: u64, len: u32) -> TcpSegment {
+        TcpSegment { len, ..self.control(TcpFlags::ACK, seq) }
+    }
+
+    fn send_new(&mut self, now: SimTime, len: u32) -> TcpSegment {
+        if self.board.is_empty() {
+            let v = self.view(now);
+            self.cc.cwnd_event(&v, CwndEvent::TxStart);
+        }
+        let tx = self.rate.on_send(now, self.board.packets_out());
+        let seq = self.snd_nxt;
+        self.board.push(Seg { start: seq, len, state: SegState::InFlight, sent_at: now, retransmits: 0, tx });
+        self.snd_nxt += len as u64;
+        self.on_sent(now, len);
+        self.data_segment(seq, len)
+    }
+
+    fn retransmit(&mut self, now: SimTime, i: usize) -> TcpSegment {
+        let tx = self.rate.on_send(now, self.board.packets_out());
+        self.board.retransmitted(i, now, tx);
+        self.stats.retransmits += 1;
+        let s = *self.board.get(i);
+        self.on_sent(now, s.len);
+        self.data_segment(s.start, s.len)
+    }
+
+    fn on_sent(&mut self, now: SimTime, len: u32) {
+        self.stats.data_segments_sent += 1;
+        if matches!(self.ca_state, CaState::Recovery | CaState::Cwr) {
+            self.prr.out += 1;
+        }
+        self.max_packets_out = self.max_packets_out.max(self.board.packets_out());
+        self.rto_at.get_or_insert(now + self.rtt.rto());
+        if let Some(rate) = self.pacing_rate_bps() {
+            let wire = (len + self.overhead_bytes) as u64;
+            self.next_send_at = self.next_send_at.max(now) + SimDuration::transmission(wire, rate);
+        }
+    }
+
+    /// Payload bytes sent but not yet known delivered (cumulatively or selectively).
+    pub fn unsacked_bytes(&self) -> u64 {
+        self.board.unsacked_bytes()
+    }
+}
+
+/// What one ACK delivered.
+#[derive(Default)]
+struct Delivery {
+    cum_segs: u32,
+    cum_segs_unsacked: u32,
+    cum_bytes: u64,
+    sacked_new: u32,
+    newly_bytes: u64,
+    /// Oldest newly delivered never-retransmitted segment (Linux `seq_rtt_us`).
+    rtt_for_rto: Option<SimDuration>,
+    /// Newest one (Linux `ca_rtt_us`).
+    rtt_for_cc: Option<SimDuration>,
+}
+
+impl Delivery {
+    fn note(&mut self, now: SimTime, s: &Seg) {
+        self.newly_bytes += s.len as u64;
+        if s.retransmits == 0 {
+            let r = now - s.sent_at;
+            self.rtt_for_rto.get_or_insert(r);
+            self.rtt_for_cc = Some(r);
+        }
+    }
+}
+
+/// Header bytes of a full data segment (IPv4 + TCP + options), for MSS and pacing.
+pub fn data_overhead_bytes(timestamps: bool) -> u32 {
+    let probe = TcpSegment { timestamps, ..Default::default() };
+    IPV4_HEADER_BYTES + probe.header_bytes()
+}

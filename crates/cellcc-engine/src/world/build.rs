@@ -1,0 +1,209 @@
+//! Building a world from a validated scenario: channels, static routes,
+//! flows with their endpoints, and the first events.
+
+use super::flow::{Flow, Phase, TcpEnds, Transport};
+use super::report::Traces;
+use super::{Event, Node, World};
+use crate::app::App;
+use crate::cc::Window;
+use crate::error::ScenarioError;
+use crate::link::channel::{ChannelStats, RateState, TraceState};
+use crate::link::loss::LossModel;
+use crate::link::queue::drop_tail::Limit;
+use crate::link::queue::DropTail;
+use crate::link::trace::TraceSchedule;
+use crate::link::{Channel, Server};
+use crate::measure::pcap::PcapWriter;
+use crate::measure::timeseries::Slots;
+use crate::packet::ipv4::Reassembly;
+use crate::packet::IPV4_HEADER_BYTES;
+use crate::scenario::{DirectionSpec, LossSpec, QueueSpec, Scenario, Transport as TransportSpec};
+use crate::sim::{EventQueue, FlowId, LinkId, NodeId, RngStream, SimDuration, SimTime};
+use crate::tcp::sender::data_overhead_bytes;
+use crate::tcp::{TcpReceiver, TcpSender};
+use crate::RunError;
+use std::collections::{HashSet, VecDeque};
+
+pub(super) fn build(sc: &Scenario, seed: u64) -> Result<World, RunError> {
+    sc.validate()?;
+    let node = |name: &str| NodeId(sc.nodes.iter().position(|n| n.id == name).expect("validated") as u32);
+    let mut channels = Vec::with_capacity(sc.links.len() * 2);
+    for (i, l) in sc.links.iter().enumerate() {
+        for (dir, over, from, to) in [("forward", &l.forward, &l.a, &l.b), ("reverse", &l.reverse, &l.b, &l.a)] {
+            let d = l.direction(over);
+            let name = format!("{}:{dir}", l.id);
+            let path = format!("links[{i}].{dir}");
+            channels.push(channel(&d, name, &path, node(from), node(to), l.mtu_bytes, seed)?);
+        }
+    }
+    let routes = static_routes(sc.nodes.len(), &channels);
+    let mut nodes: Vec<Node> =
+        sc.nodes.iter().zip(routes).map(|(_, routes)| Node { routes, reassembly: Reassembly::default() }).collect();
+    nodes.shrink_to_fit();
+    let end = SimTime::from_secs_f64(sc.duration_s);
+    let mut flows = Vec::with_capacity(sc.flows.len());
+    for i in 0..sc.flows.len() {
+        flows.push(flow(sc, i, &nodes, &channels, &node)?);
+    }
+    let slot = SimDuration::from_ms_f64(sc.output.slot_ms);
+    let duration = end - SimTime::ZERO;
+    let pcaps = channels.iter().map(|c| captured(sc, &c.name).then(PcapWriter::new)).collect();
+    let mut w = World {
+        now: SimTime::ZERO,
+        end,
+        seed,
+        events: EventQueue::with_capacity(4096),
+        packets: Default::default(),
+        next_datagram: 0,
+        node_names: sc.nodes.iter().map(|n| n.id.clone()).collect(),
+        flow_slots: flows.iter().map(|_| Slots::new(slot, duration)).collect(),
+        queue_slots: channels.iter().map(|_| Slots::new(slot, duration)).collect(),
+        trace: Traces::new(flows.len(), sc.output.cwnd_trace, sc.output.rtt_trace),
+        nodes,
+        channels,
+        flows,
+        flows_done: 0,
+        lost_datagrams: HashSet::new(),
+        pcaps,
+        frag_scratch: Vec::new(),
+        acct: Default::default(),
+    };
+    for (i, f) in w.flows.iter().enumerate() {
+        w.events.schedule(f.start, Event::FlowStart(FlowId(i as u32)));
+        if let Some(stop) = f.stop.filter(|&s| s < end) {
+            w.events.schedule(stop, Event::FlowStop(FlowId(i as u32)));
+        }
+    }
+    w.events.schedule(SimTime::ZERO + slot, Event::SlotEnd);
+    Ok(w)
+}
+
+fn channel(
+    d: &DirectionSpec,
+    name: String,
+    path: &str,
+    from: NodeId,
+    to: NodeId,
+    mtu: u32,
+    seed: u64,
+) -> Result<Channel, ScenarioError> {
+    let server = match (&d.trace, d.rate_mbps) {
+        (Some(file), _) => {
+            let text = std::fs::read_to_string(file).map_err(|e| {
+                ScenarioError::new(
+                    format!("{path}.trace"),
+                    format!("{file:?}"),
+                    format!("a readable Mahimahi trace file ({e})"),
+                )
+            })?;
+            let schedule = TraceSchedule::parse(&text).map_err(|e| {
+                ScenarioError::new(format!("{path}.trace"), format!("{file:?}"), format!("a Mahimahi trace ({e})"))
+            })?;
+            Server::Trace { schedule, next_k: 0, head_bytes_left: 0, state: TraceState::Idle }
+        }
+        (None, Some(mbps)) => Server::Rate { rate_bps: (mbps * 1e6).round().max(1.0) as u64, state: RateState::Idle },
+        (None, None) => unreachable!("validate() requires rate_mbps or trace"),
+    };
+    let limit = match d.queue.clone().unwrap_or_default() {
+        QueueSpec::DropTail { limit_packets: Some(n), .. } => Limit::Packets(n),
+        QueueSpec::DropTail { limit_bytes: Some(b), .. } => Limit::Bytes(b),
+        QueueSpec::DropTail { .. } => unreachable!("validate() requires one limit"),
+    };
+    Ok(Channel {
+        rng: RngStream::new(seed, &format!("link:{name}:loss")),
+        name,
+        from,
+        to,
+        mtu_bytes: mtu,
+        delay: SimDuration::from_ms_f64(d.delay_ms.unwrap_or(0.0)),
+        queue: DropTail::new(limit),
+        server,
+        loss: LossModel::from_spec(&d.loss.clone().unwrap_or(LossSpec::None)),
+        stats: ChannelStats::default(),
+    })
+}
+
+/// Shortest-hop static routes (BFS from every node; ties go to the channel
+/// built first, so routes are deterministic). `routes[src][dst]` = first hop.
+fn static_routes(n: usize, channels: &[Channel]) -> Vec<Vec<Option<LinkId>>> {
+    let mut routes = vec![vec![None; n]; n];
+    for (src, row) in routes.iter_mut().enumerate() {
+        let mut seen = vec![false; n];
+        seen[src] = true;
+        let mut q = VecDeque::new();
+        for (ci, c) in channels.iter().enumerate() {
+            if c.from.index() == src && !seen[c.to.index()] {
+                seen[c.to.index()] = true;
+                row[c.to.index()] = Some(LinkId(ci as u32));
+                q.push_back(c.to.index());
+            }
+        }
+        while let Some(u) = q.pop_front() {
+            for c in channels.iter().filter(|c| c.from.index() == u) {
+                if !seen[c.to.index()] {
+                    seen[c.to.index()] = true;
+                    row[c.to.index()] = row[u];
+                    q.push_back(c.to.index());
+                }
+            }
+        }
+    }
+    routes
+}
+
+fn captured(sc: &Scenario, channel: &str) -> bool {
+    let (link, dir) = channel.split_once(':').expect("channel names are link:dir");
+    sc.output.pcap.iter().any(|p| p == link || p == channel || (p.split_once(':') == Some((link, dir))))
+}
+
+fn flow(
+    sc: &Scenario,
+    i: usize,
+    nodes: &[Node],
+    channels: &[Channel],
+    node: &dyn Fn(&str) -> NodeId,
+) -> Result<Flow, ScenarioError> {
+    let spec = &sc.flows[i];
+    let (src, dst) = (node(&spec.src), node(&spec.dst));
+    let first_hop = |a: NodeId, b: NodeId| nodes[a.index()].routes[b.index()].map(|l| &channels[l.index()]);
+    let (Some(out_ch), Some(back_ch)) = (first_hop(src, dst), first_hop(dst, src)) else {
+        return Err(ScenarioError::new(
+            format!("flows[{i}].dst"),
+            format!("{:?}", spec.dst),
+            "a host reachable from src and back over the links",
+        ));
+    };
+    let start = SimTime::from_secs_f64(spec.start_s);
+    let stop = spec.stop_s.map(SimTime::from_secs_f64);
+    let tcp = spec.tcp.clone().unwrap_or_default().over(&sc.tcp).resolve();
+    let overhead = data_overhead_bytes(tcp.timestamps);
+    // Linux: MSS = the smaller interface MTU of the two ends, less IPv4 + TCP headers and options.
+    let mss = tcp
+        .mss_bytes
+        .unwrap_or(out_ch.mtu_bytes.min(back_ch.mtu_bytes).saturating_sub(overhead).max(IPV4_HEADER_BYTES));
+    let app = App::from_spec(&spec.app, mss);
+    let (transport, cca) = match spec.transport {
+        TransportSpec::Udp => (Transport::Udp { next_seq: 0 }, "udp".to_string()),
+        TransportSpec::Tcp => {
+            let cfg = sc.flow_cca(i)?;
+            let cc = cfg.build(Window::new(tcp.initial_cwnd_segs));
+            let name = cc.name().to_string();
+            let sender = TcpSender::new(tcp.clone(), mss, overhead, cc, app.initial_supply());
+            (Transport::Tcp(Box::new(TcpEnds::new(sender, TcpReceiver::new(tcp)))), name)
+        }
+    };
+    Ok(Flow {
+        id: sc.flow_id(i),
+        src,
+        dst,
+        cca,
+        app,
+        start,
+        stop,
+        phase: Phase::Pending,
+        transport,
+        stats: Default::default(),
+        app_bytes: 0,
+        completed_at: None,
+    })
+}

@@ -1,0 +1,298 @@
+//! The world: owns every component and dispatches events in time order.
+//!
+//! ```text
+//!   FlowStart/AppTick ─► TcpSender ─poll_transmit─► send_from(src) ─route─► Channel.enqueue
+//!   Channel: TxEnd / Opportunity ─► (loss?) ─delay─► Arrive(next node)
+//!   Arrive at a router ─► forward (fragment if the next MTU is smaller)
+//!   Arrive at the destination ─► reassemble ─► TcpReceiver / TcpSender.on_segment ─► drain
+//!   Timer(flow, end) ─► endpoint.on_timeout ─► drain
+//! ```
+//! Determinism: the event queue breaks ties by insertion order, components
+//! draw from their own random streams, and no output depends on hash order.
+
+mod build;
+mod flow;
+mod report;
+
+use crate::link::channel::Enqueued;
+use crate::link::queue::QueueDiscipline;
+use crate::link::Channel;
+use crate::measure::pcap::PcapWriter;
+use crate::measure::timeseries::{FlowSlot, QueueSlot, Slots};
+use crate::packet::ipv4::{fragment, Reassembled, Reassembly};
+use crate::packet::{FlowDir, Packet, PacketId, PacketSlab};
+use crate::scenario::Scenario;
+use crate::sim::{EventQueue, FlowId, LinkId, NodeId, SimTime};
+use crate::{RunError, RunOutput};
+use flow::{End, Flow};
+use std::collections::HashSet;
+
+/// Everything that can happen.
+#[derive(Clone, Copy, Debug)]
+enum Event {
+    /// A rate channel finished serialising its current packet.
+    TxEnd(LinkId),
+    /// A trace channel's delivery opportunity.
+    Opportunity(LinkId),
+    /// A packet reaches a node after propagation.
+    Arrive {
+        node: NodeId,
+        pkt: PacketId,
+    },
+    /// An endpoint's timer (RTO, delayed ACK, pacing).
+    Timer {
+        flow: FlowId,
+        end: End,
+    },
+    FlowStart(FlowId),
+    FlowStop(FlowId),
+    AppTick(FlowId),
+    ReassemblyTimeout {
+        node: NodeId,
+        datagram: u64,
+    },
+    /// A time-series slot boundary: sample the queues.
+    SlotEnd,
+}
+
+struct Node {
+    /// First-hop channel towards each destination node (static routes).
+    routes: Vec<Option<LinkId>>,
+    reassembly: Reassembly,
+}
+
+/// IP-layer byte accounting for the conservation invariant.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Conservation {
+    /// IP bytes put into the network (every packet and fragment created).
+    pub sent_bytes: u64,
+    /// IP bytes that reached their destination host.
+    pub delivered_bytes: u64,
+    /// IP bytes dropped by queues and random loss.
+    pub dropped_bytes: u64,
+    /// IP bytes still in queues and on wires.
+    pub in_flight_bytes: u64,
+}
+
+pub struct World {
+    now: SimTime,
+    end: SimTime,
+    seed: u64,
+    events: EventQueue<Event>,
+    packets: PacketSlab,
+    next_datagram: u64,
+    nodes: Vec<Node>,
+    node_names: Vec<String>,
+    channels: Vec<Channel>,
+    flows: Vec<Flow>,
+    flows_done: usize,
+    /// Datagrams of which at least one fragment was dropped (counted lost once).
+    lost_datagrams: HashSet<u64>,
+    flow_slots: Vec<Slots<FlowSlot>>,
+    queue_slots: Vec<Slots<QueueSlot>>,
+    pcaps: Vec<Option<PcapWriter>>,
+    trace: report::Traces,
+    /// Reused buffer for fragmenting.
+    frag_scratch: Vec<Packet>,
+    acct: Conservation,
+}
+
+impl World {
+    /// Build the world for `scenario`; errors name the offending field.
+    pub fn new(scenario: &Scenario, seed: u64) -> Result<World, RunError> {
+        build::build(scenario, seed)
+    }
+
+    /// Run to the time limit or until every flow is done.
+    pub fn run(&mut self) {
+        while let Some(t) = self.events.peek_time() {
+            if t > self.end || self.flows_done == self.flows.len() {
+                break;
+            }
+            let (t, ev) = self.events.pop().expect("peeked");
+            self.now = t;
+            self.dispatch(ev);
+        }
+        self.now = self.now.max(self.end.min(self.now));
+    }
+
+    /// Run and collect the output tables.
+    pub fn into_output(mut self) -> RunOutput {
+        self.run();
+        report::collect(self)
+    }
+
+    pub fn events_processed(&self) -> u64 {
+        self.events.events_processed()
+    }
+
+    pub fn now(&self) -> SimTime {
+        self.now
+    }
+
+    /// The IP byte ledger; `in_flight_bytes` is read from the packet slab.
+    pub fn conservation(&self) -> Conservation {
+        Conservation { in_flight_bytes: self.packets.live_bytes(), ..self.acct }
+    }
+
+    fn dispatch(&mut self, ev: Event) {
+        match ev {
+            Event::TxEnd(l) => self.on_tx_end(l),
+            Event::Opportunity(l) => self.on_opportunity(l),
+            Event::Arrive { node, pkt } => self.on_arrive(node, pkt),
+            Event::Timer { flow, end } => self.on_timer(flow, end),
+            Event::FlowStart(f) => self.on_flow_start(f),
+            Event::FlowStop(f) => self.on_flow_stop(f),
+            Event::AppTick(f) => self.on_app_tick(f),
+            Event::ReassemblyTimeout { node, datagram } => self.on_reassembly_timeout(node, datagram),
+            Event::SlotEnd => self.on_slot_end(),
+        }
+    }
+
+    // ---- network ---------------------------------------------------------
+
+    fn new_datagram_id(&mut self) -> u64 {
+        self.next_datagram += 1;
+        self.next_datagram
+    }
+
+    /// Hand a packet to `node`'s IP layer for forwarding towards `pkt.dst`.
+    fn send_from(&mut self, node: NodeId, pkt: Packet) {
+        let link = self.nodes[node.index()].routes[pkt.dst.index()].expect("routes were checked at build");
+        let mtu = self.channels[link.index()].mtu_bytes;
+        if pkt.ip_bytes <= mtu {
+            self.acct.sent_bytes += pkt.ip_bytes as u64;
+            let id = self.packets.insert(pkt);
+            self.enqueue(link, id);
+            return;
+        }
+        let mut frags = std::mem::take(&mut self.frag_scratch);
+        fragment(&pkt, mtu, |f| frags.push(f));
+        for f in frags.drain(..) {
+            self.acct.sent_bytes += f.ip_bytes as u64;
+            let id = self.packets.insert(f);
+            self.enqueue(link, id);
+        }
+        self.frag_scratch = frags;
+    }
+
+    /// Forward a packet already in the network (router hop).
+    fn forward(&mut self, node: NodeId, id: PacketId) {
+        let dst = self.packets.get(id).dst;
+        let link = self.nodes[node.index()].routes[dst.index()].expect("routes were checked at build");
+        if self.packets.get(id).ip_bytes <= self.channels[link.index()].mtu_bytes {
+            self.enqueue(link, id);
+            return;
+        }
+        let pkt = self.packets.remove(id);
+        self.acct.sent_bytes -= pkt.ip_bytes as u64;
+        self.send_from(node, pkt);
+    }
+
+    fn enqueue(&mut self, link: LinkId, id: PacketId) {
+        let bytes = self.packets.get(id).ip_bytes;
+        match self.channels[link.index()].enqueue(self.now, id, bytes) {
+            Enqueued::Dropped(id) => self.drop_packet(id),
+            Enqueued::Queued => {}
+            Enqueued::Wake(t) => {
+                let ev = match self.channels[link.index()].server {
+                    crate::link::Server::Rate { .. } => Event::TxEnd(link),
+                    crate::link::Server::Trace { .. } => Event::Opportunity(link),
+                };
+                self.events.schedule(t, ev);
+            }
+        }
+    }
+
+    fn on_tx_end(&mut self, link: LinkId) {
+        let (done, next) = self.channels[link.index()].on_tx_end(self.now);
+        if let Some(t) = next {
+            self.events.schedule(t, Event::TxEnd(link));
+        }
+        self.propagate(link, done);
+    }
+
+    fn on_opportunity(&mut self, link: LinkId) {
+        let mut served = std::mem::take(&mut self.trace.scratch_ids);
+        let next = self.channels[link.index()].on_opportunity(|id| served.push(id));
+        if let Some(t) = next {
+            self.events.schedule(t, Event::Opportunity(link));
+        }
+        for &id in &served {
+            self.propagate(link, id);
+        }
+        served.clear();
+        self.trace.scratch_ids = served;
+    }
+
+    /// The packet left the channel's server: capture, random loss, propagation.
+    fn propagate(&mut self, link: LinkId, id: PacketId) {
+        let ch = &mut self.channels[link.index()];
+        if let Some(w) = &mut self.pcaps[link.index()] {
+            w.record(self.now, self.packets.get(id));
+        }
+        if ch.lose() {
+            self.drop_packet(id);
+            return;
+        }
+        ch.stats.delivered_packets += 1;
+        ch.stats.delivered_bytes += self.packets.get(id).ip_bytes as u64;
+        let (to, delay) = (ch.to, ch.delay);
+        self.events.schedule(self.now + delay, Event::Arrive { node: to, pkt: id });
+    }
+
+    fn drop_packet(&mut self, id: PacketId) {
+        let p = self.packets.remove(id);
+        self.acct.dropped_bytes += p.ip_bytes as u64;
+        let first_loss_of_datagram = p.frag.is_none() || self.lost_datagrams.insert(p.datagram);
+        if p.dir == FlowDir::Forward && first_loss_of_datagram {
+            self.flows[p.flow.index()].stats.on_lost();
+            self.flow_slots[p.flow.index()].at(self.now).lost_packets += 1;
+        }
+    }
+
+    fn on_arrive(&mut self, node: NodeId, id: PacketId) {
+        if self.packets.get(id).dst != node {
+            self.forward(node, id);
+            return;
+        }
+        let p = self.packets.remove(id);
+        self.acct.delivered_bytes += p.ip_bytes as u64;
+        match self.nodes[node.index()].reassembly.accept(self.now, p) {
+            Reassembled::Complete(whole) => self.deliver(whole),
+            Reassembled::Pending { first: true } => {
+                let t = self.now + crate::packet::ipv4::REASSEMBLY_TIMEOUT;
+                self.events.schedule(t, Event::ReassemblyTimeout { node, datagram: p.datagram });
+            }
+            Reassembled::Pending { first: false } => {}
+        }
+    }
+
+    fn on_reassembly_timeout(&mut self, node: NodeId, datagram: u64) {
+        // The datagram's loss was counted when its fragment was dropped.
+        self.nodes[node.index()].reassembly.expire(datagram, self.now);
+    }
+
+    fn on_slot_end(&mut self) {
+        for (c, slots) in self.channels.iter_mut().zip(self.queue_slots.iter_mut()) {
+            let i = slots.index(SimTime(self.now.as_ns().saturating_sub(1)));
+            slots.slots[i] = QueueSlot {
+                bytes: c.queue.len_bytes(),
+                packets: c.queue.len_packets() as u64,
+                max_bytes: c.stats.slot_max_bytes,
+                drops: c.stats.slot_drops,
+            };
+            c.stats.slot_max_bytes = c.queue.len_bytes();
+            c.stats.slot_drops = 0;
+        }
+        let next = self.now + self.queue_slots.first().map_or(self.end - self.now, |s| s.width());
+        if next <= self.end && !self.queue_slots.is_empty() {
+            self.events.schedule(next, Event::SlotEnd);
+        }
+    }
+}
+
+/// Simulate `scenario` with `seed`.
+pub fn run(scenario: &Scenario, seed: u64) -> Result<RunOutput, RunError> {
+    Ok(World::new(scenario, seed)?.into_output())
+}
