@@ -169,11 +169,12 @@ def _collect(p: RunPlan, wd: Path, t0: int) -> LinuxRunOutput:
         "emulator": {k: emu[k] for k in ("lateness_us", "cpu_s", "write_errors")} | {
             "forward": emu["forward"], "reverse": emu["reverse"]},
     }
+    queues = tables.queues_table(p, t0, (wd / "queues.csv").read_text())
     return LinuxRunOutput(
         summary=summary,
         flows=tables.flows_table(p, t0, senders, receivers, emu),
-        timeseries=tables.timeseries_table(p, t0, senders, receivers),
-        queues=tables.queues_table(p, t0, (wd / "queues.csv").read_text()),
+        timeseries=tables.timeseries_table(p, t0, senders, receivers, queues),
+        queues=queues,
         cwnd=tables.cwnd_table(p, t0, senders),
         rtt=tables.rtt_table(p, t0, senders),
     )

@@ -7,8 +7,11 @@ Where the kernel measures something differently from the engine, the column says
   `tcpi_rtt` (the smoothed RTT, RFC 6298) read every 10 ms, and the flows' RTT statistics are
   taken over those readings.
 - Bytes on the wire: payload counters plus `segs * header_bytes` (IPv4 + TCP + timestamps).
-- `lost_packets`: the emulator's drops (queue + random loss) of the flow's data direction when the
-  flow is alone in that direction, else NaN (the emulator does not split drops per flow).
+- `lost_packets` (flows and time series): the emulator's drops (queue + random loss) of the flow's
+  data direction when the flow is alone in that direction, else NaN (the emulator does not split
+  drops per flow).
+- `rtt_ms` of a slot: mean of the srtt readings in it; `cwnd_bytes` of a slot: the last reading
+  at or before it.
 - `mean_delay_ms`, `mean_jitter_ms`: NaN (no per-packet one-way timestamps).
 """
 
@@ -26,11 +29,22 @@ from .plan import RunPlan
 NAN = float("nan")
 #: tcpi_pacing_rate when no rate is set: ~0ULL (sk_max_pacing_rate default).
 UNLIMITED_PACING = 2**64 - 1
+#: The engine's ssthresh_bytes before any loss (report.rs: u64::MAX); its pacing_rate_bps is 0 when unpaced.
+U64_MAX = 2**64 - 1
 NS_PER_S = 1e9
 
 
 def _t_s(t_ns: int | None, t0_ns: int) -> float:
     return NAN if t_ns is None else (t_ns - t0_ns) / NS_PER_S
+
+
+def percentile(values: np.ndarray, q: float) -> float:
+    """Nearest-rank percentile, as the engine's report.rs computes it (NaN when empty)."""
+    if len(values) == 0:
+        return NAN
+    ordered = np.sort(values)
+    rank = min(max(math.ceil(q * len(ordered)), 1), len(ordered))
+    return float(ordered[rank - 1])
 
 
 def _established(samples: list[dict]) -> list[dict]:
@@ -43,6 +57,12 @@ def _at(t_s: np.ndarray, sample_t: np.ndarray, values: np.ndarray) -> np.ndarray
     if len(sample_t) == 0:
         return np.zeros_like(t_s)
     return np.interp(t_s, sample_t, values, left=values[0], right=values[-1])
+
+
+def _goodput_bps(plan: RunPlan, f, r: dict, done: bool, t0: int) -> float:
+    """Application bytes over the flow's active time: start to completion, stop or run end (report.rs)."""
+    until = _t_s(r["last_rx_ns"], t0) if done else min(f.stop_s, plan.duration_s)
+    return r["bytes"] * 8 / (until - f.start_s) if until > f.start_s else 0.0
 
 
 def flows_table(plan: RunPlan, t0: int, senders: list[dict], receivers: list[dict], emu: dict) -> pd.DataFrame:
@@ -59,21 +79,21 @@ def flows_table(plan: RunPlan, t0: int, senders: list[dict], receivers: list[dic
         lost = (direction.get("queue_drops", 0) + direction.get("random_losses", 0)) if per_direction[f.forward] == 1 else NAN
         first_tx, last_rx = _t_s(s["first_tx_ns"], t0), _t_s(r["last_rx_ns"], t0)
         span = last_rx - first_tx
-        rtts = np.array([x["rtt_us"] / 1e3 for x in _established(s["samples"])])
         done = f.app == "finite" and r["bytes"] >= (f.bytes or 0)
+        rtts = np.array([x["rtt_us"] / 1e3 for x in _established(s["samples"])])
         rows.append({
             "flow_id": f.flow_id, "src": f.src, "dst": f.dst, "transport": "tcp", "cca": s["cca"],
             "tx_packets": tx_packets, "tx_bytes": last["bytes_sent"] + tx_packets * plan.header_bytes,
             "rx_packets": segs_in, "rx_bytes": rx_bytes_wire,
             "lost_packets": lost, "loss_ratio": lost / tx_packets if tx_packets else NAN,
             "throughput_bps": rx_bytes_wire * 8 / span if span > 0 else NAN,
-            "goodput_bps": r["bytes"] * 8 / span if span > 0 else NAN,
+            "goodput_bps": _goodput_bps(plan, f, r, done, t0),
             "mean_delay_ms": NAN, "mean_jitter_ms": NAN,
             "retransmits": last["total_retrans"],
             "timeouts": last["total_rto"] if last["total_rto"] is not None else NAN,
             "rtt_mean_ms": float(rtts.mean()) if len(rtts) else NAN,
-            "rtt_p50_ms": float(np.percentile(rtts, 50)) if len(rtts) else NAN,
-            "rtt_p95_ms": float(np.percentile(rtts, 95)) if len(rtts) else NAN,
+            "rtt_p50_ms": percentile(rtts, 0.5),
+            "rtt_p95_ms": percentile(rtts, 0.95),
             "app_bytes_delivered": r["bytes"],
             "first_tx_s": first_tx, "last_rx_s": last_rx,
             "completion_s": last_rx - f.start_s if done else NAN,
@@ -81,7 +101,14 @@ def flows_table(plan: RunPlan, t0: int, senders: list[dict], receivers: list[dic
     return pd.DataFrame(rows)
 
 
-def timeseries_table(plan: RunPlan, t0: int, senders: list[dict], receivers: list[dict]) -> pd.DataFrame:
+def _alone_in_direction(plan: RunPlan, f) -> bool:
+    return sum(g.forward == f.forward for g in plan.flows) == 1
+
+
+def timeseries_table(plan: RunPlan, t0: int, senders: list[dict], receivers: list[dict],
+                     queues: pd.DataFrame) -> pd.DataFrame:
+    """Per flow and slot; rates from counters interpolated at the slot edges, cwnd carried forward
+    from the last reading as the engine carries its last change, lost from the emulator's drops."""
     slot_s = plan.slot_ms / 1e3
     n = int(math.ceil(plan.duration_s / slot_s - 1e-9))
     edges = np.arange(n + 1) * slot_s
@@ -92,18 +119,24 @@ def timeseries_table(plan: RunPlan, t0: int, senders: list[dict], receivers: lis
         rsegs = np.array([x[2] for x in r["samples"]], dtype=float)
         good = np.diff(_at(edges, rt, rb))
         wire = good + np.diff(_at(edges, rt, rsegs)) * plan.header_bytes
-        est = _established(s["samples"])
         st = np.array([(x["t_ns"] - t0) / NS_PER_S for x in s["samples"]])
         retr = np.diff(_at(edges, st, np.array([x["total_retrans"] for x in s["samples"]], dtype=float)))
-        et = np.array([(x["t_ns"] - t0) / NS_PER_S for x in est])
-        slot_of = np.floor(et / slot_s).astype(int) if len(et) else np.array([], dtype=int)
+        est = _established(s["samples"])
+        slot_of = [int((x["t_ns"] - t0) / NS_PER_S // slot_s) for x in est]
+        link = (plan.forward if f.forward else plan.reverse).name
+        mine = queues[queues["link"] == link]
+        drops = mine.set_index(mine["t_s"].round(9))["drops"] if _alone_in_direction(plan, f) else None
+        cwnd = NAN
         for k in range(n):
             in_slot = [x for x, j in zip(est, slot_of) if j == k]
+            if in_slot:
+                cwnd = in_slot[-1]["snd_cwnd"] * in_slot[-1]["snd_mss"]
+            lost = NAN if drops is None else float(drops.get(round(edges[k], 9), 0))
             out.append({
                 "flow_id": f.flow_id, "t_s": edges[k],
                 "throughput_bps": wire[k] * 8 / slot_s, "goodput_bps": good[k] * 8 / slot_s,
-                "mean_delay_ms": NAN, "retransmits": round(retr[k]), "lost_packets": NAN,
-                "cwnd_bytes": in_slot[-1]["snd_cwnd"] * in_slot[-1]["snd_mss"] if in_slot else NAN,
+                "mean_delay_ms": NAN, "retransmits": round(retr[k]), "lost_packets": lost,
+                "cwnd_bytes": cwnd,
                 "rtt_ms": float(np.mean([x["rtt_us"] for x in in_slot])) / 1e3 if in_slot else NAN,
             })
     return pd.DataFrame(out)
@@ -118,9 +151,9 @@ def cwnd_table(plan: RunPlan, t0: int, senders: list[dict]) -> pd.DataFrame:
             pace = x["pacing_rate_Bps"]
             row = {
                 "flow_id": f.flow_id, "t_s": _t_s(x["t_ns"], t0),
-                "cwnd_bytes": float(x["snd_cwnd"] * x["snd_mss"]),
-                "ssthresh_bytes": NAN if ss >= tcp_info.INFINITE_SSTHRESH else float(ss * x["snd_mss"]),
-                "pacing_rate_bps": NAN if pace in (None, UNLIMITED_PACING) else float(pace * 8),
+                "cwnd_bytes": x["snd_cwnd"] * x["snd_mss"],
+                "ssthresh_bytes": U64_MAX if ss >= tcp_info.INFINITE_SSTHRESH else ss * x["snd_mss"],
+                "pacing_rate_bps": 0 if pace in (None, UNLIMITED_PACING) else pace * 8,
                 "ca_state": tcp_info.CA_STATES[x["ca_state"]] if x["ca_state"] < len(tcp_info.CA_STATES) else str(x["ca_state"]),
             }
             key = (row["cwnd_bytes"], row["ssthresh_bytes"], row["pacing_rate_bps"], row["ca_state"])
