@@ -22,23 +22,13 @@ sys.path.insert(0, str(REPO / "python"))
 from cellcc.backends import plan as plan_mod  # noqa: E402
 from cellcc.backends import tcp_info  # noqa: E402
 from cellcc.backends.emu import emulator_binary  # noqa: E402
-from cellcc.backends.netns import (  # noqa: E402
-    NETNS_PREFIX,
-    RECEIVER_SIDE_ADDR,
-    Testbed,
-    missing_privileges,
-    netns_exec,
-)
+from cellcc.backends.netns import NETNS_PREFIX, Testbed, missing_privileges  # noqa: E402
+from cellcc.backends.probes import ICMP_PACKET_BYTES, IP_PACKET_BYTES, ping_rtts_ms, udp_transfer  # noqa: E402
 
 TRACES = REPO.parent.parent / "shared" / "traces"
 SHARED_TRACES = [p for p in (REPO.parent / "shared" / "traces", Path("/work/shared/traces"), TRACES) if p.is_dir()]
 WHY_NOT = missing_privileges()
 needs_root = pytest.mark.skipif(WHY_NOT is not None, reason=WHY_NOT or "")
-#: UDP payload that makes a 1500-byte IP packet (1500 - 20 IPv4 - 8 UDP).
-FULL_UDP_PAYLOAD = 1472
-IP_PACKET_BYTES = 1500
-#: IPv4 (20) + ICMP (8) + 56 bytes of ping payload.
-ICMP_PACKET_BYTES = 84
 
 
 def two_hosts(rate_mbps: float = 10, delay_ms: float = 20, duration_s: float = 4, cca: str = "cubic", **flow) -> dict:
@@ -145,63 +135,6 @@ def test_plan_refuses_two_comparable_bottlenecks():
 
 # --- the emulator alone, in namespaces --------------------------------------------------------
 
-UDP_SENDER = textwrap.dedent("""
-    import socket, sys, time
-    dst, port, rate_bps, count = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
-    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4 << 20)
-    payload = bytes(1472)
-    start = time.monotonic()
-    for i in range(count):
-        if rate_bps > 0:
-            while (time.monotonic() - start) * rate_bps < i * 1500 * 8:
-                pass
-        while True:
-            try:
-                s.sendto(payload, (dst, port)); break
-            except BlockingIOError:
-                time.sleep(0.0005)
-""")
-
-UDP_RECEIVER = textwrap.dedent("""
-    import json, socket, sys, time
-    bind, port, idle_s, out = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
-    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8 << 20)
-    s.bind((bind, port)); print("listening", flush=True)
-    s.settimeout(30)
-    times = []
-    buf = bytearray(2048)
-    try:
-        while True:
-            n = s.recv_into(buf)
-            times.append(time.monotonic_ns())
-            s.settimeout(idle_s)
-    except TimeoutError:
-        pass
-    json.dump(times, open(out, "w"))
-""")
-
-PINGER = textwrap.dedent("""
-    import socket, struct, sys, time
-    def csum(b):
-        s = sum(struct.unpack('!%dH' % (len(b) // 2), b)); s = (s >> 16) + (s & 0xffff); s += s >> 16
-        return ~s & 0xffff
-    s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP); s.settimeout(5)
-    rtts = []
-    for seq in range(int(sys.argv[2])):
-        body = struct.pack('!HH', 0x4343, seq) + bytes(56)
-        pkt = struct.pack('!BBH', 8, 0, csum(struct.pack('!BBH', 8, 0, 0) + body)) + body
-        t = time.monotonic_ns(); s.sendto(pkt, (sys.argv[1], 0))
-        while True:
-            d = s.recv(2048); ihl = (d[0] & 15) * 4
-            if d[ihl] == 0 and struct.unpack('!HH', d[ihl + 4:ihl + 8]) == (0x4343, seq):
-                break
-        rtts.append((time.monotonic_ns() - t) / 1e6); time.sleep(0.02)
-    print(min(rtts))
-""")
-
-
 def emu_direction(**kw) -> dict:
     return {"delay_ms": 0, "queue": None, "loss_p": 0, **kw}
 
@@ -213,26 +146,15 @@ def emu():
     return emulator_binary()
 
 
-def run_udp(tb: Testbed, tmp_path: Path, rate_bps: float, count: int, idle_s: float) -> list[int]:
-    out = tmp_path / "rx.json"
-    rx = tb.spawn(tb.ns_rcv, [sys.executable, "-c", UDP_RECEIVER, RECEIVER_SIDE_ADDR, "9000", str(idle_s), str(out)],
-                  stdout=subprocess.PIPE)
-    assert rx.stdout.readline().strip() == b"listening"
-    tx = tb.spawn(tb.ns_snd, [sys.executable, "-c", UDP_SENDER, RECEIVER_SIDE_ADDR, "9000", str(rate_bps), str(count)])
-    assert tx.wait(60) == 0
-    assert rx.wait(60) == 0
-    return json.loads(out.read_text())
-
-
 @needs_root
 @pytest.mark.parametrize("rate_mbps", [10, 100])
 def test_constant_rate_link_delivers_the_configured_rate_within_1pct(emu, tmp_path, rate_mbps):
-    # Offer 20% more than the link carries into an unlimited queue: the link never idles.
+    # An unpaced burst into an unlimited queue: the link never idles until the last packet.
     window_s = 4.0
     count = int(rate_mbps * 1e6 * window_s / (IP_PACKET_BYTES * 8))
     cfg = {"forward": emu_direction(rate_mbps=rate_mbps), "reverse": emu_direction(rate_mbps=1000)}
     with Testbed(emu, cfg, 1500, tmp_path) as tb:
-        times = run_udp(tb, tmp_path, rate_mbps * 1.2e6, count, idle_s=1.0)
+        times = udp_transfer(tb, tmp_path, 0, count, idle_s=1.0)
     assert len(times) == count, "an unlimited, loss-free link loses nothing"
     measured_bps = (len(times) - 1) * IP_PACKET_BYTES * 8 / ((times[-1] - times[0]) / 1e9)
     assert measured_bps == pytest.approx(rate_mbps * 1e6, rel=0.01)
@@ -245,11 +167,9 @@ def test_rtt_floor_is_twice_the_one_way_delay_within_half_a_ms(emu, tmp_path, de
     cfg = {"forward": emu_direction(rate_mbps=rate_mbps, delay_ms=delay_ms),
            "reverse": emu_direction(rate_mbps=rate_mbps, delay_ms=delay_ms)}
     with Testbed(emu, cfg, 1500, tmp_path) as tb:
-        r = subprocess.run(netns_exec(tb.ns_snd, [sys.executable, "-c", PINGER, RECEIVER_SIDE_ADDR, "30"]),
-                           capture_output=True, text=True, timeout=60)
-    assert r.returncode == 0, r.stderr
+        rtts = ping_rtts_ms(tb, 30)
     serialisation_ms = 2 * ICMP_PACKET_BYTES * 8 / (rate_mbps * 1e3)
-    assert float(r.stdout) == pytest.approx(2 * delay_ms + serialisation_ms, abs=0.5)
+    assert min(rtts) == pytest.approx(2 * delay_ms + serialisation_ms, abs=0.5)
 
 
 def synthetic_trace(path: Path) -> Path:
@@ -268,7 +188,7 @@ def test_mahimahi_trace_delivers_exactly_its_opportunities(emu, tmp_path):
            "departures_path": str(tmp_path / "dep.csv"), "summary_path": str(tmp_path / "sum.json")}
     with Testbed(emu, cfg, 1500, tmp_path) as tb:
         # Unpaced burst: the queue fills at once and then drains only at trace opportunities.
-        times = run_udp(tb, tmp_path, 0, count, idle_s=3.0)
+        times = udp_transfer(tb, tmp_path, 0, count, idle_s=3.0)
         tb.stop_emulator()
     summary = json.loads((tmp_path / "sum.json").read_text())
     deps = [int(line.split(",")[1]) for line in (tmp_path / "dep.csv").read_text().splitlines()[1:]

@@ -128,8 +128,14 @@ def ensure_kernel_cca(name: str, path: str) -> None:
                            f"({AVAILABLE_CCA_PATH}); {tried}")
 
 
+def _set(d: dict | None) -> dict:
+    """The fields a (possibly canonical, None-filled) table actually sets."""
+    return {k: v for k, v in (d or {}).items() if v is not None}
+
+
 def _direction(link: dict, over: dict) -> dict:
     """A link direction's settings: its override, else the link's own (validate.rs LinkSpec::direction)."""
+    link, over = _set(link), _set(over)
     return {
         "rate_mbps": over.get("rate_mbps", None if over.get("trace") else link.get("rate_mbps")),
         "delay_ms": over.get("delay_ms", link.get("delay_ms")),
@@ -212,7 +218,7 @@ def _collapse(sc: dict, chain: list[tuple[int, bool]], a_to_b: bool, base_dir: P
 
 def _tcp_settings(sc: dict, plan: RunPlan) -> list[int | None]:
     """Apply the TCP table (scenario-wide, flow overrides) to the plan; returns each flow's MSS."""
-    merged = [{**(sc.get("tcp") or {}), **(f.get("tcp") or {})} for f in sc["flows"]]
+    merged = [{**_set(sc.get("tcp")), **_set(f.get("tcp"))} for f in sc["flows"]]
     for key in sorted({k for m in merged for k in m}):
         values = {repr(m.get(key)) for m in merged}
         if len(values) > 1 and key != "mss_bytes":
