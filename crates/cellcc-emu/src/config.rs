@@ -48,7 +48,9 @@ pub struct Config {
     pub mtu_bytes: u64,
     pub forward: DirectionConfig,
     pub reverse: DirectionConfig,
-    /// CSV of per-interval queue records: `direction,t_ns,bytes,packets,max_bytes,drops`.
+    /// CSV of per-interval records: `direction,t_ns,bytes,packets,max_bytes,drops` (backlog now, its
+    /// maximum and the drops since the previous record) and `delivered_bytes,delivered_packets`
+    /// (cumulative, written to the egress device).
     pub stats_path: Option<PathBuf>,
     #[serde(default = "default_interval_ms")]
     pub stats_interval_ms: f64,

@@ -154,7 +154,7 @@ fn run(config: &Config) -> io::Result<()> {
         .transpose()?
         .map(BufWriter::new);
     if let Some(w) = &mut stats_out {
-        writeln!(w, "direction,t_ns,bytes,packets,max_bytes,drops")?;
+        writeln!(w, "direction,t_ns,bytes,packets,max_bytes,drops,delivered_bytes,delivered_packets")?;
     }
     let interval_ns = (config.stats_interval_ms * 1e6).round().max(1.0) as u64;
     let mut next_stats = start + interval_ns;
@@ -205,7 +205,8 @@ fn write_interval(w: &mut impl Write, dirs: &mut [Direction; 2], t_ns: u64) -> i
     for (name, d) in DIRECTION_NAMES.iter().zip(dirs.iter_mut()) {
         let (bytes, packets) = (d.queue_bytes(), d.queue_packets());
         let (max_bytes, drops) = d.stats.take_interval(bytes);
-        writeln!(w, "{name},{t_ns},{bytes},{packets},{max_bytes},{drops}")?;
+        let (dbytes, dpackets) = (d.stats.total.delivered_bytes, d.stats.total.delivered_packets);
+        writeln!(w, "{name},{t_ns},{bytes},{packets},{max_bytes},{drops},{dbytes},{dpackets}")?;
     }
     w.flush()
 }

@@ -4,7 +4,7 @@ nothing but the standard library and its sibling `tcp_info.py`.
 
 The sender sets the flow's congestion control with setsockopt(TCP_CONGESTION) before
 connecting, writes as its application says (bulk, finite, rate-limited) and reads TCP_INFO
-every `--sample-ms`; the receiver counts bytes and reads its own TCP_INFO (segments in) at
+every `--sample-ms`; the receiver counts bytes and reads its own TCP_INFO (data segments in) at
 the same period. Both write one JSON document; times are CLOCK_MONOTONIC ns, the clock the
 emulator and the backend share.
 """
@@ -148,7 +148,7 @@ def run_receiver(a: argparse.Namespace) -> dict:
     samples: list[list[int]] = []
 
     def sample(t: int) -> None:
-        samples.append([t, total, tcp_info.read(conn)["segs_in"]])
+        samples.append([t, total, tcp_info.read(conn)["data_segs_in"]])
 
     while not eof and (now := time.monotonic_ns()) < a.stop_ns:
         if now >= next_sample:

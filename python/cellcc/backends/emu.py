@@ -1,4 +1,5 @@
-"""Where the `cellcc-emu` binary is, and how the backend describes a path to it."""
+"""Where the `cellcc-emu` binary is: $CELLCC_EMU, else this checkout's release build (brought up
+to date with cargo, a no-op when nothing changed), else one on PATH."""
 
 from __future__ import annotations
 
@@ -14,24 +15,20 @@ REPO_ROOT = Path(__file__).resolve().parents[3]
 EMU_ENV = "CELLCC_EMU"
 
 
-def emulator_binary(build: bool = True) -> Path:
-    """$CELLCC_EMU, else the checkout's release/debug build, else one on PATH, else build it with cargo."""
+def emulator_binary() -> Path:
     if os.environ.get(EMU_ENV):
         path = Path(os.environ[EMU_ENV])
         if not path.is_file():
             raise Unsupported(f"${EMU_ENV} = {path}: no such file")
         return path
-    for profile in ("release", "debug"):
-        path = REPO_ROOT / "target" / profile / "cellcc-emu"
-        if path.is_file():
-            return path
+    cargo = shutil.which("cargo")
+    if cargo and (REPO_ROOT / "crates" / "cellcc-emu" / "Cargo.toml").is_file():
+        r = subprocess.run([cargo, "build", "--release", "--quiet", "-p", "cellcc-emu"], cwd=REPO_ROOT,
+                           capture_output=True, text=True, check=False)
+        if r.returncode != 0:
+            raise Unsupported(f"building cellcc-emu failed:\n{r.stderr[-2000:]}")
+        return REPO_ROOT / "target" / "release" / "cellcc-emu"
     on_path = shutil.which("cellcc-emu")
     if on_path:
         return Path(on_path)
-    cargo = shutil.which("cargo")
-    if build and cargo and (REPO_ROOT / "crates" / "cellcc-emu").is_dir():
-        r = subprocess.run([cargo, "build", "--release", "-p", "cellcc-emu"], cwd=REPO_ROOT, capture_output=True, text=True)
-        if r.returncode == 0:
-            return REPO_ROOT / "target" / "release" / "cellcc-emu"
-        raise Unsupported(f"building cellcc-emu failed:\n{r.stderr[-2000:]}")
     raise Unsupported(f"cellcc-emu not found: build it (cargo build --release -p cellcc-emu) or set ${EMU_ENV}")

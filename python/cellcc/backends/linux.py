@@ -169,11 +169,12 @@ def _collect(p: RunPlan, wd: Path, t0: int) -> LinuxRunOutput:
         "emulator": {k: emu[k] for k in ("lateness_us", "cpu_s", "write_errors")} | {
             "forward": emu["forward"], "reverse": emu["reverse"]},
     }
-    queues = tables.queues_table(p, t0, (wd / "queues.csv").read_text())
+    stats_csv = (wd / "queues.csv").read_text()
+    queues = tables.queues_table(p, t0, stats_csv)
     return LinuxRunOutput(
         summary=summary,
         flows=tables.flows_table(p, t0, senders, receivers, emu),
-        timeseries=tables.timeseries_table(p, t0, senders, receivers, queues),
+        timeseries=tables.timeseries_table(p, t0, senders, receivers, queues, tables.emu_records(t0, stats_csv)),
         queues=queues,
         cwnd=tables.cwnd_table(p, t0, senders),
         rtt=tables.rtt_table(p, t0, senders),

@@ -6,10 +6,11 @@ Where the kernel measures something differently from the engine, the column says
 - RTT: Linux exposes no per-ACK RTT sample to user space; `rtt.rtt_ms` and `rtt.srtt_ms` are both
   `tcpi_rtt` (the smoothed RTT, RFC 6298) read every 10 ms, and the flows' RTT statistics are
   taken over those readings.
-- Bytes on the wire: payload counters plus `segs * header_bytes` (IPv4 + TCP + timestamps).
-- `lost_packets` (flows and time series): the emulator's drops (queue + random loss) of the flow's
-  data direction when the flow is alone in that direction, else NaN (the emulator does not split
-  drops per flow).
+- Packets and bytes (flows' tx/rx/lost, time series' throughput and lost): for a flow alone in
+  its direction, the emulator's own counts of IP datagrams into, out of and dropped on that
+  direction, which is FlowMonitor's definition; with several flows in one direction (the emulator
+  does not split per flow), the kernel's counters plus `segs * header_bytes` (IPv4 + TCP +
+  timestamps), and NaN for lost.
 - `rtt_ms` of a slot: mean of the srtt readings in it; `cwnd_bytes` of a slot: the last reading
   at or before it.
 - `mean_delay_ms`, `mean_jitter_ms`: NaN (no per-packet one-way timestamps).
@@ -59,6 +60,10 @@ def _at(t_s: np.ndarray, sample_t: np.ndarray, values: np.ndarray) -> np.ndarray
     return np.interp(t_s, sample_t, values, left=values[0], right=values[-1])
 
 
+def _alone_in_direction(plan: RunPlan, f) -> bool:
+    return sum(g.forward == f.forward for g in plan.flows) == 1
+
+
 def _goodput_bps(plan: RunPlan, f, r: dict, done: bool, t0: int) -> float:
     """Application bytes over the flow's active time: start to completion, stop or run end (report.rs)."""
     until = _t_s(r["last_rx_ns"], t0) if done else min(f.stop_s, plan.duration_s)
@@ -67,24 +72,27 @@ def _goodput_bps(plan: RunPlan, f, r: dict, done: bool, t0: int) -> float:
 
 def flows_table(plan: RunPlan, t0: int, senders: list[dict], receivers: list[dict], emu: dict) -> pd.DataFrame:
     rows = []
-    per_direction = {True: 0, False: 0}
-    for f in plan.flows:
-        per_direction[f.forward] += 1
     for f, s, r in zip(plan.flows, senders, receivers):
         last = s["samples"][-1]
-        segs_in = r["samples"][-1][2] if r["samples"] else 0
-        tx_packets = last["segs_out"]
-        rx_bytes_wire = r["bytes"] + segs_in * plan.header_bytes
-        direction = emu.get("forward" if f.forward else "reverse", {})
-        lost = (direction.get("queue_drops", 0) + direction.get("random_losses", 0)) if per_direction[f.forward] == 1 else NAN
+        if _alone_in_direction(plan, f):
+            # FlowMonitor's counts exactly: IP datagrams into and out of the emulated path.
+            d = emu["forward" if f.forward else "reverse"]
+            tx_packets, tx_bytes = d["arrived_packets"], d["arrived_bytes"]
+            rx_packets, rx_bytes_wire = d["delivered_packets"], d["delivered_bytes"]
+            lost = d["queue_drops"] + d["random_losses"]
+        else:
+            data_segs_in = r["samples"][-1][2] if r["samples"] else 0
+            tx_packets, tx_bytes = last["segs_out"], last["bytes_sent"] + last["segs_out"] * plan.header_bytes
+            rx_packets, rx_bytes_wire = data_segs_in, r["bytes"] + data_segs_in * plan.header_bytes
+            lost = NAN
         first_tx, last_rx = _t_s(s["first_tx_ns"], t0), _t_s(r["last_rx_ns"], t0)
         span = last_rx - first_tx
         done = f.app == "finite" and r["bytes"] >= (f.bytes or 0)
         rtts = np.array([x["rtt_us"] / 1e3 for x in _established(s["samples"])])
         rows.append({
             "flow_id": f.flow_id, "src": f.src, "dst": f.dst, "transport": "tcp", "cca": s["cca"],
-            "tx_packets": tx_packets, "tx_bytes": last["bytes_sent"] + tx_packets * plan.header_bytes,
-            "rx_packets": segs_in, "rx_bytes": rx_bytes_wire,
+            "tx_packets": tx_packets, "tx_bytes": tx_bytes,
+            "rx_packets": rx_packets, "rx_bytes": rx_bytes_wire,
             "lost_packets": lost, "loss_ratio": lost / tx_packets if tx_packets else NAN,
             "throughput_bps": rx_bytes_wire * 8 / span if span > 0 else NAN,
             "goodput_bps": _goodput_bps(plan, f, r, done, t0),
@@ -101,14 +109,22 @@ def flows_table(plan: RunPlan, t0: int, senders: list[dict], receivers: list[dic
     return pd.DataFrame(rows)
 
 
-def _alone_in_direction(plan: RunPlan, f) -> bool:
-    return sum(g.forward == f.forward for g in plan.flows) == 1
+def emu_records(t0: int, stats_csv: str) -> pd.DataFrame:
+    """The emulator's per-interval records with `t_s` from the run's time 0."""
+    if not stats_csv.strip():
+        return pd.DataFrame(columns=["direction", "t_ns", "t_s", "delivered_bytes"])
+    raw = pd.read_csv(io.StringIO(stats_csv))
+    return raw.assign(t_s=(raw["t_ns"] - t0) / NS_PER_S)
 
 
 def timeseries_table(plan: RunPlan, t0: int, senders: list[dict], receivers: list[dict],
-                     queues: pd.DataFrame) -> pd.DataFrame:
-    """Per flow and slot; rates from counters interpolated at the slot edges, cwnd carried forward
-    from the last reading as the engine carries its last change, lost from the emulator's drops."""
+                     queues: pd.DataFrame, records: pd.DataFrame) -> pd.DataFrame:
+    """Per flow and slot; counters interpolated at the slot edges; cwnd carried forward from the
+    last reading, as the engine carries its last change.
+
+    Throughput counts IP bytes as they arrive, like FlowMonitor: for a flow alone in its direction,
+    the emulator's deliveries in that direction; otherwise the receiver's data segments times
+    (MSS + headers), an estimate. Goodput is in-order payload, so it bunches after a recovery."""
     slot_s = plan.slot_ms / 1e3
     n = int(math.ceil(plan.duration_s / slot_s - 1e-9))
     edges = np.arange(n + 1) * slot_s
@@ -118,7 +134,12 @@ def timeseries_table(plan: RunPlan, t0: int, senders: list[dict], receivers: lis
         rb = np.array([x[1] for x in r["samples"]], dtype=float)
         rsegs = np.array([x[2] for x in r["samples"]], dtype=float)
         good = np.diff(_at(edges, rt, rb))
-        wire = good + np.diff(_at(edges, rt, rsegs)) * plan.header_bytes
+        direction = records[records["direction"] == ("forward" if f.forward else "reverse")]
+        if _alone_in_direction(plan, f) and len(direction):
+            wire = np.diff(_at(edges, direction["t_s"].to_numpy(), direction["delivered_bytes"].to_numpy(dtype=float)))
+        else:
+            mss = s["samples"][-1]["snd_mss"] or 0
+            wire = np.diff(_at(edges, rt, rsegs)) * (mss + plan.header_bytes)
         st = np.array([(x["t_ns"] - t0) / NS_PER_S for x in s["samples"]])
         retr = np.diff(_at(edges, st, np.array([x["total_retrans"] for x in s["samples"]], dtype=float)))
         est = _established(s["samples"])
@@ -177,9 +198,8 @@ def queues_table(plan: RunPlan, t0: int, stats_csv: str) -> pd.DataFrame:
     cols = ["link", "t_s", "bytes", "packets", "max_bytes", "drops"]
     if not stats_csv.strip():
         return pd.DataFrame(columns=cols)
-    raw = pd.read_csv(io.StringIO(stats_csv))
+    raw = emu_records(t0, stats_csv)
     slot_s = plan.slot_ms / 1e3
-    raw["t_s"] = (raw["t_ns"] - t0) / NS_PER_S
     raw = raw[(raw["t_s"] > 0) & (raw["t_s"] <= plan.duration_s + 1e-9)]
     # A record at time t closes the interval ending at t: it belongs to the slot containing t - epsilon.
     raw = raw.assign(slot=np.floor((raw["t_s"] - 1e-9) / slot_s).astype(int))
