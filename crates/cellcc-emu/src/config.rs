@@ -49,8 +49,8 @@ pub struct Config {
     pub forward: DirectionConfig,
     pub reverse: DirectionConfig,
     /// CSV of per-interval records: `direction,t_ns,bytes,packets,max_bytes,drops` (backlog now, its
-    /// maximum and the drops since the previous record) and `delivered_bytes,delivered_packets`
-    /// (cumulative, written to the egress device).
+    /// maximum and the drops since the previous record) and `delivered_bytes,delivered_packets,
+    /// delay_sum_ns` (cumulative, of packets written to the egress device).
     pub stats_path: Option<PathBuf>,
     #[serde(default = "default_interval_ms")]
     pub stats_interval_ms: f64,
@@ -95,14 +95,9 @@ fn bad(path: &str, value: impl std::fmt::Display, allowed: &str) -> ConfigError 
 
 impl Config {
     pub fn from_json(text: &str) -> Result<Config, ConfigError> {
-        let c: Config =
-            serde_json::from_str(text).map_err(|e| ConfigError(format!("config: {e}")))?;
+        let c: Config = serde_json::from_str(text).map_err(|e| ConfigError(format!("config: {e}")))?;
         if !(c.stats_interval_ms.is_finite() && c.stats_interval_ms > 0.0) {
-            return Err(bad(
-                "stats_interval_ms",
-                c.stats_interval_ms,
-                "a number > 0",
-            ));
+            return Err(bad("stats_interval_ms", c.stats_interval_ms, "a number > 0"));
         }
         if c.mtu_bytes == 0 {
             return Err(bad("mtu_bytes", 0, "bytes >= 1"));
@@ -113,23 +108,14 @@ impl Config {
     /// Build both directions; the trace clock starts at `start_ns`.
     pub fn build(&self, start_ns: u64) -> Result<[Direction; 2], ConfigError> {
         Ok([
-            self.forward
-                .build("forward", self.seed, 0, self.mtu_bytes, start_ns)?,
-            self.reverse
-                .build("reverse", self.seed, 1, self.mtu_bytes, start_ns)?,
+            self.forward.build("forward", self.seed, 0, self.mtu_bytes, start_ns)?,
+            self.reverse.build("reverse", self.seed, 1, self.mtu_bytes, start_ns)?,
         ])
     }
 }
 
 impl DirectionConfig {
-    fn build(
-        &self,
-        name: &str,
-        seed: u64,
-        stream: u64,
-        mtu: u64,
-        start_ns: u64,
-    ) -> Result<Direction, ConfigError> {
+    fn build(&self, name: &str, seed: u64, stream: u64, mtu: u64, start_ns: u64) -> Result<Direction, ConfigError> {
         let p = |f: &str| format!("{name}.{f}");
         if !(self.delay_ms.is_finite() && self.delay_ms >= 0.0) {
             return Err(bad(&p("delay_ms"), self.delay_ms, "ms >= 0"));
@@ -138,60 +124,25 @@ impl DirectionConfig {
             return Err(bad(&p("loss_p"), self.loss_p, "a probability in [0, 1]"));
         }
         let server = match (self.rate_mbps, &self.trace) {
-            (Some(r), None) if r.is_finite() && r > 0.0 => {
-                Server::Rate(RateServer::new((r * 1e6).round() as u64))
-            }
+            (Some(r), None) if r.is_finite() && r > 0.0 => Server::Rate(RateServer::new((r * 1e6).round() as u64)),
             (Some(r), None) => return Err(bad(&p("rate_mbps"), r, "Mbit/s > 0")),
             (None, Some(path)) => {
-                let text = std::fs::read_to_string(path).map_err(|e| {
-                    bad(
-                        &p("trace"),
-                        path.display(),
-                        &format!("a readable file ({e})"),
-                    )
-                })?;
-                let schedule = trace::parse(&text).map_err(|e| {
-                    bad(
-                        &p("trace"),
-                        path.display(),
-                        &format!("a Mahimahi trace ({e})"),
-                    )
-                })?;
+                let text = std::fs::read_to_string(path)
+                    .map_err(|e| bad(&p("trace"), path.display(), &format!("a readable file ({e})")))?;
+                let schedule = trace::parse(&text)
+                    .map_err(|e| bad(&p("trace"), path.display(), &format!("a Mahimahi trace ({e})")))?;
                 Server::Trace(TraceServer::new(schedule, mtu, start_ns))
             }
-            _ => {
-                return Err(bad(
-                    &p("rate_mbps"),
-                    "",
-                    "exactly one of rate_mbps or trace",
-                ))
-            }
+            _ => return Err(bad(&p("rate_mbps"), "", "exactly one of rate_mbps or trace")),
         };
         let limit = match &self.queue {
             None => QueueLimit::Unlimited,
-            Some(QueueConfig {
-                limit_packets: Some(n),
-                limit_bytes: None,
-            }) if *n > 0 => QueueLimit::Packets(*n),
-            Some(QueueConfig {
-                limit_packets: None,
-                limit_bytes: Some(b),
-            }) if *b > 0 => QueueLimit::Bytes(*b),
-            Some(_) => {
-                return Err(bad(
-                    &p("queue"),
-                    "",
-                    "exactly one of limit_packets or limit_bytes, >= 1",
-                ))
-            }
+            Some(QueueConfig { limit_packets: Some(n), limit_bytes: None }) if *n > 0 => QueueLimit::Packets(*n),
+            Some(QueueConfig { limit_packets: None, limit_bytes: Some(b) }) if *b > 0 => QueueLimit::Bytes(*b),
+            Some(_) => return Err(bad(&p("queue"), "", "exactly one of limit_packets or limit_bytes, >= 1")),
         };
         let delay_ns = (self.delay_ms * NS_PER_MS as f64).round() as u64;
-        Ok(Direction::new(
-            DropTail::new(limit),
-            server,
-            BernoulliLoss::new(self.loss_p, seed, stream),
-            delay_ns,
-        ))
+        Ok(Direction::new(DropTail::new(limit), server, BernoulliLoss::new(self.loss_p, seed, stream), delay_ns))
     }
 }
 
@@ -201,8 +152,7 @@ mod tests {
 
     #[test]
     fn errors_name_the_field() {
-        let text =
-            r#"{"tun":["a","b"],"forward":{"rate_mbps":10,"loss_p":2},"reverse":{"rate_mbps":10}}"#;
+        let text = r#"{"tun":["a","b"],"forward":{"rate_mbps":10,"loss_p":2},"reverse":{"rate_mbps":10}}"#;
         let e = Config::from_json(text).unwrap().build(0).unwrap_err();
         assert!(e.0.starts_with("forward.loss_p"), "{e}");
         let text = r#"{"tun":["a","b"],"forward":{"rate_mbps":10},"reverse":{}}"#;
@@ -212,8 +162,7 @@ mod tests {
 
     #[test]
     fn unknown_fields_are_refused() {
-        let text =
-            r#"{"tun":["a","b"],"forward":{"rate_mbps":10,"jitter":1},"reverse":{"rate_mbps":1}}"#;
+        let text = r#"{"tun":["a","b"],"forward":{"rate_mbps":10,"jitter":1},"reverse":{"rate_mbps":1}}"#;
         assert!(Config::from_json(text).is_err());
     }
 }

@@ -36,8 +36,9 @@ pub struct Direction {
     server: Server,
     loss: BernoulliLoss,
     delay_ns: u64,
-    /// Packets in propagation, with the time they reach the far end (FIFO: constant delay).
-    in_flight: VecDeque<(u64, Vec<u8>)>,
+    /// Packets in propagation: when they reach the far end (FIFO: constant delay), when they
+    /// entered the emulator, and the datagram.
+    in_flight: VecDeque<(u64, u64, Vec<u8>)>,
     departures: Vec<Departure>,
     pub stats: DirectionStats,
 }
@@ -59,10 +60,7 @@ impl Direction {
     pub fn arrive(&mut self, now_ns: u64, data: Vec<u8>) {
         // Serve up to now first, so the queue the arrival meets is the queue at `now` (rationalize).
         self.advance(now_ns);
-        let p = Packet {
-            data,
-            arrival_ns: now_ns,
-        };
+        let p = Packet { data, arrival_ns: now_ns };
         self.stats.on_arrival(p.len_bytes());
         match self.queue.enqueue(p) {
             Ok(()) => self.stats.on_queue_change(self.queue.len_bytes()),
@@ -74,24 +72,25 @@ impl Direction {
 
     /// Run the link up to `now_ns`; departures go through loss into propagation.
     pub fn advance(&mut self, now_ns: u64) {
-        self.server
-            .advance(now_ns, &mut self.queue, &mut self.departures);
+        self.server.advance(now_ns, &mut self.queue, &mut self.departures);
         for (p, t) in self.departures.drain(..) {
             self.stats.on_departure(t, p.len_bytes());
             if self.loss.drops() {
                 self.stats.on_random_loss(p.len_bytes());
                 continue;
             }
-            self.in_flight.push_back((t + self.delay_ns, p.data));
+            self.in_flight.push_back((t + self.delay_ns, p.arrival_ns, p.data));
         }
         self.stats.on_queue_change(self.queue.len_bytes());
     }
 
-    /// The next packet whose propagation has ended by `now_ns`, with the time it was due.
+    /// The next packet whose propagation has ended by `now_ns`, with the time it was due. Its
+    /// one-way delay through the emulator is counted as `now_ns` - arrival: what it experienced,
+    /// including how late it is written.
     pub fn pop_due(&mut self, now_ns: u64) -> Option<(u64, Vec<u8>)> {
-        if self.in_flight.front().is_some_and(|(t, _)| *t <= now_ns) {
-            let (due, data) = self.in_flight.pop_front()?;
-            self.stats.on_delivery(data.len() as u64);
+        if self.in_flight.front().is_some_and(|(t, _, _)| *t <= now_ns) {
+            let (due, arrival, data) = self.in_flight.pop_front()?;
+            self.stats.on_delivery(data.len() as u64, now_ns - arrival);
             Some((due, data))
         } else {
             None
@@ -101,7 +100,7 @@ impl Direction {
     /// The earliest time this direction has something to do.
     pub fn next_event_ns(&self) -> Option<u64> {
         let link = self.server.next_event_ns(&self.queue);
-        let wire = self.in_flight.front().map(|(t, _)| *t);
+        let wire = self.in_flight.front().map(|(t, _, _)| *t);
         match (link, wire) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
@@ -122,7 +121,7 @@ mod tests {
     use super::*;
     use crate::link::{RateServer, TraceServer};
     use crate::queue::QueueLimit;
-    use crate::NS_PER_MS;
+    use crate::{NS_PER_MS, NS_PER_S};
 
     fn rate_dir(limit: QueueLimit, p: f64, delay_ms: u64) -> Direction {
         Direction::new(
@@ -147,6 +146,7 @@ mod tests {
         assert_eq!(d.next_event_ns(), Some(21 * NS_PER_MS));
         assert_eq!(drain(&mut d, 21 * NS_PER_MS), 1);
         assert_eq!(d.next_event_ns(), None);
+        assert_eq!(d.stats.total.delay_sum_ns, 21 * NS_PER_MS);
     }
 
     #[test]
@@ -168,7 +168,7 @@ mod tests {
             for i in 0..20_000u64 {
                 d.arrive(i * NS_PER_MS, vec![0; 1500]);
             }
-            drain(&mut d, u64::MAX / 2);
+            drain(&mut d, 100 * NS_PER_S);
             d.stats.total.random_losses
         };
         let lost = run();

@@ -28,9 +28,7 @@ impl Server {
     pub fn next_event_ns(&self, queue: &DropTail) -> Option<u64> {
         match self {
             Server::Rate(s) => s.in_transit.as_ref().map(|(_, done)| *done),
-            Server::Trace(s) => {
-                (s.in_transit.is_some() || !queue.is_empty()).then(|| s.next_opportunity_ns())
-            }
+            Server::Trace(s) => (s.in_transit.is_some() || !queue.is_empty()).then(|| s.next_opportunity_ns()),
         }
     }
 }
@@ -51,12 +49,7 @@ pub struct RateServer {
 impl RateServer {
     pub fn new(rate_bps: u64) -> Self {
         assert!(rate_bps > 0, "rate must be positive");
-        RateServer {
-            rate_bps,
-            in_transit: None,
-            free_at_ns: 0,
-            carry: 0,
-        }
+        RateServer { rate_bps, in_transit: None, free_at_ns: 0, carry: 0 }
     }
 
     fn tx_time_ns(&mut self, len_bytes: u64) -> u64 {
@@ -104,17 +97,8 @@ pub struct TraceServer {
 impl TraceServer {
     /// `start_ns`: when opportunity time 0 is (Mahimahi: link creation).
     pub fn new(schedule_ms: Vec<u64>, opportunity_bytes: u64, start_ns: u64) -> Self {
-        assert!(
-            schedule_ms.last().is_some_and(|&l| l > 0),
-            "trace must advance when it loops"
-        );
-        TraceServer {
-            schedule_ms,
-            opportunity_bytes,
-            next_index: 0,
-            base_ns: start_ns,
-            in_transit: None,
-        }
+        assert!(schedule_ms.last().is_some_and(|&l| l > 0), "trace must advance when it loops");
+        TraceServer { schedule_ms, opportunity_bytes, next_index: 0, base_ns: start_ns, in_transit: None }
     }
 
     pub fn next_opportunity_ns(&self) -> u64 {
@@ -159,10 +143,7 @@ mod tests {
     use crate::queue::QueueLimit;
 
     fn pkt(n: usize, at: u64) -> Packet {
-        Packet {
-            data: vec![0; n],
-            arrival_ns: at,
-        }
+        Packet { data: vec![0; n], arrival_ns: at }
     }
 
     #[test]

@@ -30,9 +30,7 @@ const USER_HZ: f64 = 100.0;
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
     if args.len() != 2 || args[1] == "--help" {
-        eprintln!(
-            "usage: cellcc-emu CONFIG.json   (see crates/cellcc-emu/src/config.rs for the fields)"
-        );
+        eprintln!("usage: cellcc-emu CONFIG.json   (see crates/cellcc-emu/src/config.rs for the fields)");
         return ExitCode::from(2);
     }
     let config = match std::fs::read_to_string(&args[1])
@@ -124,14 +122,9 @@ impl Emulator {
 
 fn run(config: &Config) -> io::Result<()> {
     sys::set_timer_slack_ns(1)?;
-    let tuns = [
-        sys::open_tun(&config.tun[0])?,
-        sys::open_tun(&config.tun[1])?,
-    ];
+    let tuns = [sys::open_tun(&config.tun[0])?, sys::open_tun(&config.tun[1])?];
     let start = sys::monotonic_ns();
-    let mut dirs = config
-        .build(start)
-        .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e.0))?;
+    let mut dirs = config.build(start).map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e.0))?;
     if config.departures_path.is_some() {
         for d in &mut dirs {
             d.stats.departure_log = Some(Vec::new());
@@ -140,21 +133,13 @@ fn run(config: &Config) -> io::Result<()> {
     let mut emu = Emulator {
         tuns,
         dirs,
-        lateness: Lateness {
-            counts: vec![0; LATENESS_BUCKETS],
-            max_ns: 0,
-        },
+        lateness: Lateness { counts: vec![0; LATENESS_BUCKETS], max_ns: 0 },
         write_errors: 0,
         buf: vec![0; READ_BUF_BYTES],
     };
-    let mut stats_out = config
-        .stats_path
-        .as_ref()
-        .map(File::create)
-        .transpose()?
-        .map(BufWriter::new);
+    let mut stats_out = config.stats_path.as_ref().map(File::create).transpose()?.map(BufWriter::new);
     if let Some(w) = &mut stats_out {
-        writeln!(w, "direction,t_ns,bytes,packets,max_bytes,drops,delivered_bytes,delivered_packets")?;
+        writeln!(w, "direction,t_ns,bytes,packets,max_bytes,drops,delivered_bytes,delivered_packets,delay_sum_ns")?;
     }
     let interval_ns = (config.stats_interval_ms * 1e6).round().max(1.0) as u64;
     let mut next_stats = start + interval_ns;
@@ -172,14 +157,9 @@ fn run(config: &Config) -> io::Result<()> {
             }
             next_stats += interval_ns;
         }
-        let deadline = emu
-            .next_deadline()
-            .map_or(next_stats, |d| d.min(next_stats));
+        let deadline = emu.next_deadline().map_or(next_stats, |d| d.min(next_stats));
         let timeout = deadline.saturating_sub(now).saturating_sub(spin_ns);
-        let ready = sys::wait_readable(
-            [emu.tuns[0].as_raw_fd(), emu.tuns[1].as_raw_fd(), stdin_fd],
-            Some(timeout),
-        )?;
+        let ready = sys::wait_readable([emu.tuns[0].as_raw_fd(), emu.tuns[1].as_raw_fd(), stdin_fd], Some(timeout))?;
         if ready[2] && stdin_at_eof()? {
             break;
         }
@@ -205,8 +185,9 @@ fn write_interval(w: &mut impl Write, dirs: &mut [Direction; 2], t_ns: u64) -> i
     for (name, d) in DIRECTION_NAMES.iter().zip(dirs.iter_mut()) {
         let (bytes, packets) = (d.queue_bytes(), d.queue_packets());
         let (max_bytes, drops) = d.stats.take_interval(bytes);
-        let (dbytes, dpackets) = (d.stats.total.delivered_bytes, d.stats.total.delivered_packets);
-        writeln!(w, "{name},{t_ns},{bytes},{packets},{max_bytes},{drops},{dbytes},{dpackets}")?;
+        let t = &d.stats.total;
+        let (dbytes, dpackets, delay) = (t.delivered_bytes, t.delivered_packets, t.delay_sum_ns);
+        writeln!(w, "{name},{t_ns},{bytes},{packets},{max_bytes},{drops},{dbytes},{dpackets},{delay}")?;
     }
     w.flush()
 }

@@ -23,11 +23,7 @@ pub struct DropTail {
 
 impl DropTail {
     pub fn new(limit: QueueLimit) -> Self {
-        DropTail {
-            limit,
-            packets: VecDeque::new(),
-            bytes: 0,
-        }
+        DropTail { limit, packets: VecDeque::new(), bytes: 0 }
     }
 
     /// Would `len_bytes` more fit? Drop-tail judges the arrival alone (Mahimahi `DropTailPacketQueue`).
@@ -73,10 +69,7 @@ mod tests {
     use super::*;
 
     fn pkt(n: usize) -> Packet {
-        Packet {
-            data: vec![0; n],
-            arrival_ns: 0,
-        }
+        Packet { data: vec![0; n], arrival_ns: 0 }
     }
 
     #[test]

@@ -15,6 +15,10 @@ pub struct Totals {
     pub random_loss_bytes: u64,
     pub delivered_packets: u64,
     pub delivered_bytes: u64,
+    /// Sum of delivered packets' one-way delays through the emulator (FlowMonitor delaySum).
+    pub delay_sum_ns: u64,
+    /// Sum of |delay_i - delay_{i-1}| of consecutive deliveries (FlowMonitor jitterSum).
+    pub jitter_sum_ns: u64,
 }
 
 #[derive(Debug, Default)]
@@ -26,6 +30,7 @@ pub struct DirectionStats {
     pub interval_drops: u64,
     /// Departure times of the interval, when a departure log is kept.
     pub departure_log: Option<Vec<(u64, u64)>>,
+    last_delay_ns: Option<u64>,
 }
 
 impl DirectionStats {
@@ -53,18 +58,20 @@ impl DirectionStats {
         self.total.random_loss_bytes += len;
         self.interval_drops += 1;
     }
-    pub fn on_delivery(&mut self, len: u64) {
+    pub fn on_delivery(&mut self, len: u64, delay_ns: u64) {
         self.total.delivered_packets += 1;
         self.total.delivered_bytes += len;
+        self.total.delay_sum_ns += delay_ns;
+        if let Some(last) = self.last_delay_ns {
+            self.total.jitter_sum_ns += delay_ns.abs_diff(last);
+        }
+        self.last_delay_ns = Some(delay_ns);
     }
 
     /// Close an interval: (max backlog bytes, drops) since the previous call; the window restarts
     /// from the current backlog.
     pub fn take_interval(&mut self, current_bytes: u64) -> (u64, u64) {
-        let out = (
-            self.interval_max_bytes.max(current_bytes),
-            self.interval_drops,
-        );
+        let out = (self.interval_max_bytes.max(current_bytes), self.interval_drops);
         self.interval_max_bytes = current_bytes;
         self.interval_drops = 0;
         out

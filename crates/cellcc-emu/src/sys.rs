@@ -27,21 +27,14 @@ struct IfReq {
 /// Create (or attach to) TUN device `name` in the caller's network namespace, non-blocking.
 pub fn open_tun(name: &str) -> io::Result<File> {
     if name.is_empty() || name.len() >= IFNAMSIZ {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            format!("TUN name {name:?}: 1-15 bytes"),
-        ));
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("TUN name {name:?}: 1-15 bytes")));
     }
     let file = OpenOptions::new()
         .read(true)
         .write(true)
         .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC)
         .open("/dev/net/tun")?;
-    let mut req = IfReq {
-        name: [0; IFNAMSIZ],
-        flags: IFF_TUN | IFF_NO_PI,
-        pad: [0; 22],
-    };
+    let mut req = IfReq { name: [0; IFNAMSIZ], flags: IFF_TUN | IFF_NO_PI, pad: [0; 22] };
     req.name[..name.len()].copy_from_slice(name.as_bytes());
     // SAFETY: `file` is an open /dev/net/tun descriptor and `req` is a properly sized, initialised
     // `struct ifreq` that outlives the call; TUNSETIFF reads the name and flags and writes back the name.
@@ -54,10 +47,7 @@ pub fn open_tun(name: &str) -> io::Result<File> {
 
 /// CLOCK_MONOTONIC in nanoseconds.
 pub fn monotonic_ns() -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
     // SAFETY: `ts` is a valid, writable timespec; CLOCK_MONOTONIC always exists on Linux.
     let rc = unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
     assert_eq!(rc, 0, "clock_gettime(CLOCK_MONOTONIC) failed");
@@ -76,32 +66,16 @@ pub fn set_timer_slack_ns(slack_ns: u64) -> io::Result<()> {
 
 /// Readiness of each fd after waiting at most `timeout_ns` (`None`: forever).
 /// Returns which became readable or hung up.
-pub fn wait_readable<const N: usize>(
-    fds: [RawFd; N],
-    timeout_ns: Option<u64>,
-) -> io::Result<[bool; N]> {
-    let mut pfds = fds.map(|fd| libc::pollfd {
-        fd,
-        events: libc::POLLIN,
-        revents: 0,
-    });
+pub fn wait_readable<const N: usize>(fds: [RawFd; N], timeout_ns: Option<u64>) -> io::Result<[bool; N]> {
+    let mut pfds = fds.map(|fd| libc::pollfd { fd, events: libc::POLLIN, revents: 0 });
     let ts = timeout_ns.map(|ns| libc::timespec {
         tv_sec: (ns / 1_000_000_000) as libc::time_t,
         tv_nsec: (ns % 1_000_000_000) as libc::c_long,
     });
-    let ts_ptr = ts
-        .as_ref()
-        .map_or(std::ptr::null(), |t| t as *const libc::timespec);
+    let ts_ptr = ts.as_ref().map_or(std::ptr::null(), |t| t as *const libc::timespec);
     // SAFETY: `pfds` is an array of N initialised pollfd that outlives the call; `ts_ptr` is null
     // or points to `ts`, alive for the call; a null sigmask leaves the mask unchanged.
-    let rc = unsafe {
-        libc::ppoll(
-            pfds.as_mut_ptr(),
-            N as libc::nfds_t,
-            ts_ptr,
-            std::ptr::null(),
-        )
-    };
+    let rc = unsafe { libc::ppoll(pfds.as_mut_ptr(), N as libc::nfds_t, ts_ptr, std::ptr::null()) };
     if rc < 0 {
         let e = io::Error::last_os_error();
         if e.kind() == io::ErrorKind::Interrupted {

@@ -24,27 +24,17 @@ pub fn parse(text: &str) -> Result<Vec<u64>, TraceError> {
         if s.is_empty() {
             continue;
         }
-        let err = |message: String| TraceError {
-            line: i + 1,
-            message,
-        };
-        let ms: u64 = s
-            .parse()
-            .map_err(|_| err(format!("{s:?} is not a whole number of ms")))?;
+        let err = |message: String| TraceError { line: i + 1, message };
+        let ms: u64 = s.parse().map_err(|_| err(format!("{s:?} is not a whole number of ms")))?;
         if let Some(&prev) = times.last() {
             if ms < prev {
-                return Err(err(format!(
-                    "{ms} comes after {prev}: times must not decrease"
-                )));
+                return Err(err(format!("{ms} comes after {prev}: times must not decrease")));
             }
         }
         times.push(ms);
     }
     match times.last() {
-        None => Err(TraceError {
-            line: 0,
-            message: "no delivery opportunities".into(),
-        }),
+        None => Err(TraceError { line: 0, message: "no delivery opportunities".into() }),
         Some(0) => Err(TraceError {
             line: times.len(),
             message: "the last time is 0 ms: the trace would repeat without advancing".into(),

@@ -6,14 +6,16 @@ Where the kernel measures something differently from the engine, the column says
 - RTT: Linux exposes no per-ACK RTT sample to user space; `rtt.rtt_ms` and `rtt.srtt_ms` are both
   `tcpi_rtt` (the smoothed RTT, RFC 6298) read every 10 ms, and the flows' RTT statistics are
   taken over those readings.
-- Packets and bytes (flows' tx/rx/lost, time series' throughput and lost): for a flow alone in
+- Packets and bytes (flows' tx/rx/lost, time series' throughput and lost), delay and jitter: for a flow alone in
   its direction, the emulator's own counts of IP datagrams into, out of and dropped on that
   direction, which is FlowMonitor's definition; with several flows in one direction (the emulator
   does not split per flow), the kernel's counters plus `segs * header_bytes` (IPv4 + TCP +
   timestamps), and NaN for lost.
 - `rtt_ms` of a slot: mean of the srtt readings in it; `cwnd_bytes` of a slot: the last reading
   at or before it.
-- `mean_delay_ms`, `mean_jitter_ms`: NaN (no per-packet one-way timestamps).
+- `mean_delay_ms`, `mean_jitter_ms`: one-way delay from entering to leaving the emulator (queue,
+  serialisation, propagation; the host stacks' microseconds are not in it), for a flow alone in
+  its direction; NaN otherwise.
 """
 
 from __future__ import annotations
@@ -80,11 +82,13 @@ def flows_table(plan: RunPlan, t0: int, senders: list[dict], receivers: list[dic
             tx_packets, tx_bytes = d["arrived_packets"], d["arrived_bytes"]
             rx_packets, rx_bytes_wire = d["delivered_packets"], d["delivered_bytes"]
             lost = d["queue_drops"] + d["random_losses"]
+            delay_ms = d["delay_sum_ns"] / rx_packets / 1e6 if rx_packets else NAN
+            jitter_ms = d["jitter_sum_ns"] / (rx_packets - 1) / 1e6 if rx_packets > 1 else NAN
         else:
             data_segs_in = r["samples"][-1][2] if r["samples"] else 0
             tx_packets, tx_bytes = last["segs_out"], last["bytes_sent"] + last["segs_out"] * plan.header_bytes
             rx_packets, rx_bytes_wire = data_segs_in, r["bytes"] + data_segs_in * plan.header_bytes
-            lost = NAN
+            lost = delay_ms = jitter_ms = NAN
         first_tx, last_rx = _t_s(s["first_tx_ns"], t0), _t_s(r["last_rx_ns"], t0)
         span = last_rx - first_tx
         done = f.app == "finite" and r["bytes"] >= (f.bytes or 0)
@@ -96,7 +100,7 @@ def flows_table(plan: RunPlan, t0: int, senders: list[dict], receivers: list[dic
             "lost_packets": lost, "loss_ratio": lost / tx_packets if tx_packets else NAN,
             "throughput_bps": rx_bytes_wire * 8 / span if span > 0 else NAN,
             "goodput_bps": _goodput_bps(plan, f, r, done, t0),
-            "mean_delay_ms": NAN, "mean_jitter_ms": NAN,
+            "mean_delay_ms": delay_ms, "mean_jitter_ms": jitter_ms,
             "retransmits": last["total_retrans"],
             "timeouts": last["total_rto"] if last["total_rto"] is not None else NAN,
             "rtt_mean_ms": float(rtts.mean()) if len(rtts) else NAN,
@@ -135,8 +139,13 @@ def timeseries_table(plan: RunPlan, t0: int, senders: list[dict], receivers: lis
         rsegs = np.array([x[2] for x in r["samples"]], dtype=float)
         good = np.diff(_at(edges, rt, rb))
         direction = records[records["direction"] == ("forward" if f.forward else "reverse")]
+        delay = np.full(n, NAN)
         if _alone_in_direction(plan, f) and len(direction):
-            wire = np.diff(_at(edges, direction["t_s"].to_numpy(), direction["delivered_bytes"].to_numpy(dtype=float)))
+            dt = direction["t_s"].to_numpy()
+            wire = np.diff(_at(edges, dt, direction["delivered_bytes"].to_numpy(dtype=float)))
+            packets = np.diff(_at(edges, dt, direction["delivered_packets"].to_numpy(dtype=float)))
+            delay_ns = np.diff(_at(edges, dt, direction["delay_sum_ns"].to_numpy(dtype=float)))
+            delay = np.divide(delay_ns / 1e6, packets, out=np.full(n, NAN), where=packets >= 1)
         else:
             mss = s["samples"][-1]["snd_mss"] or 0
             wire = np.diff(_at(edges, rt, rsegs)) * (mss + plan.header_bytes)
@@ -156,7 +165,7 @@ def timeseries_table(plan: RunPlan, t0: int, senders: list[dict], receivers: lis
             out.append({
                 "flow_id": f.flow_id, "t_s": edges[k],
                 "throughput_bps": wire[k] * 8 / slot_s, "goodput_bps": good[k] * 8 / slot_s,
-                "mean_delay_ms": NAN, "retransmits": round(retr[k]), "lost_packets": lost,
+                "mean_delay_ms": delay[k], "retransmits": round(retr[k]), "lost_packets": lost,
                 "cwnd_bytes": cwnd,
                 "rtt_ms": float(np.mean([x["rtt_us"] for x in in_slot])) / 1e3 if in_slot else NAN,
             })
