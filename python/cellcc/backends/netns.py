@@ -34,6 +34,9 @@ _NETNS_RE = re.compile(rf"^{NETNS_PREFIX}-(\d+)-[0-9a-f]+-(snd|emu|rcv)$")
 CAP_NET_ADMIN = 12
 #: How long the emulator may take to create its devices.
 EMU_READY_TIMEOUT_S = 10.0
+#: Host-side queue in front of each TUN device, packets: far more than any window in flight, so
+#: only the emulated queue ever drops.
+TUN_QUEUE_PACKETS = 10_000
 #: SCHED_FIFO priority of the emulator (1-99; low: above every ordinary task, below kernel threads).
 EMU_RT_PRIORITY = 10
 #: How long a stopped process gets before SIGKILL.
@@ -165,7 +168,13 @@ class Testbed:
             ip("link", "set", dev, "netns", ns, netns=self.ns_emu)
             ip("link", "set", "lo", "up", netns=ns)
             ip("addr", "add", local, "peer", peer, "dev", dev, netns=ns)
-            ip("link", "set", dev, "mtu", str(self.mtu_bytes), "up", netns=ns)
+            ip("link", "set", dev, "mtu", str(self.mtu_bytes), "txqueuelen", str(TUN_QUEUE_PACKETS), "up", netns=ns)
+            # A plain FIFO in front of the emulator: the default fq_codel would drop packets that
+            # wait > 5 ms while the emulator is descheduled, a loss the scenario does not have.
+            r = subprocess.run(netns_exec(ns, ["tc", "qdisc", "replace", "dev", dev, "root", "pfifo", "limit",
+                                               str(TUN_QUEUE_PACKETS)]), capture_output=True, text=True, check=False)
+            if r.returncode != 0:
+                raise RuntimeError(f"tc qdisc replace dev {dev} root pfifo: {r.stderr.strip()}")
 
     def _wait_ready(self) -> None:
         assert self.emu is not None and self.emu.stdout is not None

@@ -24,7 +24,7 @@ UDP_SENDER = textwrap.dedent("""
     import socket, sys, time
     dst, port, rate_bps, count = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4 << 20)
+    s.setsockopt(socket.SOL_SOCKET, 32, 4 << 20)  # SO_SNDBUFFORCE
     payload = bytes(1472)
     start = time.monotonic()
     for i in range(count):
@@ -42,7 +42,7 @@ UDP_RECEIVER = textwrap.dedent("""
     import json, socket, sys, time
     bind, port, idle_s, out = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16 << 20)
+    s.setsockopt(socket.SOL_SOCKET, 33, 16 << 20)  # SO_RCVBUFFORCE (asm-generic/socket.h)
     s.bind((bind, port)); print("listening", flush=True)
     s.settimeout(30)
     times = []
