@@ -114,6 +114,9 @@ def run_sender(a: argparse.Namespace) -> dict:
                 writer.written += sock.send(payload[:want])
             except BlockingIOError:
                 pass
+            except (BrokenPipeError, ConnectionResetError):
+                # The receiver reached the run's end and closed first: the run is over.
+                break
     samples.append(_sample_sender(sock, time.monotonic_ns()))
     sock.close()
     return {

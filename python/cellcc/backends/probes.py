@@ -39,18 +39,21 @@ UDP_SENDER = textwrap.dedent("""
 """).replace("ENOBUFS_ERRORS", "OSError")
 
 UDP_RECEIVER = textwrap.dedent("""
-    import json, socket, sys, time
+    import json, socket, struct, sys, time
     bind, port, idle_s, out = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     s.setsockopt(socket.SOL_SOCKET, 33, 16 << 20)  # SO_RCVBUFFORCE (asm-generic/socket.h)
+    # SO_TIMESTAMPNS (35): the kernel stamps each datagram on arrival, so the receiver's own
+    # scheduling delays do not enter the measurement (CLOCK_REALTIME: differences only).
+    s.setsockopt(socket.SOL_SOCKET, 35, 1)
     s.bind((bind, port)); print("listening", flush=True)
     s.settimeout(30)
     times = []
-    buf = bytearray(2048)
     try:
         while True:
-            s.recv_into(buf)
-            times.append(time.monotonic_ns())
+            _, anc, _, _ = s.recvmsg(2048, 64)
+            sec, nsec = struct.unpack("qq", anc[0][2][:16])
+            times.append(sec * 1_000_000_000 + nsec)
             s.settimeout(idle_s)
     except TimeoutError:
         pass
@@ -79,7 +82,7 @@ PINGER = textwrap.dedent("""
 
 def udp_transfer(tb: Testbed, workdir: Path, rate_bps: float, count: int, idle_s: float) -> list[int]:
     """Send `count` 1500-byte datagrams paced at `rate_bps` (0: unpaced) from the sender side;
-    return the receiver's arrival times (CLOCK_MONOTONIC ns)."""
+    return the receiver kernel's arrival timestamps (CLOCK_REALTIME ns: use differences only)."""
     out = workdir / "udp-rx.json"
     rx = tb.spawn(tb.ns_rcv, [sys.executable, "-c", UDP_RECEIVER, RECEIVER_SIDE_ADDR, str(UDP_PORT), str(idle_s),
                               str(out)], stdout=subprocess.PIPE)
