@@ -1,1 +1,79 @@
-fn main() {}
+//! `make bench`: the engine's fixed benchmark set. Writes BENCHMARKS.md
+//! (atomically) with events per second and simulated seconds per wall second.
+//!
+//! Usage: `cellcc-bench [OUTPUT.md]` (default `BENCHMARKS.md`).
+
+use cellcc_engine::world::World;
+use cellcc_engine::Scenario;
+use serde_json::{json, Value};
+use std::time::Instant;
+
+/// A dumbbell: `n` senders on 10 Gbit/s access links into one bottleneck router.
+fn dumbbell(n: usize, bottleneck_mbps: f64, rtt_ms: f64, duration_s: f64) -> Value {
+    let mut nodes = vec![json!({"id": "router", "kind": "router"}), json!({"id": "client", "kind": "host"})];
+    let mut links = vec![json!({
+        "id": "bottleneck", "a": "router", "b": "client", "rate_mbps": bottleneck_mbps, "delay_ms": rtt_ms / 2.0 - 0.5,
+        // One BDP of buffer in 1500 B packets.
+        "queue": {"kind": "drop_tail", "limit_packets": ((bottleneck_mbps * 1e6 * rtt_ms / 1e3 / 8.0 / 1500.0).ceil() as u32).max(10)}
+    })];
+    let mut flows = Vec::new();
+    for i in 0..n {
+        let s = format!("server{i}");
+        nodes.push(json!({"id": s, "kind": "host"}));
+        links.push(json!({"id": format!("access{i}"), "a": s, "b": "router", "rate_mbps": 10_000.0, "delay_ms": 0.5,
+                          "queue": {"kind": "drop_tail", "limit_packets": 10_000}}));
+        flows.push(
+            json!({"src": s, "dst": "client", "cca": "newreno", "start_s": i as f64 * 0.01, "app": {"kind": "bulk"}}),
+        );
+    }
+    json!({"version": 1, "duration_s": duration_s, "nodes": nodes, "links": links, "flows": flows,
+           "output": {"cwnd_trace": true, "rtt_trace": true}})
+}
+
+struct Row {
+    name: &'static str,
+    sim_s: f64,
+    wall_s: f64,
+    events: u64,
+}
+
+fn measure(name: &'static str, v: &Value) -> Row {
+    let sc = Scenario::from_json(&v.to_string()).expect("benchmark scenario is valid");
+    let started = Instant::now();
+    let mut w = World::new(&sc, 1).expect("builds");
+    w.run();
+    let sim_s = w.now().as_secs_f64();
+    let events = w.events_processed();
+    let out = w.into_output();
+    let wall_s = started.elapsed().as_secs_f64();
+    std::hint::black_box(out);
+    Row { name, sim_s, wall_s, events }
+}
+
+fn main() -> std::io::Result<()> {
+    let path = std::env::args().nth(1).unwrap_or_else(|| "BENCHMARKS.md".into());
+    let rows = [
+        measure("1 bulk flow, 100 Mbit/s, 20 ms RTT, 60 s", &dumbbell(1, 100.0, 20.0, 60.0)),
+        measure("50 bulk flows, 1 Gbit/s bottleneck, 20 s", &dumbbell(50, 1000.0, 20.0, 20.0)),
+    ];
+    let mut md = String::from(
+        "# Engine benchmarks\n\nWritten by `make bench` (`cargo run --release -p cellcc-engine --bin cellcc-bench`).\n\
+         Machines here are shared and noisy: read the ratios (simulated seconds per wall second,\n\
+         events per second), all taken in one run, not any single absolute time.\n\n\
+         | scenario | events | events / wall s | simulated s / wall s |\n|---|---:|---:|---:|\n",
+    );
+    for r in &rows {
+        md += &format!(
+            "| {} | {} | {:.3e} | {:.0}x |\n",
+            r.name,
+            r.events,
+            r.events as f64 / r.wall_s,
+            r.sim_s / r.wall_s
+        );
+        println!("{}: {} events, {:.0}x real time", r.name, r.events, r.sim_s / r.wall_s);
+    }
+    md += "\nGoal (issue 2): the single 100 Mbit/s flow at least 200x faster than real time on one core.\n";
+    let tmp = format!("{path}.tmp");
+    std::fs::write(&tmp, md)?;
+    std::fs::rename(&tmp, &path)
+}

@@ -1,6 +1,23 @@
 //! Building blocks shared by the algorithms, ported from net/ipv4/tcp_cong.c.
 
-use super::{ConnView, Window};
+use super::{AckSample, ConnView, Window};
+use crate::sim::time::NS_PER_S;
+use crate::sim::SimTime;
+
+/// Linux `HZ` as this port assumes it: CONFIG_HZ=1000, so one jiffy is 1 ms.
+/// Algorithms that count in jiffies (BIC, CUBIC, H-TCP) keep Linux's rounding this way.
+pub const LINUX_HZ: u64 = 1000;
+
+/// Linux `jiffies` at `now`: whole jiffies since the simulation started (no 32-bit wrap).
+pub fn jiffies(now: SimTime) -> u64 {
+    now.as_ns() / (NS_PER_S / LINUX_HZ)
+}
+
+/// Linux `ack_sample.pkts_acked`: segments this ACK removed from the
+/// retransmission queue, i.e. cumulatively ACKed (SACKed ones do not count).
+pub fn cum_acked_segs(conn: &ConnView, ack: &AckSample) -> u32 {
+    ack.cum_acked_bytes.div_ceil(conn.mss_bytes.max(1) as u64) as u32
+}
 
 /// Linux `tcp_slow_start` (tcp_cong.c): RFC 5681 slow start with appropriate
 /// byte counting (RFC 3465, L = infinity as Linux). Returns the ACKed segments

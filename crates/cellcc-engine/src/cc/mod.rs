@@ -28,8 +28,15 @@
 pub mod common;
 pub mod registry;
 
+pub mod bic;
+pub mod cubic;
+pub mod highspeed;
+pub mod htcp;
+pub mod hybla;
+pub mod hystart;
 pub mod new_reno;
 pub mod reno;
+pub mod scalable;
 
 pub use registry::{CcConfig, CcDoc, Family, REGISTRY};
 
@@ -202,6 +209,12 @@ pub trait CongestionControl: Send {
     /// Required, Linux `cong_avoid`: grow cwnd on an ACK while not in recovery.
     /// Like Linux, an algorithm checks `conn.is_cwnd_limited` itself.
     fn cong_avoid(&mut self, conn: &ConnView, ack: &AckSample);
+
+    /// Optional, Linux `init`: once, when the connection is established, after
+    /// the handshake's RTT sample and the initial cwnd are in place (Linux calls
+    /// it from `tcp_init_transfer`). Algorithms that size their first window
+    /// from the RTT (Hybla) or start a clock (H-TCP) do it here.
+    fn init(&mut self, _conn: &ConnView) {}
 
     /// Optional, Linux `pkts_acked`: every ACK that delivers data, with its RTT sample.
     fn pkts_acked(&mut self, _conn: &ConnView, _ack: &AckSample) {}

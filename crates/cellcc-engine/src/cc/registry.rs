@@ -2,7 +2,7 @@
 //! parameters. `CcConfig` is the one place an algorithm is named; adding one
 //! means a variant here, a `DOC` in its file and a line in `REGISTRY`.
 
-use super::{new_reno, reno, CongestionControl, Window};
+use super::{bic, cubic, highspeed, htcp, hybla, new_reno, reno, scalable, CongestionControl, Window};
 use serde::{Deserialize, Serialize};
 
 /// Family of an algorithm, as the seeds group them (seed 000 §2).
@@ -44,10 +44,48 @@ pub enum CcConfig {
     Reno(reno::Config),
     #[serde(rename = "newreno")]
     NewReno(new_reno::Config),
+    #[serde(rename = "bic")]
+    Bic(bic::Config),
+    #[serde(rename = "cubic")]
+    Cubic(cubic::Config),
+    #[serde(rename = "highspeed")]
+    HighSpeed(highspeed::Config),
+    #[serde(rename = "htcp")]
+    Htcp(htcp::Config),
+    #[serde(rename = "hybla")]
+    Hybla(hybla::Config),
+    #[serde(rename = "scalable")]
+    Scalable(scalable::Config),
+}
+
+/// A parameter outside the range its algorithm's math needs: `field` of
+/// `cca_params`, the value given, and what is allowed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParamError {
+    pub field: &'static str,
+    pub value: String,
+    pub allowed: &'static str,
+}
+
+impl ParamError {
+    /// `Err` naming `field` unless `ok`.
+    pub fn check(
+        ok: bool,
+        field: &'static str,
+        value: impl std::fmt::Display,
+        allowed: &'static str,
+    ) -> Result<(), Self> {
+        if ok {
+            Ok(())
+        } else {
+            Err(ParamError { field, value: value.to_string(), allowed })
+        }
+    }
 }
 
 /// Every algorithm, in the order `cellcc ccas` lists them.
-pub const REGISTRY: &[CcDoc] = &[reno::DOC, new_reno::DOC];
+pub const REGISTRY: &[CcDoc] =
+    &[reno::DOC, new_reno::DOC, bic::DOC, cubic::DOC, highspeed::DOC, htcp::DOC, hybla::DOC, scalable::DOC];
 
 impl CcConfig {
     /// Build the algorithm with its initial window.
@@ -55,6 +93,23 @@ impl CcConfig {
         match self {
             CcConfig::Reno(c) => Box::new(reno::Reno::new(c, w)),
             CcConfig::NewReno(c) => Box::new(new_reno::NewReno::new(c, w)),
+            CcConfig::Bic(c) => Box::new(bic::Bic::new(c, w)),
+            CcConfig::Cubic(c) => Box::new(cubic::Cubic::new(c, w)),
+            CcConfig::HighSpeed(c) => Box::new(highspeed::HighSpeed::new(c, w)),
+            CcConfig::Htcp(c) => Box::new(htcp::Htcp::new(c, w)),
+            CcConfig::Hybla(c) => Box::new(hybla::Hybla::new(c, w)),
+            CcConfig::Scalable(c) => Box::new(scalable::Scalable::new(c, w)),
+        }
+    }
+
+    /// Range checks the types cannot express (serde has checked the rest).
+    /// Algorithms whose every value is safe have no arm.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        match self {
+            CcConfig::Bic(c) => c.validate(),
+            CcConfig::Cubic(c) => c.validate(),
+            CcConfig::Hybla(c) => c.validate(),
+            _ => Ok(()),
         }
     }
 
@@ -88,6 +143,21 @@ mod tests {
             assert_eq!(cfg.name(), doc.name);
             assert!(CcConfig::default_params(doc.name).is_some());
         }
+    }
+
+    #[test]
+    fn every_default_config_is_valid() {
+        for doc in REGISTRY {
+            let cfg: CcConfig = serde_json::from_value(serde_json::json!({ "name": doc.name })).unwrap();
+            assert_eq!(cfg.validate(), Ok(()), "{}", doc.name);
+        }
+    }
+
+    #[test]
+    fn out_of_range_parameter_names_its_field() {
+        let cfg: CcConfig = serde_json::from_value(serde_json::json!({ "name": "cubic", "beta": 1024 })).unwrap();
+        let e = cfg.validate().unwrap_err();
+        assert_eq!((e.field, e.value.as_str()), ("beta", "1024"));
     }
 
     #[test]

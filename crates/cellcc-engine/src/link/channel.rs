@@ -1,26 +1,28 @@
 //! One direction of a link: queue, server (rate or trace), propagation delay,
 //! random loss. The channel is passive: the world calls it on enqueue and on
 //! its own events, and it answers when its next event is due.
+//!
+//! A rate server is FIFO at a constant rate, so a packet's departure is known
+//! the moment it is queued: start = max(now, transmitter free), departure =
+//! start + size / rate. The channel records start times and catches up lazily
+//! ("rationalize(now)", as Mahimahi's link queue does) instead of scheduling an
+//! event per transmission; queue occupancy at `now` is the packets not yet started.
 
 use super::loss::LossModel;
 use super::queue::{DropTail, QueueDiscipline};
 use super::trace::TraceSchedule;
 use crate::packet::PacketId;
 use crate::sim::{NodeId, RngStream, SimDuration, SimTime};
+use std::collections::VecDeque;
 
 /// How the channel takes packets off its queue.
 pub enum Server {
     /// Serialise each packet at a constant rate (ns-3 `PointToPointNetDevice`).
-    Rate { rate_bps: u64, state: RateState },
+    /// `free_at`: when the transmitter finishes what it has accepted;
+    /// `starts`: transmission start of each packet still in `queue`.
+    Rate { rate_bps: u64, free_at: SimTime, starts: VecDeque<SimTime> },
     /// Deliver up to one MTU of bytes at each trace opportunity (Mahimahi).
     Trace { schedule: TraceSchedule, next_k: u64, head_bytes_left: u32, state: TraceState },
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RateState {
-    Idle,
-    /// Serialising this packet until the scheduled `TxEnd`.
-    Transmitting(PacketId),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,6 +57,9 @@ pub struct Channel {
     pub loss: LossModel,
     pub rng: RngStream,
     pub stats: ChannelStats,
+    /// Packets propagating, in arrival order: the delay is constant, so the wire
+    /// is FIFO and only its head needs an event (keeps the event heap small).
+    pub wire: VecDeque<(SimTime, PacketId)>,
 }
 
 /// What an enqueue did.
@@ -66,10 +71,13 @@ pub enum Enqueued {
     Queued,
     /// The server was idle: schedule its next event at this time.
     Wake(SimTime),
+    /// Rate server: the packet will leave the transmitter at this time.
+    Departs(SimTime),
 }
 
 impl Channel {
     pub fn enqueue(&mut self, now: SimTime, id: PacketId, bytes: u32) -> Enqueued {
+        self.rationalize(now);
         if let Err(id) = self.queue.enqueue(id, bytes) {
             self.stats.queue_drops += 1;
             self.stats.slot_drops += 1;
@@ -77,32 +85,29 @@ impl Channel {
         }
         self.stats.slot_max_bytes = self.stats.slot_max_bytes.max(self.queue.len_bytes());
         match &mut self.server {
-            Server::Rate { state: RateState::Idle, .. } => Enqueued::Wake(self.start_next(now).expect("just enqueued")),
+            Server::Rate { rate_bps, free_at, starts } => {
+                let start = now.max(*free_at);
+                *free_at = start + SimDuration::transmission(bytes as u64, *rate_bps);
+                starts.push_back(start);
+                Enqueued::Departs(*free_at)
+            }
             Server::Trace { schedule, next_k, state: state @ TraceState::Idle, .. } => {
                 let k = (*next_k).max(schedule.first_at_or_after(now));
                 *state = TraceState::Waiting(k);
                 Enqueued::Wake(schedule.time_of(k))
             }
-            _ => Enqueued::Queued,
+            Server::Trace { .. } => Enqueued::Queued,
         }
     }
 
-    /// Rate server: take the head packet onto the wire; returns its `TxEnd` time.
-    fn start_next(&mut self, now: SimTime) -> Option<SimTime> {
-        let Server::Rate { rate_bps, state } = &mut self.server else {
-            return None;
-        };
-        let (id, bytes) = self.queue.dequeue()?;
-        *state = RateState::Transmitting(id);
-        Some(now + SimDuration::transmission(bytes as u64, *rate_bps))
-    }
-
-    /// Rate server's `TxEnd`: the packet that finished, and when the next one ends.
-    pub fn on_tx_end(&mut self, now: SimTime) -> (PacketId, Option<SimTime>) {
-        let Server::Rate { state, .. } = &mut self.server else { panic!("TxEnd on a trace channel") };
-        let RateState::Transmitting(done) = *state else { panic!("TxEnd while idle") };
-        *state = RateState::Idle;
-        (done, self.start_next(now))
+    /// Rate server: packets whose transmission has started by `now` leave the queue.
+    pub fn rationalize(&mut self, now: SimTime) {
+        if let Server::Rate { starts, .. } = &mut self.server {
+            while starts.front().is_some_and(|&s| s <= now) {
+                starts.pop_front();
+                self.queue.dequeue();
+            }
+        }
     }
 
     /// Trace server's opportunity: serve up to one MTU of bytes, calling
@@ -150,6 +155,20 @@ impl Channel {
         lost
     }
 
+    /// Put a packet on the wire as it leaves the server at `departs`; returns its
+    /// arrival time if it is the head (the caller then schedules the wire's next arrival).
+    pub fn launch(&mut self, departs: SimTime, id: PacketId) -> Option<SimTime> {
+        let at = departs + self.delay;
+        self.wire.push_back((at, id));
+        (self.wire.len() == 1).then_some(at)
+    }
+
+    /// The head packet arrived; returns it and the next arrival time, if any.
+    pub fn land(&mut self) -> (PacketId, Option<SimTime>) {
+        let (_, id) = self.wire.pop_front().expect("an arrival event implies a packet on the wire");
+        (id, self.wire.front().map(|&(t, _)| t))
+    }
+
     /// Nominal capacity, bit/s (a trace's mean rate).
     pub fn capacity_bps(&self) -> f64 {
         match &self.server {
@@ -176,16 +195,30 @@ mod tests {
             loss: LossModel::None,
             rng: RngStream::new(1, "l"),
             stats: ChannelStats::default(),
+            wire: VecDeque::new(),
         }
     }
 
     #[test]
-    fn rate_server_serialises_back_to_back() {
-        let mut c = channel(Server::Rate { rate_bps: 12_000_000, state: RateState::Idle });
-        assert_eq!(c.enqueue(SimTime::ZERO, PacketId(1), 1500), Enqueued::Wake(SimTime(1_000_000)));
-        assert_eq!(c.enqueue(SimTime::ZERO, PacketId(2), 1500), Enqueued::Queued);
-        assert_eq!(c.on_tx_end(SimTime(1_000_000)), (PacketId(1), Some(SimTime(2_000_000))));
-        assert_eq!(c.on_tx_end(SimTime(2_000_000)), (PacketId(2), None));
+    fn rate_server_serialises_back_to_back_and_catches_up_lazily() {
+        let mut c = channel(Server::Rate { rate_bps: 12_000_000, free_at: SimTime::ZERO, starts: VecDeque::new() });
+        // 1500 B at 12 Mbit/s = 1 ms each.
+        assert_eq!(c.enqueue(SimTime::ZERO, PacketId(1), 1500), Enqueued::Departs(SimTime(1_000_000)));
+        assert_eq!(c.enqueue(SimTime::ZERO, PacketId(2), 1500), Enqueued::Departs(SimTime(2_000_000)));
+        // Packet 1 is on the transmitter, packet 2 waits.
+        assert_eq!(c.queue.len_packets(), 1);
+        c.rationalize(SimTime(1_000_000));
+        assert_eq!(c.queue.len_packets(), 0);
+        assert_eq!(c.enqueue(SimTime(5_000_000), PacketId(3), 1500), Enqueued::Departs(SimTime(6_000_000)));
+    }
+
+    #[test]
+    fn a_full_rate_queue_drops_arrivals() {
+        let mut c = channel(Server::Rate { rate_bps: 12_000_000, free_at: SimTime::ZERO, starts: VecDeque::new() });
+        c.queue = DropTail::new(Limit::Packets(1));
+        c.enqueue(SimTime::ZERO, PacketId(1), 1500);
+        c.enqueue(SimTime::ZERO, PacketId(2), 1500);
+        assert_eq!(c.enqueue(SimTime::ZERO, PacketId(3), 1500), Enqueued::Dropped(PacketId(3)));
     }
 
     #[test]

@@ -49,8 +49,6 @@ pub struct TcpSpec {
     /// SYN retransmissions before giving up. Default 6 (Linux tcp_syn_retries).
     pub syn_retries: Option<u32>,
     pub pacing: Option<Pacing>,
-    /// Negotiate ECN (RFC 3168). Default false.
-    pub ecn: Option<bool>,
 }
 
 /// Resolved TCP parameters of one flow.
@@ -70,7 +68,6 @@ pub struct TcpParams {
     pub dupack_threshold: u32,
     pub syn_retries: u32,
     pub pacing: Pacing,
-    pub ecn: bool,
 }
 
 impl TcpSpec {
@@ -93,8 +90,7 @@ impl TcpSpec {
             snd_buf_bytes,
             dupack_threshold,
             syn_retries,
-            pacing,
-            ecn
+            pacing
         )
     }
 
@@ -115,7 +111,6 @@ impl TcpSpec {
             dupack_threshold: self.dupack_threshold.unwrap_or(3),
             syn_retries: self.syn_retries.unwrap_or(6),
             pacing: self.pacing.unwrap_or_default(),
-            ecn: self.ecn.unwrap_or(false),
         }
     }
 }

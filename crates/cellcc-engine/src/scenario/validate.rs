@@ -78,7 +78,7 @@ impl Scenario {
             .iter()
             .find(|n| n.id == name)
             .map(|n| n.kind)
-            .ok_or_else(|| ScenarioError::new(path(), format!("{name:?}"), &format!("one of the node ids {known:?}")))
+            .ok_or_else(|| ScenarioError::new(path(), format!("{name:?}"), format!("one of the node ids {known:?}")))
     }
 
     fn validate_link(&self, i: usize, l: &LinkSpec) -> Check {
@@ -175,7 +175,7 @@ impl Scenario {
             return Err(ScenarioError::new(
                 format!("flows[{i}].cca"),
                 format!("{name:?}"),
-                &format!("one of {}", names.join(", ")),
+                format!("one of {}", names.join(", ")),
             ));
         }
         let mut obj = f.cca_params.clone().unwrap_or_default();
@@ -189,7 +189,7 @@ impl Scenario {
         obj.insert("name".into(), serde_json::Value::String(name.into()));
         let text = serde_json::Value::Object(obj).to_string();
         let de = &mut serde_json::Deserializer::from_str(&text);
-        serde_path_to_error::deserialize::<_, CcConfig>(de).map_err(|e| {
+        let cfg = serde_path_to_error::deserialize::<_, CcConfig>(de).map_err(|e| {
             let field = e.path().to_string();
             let params = CcConfig::default_params(name).map(|v| v.to_string()).unwrap_or_default();
             let path =
@@ -197,7 +197,10 @@ impl Scenario {
             let msg = e.inner().to_string();
             let msg = msg.split(" at line ").next().unwrap_or(&msg).to_string();
             ScenarioError::new(path, "", format!("{msg}; parameters of {name} with defaults: {params}"))
-        })
+        })?;
+        cfg.validate()
+            .map_err(|e| ScenarioError::new(format!("flows[{i}].cca_params.{}", e.field), e.value, e.allowed))?;
+        Ok(cfg)
     }
 
     fn validate_output(&self, link_ids: &HashSet<String>) -> Check {

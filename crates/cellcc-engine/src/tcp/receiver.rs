@@ -218,7 +218,7 @@ impl TcpReceiver {
                 }
             }
         }
-        order[..picked].sort_unstable_by(|a, b| b.0.cmp(&a.0));
+        order[..picked].sort_unstable_by_key(|o| std::cmp::Reverse(o.0));
         let mut out = SackBlocks::default();
         for &(_, i) in order[..picked].iter().take(max) {
             out.push((self.ooo[i].start, self.ooo[i].end));

@@ -272,6 +272,7 @@ impl TcpSender {
         self.state = SenderState::Established;
         self.rto_at = None;
         let v = self.view(now);
+        self.cc.init(&v);
         self.cc.cwnd_event(&v, CwndEvent::TxStart);
     }
 
@@ -691,4 +692,134 @@ impl Delivery {
 pub fn data_overhead_bytes(timestamps: bool) -> u32 {
     let probe = TcpSegment { timestamps, ..Default::default() };
     IPV4_HEADER_BYTES + probe.header_bytes()
+}
+
+#[cfg(test)]
+mod tests {
+    //! Scripted sender: the test plays the network and the receiver.
+    use super::*;
+    use crate::cc::{CcConfig, Window};
+    use crate::scenario::TcpSpec;
+
+    const MSS: u32 = 1000;
+
+    fn established(rtt_ms: u64, supply: AppSupply) -> (TcpSender, SimTime) {
+        let p = TcpSpec { sack: Some(false), ..Default::default() }.resolve();
+        let cc = CcConfig::NewReno(Default::default()).build(Window::new(p.initial_cwnd_segs));
+        let mut s = TcpSender::new(p, MSS, 52, cc, supply);
+        s.start(SimTime::ZERO);
+        assert!(s.poll_transmit(SimTime::ZERO).unwrap().flags.has(TcpFlags::SYN));
+        let now = SimTime::ZERO + SimDuration::from_ms(rtt_ms);
+        let synack =
+            TcpSegment { flags: TcpFlags(TcpFlags::SYN | TcpFlags::ACK), wnd_bytes: 1 << 30, ..Default::default() };
+        s.on_segment(now, &synack);
+        assert_eq!(s.state(), SenderState::Established);
+        (s, now)
+    }
+
+    fn ack(n: u64) -> TcpSegment {
+        TcpSegment { flags: TcpFlags(TcpFlags::ACK), ack: n, wnd_bytes: 1 << 30, ..Default::default() }
+    }
+
+    fn drain(s: &mut TcpSender, now: SimTime) -> Vec<TcpSegment> {
+        std::iter::from_fn(|| s.poll_transmit(now)).collect()
+    }
+
+    #[test]
+    fn a_blackout_gives_the_rfc6298_backoff_sequence() {
+        // SYN RTT 100 ms -> SRTT 100, RTTVAR 50, RTO = 100 + 4*50 = 300 ms (RFC 6298 §2.2).
+        let (mut s, t0) = established(100, AppSupply::Unlimited);
+        assert_eq!(drain(&mut s, t0).len(), 10);
+        let mut expiries = Vec::new();
+        let mut now = t0;
+        for _ in 0..6 {
+            now = s.poll_timeout(now).expect("RTO armed");
+            s.on_timeout(now);
+            expiries.push(now);
+            let resent = drain(&mut s, now);
+            // Each expiry retransmits the first unacknowledged segment (RFC 6298 §5.4), cwnd = 1.
+            assert_eq!(resent.len(), 1);
+            assert_eq!(resent[0].seq, 0);
+        }
+        let gaps_ms: Vec<u64> = std::iter::once(t0)
+            .chain(expiries.iter().copied())
+            .collect::<Vec<_>>()
+            .windows(2)
+            .map(|w| (w[1] - w[0]).as_ns() / 1_000_000)
+            .collect();
+        // §5.5: the RTO doubles after each expiry.
+        assert_eq!(gaps_ms, vec![300, 600, 1200, 2400, 4800, 9600]);
+        assert_eq!(s.stats.timeouts, 6);
+        assert_eq!(s.cc().window().cwnd, 1);
+    }
+
+    #[test]
+    fn karns_rule_no_rtt_sample_from_a_retransmitted_segment() {
+        let (mut s, t0) = established(100, AppSupply::Unlimited);
+        drain(&mut s, t0);
+        let rto_at = s.poll_timeout(t0).unwrap();
+        s.on_timeout(rto_at);
+        drain(&mut s, rto_at);
+        let srtt_before = s.srtt();
+        let backed_off_rto = s.rto();
+        assert_eq!(backed_off_rto, SimDuration::from_ms(600));
+        // The ACK of the retransmitted segment arrives 50 ms later: ambiguous, so no sample,
+        // and the backed-off RTO stays (RFC 6298 §3 / §5.7).
+        let t1 = rto_at + SimDuration::from_ms(50);
+        s.on_segment(t1, &ack(MSS as u64));
+        assert_eq!(s.srtt(), srtt_before);
+        assert_eq!(s.rto(), backed_off_rto);
+        // Segments 1..9 were marked lost at the RTO and go out again: their ACKs are
+        // ambiguous too. Only once new data is sent does an ACK give a valid sample.
+        let mut now = t1;
+        let new_data_end = loop {
+            let sent = drain(&mut s, now);
+            let end = sent.iter().map(|x| x.seq + x.len as u64).max().expect("cwnd allows sending");
+            if sent.iter().any(|x| x.seq >= 10 * MSS as u64) {
+                break end;
+            }
+            now += SimDuration::from_ms(50);
+            s.on_segment(now, &ack(end));
+            assert_eq!(s.srtt(), srtt_before, "no sample from retransmitted segments");
+        };
+        now += SimDuration::from_ms(200);
+        s.on_segment(now, &ack(new_data_end));
+        // SRTT = 7/8 * 100 + 1/8 * 200 = 112.5 ms (RFC 6298 §2.3).
+        assert_eq!(s.srtt(), Some(SimDuration::from_us(112_500)));
+        assert!(s.rto() < backed_off_rto, "a valid sample clears the back-off");
+    }
+
+    #[test]
+    fn three_dupacks_trigger_fast_retransmit_and_halve_the_window() {
+        let (mut s, t0) = established(100, AppSupply::Unlimited);
+        drain(&mut s, t0);
+        let t1 = t0 + SimDuration::from_ms(100);
+        // Segment 0 lost: three duplicate ACKs for 0.
+        for _ in 0..3 {
+            s.on_segment(t1, &ack(0));
+        }
+        assert_eq!(s.ca_state(), CaState::Recovery);
+        assert_eq!(s.cc().window().ssthresh, 5);
+        let out = drain(&mut s, t1);
+        assert_eq!(out[0].seq, 0, "the hole is retransmitted first");
+        assert_eq!(s.stats.retransmits, 1);
+        // The full ACK ends recovery with cwnd = ssthresh = 5 (RFC 6582 §3.2 step 3); as in
+        // Linux's tcp_ack, the same ACK then feeds cong_avoid: 10 segments ACKed at
+        // cwnd 5 in congestion avoidance add 10 / 5 = 2 segments.
+        s.on_segment(t1 + SimDuration::from_ms(100), &ack(10 * MSS as u64));
+        assert_eq!(s.ca_state(), CaState::Open);
+        assert_eq!(s.cc().window().cwnd, 7);
+    }
+
+    #[test]
+    fn finite_transfer_ends_with_fin_and_finishes_when_it_is_acked() {
+        let (mut s, t0) = established(10, AppSupply::Closed { total: 2500 });
+        let out = drain(&mut s, t0);
+        let lens: Vec<u32> = out.iter().map(|x| x.len).collect();
+        assert_eq!(lens, vec![1000, 1000, 500, 0]);
+        assert!(out[3].flags.has(TcpFlags::FIN));
+        s.on_segment(t0 + SimDuration::from_ms(10), &ack(2501));
+        assert_eq!(s.state(), SenderState::Finished);
+        assert_eq!(s.poll_timeout(t0), None);
+    }
 }

@@ -7,7 +7,7 @@ use super::{Event, Node, World};
 use crate::app::App;
 use crate::cc::Window;
 use crate::error::ScenarioError;
-use crate::link::channel::{ChannelStats, RateState, TraceState};
+use crate::link::channel::{ChannelStats, TraceState};
 use crate::link::loss::LossModel;
 use crate::link::queue::drop_tail::Limit;
 use crate::link::queue::DropTail;
@@ -101,7 +101,11 @@ fn channel(
             })?;
             Server::Trace { schedule, next_k: 0, head_bytes_left: 0, state: TraceState::Idle }
         }
-        (None, Some(mbps)) => Server::Rate { rate_bps: (mbps * 1e6).round().max(1.0) as u64, state: RateState::Idle },
+        (None, Some(mbps)) => Server::Rate {
+            rate_bps: (mbps * 1e6).round().max(1.0) as u64,
+            free_at: SimTime::ZERO,
+            starts: Default::default(),
+        },
         (None, None) => unreachable!("validate() requires rate_mbps or trace"),
     };
     let limit = match d.queue.clone().unwrap_or_default() {
@@ -120,6 +124,7 @@ fn channel(
         server,
         loss: LossModel::from_spec(&d.loss.clone().unwrap_or(LossSpec::None)),
         stats: ChannelStats::default(),
+        wire: Default::default(),
     })
 }
 

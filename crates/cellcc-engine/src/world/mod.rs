@@ -2,7 +2,7 @@
 //!
 //! ```text
 //!   FlowStart/AppTick ─► TcpSender ─poll_transmit─► send_from(src) ─route─► Channel.enqueue
-//!   Channel: TxEnd / Opportunity ─► (loss?) ─delay─► Arrive(next node)
+//!   Channel: rate (departure computed at enqueue) / trace Opportunity ─► (loss?) ─► wire FIFO ─delay─► Arrive(link)
 //!   Arrive at a router ─► forward (fragment if the next MTU is smaller)
 //!   Arrive at the destination ─► reassemble ─► TcpReceiver / TcpSender.on_segment ─► drain
 //!   Timer(flow, end) ─► endpoint.on_timeout ─► drain
@@ -30,15 +30,10 @@ use std::collections::HashSet;
 /// Everything that can happen.
 #[derive(Clone, Copy, Debug)]
 enum Event {
-    /// A rate channel finished serialising its current packet.
-    TxEnd(LinkId),
     /// A trace channel's delivery opportunity.
     Opportunity(LinkId),
-    /// A packet reaches a node after propagation.
-    Arrive {
-        node: NodeId,
-        pkt: PacketId,
-    },
+    /// The packet at the head of a channel's wire reaches the far node.
+    Arrive(LinkId),
     /// An endpoint's timer (RTO, delayed ACK, pacing).
     Timer {
         flow: FlowId,
@@ -105,15 +100,25 @@ impl World {
 
     /// Run to the time limit or until every flow is done.
     pub fn run(&mut self) {
+        self.run_until(self.end);
+    }
+
+    /// Process every event up to `limit` (capped at the run's end); true if the run is over.
+    pub fn run_until(&mut self, limit: SimTime) -> bool {
+        let limit = limit.min(self.end);
         while let Some(t) = self.events.peek_time() {
-            if t > self.end || self.flows_done == self.flows.len() {
+            if t > limit || self.flows_done == self.flows.len() {
                 break;
             }
             let (t, ev) = self.events.pop().expect("peeked");
             self.now = t;
             self.dispatch(ev);
         }
-        self.now = self.now.max(self.end.min(self.now));
+        if self.flows_done < self.flows.len() {
+            // Nothing else happens before `limit`: the clock moves there.
+            self.now = self.now.max(limit);
+        }
+        self.flows_done == self.flows.len() || self.events.peek_time().is_none_or(|t| t > self.end)
     }
 
     /// Run and collect the output tables.
@@ -137,9 +142,8 @@ impl World {
 
     fn dispatch(&mut self, ev: Event) {
         match ev {
-            Event::TxEnd(l) => self.on_tx_end(l),
             Event::Opportunity(l) => self.on_opportunity(l),
-            Event::Arrive { node, pkt } => self.on_arrive(node, pkt),
+            Event::Arrive(l) => self.on_wire_arrival(l),
             Event::Timer { flow, end } => self.on_timer(flow, end),
             Event::FlowStart(f) => self.on_flow_start(f),
             Event::FlowStop(f) => self.on_flow_stop(f),
@@ -194,22 +198,9 @@ impl World {
         match self.channels[link.index()].enqueue(self.now, id, bytes) {
             Enqueued::Dropped(id) => self.drop_packet(id),
             Enqueued::Queued => {}
-            Enqueued::Wake(t) => {
-                let ev = match self.channels[link.index()].server {
-                    crate::link::Server::Rate { .. } => Event::TxEnd(link),
-                    crate::link::Server::Trace { .. } => Event::Opportunity(link),
-                };
-                self.events.schedule(t, ev);
-            }
+            Enqueued::Wake(t) => self.events.schedule(t, Event::Opportunity(link)),
+            Enqueued::Departs(t) => self.propagate(link, id, t),
         }
-    }
-
-    fn on_tx_end(&mut self, link: LinkId) {
-        let (done, next) = self.channels[link.index()].on_tx_end(self.now);
-        if let Some(t) = next {
-            self.events.schedule(t, Event::TxEnd(link));
-        }
-        self.propagate(link, done);
     }
 
     fn on_opportunity(&mut self, link: LinkId) {
@@ -219,17 +210,17 @@ impl World {
             self.events.schedule(t, Event::Opportunity(link));
         }
         for &id in &served {
-            self.propagate(link, id);
+            self.propagate(link, id, self.now);
         }
         served.clear();
         self.trace.scratch_ids = served;
     }
 
-    /// The packet left the channel's server: capture, random loss, propagation.
-    fn propagate(&mut self, link: LinkId, id: PacketId) {
+    /// The packet leaves the channel's server at `departs`: capture, random loss, propagation.
+    fn propagate(&mut self, link: LinkId, id: PacketId, departs: SimTime) {
         let ch = &mut self.channels[link.index()];
         if let Some(w) = &mut self.pcaps[link.index()] {
-            w.record(self.now, self.packets.get(id));
+            w.record(departs, self.packets.get(id));
         }
         if ch.lose() {
             self.drop_packet(id);
@@ -237,8 +228,19 @@ impl World {
         }
         ch.stats.delivered_packets += 1;
         ch.stats.delivered_bytes += self.packets.get(id).ip_bytes as u64;
-        let (to, delay) = (ch.to, ch.delay);
-        self.events.schedule(self.now + delay, Event::Arrive { node: to, pkt: id });
+        if let Some(at) = ch.launch(departs, id) {
+            self.events.schedule(at, Event::Arrive(link));
+        }
+    }
+
+    fn on_wire_arrival(&mut self, link: LinkId) {
+        let ch = &mut self.channels[link.index()];
+        let (id, next) = ch.land();
+        let to = ch.to;
+        if let Some(t) = next {
+            self.events.schedule(t, Event::Arrive(link));
+        }
+        self.on_arrive(to, id);
     }
 
     fn drop_packet(&mut self, id: PacketId) {
@@ -275,6 +277,7 @@ impl World {
 
     fn on_slot_end(&mut self) {
         for (c, slots) in self.channels.iter_mut().zip(self.queue_slots.iter_mut()) {
+            c.rationalize(self.now);
             let i = slots.index(SimTime(self.now.as_ns().saturating_sub(1)));
             slots.slots[i] = QueueSlot {
                 bytes: c.queue.len_bytes(),

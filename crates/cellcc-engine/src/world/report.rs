@@ -169,8 +169,7 @@ fn goodput_bps(f: &Flow, end: SimTime) -> f64 {
 fn timeseries_table(w: &World) -> Table {
     let mut flow: Vec<String> = Vec::new();
     let mut ts: Vec<f64> = Vec::new();
-    let (mut thr, mut good, mut delay, mut cwnd, mut rtt): (Vec<f64>, Vec<f64>, Vec<f64>, Vec<f64>, Vec<f64>) =
-        Default::default();
+    let [mut thr, mut good, mut delay, mut cwnd, mut rtt]: [Vec<f64>; 5] = Default::default();
     let (mut retx, mut lost): (Vec<u64>, Vec<u64>) = Default::default();
     let push = |v: &mut Vec<f64>, x: f64| v.push(x);
     for (fi, slots) in w.flow_slots.iter().enumerate() {
@@ -206,7 +205,7 @@ fn timeseries_table(w: &World) -> Table {
 fn queues_table(w: &World) -> Table {
     let mut link: Vec<String> = Vec::new();
     let mut ts: Vec<f64> = Vec::new();
-    let (mut bytes, mut pkts, mut maxb, mut drops): (Vec<u64>, Vec<u64>, Vec<u64>, Vec<u64>) = Default::default();
+    let [mut bytes, mut pkts, mut maxb, mut drops]: [Vec<u64>; 4] = Default::default();
     for (c, slots) in w.channels.iter().zip(&w.queue_slots) {
         for (i, s) in slots.slots.iter().enumerate() {
             link.push(c.name.clone());
