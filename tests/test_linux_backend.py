@@ -33,15 +33,25 @@ needs_root = pytest.mark.skipif(WHY_NOT is not None, reason=WHY_NOT or "")
 
 def two_hosts(rate_mbps: float = 10, delay_ms: float = 20, duration_s: float = 4, cca: str = "cubic", **flow) -> dict:
     return {
-        "version": 1, "duration_s": duration_s,
+        "version": 1,
+        "duration_s": duration_s,
         "nodes": [{"id": "server", "kind": "host"}, {"id": "client", "kind": "host"}],
-        "links": [{"id": "bottleneck", "a": "server", "b": "client", "rate_mbps": rate_mbps, "delay_ms": delay_ms,
-                   "queue": {"kind": "drop_tail", "limit_packets": 50}}],
+        "links": [
+            {
+                "id": "bottleneck",
+                "a": "server",
+                "b": "client",
+                "rate_mbps": rate_mbps,
+                "delay_ms": delay_ms,
+                "queue": {"kind": "drop_tail", "limit_packets": 50},
+            }
+        ],
         "flows": [{"src": "server", "dst": "client", "cca": cca, "app": {"kind": "bulk"}, **flow}],
     }
 
 
 # --- pure: no privileges needed ---------------------------------------------------------------
+
 
 def test_tcp_info_parses_the_documented_offsets():
     raw = bytearray(248)
@@ -76,13 +86,20 @@ def test_tcp_info_reads_a_live_loopback_connection():
 @pytest.mark.parametrize(
     ("change", "path"),
     [
-        (lambda s: s["flows"][0].update(transport="udp", app={"kind": "cbr", "rate_mbps": 1}, cca=None), "flows[0].transport"),
+        (
+            lambda s: s["flows"][0].update(transport="udp", app={"kind": "cbr", "rate_mbps": 1}, cca=None),
+            "flows[0].transport",
+        ),
         (lambda s: s["flows"][0].update(cca="no_such_cca"), "flows[0].cca"),
         (lambda s: s["flows"][0].update(cca_params={"beta": 0.5}), "flows[0].cca_params"),
         (lambda s: s["nodes"].append({"id": "third", "kind": "host"}), "nodes"),
         (lambda s: s.update(output={"pcap": ["bottleneck"]}), "output.pcap"),
-        (lambda s: s["links"][0].update(loss={"kind": "gilbert_elliott", "p_good_to_bad": 0.1, "p_bad_to_good": 0.5}),
-         "links[0].forward.loss.kind"),
+        (
+            lambda s: s["links"][0].update(
+                loss={"kind": "gilbert_elliott", "p_good_to_bad": 0.1, "p_bad_to_good": 0.5}
+            ),
+            "links[0].forward.loss.kind",
+        ),
         (lambda s: s.update(tcp={"delayed_ack_count": 1}), "tcp.delayed_ack_count"),
     ],
 )
@@ -107,11 +124,24 @@ def test_plan_collapses_a_chain_into_one_bottleneck_per_direction():
     sc = two_hosts()
     sc["nodes"].insert(1, {"id": "router", "kind": "router"})
     sc["links"] = [
-        {"id": "access", "a": "server", "b": "router", "rate_mbps": 1000, "delay_ms": 5,
-         "loss": {"kind": "bernoulli", "p": 0.01}},
-        {"id": "cell", "a": "client", "b": "router", "rate_mbps": 10, "delay_ms": 15,
-         "forward": {"rate_mbps": 2}, "queue": {"kind": "drop_tail", "limit_bytes": 30000},
-         "loss": {"kind": "bernoulli", "p": 0.01}},
+        {
+            "id": "access",
+            "a": "server",
+            "b": "router",
+            "rate_mbps": 1000,
+            "delay_ms": 5,
+            "loss": {"kind": "bernoulli", "p": 0.01},
+        },
+        {
+            "id": "cell",
+            "a": "client",
+            "b": "router",
+            "rate_mbps": 10,
+            "delay_ms": 15,
+            "forward": {"rate_mbps": 2},
+            "queue": {"kind": "drop_tail", "limit_bytes": 30000},
+            "loss": {"kind": "bernoulli", "p": 0.01},
+        },
     ]
     p = plan_mod.plan(sc)
     assert p.forward.delay_ms == 20 and p.reverse.delay_ms == 20
@@ -134,6 +164,7 @@ def test_plan_refuses_two_comparable_bottlenecks():
 
 
 # --- the emulator alone, in namespaces --------------------------------------------------------
+
 
 def emu_direction(**kw) -> dict:
     return {"delay_ms": 0, "queue": None, "loss_p": 0, **kw}
@@ -164,8 +195,10 @@ def test_constant_rate_link_delivers_the_configured_rate_within_1pct(emu, tmp_pa
 @pytest.mark.parametrize("delay_ms", [5, 20])
 def test_rtt_floor_is_twice_the_one_way_delay_within_half_a_ms(emu, tmp_path, delay_ms):
     rate_mbps = 100
-    cfg = {"forward": emu_direction(rate_mbps=rate_mbps, delay_ms=delay_ms),
-           "reverse": emu_direction(rate_mbps=rate_mbps, delay_ms=delay_ms)}
+    cfg = {
+        "forward": emu_direction(rate_mbps=rate_mbps, delay_ms=delay_ms),
+        "reverse": emu_direction(rate_mbps=rate_mbps, delay_ms=delay_ms),
+    }
     with Testbed(emu, cfg, 1500, tmp_path) as tb:
         rtts = ping_rtts_ms(tb, 30)
     serialisation_ms = 2 * ICMP_PACKET_BYTES * 8 / (rate_mbps * 1e3)
@@ -184,21 +217,28 @@ def test_mahimahi_trace_delivers_exactly_its_opportunities(emu, tmp_path):
     trace = (SHARED_TRACES[0] / "Verizon-LTE-short.down") if SHARED_TRACES else synthetic_trace(tmp_path / "t.trace")
     schedule = [int(x) for x in trace.read_text().split()]
     count = 1500
-    cfg = {"forward": emu_direction(trace=str(trace), delay_ms=10), "reverse": emu_direction(rate_mbps=1000),
-           "departures_path": str(tmp_path / "dep.csv"), "summary_path": str(tmp_path / "sum.json")}
+    cfg = {
+        "forward": emu_direction(trace=str(trace), delay_ms=10),
+        "reverse": emu_direction(rate_mbps=1000),
+        "departures_path": str(tmp_path / "dep.csv"),
+        "summary_path": str(tmp_path / "sum.json"),
+    }
     with Testbed(emu, cfg, 1500, tmp_path) as tb:
         # Unpaced burst: the queue fills at once and then drains only at trace opportunities.
         times = udp_transfer(tb, tmp_path, 0, count, idle_s=3.0)
         tb.stop_emulator()
     summary = json.loads((tmp_path / "sum.json").read_text())
-    deps = [int(line.split(",")[1]) for line in (tmp_path / "dep.csv").read_text().splitlines()[1:]
-            if line.startswith("forward")]
+    deps = [
+        int(line.split(",")[1])
+        for line in (tmp_path / "dep.csv").read_text().splitlines()[1:]
+        if line.startswith("forward")
+    ]
     assert len(times) == count == len(deps)
     # Expected: the trace's own opportunity times, looped, from the emulator's start.
     start, period = summary["start_ns"], schedule[-1]
     opportunities = [start + (loop * period + ms) * 1_000_000 for loop in range(100) for ms in schedule]
     first = opportunities.index(deps[0])
-    assert deps == opportunities[first:first + count], "one packet per opportunity, none skipped while queued"
+    assert deps == opportunities[first : first + count], "one packet per opportunity, none skipped while queued"
 
 
 # --- the backend end to end -------------------------------------------------------------------
@@ -206,8 +246,8 @@ def test_mahimahi_trace_delivers_exactly_its_opportunities(emu, tmp_path):
 #: Columns of the engine's tables, from crates/cellcc-engine/src/output.rs.
 ENGINE_COLUMNS = {
     "flows": "flow_id src dst transport cca tx_packets tx_bytes rx_packets rx_bytes lost_packets loss_ratio "
-             "throughput_bps goodput_bps mean_delay_ms mean_jitter_ms retransmits timeouts rtt_mean_ms rtt_p50_ms "
-             "rtt_p95_ms app_bytes_delivered first_tx_s last_rx_s completion_s",
+    "throughput_bps goodput_bps mean_delay_ms mean_jitter_ms retransmits timeouts rtt_mean_ms rtt_p50_ms "
+    "rtt_p95_ms app_bytes_delivered first_tx_s last_rx_s completion_s",
     "timeseries": "flow_id t_s throughput_bps goodput_bps mean_delay_ms retransmits lost_packets cwnd_bytes rtt_ms",
     "queues": "link t_s bytes packets max_bytes drops",
     "cwnd": "flow_id t_s cwnd_bytes ssthresh_bytes pacing_rate_bps ca_state",
@@ -255,7 +295,7 @@ def test_finite_transfer_completes_and_reports_its_completion_time(emu, tmp_path
 @needs_root
 def test_sigterm_mid_run_removes_every_namespace(emu, tmp_path):
     script = textwrap.dedent(f"""
-        import sys; sys.path.insert(0, {str(REPO / 'python')!r})
+        import sys; sys.path.insert(0, {str(REPO / "python")!r})
         from cellcc.backends import linux
         import json
         linux.run(json.loads({json.dumps(json.dumps(two_hosts(duration_s=30)))}))

@@ -47,8 +47,16 @@ def _sample_sender(sock: socket.socket, t_ns: int) -> dict:
 class _Writer:
     """How many application bytes may be written by a given time."""
 
-    def __init__(self, app: str, total_bytes: int | None, rate_bps: float | None, write_bytes: int | None, start_ns: int):
-        self.app, self.total, self.rate_bps, self.write_bytes, self.start_ns = app, total_bytes, rate_bps, write_bytes, start_ns
+    def __init__(
+        self, app: str, total_bytes: int | None, rate_bps: float | None, write_bytes: int | None, start_ns: int
+    ):
+        self.app, self.total, self.rate_bps, self.write_bytes, self.start_ns = (
+            app,
+            total_bytes,
+            rate_bps,
+            write_bytes,
+            start_ns,
+        )
         self.written = 0
 
     def allowance(self, now_ns: int) -> int:
@@ -173,8 +181,14 @@ def run_receiver(a: argparse.Namespace) -> dict:
             last_rx = t
     sample(time.monotonic_ns())
     conn.close()
-    return {"role": "recv", "bytes": total, "first_rx_ns": first_rx, "last_rx_ns": last_rx, "eof": eof,
-            "samples": samples}
+    return {
+        "role": "recv",
+        "bytes": total,
+        "first_rx_ns": first_rx,
+        "last_rx_ns": last_rx,
+        "eof": eof,
+        "samples": samples,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import copy
 import json
 import math
-import tomllib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +21,11 @@ import numpy as np
 import pandas as pd
 
 from .tables import percentile
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib
 
 #: Grid of the srtt comparison: the Linux backend's TCP_INFO period.
 RTT_GRID_S = 0.010
@@ -101,8 +105,14 @@ def run_side(runner: Runner, sc: dict, seeds: Sequence[int]) -> SideResult:
     return res
 
 
-def crosscheck(sc: dict, ccas: Sequence[str], seeds: Sequence[int], engine: Runner, kernel: Runner,
-               progress: Callable[[str], None] = lambda _: None) -> dict[str, tuple[SideResult, SideResult]]:
+def crosscheck(
+    sc: dict,
+    ccas: Sequence[str],
+    seeds: Sequence[int],
+    engine: Runner,
+    kernel: Runner,
+    progress: Callable[[str], None] = lambda _: None,
+) -> dict[str, tuple[SideResult, SideResult]]:
     results = {}
     for cca in ccas:
         one = with_cca(sc, cca)
@@ -121,11 +131,17 @@ def table(results: dict[str, tuple[SideResult, SideResult]]) -> pd.DataFrame:
         for m in METRICS:
             ev, kv = e.mean(m), k.mean(m)
             ratio = ev / kv if kv and not math.isnan(kv) and not math.isnan(ev) else math.nan
-            rows.append({
-                "cca": cca, "metric": m, "engine": ev, "kernel": kv, "ratio": ratio,
-                "differs": bool(not math.isnan(ratio) and abs(ratio - 1) > FLAG_RELATIVE and m != "retransmits"),
-                "note": "; ".join(f"{side}: {r.error}" for side, r in (("engine", e), ("kernel", k)) if r.error),
-            })
+            rows.append(
+                {
+                    "cca": cca,
+                    "metric": m,
+                    "engine": ev,
+                    "kernel": kv,
+                    "ratio": ratio,
+                    "differs": bool(not math.isnan(ratio) and abs(ratio - 1) > FLAG_RELATIVE and m != "retransmits"),
+                    "note": "; ".join(f"{side}: {r.error}" for side, r in (("engine", e), ("kernel", k)) if r.error),
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -140,10 +156,17 @@ def figure(results: dict[str, tuple[SideResult, SideResult]], path: Path, title:
     fig, axes = plt.subplots(2, n, figsize=(4.5 * n, 6), squeeze=False, sharex=True)
     for col, (cca, sides) in enumerate(results.items()):
         top, bottom = axes[0][col], axes[1][col]
-        for (label, side), style in zip((("engine", sides[0]), ("kernel", sides[1])), ("-", "--")):
+        for (label, side), style in zip((("engine", sides[0]), ("kernel", sides[1])), ("-", "--"), strict=True):
             if side.first is None:
-                top.text(0.5, 0.5 - 0.1 * (label == "kernel"), f"{label}: {side.error}", transform=top.transAxes,
-                         ha="center", fontsize=7, wrap=True)
+                top.text(
+                    0.5,
+                    0.5 - 0.1 * (label == "kernel"),
+                    f"{label}: {side.error}",
+                    transform=top.transAxes,
+                    ha="center",
+                    fontsize=7,
+                    wrap=True,
+                )
                 continue
             for fid, g in side.first.cwnd.groupby("flow_id", sort=True):
                 top.step(g["t_s"], g["cwnd_bytes"] / 1e3, where="post", ls=style, label=f"{label} {fid}")

@@ -23,8 +23,13 @@ def emulator_binary() -> Path:
         return path
     cargo = shutil.which("cargo")
     if cargo and (REPO_ROOT / "crates" / "cellcc-emu" / "Cargo.toml").is_file():
-        r = subprocess.run([cargo, "build", "--release", "--quiet", "-p", "cellcc-emu"], cwd=REPO_ROOT,
-                           capture_output=True, text=True, check=False)
+        r = subprocess.run(
+            [cargo, "build", "--release", "--quiet", "-p", "cellcc-emu"],
+            cwd=REPO_ROOT,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
         if r.returncode != 0:
             raise Unsupported(f"building cellcc-emu failed:\n{r.stderr[-2000:]}")
         return REPO_ROOT / "target" / "release" / "cellcc-emu"

@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-
 from cellcc import _core
 from cellcc.errors import UserError
 from cellcc.provenance import provenance
@@ -43,7 +42,7 @@ class DocScenario:
                 f.pop("cca", None)
                 f.pop("cca_params", None)
         canonical = json.loads(_core.validate(json.dumps(neutral)))
-        for f_doc, f_can in zip(doc["flows"], canonical["flows"]):
+        for f_doc, f_can in zip(doc["flows"], canonical["flows"], strict=True):
             f_can["cca"], f_can["cca_params"] = f_doc.get("cca"), f_doc.get("cca_params")
         self._doc = canonical
         self.source = source
@@ -116,8 +115,9 @@ def parse_kernel_ccas(text: str | None) -> list[str]:
     return names
 
 
-def compare_runs_linux(sc: DocScenario, ccas: str | None, seeds: int,
-                       run_metrics: Callable[[Result], dict[str, float]]) -> pd.DataFrame:
+def compare_runs_linux(
+    sc: DocScenario, ccas: str | None, seeds: int, run_metrics: Callable[[Result], dict[str, float]]
+) -> pd.DataFrame:
     """Like the engine's compare_runs, one run at a time (real time, one testbed at once)."""
     rows = []
     for cca in parse_kernel_ccas(ccas):
@@ -140,9 +140,16 @@ def _kernel_runner(source: str) -> xc.Runner:
     return lambda doc, seed: run_linux(DocScenario(doc, source), seed)
 
 
-def crosscheck(sc: DocScenario, ccas: Sequence[str], seeds: int, figure: Path,
-               progress: Callable[[str], None] = lambda _: None) -> tuple[pd.DataFrame, Path]:
+def crosscheck(
+    sc: DocScenario, ccas: Sequence[str], seeds: int, figure: Path, progress: Callable[[str], None] = lambda _: None
+) -> tuple[pd.DataFrame, Path]:
     """Both backends per CCA; the comparison table and the written figure."""
-    results = xc.crosscheck(sc.to_dict(), ccas, [sc.seed + k for k in range(seeds)],
-                            _engine_runner(sc.source), _kernel_runner(sc.source), progress)
+    results = xc.crosscheck(
+        sc.to_dict(),
+        ccas,
+        [sc.seed + k for k in range(seeds)],
+        _engine_runner(sc.source),
+        _kernel_runner(sc.source),
+        progress,
+    )
     return xc.table(results), xc.figure(results, figure, f"{sc.name}: engine (solid) vs Linux kernel (dashed)")

@@ -37,7 +37,7 @@ EMU_STATS_INTERVAL_MS = 10.0
 #: Extra wall time a process gets beyond the run's end before it is stopped.
 FINISH_GRACE_S = 15.0
 
-__all__ = ["LinuxRunOutput", "NotSupported", "Unsupported", "run", "plan"]
+__all__ = ["LinuxRunOutput", "NotSupported", "Unsupported", "plan", "run"]
 
 
 @dataclass
@@ -90,13 +90,28 @@ def _start_receivers(tb: Testbed, p: RunPlan, workdir: Path, end_ns: int) -> lis
     procs = []
     for f in p.flows:
         _, _, rns, raddr = _ends(tb, f)
-        argv = [sys.executable, str(AGENT), "recv", "--bind", raddr, "--port", str(f.port),
-                "--stop-ns", str(end_ns), "--sample-ms", str(SAMPLE_MS), "--out", str(workdir / f"recv{f.index}.json")]
-        proc = tb.spawn(rns, argv, stdout=subprocess.PIPE, stderr=open(workdir / f"recv{f.index}.stderr", "w"))
-        procs.append(proc)
-    for f, proc in zip(p.flows, procs):
+        argv = [
+            sys.executable,
+            str(AGENT),
+            "recv",
+            "--bind",
+            raddr,
+            "--port",
+            str(f.port),
+            "--stop-ns",
+            str(end_ns),
+            "--sample-ms",
+            str(SAMPLE_MS),
+            "--out",
+            str(workdir / f"recv{f.index}.json"),
+        ]
+        with open(workdir / f"recv{f.index}.stderr", "w") as err:
+            procs.append(tb.spawn(rns, argv, stdout=subprocess.PIPE, stderr=err))
+    for f, proc in zip(p.flows, procs, strict=True):
         if proc.stdout.readline().decode().strip() != "listening":
-            raise RuntimeError(f"receiver of {f.flow_id} did not start: {(workdir / f'recv{f.index}.stderr').read_text()}")
+            raise RuntimeError(
+                f"receiver of {f.flow_id} did not start: {(workdir / f'recv{f.index}.stderr').read_text()}"
+            )
     return procs
 
 
@@ -104,22 +119,42 @@ def _start_senders(tb: Testbed, p: RunPlan, workdir: Path, t0: int) -> list:
     procs = []
     for f in p.flows:
         sns, saddr, _, raddr = _ends(tb, f)
-        argv = [sys.executable, str(AGENT), "send", "--dst", raddr, "--bind", saddr, "--port", str(f.port),
-                "--cca", f.cca_kernel, "--app", f.app, "--sample-ms", str(SAMPLE_MS),
-                "--start-ns", str(t0 + int(f.start_s * 1e9)), "--stop-ns", str(t0 + int(f.stop_s * 1e9)),
-                "--out", str(workdir / f"send{f.index}.json")]
+        argv = [
+            sys.executable,
+            str(AGENT),
+            "send",
+            "--dst",
+            raddr,
+            "--bind",
+            saddr,
+            "--port",
+            str(f.port),
+            "--cca",
+            f.cca_kernel,
+            "--app",
+            f.app,
+            "--sample-ms",
+            str(SAMPLE_MS),
+            "--start-ns",
+            str(t0 + int(f.start_s * 1e9)),
+            "--stop-ns",
+            str(t0 + int(f.stop_s * 1e9)),
+            "--out",
+            str(workdir / f"send{f.index}.json"),
+        ]
         if f.bytes is not None:
             argv += ["--bytes", str(f.bytes)]
         if f.rate_bps is not None:
             argv += ["--rate-bps", str(f.rate_bps), "--write-bytes", str(f.write_bytes)]
         if f.mss_bytes:
             argv += ["--mss", str(f.mss_bytes)]
-        procs.append(tb.spawn(sns, argv, stderr=open(workdir / f"send{f.index}.stderr", "w")))
+        with open(workdir / f"send{f.index}.stderr", "w") as err:
+            procs.append(tb.spawn(sns, argv, stderr=err))
     return procs
 
 
 def _wait(procs: list, names: list[str], workdir: Path, deadline: float) -> None:
-    for proc, name in zip(procs, names):
+    for proc, name in zip(procs, names, strict=True):
         try:
             rc = proc.wait(max(0.1, deadline - time.monotonic()))
         except subprocess.TimeoutExpired as e:
@@ -128,8 +163,9 @@ def _wait(procs: list, names: list[str], workdir: Path, deadline: float) -> None
             raise RuntimeError(f"{name} failed (exit {rc}): {(workdir / f'{name}.stderr').read_text().strip()}")
 
 
-def run(scenario: dict | str, seed: int | None = None, base_dir: Path | None = None,
-        workdir: Path | None = None) -> LinuxRunOutput:
+def run(
+    scenario: dict | str, seed: int | None = None, base_dir: Path | None = None, workdir: Path | None = None
+) -> LinuxRunOutput:
     """Run the scenario on the Linux kernel; raises NotSupported (scenario) or Unsupported (machine)."""
     sc = _as_dict(scenario)
     p = plan(sc, seed, base_dir)
@@ -163,11 +199,13 @@ def _collect(p: RunPlan, wd: Path, t0: int) -> LinuxRunOutput:
         "seed": p.seed,
         "duration_s": p.duration_s,
         "t0_monotonic_ns": t0,
-        "path": {"forward": p.forward.emu_config() | {"name": p.forward.name},
-                 "reverse": p.reverse.emu_config() | {"name": p.reverse.name}},
+        "path": {
+            "forward": p.forward.emu_config() | {"name": p.forward.name},
+            "reverse": p.reverse.emu_config() | {"name": p.reverse.name},
+        },
         "sysctls": p.sysctls,
-        "emulator": {k: emu[k] for k in ("lateness_us", "cpu_s", "write_errors")} | {
-            "forward": emu["forward"], "reverse": emu["reverse"]},
+        "emulator": {k: emu[k] for k in ("lateness_us", "cpu_s", "write_errors")}
+        | {"forward": emu["forward"], "reverse": emu["reverse"]},
     }
     stats_csv = (wd / "queues.csv").read_text()
     queues = tables.queues_table(p, t0, stats_csv)

@@ -55,9 +55,15 @@ def missing_privileges() -> str | None:
     except (OSError, AttributeError):
         cap_eff = 0
     if os.geteuid() != 0 and not cap_eff >> CAP_NET_ADMIN & 1:
-        return "the Linux backend needs root or CAP_NET_ADMIN (it creates network namespaces and TUN devices); run it with sudo"
+        return (
+            "the Linux backend needs root or CAP_NET_ADMIN (it creates network namespaces and TUN devices); "
+            "run it with sudo"
+        )
     if not os.path.exists("/dev/net/tun"):
-        return "the Linux backend needs /dev/net/tun (load the tun module: modprobe tun; in a container, pass --device /dev/net/tun)"
+        return (
+            "the Linux backend needs /dev/net/tun (load the tun module: modprobe tun; "
+            "in a container, pass --device /dev/net/tun)"
+        )
     if subprocess.run(["ip", "-V"], capture_output=True).returncode != 0:
         return "the Linux backend needs the `ip` command (iproute2)"
     return None
@@ -77,7 +83,10 @@ def netns_exec(netns: str, argv: Sequence[str]) -> list[str]:
 def realtime_prefix() -> list[str]:
     """`chrt -f N` when this machine lets us use SCHED_FIFO: the emulator then preempts ordinary
     tasks at its deadlines (measured in docs/crosscheck.md); else nothing (ordinary scheduling)."""
-    if shutil.which("chrt") and subprocess.run(["chrt", "-f", str(EMU_RT_PRIORITY), "true"], capture_output=True).returncode == 0:
+    if (
+        shutil.which("chrt")
+        and subprocess.run(["chrt", "-f", str(EMU_RT_PRIORITY), "true"], capture_output=True).returncode == 0
+    ):
         return ["chrt", "-f", str(EMU_RT_PRIORITY)]
     return []
 
@@ -102,7 +111,7 @@ def _terminate_on_sigterm() -> Iterator[None]:
         yield
         return
 
-    def handler(signum, frame):  # noqa: ARG001 - signal handler signature
+    def handler(signum, frame):
         raise KeyboardInterrupt(f"signal {signum}")
 
     old = signal.signal(signal.SIGTERM, handler)
@@ -152,14 +161,18 @@ class Testbed:
             self._created.append(ns)
             # IPv4 only: no IPv6 router solicitations or MLD reports on the emulated path.
             for scope in ("all", "default"):
-                subprocess.run(netns_exec(ns, ["sysctl", "-q", "-w", f"net.ipv6.conf.{scope}.disable_ipv6=1"]),
-                               capture_output=True)
+                subprocess.run(
+                    netns_exec(ns, ["sysctl", "-q", "-w", f"net.ipv6.conf.{scope}.disable_ipv6=1"]), capture_output=True
+                )
         cfg_path = self.workdir / "emu.json"
         cfg_path.write_text(json.dumps(self.emu_config))
-        self.emu = subprocess.Popen(
-            netns_exec(self.ns_emu, [*realtime_prefix(), str(self.emu_binary), str(cfg_path)]),
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=open(self.workdir / "emu.stderr", "w"),
-        )
+        with open(self.workdir / "emu.stderr", "w") as err:
+            self.emu = subprocess.Popen(
+                netns_exec(self.ns_emu, [*realtime_prefix(), str(self.emu_binary), str(cfg_path)]),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=err,
+            )
         self._wait_ready()
         for ns, dev, local, peer in (
             (self.ns_snd, self.tun_snd, SENDER_SIDE_ADDR, RECEIVER_SIDE_ADDR),
@@ -171,8 +184,14 @@ class Testbed:
             ip("link", "set", dev, "mtu", str(self.mtu_bytes), "txqueuelen", str(TUN_QUEUE_PACKETS), "up", netns=ns)
             # A plain FIFO in front of the emulator: the default fq_codel would drop packets that
             # wait > 5 ms while the emulator is descheduled, a loss the scenario does not have.
-            r = subprocess.run(netns_exec(ns, ["tc", "qdisc", "replace", "dev", dev, "root", "pfifo", "limit",
-                                               str(TUN_QUEUE_PACKETS)]), capture_output=True, text=True, check=False)
+            r = subprocess.run(
+                netns_exec(
+                    ns, ["tc", "qdisc", "replace", "dev", dev, "root", "pfifo", "limit", str(TUN_QUEUE_PACKETS)]
+                ),
+                capture_output=True,
+                text=True,
+                check=False,
+            )
             if r.returncode != 0:
                 raise RuntimeError(f"tc qdisc replace dev {dev} root pfifo: {r.stderr.strip()}")
 

@@ -64,8 +64,13 @@ class PathDirection:
     name: str
 
     def emu_config(self) -> dict:
-        return {"delay_ms": self.delay_ms, "rate_mbps": self.rate_mbps, "trace": self.trace, "queue": self.queue,
-                "loss_p": self.loss_p}
+        return {
+            "delay_ms": self.delay_ms,
+            "rate_mbps": self.rate_mbps,
+            "trace": self.trace,
+            "queue": self.queue,
+            "loss_p": self.loss_p,
+        }
 
 
 @dataclass
@@ -124,8 +129,9 @@ def ensure_kernel_cca(name: str, path: str) -> None:
     available = kernel_ccas()
     if name not in available:
         tried = f"modprobe tcp_{name} did not load it" if modprobe else "no modprobe here to load it"
-        raise NotSupported(path, name, f"the running kernel offers {', '.join(available) or 'none'} "
-                           f"({AVAILABLE_CCA_PATH}); {tried}")
+        raise NotSupported(
+            path, name, f"the running kernel offers {', '.join(available) or 'none'} ({AVAILABLE_CCA_PATH}); {tried}"
+        )
 
 
 def _set(d: dict | None) -> dict:
@@ -154,7 +160,11 @@ def _chain(sc: dict) -> tuple[str, str, list[tuple[int, bool]]]:
     b = hosts[1] if hosts[0] == a else hosts[0]
     path, node, used = [], a, set()
     while node != b:
-        nxt = [(i, l["a"] == node) for i, l in enumerate(sc["links"]) if i not in used and node in (l["a"], l["b"])]
+        nxt = [
+            (i, link["a"] == node)
+            for i, link in enumerate(sc["links"])
+            if i not in used and node in (link["a"], link["b"])
+        ]
         if len(nxt) != 1:
             raise NotSupported(f"links (at node {node!r})", len(nxt), "a single chain of links between the two hosts")
         i, along = nxt[0]
@@ -181,7 +191,9 @@ def _collapse(sc: dict, chain: list[tuple[int, bool]], a_to_b: bool, base_dir: P
         parts.append((i, link["id"], link_dir, d))
     traces = [p for p in parts if p[3]["trace"]]
     if len(traces) > 1:
-        raise NotSupported(f"links[{traces[1][0]}].trace", traces[1][3]["trace"], "at most one trace link per direction")
+        raise NotSupported(
+            f"links[{traces[1][0]}].trace", traces[1][3]["trace"], "at most one trace link per direction"
+        )
     if traces:
         bott = traces[0]
         trace_path = Path(bott[3]["trace"])
@@ -194,16 +206,19 @@ def _collapse(sc: dict, chain: list[tuple[int, bool]], a_to_b: bool, base_dir: P
         bott_mbps = bott[3]["rate_mbps"]
     for i, _, link_dir, d in parts:
         if i != bott[0] and d["rate_mbps"] < NON_BOTTLENECK_FACTOR * bott_mbps:
-            raise NotSupported(f"links[{i}].{link_dir}.rate_mbps", d["rate_mbps"],
-                               f"at least {NON_BOTTLENECK_FACTOR}x the bottleneck's {bott_mbps:.3g} Mbit/s "
-                               "(one emulated bottleneck per direction)")
+            raise NotSupported(
+                f"links[{i}].{link_dir}.rate_mbps",
+                d["rate_mbps"],
+                f"at least {NON_BOTTLENECK_FACTOR}x the bottleneck's {bott_mbps:.3g} Mbit/s "
+                "(one emulated bottleneck per direction)",
+            )
     keep = 1.0
     for i, _, link_dir, d in parts:
         loss = d["loss"] or {"kind": "none"}
         if loss["kind"] == "bernoulli":
             keep *= 1 - loss["p"]
         elif loss["kind"] != "none":
-            raise NotSupported(f"links[{i}].{link_dir}.loss.kind", loss["kind"], "\"none\" or \"bernoulli\"")
+            raise NotSupported(f"links[{i}].{link_dir}.loss.kind", loss["kind"], '"none" or "bernoulli"')
     q = bott[3]["queue"] or {"kind": "drop_tail", **DEFAULT_QUEUE}
     queue = {k: v for k, v in q.items() if k in ("limit_packets", "limit_bytes") and v is not None}
     return PathDirection(
@@ -222,12 +237,16 @@ def _tcp_settings(sc: dict, plan: RunPlan) -> list[int | None]:
     for key in sorted({k for m in merged for k in m}):
         values = {repr(m.get(key)) for m in merged}
         if len(values) > 1 and key != "mss_bytes":
-            raise NotSupported(f"flows[*].tcp.{key}", sorted(values), "the same value for every flow (a namespace-wide setting on Linux)")
+            raise NotSupported(
+                f"flows[*].tcp.{key}",
+                sorted(values),
+                "the same value for every flow (a namespace-wide setting on Linux)",
+            )
     t = merged[0]
     for key, linux in LINUX_FIXED.items():
         if t.get(key) is not None and t[key] != linux:
             raise NotSupported(f"tcp.{key}", t[key], f"{linux} (Linux's fixed value; not settable per connection)")
-    bool_sysctls = {"sack": "net.ipv4.tcp_sack", "timestamps": "net.ipv4.tcp_timestamps", "ecn": "net.ipv4.tcp_ecn"}
+    bool_sysctls = {"sack": "net.ipv4.tcp_sack", "timestamps": "net.ipv4.tcp_timestamps"}
     for key, name in bool_sysctls.items():
         if t.get(key) is not None:
             plan.sysctls[name] = "1" if t[key] else "0"
@@ -245,10 +264,10 @@ def _tcp_settings(sc: dict, plan: RunPlan) -> list[int | None]:
     if t.get("initial_cwnd_segs") is not None:
         plan.route_attrs += ["initcwnd", str(t["initial_cwnd_segs"])]
     if t.get("min_rto_ms") is not None:
-        plan.route_attrs += ["rto_min", f"{int(round(t['min_rto_ms']))}ms"]
+        plan.route_attrs += ["rto_min", f"{round(t['min_rto_ms'])}ms"]
     pacing = t.get("pacing") or "auto"
     if pacing == "off" and any(f.cca_kernel == "bbr" for f in plan.flows):
-        raise NotSupported("tcp.pacing", "off", "\"auto\" or \"on\" with bbr (Linux BBR always paces)")
+        raise NotSupported("tcp.pacing", "off", '"auto" or "on" with bbr (Linux BBR always paces)')
     plan.fq_pacing = pacing == "on"
     if t.get("timestamps") is False:
         plan.header_bytes = IP_TCP_HEADER_BYTES
@@ -259,11 +278,13 @@ def _flow(sc: dict, i: int, a: str, b: str) -> FlowPlan:
     f = sc["flows"][i]
     p = f"flows[{i}]"
     if f.get("transport", "tcp") != "tcp":
-        raise NotSupported(f"{p}.transport", f["transport"], "\"tcp\" (UDP CBR is not implemented by the linux backend)")
+        raise NotSupported(f"{p}.transport", f["transport"], '"tcp" (UDP CBR is not implemented by the linux backend)')
     if {f["src"], f["dst"]} != {a, b}:
         raise NotSupported(f"{p}.src", f["src"], f"a flow between the two hosts {a!r} and {b!r}")
     if f.get("cca_params"):
-        raise NotSupported(f"{p}.cca_params", f["cca_params"], "none (kernel module parameters are global, not per flow)")
+        raise NotSupported(
+            f"{p}.cca_params", f["cca_params"], "none (kernel module parameters are global, not per flow)"
+        )
     cca = f.get("cca") or DEFAULT_CCA
     kernel = KERNEL_CCA_NAMES.get(cca, cca)
     ensure_kernel_cca(kernel, f"{p}.cca")
@@ -272,11 +293,21 @@ def _flow(sc: dict, i: int, a: str, b: str) -> FlowPlan:
     stop = min(float(f["stop_s"]), duration) if f.get("stop_s") is not None else duration
     write_bytes = app.get("write_bytes") if app["kind"] == "rate_limited" else None
     return FlowPlan(
-        index=i, flow_id=f.get("id") or f"flow{i}", src=f["src"], dst=f["dst"], forward=f["src"] == a,
-        cca=cca, cca_kernel=kernel, app=app["kind"], bytes=app.get("bytes"),
+        index=i,
+        flow_id=f.get("id") or f"flow{i}",
+        src=f["src"],
+        dst=f["dst"],
+        forward=f["src"] == a,
+        cca=cca,
+        cca_kernel=kernel,
+        app=app["kind"],
+        bytes=app.get("bytes"),
         rate_bps=app["rate_mbps"] * 1e6 if app["kind"] == "rate_limited" else None,
         write_bytes=(write_bytes or 1448) if app["kind"] == "rate_limited" else None,
-        start_s=float(f.get("start_s") or 0.0), stop_s=stop, port=BASE_PORT + i, mss_bytes=None,
+        start_s=float(f.get("start_s") or 0.0),
+        stop_s=stop,
+        port=BASE_PORT + i,
+        mss_bytes=None,
     )
 
 
@@ -289,12 +320,17 @@ def plan(sc: dict, seed: int | None = None, base_dir: Path | None = None) -> Run
     mtu = min(int(sc["links"][i].get("mtu_bytes", DEFAULT_MTU_BYTES)) for i, _ in chain)
     flows = [_flow(sc, i, a, b) for i in range(len(sc["flows"]))]
     rp = RunPlan(
-        a_host=a, b_host=b, duration_s=float(sc["duration_s"]), seed=int(seed if seed is not None else sc.get("seed", 1)),
-        slot_ms=float(sc.get("output", {}).get("slot_ms", 100.0)), mtu_bytes=mtu,
-        forward=_collapse(sc, chain, True, base_dir, mtu), reverse=_collapse(sc, chain, False, base_dir, mtu),
+        a_host=a,
+        b_host=b,
+        duration_s=float(sc["duration_s"]),
+        seed=int(seed if seed is not None else sc.get("seed", 1)),
+        slot_ms=float(sc.get("output", {}).get("slot_ms", 100.0)),
+        mtu_bytes=mtu,
+        forward=_collapse(sc, chain, True, base_dir, mtu),
+        reverse=_collapse(sc, chain, False, base_dir, mtu),
         flows=flows,
     )
-    for f, mss in zip(flows, _tcp_settings(sc, rp)):
+    for f, mss in zip(flows, _tcp_settings(sc, rp), strict=True):
         f.mss_bytes = mss
     if not math.isfinite(rp.duration_s) or rp.duration_s <= 0:
         raise NotSupported("duration_s", rp.duration_s, "seconds > 0")

@@ -84,12 +84,16 @@ def udp_transfer(tb: Testbed, workdir: Path, rate_bps: float, count: int, idle_s
     """Send `count` 1500-byte datagrams paced at `rate_bps` (0: unpaced) from the sender side;
     return the receiver kernel's arrival timestamps (CLOCK_REALTIME ns: use differences only)."""
     out = workdir / "udp-rx.json"
-    rx = tb.spawn(tb.ns_rcv, [sys.executable, "-c", UDP_RECEIVER, RECEIVER_SIDE_ADDR, str(UDP_PORT), str(idle_s),
-                              str(out)], stdout=subprocess.PIPE)
+    rx = tb.spawn(
+        tb.ns_rcv,
+        [sys.executable, "-c", UDP_RECEIVER, RECEIVER_SIDE_ADDR, str(UDP_PORT), str(idle_s), str(out)],
+        stdout=subprocess.PIPE,
+    )
     if rx.stdout.readline().strip() != b"listening":
         raise RuntimeError("UDP receiver did not start")
-    tx = tb.spawn(tb.ns_snd, [sys.executable, "-c", UDP_SENDER, RECEIVER_SIDE_ADDR, str(UDP_PORT), str(rate_bps),
-                              str(count)])
+    tx = tb.spawn(
+        tb.ns_snd, [sys.executable, "-c", UDP_SENDER, RECEIVER_SIDE_ADDR, str(UDP_PORT), str(rate_bps), str(count)]
+    )
     if tx.wait(120) != 0 or rx.wait(120) != 0:
         raise RuntimeError("UDP probe failed")
     return json.loads(out.read_text())
@@ -97,8 +101,13 @@ def udp_transfer(tb: Testbed, workdir: Path, rate_bps: float, count: int, idle_s
 
 def ping_rtts_ms(tb: Testbed, count: int) -> list[float]:
     """ICMP echo RTTs from the sender side to the receiver side, ms."""
-    r = subprocess.run(netns_exec(tb.ns_snd, [sys.executable, "-c", PINGER, RECEIVER_SIDE_ADDR, str(count)]),
-                       capture_output=True, text=True, timeout=120, check=False)
+    r = subprocess.run(
+        netns_exec(tb.ns_snd, [sys.executable, "-c", PINGER, RECEIVER_SIDE_ADDR, str(count)]),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     if r.returncode != 0:
         raise RuntimeError(f"pinger failed: {r.stderr.strip()}")
     return [float(x) for x in r.stdout.split()]

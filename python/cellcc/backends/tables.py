@@ -74,7 +74,7 @@ def _goodput_bps(plan: RunPlan, f, r: dict, done: bool, t0: int) -> float:
 
 def flows_table(plan: RunPlan, t0: int, senders: list[dict], receivers: list[dict], emu: dict) -> pd.DataFrame:
     rows = []
-    for f, s, r in zip(plan.flows, senders, receivers):
+    for f, s, r in zip(plan.flows, senders, receivers, strict=True):
         last = s["samples"][-1]
         if _alone_in_direction(plan, f):
             # FlowMonitor's counts exactly: IP datagrams into and out of the emulated path.
@@ -93,23 +93,34 @@ def flows_table(plan: RunPlan, t0: int, senders: list[dict], receivers: list[dic
         span = last_rx - first_tx
         done = f.app == "finite" and r["bytes"] >= (f.bytes or 0)
         rtts = np.array([x["rtt_us"] / 1e3 for x in _established(s["samples"])])
-        rows.append({
-            "flow_id": f.flow_id, "src": f.src, "dst": f.dst, "transport": "tcp", "cca": s["cca"],
-            "tx_packets": tx_packets, "tx_bytes": tx_bytes,
-            "rx_packets": rx_packets, "rx_bytes": rx_bytes_wire,
-            "lost_packets": lost, "loss_ratio": lost / tx_packets if tx_packets else NAN,
-            "throughput_bps": rx_bytes_wire * 8 / span if span > 0 else NAN,
-            "goodput_bps": _goodput_bps(plan, f, r, done, t0),
-            "mean_delay_ms": delay_ms, "mean_jitter_ms": jitter_ms,
-            "retransmits": last["total_retrans"],
-            "timeouts": last["total_rto"] if last["total_rto"] is not None else NAN,
-            "rtt_mean_ms": float(rtts.mean()) if len(rtts) else NAN,
-            "rtt_p50_ms": percentile(rtts, 0.5),
-            "rtt_p95_ms": percentile(rtts, 0.95),
-            "app_bytes_delivered": r["bytes"],
-            "first_tx_s": first_tx, "last_rx_s": last_rx,
-            "completion_s": last_rx - f.start_s if done else NAN,
-        })
+        rows.append(
+            {
+                "flow_id": f.flow_id,
+                "src": f.src,
+                "dst": f.dst,
+                "transport": "tcp",
+                "cca": s["cca"],
+                "tx_packets": tx_packets,
+                "tx_bytes": tx_bytes,
+                "rx_packets": rx_packets,
+                "rx_bytes": rx_bytes_wire,
+                "lost_packets": lost,
+                "loss_ratio": lost / tx_packets if tx_packets else NAN,
+                "throughput_bps": rx_bytes_wire * 8 / span if span > 0 else NAN,
+                "goodput_bps": _goodput_bps(plan, f, r, done, t0),
+                "mean_delay_ms": delay_ms,
+                "mean_jitter_ms": jitter_ms,
+                "retransmits": last["total_retrans"],
+                "timeouts": last["total_rto"] if last["total_rto"] is not None else NAN,
+                "rtt_mean_ms": float(rtts.mean()) if len(rtts) else NAN,
+                "rtt_p50_ms": percentile(rtts, 0.5),
+                "rtt_p95_ms": percentile(rtts, 0.95),
+                "app_bytes_delivered": r["bytes"],
+                "first_tx_s": first_tx,
+                "last_rx_s": last_rx,
+                "completion_s": last_rx - f.start_s if done else NAN,
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -121,8 +132,9 @@ def emu_records(t0: int, stats_csv: str) -> pd.DataFrame:
     return raw.assign(t_s=(raw["t_ns"] - t0) / NS_PER_S)
 
 
-def timeseries_table(plan: RunPlan, t0: int, senders: list[dict], receivers: list[dict],
-                     queues: pd.DataFrame, records: pd.DataFrame) -> pd.DataFrame:
+def timeseries_table(
+    plan: RunPlan, t0: int, senders: list[dict], receivers: list[dict], queues: pd.DataFrame, records: pd.DataFrame
+) -> pd.DataFrame:
     """Per flow and slot; counters interpolated at the slot edges; cwnd carried forward from the
     last reading, as the engine carries its last change.
 
@@ -130,10 +142,10 @@ def timeseries_table(plan: RunPlan, t0: int, senders: list[dict], receivers: lis
     the emulator's deliveries in that direction; otherwise the receiver's data segments times
     (MSS + headers), an estimate. Goodput is in-order payload, so it bunches after a recovery."""
     slot_s = plan.slot_ms / 1e3
-    n = int(math.ceil(plan.duration_s / slot_s - 1e-9))
+    n = math.ceil(plan.duration_s / slot_s - 1e-9)
     edges = np.arange(n + 1) * slot_s
     out = []
-    for f, s, r in zip(plan.flows, senders, receivers):
+    for f, s, r in zip(plan.flows, senders, receivers, strict=True):
         rt = np.array([(x[0] - t0) / NS_PER_S for x in r["samples"]])
         rb = np.array([x[1] for x in r["samples"]], dtype=float)
         rsegs = np.array([x[2] for x in r["samples"]], dtype=float)
@@ -158,33 +170,42 @@ def timeseries_table(plan: RunPlan, t0: int, senders: list[dict], receivers: lis
         drops = mine.set_index(mine["t_s"].round(9))["drops"] if _alone_in_direction(plan, f) else None
         cwnd = NAN
         for k in range(n):
-            in_slot = [x for x, j in zip(est, slot_of) if j == k]
+            in_slot = [x for x, j in zip(est, slot_of, strict=True) if j == k]
             if in_slot:
                 cwnd = in_slot[-1]["snd_cwnd"] * in_slot[-1]["snd_mss"]
             lost = NAN if drops is None else float(drops.get(round(edges[k], 9), 0))
-            out.append({
-                "flow_id": f.flow_id, "t_s": edges[k],
-                "throughput_bps": wire[k] * 8 / slot_s, "goodput_bps": good[k] * 8 / slot_s,
-                "mean_delay_ms": delay[k], "retransmits": round(retr[k]), "lost_packets": lost,
-                "cwnd_bytes": cwnd,
-                "rtt_ms": float(np.mean([x["rtt_us"] for x in in_slot])) / 1e3 if in_slot else NAN,
-            })
+            out.append(
+                {
+                    "flow_id": f.flow_id,
+                    "t_s": edges[k],
+                    "throughput_bps": wire[k] * 8 / slot_s,
+                    "goodput_bps": good[k] * 8 / slot_s,
+                    "mean_delay_ms": delay[k],
+                    "retransmits": round(retr[k]),
+                    "lost_packets": lost,
+                    "cwnd_bytes": cwnd,
+                    "rtt_ms": float(np.mean([x["rtt_us"] for x in in_slot])) / 1e3 if in_slot else NAN,
+                }
+            )
     return pd.DataFrame(out)
 
 
 def cwnd_table(plan: RunPlan, t0: int, senders: list[dict]) -> pd.DataFrame:
     rows = []
-    for f, s in zip(plan.flows, senders):
+    for f, s in zip(plan.flows, senders, strict=True):
         prev = None
         for x in _established(s["samples"]):
             ss = x["snd_ssthresh"]
             pace = x["pacing_rate_Bps"]
             row = {
-                "flow_id": f.flow_id, "t_s": _t_s(x["t_ns"], t0),
+                "flow_id": f.flow_id,
+                "t_s": _t_s(x["t_ns"], t0),
                 "cwnd_bytes": x["snd_cwnd"] * x["snd_mss"],
                 "ssthresh_bytes": U64_MAX if ss >= tcp_info.INFINITE_SSTHRESH else ss * x["snd_mss"],
                 "pacing_rate_bps": 0 if pace in (None, UNLIMITED_PACING) else pace * 8,
-                "ca_state": tcp_info.CA_STATES[x["ca_state"]] if x["ca_state"] < len(tcp_info.CA_STATES) else str(x["ca_state"]),
+                "ca_state": tcp_info.CA_STATES[x["ca_state"]]
+                if x["ca_state"] < len(tcp_info.CA_STATES)
+                else str(x["ca_state"]),
             }
             key = (row["cwnd_bytes"], row["ssthresh_bytes"], row["pacing_rate_bps"], row["ca_state"])
             if key != prev:
@@ -196,7 +217,7 @@ def cwnd_table(plan: RunPlan, t0: int, senders: list[dict]) -> pd.DataFrame:
 def rtt_table(plan: RunPlan, t0: int, senders: list[dict]) -> pd.DataFrame:
     rows = [
         {"flow_id": f.flow_id, "t_s": _t_s(x["t_ns"], t0), "rtt_ms": x["rtt_us"] / 1e3, "srtt_ms": x["rtt_us"] / 1e3}
-        for f, s in zip(plan.flows, senders)
+        for f, s in zip(plan.flows, senders, strict=True)
         for x in _established(s["samples"])
     ]
     return pd.DataFrame(rows, columns=["flow_id", "t_s", "rtt_ms", "srtt_ms"])
@@ -214,9 +235,20 @@ def queues_table(plan: RunPlan, t0: int, stats_csv: str) -> pd.DataFrame:
     raw = raw.assign(slot=np.floor((raw["t_s"] - 1e-9) / slot_s).astype(int))
     names = {"forward": plan.forward.name, "reverse": plan.reverse.name}
     g = raw.groupby(["direction", "slot"], sort=True).agg(
-        bytes=("bytes", "last"), packets=("packets", "last"), max_bytes=("max_bytes", "max"), drops=("drops", "sum"))
+        bytes=("bytes", "last"), packets=("packets", "last"), max_bytes=("max_bytes", "max"), drops=("drops", "sum")
+    )
     g = g.reset_index()
-    return pd.DataFrame({
-        "link": g["direction"].map(names), "t_s": g["slot"] * slot_s,
-        "bytes": g["bytes"], "packets": g["packets"], "max_bytes": g["max_bytes"], "drops": g["drops"],
-    })[cols].sort_values(["link", "t_s"], kind="stable").reset_index(drop=True)
+    return (
+        pd.DataFrame(
+            {
+                "link": g["direction"].map(names),
+                "t_s": g["slot"] * slot_s,
+                "bytes": g["bytes"],
+                "packets": g["packets"],
+                "max_bytes": g["max_bytes"],
+                "drops": g["drops"],
+            }
+        )[cols]
+        .sort_values(["link", "t_s"], kind="stable")
+        .reset_index(drop=True)
+    )
