@@ -28,15 +28,30 @@
 pub mod common;
 pub mod registry;
 
+pub mod bbr;
+pub mod bbr3;
 pub mod bic;
+pub mod cdg;
+pub mod compound;
+pub mod copa;
 pub mod cubic;
+pub mod dctcp;
 pub mod highspeed;
 pub mod htcp;
 pub mod hybla;
 pub mod hystart;
+pub mod illinois;
+pub mod ledbat;
+pub mod lp;
 pub mod new_reno;
+pub mod nv;
 pub mod reno;
 pub mod scalable;
+pub mod vegas;
+pub mod veno;
+pub mod westwood;
+pub mod westwood_plus;
+pub mod yeah;
 
 pub use registry::{CcConfig, CcDoc, Family, REGISTRY};
 
@@ -131,6 +146,10 @@ pub struct RateSample {
     pub rtt: Option<SimDuration>,
     /// Segments newly marked lost by this ACK.
     pub losses: u32,
+    /// `rs->tx_in_flight`: packets in flight when the sampled segment was sent, itself included.
+    pub tx_in_flight: u32,
+    /// `rs->lost`: segments marked lost between the sampled segment's send and this ACK.
+    pub lost: u32,
     /// Segments newly delivered (cumulatively or selectively) by this ACK.
     pub acked_sacked: u32,
     /// Segments in flight before this ACK.

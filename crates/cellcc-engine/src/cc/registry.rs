@@ -2,7 +2,11 @@
 //! parameters. `CcConfig` is the one place an algorithm is named; adding one
 //! means a variant here, a `DOC` in its file and a line in `REGISTRY`.
 
-use super::{bic, cubic, highspeed, htcp, hybla, new_reno, reno, scalable, CongestionControl, Window};
+use super::{
+    bbr, bbr3, bic, cdg, compound, copa, cubic, dctcp, highspeed, htcp, hybla, illinois, ledbat, lp, new_reno, nv,
+    reno, scalable, vegas, veno, westwood, westwood_plus, yeah, CongestionControl, Window,
+};
+use crate::sim::RngStream;
 use serde::{Deserialize, Serialize};
 
 /// Family of an algorithm, as the seeds group them (seed 000 §2).
@@ -56,6 +60,36 @@ pub enum CcConfig {
     Hybla(hybla::Config),
     #[serde(rename = "scalable")]
     Scalable(scalable::Config),
+    #[serde(rename = "vegas")]
+    Vegas(vegas::Config),
+    #[serde(rename = "veno")]
+    Veno(veno::Config),
+    #[serde(rename = "westwood")]
+    Westwood(westwood::Config),
+    #[serde(rename = "westwoodplus")]
+    WestwoodPlus(westwood_plus::Config),
+    #[serde(rename = "illinois")]
+    Illinois(illinois::Config),
+    #[serde(rename = "yeah")]
+    Yeah(yeah::Config),
+    #[serde(rename = "compound")]
+    Compound(compound::Config),
+    #[serde(rename = "bbr")]
+    Bbr(bbr::Config),
+    #[serde(rename = "ledbat")]
+    Ledbat(ledbat::Config),
+    #[serde(rename = "lp")]
+    Lp(lp::Config),
+    #[serde(rename = "dctcp")]
+    Dctcp(dctcp::Config),
+    #[serde(rename = "cdg")]
+    Cdg(cdg::Config),
+    #[serde(rename = "nv")]
+    Nv(nv::Config),
+    #[serde(rename = "copa")]
+    Copa(copa::Config),
+    #[serde(rename = "bbr3")]
+    Bbr3(bbr3::Config),
 }
 
 /// A parameter outside the range its algorithm's math needs: `field` of
@@ -84,12 +118,36 @@ impl ParamError {
 }
 
 /// Every algorithm, in the order `cellcc ccas` lists them.
-pub const REGISTRY: &[CcDoc] =
-    &[reno::DOC, new_reno::DOC, bic::DOC, cubic::DOC, highspeed::DOC, htcp::DOC, hybla::DOC, scalable::DOC];
+pub const REGISTRY: &[CcDoc] = &[
+    reno::DOC,
+    new_reno::DOC,
+    bic::DOC,
+    cubic::DOC,
+    highspeed::DOC,
+    htcp::DOC,
+    hybla::DOC,
+    scalable::DOC,
+    vegas::DOC,
+    veno::DOC,
+    westwood::DOC,
+    westwood_plus::DOC,
+    illinois::DOC,
+    yeah::DOC,
+    compound::DOC,
+    bbr::DOC,
+    ledbat::DOC,
+    lp::DOC,
+    dctcp::DOC,
+    cdg::DOC,
+    nv::DOC,
+    copa::DOC,
+    bbr3::DOC,
+];
 
 impl CcConfig {
-    /// Build the algorithm with its initial window.
-    pub fn build(&self, w: Window) -> Box<dyn CongestionControl> {
+    /// Build the algorithm with its initial window. `rng` is the flow's own
+    /// stream for algorithms that randomise (BBR's ProbeBW start phase).
+    pub fn build(&self, w: Window, rng: RngStream) -> Box<dyn CongestionControl> {
         match self {
             CcConfig::Reno(c) => Box::new(reno::Reno::new(c, w)),
             CcConfig::NewReno(c) => Box::new(new_reno::NewReno::new(c, w)),
@@ -99,6 +157,21 @@ impl CcConfig {
             CcConfig::Htcp(c) => Box::new(htcp::Htcp::new(c, w)),
             CcConfig::Hybla(c) => Box::new(hybla::Hybla::new(c, w)),
             CcConfig::Scalable(c) => Box::new(scalable::Scalable::new(c, w)),
+            CcConfig::Vegas(c) => Box::new(vegas::Vegas::new(c, w)),
+            CcConfig::Veno(c) => Box::new(veno::Veno::new(c, w)),
+            CcConfig::Westwood(c) => Box::new(westwood::Westwood::new(c, w)),
+            CcConfig::WestwoodPlus(c) => Box::new(westwood_plus::WestwoodPlus::new(c, w)),
+            CcConfig::Illinois(c) => Box::new(illinois::Illinois::new(c, w)),
+            CcConfig::Yeah(c) => Box::new(yeah::Yeah::new(c, w)),
+            CcConfig::Compound(c) => Box::new(compound::Compound::new(c, w)),
+            CcConfig::Bbr(c) => Box::new(bbr::Bbr::new(c, w, rng)),
+            CcConfig::Ledbat(c) => Box::new(ledbat::Ledbat::new(c, w)),
+            CcConfig::Lp(c) => Box::new(lp::Lp::new(c, w)),
+            CcConfig::Dctcp(c) => Box::new(dctcp::Dctcp::new(c, w)),
+            CcConfig::Cdg(c) => Box::new(cdg::Cdg::new(c, w, rng)),
+            CcConfig::Nv(c) => Box::new(nv::Nv::new(c, w, rng)),
+            CcConfig::Copa(c) => Box::new(copa::Copa::new(c, w)),
+            CcConfig::Bbr3(c) => Box::new(bbr3::Bbr3::new(c, w, rng)),
         }
     }
 
@@ -109,13 +182,26 @@ impl CcConfig {
             CcConfig::Bic(c) => c.validate(),
             CcConfig::Cubic(c) => c.validate(),
             CcConfig::Hybla(c) => c.validate(),
+            CcConfig::Vegas(c) => c.validate(),
+            CcConfig::Veno(c) => c.validate(),
+            CcConfig::Westwood(c) => c.validate(),
+            CcConfig::Illinois(c) => c.validate(),
+            CcConfig::Yeah(c) => c.validate(),
+            CcConfig::Compound(c) => c.validate(),
+            CcConfig::Bbr(c) => c.validate(),
+            CcConfig::Bbr3(c) => c.validate(),
+            CcConfig::Cdg(c) => c.validate(),
+            CcConfig::Copa(c) => c.validate(),
+            CcConfig::Dctcp(c) => c.validate(),
+            CcConfig::Ledbat(c) => c.validate(),
+            CcConfig::Nv(c) => c.validate(),
             _ => Ok(()),
         }
     }
 
     /// The algorithm's canonical name.
     pub fn name(&self) -> &'static str {
-        self.build(Window::new(1)).name()
+        self.build(Window::new(1), RngStream::new(0, "cc:name")).name()
     }
 
     /// The registry entry for `name`, if any.
@@ -158,6 +244,17 @@ mod tests {
         let cfg: CcConfig = serde_json::from_value(serde_json::json!({ "name": "cubic", "beta": 1024 })).unwrap();
         let e = cfg.validate().unwrap_err();
         assert_eq!((e.field, e.value.as_str()), ("beta", "1024"));
+    }
+
+    #[test]
+    fn out_of_range_parameter_is_rejected_at_its_scenario_path() {
+        let text = r#"{"version": 1, "duration_s": 1,
+            "nodes": [{"id": "a", "kind": "host"}, {"id": "b", "kind": "host"}],
+            "links": [{"id": "l", "a": "a", "b": "b", "rate_mbps": 10, "delay_ms": 10}],
+            "flows": [{"src": "a", "dst": "b", "cca": "vegas", "cca_params": {"alpha": 5}, "app": {"kind": "bulk"}}]}"#;
+        let e = crate::Scenario::from_json(text).unwrap_err();
+        assert_eq!((e.path.as_str(), e.value.as_str()), ("flows[0].cca_params.alpha", "5"));
+        assert_eq!(e.allowed, "packets <= beta");
     }
 
     #[test]

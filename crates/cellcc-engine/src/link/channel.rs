@@ -15,12 +15,36 @@ use crate::packet::PacketId;
 use crate::sim::{NodeId, RngStream, SimDuration, SimTime};
 use std::collections::VecDeque;
 
+/// A rate that changes in steps: `(from, rate_bps)` in increasing time, the first from 0.
+/// A packet is serialised at the rate in force when its transmission starts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RateSchedule(Vec<(SimTime, u64)>);
+
+impl RateSchedule {
+    pub fn constant(rate_bps: u64) -> Self {
+        RateSchedule(vec![(SimTime::ZERO, rate_bps)])
+    }
+
+    /// `initial_bps` from time 0, then each `(at, bps)` step.
+    pub fn steps(initial_bps: u64, steps: impl IntoIterator<Item = (SimTime, u64)>) -> Self {
+        let mut v = vec![(SimTime::ZERO, initial_bps)];
+        v.extend(steps);
+        debug_assert!(v.windows(2).all(|w| w[0].0 < w[1].0), "rate steps must increase in time");
+        RateSchedule(v)
+    }
+
+    pub fn at(&self, t: SimTime) -> u64 {
+        let i = self.0.partition_point(|&(from, _)| from <= t);
+        self.0[i.max(1) - 1].1
+    }
+}
+
 /// How the channel takes packets off its queue.
 pub enum Server {
     /// Serialise each packet at a constant rate (ns-3 `PointToPointNetDevice`).
     /// `free_at`: when the transmitter finishes what it has accepted;
     /// `starts`: transmission start of each packet still in `queue`.
-    Rate { rate_bps: u64, free_at: SimTime, starts: VecDeque<SimTime> },
+    Rate { rate: RateSchedule, free_at: SimTime, starts: VecDeque<SimTime> },
     /// Deliver up to one MTU of bytes at each trace opportunity (Mahimahi).
     Trace { schedule: TraceSchedule, next_k: u64, head_bytes_left: u32, state: TraceState },
 }
@@ -85,9 +109,9 @@ impl Channel {
         }
         self.stats.slot_max_bytes = self.stats.slot_max_bytes.max(self.queue.len_bytes());
         match &mut self.server {
-            Server::Rate { rate_bps, free_at, starts } => {
+            Server::Rate { rate, free_at, starts } => {
                 let start = now.max(*free_at);
-                *free_at = start + SimDuration::transmission(bytes as u64, *rate_bps);
+                *free_at = start + SimDuration::transmission(bytes as u64, rate.at(start));
                 starts.push_back(start);
                 Enqueued::Departs(*free_at)
             }
@@ -169,10 +193,10 @@ impl Channel {
         (id, self.wire.front().map(|&(t, _)| t))
     }
 
-    /// Nominal capacity, bit/s (a trace's mean rate).
+    /// Nominal capacity, bit/s (a trace's mean rate, a rate link's initial rate).
     pub fn capacity_bps(&self) -> f64 {
         match &self.server {
-            Server::Rate { rate_bps, .. } => *rate_bps as f64,
+            Server::Rate { rate, .. } => rate.at(SimTime::ZERO) as f64,
             Server::Trace { schedule, .. } => schedule.mean_rate_bps(self.mtu_bytes),
         }
     }
@@ -201,7 +225,11 @@ mod tests {
 
     #[test]
     fn rate_server_serialises_back_to_back_and_catches_up_lazily() {
-        let mut c = channel(Server::Rate { rate_bps: 12_000_000, free_at: SimTime::ZERO, starts: VecDeque::new() });
+        let mut c = channel(Server::Rate {
+            rate: RateSchedule::constant(12_000_000),
+            free_at: SimTime::ZERO,
+            starts: VecDeque::new(),
+        });
         // 1500 B at 12 Mbit/s = 1 ms each.
         assert_eq!(c.enqueue(SimTime::ZERO, PacketId(1), 1500), Enqueued::Departs(SimTime(1_000_000)));
         assert_eq!(c.enqueue(SimTime::ZERO, PacketId(2), 1500), Enqueued::Departs(SimTime(2_000_000)));
@@ -213,8 +241,23 @@ mod tests {
     }
 
     #[test]
+    fn a_rate_step_applies_to_packets_starting_after_it() {
+        let rate = RateSchedule::steps(12_000_000, [(SimTime(1_500_000), 6_000_000)]);
+        let mut c = channel(Server::Rate { rate, free_at: SimTime::ZERO, starts: VecDeque::new() });
+        assert_eq!(c.enqueue(SimTime::ZERO, PacketId(1), 1500), Enqueued::Departs(SimTime(1_000_000)));
+        // Starts at 1 ms, before the step: still 1 ms long.
+        assert_eq!(c.enqueue(SimTime::ZERO, PacketId(2), 1500), Enqueued::Departs(SimTime(2_000_000)));
+        // Starts at 2 ms, after the step to 6 Mbit/s: 2 ms long.
+        assert_eq!(c.enqueue(SimTime::ZERO, PacketId(3), 1500), Enqueued::Departs(SimTime(4_000_000)));
+    }
+
+    #[test]
     fn a_full_rate_queue_drops_arrivals() {
-        let mut c = channel(Server::Rate { rate_bps: 12_000_000, free_at: SimTime::ZERO, starts: VecDeque::new() });
+        let mut c = channel(Server::Rate {
+            rate: RateSchedule::constant(12_000_000),
+            free_at: SimTime::ZERO,
+            starts: VecDeque::new(),
+        });
         c.queue = DropTail::new(Limit::Packets(1));
         c.enqueue(SimTime::ZERO, PacketId(1), 1500);
         c.enqueue(SimTime::ZERO, PacketId(2), 1500);

@@ -129,11 +129,22 @@ fn one() -> f64 {
     1.0
 }
 
+/// A step change of a rate link's capacity.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RateChange {
+    /// When the new rate takes effect, seconds from the start.
+    pub at_s: f64,
+    pub rate_mbps: f64,
+}
+
 /// Settings one direction of a link may override.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DirectionSpec {
     pub rate_mbps: Option<f64>,
+    /// Step changes of `rate_mbps` over time, in increasing `at_s`.
+    pub rate_changes: Option<Vec<RateChange>>,
     pub delay_ms: Option<f64>,
     pub queue: Option<QueueSpec>,
     pub loss: Option<LossSpec>,
@@ -153,6 +164,8 @@ pub struct LinkSpec {
     #[serde(default = "default_mtu")]
     pub mtu_bytes: u32,
     pub rate_mbps: Option<f64>,
+    /// Step changes of `rate_mbps` over time (both directions unless overridden).
+    pub rate_changes: Option<Vec<RateChange>>,
     /// One-way propagation delay, ms.
     pub delay_ms: Option<f64>,
     pub queue: Option<QueueSpec>,

@@ -113,6 +113,7 @@ impl Scenario {
                 (Some(r), None) => positive(r, || dp("rate_mbps"))?,
                 (None, Some(t)) => ensure(!t.is_empty(), || dp("trace"), "\"\"", "a path to a Mahimahi trace file")?,
             }
+            validate_rate_changes(&d, &dp("rate_changes"))?;
             non_negative(d.delay_ms.unwrap_or(0.0), || dp("delay_ms"))?;
             if let Some(q) = &d.queue {
                 validate_queue(q, &dp("queue"))?;
@@ -223,12 +224,31 @@ impl LinkSpec {
     pub fn direction(&self, over: &DirectionSpec) -> DirectionSpec {
         DirectionSpec {
             rate_mbps: over.rate_mbps.or(if over.trace.is_some() { None } else { self.rate_mbps }),
+            rate_changes: over.rate_changes.clone().or_else(|| {
+                if over.trace.is_some() {
+                    None
+                } else {
+                    self.rate_changes.clone()
+                }
+            }),
             delay_ms: over.delay_ms.or(self.delay_ms),
             queue: over.queue.clone().or_else(|| self.queue.clone()),
             loss: over.loss.clone().or_else(|| self.loss.clone()),
             trace: over.trace.clone().or_else(|| if over.rate_mbps.is_some() { None } else { self.trace.clone() }),
         }
     }
+}
+
+fn validate_rate_changes(d: &DirectionSpec, path: &str) -> Check {
+    let Some(changes) = &d.rate_changes else { return Ok(()) };
+    ensure(d.trace.is_none(), || path.to_string(), "set with a trace", "rate_changes only on a rate_mbps link")?;
+    let mut last = 0.0;
+    for (i, c) in changes.iter().enumerate() {
+        ensure(c.at_s.is_finite() && c.at_s > last, || format!("{path}[{i}].at_s"), c.at_s, "seconds > 0, increasing")?;
+        positive(c.rate_mbps, || format!("{path}[{i}].rate_mbps"))?;
+        last = c.at_s;
+    }
+    Ok(())
 }
 
 fn validate_queue(q: &QueueSpec, path: &str) -> Check {

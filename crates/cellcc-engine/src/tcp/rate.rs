@@ -15,6 +15,10 @@ pub struct TxSnapshot {
     pub delivered_time: SimTime,
     pub first_tx_time: SimTime,
     pub app_limited: bool,
+    /// `tx.in_flight`: packets in flight just after this segment was sent, itself included.
+    pub in_flight: u32,
+    /// `tx.lost`: `tp->lost` when this segment was sent.
+    pub lost: u64,
     /// Not yet used for a sample (Linux clears `delivered_mstamp` once SACKed).
     pub pending: bool,
 }
@@ -30,6 +34,8 @@ struct Accum {
     is_app_limited: bool,
     is_retrans: bool,
     newest_end: u64,
+    tx_in_flight: u32,
+    tx_lost: u64,
 }
 
 /// Connection-level delivery state (`tp->delivered`, `delivered_mstamp`, `first_tx_mstamp`, `app_limited`).
@@ -45,8 +51,9 @@ pub struct RateSampler {
 }
 
 impl RateSampler {
-    /// `tcp_rate_skb_sent`: stamp a segment; `packets_out` counts segments outstanding before it.
-    pub fn on_send(&mut self, now: SimTime, packets_out: u32) -> TxSnapshot {
+    /// `tcp_rate_skb_sent`: stamp a segment; `packets_out` counts segments outstanding before it,
+    /// `in_flight` the packets in flight with it, `lost` the connection's `tp->lost`.
+    pub fn on_send(&mut self, now: SimTime, packets_out: u32, in_flight: u32, lost: u64) -> TxSnapshot {
         if packets_out == 0 {
             self.first_tx_time = now;
             self.delivered_time = now;
@@ -56,6 +63,8 @@ impl RateSampler {
             delivered_time: self.delivered_time,
             first_tx_time: self.first_tx_time,
             app_limited: self.app_limited_until != 0,
+            in_flight,
+            lost,
             pending: true,
         }
     }
@@ -79,19 +88,22 @@ impl RateSampler {
                 is_app_limited: tx.app_limited,
                 is_retrans: retransmitted,
                 newest_end: end_seq,
+                tx_in_flight: tx.in_flight,
+                tx_lost: tx.lost,
             };
             self.first_tx_time = sent_at;
         }
         tx.pending = false;
     }
 
-    /// `tcp_rate_gen`: close the ACK's sample.
+    /// `tcp_rate_gen`: close the ACK's sample; `lost` is the connection's `tp->lost` now.
     pub fn generate(
         &mut self,
         now: SimTime,
         acked_sacked: u32,
         losses: u32,
         prior_in_flight: u32,
+        lost: u64,
         min_rtt: Option<SimDuration>,
     ) -> RateSample {
         if self.app_limited_until != 0 && self.delivered > self.app_limited_until {
@@ -109,6 +121,8 @@ impl RateSampler {
         rs.delivered = (self.delivered - acc.prior_delivered) as u32;
         rs.is_app_limited = acc.is_app_limited;
         rs.is_retrans = acc.is_retrans;
+        rs.tx_in_flight = acc.tx_in_flight;
+        rs.lost = lost.saturating_sub(acc.tx_lost).min(u32::MAX as u64) as u32;
         rs.rtt = (!acc.is_retrans).then(|| now.saturating_since(acc.sent_at));
         let interval = acc.send_elapsed.max(now.saturating_since(acc.prior_time));
         // Linux: an interval shorter than min_rtt is an artifact (ACK compression, stretched ACKs).
@@ -134,12 +148,13 @@ mod tests {
     fn rate_of_a_steady_window_is_delivered_over_interval() {
         // Ten segments sent 1 ms apart from t=0, each ACKed 50 ms after its send.
         let mut r = RateSampler::default();
-        let mut snaps: Vec<TxSnapshot> = (0..10).map(|i| r.on_send(SimTime(i * 1_000_000), i as u32)).collect();
+        let mut snaps: Vec<TxSnapshot> =
+            (0..10).map(|i| r.on_send(SimTime(i * 1_000_000), i as u32, i as u32 + 1, 0)).collect();
         let mut last = RateSample::default();
         for (i, s) in snaps.iter_mut().enumerate() {
             let sent = SimTime(i as u64 * 1_000_000);
             r.on_delivered(s, sent, (i as u64 + 1) * 1448, false);
-            last = r.generate(sent + SimDuration::from_ms(50), 1, 0, 10 - i as u32, Some(SimDuration::from_ms(50)));
+            last = r.generate(sent + SimDuration::from_ms(50), 1, 0, 10 - i as u32, 0, Some(SimDuration::from_ms(50)));
         }
         // Last ACK at 59 ms delivers the 10th segment; it was sent when delivered=0 at t=0
         // (delivered_time reset at first send), so 10 segments over max(9 ms, 59 ms) = 59 ms.
@@ -149,11 +164,21 @@ mod tests {
     }
 
     #[test]
+    fn sample_carries_tx_in_flight_and_losses_since_send() {
+        // Sent with 7 in flight (itself included) when 3 had been lost; 5 more lost before its ACK.
+        let mut r = RateSampler::default();
+        let mut s = r.on_send(SimTime::ZERO, 6, 7, 3);
+        r.on_delivered(&mut s, SimTime::ZERO, 1448, false);
+        let rs = r.generate(SimTime(60_000_000), 1, 0, 7, 8, Some(SimDuration::from_ms(50)));
+        assert_eq!((rs.tx_in_flight, rs.lost), (7, 5));
+    }
+
+    #[test]
     fn intervals_shorter_than_min_rtt_are_invalid() {
         let mut r = RateSampler::default();
-        let mut s = r.on_send(SimTime::ZERO, 0);
+        let mut s = r.on_send(SimTime::ZERO, 0, 1, 0);
         r.on_delivered(&mut s, SimTime::ZERO, 1448, false);
-        let rs = r.generate(SimTime(10_000_000), 1, 0, 1, Some(SimDuration::from_ms(50)));
+        let rs = r.generate(SimTime(10_000_000), 1, 0, 1, 0, Some(SimDuration::from_ms(50)));
         assert_eq!(rs.interval, SimDuration::ZERO);
         assert_eq!(rs.delivery_rate_bps(1448), None);
     }

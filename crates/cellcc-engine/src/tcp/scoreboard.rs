@@ -47,6 +47,12 @@ pub struct Scoreboard {
     retrans: u32,
     /// Duplicate ACKs counted as "SACKed" segments when SACK is off (Linux `tcp_add_reno_sack`).
     dupacks: u32,
+    /// End of the highest SACKed segment: where the IsLost scan starts.
+    high_sacked_end: u64,
+    /// Every segment ending at or below this was already judged by IsLost.
+    lost_judged_upto: u64,
+    /// No segment below this sequence is in state `Lost` (a search hint).
+    lost_hint: u64,
 }
 
 impl Scoreboard {
@@ -61,6 +67,9 @@ impl Scoreboard {
     }
 
     fn set_state(&mut self, i: usize, s: SegState) {
+        if s == SegState::Lost {
+            self.lost_hint = self.lost_hint.min(self.segs[i].start);
+        }
         let old = self.segs[i].state;
         self.count(old, -1);
         self.count(s, 1);
@@ -125,6 +134,7 @@ impl Scoreboard {
         let mut i = first;
         while i < self.segs.len() && self.segs[i].end() <= end {
             if self.segs[i].start >= start && self.segs[i].state != SegState::Sacked {
+                self.high_sacked_end = self.high_sacked_end.max(self.segs[i].end());
                 self.set_state(i, SegState::Sacked);
                 on_sacked(&mut self.segs[i]);
             }
@@ -134,22 +144,31 @@ impl Scoreboard {
 
     /// RFC 6675 §4 IsLost: a segment not SACKed with at least `dupthresh`
     /// SACKed segments above it is lost. Returns the number newly marked.
+    ///
+    /// Every segment below the `dupthresh`-th SACKed segment (counting down from
+    /// the highest) qualifies, and that point only moves up, so each call walks
+    /// from the highest SACK down to it and marks only segments not judged before.
     pub fn mark_lost_by_sack(&mut self, dupthresh: u32) -> u32 {
         if self.sacked < dupthresh {
             return 0;
         }
+        let top = self.segs.partition_point(|s| s.start < self.high_sacked_end);
         let mut sacked_above = 0;
+        let Some(point) = (0..top).rev().find(|&i| {
+            sacked_above += (self.segs[i].state == SegState::Sacked) as u32;
+            sacked_above >= dupthresh
+        }) else {
+            return 0;
+        };
+        let from = self.segs.partition_point(|s| s.end() <= self.lost_judged_upto);
         let mut newly = 0;
-        for i in (0..self.segs.len()).rev() {
-            match self.segs[i].state {
-                SegState::Sacked => sacked_above += 1,
-                SegState::InFlight if sacked_above >= dupthresh => {
-                    self.set_state(i, SegState::Lost);
-                    newly += 1;
-                }
-                _ => {}
+        for i in from..point {
+            if self.segs[i].state == SegState::InFlight {
+                self.set_state(i, SegState::Lost);
+                newly += 1;
             }
         }
+        self.lost_judged_upto = self.lost_judged_upto.max(self.segs[point].start);
         newly
     }
 
@@ -177,11 +196,14 @@ impl Scoreboard {
     }
 
     /// RFC 6675 NextSeg rule 1: the oldest lost segment not yet retransmitted.
-    pub fn next_lost(&self) -> Option<usize> {
+    pub fn next_lost(&mut self) -> Option<usize> {
         if self.lost == 0 {
             return None;
         }
-        self.segs.iter().position(|s| s.state == SegState::Lost)
+        let from = self.segs.partition_point(|s| s.end() <= self.lost_hint);
+        let i = from + self.segs.range(from..).position(|s| s.state == SegState::Lost)?;
+        self.lost_hint = self.segs[i].start;
+        Some(i)
     }
 
     /// Record a retransmission of segment `i`.
@@ -209,6 +231,8 @@ mod tests {
             delivered_time: SimTime::ZERO,
             first_tx_time: SimTime::ZERO,
             app_limited: false,
+            in_flight: 0,
+            lost: 0,
             pending: true,
         };
         let mut b = Scoreboard::default();
@@ -234,6 +258,31 @@ mod tests {
         assert_eq!(b.next_lost(), Some(0));
         // pipe = 6 - 3 SACKed - 2 lost = 1 (segment 5).
         assert_eq!(b.packets_in_flight(), 1);
+    }
+
+    #[test]
+    fn later_sacks_extend_loss_marking_without_remarking() {
+        let mut b = board(10);
+        b.sack(300, 600, |_| {}); // segments 3, 4, 5
+        assert_eq!(b.mark_lost_by_sack(3), 3); // 0, 1, 2
+        b.sack(700, 1000, |_| {}); // segments 7, 8, 9: now 6 has three SACKed above it
+        assert_eq!(b.mark_lost_by_sack(3), 1);
+        assert_eq!(b.lost(), 4);
+        assert_eq!(b.mark_lost_by_sack(3), 0);
+    }
+
+    #[test]
+    fn next_lost_moves_forward_as_holes_are_retransmitted() {
+        let mut b = board(6);
+        b.sack(300, 600, |_| {});
+        b.mark_lost_by_sack(3);
+        let tx = b.get(0).tx;
+        for expect in 0..3 {
+            let i = b.next_lost().unwrap();
+            assert_eq!(i, expect);
+            b.retransmitted(i, SimTime(1), tx);
+        }
+        assert_eq!(b.next_lost(), None);
     }
 
     #[test]

@@ -409,7 +409,8 @@ impl TcpSender {
         self.prr = Prr::new(prior_cwnd);
     }
 
-    /// Linux `tcp_end_cwnd_reduction`: cwnd = ssthresh at the end of recovery.
+    /// Linux `tcp_end_cwnd_reduction`: cwnd = ssthresh at the end of recovery,
+    /// then `CA_EVENT_COMPLETE_CWR` (Westwood+ sets its window there).
     fn exit_recovery(&mut self, now: SimTime) {
         if !self.cc.owns_recovery() {
             let w = self.cc.window_mut();
@@ -417,6 +418,8 @@ impl TcpSender {
                 let ss = w.ssthresh;
                 w.set_cwnd(ss);
             }
+            let v = self.view(now);
+            self.cc.cwnd_event(&v, CwndEvent::CompleteCwr);
         }
         self.dupacks = 0;
         self.board.set_dupacks(0);
@@ -435,7 +438,7 @@ impl TcpSender {
         ece: bool,
     ) {
         let acked_segs = d.cum_segs_unsacked + d.sacked_new;
-        let rs = self.rate.generate(now, acked_segs, newly_lost, prior_in_flight, self.rtt.min_rtt());
+        let rs = self.rate.generate(now, acked_segs, newly_lost, prior_in_flight, self.lost_total, self.rtt.min_rtt());
         let sample = AckSample {
             acked_segs,
             acked_bytes: d.newly_bytes,
@@ -627,7 +630,8 @@ impl TcpSender {
             let v = self.view(now);
             self.cc.cwnd_event(&v, CwndEvent::TxStart);
         }
-        let tx = self.rate.on_send(now, self.board.packets_out());
+        let in_flight = self.board.packets_in_flight() + 1;
+        let tx = self.rate.on_send(now, self.board.packets_out(), in_flight, self.lost_total);
         let seq = self.snd_nxt;
         self.board.push(Seg { start: seq, len, state: SegState::InFlight, sent_at: now, retransmits: 0, tx });
         self.snd_nxt += len as u64;
@@ -636,7 +640,8 @@ impl TcpSender {
     }
 
     fn retransmit(&mut self, now: SimTime, i: usize) -> TcpSegment {
-        let tx = self.rate.on_send(now, self.board.packets_out());
+        let in_flight = self.board.packets_in_flight() + 1;
+        let tx = self.rate.on_send(now, self.board.packets_out(), in_flight, self.lost_total);
         self.board.retransmitted(i, now, tx);
         self.stats.retransmits += 1;
         let s = *self.board.get(i);
@@ -705,7 +710,8 @@ mod tests {
 
     fn established(rtt_ms: u64, supply: AppSupply) -> (TcpSender, SimTime) {
         let p = TcpSpec { sack: Some(false), ..Default::default() }.resolve();
-        let cc = CcConfig::NewReno(Default::default()).build(Window::new(p.initial_cwnd_segs));
+        let cc = CcConfig::NewReno(Default::default())
+            .build(Window::new(p.initial_cwnd_segs), crate::sim::RngStream::new(0, "test:cc"));
         let mut s = TcpSender::new(p, MSS, 52, cc, supply);
         s.start(SimTime::ZERO);
         assert!(s.poll_transmit(SimTime::ZERO).unwrap().flags.has(TcpFlags::SYN));

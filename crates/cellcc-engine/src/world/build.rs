@@ -7,7 +7,7 @@ use super::{Event, Node, World};
 use crate::app::App;
 use crate::cc::Window;
 use crate::error::ScenarioError;
-use crate::link::channel::{ChannelStats, TraceState};
+use crate::link::channel::{ChannelStats, RateSchedule, TraceState};
 use crate::link::loss::LossModel;
 use crate::link::queue::drop_tail::Limit;
 use crate::link::queue::DropTail;
@@ -43,7 +43,7 @@ pub(super) fn build(sc: &Scenario, seed: u64) -> Result<World, RunError> {
     let end = SimTime::from_secs_f64(sc.duration_s);
     let mut flows = Vec::with_capacity(sc.flows.len());
     for i in 0..sc.flows.len() {
-        flows.push(flow(sc, i, &nodes, &channels, &node)?);
+        flows.push(flow(sc, i, &nodes, &channels, &node, seed)?);
     }
     let slot = SimDuration::from_ms_f64(sc.output.slot_ms);
     let duration = end - SimTime::ZERO;
@@ -101,11 +101,15 @@ fn channel(
             })?;
             Server::Trace { schedule, next_k: 0, head_bytes_left: 0, state: TraceState::Idle }
         }
-        (None, Some(mbps)) => Server::Rate {
-            rate_bps: (mbps * 1e6).round().max(1.0) as u64,
-            free_at: SimTime::ZERO,
-            starts: Default::default(),
-        },
+        (None, Some(mbps)) => {
+            let bps = |m: f64| (m * 1e6).round().max(1.0) as u64;
+            let steps = d.rate_changes.iter().flatten().map(|c| (SimTime::from_secs_f64(c.at_s), bps(c.rate_mbps)));
+            Server::Rate {
+                rate: RateSchedule::steps(bps(mbps), steps),
+                free_at: SimTime::ZERO,
+                starts: Default::default(),
+            }
+        }
         (None, None) => unreachable!("validate() requires rate_mbps or trace"),
     };
     let limit = match d.queue.clone().unwrap_or_default() {
@@ -167,6 +171,7 @@ fn flow(
     nodes: &[Node],
     channels: &[Channel],
     node: &dyn Fn(&str) -> NodeId,
+    seed: u64,
 ) -> Result<Flow, ScenarioError> {
     let spec = &sc.flows[i];
     let (src, dst) = (node(&spec.src), node(&spec.dst));
@@ -191,7 +196,8 @@ fn flow(
         TransportSpec::Udp => (Transport::Udp { next_seq: 0 }, "udp".to_string()),
         TransportSpec::Tcp => {
             let cfg = sc.flow_cca(i)?;
-            let cc = cfg.build(Window::new(tcp.initial_cwnd_segs));
+            // The algorithm's own random stream (BBR's start phase, CDG's backoff, NV's reset period).
+            let cc = cfg.build(Window::new(tcp.initial_cwnd_segs), RngStream::new(seed, &format!("flow:{i}:cc")));
             let name = cc.name().to_string();
             let sender = TcpSender::new(tcp.clone(), mss, overhead, cc, app.initial_supply());
             (Transport::Tcp(Box::new(TcpEnds::new(sender, TcpReceiver::new(tcp)))), name)

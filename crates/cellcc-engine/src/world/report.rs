@@ -19,7 +19,7 @@ pub struct Traces {
     cwnd_bytes: Vec<u64>,
     ssthresh_bytes: Vec<u64>,
     pacing_bps: Vec<u64>,
-    ca_state: Vec<String>,
+    ca_state: Vec<&'static str>,
     rtt_flow: Vec<u64>,
     rtt_t: Vec<f64>,
     rtt_ms: Vec<f64>,
@@ -44,7 +44,7 @@ impl Traces {
         self.cwnd_bytes.push(row.0);
         self.ssthresh_bytes.push(row.1);
         self.pacing_bps.push(row.2);
-        self.ca_state.push(row.3.as_str().to_string());
+        self.ca_state.push(row.3.as_str());
     }
 
     pub fn rtt_row(&mut self, f: FlowId, o: RttObs) {
@@ -59,13 +59,13 @@ impl Traces {
     }
 }
 
-/// Nearest-rank percentile of sorted data (NaN when empty).
-fn percentile(sorted: &[f64], q: f64) -> f64 {
-    if sorted.is_empty() {
+/// Nearest-rank percentile (NaN when empty); reorders `v` (selection, O(n)).
+fn percentile(v: &mut [f64], q: f64) -> f64 {
+    if v.is_empty() {
         return f64::NAN;
     }
-    let rank = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
-    sorted[rank - 1]
+    let rank = ((q * v.len() as f64).ceil() as usize).clamp(1, v.len());
+    *v.select_nth_unstable_by(rank - 1, f64::total_cmp).1
 }
 
 fn ids(world: &World, idx: &[u64]) -> Column {
@@ -131,7 +131,6 @@ fn flows_table(w: &mut World, end: SimTime) -> Table {
     t.push("retransmits", col_u(&|x| tcp(x).map_or(0, |s| s.stats.retransmits)));
     t.push("timeouts", col_u(&|x| tcp(x).map_or(0, |s| s.stats.timeouts)));
     let mut rtts: Vec<Vec<f64>> = std::mem::take(&mut w.trace.rtt_by_flow);
-    rtts.iter_mut().for_each(|v| v.sort_unstable_by(f64::total_cmp));
     let mean = |v: &Vec<f64>| {
         if v.is_empty() {
             f64::NAN
@@ -140,8 +139,8 @@ fn flows_table(w: &mut World, end: SimTime) -> Table {
         }
     };
     t.push("rtt_mean_ms", Column::F64(rtts.iter().map(mean).collect()));
-    t.push("rtt_p50_ms", Column::F64(rtts.iter().map(|v| percentile(v, 0.5)).collect()));
-    t.push("rtt_p95_ms", Column::F64(rtts.iter().map(|v| percentile(v, 0.95)).collect()));
+    t.push("rtt_p50_ms", Column::F64(rtts.iter_mut().map(|v| percentile(v, 0.5)).collect()));
+    t.push("rtt_p95_ms", Column::F64(rtts.iter_mut().map(|v| percentile(v, 0.95)).collect()));
     t.push("app_bytes_delivered", col_u(&|x| x.app_bytes));
     t.push("first_tx_s", col_f(&|x| x.stats.first_tx.map_or(f64::NAN, |t| t.as_secs_f64())));
     t.push("last_rx_s", col_f(&|x| x.stats.last_rx.map_or(f64::NAN, |t| t.as_secs_f64())));
@@ -234,7 +233,7 @@ fn cwnd_table(w: &World) -> Table {
     t.push("cwnd_bytes", Column::U64(tr.cwnd_bytes.clone()));
     t.push("ssthresh_bytes", Column::U64(tr.ssthresh_bytes.clone()));
     t.push("pacing_rate_bps", Column::U64(tr.pacing_bps.clone()));
-    t.push("ca_state", Column::Str(tr.ca_state.clone()));
+    t.push("ca_state", Column::Str(tr.ca_state.iter().map(|s| s.to_string()).collect()));
     t
 }
 
@@ -246,4 +245,18 @@ fn rtt_table(w: &World) -> Table {
     t.push("rtt_ms", Column::F64(tr.rtt_ms.clone()));
     t.push("srtt_ms", Column::F64(tr.srtt_ms.clone()));
     t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::percentile;
+
+    #[test]
+    fn nearest_rank_percentiles() {
+        // Nearest rank: p50 of 1..=10 is the 5th value, p95 the 10th.
+        let mut v: Vec<f64> = (1..=10).rev().map(f64::from).collect();
+        assert_eq!(percentile(&mut v, 0.5), 5.0);
+        assert_eq!(percentile(&mut v, 0.95), 10.0);
+        assert!(percentile(&mut [], 0.5).is_nan());
+    }
 }

@@ -1,0 +1,49 @@
+# cellcc: the two commands first.
+#   make run    build everything into .venv and rank every CCA on the bundled default scenarios
+#   make test   build, then cargo test + pytest
+# Also: make bench, make lint, make docs. Installation is stamped: a second call reinstalls nothing
+# unless Rust sources, Cargo files or pyproject.toml changed (Python sources are installed editable).
+
+VENV    := .venv
+BIN     := $(VENV)/bin
+PYTHON  ?= python3
+# Rebuild the extension when any of these change.
+RUST_INPUTS := Cargo.toml Cargo.lock rustfmt.toml $(shell find crates -name '*.rs' -o -name Cargo.toml)
+TOOLS_STAMP := $(VENV)/.stamp-tools
+BUILD_STAMP := $(VENV)/.stamp-cellcc
+
+.PHONY: run test bench lint docs install
+
+run: $(BUILD_STAMP)
+	$(BIN)/cellcc compare
+
+test: $(BUILD_STAMP)
+	cargo test --workspace
+	$(BIN)/pytest
+
+bench:
+	cargo run --release -p cellcc-engine --bin cellcc-bench
+
+lint: $(BUILD_STAMP)
+	cargo fmt --all --check
+	cargo clippy --workspace --all-targets -- -D warnings
+	$(BIN)/ruff check python tests examples scripts
+	$(BIN)/ruff format --check python tests examples scripts
+
+docs: $(BUILD_STAMP)
+	$(BIN)/python scripts/make_docs.py
+
+install: $(BUILD_STAMP)
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(TOOLS_STAMP): $(BIN)/python
+	$(BIN)/python -m pip install --quiet --upgrade pip 'maturin>=1.9,<2'
+	touch $@
+
+# maturin installs the package editable (python/ on sys.path), its dependencies and the `dev` extra,
+# and builds the Rust extension in release mode.
+$(BUILD_STAMP): $(TOOLS_STAMP) $(RUST_INPUTS) pyproject.toml
+	VIRTUAL_ENV=$(abspath $(VENV)) $(BIN)/maturin develop --release --extras dev
+	touch $@

@@ -1,0 +1,89 @@
+//! Engine values -> Python objects. Tables become `dict[column, list]` in the
+//! engine's column order; JSON values go through Python's own `json` module,
+//! so numbers and nesting arrive exactly as the engine wrote them.
+
+use cellcc_engine::cc::{CcConfig, CcDoc};
+use cellcc_engine::output::{Column, Table};
+use cellcc_engine::RunOutput;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList};
+
+/// A JSON document as the equivalent Python object.
+pub fn json_to_py<'py>(py: Python<'py>, value: &serde_json::Value) -> PyResult<Bound<'py, PyAny>> {
+    py.import("json")?.call_method1("loads", (value.to_string(),))
+}
+
+fn column_to_py<'py>(py: Python<'py>, column: &Column) -> PyResult<Bound<'py, PyList>> {
+    match column {
+        Column::F64(v) => PyList::new(py, v),
+        Column::U64(v) => PyList::new(py, v),
+        Column::Str(v) => PyList::new(py, v),
+    }
+}
+
+/// `{column: list}` preserving the engine's column order (dicts keep insertion order).
+pub fn table_to_py<'py>(py: Python<'py>, table: &Table) -> PyResult<Bound<'py, PyDict>> {
+    let dict = PyDict::new(py);
+    for (name, column) in &table.columns {
+        dict.set_item(*name, column_to_py(py, column)?)?;
+    }
+    Ok(dict)
+}
+
+/// `{summary, flows, timeseries, queues, cwnd, rtt, pcaps}`.
+pub fn run_output_to_py<'py>(py: Python<'py>, out: &RunOutput) -> PyResult<Bound<'py, PyDict>> {
+    let dict = PyDict::new(py);
+    dict.set_item("summary", json_to_py(py, &out.summary)?)?;
+    let tables = [
+        ("flows", &out.flows),
+        ("timeseries", &out.timeseries),
+        ("queues", &out.queues),
+        ("cwnd", &out.cwnd),
+        ("rtt", &out.rtt),
+    ];
+    for (name, table) in tables {
+        dict.set_item(name, table_to_py(py, table)?)?;
+    }
+    let pcaps = PyDict::new(py);
+    for (name, bytes) in &out.pcaps {
+        pcaps.set_item(name, PyBytes::new(py, bytes))?;
+    }
+    dict.set_item("pcaps", pcaps)?;
+    Ok(dict)
+}
+
+/// One registry entry: `{name, family, source, summary, params: [{name, doc, default}]}`.
+/// Parameters are listed in the documentation's order; a default the docs do not
+/// mention is still listed, so nothing the algorithm accepts is hidden.
+pub fn cca_to_py<'py>(py: Python<'py>, doc: &CcDoc) -> PyResult<Bound<'py, PyDict>> {
+    let defaults = CcConfig::default_params(doc.name).unwrap_or_else(|| serde_json::json!({}));
+    let defaults = defaults.as_object().cloned().unwrap_or_default();
+    let params = PyList::empty(py);
+    for (name, text) in doc.params {
+        params.append(param_to_py(py, name, text, defaults.get(*name))?)?;
+    }
+    for (name, default) in defaults.iter().filter(|(k, _)| !doc.params.iter().any(|(p, _)| p == k)) {
+        params.append(param_to_py(py, name, "", Some(default))?)?;
+    }
+    let family = serde_json::to_value(doc.family).unwrap_or(serde_json::Value::Null);
+    let dict = PyDict::new(py);
+    dict.set_item("name", doc.name)?;
+    dict.set_item("family", json_to_py(py, &family)?)?;
+    dict.set_item("source", doc.source)?;
+    dict.set_item("summary", doc.summary)?;
+    dict.set_item("params", params)?;
+    Ok(dict)
+}
+
+fn param_to_py<'py>(
+    py: Python<'py>,
+    name: &str,
+    doc: &str,
+    default: Option<&serde_json::Value>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let dict = PyDict::new(py);
+    dict.set_item("name", name)?;
+    dict.set_item("doc", doc)?;
+    dict.set_item("default", json_to_py(py, default.unwrap_or(&serde_json::Value::Null))?)?;
+    Ok(dict)
+}

@@ -1,0 +1,48 @@
+"""Type stubs of the Rust extension `cellcc._core` (crates/cellcc-py). Conversion only."""
+
+from typing import Any, TypedDict
+
+SCHEMA_VERSION: int
+
+class ScenarioError(ValueError):
+    """The scenario is invalid. ``str(e)`` is ``"<path>: got <value>; allowed: <allowed>"``."""
+
+    path: str
+    value: str
+    allowed: str
+
+class EngineError(RuntimeError):
+    """The engine failed for a reason other than bad input (including a caught panic)."""
+
+class CcaParam(TypedDict):
+    name: str
+    doc: str
+    default: Any
+
+class CcaInfo(TypedDict):
+    name: str
+    family: str
+    source: str
+    summary: str
+    params: list[CcaParam]
+
+class RunTables(TypedDict):
+    summary: dict[str, Any]
+    flows: dict[str, list[Any]]
+    timeseries: dict[str, list[Any]]
+    queues: dict[str, list[Any]]
+    cwnd: dict[str, list[Any]]
+    rtt: dict[str, list[Any]]
+    pcaps: dict[str, bytes]
+
+def validate(json: str) -> str:
+    """Validate a scenario (JSON text) and return its canonical JSON. Raises ScenarioError."""
+
+def run(json: str, seed: int) -> RunTables:
+    """Simulate a scenario (JSON text) with ``seed``; releases the GIL while the engine runs."""
+
+def ccas() -> list[CcaInfo]:
+    """The congestion-control registry: name, family, source, summary, params with defaults."""
+
+def engine_version() -> str:
+    """Version of the Rust engine crate."""

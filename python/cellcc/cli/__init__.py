@@ -1,0 +1,1 @@
+"""The ``cellcc`` command line (typer). Entry point: :func:`cellcc.cli.main.main`."""

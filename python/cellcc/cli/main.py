@@ -1,0 +1,144 @@
+"""``cellcc``: run, compare and validate scenarios; list congestion controls.
+
+Every command prints one clear line and exits 2 on a user mistake
+(see :mod:`cellcc.cli.errors`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+import typer
+from rich.console import Console
+
+from cellcc import _core
+from cellcc.cli import render
+from cellcc.cli.errors import reported
+from cellcc.cli.options import (
+    CcaOpt,
+    JsonOpt,
+    OptionalScenarioArg,
+    OutDirOpt,
+    OutTableOpt,
+    ScenarioArg,
+    SeedOpt,
+    SeedsOpt,
+    WorkersOpt,
+)
+from cellcc.compare import compare_runs, summarise
+from cellcc.errors import UserError
+from cellcc.provenance import cellcc_version
+from cellcc.runner import run_one
+from cellcc.scenario import Scenario, bundled_names
+from cellcc.store import write_run
+
+app = typer.Typer(
+    name="cellcc",
+    help="Deterministic simulator of TCP congestion control. Scenarios are TOML or JSON files, "
+    f"or a bundled name ({', '.join(bundled_names())}).",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+#: Width of tables when stdout is not a terminal (logs, CI, pipes); a terminal uses its own width.
+_PIPE_WIDTH = 120
+_out = Console() if sys.stdout.isatty() else Console(width=_PIPE_WIDTH)
+
+#: Table formats `compare --out` writes, by file suffix.
+_TABLE_SUFFIXES = (".csv", ".parquet")
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"cellcc {cellcc_version()} (engine {_core.engine_version()}, schema {_core.SCHEMA_VERSION})")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print versions and exit."),
+) -> None:
+    """cellcc command line."""
+
+
+@app.command()
+def run(scenario: ScenarioArg, seed: SeedOpt = None, out: OutDirOpt = None) -> None:
+    """Simulate SCENARIO once and print per-flow results; --out writes summary, tables and pcaps."""
+    with reported():
+        sc = Scenario.resolve(scenario)
+        result = run_one(sc, sc.seed if seed is None else seed)
+        _out.print(render.flows_table(result.flows, f"{sc.name} (seed {result.seed})"))
+        if out is not None:
+            _out.print(f"wrote {write_run(result, out)}")
+
+
+@app.command()
+def compare(
+    scenario: OptionalScenarioArg = "default",
+    cca: CcaOpt = None,
+    seeds: SeedsOpt = 5,
+    workers: WorkersOpt = None,
+    out: OutTableOpt = None,
+) -> None:
+    """Rank CCAs on SCENARIO: every TCP flow runs each CCA for --seeds seeds; mean and 95% CI."""
+    with reported():
+        if out is not None and out.suffix.lower() not in _TABLE_SUFFIXES:
+            raise UserError("--out", json.dumps(str(out)), "a file ending in .csv or .parquet")
+        runs = compare_runs(None if scenario == "default" else scenario, cca, seeds, workers=workers, progress=True)
+        table = summarise(runs)
+        for name in dict.fromkeys(table["scenario"]):
+            _out.print(render.compare_table(table, name, seeds))
+        if out is not None:
+            _write_table(table, out)
+            _out.print(f"wrote {out}")
+
+
+def _write_table(table, path: Path) -> None:
+    """Write the comparison table atomically (temp file + rename)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    os.close(fd)
+    try:
+        if path.suffix.lower() == ".csv":
+            table.to_csv(tmp, index=False)
+        else:
+            table.to_parquet(tmp, index=False)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+@app.command()
+def validate(scenario: ScenarioArg, as_json: JsonOpt = False) -> None:
+    """Check SCENARIO against the schema; --json prints the canonical form with every default."""
+    with reported():
+        sc = Scenario.resolve(scenario)
+        if as_json:
+            typer.echo(json.dumps(sc.to_dict(), indent=2, sort_keys=True))
+            return
+        doc = sc.to_dict()
+        typer.echo(
+            f"ok: {sc.name}: {len(doc['nodes'])} nodes, {len(doc['links'])} links, {len(doc['flows'])} flows, "
+            f"{doc['duration_s']} s; sha256 {sc.sha256[:16]}"
+        )
+
+
+@app.command()
+def ccas(as_json: JsonOpt = False) -> None:
+    """List the congestion controls: family, source and parameters with defaults."""
+    with reported():
+        registry = _core.ccas()
+        if as_json:
+            typer.echo(json.dumps(registry, indent=2))
+            return
+        _out.print(render.ccas_table(registry))
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app()

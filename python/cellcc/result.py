@@ -1,0 +1,75 @@
+"""The result of one run: the engine's tables as pandas DataFrames, plus the summary.
+
+Columns and units are the engine's (``crates/cellcc-engine/src/output.rs``):
+
+- ``flows``: one row per flow, ns-3 FlowMonitor statistics (throughput_bps, mean_delay_ms, ...).
+- ``timeseries``: one row per (flow, slot).
+- ``queues``: one row per (link direction, slot).
+- ``cwnd``: one row per change of cwnd/ssthresh/pacing rate.
+- ``rtt``: one row per RTT sample.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from cellcc.provenance import provenance
+from cellcc.scenario import Scenario
+
+if TYPE_CHECKING:
+    from cellcc._core import RunTables
+
+__all__ = ["TABLES", "Result"]
+
+#: The engine's tables, in the order they are written.
+TABLES = ("flows", "timeseries", "queues", "cwnd", "rtt")
+
+
+def _frame(columns: dict[str, list[Any]]) -> pd.DataFrame:
+    """A DataFrame in the engine's column order."""
+    return pd.DataFrame({name: pd.Series(values) for name, values in columns.items()}, columns=list(columns))
+
+
+@dataclass(frozen=True, eq=False)
+class Result:
+    """One run. ``summary`` is the engine's; ``provenance`` says what produced it."""
+
+    scenario: Scenario
+    seed: int
+    summary: dict[str, Any]
+    provenance: dict[str, Any]
+    flows: pd.DataFrame
+    timeseries: pd.DataFrame
+    queues: pd.DataFrame
+    cwnd: pd.DataFrame
+    rtt: pd.DataFrame
+    pcaps: dict[str, bytes] = field(default_factory=dict)
+
+    @classmethod
+    def from_core(cls, scenario: Scenario, seed: int, raw: RunTables) -> Result:
+        """Wrap what ``_core.run`` returned."""
+        return cls(
+            scenario=scenario,
+            seed=seed,
+            summary=raw["summary"],
+            provenance=provenance(scenario.sha256, scenario.name, seed),
+            pcaps=dict(raw["pcaps"]),
+            **{name: _frame(raw[name]) for name in TABLES},  # type: ignore[literal-required]
+        )
+
+    def tables(self) -> dict[str, pd.DataFrame]:
+        """``{name: DataFrame}`` for every table, in write order."""
+        return {name: getattr(self, name) for name in TABLES}
+
+    def save(self, out_dir: str | Path) -> Path:
+        """Write this run to ``out_dir`` atomically (see :mod:`cellcc.store`)."""
+        from cellcc.store import write_run
+
+        return write_run(self, out_dir)
+
+    def __repr__(self) -> str:
+        return f"Result(scenario={self.scenario.name!r}, seed={self.seed}, flows={len(self.flows)})"

@@ -1,0 +1,199 @@
+"""Scenarios: load TOML, JSON or a dict and hand it to the engine to validate.
+
+The schema is the engine's (``crates/cellcc-engine/src/scenario``); nothing here
+declares a field. Python only parses files, resolves relative ``trace`` paths
+against the scenario file's folder (so a scenario runs from any directory), and
+keeps the engine's canonical JSON, over which the scenario hash is taken.
+
+>>> sc = Scenario.bundled("bottleneck")
+>>> sc.name
+'bottleneck'
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import sys
+from functools import cached_property
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from cellcc import _core
+from cellcc.errors import UserError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+__all__ = ["DEFAULT_SET", "Scenario", "bundled_names", "resolve_many"]
+
+#: The scenarios `cellcc compare` runs when given none (or `default`).
+DEFAULT_SET = ("bottleneck", "variable")
+
+#: Keys whose string values are file paths, resolved against the scenario's folder.
+_PATH_KEYS = frozenset({"trace"})
+
+
+def _data_dir() -> Path:
+    return Path(str(resources.files("cellcc") / "data"))
+
+
+def bundled_names() -> list[str]:
+    """Names of the scenarios shipped in ``cellcc/data`` (file stems), sorted."""
+    return sorted(p.stem for p in _data_dir().glob("*.toml"))
+
+
+def _resolve_paths(node: Any, base_dir: Path, where: str) -> Any:
+    """Copy of ``node`` with relative path fields made absolute; missing files are errors."""
+    if isinstance(node, dict):
+        out = {}
+        for key, value in node.items():
+            path = f"{where}.{key}" if where else str(key)
+            if key in _PATH_KEYS and isinstance(value, str) and value:
+                out[key] = _existing_file(base_dir, value, path)
+            else:
+                out[key] = _resolve_paths(value, base_dir, path)
+        return out
+    if isinstance(node, list):
+        return [_resolve_paths(v, base_dir, f"{where}[{i}]") for i, v in enumerate(node)]
+    return node
+
+
+def _existing_file(base_dir: Path, value: str, path: str) -> str:
+    resolved = (base_dir / value).resolve()
+    if not resolved.is_file():
+        raise UserError(
+            path,
+            json.dumps(value),
+            "an existing Mahimahi trace file (a relative path is read from the scenario's folder)",
+        )
+    return str(resolved)
+
+
+def _parse_file(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise UserError(
+            "scenario",
+            json.dumps(str(path)),
+            f"an existing .toml or .json file, or a bundled name ({', '.join(bundled_names())})",
+        ) from None
+    except (IsADirectoryError, PermissionError, UnicodeDecodeError) as e:
+        raise UserError("scenario", json.dumps(str(path)), f"a readable UTF-8 file ({e.__class__.__name__})") from None
+    if path.suffix.lower() == ".json":
+        try:
+            doc = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise UserError(str(path), "", f"invalid JSON: {e}") from None
+    else:
+        try:
+            doc = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as e:
+            raise UserError(str(path), "", f"invalid TOML: {e}") from None
+    if not isinstance(doc, dict):
+        raise UserError(str(path), type(doc).__name__, "a table/object at the top level")
+    return doc
+
+
+class Scenario:
+    """A scenario the engine has validated: its canonical JSON and where it came from.
+
+    Build one with :meth:`load` (a file), :meth:`from_dict`, :meth:`bundled`, or
+    :meth:`resolve` (any of those). Instances are immutable; :meth:`with_cca`
+    returns a new one.
+    """
+
+    def __init__(self, canonical_json: str, source: str = "<dict>") -> None:
+        self._json = _core.validate(canonical_json)
+        self.source = source
+
+    @classmethod
+    def from_dict(cls, doc: dict[str, Any], base_dir: str | Path | None = None, source: str = "<dict>") -> Scenario:
+        """Validate a parsed document; relative ``trace`` paths are read from ``base_dir`` (default: cwd)."""
+        if not isinstance(doc, dict):
+            raise UserError("scenario", type(doc).__name__, "a dict (a parsed TOML/JSON document)")
+        resolved = _resolve_paths(doc, Path(base_dir) if base_dir is not None else Path.cwd(), "")
+        return cls(json.dumps(resolved), source)
+
+    @classmethod
+    def load(cls, path: str | Path) -> Scenario:
+        """Read a ``.toml`` (or ``.json``) scenario file."""
+        path = Path(path)
+        return cls.from_dict(_parse_file(path), base_dir=path.resolve().parent, source=str(path))
+
+    @classmethod
+    def bundled(cls, name: str) -> Scenario:
+        """One of the scenarios shipped with cellcc (see :func:`bundled_names`)."""
+        if name not in bundled_names():
+            raise UserError("scenario", json.dumps(name), f"one of the bundled scenarios {', '.join(bundled_names())}")
+        return cls.load(_data_dir() / f"{name}.toml")
+
+    @classmethod
+    def resolve(cls, spec: str | Path | dict[str, Any] | Scenario) -> Scenario:
+        """A Scenario from a path, a bundled name, a dict, or a Scenario (returned as is)."""
+        if isinstance(spec, Scenario):
+            return spec
+        if isinstance(spec, dict):
+            return cls.from_dict(spec)
+        path = Path(spec)
+        if not path.exists() and isinstance(spec, str) and spec in bundled_names():
+            return cls.bundled(spec)
+        return cls.load(path)
+
+    @property
+    def json(self) -> str:
+        """Canonical JSON (stable key order), as the engine wrote it."""
+        return self._json
+
+    @cached_property
+    def _doc(self) -> dict[str, Any]:
+        return json.loads(self._json)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A fresh copy of the canonical document (every default filled in)."""
+        return copy.deepcopy(self._doc)
+
+    @property
+    def name(self) -> str:
+        """The scenario's ``name``, else the file stem of its source."""
+        return self._doc.get("name") or Path(self.source).stem
+
+    @property
+    def seed(self) -> int:
+        """The scenario's default seed."""
+        return int(self._doc["seed"])
+
+    @cached_property
+    def sha256(self) -> str:
+        """SHA-256 of the canonical JSON: the scenario's identity in provenance."""
+        return hashlib.sha256(self._json.encode("utf-8")).hexdigest()
+
+    def with_cca(self, cca: str) -> Scenario:
+        """This scenario with every TCP flow using ``cca`` at its default parameters."""
+        doc = self.to_dict()
+        for flow in doc["flows"]:
+            if flow.get("transport", "tcp") == "tcp":
+                flow["cca"] = cca
+                flow["cca_params"] = None
+        return Scenario(json.dumps(doc), self.source)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Scenario) and other._json == self._json
+
+    def __hash__(self) -> int:
+        return hash(self._json)
+
+    def __repr__(self) -> str:
+        return f"Scenario(name={self.name!r}, source={self.source!r}, sha256={self.sha256[:12]})"
+
+
+def resolve_many(spec: str | Path | dict[str, Any] | Scenario | None) -> list[Scenario]:
+    """``None`` or ``"default"`` -> the bundled default set; anything else -> one scenario."""
+    if spec is None or (isinstance(spec, str) and spec == "default" and not Path(spec).exists()):
+        return [Scenario.bundled(name) for name in DEFAULT_SET]
+    return [Scenario.resolve(spec)]

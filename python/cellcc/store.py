@@ -1,0 +1,108 @@
+"""Results on disk: one folder per run, written atomically.
+
+Layout of a run folder::
+
+    summary.json      {"provenance": {...}, "summary": {...}}  (sorted keys)
+    scenario.json     the canonical scenario the engine ran
+    flows.parquet  timeseries.parquet  queues.parquet  cwnd.parquet  rtt.parquet
+    <capture>.pcap    one per captured link direction
+
+Atomic: everything is written into a hidden temporary folder beside the target
+and renamed into place at the end, so a failed or interrupted run leaves no
+folder (or the previous one) behind, never a half-written one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import tempfile
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from cellcc.result import TABLES, Result
+from cellcc.scenario import Scenario
+
+__all__ = ["read_run", "write_atomically", "write_run"]
+
+#: Characters allowed in a pcap file name; anything else becomes "_".
+_UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._:-]")
+
+
+#: Mode of a run folder before the umask (mkdtemp makes it private, 0o700).
+_FOLDER_MODE = 0o777
+
+
+def _umask() -> int:
+    current = os.umask(0)
+    os.umask(current)
+    return current
+
+
+def _dump_json(obj: object) -> str:
+    return json.dumps(obj, sort_keys=True, indent=2, allow_nan=True) + "\n"
+
+
+def _write_parquet(frame: pd.DataFrame, path: Path) -> None:
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    pq.write_table(table, path, compression="zstd")
+
+
+def write_atomically(out_dir: str | Path, fill) -> Path:
+    """Create ``out_dir`` by calling ``fill(tmp_dir)`` and renaming; replaces an existing folder."""
+    target = Path(out_dir).resolve()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
+    try:
+        os.chmod(tmp, _FOLDER_MODE & ~_umask())
+        fill(tmp)
+        if target.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
+            target.rename(old / target.name)
+            tmp.rename(target)
+            shutil.rmtree(old)
+        else:
+            tmp.rename(target)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return target
+
+
+def write_run(result: Result, out_dir: str | Path) -> Path:
+    """Write ``result`` to ``out_dir`` (see the module doc); returns the folder."""
+
+    def fill(tmp: Path) -> None:
+        (tmp / "summary.json").write_text(
+            _dump_json({"provenance": result.provenance, "summary": result.summary}), encoding="utf-8"
+        )
+        (tmp / "scenario.json").write_text(_dump_json(result.scenario.to_dict()), encoding="utf-8")
+        for name, frame in result.tables().items():
+            _write_parquet(frame, tmp / f"{name}.parquet")
+        for name, data in result.pcaps.items():
+            (tmp / f"{_UNSAFE_NAME.sub('_', name)}.pcap").write_bytes(data)
+
+    return write_atomically(out_dir, fill)
+
+
+def read_run(run_dir: str | Path) -> Result:
+    """Load a run folder written by :func:`write_run`."""
+    run_dir = Path(run_dir)
+    head = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
+    scenario_doc = json.loads((run_dir / "scenario.json").read_text(encoding="utf-8"))
+    scenario = Scenario(json.dumps(scenario_doc), source=str(run_dir / "scenario.json"))
+    tables = {name: pq.read_table(run_dir / f"{name}.parquet").to_pandas() for name in TABLES}
+    pcaps = {p.stem: p.read_bytes() for p in sorted(run_dir.glob("*.pcap"))}
+    return Result(
+        scenario=scenario,
+        seed=int(head["provenance"]["seed"]),
+        summary=head["summary"],
+        provenance=head["provenance"],
+        pcaps=pcaps,
+        **tables,
+    )

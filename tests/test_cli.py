@@ -1,0 +1,67 @@
+"""The command line's happy paths that need no simulation: help, version, registry, validation."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import cellcc
+from cellcc import _core
+
+COMMANDS = ["run", "compare", "validate", "ccas"]
+
+
+@pytest.mark.parametrize("command", [[], *([c] for c in COMMANDS)], ids=["root", *COMMANDS])
+def test_help_everywhere(cli, command):
+    result = cli(*command, "--help")
+    assert result.exit_code == 0, result.stderr
+    assert "Usage" in result.stdout
+
+
+def test_no_arguments_shows_help(cli):
+    result = cli()
+    assert "Usage" in result.stdout + result.stderr
+    assert "compare" in result.stdout + result.stderr
+
+
+def test_version(cli):
+    result = cli("--version")
+    assert result.exit_code == 0
+    assert result.stdout.strip() == (
+        f"cellcc {cellcc.__version__} (engine {_core.engine_version()}, schema {_core.SCHEMA_VERSION})"
+    )
+
+
+def test_ccas_lists_reno_and_newreno_with_family_and_source(cli):
+    result = cli("ccas", "--json")
+    assert result.exit_code == 0, result.stderr
+    registry = {c["name"]: c for c in json.loads(result.stdout)}
+    for name in ("reno", "newreno"):
+        assert registry[name]["family"] == "loss"
+        assert "RFC" in registry[name]["source"]
+    table = cli("ccas")
+    assert table.exit_code == 0
+    assert "reno" in table.stdout and "newreno" in table.stdout and "loss" in table.stdout
+
+
+def test_ccas_table_lists_every_registered_algorithm(cli):
+    table = cli("ccas").stdout
+    for entry in _core.ccas():
+        assert entry["name"] in table
+
+
+@pytest.mark.parametrize("name", ["bottleneck", "variable"])
+def test_validate_bundled(cli, name):
+    result = cli("validate", name)
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.startswith(f"ok: {name}: 3 nodes, 2 links, 1 flows")
+
+
+def test_validate_json_prints_canonical_defaults(cli, base_doc, write_doc):
+    del base_doc["output"]
+    result = cli("validate", write_doc(base_doc), "--json")
+    assert result.exit_code == 0, result.stderr
+    doc = json.loads(result.stdout)
+    assert doc["output"]["slot_ms"] == 100.0
+    assert doc["links"][1]["mtu_bytes"] == 1500

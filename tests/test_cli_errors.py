@@ -1,0 +1,152 @@
+"""Bad input on the command line: exit code 2, one line on stderr naming the field, no
+traceback, and nothing half-written."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+Mutation = Callable[[dict[str, Any]], None]
+
+
+def _set(path: list[str | int], value: Any) -> Mutation:
+    def apply(doc: dict[str, Any]) -> None:
+        node: Any = doc
+        for key in path[:-1]:
+            node = node[key]
+        node[path[-1]] = value
+
+    return apply
+
+
+def _drop(path: list[str | int]) -> Mutation:
+    def apply(doc: dict[str, Any]) -> None:
+        node: Any = doc
+        for key in path[:-1]:
+            node = node[key]
+        del node[path[-1]]
+
+    return apply
+
+
+def _udp_bulk(doc: dict[str, Any]) -> None:
+    doc["flows"][0].update(transport="udp", cca=None)
+
+
+# (case id, mutation of the valid base scenario, text the one error line must contain)
+BAD_SCENARIOS: list[tuple[str, Mutation, str]] = [
+    ("unknown-top-level-field", _set(["colour"], "red"), "colour: unknown field"),
+    ("unknown-nested-field", _set(["links", 1, "bogus"], 1), "links[1].bogus: unknown field"),
+    ("wrong-type", _set(["duration_s"], "long"), "duration_s: invalid type"),
+    ("negative-rate", _set(["links", 1, "rate_mbps"], -5), "links[1].forward.rate_mbps: got -5"),
+    (
+        "probability-above-one",
+        _set(["links", 1, "forward", "loss"], {"kind": "bernoulli", "p": 1.5}),
+        "links[1].forward.loss.p: got 1.5",
+    ),
+    ("unknown-node-reference", _set(["flows", 0, "dst"], "nowhere"), 'flows[0].dst: got "nowhere"'),
+    ("unknown-cca", _set(["flows", 0, "cca"], "bbr9"), 'flows[0].cca: got "bbr9"; allowed: one of reno'),
+    ("bad-cca-params-field", _set(["flows", 0, "cca_params"], {"beta": 1}), "flows[0].cca_params"),
+    ("missing-required-field", _drop(["duration_s"]), "missing field `duration_s`"),
+    ("missing-app", _drop(["flows", 0, "app"]), "flows[0]: missing field `app`"),
+    ("duplicate-id", _set(["nodes", 1, "id"], "server"), 'nodes[1].id: got "server"'),
+    ("udp-with-bulk-app", _udp_bulk, "flows[0].app.kind"),
+    ("bad-pcap-link-id", _set(["output", "pcap"], ["nolink"]), 'output.pcap[0]: got "nolink"'),
+    ("wrong-version", _set(["version"], 2), "version: got 2; allowed: 1"),
+    ("mtu-too-small", _set(["links", 1, "mtu_bytes"], 20), "links[1].mtu_bytes: got 20"),
+    ("unknown-queue-kind", _set(["links", 1, "forward", "queue"], {"kind": "red"}), "links[1].forward.queue.kind"),
+    ("negative-seed", _set(["seed"], -1), "seed: invalid value"),
+    ("missing-trace-file", _set(["links", 1, "forward", "trace"], "no-such.trace"), "links[1].forward.trace"),
+]
+
+
+def assert_one_clear_line(result, expected: str) -> None:
+    assert result.exit_code == 2, (result.exit_code, result.stdout, result.stderr)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("error: "), lines[0]
+    assert expected in lines[0], lines[0]
+    assert "Traceback" not in result.stdout + result.stderr
+
+
+@pytest.mark.parametrize(("mutate", "expected"), [c[1:] for c in BAD_SCENARIOS], ids=[c[0] for c in BAD_SCENARIOS])
+def test_bad_scenario_is_one_line_naming_the_field(cli, base_doc, write_doc, mutate, expected):
+    doc = copy.deepcopy(base_doc)
+    mutate(doc)
+    path = write_doc(doc)
+    assert_one_clear_line(cli("validate", path), expected)
+
+
+@pytest.mark.parametrize(
+    ("mutate", "expected"), [c[1:] for c in BAD_SCENARIOS[:6]], ids=[c[0] for c in BAD_SCENARIOS[:6]]
+)
+def test_run_with_bad_scenario_writes_nothing(cli, base_doc, write_doc, tmp_path, mutate, expected):
+    doc = copy.deepcopy(base_doc)
+    mutate(doc)
+    out = tmp_path / "out"
+    assert_one_clear_line(cli("run", write_doc(doc), "--out", out), expected)
+    assert not out.exists()
+    assert [p.name for p in tmp_path.iterdir()] == ["scenario.json"]
+
+
+def test_bad_toml_syntax(cli, tmp_path: Path):
+    path = tmp_path / "broken.toml"
+    path.write_text("version = 1\nduration_s = = 3\n", encoding="utf-8")
+    assert_one_clear_line(cli("validate", path), "invalid TOML")
+
+
+def test_bad_json_syntax(cli, tmp_path: Path):
+    path = tmp_path / "broken.json"
+    path.write_text('{"version": 1,', encoding="utf-8")
+    assert_one_clear_line(cli("validate", path), "invalid JSON")
+
+
+def test_toml_unknown_field_names_it(cli, tmp_path: Path):
+    text = (Path(__file__).parent.parent / "python/cellcc/data/bottleneck.toml").read_text(encoding="utf-8")
+    path = tmp_path / "typo.toml"
+    path.write_text(text.replace("delay_ms = 20", "delay_msec = 20"), encoding="utf-8")
+    assert_one_clear_line(cli("validate", path), "links[1].delay_msec: unknown field")
+
+
+def test_top_level_array_is_rejected(cli, tmp_path: Path):
+    path = tmp_path / "list.json"
+    path.write_text("[1, 2]", encoding="utf-8")
+    assert_one_clear_line(cli("validate", path), "a table/object at the top level")
+
+
+def test_missing_file(cli, tmp_path: Path):
+    assert_one_clear_line(cli("validate", tmp_path / "nope.toml"), 'scenario: got "')
+
+
+def test_missing_file_for_run_writes_nothing(cli, tmp_path: Path):
+    out = tmp_path / "out"
+    assert_one_clear_line(cli("run", tmp_path / "nope.toml", "--out", out), "scenario")
+    assert not out.exists()
+
+
+def test_unknown_bundled_name(cli):
+    assert_one_clear_line(cli("validate", "no-such-scenario"), "no-such-scenario")
+
+
+def test_compare_unknown_cca(cli, tmp_path: Path):
+    out = tmp_path / "table.csv"
+    assert_one_clear_line(cli("compare", "bottleneck", "--cca", "reno,bogus", "--out", out), '--cca: got "bogus"')
+    assert not out.exists()
+
+
+def test_compare_empty_cca_list(cli):
+    assert_one_clear_line(cli("compare", "bottleneck", "--cca", ","), "--cca")
+
+
+def test_compare_bad_out_suffix(cli, tmp_path: Path):
+    assert_one_clear_line(cli("compare", "bottleneck", "--out", tmp_path / "table.xlsx"), "--out")
+
+
+def test_usage_errors_exit_2_without_traceback(cli):
+    result = cli("run", "bottleneck", "--seed", "-3")
+    assert result.exit_code == 2
+    assert "Traceback" not in result.stdout + result.stderr
