@@ -42,6 +42,7 @@ _ROWS = (
     ("rtt_p50_ms", "RTT p50 ms (srtt, 10 ms grid)", 1),
     ("rtt_p95_ms", "RTT p95 ms (srtt, 10 ms grid)", 1),
     ("retransmits", "retransmissions", 0),
+    ("timeouts", "RTOs", 0),
 )
 
 
@@ -77,3 +78,29 @@ def crosscheck_command(scenario: str, cca: str, seeds: int, figure: Path | None,
         console.print(t)
     console.print("* engine and kernel differ by more than 10%")
     console.print(f"wrote {written}")
+
+
+def chosen_backend(scenario: str, backend: str | None) -> str:
+    """--backend if given, else the scenario's `backend` field (the bundled default set: engine)."""
+    if backend is None and scenario == "default":
+        return "engine"
+    if backend is not None:
+        return frontend.backend_of({}, backend)
+    return frontend.backend_of(frontend.resolve(scenario).to_dict(), None)
+
+
+def run_linux_command(scenario: str, seed: int | None, console: Console):
+    """`cellcc run --backend linux`: one run on the kernel; returns the Result."""
+    sc = frontend.resolve(scenario)
+    result = frontend.run_linux(sc, sc.seed if seed is None else seed)
+    return sc, result
+
+
+def compare_linux_runs(scenario: str, cca: str | None, seeds: int) -> pd.DataFrame:
+    """`cellcc compare --backend linux`: the per-run rows, one testbed at a time."""
+    from cellcc.compare import run_metrics
+    from cellcc.scenario import DEFAULT_SET
+
+    names = list(DEFAULT_SET) if scenario == "default" else [scenario]
+    frames = [frontend.compare_runs_linux(frontend.resolve(n), cca, seeds, run_metrics) for n in names]
+    return pd.concat(frames, ignore_index=True)

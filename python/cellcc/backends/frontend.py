@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+
 from cellcc import _core
 from cellcc.errors import UserError
 from cellcc.provenance import provenance
