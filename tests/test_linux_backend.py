@@ -6,6 +6,7 @@ with the reason when the machine lacks them; the pure ones (plan, tcp_info) run 
 from __future__ import annotations
 
 import json
+import math
 import os
 import signal
 import subprocess
@@ -317,3 +318,60 @@ def test_sigterm_mid_run_removes_every_namespace(emu, tmp_path):
     out = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
     assert prefix not in out
     assert b"KeyboardInterrupt" in proc.stderr.read()
+
+
+# --- the front end: cellcc run --backend linux, cellcc crosscheck ------------------------------
+
+
+def short_scenario_file(tmp_path: Path, **kw) -> Path:
+    path = tmp_path / "short.json"
+    path.write_text(json.dumps(two_hosts(**kw)))
+    return path
+
+
+def cli(*args: str):
+    from typer.testing import CliRunner
+
+    from cellcc.cli.main import app
+
+    return CliRunner().invoke(app, list(args))
+
+
+def test_crosscheck_reports_a_cca_the_kernel_lacks_and_runs_the_engine_side(tmp_path):
+    pytest.importorskip("cellcc._core")
+    from cellcc.backends import frontend
+
+    import cellcc
+
+    kernel = plan_mod.kernel_ccas()
+    engine_only = next(
+        c["name"] for c in cellcc.ccas() if plan_mod.KERNEL_CCA_NAMES.get(c["name"], c["name"]) not in kernel
+    )
+    sc = frontend.resolve(short_scenario_file(tmp_path, duration_s=2))
+    table, figure = frontend.crosscheck(sc, [engine_only], 1, tmp_path / "x.png")
+    row = table[table["metric"] == "throughput_mbps"].iloc[0]
+    assert row["engine"] > 1 and math.isnan(row["kernel"])
+    assert f'kernel: flows[0].cca: got "{engine_only}"' in row["note"] and "the running kernel offers" in row["note"]
+    assert figure.is_file()
+
+
+@needs_root
+def test_cli_run_backend_linux_prints_flows_and_writes_the_run(emu, tmp_path):
+    pytest.importorskip("cellcc._core")
+    r = cli(
+        "run", str(short_scenario_file(tmp_path, duration_s=2)), "--backend", "linux", "--out", str(tmp_path / "run")
+    )
+    assert r.exit_code == 0, r.output
+    assert "cubic" in r.output
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert summary["provenance"]["backend"] == "linux" and summary["summary"]["backend"] == "linux"
+
+
+@needs_root
+def test_cli_crosscheck_prints_both_backends_and_writes_the_figure(emu, tmp_path):
+    pytest.importorskip("cellcc._core")
+    fig = tmp_path / "xc.png"
+    r = cli("crosscheck", str(short_scenario_file(tmp_path, duration_s=3)), "--cca", "reno", "--figure", str(fig))
+    assert r.exit_code == 0, r.output
+    assert "engine/kernel" in r.output and "throughput Mbit/s" in r.output
+    assert fig.is_file() and fig.stat().st_size > 10_000
