@@ -339,9 +339,8 @@ def cli(*args: str):
 
 def test_crosscheck_reports_a_cca_the_kernel_lacks_and_runs_the_engine_side(tmp_path):
     pytest.importorskip("cellcc._core")
-    from cellcc.backends import frontend
-
     import cellcc
+    from cellcc.backends import frontend
 
     kernel = plan_mod.kernel_ccas()
     engine_only = next(
