@@ -90,6 +90,8 @@ class SideResult:
     error: str | None = None
     per_seed: list[dict[str, float]] = field(default_factory=list)
     first: Any = None
+    #: The Linux backend's emulator timing report per run (`summary.emulator.lateness_us`).
+    lateness_us: list[dict[str, int]] = field(default_factory=list)
 
     def mean(self, metric: str) -> float:
         vals = [m[metric] for m in self.per_seed]
@@ -106,6 +108,9 @@ def run_side(runner: Runner, sc: dict, seeds: Sequence[int]) -> SideResult:
             return res
         res.per_seed.append(metrics(out))
         res.first = res.first or out
+        emulator = getattr(out, "summary", {}).get("emulator")
+        if emulator:
+            res.lateness_us.append(emulator["lateness_us"])
     return res
 
 
@@ -128,6 +133,16 @@ def crosscheck(
     return results
 
 
+def _note(e: SideResult, k: SideResult) -> str:
+    """Errors of either side, and how late the emulator wrote packets in the kernel runs."""
+    notes = [f"{side}: {r.error}" for side, r in (("engine", e), ("kernel", k)) if r.error]
+    if k.lateness_us:
+        p99 = max(x["p99"] for x in k.lateness_us)
+        worst = max(x["max"] for x in k.lateness_us)
+        notes.append(f"emulator lateness p99 {p99} us, max {worst} us")
+    return "; ".join(notes)
+
+
 def table(results: dict[str, tuple[SideResult, SideResult]]) -> pd.DataFrame:
     """One row per (CCA, metric): engine, kernel, engine/kernel, and whether they differ by > 10%."""
     rows = []
@@ -143,7 +158,7 @@ def table(results: dict[str, tuple[SideResult, SideResult]]) -> pd.DataFrame:
                     "kernel": kv,
                     "ratio": ratio,
                     "differs": bool(not math.isnan(ratio) and abs(ratio - 1) > FLAG_RELATIVE and m in FLAGGED),
-                    "note": "; ".join(f"{side}: {r.error}" for side, r in (("engine", e), ("kernel", k)) if r.error),
+                    "note": _note(e, k),
                 }
             )
     return pd.DataFrame(rows)
