@@ -59,3 +59,22 @@ def test_quickstart_script(tmp_path: Path):
     assert done.returncode == 0, done.stderr
     assert "Jain fairness" in done.stdout
     assert (tmp_path / "run" / "summary.json").is_file()
+
+
+def test_ecn_example_dctcp_keeps_the_queue_near_its_threshold_without_loss():
+    result = cellcc.run(EXAMPLES / "ecn_dctcp.toml")
+    flows = result.flows.set_index("flow_id")
+    assert (flows["lost_packets"] == 0).all()
+    assert (flows["ecn_marked_packets"] > 0).all()
+    queue = result.queues[(result.queues["link"] == "bottleneck:forward") & (result.queues["t_s"] >= 2)]
+    # K = 20 packets: the standing queue stays of that order, far below the 1000-packet buffer.
+    assert queue["packets"].mean() < 40
+    assert flows["throughput_bps"].sum() > 0.9 * 100e6 * 1448 / 1500
+
+
+def test_capacity_step_example_follows_the_link_rate():
+    ts = cellcc.run(EXAMPLES / "capacity_step.toml").timeseries
+    during = ts[(ts["t_s"] >= 12) & (ts["t_s"] < 20)]["goodput_bps"].mean()
+    after = ts[(ts["t_s"] >= 24) & (ts["t_s"] < 30)]["goodput_bps"].mean()
+    assert 0.85 * 5e6 * 1448 / 1500 < during <= 5e6
+    assert after > 0.8 * 20e6 * 1448 / 1500

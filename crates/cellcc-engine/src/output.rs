@@ -5,7 +5,7 @@
 //! - `flows`: one row per flow, FlowMonitor statistics of its data direction:
 //!   `flow_id, src, dst, transport, cca, tx_packets, tx_bytes, rx_packets, rx_bytes,
 //!   lost_packets, loss_ratio, throughput_bps, goodput_bps, mean_delay_ms, mean_jitter_ms,
-//!   retransmits, timeouts, rtt_mean_ms, rtt_p50_ms, rtt_p95_ms, app_bytes_delivered,
+//!   retransmits, timeouts, ecn_marked_packets, ecn_reductions, rtt_mean_ms, rtt_p50_ms, rtt_p95_ms, app_bytes_delivered,
 //!   first_tx_s, last_rx_s, completion_s` (NaN where not applicable).
 //! - `timeseries`: one row per (flow, slot): `flow_id, t_s, throughput_bps, goodput_bps,
 //!   mean_delay_ms, retransmits, lost_packets, cwnd_bytes, rtt_ms`.

@@ -6,6 +6,7 @@
 use cellcc_engine::cc::{AckSample, CaState, CcConfig, CongestionControl, ConnView, CwndEvent, Window};
 use cellcc_engine::sim::{RngStream, SimDuration, SimTime};
 use proptest::prelude::*;
+use proptest::test_runner::RngSeed;
 
 const MSS: u32 = 1448;
 const ALGORITHMS: &[&str] = &["vegas", "veno", "westwood", "westwoodplus", "illinois", "yeah", "compound"];
@@ -112,7 +113,8 @@ impl Driver {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(256))]
+    // A fixed seed keeps CI deterministic; change it locally to explore further.
+    #![proptest_config(ProptestConfig { cases: 256, rng_seed: RngSeed::Fixed(0xCE11CC), ..ProptestConfig::default() })]
 
     #[test]
     fn window_stays_within_bounds_under_any_event_sequence(
@@ -125,7 +127,10 @@ proptest! {
             d.step(op);
             let w = *d.cc.window();
             prop_assert!(w.cwnd >= 1 && w.cwnd <= w.cwnd_clamp, "{}: cwnd {} after {:?}", ALGORITHMS[which], w.cwnd, op);
-            prop_assert!(w.ssthresh >= 2, "{}: ssthresh {} after {:?}", ALGORITHMS[which], w.ssthresh, op);
+            // Linux tcp_vegas.c leaves slow start with ssthresh = cwnd - 1, which is 1 at cwnd 2;
+            // every other path keeps ssthresh >= 2 (RFC 5681 eq. 4).
+            let floor = if ALGORITHMS[which] == "vegas" { 1 } else { 2 };
+            prop_assert!(w.ssthresh >= floor, "{}: ssthresh {} after {:?}", ALGORITHMS[which], w.ssthresh, op);
         }
     }
 }

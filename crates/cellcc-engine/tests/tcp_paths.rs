@@ -70,7 +70,8 @@ fn a_blackout_longer_than_the_rto_causes_backed_off_timeouts_and_the_flow_recove
 fn throughput_follows_a_step_change_in_capacity() {
     // 20 Mbit/s, dropping to 5 Mbit/s at 8 s and back at 16 s.
     let mut v = path(20.0, 40.0, bdp_packets(20.0, 40.0), 24.0);
-    v["links"][1]["rate_changes"] = serde_json::json!([{"at_s": 8.0, "rate_mbps": 5.0}, {"at_s": 16.0, "rate_mbps": 20.0}]);
+    v["links"][1]["rate_changes"] =
+        serde_json::json!([{"at_s": 8.0, "rate_mbps": 5.0}, {"at_s": 16.0, "rate_mbps": 20.0}]);
     let out = run(&v, 1);
     let payload = 1448.0 / 1500.0;
     let low = mean_throughput(&out, "flow0", 10.0, 16.0);

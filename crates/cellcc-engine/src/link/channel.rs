@@ -81,6 +81,8 @@ pub struct Channel {
     pub loss: LossModel,
     pub rng: RngStream,
     pub stats: ChannelStats,
+    /// CE-mark ECN-capable arrivals when this many packets are queued (DCTCP's K).
+    pub ecn_threshold_packets: Option<u32>,
     /// Packets propagating, in arrival order: the delay is constant, so the wire
     /// is FIFO and only its head needs an event (keeps the event heap small).
     pub wire: VecDeque<(SimTime, PacketId)>,
@@ -122,6 +124,14 @@ impl Channel {
             }
             Server::Trace { .. } => Enqueued::Queued,
         }
+    }
+
+    /// Step marking (RFC 8257 §3.1): an ECN-capable packet arriving now is
+    /// CE-marked when the queue holds at least K packets.
+    pub fn marks_ce(&mut self, now: SimTime) -> bool {
+        let Some(k) = self.ecn_threshold_packets else { return false };
+        self.rationalize(now);
+        self.queue.len_packets() >= k as usize
     }
 
     /// Rate server: packets whose transmission has started by `now` leave the queue.
@@ -219,6 +229,7 @@ mod tests {
             loss: LossModel::None,
             rng: RngStream::new(1, "l"),
             stats: ChannelStats::default(),
+            ecn_threshold_packets: None,
             wire: VecDeque::new(),
         }
     }

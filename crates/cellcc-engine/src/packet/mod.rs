@@ -71,6 +71,8 @@ pub struct Packet {
     pub frag: Option<Fragment>,
     /// When the source's IP layer sent the datagram (FlowMonitor's timeFirstTx basis).
     pub sent_at: SimTime,
+    /// ECN-Capable Transport, ECT(0) (RFC 3168 §5).
+    pub ect: bool,
     /// Congestion Experienced mark (RFC 3168).
     pub ecn_ce: bool,
 }
@@ -96,6 +98,7 @@ impl Packet {
             datagram: id,
             frag: None,
             sent_at: now,
+            ect: false,
             ecn_ce: false,
         }
     }

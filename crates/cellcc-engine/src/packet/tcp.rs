@@ -66,6 +66,9 @@ pub struct TcpSegment {
     pub sack: SackBlocks,
     /// Timestamps option present.
     pub timestamps: bool,
+    /// The IP header of the packet that delivered this segment carried CE
+    /// (RFC 3168 §5); set by the network on delivery, read by the receiver.
+    pub ce: bool,
 }
 
 impl TcpSegment {

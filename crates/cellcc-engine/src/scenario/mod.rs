@@ -16,7 +16,7 @@
 mod tcp;
 mod validate;
 
-pub use tcp::{Pacing, TcpParams, TcpSpec};
+pub use tcp::{Pacing, RtoEstimator, TcpParams, TcpSpec};
 
 use crate::error::ScenarioError;
 use serde::{Deserialize, Serialize};
@@ -90,6 +90,10 @@ pub enum QueueSpec {
         limit_packets: Option<u32>,
         #[serde(default)]
         limit_bytes: Option<u64>,
+        /// CE-mark an ECN-capable packet that arrives to at least this many queued
+        /// packets (DCTCP's step marking threshold K, RFC 8257 §3.1). Off by default.
+        #[serde(default)]
+        ecn_threshold_packets: Option<u32>,
     },
 }
 
@@ -98,7 +102,11 @@ pub const DEFAULT_QUEUE_LIMIT_PACKETS: u32 = 100;
 
 impl Default for QueueSpec {
     fn default() -> Self {
-        QueueSpec::DropTail { limit_packets: Some(DEFAULT_QUEUE_LIMIT_PACKETS), limit_bytes: None }
+        QueueSpec::DropTail {
+            limit_packets: Some(DEFAULT_QUEUE_LIMIT_PACKETS),
+            limit_bytes: None,
+            ecn_threshold_packets: None,
+        }
     }
 }
 

@@ -17,6 +17,17 @@ pub enum Pacing {
     Off,
 }
 
+/// Which RTO computation a sender uses (see `tcp/rtt.rs`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RtoEstimator {
+    /// Linux `tcp_rtt_estimator` / `tcp_set_rto`: RTO >= SRTT + min_rto.
+    #[default]
+    Linux,
+    /// RFC 6298 §2, as ns-3: RTO = max(SRTT + 4 RTTVAR, min_rto).
+    Rfc6298,
+}
+
 /// TCP options as written in a scenario; `None` means "inherit / default".
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -28,7 +39,10 @@ pub struct TcpSpec {
     pub sack: Option<bool>,
     /// Timestamps option (RFC 7323): 12 bytes of header. Default true, as Linux.
     pub timestamps: Option<bool>,
-    /// Lower bound on RTO, ms. Default 200 (Linux TCP_RTO_MIN); RFC 6298 says 1000.
+    /// RTO computation: "linux" (default; RTO >= SRTT + min_rto) or "rfc6298" (RTO >= min_rto).
+    pub rto_estimator: Option<RtoEstimator>,
+    /// Lower bound of the RTO's variance term (linux) or of the RTO (rfc6298), ms.
+    /// Default 200 (Linux TCP_RTO_MIN); RFC 6298 says 1000.
     pub min_rto_ms: Option<f64>,
     /// RTO before any RTT sample, ms. Default 1000 (RFC 6298 §2.1, Linux TCP_TIMEOUT_INIT).
     pub initial_rto_ms: Option<f64>,
@@ -49,6 +63,10 @@ pub struct TcpSpec {
     /// SYN retransmissions before giving up. Default 6 (Linux tcp_syn_retries).
     pub syn_retries: Option<u32>,
     pub pacing: Option<Pacing>,
+    /// ECN (RFC 3168): data is sent ECT(0), CE marks are echoed, and the sender
+    /// reduces its window once per round trip (CWR). With `cca = "dctcp"` the
+    /// receiver echoes each mark exactly (RFC 8257 §3.2). Default false.
+    pub ecn: Option<bool>,
 }
 
 /// Resolved TCP parameters of one flow.
@@ -57,6 +75,7 @@ pub struct TcpParams {
     pub mss_bytes: Option<u32>,
     pub sack: bool,
     pub timestamps: bool,
+    pub rto_estimator: RtoEstimator,
     pub min_rto: SimDuration,
     pub initial_rto: SimDuration,
     pub max_rto: SimDuration,
@@ -68,6 +87,7 @@ pub struct TcpParams {
     pub dupack_threshold: u32,
     pub syn_retries: u32,
     pub pacing: Pacing,
+    pub ecn: bool,
 }
 
 impl TcpSpec {
@@ -80,6 +100,7 @@ impl TcpSpec {
             mss_bytes,
             sack,
             timestamps,
+            rto_estimator,
             min_rto_ms,
             initial_rto_ms,
             max_rto_ms,
@@ -90,7 +111,8 @@ impl TcpSpec {
             snd_buf_bytes,
             dupack_threshold,
             syn_retries,
-            pacing
+            pacing,
+            ecn
         )
     }
 
@@ -100,6 +122,7 @@ impl TcpSpec {
             mss_bytes: self.mss_bytes,
             sack: self.sack.unwrap_or(true),
             timestamps: self.timestamps.unwrap_or(true),
+            rto_estimator: self.rto_estimator.unwrap_or_default(),
             min_rto: SimDuration::from_ms_f64(self.min_rto_ms.unwrap_or(200.0)),
             initial_rto: SimDuration::from_ms_f64(self.initial_rto_ms.unwrap_or(1000.0)),
             max_rto: SimDuration::from_ms_f64(self.max_rto_ms.unwrap_or(120_000.0)),
@@ -111,6 +134,7 @@ impl TcpSpec {
             dupack_threshold: self.dupack_threshold.unwrap_or(3),
             syn_retries: self.syn_retries.unwrap_or(6),
             pacing: self.pacing.unwrap_or_default(),
+            ecn: self.ecn.unwrap_or(false),
         }
     }
 }

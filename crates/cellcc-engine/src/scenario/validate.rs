@@ -252,12 +252,14 @@ fn validate_rate_changes(d: &DirectionSpec, path: &str) -> Check {
 }
 
 fn validate_queue(q: &QueueSpec, path: &str) -> Check {
-    match q {
-        QueueSpec::DropTail { limit_packets, limit_bytes } => match (limit_packets, limit_bytes) {
-            (Some(n), None) => ensure(*n > 0, || format!("{path}.limit_packets"), n, "packets >= 1"),
-            (None, Some(b)) => ensure(*b > 0, || format!("{path}.limit_bytes"), b, "bytes >= 1"),
-            _ => Err(ScenarioError::new(path, "", "exactly one of limit_packets or limit_bytes")),
-        },
+    let QueueSpec::DropTail { limit_packets, limit_bytes, ecn_threshold_packets } = q;
+    if let Some(k) = ecn_threshold_packets {
+        ensure(*k >= 1, || format!("{path}.ecn_threshold_packets"), k, "packets >= 1")?;
+    }
+    match (limit_packets, limit_bytes) {
+        (Some(n), None) => ensure(*n > 0, || format!("{path}.limit_packets"), n, "packets >= 1"),
+        (None, Some(b)) => ensure(*b > 0, || format!("{path}.limit_bytes"), b, "bytes >= 1"),
+        _ => Err(ScenarioError::new(path, "", "exactly one of limit_packets or limit_bytes")),
     }
 }
 

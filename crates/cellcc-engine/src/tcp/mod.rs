@@ -9,5 +9,5 @@ pub mod rtt;
 pub mod scoreboard;
 pub mod sender;
 
-pub use receiver::TcpReceiver;
+pub use receiver::{EcnEcho, TcpReceiver};
 pub use sender::{AppSupply, TcpSender};

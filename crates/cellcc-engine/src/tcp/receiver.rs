@@ -12,6 +12,18 @@ use crate::packet::{SackBlocks, TcpFlags, TcpSegment};
 use crate::scenario::TcpParams;
 use crate::sim::SimTime;
 
+/// How the receiver reports CE marks back to the sender.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EcnEcho {
+    /// ECN not negotiated.
+    Off,
+    /// RFC 3168 §6.1.3: once CE arrives, set ECE on every ACK until a CWR arrives.
+    Classic { latched: bool },
+    /// RFC 8257 §3.2 (DCTCP): ECE mirrors the CE bit of the latest data; when it
+    /// flips, the data received before is ACKed at once with the old state.
+    Accurate { ce: bool },
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ReceiverState {
     Listen,
@@ -41,12 +53,15 @@ pub struct TcpReceiver {
     delack_at: Option<SimTime>,
     ack_due: bool,
     synack_due: bool,
+    echo: EcnEcho,
+    /// An ACK built before a CE-state flip (accurate echo), sent first.
+    early_ack: Option<TcpSegment>,
     /// When the FIN was consumed (finite transfers' completion).
     pub completed_at: Option<SimTime>,
 }
 
 impl TcpReceiver {
-    pub fn new(p: TcpParams) -> Self {
+    pub fn new(p: TcpParams, echo: EcnEcho) -> Self {
         TcpReceiver {
             p,
             state: ReceiverState::Listen,
@@ -58,6 +73,8 @@ impl TcpReceiver {
             delack_at: None,
             ack_due: false,
             synack_due: false,
+            echo,
+            early_ack: None,
             completed_at: None,
         }
     }
@@ -89,6 +106,7 @@ impl TcpReceiver {
         if self.state == ReceiverState::Listen {
             return;
         }
+        self.echo_ce(seg);
         if seg.flags.has(TcpFlags::FIN) {
             self.fin_seq = Some(seg.seq + seg.len as u64);
             self.ack_due = true;
@@ -97,6 +115,33 @@ impl TcpReceiver {
             self.on_data(now, seg.seq, seg.seq + seg.len as u64);
         }
         self.consume_fin(now);
+    }
+
+    fn echo_ce(&mut self, seg: &TcpSegment) {
+        match self.echo {
+            EcnEcho::Off => {}
+            EcnEcho::Classic { latched } => {
+                let cleared = latched && !seg.flags.has(TcpFlags::CWR);
+                self.echo = EcnEcho::Classic { latched: cleared || seg.ce };
+            }
+            EcnEcho::Accurate { ce } if ce != seg.ce => {
+                if self.segs_since_ack > 0 {
+                    self.early_ack = Some(self.ack_segment());
+                    self.segs_since_ack = 0;
+                    self.delack_at = None;
+                }
+                self.echo = EcnEcho::Accurate { ce: seg.ce };
+            }
+            EcnEcho::Accurate { .. } => {}
+        }
+    }
+
+    fn ece(&self) -> bool {
+        match self.echo {
+            EcnEcho::Off => false,
+            EcnEcho::Classic { latched } => latched,
+            EcnEcho::Accurate { ce } => ce,
+        }
     }
 
     fn on_data(&mut self, now: SimTime, start: u64, end: u64) {
@@ -175,17 +220,25 @@ impl TcpReceiver {
             self.synack_due = false;
             return Some(self.segment(TcpFlags::SYN | TcpFlags::ACK));
         }
+        if let Some(early) = self.early_ack.take() {
+            return Some(early);
+        }
         if !self.ack_due {
             return None;
         }
         self.ack_due = false;
         self.segs_since_ack = 0;
         self.delack_at = None;
-        let mut seg = self.segment(TcpFlags::ACK);
+        Some(self.ack_segment())
+    }
+
+    fn ack_segment(&self) -> TcpSegment {
+        let ece = if self.ece() { TcpFlags::ECE } else { 0 };
+        let mut seg = self.segment(TcpFlags::ACK | ece);
         if self.p.sack {
             seg.sack = self.sack_blocks();
         }
-        Some(seg)
+        seg
     }
 
     fn segment(&self, flags: u8) -> TcpSegment {
@@ -198,6 +251,7 @@ impl TcpReceiver {
             wnd_bytes: self.p.rcv_buf_bytes.saturating_sub(ooo_bytes),
             sack: SackBlocks::default(),
             timestamps: self.p.timestamps,
+            ce: false,
         }
     }
 
@@ -234,7 +288,11 @@ mod tests {
     use crate::sim::SimDuration;
 
     fn rx() -> TcpReceiver {
-        let mut r = TcpReceiver::new(TcpSpec::default().resolve());
+        rx_with(EcnEcho::Off)
+    }
+
+    fn rx_with(echo: EcnEcho) -> TcpReceiver {
+        let mut r = TcpReceiver::new(TcpSpec::default().resolve(), echo);
         r.on_segment(SimTime::ZERO, &TcpSegment { flags: TcpFlags(TcpFlags::SYN), ..Default::default() });
         assert!(r.poll_transmit(SimTime::ZERO).unwrap().flags.has(TcpFlags::SYN));
         r
@@ -288,5 +346,34 @@ mod tests {
         assert_eq!(r.poll_transmit(SimTime(5)).unwrap().ack, 501);
         assert_eq!(r.delivered_bytes(), 500);
         assert_eq!(r.completed_at, Some(SimTime(5)));
+    }
+
+    fn marked(seq: u64, len: u32, ce: bool, flags: u8) -> TcpSegment {
+        TcpSegment { flags: TcpFlags(TcpFlags::ACK | flags), seq, len, ce, ..Default::default() }
+    }
+
+    #[test]
+    fn classic_echo_latches_ece_until_cwr() {
+        let mut r = rx_with(EcnEcho::Classic { latched: false });
+        r.on_segment(SimTime::ZERO, &marked(0, 1000, true, 0));
+        r.on_segment(SimTime::ZERO, &marked(1000, 1000, false, 0));
+        assert!(r.poll_transmit(SimTime::ZERO).unwrap().flags.has(TcpFlags::ECE));
+        r.on_segment(SimTime::ZERO, &marked(2000, 1000, false, TcpFlags::CWR));
+        r.on_segment(SimTime::ZERO, &marked(3000, 1000, false, 0));
+        assert!(!r.poll_transmit(SimTime::ZERO).unwrap().flags.has(TcpFlags::ECE));
+    }
+
+    #[test]
+    fn accurate_echo_acks_at_once_when_the_ce_state_flips() {
+        let mut r = rx_with(EcnEcho::Accurate { ce: false });
+        r.on_segment(SimTime::ZERO, &marked(0, 1000, false, 0));
+        // A CE packet arrives while one unmarked segment waits for its delayed ACK:
+        // that segment is ACKed first without ECE, then the marked one with ECE.
+        r.on_segment(SimTime::ZERO, &marked(1000, 1000, true, 0));
+        let first = r.poll_transmit(SimTime::ZERO).unwrap();
+        assert_eq!((first.ack, first.flags.has(TcpFlags::ECE)), (1000, false));
+        r.on_segment(SimTime::ZERO, &marked(2000, 1000, true, 0));
+        let second = r.poll_transmit(SimTime::ZERO).unwrap();
+        assert_eq!((second.ack, second.flags.has(TcpFlags::ECE)), (3000, true));
     }
 }

@@ -1,7 +1,20 @@
-//! Retransmission timer per RFC 6298: SRTT/RTTVAR smoothing (§2), Karn's
-//! algorithm (§3: callers never feed samples from retransmitted segments),
-//! exponential back-off (§5.5) and the min/max bounds (§2.4, Linux TCP_RTO_MIN/MAX).
+//! Retransmission timer: SRTT/RTTVAR smoothing, Karn's algorithm (RFC 6298 §3:
+//! callers never feed samples from retransmitted segments), exponential
+//! back-off (§5.5) and the bounds. Two estimators:
+//!
+//! - [`RtoEstimator::Linux`] (default), Linux `tcp_rtt_estimator` + `tcp_set_rto`
+//!   (net/ipv4/tcp_input.c): RTO = SRTT + RTTVAR where RTTVAR (4 x mean
+//!   deviation) is held at least at `min_rto` and decays towards the largest
+//!   deviation seen once per round trip, so RTO >= SRTT + min_rto. A falling RTT
+//!   moves the deviation 8x more slowly than a rising one.
+//! - [`RtoEstimator::Rfc6298`], ns-3's: RTO = max(SRTT + max(G, 4 RTTVAR), min_rto)
+//!   per RFC 6298 §2, updated on every sample.
+//!
+//! The difference matters with deep queues: at 200 ms of queueing delay the RFC
+//! timer runs barely longer than one RTT and expires during recovery, where
+//! Linux's never does (docs/crosscheck.md).
 
+pub use crate::scenario::RtoEstimator;
 use crate::sim::SimDuration;
 
 /// RFC 6298 §2.3: alpha = 1/8.
@@ -14,8 +27,22 @@ const K: u64 = 4;
 /// Linux's is a jiffy-ish 1 ms floor on the variance term; we follow RFC with G = 1 ms.
 const CLOCK_GRANULARITY: SimDuration = SimDuration::from_ms(1);
 
+/// Linux's estimator state, in ns, with Linux's scaling: `srtt8` = 8 x SRTT,
+/// `mdev4`, `mdev_max4`, `rttvar4` = 4 x deviation (`tcp_sock` fields).
+#[derive(Clone, Copy, Debug, Default)]
+struct LinuxState {
+    srtt8: i64,
+    mdev4: i64,
+    mdev_max4: i64,
+    rttvar4: i64,
+    /// `rtt_seq`: the deviation decays once `snd_una` passes it (once per RTT).
+    rtt_seq: u64,
+}
+
 #[derive(Clone, Debug)]
 pub struct RttEstimator {
+    kind: RtoEstimator,
+    linux: LinuxState,
     srtt: Option<SimDuration>,
     rttvar: SimDuration,
     min_rtt: Option<SimDuration>,
@@ -28,8 +55,10 @@ pub struct RttEstimator {
 }
 
 impl RttEstimator {
-    pub fn new(initial_rto: SimDuration, min_rto: SimDuration, max_rto: SimDuration) -> Self {
+    pub fn new(kind: RtoEstimator, initial_rto: SimDuration, min_rto: SimDuration, max_rto: SimDuration) -> Self {
         RttEstimator {
+            kind,
+            linux: LinuxState::default(),
             srtt: None,
             rttvar: SimDuration::ZERO,
             min_rtt: None,
@@ -41,10 +70,59 @@ impl RttEstimator {
         }
     }
 
-    /// Feed one valid (Karn-safe) sample. Clears the back-off (RFC 6298 §5.7 note on Karn).
-    pub fn on_sample(&mut self, r: SimDuration) {
+    /// Feed one valid (Karn-safe) sample taken when the sender had `snd_una`
+    /// acknowledged and `snd_nxt` sent. Clears the back-off (Karn, RFC 6298 §5.7).
+    pub fn on_sample(&mut self, r: SimDuration, snd_una: u64, snd_nxt: u64) {
         self.latest = Some(r);
         self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
+        self.backoffs = 0;
+        match self.kind {
+            RtoEstimator::Linux => self.linux_sample(r.as_ns() as i64, snd_una, snd_nxt),
+            RtoEstimator::Rfc6298 => self.rfc_sample(r),
+        }
+    }
+
+    /// Linux `tcp_rtt_estimator` (Jacobson's algorithm with Linux's changes).
+    fn linux_sample(&mut self, mut m: i64, snd_una: u64, snd_nxt: u64) {
+        let rto_min = self.min_rto.as_ns() as i64;
+        let l = &mut self.linux;
+        if self.srtt.is_none() {
+            l.srtt8 = m << 3;
+            l.mdev4 = m << 1;
+            l.rttvar4 = l.mdev4.max(rto_min);
+            l.mdev_max4 = l.rttvar4;
+            l.rtt_seq = snd_nxt;
+        } else {
+            m -= l.srtt8 >> 3;
+            l.srtt8 += m;
+            if m < 0 {
+                // A falling RTT: damp its effect on the deviation by 8.
+                m = -m - (l.mdev4 >> 2);
+                if m > 0 {
+                    m >>= 3;
+                }
+            } else {
+                m -= l.mdev4 >> 2;
+            }
+            l.mdev4 += m;
+            if l.mdev4 > l.mdev_max4 {
+                l.mdev_max4 = l.mdev4;
+                l.rttvar4 = l.rttvar4.max(l.mdev_max4);
+            }
+            if snd_una > l.rtt_seq {
+                if l.mdev_max4 < l.rttvar4 {
+                    l.rttvar4 -= (l.rttvar4 - l.mdev_max4) >> 2;
+                }
+                l.rtt_seq = snd_nxt;
+                l.mdev_max4 = rto_min;
+            }
+        }
+        self.srtt = Some(SimDuration((l.srtt8 >> 3).max(1) as u64));
+        self.rttvar = SimDuration((l.rttvar4 >> 2) as u64);
+    }
+
+    /// RFC 6298 §2.2-2.3.
+    fn rfc_sample(&mut self, r: SimDuration) {
         match self.srtt {
             // §2.2: first measurement.
             None => {
@@ -58,18 +136,20 @@ impl RttEstimator {
                 self.srtt = Some(SimDuration(srtt.0 - (srtt.0 >> ALPHA_SHIFT) + (r.0 >> ALPHA_SHIFT)));
             }
         }
-        self.backoffs = 0;
     }
 
-    /// RTO without back-off: SRTT + max(G, K*RTTVAR), clamped (§2.2-2.4).
+    /// RTO without back-off: Linux `__tcp_set_rto` (SRTT + RTTVAR), or RFC 6298
+    /// §2.2-2.4 (SRTT + max(G, K*RTTVAR), at least `min_rto`); at most `max_rto`.
     pub fn base_rto(&self) -> SimDuration {
-        match self.srtt {
-            None => self.initial_rto,
-            Some(srtt) => {
+        let Some(srtt) = self.srtt else { return self.initial_rto };
+        let rto = match self.kind {
+            RtoEstimator::Linux => SimDuration(((self.linux.srtt8 >> 3) + self.linux.rttvar4) as u64),
+            RtoEstimator::Rfc6298 => {
                 let var = (self.rttvar.0 * K).max(CLOCK_GRANULARITY.0);
-                SimDuration(srtt.0 + var).max(self.min_rto).min(self.max_rto)
+                SimDuration(srtt.0 + var).max(self.min_rto)
             }
-        }
+        };
+        rto.min(self.max_rto)
     }
 
     /// Current RTO including back-off (§5.5: doubled per expiry, capped at max).
@@ -105,7 +185,64 @@ mod tests {
     use super::*;
 
     fn est() -> RttEstimator {
-        RttEstimator::new(SimDuration::from_secs(1), SimDuration::from_ms(200), SimDuration::from_secs(120))
+        RttEstimator::new(
+            RtoEstimator::Rfc6298,
+            SimDuration::from_secs(1),
+            SimDuration::from_ms(200),
+            SimDuration::from_secs(120),
+        )
+    }
+
+    fn linux() -> RttEstimator {
+        RttEstimator::new(
+            RtoEstimator::Linux,
+            SimDuration::from_secs(1),
+            SimDuration::from_ms(200),
+            SimDuration::from_secs(120),
+        )
+    }
+
+    fn ms(x: u64) -> SimDuration {
+        SimDuration::from_ms(x)
+    }
+
+    #[test]
+    fn linux_first_sample_gives_srtt_plus_max_of_two_rtt_and_rto_min() {
+        let mut e = linux();
+        e.on_sample(ms(100), 0, 10);
+        // srtt 100; rttvar = max(2 x 100, 200) = 200 -> RTO 300 ms.
+        assert_eq!(e.rto(), ms(300));
+        let mut small = linux();
+        small.on_sample(ms(10), 0, 10);
+        // rttvar = max(20, 200) = 200 -> RTO 210 ms: the floor is on the variance, not the RTO.
+        assert_eq!(small.rto(), ms(210));
+    }
+
+    #[test]
+    fn linux_rto_tracks_a_queue_that_builds_up_with_rto_min_of_headroom() {
+        // RTT rising 40 -> 240 ms in 10 ms steps, one sample per round trip (snd_una
+        // passes rtt_seq each time). RFC 6298 ends near SRTT + 4 x RTTVAR with small
+        // deviations; Linux keeps RTTVAR >= rto_min, so RTO >= SRTT + 200 ms throughout.
+        let (mut l, mut r) = (linux(), est());
+        for (i, rtt) in (40..=240).step_by(10).enumerate() {
+            let seq = i as u64 * 10;
+            l.on_sample(ms(rtt), seq + 1, seq + 10);
+            r.on_sample(ms(rtt), seq + 1, seq + 10);
+            let srtt = l.srtt().unwrap();
+            assert!(l.rto() >= srtt + ms(200), "at rtt {rtt}: rto {} srtt {}", l.rto(), srtt);
+        }
+        assert!(l.rto() > r.rto(), "linux {} vs rfc {}", l.rto(), r.rto());
+    }
+
+    #[test]
+    fn linux_deviation_falls_slowly_when_rtt_drops() {
+        let mut e = linux();
+        e.on_sample(ms(400), 0, 10);
+        let before = e.rto();
+        e.on_sample(ms(100), 0, 20);
+        // srtt: 400 + (100 - 400)/8 = 362.5; the falling sample barely moves rttvar (held at 800).
+        assert_eq!(e.srtt(), Some(SimDuration::from_us(362_500)));
+        assert!(e.rto() < before && e.rto() > ms(1000));
     }
 
     #[test]
@@ -116,7 +253,7 @@ mod tests {
     #[test]
     fn first_sample_sets_srtt_and_half_rttvar() {
         let mut e = est();
-        e.on_sample(SimDuration::from_ms(100));
+        e.on_sample(SimDuration::from_ms(100), 0, 0);
         // RTO = 100 + 4 * 50 = 300 ms.
         assert_eq!(e.rto(), SimDuration::from_ms(300));
     }
@@ -124,8 +261,8 @@ mod tests {
     #[test]
     fn second_sample_smooths_with_one_eighth_and_one_quarter() {
         let mut e = est();
-        e.on_sample(SimDuration::from_ms(100));
-        e.on_sample(SimDuration::from_ms(200));
+        e.on_sample(SimDuration::from_ms(100), 0, 0);
+        e.on_sample(SimDuration::from_ms(200), 0, 0);
         // RTTVAR = 3/4*50 + 1/4*100 = 62.5; SRTT = 7/8*100 + 1/8*200 = 112.5; RTO = 112.5 + 250 = 362.5 ms.
         assert_eq!(e.srtt(), Some(SimDuration::from_us(112_500)));
         assert_eq!(e.rto(), SimDuration::from_us(362_500));
@@ -134,14 +271,14 @@ mod tests {
     #[test]
     fn min_rto_floors_small_rtts() {
         let mut e = est();
-        e.on_sample(SimDuration::from_ms(10));
+        e.on_sample(SimDuration::from_ms(10), 0, 0);
         assert_eq!(e.rto(), SimDuration::from_ms(200));
     }
 
     #[test]
     fn back_off_doubles_until_max_and_a_sample_resets_it() {
         let mut e = est();
-        e.on_sample(SimDuration::from_ms(100));
+        e.on_sample(SimDuration::from_ms(100), 0, 0);
         let seq: Vec<u64> = (0..4)
             .map(|_| {
                 let r = e.rto().0 / 1_000_000;
@@ -154,7 +291,7 @@ mod tests {
             e.back_off();
         }
         assert_eq!(e.rto(), SimDuration::from_secs(120));
-        e.on_sample(SimDuration::from_ms(100));
+        e.on_sample(SimDuration::from_ms(100), 0, 0);
         assert_eq!(e.backoffs(), 0);
     }
 }

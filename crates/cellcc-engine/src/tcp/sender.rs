@@ -61,6 +61,8 @@ pub struct SenderStats {
     pub retransmits: u64,
     pub timeouts: u64,
     pub recoveries: u64,
+    /// Window reductions in response to ECN-Echo.
+    pub ecn_reductions: u64,
 }
 
 /// One RTT observation: when, the sample, SRTT after it.
@@ -105,13 +107,15 @@ pub struct TcpSender {
     max_packets_out: u32,
     max_packets_window_end: u64,
     lost_total: u64,
+    /// Set CWR on the next new data segment (RFC 3168 §6.1.2).
+    cwr_pending: bool,
     pub stats: SenderStats,
     rtt_log: Vec<RttObs>,
 }
 
 impl TcpSender {
     pub fn new(p: TcpParams, mss: u32, overhead_bytes: u32, cc: Box<dyn CongestionControl>, supply: AppSupply) -> Self {
-        let rtt = RttEstimator::new(p.initial_rto, p.min_rto, p.max_rto);
+        let rtt = RttEstimator::new(p.rto_estimator, p.initial_rto, p.min_rto, p.max_rto);
         TcpSender {
             mss,
             overhead_bytes,
@@ -135,6 +139,7 @@ impl TcpSender {
             max_packets_out: 0,
             max_packets_window_end: 0,
             lost_total: 0,
+            cwr_pending: false,
             stats: SenderStats::default(),
             rtt_log: Vec::with_capacity(64),
             p,
@@ -193,6 +198,10 @@ impl TcpSender {
     }
     pub fn mss(&self) -> u32 {
         self.mss
+    }
+    /// Data goes out ECN-capable (ECT(0)).
+    pub fn ecn(&self) -> bool {
+        self.p.ecn
     }
     pub fn snd_una(&self) -> u64 {
         self.snd_una
@@ -277,7 +286,7 @@ impl TcpSender {
     }
 
     fn record_rtt(&mut self, now: SimTime, rtt: SimDuration) {
-        self.rtt.on_sample(rtt);
+        self.rtt.on_sample(rtt, self.snd_una, self.snd_nxt);
         let srtt = self.rtt.srtt().unwrap_or(rtt);
         self.rtt_log.push(RttObs { at: now, rtt, srtt });
     }
@@ -308,8 +317,9 @@ impl TcpSender {
         if let Some(r) = d.rtt_for_rto {
             self.record_rtt(now, r);
         }
-        self.update_ca_state(now, una_advanced);
-        self.update_window(now, &d, prior_in_flight, una_advanced, newly_lost, seg.flags.has(TcpFlags::ECE));
+        let ece = self.p.ecn && seg.flags.has(TcpFlags::ECE);
+        self.update_ca_state(now, una_advanced, ece);
+        self.update_window(now, &d, prior_in_flight, una_advanced, newly_lost, ece);
         self.after_ack(now, una_advanced);
     }
 
@@ -369,18 +379,26 @@ impl TcpSender {
         newly
     }
 
-    fn update_ca_state(&mut self, now: SimTime, una_advanced: bool) {
+    fn update_ca_state(&mut self, now: SimTime, una_advanced: bool, ece: bool) {
         match self.ca_state {
             CaState::Open | CaState::Disorder => {
                 if self.board.lost() > 0 {
                     self.enter_recovery(now);
+                } else if ece {
+                    self.enter_cwr(now);
                 } else if self.dupacks > 0 || self.board.sacked() > 0 {
                     self.set_ca_state(now, CaState::Disorder);
                 } else {
                     self.set_ca_state(now, CaState::Open);
                 }
             }
-            CaState::Recovery if self.snd_una >= self.high_seq => self.exit_recovery(now),
+            // Linux tcp_enter_recovery: a loss during CWR keeps the reduction already under way.
+            CaState::Cwr if self.board.lost() > 0 => {
+                self.stats.recoveries += 1;
+                self.high_seq = self.snd_nxt;
+                self.set_ca_state(now, CaState::Recovery);
+            }
+            CaState::Recovery | CaState::Cwr if self.snd_una >= self.high_seq => self.exit_recovery(now),
             CaState::Recovery if una_advanced && !self.p.sack => {
                 if self.cc.exits_recovery_on_partial_ack() {
                     self.exit_recovery(now);
@@ -397,16 +415,30 @@ impl TcpSender {
         }
     }
 
-    /// Linux `tcp_enter_recovery` + `tcp_init_cwnd_reduction`.
-    fn enter_recovery(&mut self, now: SimTime) {
-        self.stats.recoveries += 1;
-        self.set_ca_state(now, CaState::Recovery);
+    /// Linux `tcp_init_cwnd_reduction` then `tcp_set_ca_state`: the algorithm's
+    /// ssthresh, and PRR from the current window, before the state changes.
+    fn init_cwnd_reduction(&mut self, now: SimTime, state: CaState) {
         self.high_seq = self.snd_nxt;
         let prior_cwnd = self.cc.window().cwnd;
         let v = self.view(now);
         let ssthresh = self.cc.ssthresh(&v);
         self.cc.window_mut().ssthresh = ssthresh;
         self.prr = Prr::new(prior_cwnd);
+        self.set_ca_state(now, state);
+    }
+
+    /// Linux `tcp_enter_recovery`.
+    fn enter_recovery(&mut self, now: SimTime) {
+        self.stats.recoveries += 1;
+        self.init_cwnd_reduction(now, CaState::Recovery);
+    }
+
+    /// Linux `tcp_enter_cwr` on ECN-Echo (RFC 3168 §6.1.2): one reduction per
+    /// window, announced by CWR on the next new data segment.
+    fn enter_cwr(&mut self, now: SimTime) {
+        self.stats.ecn_reductions += 1;
+        self.init_cwnd_reduction(now, CaState::Cwr);
+        self.cwr_pending = true;
     }
 
     /// Linux `tcp_end_cwnd_reduction`: cwnd = ssthresh at the end of recovery,
@@ -618,6 +650,7 @@ impl TcpSender {
             wnd_bytes: self.p.rcv_buf_bytes,
             sack: Default::default(),
             timestamps: self.p.timestamps,
+            ce: false,
         }
     }
 
@@ -633,10 +666,13 @@ impl TcpSender {
         let in_flight = self.board.packets_in_flight() + 1;
         let tx = self.rate.on_send(now, self.board.packets_out(), in_flight, self.lost_total);
         let seq = self.snd_nxt;
+        let cwr = if std::mem::take(&mut self.cwr_pending) { TcpFlags::CWR } else { 0 };
         self.board.push(Seg { start: seq, len, state: SegState::InFlight, sent_at: now, retransmits: 0, tx });
         self.snd_nxt += len as u64;
         self.on_sent(now, len);
-        self.data_segment(seq, len)
+        let mut seg = self.data_segment(seq, len);
+        seg.flags.0 |= cwr;
+        seg
     }
 
     fn retransmit(&mut self, now: SimTime, i: usize) -> TcpSegment {

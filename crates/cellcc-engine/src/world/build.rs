@@ -20,7 +20,7 @@ use crate::packet::IPV4_HEADER_BYTES;
 use crate::scenario::{DirectionSpec, LossSpec, QueueSpec, Scenario, Transport as TransportSpec};
 use crate::sim::{EventQueue, FlowId, LinkId, NodeId, RngStream, SimDuration, SimTime};
 use crate::tcp::sender::data_overhead_bytes;
-use crate::tcp::{TcpReceiver, TcpSender};
+use crate::tcp::{EcnEcho, TcpReceiver, TcpSender};
 use crate::RunError;
 use std::collections::{HashSet, VecDeque};
 
@@ -112,10 +112,11 @@ fn channel(
         }
         (None, None) => unreachable!("validate() requires rate_mbps or trace"),
     };
-    let limit = match d.queue.clone().unwrap_or_default() {
-        QueueSpec::DropTail { limit_packets: Some(n), .. } => Limit::Packets(n),
-        QueueSpec::DropTail { limit_bytes: Some(b), .. } => Limit::Bytes(b),
-        QueueSpec::DropTail { .. } => unreachable!("validate() requires one limit"),
+    let QueueSpec::DropTail { limit_packets, limit_bytes, ecn_threshold_packets } = d.queue.clone().unwrap_or_default();
+    let limit = match (limit_packets, limit_bytes) {
+        (Some(n), _) => Limit::Packets(n),
+        (None, Some(b)) => Limit::Bytes(b),
+        (None, None) => unreachable!("validate() requires one limit"),
     };
     Ok(Channel {
         rng: RngStream::new(seed, &format!("link:{name}:loss")),
@@ -128,6 +129,7 @@ fn channel(
         server,
         loss: LossModel::from_spec(&d.loss.clone().unwrap_or(LossSpec::None)),
         stats: ChannelStats::default(),
+        ecn_threshold_packets,
         wire: Default::default(),
     })
 }
@@ -199,8 +201,14 @@ fn flow(
             // The algorithm's own random stream (BBR's start phase, CDG's backoff, NV's reset period).
             let cc = cfg.build(Window::new(tcp.initial_cwnd_segs), RngStream::new(seed, &format!("flow:{i}:cc")));
             let name = cc.name().to_string();
+            // RFC 8257 §3.2: a DCTCP receiver echoes every mark; others as RFC 3168.
+            let echo = match (tcp.ecn, name.as_str()) {
+                (false, _) => EcnEcho::Off,
+                (true, "dctcp") => EcnEcho::Accurate { ce: false },
+                (true, _) => EcnEcho::Classic { latched: false },
+            };
             let sender = TcpSender::new(tcp.clone(), mss, overhead, cc, app.initial_supply());
-            (Transport::Tcp(Box::new(TcpEnds::new(sender, TcpReceiver::new(tcp)))), name)
+            (Transport::Tcp(Box::new(TcpEnds::new(sender, TcpReceiver::new(tcp, echo)))), name)
         }
     };
     Ok(Flow {
@@ -215,6 +223,7 @@ fn flow(
         transport,
         stats: Default::default(),
         app_bytes: 0,
+        ce_marked: 0,
         completed_at: None,
     })
 }

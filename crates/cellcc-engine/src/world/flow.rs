@@ -5,7 +5,7 @@ use super::{Event, World};
 use crate::app::App;
 use crate::cc::CaState;
 use crate::measure::flow_monitor::FlowStats;
-use crate::packet::{FlowDir, Packet, Payload};
+use crate::packet::{FlowDir, Packet, Payload, TcpSegment};
 use crate::sim::{FlowId, NodeId, SimTime};
 use crate::tcp::{TcpReceiver, TcpSender};
 
@@ -61,6 +61,8 @@ pub struct Flow {
     pub stats: FlowStats,
     /// Payload bytes handed to the receiving application in order.
     pub app_bytes: u64,
+    /// Data packets that arrived CE-marked.
+    pub ce_marked: u64,
     pub completed_at: Option<SimTime>,
 }
 
@@ -167,9 +169,10 @@ impl World {
                 slot.rx_bytes += p.ip_bytes as u64;
                 slot.delay_sum_ns += delay.as_ns();
                 slot.delay_n += 1;
+                flow.ce_marked += p.ecn_ce as u64;
                 match (payload, transport) {
                     (Payload::Tcp(seg), Transport::Tcp(t)) => {
-                        t.receiver.on_segment(now, &seg);
+                        t.receiver.on_segment(now, &TcpSegment { ce: p.ecn_ce, ..seg });
                         self.note_app_delivery(f);
                         self.drain(f, End::Receiver);
                     }
@@ -226,8 +229,10 @@ impl World {
             };
             let Some(seg) = seg else { break };
             let retransmitted = t.sender.stats.retransmits - retx_before;
+            // RFC 3168 §6.1.4: data segments are ECN-capable, pure ACKs are not.
+            let ect = dir == FlowDir::Forward && seg.len > 0 && t.sender.ecn();
             let id = self.new_datagram_id();
-            let pkt = Packet::datagram(f, dir, from, to, Payload::Tcp(seg), id, now);
+            let pkt = Packet { ect, ..Packet::datagram(f, dir, from, to, Payload::Tcp(seg), id, now) };
             if dir == FlowDir::Forward {
                 self.flows[f.index()].stats.on_tx(now, pkt.ip_bytes);
                 self.flow_slots[f.index()].at(now).retransmits += retransmitted;

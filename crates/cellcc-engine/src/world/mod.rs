@@ -194,6 +194,9 @@ impl World {
     }
 
     fn enqueue(&mut self, link: LinkId, id: PacketId) {
+        if self.packets.get(id).ect && self.channels[link.index()].marks_ce(self.now) {
+            self.packets.get_mut(id).ecn_ce = true;
+        }
         let bytes = self.packets.get(id).ip_bytes;
         match self.channels[link.index()].enqueue(self.now, id, bytes) {
             Enqueued::Dropped(id) => self.drop_packet(id),

@@ -130,6 +130,8 @@ fn flows_table(w: &mut World, end: SimTime) -> Table {
     t.push("mean_jitter_ms", col_f(&|x| x.stats.mean_jitter().map_or(f64::NAN, |d| d.as_ms_f64())));
     t.push("retransmits", col_u(&|x| tcp(x).map_or(0, |s| s.stats.retransmits)));
     t.push("timeouts", col_u(&|x| tcp(x).map_or(0, |s| s.stats.timeouts)));
+    t.push("ecn_marked_packets", col_u(&|x| x.ce_marked));
+    t.push("ecn_reductions", col_u(&|x| tcp(x).map_or(0, |s| s.stats.ecn_reductions)));
     let mut rtts: Vec<Vec<f64>> = std::mem::take(&mut w.trace.rtt_by_flow);
     let mean = |v: &Vec<f64>| {
         if v.is_empty() {
