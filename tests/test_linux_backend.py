@@ -102,6 +102,12 @@ def test_tcp_info_reads_a_live_loopback_connection():
             "links[0].forward.loss.kind",
         ),
         (lambda s: s.update(tcp={"delayed_ack_count": 1}), "tcp.delayed_ack_count"),
+        (lambda s: s.update(tcp={"rto_estimator": "rfc6298"}), "tcp.rto_estimator"),
+        (lambda s: s["links"][0].update(rate_changes=[{"at_s": 1, "rate_mbps": 5}]), "links[0].forward.rate_changes"),
+        (
+            lambda s: s["links"][0]["queue"].update(ecn_threshold_packets=20),
+            "links[0].forward.queue.ecn_threshold_packets",
+        ),
     ],
 )
 def test_plan_refuses_what_it_cannot_run_naming_the_field(change, path):

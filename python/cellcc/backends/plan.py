@@ -148,6 +148,7 @@ def _direction(link: dict, over: dict) -> dict:
         "queue": over.get("queue", link.get("queue")),
         "loss": over.get("loss", link.get("loss")),
         "trace": over.get("trace", None if over.get("rate_mbps") is not None else link.get("trace")),
+        "rate_changes": over.get("rate_changes", link.get("rate_changes")),
     }
 
 
@@ -189,6 +190,19 @@ def _collapse(sc: dict, chain: list[tuple[int, bool]], a_to_b: bool, base_dir: P
         link_dir = "forward" if along == a_to_b else "reverse"
         d = _direction(link, link.get(link_dir) or {})
         parts.append((i, link["id"], link_dir, d))
+    for i, _, link_dir, d in parts:
+        if d["rate_changes"]:
+            raise NotSupported(
+                f"links[{i}].{link_dir}.rate_changes",
+                d["rate_changes"],
+                "none (the emulator's rate is constant; a Mahimahi trace can vary it)",
+            )
+        if (d["queue"] or {}).get("ecn_threshold_packets") is not None:
+            raise NotSupported(
+                f"links[{i}].{link_dir}.queue.ecn_threshold_packets",
+                d["queue"]["ecn_threshold_packets"],
+                "none (the emulator does not CE-mark)",
+            )
     traces = [p for p in parts if p[3]["trace"]]
     if len(traces) > 1:
         raise NotSupported(
@@ -246,7 +260,9 @@ def _tcp_settings(sc: dict, plan: RunPlan) -> list[int | None]:
     for key, linux in LINUX_FIXED.items():
         if t.get(key) is not None and t[key] != linux:
             raise NotSupported(f"tcp.{key}", t[key], f"{linux} (Linux's fixed value; not settable per connection)")
-    bool_sysctls = {"sack": "net.ipv4.tcp_sack", "timestamps": "net.ipv4.tcp_timestamps"}
+    if t.get("rto_estimator") not in (None, "linux"):
+        raise NotSupported("tcp.rto_estimator", t["rto_estimator"], '"linux" (the kernel\'s own estimator)')
+    bool_sysctls = {"sack": "net.ipv4.tcp_sack", "timestamps": "net.ipv4.tcp_timestamps", "ecn": "net.ipv4.tcp_ecn"}
     for key, name in bool_sysctls.items():
         if t.get(key) is not None:
             plan.sysctls[name] = "1" if t[key] else "0"
