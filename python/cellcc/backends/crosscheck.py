@@ -34,6 +34,8 @@ RTT_GRID_S = 0.010
 #: Differences larger than this are flagged in the table (issue 4: "more than 10%"), for these metrics.
 FLAG_RELATIVE = 0.10
 FLAGGED = ("throughput_mbps", "rtt_p50_ms", "rtt_p95_ms")
+#: A kernel run whose emulator wrote 1% of packets later than this did not see the scenario's path.
+DISTURBED_P99_US = 1000
 METRICS = ("throughput_mbps", "rtt_p50_ms", "rtt_p95_ms", "retransmits", "timeouts")
 
 #: A backend: (scenario dict, seed) -> an object with `flows`, `timeseries`, `cwnd`, `rtt` DataFrames.
@@ -140,6 +142,8 @@ def _note(e: SideResult, k: SideResult) -> str:
         p99 = max(x["p99"] for x in k.lateness_us)
         worst = max(x["max"] for x in k.lateness_us)
         notes.append(f"emulator lateness p99 {p99} us, max {worst} us")
+        if p99 > DISTURBED_P99_US:
+            notes.append("kernel runs disturbed: the emulator wrote late (busy machine), rerun")
     return "; ".join(notes)
 
 
