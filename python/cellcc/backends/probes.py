@@ -66,16 +66,20 @@ PINGER = textwrap.dedent("""
         s = sum(struct.unpack('!%dH' % (len(b) // 2), b)); s = (s >> 16) + (s & 0xffff); s += s >> 16
         return ~s & 0xffff
     s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP); s.settimeout(5)
+    # SO_TIMESTAMPNS (35): the reply's arrival is stamped by the kernel, so the pinger's own
+    # wake-up delay is not in the RTT (CLOCK_REALTIME, hence time.time_ns() for the send).
+    s.setsockopt(socket.SOL_SOCKET, 35, 1)
     rtts = []
     for seq in range(int(sys.argv[2])):
         body = struct.pack('!HH', 0x4343, seq) + bytes(56)
         pkt = struct.pack('!BBH', 8, 0, csum(struct.pack('!BBH', 8, 0, 0) + body)) + body
-        t = time.monotonic_ns(); s.sendto(pkt, (sys.argv[1], 0))
+        t = time.time_ns(); s.sendto(pkt, (sys.argv[1], 0))
         while True:
-            d = s.recv(2048); ihl = (d[0] & 15) * 4
+            d, anc, _, _ = s.recvmsg(2048, 64); ihl = (d[0] & 15) * 4
             if d[ihl] == 0 and struct.unpack('!HH', d[ihl + 4:ihl + 8]) == (0x4343, seq):
                 break
-        rtts.append((time.monotonic_ns() - t) / 1e6); time.sleep(0.02)
+        sec, nsec = struct.unpack('qq', anc[0][2][:16])
+        rtts.append((sec * 1_000_000_000 + nsec - t) / 1e6); time.sleep(0.02)
     print(' '.join('%.4f' % r for r in rtts))
 """)
 
