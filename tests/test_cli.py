@@ -51,6 +51,17 @@ def test_ccas_table_lists_every_registered_algorithm(cli):
         assert entry["name"] in table
 
 
+def test_ccas_verbose_prints_the_registry_description_and_parameter_meanings(cli):
+    result = cli("ccas", "--cca", "vegas", "--verbose")
+    assert result.exit_code == 0, result.stderr
+    out = " ".join(result.stdout.replace("│", " ").split())
+    vegas = next(c for c in _core.ccas() if c["name"] == "vegas")
+    assert "[alpha, beta] = [2, 4]" in out  # brackets printed, not read as rich markup
+    assert " ".join(vegas["description"].split()) in out
+    assert all(p["name"] in out and p["doc"] in out for p in vegas["params"])
+    assert "cubic" not in out
+
+
 @pytest.mark.parametrize("name", ["bottleneck", "variable"])
 def test_validate_bundled(cli, name):
     result = cli("validate", name)

@@ -150,3 +150,15 @@ def test_usage_errors_exit_2_without_traceback(cli):
     result = cli("run", "bottleneck", "--seed", "-3")
     assert result.exit_code == 2
     assert "Traceback" not in result.stdout + result.stderr
+
+
+def test_unreachable_destination_is_reported_by_validate_and_run_and_writes_nothing(
+    cli, base_doc, write_doc, tmp_path: Path
+):
+    base_doc["nodes"].append({"id": "island", "kind": "host"})
+    base_doc["flows"][0]["dst"] = "island"
+    path = write_doc(base_doc)
+    assert_one_clear_line(cli("validate", path), 'flows[0].dst: got "island"')
+    out = tmp_path / "out"
+    assert_one_clear_line(cli("run", path, "--out", out), 'flows[0].dst: got "island"')
+    assert not out.exists()

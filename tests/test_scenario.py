@@ -21,7 +21,8 @@ def test_default_scenario_is_the_specified_bottleneck():
     rtt_ms = 2 * sum(link["delay_ms"] for link in doc["links"])
     assert rtt_ms == 40
     bdp_bytes = 20e6 * 0.040 / 8
-    assert bottleneck["forward"]["queue"] == {"kind": "drop_tail", "limit_bytes": bdp_bytes, "limit_packets": None}
+    queue = bottleneck["forward"]["queue"]
+    assert (queue["kind"], queue["limit_bytes"], queue["limit_packets"]) == ("drop_tail", bdp_bytes, None)
     assert bottleneck["forward"]["loss"] == {"kind": "bernoulli", "p": 0.001}
 
 
@@ -110,3 +111,26 @@ def test_public_api_surface():
     assert {"run", "Scenario", "Result", "compare", "ccas", "__version__"} <= set(cellcc.__all__)
     names = [c["name"] for c in cellcc.ccas()]
     assert names[:2] == ["reno", "newreno"]
+
+
+def test_scenario_hash_follows_trace_contents_not_paths(tmp_path):
+    from cellcc import Scenario
+
+    def scenario_with_trace(folder, lines):
+        folder.mkdir()
+        (folder / "link.trace").write_text("\n".join(lines) + "\n")
+        doc = {
+            "version": 1,
+            "duration_s": 1,
+            "nodes": [{"id": "a", "kind": "host"}, {"id": "b", "kind": "host"}],
+            "links": [{"id": "l", "a": "a", "b": "b", "trace": "link.trace"}],
+            "flows": [{"src": "a", "dst": "b", "app": {"kind": "bulk"}}],
+        }
+        return Scenario.from_dict(doc, base_dir=folder)
+
+    same_a = scenario_with_trace(tmp_path / "a", ["1", "2"])
+    same_b = scenario_with_trace(tmp_path / "b", ["1", "2"])
+    other = scenario_with_trace(tmp_path / "c", ["1", "3"])
+    assert same_a.json != same_b.json  # the absolute paths differ...
+    assert same_a.sha256 == same_b.sha256  # ...the simulated scenario does not
+    assert same_a.sha256 != other.sha256

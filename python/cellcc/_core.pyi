@@ -24,6 +24,7 @@ class CcaInfo(TypedDict):
     family: str
     source: str
     summary: str
+    description: str
     params: list[CcaParam]
 
 class RunTables(TypedDict):
@@ -42,7 +43,7 @@ def run(json: str, seed: int) -> RunTables:
     """Simulate a scenario (JSON text) with ``seed``; releases the GIL while the engine runs."""
 
 def ccas() -> list[CcaInfo]:
-    """The congestion-control registry: name, family, source, summary, params with defaults."""
+    """The congestion-control registry: name, family, source, summary, description, params with defaults."""
 
 def engine_version() -> str:
     """Version of the Rust engine crate."""

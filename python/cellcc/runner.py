@@ -10,7 +10,7 @@ import multiprocessing
 import os
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Any
 
@@ -76,11 +76,17 @@ def run_jobs(
 
 
 def _run_inline(jobs: Sequence[Job], reduce: Callable[[Result], Any] | None, tracker: _LazyProgress) -> list[Any]:
+    # One worker thread runs the jobs (the engine releases the GIL) so this thread can show progress
+    # during a long single run too.
     out = []
-    for job in jobs:
-        result = run_one(job.scenario, job.seed)
-        out.append(reduce(result) if reduce is not None else result)
-        tracker.advance()
+    with ThreadPoolExecutor(max_workers=1) as thread:
+        for job in jobs:
+            future = thread.submit(run_one, job.scenario, job.seed)
+            while not wait([future], timeout=_POLL_S).done:
+                tracker.advance(0)
+            result = future.result()
+            out.append(reduce(result) if reduce is not None else result)
+            tracker.advance()
     return out
 
 

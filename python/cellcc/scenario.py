@@ -170,8 +170,16 @@ class Scenario:
 
     @cached_property
     def sha256(self) -> str:
-        """SHA-256 of the canonical JSON: the scenario's identity in provenance."""
-        return hashlib.sha256(self._json.encode("utf-8")).hexdigest()
+        """The scenario's identity in provenance: SHA-256 of the canonical JSON with
+        every trace path replaced by the SHA-256 of the trace's bytes, so the hash
+        follows what was simulated, not where the files sat on this machine."""
+        doc = self.to_dict()
+        for link in doc["links"]:
+            for table in (link, link["forward"], link["reverse"]):
+                if table.get("trace"):
+                    table["trace"] = "sha256:" + hashlib.sha256(Path(table["trace"]).read_bytes()).hexdigest()
+        canonical = json.dumps(doc, separators=(",", ":"), ensure_ascii=False)
+        return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
     def with_cca(self, cca: str) -> Scenario:
         """This scenario with every TCP flow using ``cca`` at its default parameters."""

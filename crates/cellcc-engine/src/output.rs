@@ -21,6 +21,13 @@ pub enum Column {
     F64(Vec<f64>),
     U64(Vec<u64>),
     Str(Vec<String>),
+    /// Dictionary-encoded text: row i is `labels[codes[i]]`. For ids repeated on
+    /// every row of the long tables (one RTT sample per ACK), so a run does not
+    /// allocate a string per row.
+    Cat {
+        codes: Vec<u32>,
+        labels: Vec<String>,
+    },
 }
 
 impl Column {
@@ -29,6 +36,7 @@ impl Column {
             Column::F64(v) => v.len(),
             Column::U64(v) => v.len(),
             Column::Str(v) => v.len(),
+            Column::Cat { codes, .. } => codes.len(),
         }
     }
     pub fn is_empty(&self) -> bool {
@@ -57,6 +65,14 @@ impl Table {
         match self.column(name) {
             Some(Column::F64(v)) => v,
             _ => &[],
+        }
+    }
+    /// A text column (plain or dictionary-encoded) as one `&str` per row.
+    pub fn strs(&self, name: &str) -> Vec<&str> {
+        match self.column(name) {
+            Some(Column::Str(v)) => v.iter().map(String::as_str).collect(),
+            Some(Column::Cat { codes, labels }) => codes.iter().map(|&c| labels[c as usize].as_str()).collect(),
+            _ => Vec::new(),
         }
     }
     pub fn u64s(&self, name: &str) -> &[u64] {

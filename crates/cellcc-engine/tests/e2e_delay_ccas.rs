@@ -7,7 +7,7 @@
 
 mod common;
 
-use cellcc_engine::output::{Column, RunOutput};
+use cellcc_engine::output::RunOutput;
 use common::{bdp_packets, mean_throughput, path, run};
 use serde_json::{json, Value};
 
@@ -30,7 +30,7 @@ fn scenario(cca: &str, flows: usize, queue_packets: u32, duration_s: f64) -> Val
 
 /// Mean of the per-slot RTT of `flow` over [from_s, to_s), ms.
 fn mean_rtt_ms(out: &RunOutput, flow: &str, from_s: f64, to_s: f64) -> f64 {
-    let Some(Column::Str(ids)) = out.timeseries.column("flow_id") else { panic!("flow_id column") };
+    let ids = out.timeseries.strs("flow_id");
     let t = out.timeseries.f64s("t_s");
     let rtt = out.timeseries.f64s("rtt_ms");
     let sel: Vec<f64> = (0..t.len())

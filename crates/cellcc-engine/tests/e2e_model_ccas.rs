@@ -30,7 +30,7 @@ fn scenario(queue_packets: u32, duration_s: f64, flows: &[(&str, f64)]) -> Value
 
 /// Mean RTT sample of `flow` in [from_s, to_s), ms.
 fn mean_rtt_ms(out: &RunOutput, flow: &str, from_s: f64, to_s: f64) -> f64 {
-    let Some(Column::Str(ids)) = out.rtt.column("flow_id") else { panic!("flow_id column") };
+    let ids = out.rtt.strs("flow_id");
     let t = out.rtt.f64s("t_s");
     let rtt = out.rtt.f64s("rtt_ms");
     let sel: Vec<f64> =

@@ -3,7 +3,7 @@
 
 mod common;
 
-use cellcc_engine::output::{Column, RunOutput};
+use cellcc_engine::output::RunOutput;
 use common::{mean_throughput, path, run};
 use serde_json::json;
 
@@ -20,7 +20,7 @@ fn marked_path(cca: &str) -> serde_json::Value {
 }
 
 fn mean_queue_packets(out: &RunOutput, link: &str, from_s: f64) -> f64 {
-    let Some(Column::Str(links)) = out.queues.column("link") else { panic!("link column") };
+    let links = out.queues.strs("link");
     let (t, pkts) = (out.queues.f64s("t_s"), out.queues.u64s("packets"));
     let sel: Vec<f64> = (0..t.len()).filter(|&i| links[i] == link && t[i] >= from_s).map(|i| pkts[i] as f64).collect();
     sel.iter().sum::<f64>() / sel.len() as f64

@@ -6,7 +6,7 @@ use cellcc_engine::cc::{CcConfig, CcDoc};
 use cellcc_engine::output::{Column, Table};
 use cellcc_engine::RunOutput;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList};
+use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 
 /// A JSON document as the equivalent Python object.
 pub fn json_to_py<'py>(py: Python<'py>, value: &serde_json::Value) -> PyResult<Bound<'py, PyAny>> {
@@ -18,6 +18,11 @@ fn column_to_py<'py>(py: Python<'py>, column: &Column) -> PyResult<Bound<'py, Py
         Column::F64(v) => PyList::new(py, v),
         Column::U64(v) => PyList::new(py, v),
         Column::Str(v) => PyList::new(py, v),
+        // One Python string per label, referenced from every row.
+        Column::Cat { codes, labels } => {
+            let labels: Vec<Bound<'py, PyString>> = labels.iter().map(|l| PyString::new(py, l)).collect();
+            PyList::new(py, codes.iter().map(|&c| &labels[c as usize]))
+        }
     }
 }
 
@@ -52,7 +57,7 @@ pub fn run_output_to_py<'py>(py: Python<'py>, out: &RunOutput) -> PyResult<Bound
     Ok(dict)
 }
 
-/// One registry entry: `{name, family, source, summary, params: [{name, doc, default}]}`.
+/// One registry entry: `{name, family, source, summary, description, params: [{name, doc, default}]}`.
 /// Parameters are listed in the documentation's order; a default the docs do not
 /// mention is still listed, so nothing the algorithm accepts is hidden.
 pub fn cca_to_py<'py>(py: Python<'py>, doc: &CcDoc) -> PyResult<Bound<'py, PyDict>> {
@@ -71,6 +76,7 @@ pub fn cca_to_py<'py>(py: Python<'py>, doc: &CcDoc) -> PyResult<Bound<'py, PyDic
     dict.set_item("family", json_to_py(py, &family)?)?;
     dict.set_item("source", doc.source)?;
     dict.set_item("summary", doc.summary)?;
+    dict.set_item("description", doc.description)?;
     dict.set_item("params", params)?;
     Ok(dict)
 }

@@ -28,12 +28,13 @@ from cellcc.cli.options import (
     ScenarioArg,
     SeedOpt,
     SeedsOpt,
+    VerboseOpt,
     WorkersOpt,
 )
-from cellcc.compare import compare_runs, summarise
+from cellcc.compare import compare_runs, parse_cca_list, summarise
 from cellcc.errors import UserError
 from cellcc.provenance import cellcc_version
-from cellcc.runner import run_one
+from cellcc.runner import Job, run_jobs
 from cellcc.scenario import Scenario, bundled_names
 from cellcc.store import write_run
 
@@ -76,7 +77,9 @@ def run(
             sc, result = linux_cli.run_linux_command(scenario, seed, _out)
         else:
             sc = Scenario.resolve(scenario)
-            result = run_one(sc, sc.seed if seed is None else seed)
+            (result,) = run_jobs(
+                [Job(sc, sc.seed if seed is None else seed)], workers=1, description=f"simulating {sc.name}"
+            )
         _out.print(render.flows_table(result.flows, f"{sc.name} (seed {result.seed})"))
         if out is not None:
             _out.print(f"wrote {write_run(result, out)}")
@@ -151,14 +154,18 @@ def validate(scenario: ScenarioArg, as_json: JsonOpt = False) -> None:
 
 
 @app.command()
-def ccas(as_json: JsonOpt = False) -> None:
+def ccas(cca: CcaOpt = None, verbose: VerboseOpt = False, as_json: JsonOpt = False) -> None:
     """List the congestion controls: family, source and parameters with defaults."""
     with reported():
-        registry = _core.ccas()
+        wanted = parse_cca_list(cca)
+        registry = [c for c in _core.ccas() if c["name"] in wanted]
         if as_json:
             typer.echo(json.dumps(registry, indent=2))
-            return
-        _out.print(render.ccas_table(registry))
+        elif verbose:
+            for entry in registry:
+                _out.print(render.cca_detail(entry))
+        else:
+            _out.print(render.ccas_table(registry))
 
 
 def main() -> None:

@@ -7,19 +7,24 @@ from typing import Annotated
 
 import typer
 
+from cellcc.scenario import DEFAULT_SET, bundled_names
+
+_BUNDLED = ", ".join(bundled_names())
+_DEFAULTS = ", ".join(DEFAULT_SET)
+
 ScenarioArg = Annotated[
     str,
     typer.Argument(
         metavar="SCENARIO",
-        help="A scenario file (.toml or .json) or a bundled scenario name (see `cellcc validate --help`).",
+        help=f"A scenario file (.toml or .json) or a bundled scenario name ({_BUNDLED}).",
         show_default=False,
     ),
 ]
 OptionalScenarioArg = Annotated[
     str,
     typer.Argument(
-        metavar="[SCENARIO]",
-        help="A scenario file, a bundled scenario name, or `default` (the bundled default set).",
+        metavar="SCENARIO",
+        help=f"A scenario file, a bundled scenario name ({_BUNDLED}), or `default`: all of {_DEFAULTS}.",
     ),
 ]
 SeedOpt = Annotated[
@@ -50,3 +55,7 @@ WorkersOpt = Annotated[
     typer.Option("--workers", min=1, help="Worker processes; default: one per CPU.", show_default=False),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
+VerboseOpt = Annotated[
+    bool,
+    typer.Option("--verbose", "-v", help="Describe each algorithm: what it does and what each parameter means."),
+]

@@ -7,7 +7,11 @@ import math
 from typing import Any
 
 import pandas as pd
+from rich.console import Group
+from rich.markup import escape
+from rich.panel import Panel
 from rich.table import Table
+from rich.text import Text
 
 from cellcc.compare import METRICS
 
@@ -80,3 +84,17 @@ def ccas_table(ccas: list[dict[str, Any]]) -> Table:
         params = ", ".join(f"{p['name']}={json.dumps(p['default'])}" for p in c["params"]) or "-"
         table.add_row(c["name"], c["family"], c["source"], params)
     return table
+
+
+def cca_detail(cca: dict[str, Any]) -> Panel:
+    """One algorithm in full: its paragraph, then each parameter's default and meaning."""
+    params = Table(box=None, show_header=bool(cca["params"]), pad_edge=False)
+    for heading in ("parameter", "default", "meaning"):
+        params.add_column(heading, overflow="fold")
+    for p in cca["params"]:
+        params.add_row(Text(p["name"]), Text(json.dumps(p["default"])), Text(p["doc"]))
+    # Text, not str: the registry's prose has brackets ("[alpha, beta]") that rich would read as markup.
+    body = Group(Text(cca["description"]), "", params if cca["params"] else "No parameters.")
+    return Panel(
+        body, title=f"[bold]{cca['name']}[/] ({cca['family']})", subtitle=escape(cca["source"]), title_align="left"
+    )

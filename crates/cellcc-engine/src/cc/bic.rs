@@ -97,6 +97,12 @@ pub const DOC: super::CcDoc = super::CcDoc {
     family: super::Family::Loss,
     source: "Xu, Harfoush, Rhee, INFOCOM 2004; Linux net/ipv4/tcp_bic.c",
     summary: "Binary search for the window of the last loss, capped at max_increment per RTT, then max probing beyond it; beta = 0.8.",
+    description: "After a loss BIC keeps beta = 0.8 of the window and binary-searches back towards W_max, the window \
+        at which the loss happened: each RTT it moves half the remaining distance, at most max_increment \
+        (16) segments, and spends smooth_part RTTs on the last few segments. Past W_max it probes slowly, \
+        then faster (max probing); at or below low_window (14 segments) it is Reno. With fast convergence a \
+        loss below the previous W_max lowers the remembered W_max to W x (1 + beta)/2, releasing bandwidth \
+        to newer flows. It reacts to loss only.",
     params: &[
         ("fast_convergence", "bool: after a loss below the previous W_max, remember W_max x (1+beta)/2 (default true; Linux fast_convergence)"),
         ("max_increment", "segments per RTT: largest binary-search step (default 16; Linux max_increment)"),

@@ -103,6 +103,13 @@ pub const DOC: super::CcDoc = super::CcDoc {
     family: super::Family::Delay,
     source: "Linux net/ipv4/tcp_cdg.c; Hayes & Armitage, IFIP Networking 2011",
     summary: "Reno growth; backs off (x0.7071) with probability 1-exp(-gradient) when RTT min/max gradients rise.",
+    description:
+        "Once per RTT CDG measures delay gradients, the change of the round's minimum and maximum RTT against \
+        the previous round, averaged over a moving window of 8 rounds; when the gradient is positive it \
+        backs off with probability 1 - exp(-gradient / G), cutting cwnd to 0.7071 of itself. Growth is \
+        Reno's, and slow start ends by CDG's own HyStart (ACK train or delay increase). A shadow window \
+        keeps a loss from cutting below half of what delay backoffs gave away, and after 5 backoffs that did \
+        not lower the RTT it stops backing off until one does; otherwise a loss halves the window.",
     params: &[
         ("window", "gradient window, rounds, power of two <= 256; default 8"),
         ("backoff_beta", "delay-backoff factor, 1/1024 units; default 724 (0.7071)"),

@@ -78,6 +78,12 @@ pub const DOC: super::CcDoc = super::CcDoc {
     family: super::Family::LossDelay,
     source: "Tan, Song, Zhang & Sridharan, INFOCOM 2006; draft-sridharan-tcpm-ctcp-02 (Windows CTCP)",
     summary: "Reno cwnd plus a delay window dwnd that grows as alpha*win^k while < gamma packets are queued and drains the queue beyond.",
+    description: "The window is the sum of a loss-based part (Reno's cwnd) and a delay-based part dwnd. Once per RTT, \
+        with diff the Vegas estimate of packets queued, dwnd grows by alpha win^k - 1 segments (alpha 1/8, k \
+        3/4: a scalable increase) while diff < gamma (30 packets) and gives back zeta x diff once the queue \
+        exceeds gamma; a loss cuts the total window to win (1 - beta) = win/2. dwnd is zero in slow start. \
+        So it ramps up fast on an empty pipe and falls back to Reno once a standing queue of gamma packets \
+        builds.",
     params: &[
         ("alpha", "delay window increase scale in alpha*win^k, segments > 0 (default 0.125, draft)"),
         ("beta", "window decrease on loss, fraction in (0, 1) (default 0.5, draft)"),

@@ -73,6 +73,12 @@ pub const DOC: super::CcDoc = super::CcDoc {
     family: super::Family::Delay,
     source: "Arun & Balakrishnan, NSDI 2018 (default mode); mvfst Copa.cpp",
     summary: "Targets rate 1/(delta x queuing delay): about 1/delta packets queued; velocity-scaled AIMD on delay.",
+    description: "Copa targets a sending rate of 1/(delta x dq) packets per second, dq being the queuing delay (the \
+        minimum RTT over the last SRTT/2 minus the minimum over 10 s), which keeps about 1/delta = 2 packets \
+        of its own queued. On each ACK cwnd moves by v/(delta x cwnd) segments per ACKed segment, up while \
+        the rate cwnd/RTTstanding is at or below target and down otherwise; the velocity v doubles each RTT \
+        once cwnd has moved the same way for 3 RTTs. It paces at 2 cwnd / RTTstanding, starts by doubling \
+        once per RTT, and does not cut cwnd on loss (default mode only, no competitive mode).",
     params: &[
         ("delta", "delta, target rate 1/(delta dq); default 0.5 (Copa default mode)"),
         ("standing_window_pct", "RTTstanding window, % of SRTT; default 50 (srtt/2)"),

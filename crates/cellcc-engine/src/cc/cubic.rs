@@ -142,6 +142,12 @@ pub const DOC: super::CcDoc = super::CcDoc {
     family: super::Family::Loss,
     source: "RFC 9438; Linux net/ipv4/tcp_cubic.c; HyStart: Ha & Rhee 2011",
     summary: "Window a cubic function of time since the last loss, plateau at W_max; beta 0.7, Reno-friendly region, fast convergence, HyStart.",
+    description: "After a loss at window W_max, cwnd follows W(t) = C (t - K)^3 + W_max in the time t since the loss \
+        (RFC 9438, C = 0.4, K the time to regain W_max): concave growth up to W_max, a plateau around it, \
+        convex probing beyond, so growth depends on elapsed time rather than on the RTT. A loss keeps beta = \
+        0.7 of the window; in the Reno-friendly region cwnd never falls below what Reno with the same beta \
+        would have, and fast convergence lowers W_max when losses come earlier than the last one. HyStart \
+        ends slow start early on ACK-train length or a rise in delay. It reacts to loss only.",
     params: &[
         ("fast_convergence", "bool: lower W_max when losses come earlier (default true; Linux fast_convergence)"),
         ("beta", "1/1024: window kept after a loss (default 717 = 0.7; Linux beta)"),

@@ -6,13 +6,13 @@
 //! reduction sets ssthresh = cwnd (1 - alpha/2) (§3.4). Loss halves cwnd as Reno.
 //! Fixed point as Linux: alpha in 1/1024 (`DCTCP_MAX_ALPHA`), g = 1/2^shift_g.
 //!
-//! What differs from Linux, and what the rest of the simulator must provide:
-//! - ECN marking in the queues is not built yet, so end to end DCTCP behaves as
-//!   Reno until queues mark CE (with a DCTCP-style step threshold, RFC 8257 §3.1).
-//! - The receiver side of DCTCP (echo ECE on exactly the CE-marked packets,
-//!   with an immediate ACK when the CE state flips, `dctcp_ece_ack_update`) is
-//!   the receiver's job; the `EcnIsCe`/`EcnNoCe` events are receiver events
-//!   and are ignored here.
+//! What differs from Linux, and where the rest lives:
+//! - It needs `tcp.ecn = true` and a queue that marks (`ecn_threshold_packets`,
+//!   the RFC 8257 §3.1 step threshold); without marks it behaves as Reno.
+//! - The receiver side (ECE on exactly the CE-marked packets, an immediate ACK
+//!   when the CE state flips, Linux `dctcp_ece_ack_update`) is `tcp/receiver.rs`'s
+//!   `EcnEcho::Accurate`; the `EcnIsCe`/`EcnNoCe` events are receiver events and
+//!   are ignored here.
 //! - `tp->delivered_ce` is not in the connection view: DCTCP counts the
 //!   segments delivered by ACKs with ECE itself (Linux's `tcp_count_delivered`
 //!   with classic ECN does the same).
@@ -63,6 +63,11 @@ pub const DOC: super::CcDoc = super::CcDoc {
     family: super::Family::Ecn,
     source: "Linux net/ipv4/tcp_dctcp.c; RFC 8257; Alizadeh et al., SIGCOMM 2010",
     summary: "Reno growth; cuts cwnd by alpha/2 where alpha is the EWMA (g=1/16) of the CE-marked fraction. Needs ECN marking.",
+    description: "Reno growth with a reaction proportional to the extent of congestion: once per window of data it \
+        updates alpha <- (1 - g) alpha + g F (g = 1/16), F the fraction of ACKed data that echoed a CE mark, and \
+        a congestion event sets ssthresh = cwnd (1 - alpha/2). Loss halves the window as Reno. It needs ECN \
+        (tcp.ecn = true) and a queue that CE-marks above a step threshold (queue.ecn_threshold_packets, \
+        RFC 8257 3.1); without marking, as on a plain drop-tail queue, it behaves as Reno.",
     params: &[
         ("shift_g", "EWMA weight g = 1/2^shift_g, 0..=10; default 4 (dctcp_shift_g)"),
         ("alpha_on_init", "initial alpha, 1/1024 units; default 1024 (dctcp_alpha_on_init)"),

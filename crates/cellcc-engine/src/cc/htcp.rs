@@ -72,6 +72,11 @@ pub const DOC: super::CcDoc = super::CcDoc {
     family: super::Family::Loss,
     source: "Leith & Shorten, PFLDnet 2004; Linux net/ipv4/tcp_htcp.c",
     summary: "Increase grows with the time since the last loss (Reno for 1 s, then quadratic); adaptive beta = RTTmin/RTTmax in [0.5, 0.8].",
+    description: "The increase depends on the time D since the last congestion event: one segment per RTT (Reno) for \
+        the first second, then alpha = 1 + 10 (D - 1) + ((D - 1)/2)^2 segments per RTT, scaled by 2 (1 - \
+        beta) and by RTTmin / 100 ms clamped to [0.5, 10]. The decrease beta = RTTmin / RTTmax, within [0.5, \
+        0.8], follows the queue the flow sees, and a throughput change of more than 20% between congestion \
+        events resets it to 0.5. Losses trigger every reduction; delay only sets how deep the cut is.",
     params: &[
         ("use_rtt_scaling", "bool: scale alpha by RTTmin/100 ms within [0.5, 10] (default true; Linux use_rtt_scaling)"),
         ("use_bandwidth_switch", "bool: beta back to 0.5 when throughput changes > 20% (default true; Linux use_bandwidth_switch)"),

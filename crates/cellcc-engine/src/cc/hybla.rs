@@ -64,6 +64,11 @@ pub const DOC: super::CcDoc = super::CcDoc {
     family: super::Family::Loss,
     source: "Caini & Firrincieli, IJSCN 2004; Linux net/ipv4/tcp_hybla.c",
     summary: "Scales Reno's growth by rho = RTT/rtt0 (slow start 2^rho - 1 per ACK, avoidance rho^2/cwnd) so long-RTT flows grow like rtt0 ones.",
+    description: "Hybla makes a flow grow, in segments per second, like a Reno flow whose RTT is the reference rtt0 \
+        (25 ms): with rho = max(SRTT / rtt0, 1), slow start adds 2^rho - 1 segments per ACK and congestion \
+        avoidance rho^2 / cwnd. Losses halve the window as Reno. As in Linux, init sets cwnd to the integer \
+        part of rho (1 segment on a 40 ms path, replacing the initial window); at 40 ms rho is about 1.6, so \
+        avoidance grows about 2.6 times faster than Reno.",
     params: &[("rtt0_ms", "ms: reference RTT (default 25; Linux rtt0)")],
 };
 

@@ -107,6 +107,11 @@ pub const DOC: super::CcDoc = super::CcDoc {
     family: super::Family::LossDelay,
     source: "Liu, Basar & Srikant, Performance Evaluation 2008; Linux net/ipv4/tcp_illinois.c",
     summary: "AIMD with delay-driven alpha (10 at no queue .. 0.3 at max delay) and beta (1/8 .. 1/2).",
+    description: "AIMD whose increase and decrease follow the average queueing delay da (RTT - baseRTT) of the last \
+        RTT relative to the largest seen, dm: alpha is 10 segments per RTT while there is no queue (da <= \
+        dm/100) and falls as k1/(k2 + da) to 0.3 at da = dm; beta is 1/8 at low delay (da <= dm/10), 1/2 \
+        above 0.8 dm, and linear between. Below 15 segments it is Reno. Loss still triggers every reduction: \
+        delay only sets how fast it grows (concave towards a full buffer) and how deep it cuts.",
     params: &[
         ("alpha_min", "increase at the largest queueing delay, segments/RTT (default 0.3, Linux ALPHA_MIN)"),
         ("alpha_max", "increase with no queueing delay, segments/RTT (default 10, Linux ALPHA_MAX)"),

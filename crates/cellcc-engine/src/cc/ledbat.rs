@@ -97,6 +97,13 @@ pub const DOC: super::CcDoc = super::CcDoc {
     family: super::Family::LowerThanBestEffort,
     source: "RFC 6817 §2.4.2; ns-3 TcpLedbat (RTT-based delay)",
     summary: "Scavenger: holds queuing delay (RTT - min RTT of 10 min) at 100 ms, yields to loss-based flows.",
+    description: "A scavenger (RFC 6817): it estimates the queuing delay it causes as the current delay (minimum of \
+        the last 4 RTT samples; there are no one-way timestamps here) minus the base delay (minimum over the \
+        last 10 minutes), and changes cwnd by GAIN x (TARGET - queuing delay) / TARGET segments per RTT: at \
+        most one segment per RTT below the 100 ms target, shrinking in proportion above it. There is no slow \
+        start by default, and a loss halves the window as Reno. Alone on a path whose buffer holds less than \
+        100 ms of queue it keeps growing until the buffer overflows, so it fills the path; it yields only to \
+        flows that build more than 100 ms of queue.",
     params: &[
         ("target_ms", "TARGET queuing delay, ms; default 100 (RFC 6817)"),
         ("gain", "GAIN, segments per RTT at zero queuing delay; default 1.0 (RFC 6817)"),

@@ -53,6 +53,12 @@ pub const DOC: super::CcDoc = super::CcDoc {
     family: super::Family::LowerThanBestEffort,
     source: "Linux net/ipv4/tcp_lp.c; Kuzmanovic & Knightly, INFOCOM 2003",
     summary: "Scavenger over Reno: halves (then resets) cwnd when smoothed delay passes 15% of its range.",
+    description: "A low-priority scavenger over Reno (TCP-LP): it smooths the delay (a 7/8 EWMA of RTT samples here, \
+        one-way delay in Linux) and declares early congestion when the smoothed delay rises above its \
+        minimum plus 15% of its range. The first early congestion halves cwnd and starts a 3-RTT inference \
+        timeout; another inside it drops cwnd to 1 segment, and cwnd does not grow while the timeout runs. \
+        Losses are Reno's. Alone on a drop-tail path it reacts to its own queue and to delayed ACKs, so by \
+        design it uses only a small share of the path.",
     params: &[],
 };
 

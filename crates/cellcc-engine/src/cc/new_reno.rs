@@ -18,6 +18,11 @@ pub const DOC: super::CcDoc = super::CcDoc {
     family: super::Family::Loss,
     source: "RFC 6582 (recovery), RFC 5681 (growth); ns-3 TcpNewReno; Linux tcp_cong.c",
     summary: "Reno's AIMD with NewReno recovery: partial ACKs retransmit the next hole without leaving fast recovery.",
+    description: "Reno's window rules: slow start to ssthresh, one segment per RTT in congestion avoidance, half the \
+        window on loss. The difference is recovery without SACK: a partial ACK retransmits the next hole and \
+        fast recovery lasts until everything outstanding at its start is acknowledged (RFC 6582), so a burst \
+        of losses in one window costs one halving. With SACK (the default) both use RFC 6675 recovery and \
+        behave alike. It reacts to loss only: on a drop-tail bottleneck it fills the buffer and saw-tooths.",
     params: &[],
 };
 

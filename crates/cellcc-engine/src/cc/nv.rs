@@ -121,6 +121,12 @@ pub const DOC: super::CcDoc = super::CcDoc {
     family: super::Family::Delay,
     source: "Linux net/ipv4/tcp_nv.c",
     summary: "New Vegas: once per RTT compares cwnd with rate x min RTT + 10 packets; cuts 30% of the excess.",
+    description:
+        "New Vegas, for data centres: once per RTT, after enough samples, it computes the window the measured \
+        delivery rate needs at the minimum RTT, rate x minRTT / MSS, and allows pad (10) packets of queue \
+        above it. When cwnd exceeds that it cuts 30% of the excess and sets ssthresh to the target; when \
+        comfortably below it grows as Reno. The minimum RTT is re-learned every 3.75 to 6.25 s (drawn at \
+        random), and a loss cuts cwnd to 80%.",
     params: &[
         ("pad", "allowed queue, packets; default 10 (nv_pad)"),
         ("pad_buffer", "no growth within this of the pad, packets; default 2"),

@@ -34,7 +34,11 @@ pub struct CcDoc {
     pub family: Family,
     /// RFC / kernel file / paper the implementation follows.
     pub source: &'static str,
+    /// One line: what the algorithm does.
     pub summary: &'static str,
+    /// A paragraph (2-4 sentences): mechanism, what it reacts to, behaviour
+    /// to expect; `docs/ccas.md` and `cellcc ccas --verbose` print it.
+    pub description: &'static str,
     /// (parameter, meaning with unit and source of the default).
     pub params: &'static [(&'static str, &'static str)],
 }
@@ -228,6 +232,15 @@ mod tests {
             let cfg: CcConfig = serde_json::from_value(serde_json::json!({ "name": doc.name })).unwrap();
             assert_eq!(cfg.name(), doc.name);
             assert!(CcConfig::default_params(doc.name).is_some());
+        }
+    }
+
+    #[test]
+    fn every_entry_has_a_paragraph_of_two_to_four_sentences() {
+        for doc in REGISTRY {
+            let sentences = doc.description.split(". ").count();
+            assert!((2..=4).contains(&sentences), "{}: {sentences} sentences", doc.name);
+            assert!(doc.description.ends_with('.') && !doc.description.contains("  "), "{}", doc.name);
         }
     }
 

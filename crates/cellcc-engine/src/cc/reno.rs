@@ -22,6 +22,13 @@ pub const DOC: super::CcDoc = super::CcDoc {
     source: "RFC 5681; Linux net/ipv4/tcp_cong.c (tcp_reno_cong_avoid, tcp_reno_ssthresh)",
     summary:
         "AIMD: +1 segment per RTT, halve on loss; classic fast recovery (exits on the first partial ACK without SACK).",
+    description:
+        "Slow start doubles cwnd every RTT up to ssthresh; congestion avoidance then adds one segment per RTT \
+        (Linux tcp_reno_cong_avoid). Three duplicate ACKs set ssthresh and cwnd to half the window \
+        (tcp_reno_ssthresh, at least 2 segments); an RTO restarts from one segment. It reacts to loss only, \
+        so on a drop-tail bottleneck it fills the buffer and saw-tooths between about half and all of BDP + \
+        buffer. Without SACK its fast recovery ends at the first partial ACK, so several losses in one \
+        window cost several halvings; with SACK (the default) it recovers as NewReno does.",
     params: &[],
 };
 

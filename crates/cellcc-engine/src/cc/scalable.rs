@@ -31,6 +31,11 @@ pub const DOC: super::CcDoc = super::CcDoc {
     family: super::Family::Loss,
     source: "Kelly, CCR 2003; Linux net/ipv4/tcp_scalable.c",
     summary: "MIMD: +0.01 segment per ACKed segment (Reno-like below 100 segments), cwnd x 7/8 on loss.",
+    description:
+        "Multiplicative increase, multiplicative decrease: in congestion avoidance cwnd grows by 0.01 segment \
+        per ACKed segment (1% per RTT), implemented as one segment per min(cwnd, 100) ACKed segments, so \
+        below 100 segments it grows like Reno. A loss cuts the window by only 1/8, so on a drop-tail \
+        bottleneck it keeps the buffer nearly full and loses often. It reacts to loss only.",
     params: &[],
 };
 

@@ -75,6 +75,12 @@ pub const DOC: super::CcDoc = super::CcDoc {
     family: super::Family::Delay,
     source: "Brakmo & Peterson, IEEE JSAC 1995; Linux net/ipv4/tcp_vegas.c",
     summary: "Keeps alpha..beta packets queued: once per RTT, +1 if fewer, -1 if more; leaves slow start at gamma.",
+    description: "Once per RTT Vegas estimates the packets it keeps queued at the bottleneck, diff = cwnd (RTT - \
+        baseRTT) / RTT, with RTT the minimum sample of the last round and baseRTT the minimum ever, and \
+        steers diff into [alpha, beta] = [2, 4] packets by adding or removing one segment per RTT. Slow \
+        start ends as soon as diff exceeds gamma (1 packet). It reacts to delay before the buffer fills, so \
+        alone it holds a few packets of queue and, once out of slow start, sees no loss; loss is handled as \
+        Reno. baseRTT never increases, so a path whose base delay grows reads as queueing.",
     params: &[
         ("alpha", "lower bound of queued packets, packets (default 2, Linux tcp_vegas.c)"),
         ("beta", "upper bound of queued packets, packets, >= alpha (default 4, Linux tcp_vegas.c)"),

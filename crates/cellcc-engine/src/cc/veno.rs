@@ -58,6 +58,11 @@ pub const DOC: super::CcDoc = super::CcDoc {
     family: super::Family::Delay,
     source: "Fu & Liew, IEEE JSAC 2003; Linux net/ipv4/tcp_veno.c",
     summary: "Reno that reads Vegas' queue estimate: loss with < beta packets queued is random (cwnd x 4/5), else congestive (cwnd / 2).",
+    description: "Reno that uses Vegas' estimate of packets queued, N = cwnd (RTT - baseRTT) / RTT, to tell random \
+        losses from congestive ones: a loss with fewer than beta (3) packets queued cuts the window to 4/5, \
+        otherwise to 1/2. In congestion avoidance it grows one segment per RTT while N < beta and one every \
+        other RTT once the queue builds. On a drop-tail bottleneck losses come with a full queue, so it \
+        behaves as a Reno that grows at half speed near the top of the sawtooth.",
     params: &[(
         "beta",
         "queued packets at which the path counts as congested, packets >= 1 (default 3, Linux tcp_veno.c)",

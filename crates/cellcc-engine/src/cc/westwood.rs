@@ -85,6 +85,12 @@ pub const DOC: super::CcDoc = super::CcDoc {
     family: super::Family::Delay,
     source: "Mascolo et al., ACM MobiCom 2001 (original Westwood, per-ACK bandwidth filter)",
     summary: "Reno growth; after loss ssthresh = BWE x RTTmin, BWE low-pass filtered from every ACK.",
+    description: "Reno growth; after a loss ssthresh is set to the pipe the flow was measured to fill, BWE x RTTmin / \
+        MSS (at least 2 segments), instead of half the window: three duplicate ACKs set cwnd = min(cwnd, \
+        ssthresh), an RTO restarts from one segment. BWE is the original per-ACK estimator: each ACK gives a \
+        sample (bytes delivered / time since the previous ACK), low-pass filtered with time constant tau (1 \
+        s), with virtual zero samples when ACKs stop. Meant for wireless paths, where a random loss should \
+        not halve a well-used window.",
     params: &[
         ("tau_ms", "bandwidth filter time constant, ms > 0 (default 1000, UCLA ns-2 reference tau_)"),
         (

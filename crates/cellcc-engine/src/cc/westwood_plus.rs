@@ -49,6 +49,11 @@ pub const DOC: super::CcDoc = super::CcDoc {
     family: super::Family::Delay,
     source: "Grieco & Mascolo, ACM CCR 2004; Linux net/ipv4/tcp_westwood.c",
     summary: "Reno growth; after loss cwnd = ssthresh = BWE x RTTmin, BWE sampled once per RTT and filtered 7/8.",
+    description: "Westwood+ as in Linux tcp_westwood.c: Reno growth, but the bandwidth estimate takes one sample per \
+        RTT (bytes delivered over at least max(RTT, 50 ms)) and smooths it with two 7/8 EWMAs, which avoids \
+        the original's over-estimate under ACK compression. After a loss ssthresh = BWE x RTTmin / MSS (at \
+        least 2 segments) and recovery ends with cwnd = ssthresh, so a loss on a full pipe removes the \
+        standing queue rather than half the window.",
     params: &[],
 };
 

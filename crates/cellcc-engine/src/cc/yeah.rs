@@ -90,6 +90,12 @@ pub const DOC: super::CcDoc = super::CcDoc {
     source: "Baiocchi, Castellani & Vacirca, PFLDnet 2007; Linux net/ipv4/tcp_yeah.c",
     summary:
         "Scalable growth while the queue is small (Fast), Reno when it grows (Slow); drains the queue before loss.",
+    description: "Two modes switched once per RTT on Vegas' queue estimate Q and the queueing delay: Fast (Scalable \
+        growth, one segment per min(cwnd, 100) ACKs) while Q <= alpha (80 packets) and the queueing delay is \
+        at most baseRTT/8, Slow (Reno) otherwise. In Slow mode with Q > alpha it drains the queue before any \
+        loss, removing Q/gamma packets but never going below an estimate of a competing Reno flow's window. \
+        A loss removes Q packets clamped to [cwnd/8, cwnd/2], or halves the window after rho (16) Slow RTTs, \
+        when it is assumed to compete with Reno.",
     params: &[
         ("alpha", "queue above which YeAH slows down and decongests, packets (default 80, TCP_YEAH_ALPHA)"),
         ("gamma", "decongestion removes queue/gamma packets, divisor >= 1 (default 1, TCP_YEAH_GAMMA)"),

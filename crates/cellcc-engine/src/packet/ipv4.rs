@@ -8,7 +8,7 @@
 
 use super::{Fragment, Packet, IPV4_HEADER_BYTES};
 use crate::sim::{SimDuration, SimTime};
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 
 /// Fragment offsets count 8-byte units (RFC 791 §3.1).
 const FRAGMENT_UNIT_BYTES: u32 = 8;
@@ -68,6 +68,8 @@ pub enum Reassembled {
 #[derive(Default)]
 pub struct Reassembly {
     partial: HashMap<u64, Partial>,
+    /// Datagrams in the order their first fragment arrived: their timeouts fall due in this order.
+    deadlines: VecDeque<(SimTime, u64)>,
 }
 
 impl Reassembly {
@@ -77,6 +79,9 @@ impl Reassembly {
             return Reassembled::Complete(p);
         };
         let first = !self.partial.contains_key(&p.datagram);
+        if first {
+            self.deadlines.push_back((now + REASSEMBLY_TIMEOUT, p.datagram));
+        }
         let e =
             self.partial.entry(p.datagram).or_insert(Partial { received_bytes: 0, total_bytes: None, started: now });
         e.received_bytes += f.len_bytes;
@@ -94,12 +99,20 @@ impl Reassembly {
         Reassembled::Complete(whole)
     }
 
-    /// Drop a datagram still incomplete at its timeout; true if it was dropped.
-    pub fn expire(&mut self, datagram: u64, now: SimTime) -> bool {
-        match self.partial.get(&datagram) {
-            Some(p) if now >= p.started + REASSEMBLY_TIMEOUT => self.partial.remove(&datagram).is_some(),
-            _ => false,
+    /// Drop every datagram still incomplete at its timeout; returns how many.
+    pub fn expire(&mut self, now: SimTime) -> usize {
+        let mut dropped = 0;
+        while let Some(&(due, datagram)) = self.deadlines.front() {
+            if due > now {
+                break;
+            }
+            self.deadlines.pop_front();
+            if self.partial.get(&datagram).is_some_and(|p| now >= p.started + REASSEMBLY_TIMEOUT) {
+                self.partial.remove(&datagram);
+                dropped += 1;
+            }
         }
+        dropped
     }
 
     /// Partial datagrams still waiting (lost at the end of a run).
@@ -158,8 +171,8 @@ mod tests {
         fragment(&p, 1500, |f| frags.push(f));
         let mut r = Reassembly::default();
         r.accept(SimTime::ZERO, frags[0]);
-        assert!(!r.expire(7, SimTime::ZERO + SimDuration::from_secs(1)));
-        assert!(r.expire(7, SimTime::ZERO + REASSEMBLY_TIMEOUT));
+        assert_eq!(r.expire(SimTime::ZERO + SimDuration::from_secs(1)), 0);
+        assert_eq!(r.expire(SimTime::ZERO + REASSEMBLY_TIMEOUT), 1);
         assert_eq!(r.pending(), 0);
     }
 

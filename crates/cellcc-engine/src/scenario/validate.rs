@@ -81,6 +81,27 @@ impl Scenario {
             .ok_or_else(|| ScenarioError::new(path(), format!("{name:?}"), format!("one of the node ids {known:?}")))
     }
 
+    /// Links are full duplex, so reachability is undirected.
+    fn connected(&self, a: &str, b: &str) -> bool {
+        let mut seen = HashSet::from([a]);
+        let mut frontier = vec![a];
+        while let Some(n) = frontier.pop() {
+            for l in &self.links {
+                let next = if l.a == n {
+                    &l.b
+                } else if l.b == n {
+                    &l.a
+                } else {
+                    continue;
+                };
+                if seen.insert(next.as_str()) {
+                    frontier.push(next);
+                }
+            }
+        }
+        seen.contains(b)
+    }
+
     fn validate_link(&self, i: usize, l: &LinkSpec) -> Check {
         let p = |f: &str| format!("links[{i}].{f}");
         self.node_ref(&l.a, || p("a"))?;
@@ -133,6 +154,12 @@ impl Scenario {
             ensure(kind == NodeKind::Host, || p(field), format!("{name:?} (a router)"), "a host node")?;
         }
         ensure(f.src != f.dst, || p("dst"), format!("{:?}", f.dst), "a host other than `src`")?;
+        ensure(
+            self.connected(&f.src, &f.dst),
+            || p("dst"),
+            format!("{:?}", f.dst),
+            "a host joined to `src` by links (no chain of links reaches it)",
+        )?;
         ensure(
             f.start_s.is_finite() && f.start_s >= 0.0 && f.start_s < self.duration_s,
             || p("start_s"),
@@ -335,5 +362,36 @@ impl TcpSpec {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::Scenario;
+    use serde_json::json;
+
+    fn base() -> serde_json::Value {
+        json!({
+            "version": 1, "duration_s": 1,
+            "nodes": [{"id": "a", "kind": "host"}, {"id": "b", "kind": "host"}, {"id": "c", "kind": "host"}],
+            "links": [{"id": "ab", "a": "a", "b": "b", "rate_mbps": 10}],
+            "flows": [{"src": "a", "dst": "b", "app": {"kind": "bulk"}}]
+        })
+    }
+
+    #[test]
+    fn a_destination_no_link_reaches_is_named() {
+        let mut v = base();
+        v["flows"][0]["dst"] = json!("c");
+        let e = Scenario::from_json(&v.to_string()).unwrap_err();
+        assert_eq!(e.path, "flows[0].dst");
+        assert!(e.allowed.contains("no chain of links"), "{e}");
+    }
+
+    #[test]
+    fn reachability_follows_links_in_either_direction() {
+        let mut v = base();
+        v["links"] = json!([{"id": "ba", "a": "b", "b": "a", "rate_mbps": 10}]);
+        assert!(Scenario::from_json(&v.to_string()).is_ok());
     }
 }

@@ -73,8 +73,11 @@ impl SimDuration {
     /// link never exceeds its rate.
     pub fn transmission(bytes: u64, rate_bps: u64) -> Self {
         debug_assert!(rate_bps > 0);
-        let bits = bytes as u128 * 8 * NS_PER_S as u128;
-        SimDuration(bits.div_ceil(rate_bps as u128) as u64)
+        // Packet-sized inputs fit in 64 bits; 128-bit division is several times slower.
+        match bytes.checked_mul(8 * NS_PER_S) {
+            Some(bit_ns) => SimDuration(bit_ns.div_ceil(rate_bps)),
+            None => SimDuration((bytes as u128 * 8 * NS_PER_S as u128).div_ceil(rate_bps as u128) as u64),
+        }
     }
     pub fn mul_f64(self, k: f64) -> Self {
         SimDuration((self.0 as f64 * k).round() as u64)
@@ -132,6 +135,12 @@ mod tests {
     #[test]
     fn transmission_time_of_1500_bytes_at_10_mbps_is_1_2_ms() {
         assert_eq!(SimDuration::transmission(1500, 10_000_000), SimDuration::from_us(1200));
+    }
+
+    #[test]
+    fn transmission_time_of_huge_sizes_takes_the_wide_path() {
+        // 10^12 bytes * 8e9 bit-ns overflows u64 (8e21): the 128-bit path gives 8 s at 1 Tbit/s.
+        assert_eq!(SimDuration::transmission(1_000_000_000_000, 1_000_000_000_000), SimDuration::from_secs(8));
     }
 
     #[test]

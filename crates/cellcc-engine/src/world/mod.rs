@@ -42,10 +42,8 @@ enum Event {
     FlowStart(FlowId),
     FlowStop(FlowId),
     AppTick(FlowId),
-    ReassemblyTimeout {
-        node: NodeId,
-        datagram: u64,
-    },
+    /// Incomplete datagrams at this node may have timed out.
+    ReassemblyTimeout(NodeId),
     /// A time-series slot boundary: sample the queues.
     SlotEnd,
 }
@@ -148,7 +146,7 @@ impl World {
             Event::FlowStart(f) => self.on_flow_start(f),
             Event::FlowStop(f) => self.on_flow_stop(f),
             Event::AppTick(f) => self.on_app_tick(f),
-            Event::ReassemblyTimeout { node, datagram } => self.on_reassembly_timeout(node, datagram),
+            Event::ReassemblyTimeout(node) => self.on_reassembly_timeout(node),
             Event::SlotEnd => self.on_slot_end(),
         }
     }
@@ -267,15 +265,15 @@ impl World {
             Reassembled::Complete(whole) => self.deliver(whole),
             Reassembled::Pending { first: true } => {
                 let t = self.now + crate::packet::ipv4::REASSEMBLY_TIMEOUT;
-                self.events.schedule(t, Event::ReassemblyTimeout { node, datagram: p.datagram });
+                self.events.schedule(t, Event::ReassemblyTimeout(node));
             }
             Reassembled::Pending { first: false } => {}
         }
     }
 
-    fn on_reassembly_timeout(&mut self, node: NodeId, datagram: u64) {
-        // The datagram's loss was counted when its fragment was dropped.
-        self.nodes[node.index()].reassembly.expire(datagram, self.now);
+    fn on_reassembly_timeout(&mut self, node: NodeId) {
+        // Each expired datagram's loss was counted when its fragment was dropped.
+        self.nodes[node.index()].reassembly.expire(self.now);
     }
 
     fn on_slot_end(&mut self) {

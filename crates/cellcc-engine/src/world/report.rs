@@ -68,8 +68,12 @@ fn percentile(v: &mut [f64], q: f64) -> f64 {
     *v.select_nth_unstable_by(rank - 1, f64::total_cmp).1
 }
 
+/// Flow ids of rows given as flow indices, dictionary-encoded.
 fn ids(world: &World, idx: &[u64]) -> Column {
-    Column::Str(idx.iter().map(|&i| world.flows[i as usize].id.clone()).collect())
+    Column::Cat {
+        codes: idx.iter().map(|&i| i as u32).collect(),
+        labels: world.flows.iter().map(|f| f.id.clone()).collect(),
+    }
 }
 
 pub fn collect(mut w: World) -> RunOutput {

@@ -41,10 +41,7 @@ pub fn run(v: &Value, seed: u64) -> RunOutput {
 
 /// Mean throughput of flow `i` over the time-series slots in [from_s, to_s), bit/s.
 pub fn mean_throughput(out: &RunOutput, flow: &str, from_s: f64, to_s: f64) -> f64 {
-    let ids = match out.timeseries.column("flow_id") {
-        Some(cellcc_engine::output::Column::Str(v)) => v.clone(),
-        _ => panic!("flow_id column"),
-    };
+    let ids = out.timeseries.strs("flow_id");
     let t = out.timeseries.f64s("t_s");
     let thr = out.timeseries.f64s("goodput_bps");
     let sel: Vec<f64> =

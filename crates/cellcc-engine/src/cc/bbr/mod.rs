@@ -188,6 +188,14 @@ pub const DOC: super::CcDoc = super::CcDoc {
     family: super::Family::Model,
     source: "Linux net/ipv4/tcp_bbr.c (BBR v1); Cardwell et al., ACM Queue 2016",
     summary: "Paces at the windowed-max delivery rate, cwnd = 2 BDP; Startup/Drain/ProbeBW gain cycle/ProbeRTT.",
+    description: "BBR builds a model of the path from every ACK: the bottleneck bandwidth as the windowed maximum \
+        delivery rate over 10 rounds and the minimum RTT over 10 s. It paces at pacing_gain x bandwidth and \
+        caps cwnd at cwnd_gain x BDP (2 BDP in ProbeBW). Startup (gain 2/ln 2) lasts until the bandwidth \
+        stops growing by 25% for 3 rounds, Drain empties the queue, ProbeBW cycles the pacing gain through \
+        1.25, 0.75 and six phases of 1, and ProbeRTT drops cwnd to 4 segments for 200 ms when the min RTT is \
+        10 s old. Loss does not change the model (cwnd is only held to packet conservation during recovery), \
+        so on a buffer smaller than 1 BDP it keeps losing, and after a capacity drop the max filter holds \
+        the old rate for up to 10 rounds.",
     params: &[
         ("high_gain", "Startup pacing+cwnd gain, 1/256 units; default 739 (2/ln2, bbr_high_gain)"),
         ("drain_gain", "Drain pacing gain, 1/256 units; default 88 (1/high_gain, bbr_drain_gain)"),

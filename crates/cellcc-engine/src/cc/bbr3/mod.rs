@@ -192,6 +192,13 @@ pub const DOC: super::CcDoc = super::CcDoc {
     source: "Linux net/ipv4/tcp_bbr.c, Google BBR v3 branch; draft-ietf-ccwg-bbr",
     summary:
         "BBRv3: v1's model bounded by loss (inflight_hi/lo, bw_lo); ProbeBW DOWN/CRUISE/REFILL/UP on a 2-3 s clock.",
+    description: "BBRv3 keeps v1's model (maximum bandwidth, minimum RTT, pacing at gain x bandwidth) and bounds it \
+        with what losses show: inflight_hi, a long-term cap set when a bandwidth probe loses more than 2% of \
+        its packets, and short-term bounds bw_lo and inflight_lo, cut by 30% per lossy round. ProbeBW runs \
+        on a wall-clock cycle: DOWN (pacing 0.91), CRUISE with 15% headroom below inflight_hi for 2-3 s, \
+        REFILL for one round, then UP (1.25, with inflight_hi growing exponentially). Startup paces at 2.77 \
+        and also ends on persistent loss; ProbeRTT every 5 s holds cwnd at BDP/2 for 200 ms. ECN signals are \
+        not ported.",
     params: &[
         ("startup_pacing_gain", "Startup pacing gain, 1/256 units; default 710 (2.77)"),
         ("startup_cwnd_gain", "Startup cwnd gain, 1/256 units; default 512"),
