@@ -194,7 +194,12 @@ def test_constant_rate_link_delivers_the_configured_rate_within_1pct(emu, tmp_pa
     with Testbed(emu, cfg, 1500, tmp_path) as tb:
         times = udp_transfer(tb, tmp_path, 0, count, idle_s=1.0)
     assert len(times) == count, "an unlimited, loss-free link loses nothing"
-    measured_bps = (len(times) - 1) * IP_PACKET_BYTES * 8 / ((times[-1] - times[0]) / 1e9)
+    # Least-squares slope of arrival time over packet index: one late write (a busy machine) moves
+    # a few points, not the rate; a link that runs fast or slow tilts them all.
+    import numpy as np
+
+    ns_per_packet = np.polyfit(np.arange(len(times)), np.array(times) - times[0], 1)[0]
+    measured_bps = IP_PACKET_BYTES * 8 / (ns_per_packet / 1e9)
     assert measured_bps == pytest.approx(rate_mbps * 1e6, rel=0.01)
 
 
