@@ -16,6 +16,7 @@ import typer
 from rich.console import Console
 
 from cellcc import _core
+from cellcc.backends import cli as linux_cli
 from cellcc.cli import render
 from cellcc.cli.errors import reported
 from cellcc.cli.options import (
@@ -67,13 +68,18 @@ def _root(
 
 
 @app.command()
-def run(scenario: ScenarioArg, seed: SeedOpt = None, out: OutDirOpt = None) -> None:
+def run(
+    scenario: ScenarioArg, seed: SeedOpt = None, out: OutDirOpt = None, backend: linux_cli.BackendOpt = None
+) -> None:
     """Simulate SCENARIO once and print per-flow results; --out writes summary, tables and pcaps."""
     with reported():
-        sc = Scenario.resolve(scenario)
-        (result,) = run_jobs(
-            [Job(sc, sc.seed if seed is None else seed)], workers=1, description=f"simulating {sc.name}"
-        )
+        if linux_cli.chosen_backend(scenario, backend) == "linux":
+            sc, result = linux_cli.run_linux_command(scenario, seed, _out)
+        else:
+            sc = Scenario.resolve(scenario)
+            (result,) = run_jobs(
+                [Job(sc, sc.seed if seed is None else seed)], workers=1, description=f"simulating {sc.name}"
+            )
         _out.print(render.flows_table(result.flows, f"{sc.name} (seed {result.seed})"))
         if out is not None:
             _out.print(f"wrote {write_run(result, out)}")
@@ -86,12 +92,16 @@ def compare(
     seeds: SeedsOpt = 5,
     workers: WorkersOpt = None,
     out: OutTableOpt = None,
+    backend: linux_cli.BackendOpt = None,
 ) -> None:
     """Rank CCAs on SCENARIO: every TCP flow runs each CCA for --seeds seeds; mean and 95% CI."""
     with reported():
         if out is not None and out.suffix.lower() not in _TABLE_SUFFIXES:
             raise UserError("--out", json.dumps(str(out)), "a file ending in .csv or .parquet")
-        runs = compare_runs(None if scenario == "default" else scenario, cca, seeds, workers=workers, progress=True)
+        if linux_cli.chosen_backend(scenario, backend) == "linux":
+            runs = linux_cli.compare_linux_runs(scenario, cca, seeds)
+        else:
+            runs = compare_runs(None if scenario == "default" else scenario, cca, seeds, workers=workers, progress=True)
         table = summarise(runs)
         for name in dict.fromkeys(table["scenario"]):
             _out.print(render.compare_table(table, name, seeds))
@@ -114,6 +124,18 @@ def _write_table(table, path: Path) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+@app.command()
+def crosscheck(
+    scenario: ScenarioArg,
+    cca: linux_cli.CrosscheckCcaOpt = "cubic,bbr,reno",
+    seeds: SeedsOpt = 1,
+    figure: linux_cli.FigureOpt = None,
+) -> None:
+    """Run SCENARIO per CCA on the engine and on real Linux TCP (root); compare; plot cwnd and throughput."""
+    with reported():
+        linux_cli.crosscheck_command(scenario, cca, seeds, figure, _out)
 
 
 @app.command()

@@ -1,0 +1,156 @@
+"""The Linux backend behind the front end: `cellcc run/compare --backend linux` (or a scenario's
+`backend = "linux"`) and `cellcc crosscheck`. Results are the front end's `Result`, so every
+table, plot and statistic works on both backends.
+
+A scenario for the Linux backend may name any congestion control the running kernel offers,
+including ones the engine does not register yet, so it is validated by the engine with its CCAs
+set aside (structure, ranges, references), and its CCAs are checked against the kernel.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from cellcc import _core
+from cellcc.errors import UserError
+from cellcc.provenance import provenance
+from cellcc.result import Result
+from cellcc.scenario import Scenario, bundled_names
+
+from . import crosscheck as xc
+from . import linux
+from .netns import Unsupported
+from .plan import NotSupported, kernel_ccas
+
+BACKENDS = ("engine", "linux")
+
+
+class DocScenario:
+    """A scenario document the engine validated structurally; its CCAs may be kernel-only.
+    Offers what `Result` and the store use of a `Scenario` (name, seed, json, sha256, to_dict)."""
+
+    def __init__(self, doc: dict[str, Any], source: str):
+        neutral = copy.deepcopy(doc)
+        for f in neutral.get("flows", []):
+            if isinstance(f, dict):
+                f.pop("cca", None)
+                f.pop("cca_params", None)
+        canonical = json.loads(_core.validate(json.dumps(neutral)))
+        for f_doc, f_can in zip(doc["flows"], canonical["flows"], strict=True):
+            f_can["cca"], f_can["cca_params"] = f_doc.get("cca"), f_doc.get("cca_params")
+        self._doc = canonical
+        self.source = source
+        self.json = json.dumps(canonical, sort_keys=True)
+        self.sha256 = hashlib.sha256(self.json.encode()).hexdigest()
+
+    @property
+    def name(self) -> str:
+        return self._doc.get("name") or Path(self.source).stem
+
+    @property
+    def seed(self) -> int:
+        return int(self._doc["seed"])
+
+    def to_dict(self) -> dict[str, Any]:
+        return copy.deepcopy(self._doc)
+
+    def with_cca(self, cca: str) -> DocScenario:
+        return DocScenario(xc.with_cca(self._doc, cca), self.source)
+
+
+def resolve(spec: str | Path | dict[str, Any]) -> DocScenario:
+    """A scenario file, bundled name or dict, validated by the engine except for its CCAs."""
+    if isinstance(spec, dict):
+        return DocScenario(spec, "<dict>")
+    path = Path(spec)
+    if not path.exists() and str(spec) in bundled_names():
+        return DocScenario(Scenario.bundled(str(spec)).to_dict(), str(spec))
+    if not path.is_file():
+        raise UserError("scenario", json.dumps(str(spec)), "an existing .toml/.json file or a bundled scenario name")
+    return DocScenario(xc.load_scenario(path), str(path))
+
+
+def backend_of(doc: dict[str, Any], choice: str | None) -> str:
+    """The CLI's --backend if given, else the scenario's `backend` field (default engine)."""
+    name = choice or doc.get("backend") or "engine"
+    if name not in BACKENDS:
+        raise UserError("--backend", json.dumps(name), " or ".join(BACKENDS))
+    return name
+
+
+def run_linux(sc: DocScenario, seed: int) -> Result:
+    """Run on the Linux backend; refusals become one-line user errors."""
+    try:
+        out = linux.run(sc.to_dict(), seed=seed)
+    except NotSupported as e:
+        raise UserError(e.path, json.dumps(e.value, default=str), f"(linux backend) {e.why}") from None
+    except Unsupported as e:
+        raise UserError("--backend", '"linux"', str(e)) from None
+    return Result(
+        scenario=sc,  # type: ignore[arg-type]  # duck-typed Scenario, see DocScenario
+        seed=seed,
+        summary=out.summary,
+        provenance=provenance(sc.sha256, sc.name, seed) | {"backend": "linux"},
+        flows=out.flows,
+        timeseries=out.timeseries,
+        queues=out.queues,
+        cwnd=out.cwnd,
+        rtt=out.rtt,
+    )
+
+
+def parse_kernel_ccas(text: str | None) -> list[str]:
+    available = kernel_ccas()
+    if text is None:
+        return available
+    names = list(dict.fromkeys(n.strip() for n in text.split(",") if n.strip()))
+    if not names:
+        raise UserError("--cca", json.dumps(text), f"a comma-separated list of: {', '.join(available)}")
+    return names
+
+
+def compare_runs_linux(
+    sc: DocScenario, ccas: str | None, seeds: int, run_metrics: Callable[[Result], dict[str, float]]
+) -> pd.DataFrame:
+    """Like the engine's compare_runs, one run at a time (real time, one testbed at once)."""
+    rows = []
+    for cca in parse_kernel_ccas(ccas):
+        for k in range(seeds):
+            result = run_linux(sc.with_cca(cca), sc.seed + k)
+            rows.append({"scenario": sc.name, "cca": cca, "seed": sc.seed + k, **run_metrics(result)})
+    return pd.DataFrame(rows)
+
+
+def _engine_runner(source: str) -> xc.Runner:
+    def run(doc: dict, seed: int) -> Result:
+        from cellcc.runner import run_one
+
+        return run_one(Scenario(json.dumps(doc), source), seed)
+
+    return run
+
+
+def _kernel_runner(source: str) -> xc.Runner:
+    return lambda doc, seed: run_linux(DocScenario(doc, source), seed)
+
+
+def crosscheck(
+    sc: DocScenario, ccas: Sequence[str], seeds: int, figure: Path, progress: Callable[[str], None] = lambda _: None
+) -> tuple[pd.DataFrame, Path]:
+    """Both backends per CCA; the comparison table and the written figure."""
+    results = xc.crosscheck(
+        sc.to_dict(),
+        ccas,
+        [sc.seed + k for k in range(seeds)],
+        _engine_runner(sc.source),
+        _kernel_runner(sc.source),
+        progress,
+    )
+    return xc.table(results), xc.figure(results, figure, f"{sc.name}: engine (solid) vs Linux kernel (dashed)")
