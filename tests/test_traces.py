@@ -72,3 +72,12 @@ def test_walk_stays_in_bounds_and_delivers_its_integral(seed, mean, spread, step
 def test_invalid_walk_is_rejected():
     with pytest.raises(ValueError):
         RandomWalk(low_mbps=30.0, mean_mbps=20.0)
+
+
+def test_reflect_folds_far_values_in_constant_time():
+    from cellcc.traces import _reflect
+
+    assert _reflect(5.0, 0.0, 1.0) == 1.0  # 5 = 4 + 1: two full periods, then the top
+    assert _reflect(-0.25, 0.0, 1.0) == 0.25
+    assert _reflect(1e12, 0.0, 1e-9) <= 1e-9
+    assert _reflect(3.0, 2.0, 2.0) == 2.0

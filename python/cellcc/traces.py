@@ -55,11 +55,12 @@ class RandomWalk:
 
 def _reflect(x: float, low: float, high: float) -> float:
     """Fold ``x`` back into [low, high] (a bounded walk that does not stick to its bounds)."""
-    if low == high:
+    width = high - low
+    if width <= 0:
         return low
-    while not low <= x <= high:
-        x = 2 * low - x if x < low else 2 * high - x
-    return x
+    # Reflection at both bounds is periodic with period 2 * width: fold in O(1).
+    y = (x - low) % (2 * width)
+    return low + (2 * width - y if y > width else y)
 
 
 def rate_steps(walk: RandomWalk) -> list[float]:
