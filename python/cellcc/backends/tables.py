@@ -112,6 +112,9 @@ def flows_table(plan: RunPlan, t0: int, senders: list[dict], receivers: list[dic
                 "mean_jitter_ms": jitter_ms,
                 "retransmits": last["total_retrans"],
                 "timeouts": last["total_rto"] if last["total_rto"] is not None else NAN,
+                # The plan refuses ECN-marking queues, so no packet is marked and no reduction follows.
+                "ecn_marked_packets": 0,
+                "ecn_reductions": 0,
                 "rtt_mean_ms": float(rtts.mean()) if len(rtts) else NAN,
                 "rtt_p50_ms": percentile(rtts, 0.5),
                 "rtt_p95_ms": percentile(rtts, 0.95),
