@@ -680,6 +680,11 @@ impl TcpSender {
         let tx = self.rate.on_send(now, self.board.packets_out(), in_flight, self.lost_total);
         self.board.retransmitted(i, now, tx);
         self.stats.retransmits += 1;
+        if i == 0 {
+            // Linux tcp_xmit_retransmit_queue: retransmitting the head re-arms the RTO,
+            // so a retransmission queued behind a full buffer gets a whole RTO to return.
+            self.rto_at = Some(now + self.rtt.rto());
+        }
         let s = *self.board.get(i);
         self.on_sent(now, s.len);
         self.data_segment(s.start, s.len)
@@ -851,6 +856,20 @@ mod tests {
         s.on_segment(t1 + SimDuration::from_ms(100), &ack(10 * MSS as u64));
         assert_eq!(s.ca_state(), CaState::Open);
         assert_eq!(s.cc().window().cwnd, 7);
+    }
+
+    #[test]
+    fn fast_retransmit_of_the_head_rearms_the_rto() {
+        let (mut s, t0) = established(100, AppSupply::Unlimited);
+        drain(&mut s, t0);
+        assert_eq!(s.poll_timeout(t0), Some(t0 + SimDuration::from_ms(300)));
+        let t1 = t0 + SimDuration::from_ms(250);
+        for _ in 0..3 {
+            s.on_segment(t1, &ack(0));
+        }
+        assert_eq!(drain(&mut s, t1)[0].seq, 0);
+        // Linux tcp_xmit_retransmit_queue: the timer restarts from the head's retransmission.
+        assert_eq!(s.poll_timeout(t1), Some(t1 + s.rto()));
     }
 
     #[test]
