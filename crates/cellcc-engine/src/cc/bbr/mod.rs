@@ -43,6 +43,7 @@
 //!   RTT sample (`sample->rtt_us`, the same value in Linux's `tcp_ack`) is used.
 
 mod aggregation;
+pub mod app_limited;
 mod drain;
 pub mod filters;
 mod lt_bw;
@@ -63,10 +64,10 @@ use serde::{Deserialize, Serialize};
 use startup::FullBw;
 
 /// Linux `BW_SCALE`: bandwidth is packets per µs scaled by 2^24.
-const BW_SCALE: u32 = 24;
-const BW_UNIT: u64 = 1 << BW_SCALE;
+pub(crate) const BW_SCALE: u32 = 24;
+pub(crate) const BW_UNIT: u64 = 1 << BW_SCALE;
 /// Linux `BBR_SCALE`: gains and fractions are scaled by 2^8.
-const BBR_SCALE: u32 = 8;
+pub(crate) const BBR_SCALE: u32 = 8;
 /// Linux `BBR_UNIT`: a gain of 1.0.
 pub const BBR_UNIT: u32 = 1 << BBR_SCALE;
 /// Linux `USEC_PER_SEC`.

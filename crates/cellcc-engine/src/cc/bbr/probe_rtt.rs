@@ -11,6 +11,7 @@
 //! while the mark was set, i.e. with `prior_delivered` between the
 //! `tp->delivered` at the first marking ACK and the last mark value.
 
+use super::app_limited::AppLimitedSpan;
 use super::{Bbr, ConnView, Mode, RateSample};
 use crate::sim::{SimDuration, SimTime};
 
@@ -22,23 +23,13 @@ pub(super) struct ProbeRtt {
     /// A full round has elapsed at the minimum in-flight.
     round_done: bool,
     /// `prior_delivered` range of packets sent while Linux's `tp->app_limited` mark was set.
-    app_limited_span: Option<(u64, u64)>,
+    app_limited_span: AppLimitedSpan,
 }
 
 impl ProbeRtt {
     /// Whether Linux would have tagged this sample's packet app-limited because of ProbeRTT.
     pub(super) fn marks_app_limited(&self, rs: &RateSample) -> bool {
-        self.app_limited_span.is_some_and(|(from, to)| (from..=to).contains(&rs.prior_delivered))
-    }
-
-    /// Linux `tp->app_limited = (tp->delivered + tcp_packets_in_flight(tp)) ? : 1`.
-    fn mark_app_limited(&mut self, conn: &ConnView) {
-        let mark = (conn.delivered + conn.packets_in_flight as u64).max(1);
-        let from = match self.app_limited_span {
-            Some((from, to)) if conn.delivered <= to => from,
-            _ => conn.delivered,
-        };
-        self.app_limited_span = Some((from, mark));
+        self.app_limited_span.covers(rs)
     }
 }
 
@@ -56,7 +47,7 @@ impl Bbr {
         }
 
         if self.mode == Mode::ProbeRtt {
-            self.probe_rtt.mark_app_limited(conn);
+            self.probe_rtt.app_limited_span.mark(conn);
             // Hold the minimum in-flight for max(probe_rtt_mode_ms, 1 round).
             if self.probe_rtt.done_stamp.is_none() && conn.packets_in_flight <= self.cfg.cwnd_min_target_segs {
                 let hold = SimDuration::from_ms(self.cfg.probe_rtt_mode_ms as u64);

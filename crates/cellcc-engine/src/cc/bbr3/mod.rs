@@ -43,6 +43,7 @@ mod startup;
 #[cfg(test)]
 mod tests;
 
+use super::bbr::app_limited::AppLimitedSpan;
 use super::registry::ParamError;
 use super::{AckSample, CaState, CongestionControl, ConnView, CwndEvent, RateSample, Window};
 use crate::sim::time::NS_PER_US;
@@ -50,13 +51,9 @@ use crate::sim::{RngStream, SimTime};
 use probe_bw::Phase;
 use serde::{Deserialize, Serialize};
 
-/// Linux `BW_SCALE`: bandwidth is packets per µs scaled by 2^24.
-const BW_SCALE: u32 = 24;
-const BW_UNIT: u64 = 1 << BW_SCALE;
-/// Linux `BBR_SCALE`: gains and fractions are scaled by 2^8.
-const BBR_SCALE: u32 = 8;
-/// Linux `BBR_UNIT`: 1.0.
-pub const BBR_UNIT: u32 = 1 << BBR_SCALE;
+/// Linux's fixed point, as in v1: bandwidth in packets/µs << 24, gains << 8.
+pub use super::bbr::BBR_UNIT;
+use super::bbr::{BBR_SCALE, BW_SCALE, BW_UNIT};
 /// Linux: `init_cwnd` is a 7-bit field.
 const INIT_CWND_MAX: u32 = 0x7f;
 /// Linux: "infinite" bounds (`~0U`).
@@ -249,7 +246,7 @@ pub struct Bbr3 {
     probe_rtt_min_stamp: SimTime,
     probe_rtt_done_stamp: Option<SimTime>,
     probe_rtt_round_done: bool,
-    app_limited_span: Option<(u64, u64)>,
+    app_limited_span: AppLimitedSpan,
     idle_restart: bool,
     /// Gains in force.
     pacing_gain: u32,
@@ -331,7 +328,7 @@ impl Bbr3 {
             probe_rtt_min_stamp: SimTime::ZERO,
             probe_rtt_done_stamp: None,
             probe_rtt_round_done: false,
-            app_limited_span: None,
+            app_limited_span: AppLimitedSpan::default(),
             idle_restart: false,
             pacing_gain: cfg.startup_pacing_gain,
             cwnd_gain: cfg.startup_cwnd_gain,

@@ -14,17 +14,7 @@ use crate::sim::SimDuration;
 impl Bbr3 {
     /// Whether Linux would have tagged this sample's packet app-limited because of ProbeRTT.
     pub(super) fn marks_app_limited(&self, rs: &RateSample) -> bool {
-        self.app_limited_span.is_some_and(|(from, to)| (from..=to).contains(&rs.prior_delivered))
-    }
-
-    /// Linux `tp->app_limited = (tp->delivered + tcp_packets_in_flight(tp)) ? : 1`.
-    fn mark_app_limited(&mut self, conn: &ConnView) {
-        let mark = (conn.delivered + conn.packets_in_flight as u64).max(1);
-        let from = match self.app_limited_span {
-            Some((from, to)) if conn.delivered <= to => from,
-            _ => conn.delivered,
-        };
-        self.app_limited_span = Some((from, mark));
+        self.app_limited_span.covers(rs)
     }
 
     /// Linux `bbr_update_min_rtt` (v3).
@@ -52,7 +42,7 @@ impl Bbr3 {
             self.next_rtt_delivered = conn.delivered;
         }
         if self.mode == Mode::ProbeRtt {
-            self.mark_app_limited(conn);
+            self.app_limited_span.mark(conn);
             if self.probe_rtt_done_stamp.is_none() && conn.packets_in_flight <= self.probe_rtt_cwnd() {
                 self.probe_rtt_done_stamp = Some(now + SimDuration::from_ms(self.cfg.probe_rtt_mode_ms as u64));
                 self.probe_rtt_round_done = false;
