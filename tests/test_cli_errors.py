@@ -61,6 +61,17 @@ BAD_SCENARIOS: list[tuple[str, Mutation, str]] = [
     ("unknown-queue-kind", _set(["links", 1, "forward", "queue"], {"kind": "red"}), "links[1].forward.queue.kind"),
     ("negative-seed", _set(["seed"], -1), "seed: invalid value"),
     ("missing-trace-file", _set(["links", 1, "forward", "trace"], "no-such.trace"), "links[1].forward.trace"),
+    (
+        "rate-changes-not-increasing",
+        _set(["links", 1, "rate_changes"], [{"at_s": 5, "rate_mbps": 10}, {"at_s": 2, "rate_mbps": 20}]),
+        "links[1].forward.rate_changes[1].at_s: got 2",
+    ),
+    (
+        "ecn-threshold-zero",
+        _set(["links", 1, "forward", "queue"], {"kind": "drop_tail", "limit_packets": 50, "ecn_threshold_packets": 0}),
+        "links[1].forward.queue.ecn_threshold_packets: got 0",
+    ),
+    ("unknown-rto-estimator", _set(["tcp", "rto_estimator"], "bsd"), "tcp.rto_estimator: unknown variant `bsd`"),
 ]
 
 
