@@ -43,6 +43,7 @@ pub fn run(scenario: &Scenario, seed: u64) -> Result<RunOutput, RunError> {
 }
 pub mod app;
 pub mod link;
+pub mod lte;
 pub mod measure;
 pub mod packet;
 pub mod tcp;

@@ -1,0 +1,1 @@
+//! MAC schedulers: round robin, proportional fair, maximum throughput.

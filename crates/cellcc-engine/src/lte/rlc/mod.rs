@@ -1,0 +1,1 @@
+//! RLC (TS 36.322): transparent, unacknowledged and acknowledged modes.

@@ -1,0 +1,175 @@
+//! Primitives between the LTE layers (PDCP <-> RLC <-> MAC <-> PHY).
+//!
+//! Source: ns-3 LENA design, "RLC/MAC SAP" and "MAC/PHY SAP"
+//! (`src/lte/doc/source/lte-design.rst`), TS 36.322 §5 and TS 36.321 §5.4.
+//! Layers exchange descriptors, never bytes: an SDU is an opaque handle to
+//! the IP packet the world keeps, plus its size.
+
+use crate::sim::{SimDuration, SimTime};
+
+/// Which way across the air interface.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LinkDir {
+    /// eNB to UE.
+    Downlink,
+    /// UE to eNB.
+    Uplink,
+}
+
+/// Index of a UE within its cell, in scenario order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct UeIndex(pub u16);
+
+impl UeIndex {
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// Opaque handle to the packet an SDU carries (the world's packet id).
+/// Layers store and return it; only the world dereferences it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SduHandle(pub u32);
+
+/// PDCP -> RLC (`TransmitPdcpPdu`): one RLC SDU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RlcSdu {
+    pub handle: SduHandle,
+    /// PDCP PDU size (PDCP header + IP datagram), bytes.
+    pub bytes: u32,
+}
+
+/// RLC -> MAC (`ReportBufferStatus`, TS 36.321 §5.4.5): what one bearer holds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BufferStatus {
+    /// New data waiting for its first transmission, bytes (RLC headers estimated in).
+    pub tx_queue_bytes: u32,
+    /// Head-of-line delay of the new data.
+    pub tx_queue_hol_delay: SimDuration,
+    /// AM: PDUs waiting for retransmission, bytes.
+    pub retx_queue_bytes: u32,
+    /// AM: a STATUS PDU is due, bytes.
+    pub status_pdu_bytes: u32,
+}
+
+impl BufferStatus {
+    pub fn total_bytes(&self) -> u32 {
+        self.tx_queue_bytes + self.retx_queue_bytes + self.status_pdu_bytes
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.total_bytes() == 0
+    }
+}
+
+/// MAC -> RLC (`NotifyTxOpportunity`, TS 36.321 §5.4.3.1): room for one RLC PDU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TxOpportunity {
+    /// Bytes the RLC PDU may occupy, its header included.
+    pub bytes: u32,
+    pub now: SimTime,
+}
+
+/// Resource blocks as a bitmask: bit `i` = RB `i` (at most 110 RBs, TS 36.213 Table 7.1.7.2.1-1).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct RbMask(pub u128);
+
+impl RbMask {
+    /// The largest number of RBs a mask can hold (TS 36.213 tables stop at 110 PRBs).
+    pub const MAX_RBS: u32 = 110;
+
+    pub fn range(first: u32, count: u32) -> RbMask {
+        debug_assert!(first + count <= Self::MAX_RBS);
+        if count == 0 {
+            return RbMask(0);
+        }
+        RbMask(((1u128 << count) - 1) << first)
+    }
+
+    pub fn count(self) -> u32 {
+        self.0.count_ones()
+    }
+
+    pub fn contains(self, rb: u32) -> bool {
+        rb < 128 && self.0 & (1u128 << rb) != 0
+    }
+
+    pub fn union(self, o: RbMask) -> RbMask {
+        RbMask(self.0 | o.0)
+    }
+
+    pub fn overlaps(self, o: RbMask) -> bool {
+        self.0 & o.0 != 0
+    }
+
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// Indices of the RBs in the mask, lowest first.
+    pub fn iter(self) -> impl Iterator<Item = u32> {
+        let mut m = self.0;
+        std::iter::from_fn(move || {
+            if m == 0 {
+                return None;
+            }
+            let i = m.trailing_zeros();
+            m &= m - 1;
+            Some(i)
+        })
+    }
+}
+
+/// A HARQ process number (TS 36.321 §5.3.2: 8 per UE per direction in FDD).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct HarqId(pub u8);
+
+/// MAC -> PHY: one transport block scheduled for one UE in one TTI
+/// (ns-3 `DlDciListElement_s` / `UlDciListElement_s`, reduced to what the abstraction uses).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TbAssignment {
+    pub ue: UeIndex,
+    pub dir: LinkDir,
+    pub rbs: RbMask,
+    /// Modulation and coding scheme index, 0..=28 (TS 36.213 Table 7.1.7.1-1).
+    pub mcs: u8,
+    /// Transport block size, bits (TS 36.213 §7.1.7.2).
+    pub tbs_bits: u32,
+    pub harq: HarqId,
+    /// 0 for a first transmission, then 1, 2, … for HARQ retransmissions.
+    pub retx: u8,
+}
+
+/// PHY -> MAC: a UE's channel quality report (TS 36.213 §7.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CqiReport {
+    pub ue: UeIndex,
+    /// Wideband CQI index, 0 (out of range) ..= 15 (TS 36.213 Table 7.2.3-1).
+    pub wideband_cqi: u8,
+    /// When the eNB may use it (the report's measurement time plus the reporting delay).
+    pub usable_at: SimTime,
+}
+
+/// PHY -> MAC: how a transport block fared (HARQ ACK/NACK, TS 36.213 §10).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TbOutcome {
+    Decoded,
+    /// Failed decoding; HARQ may retransmit.
+    Corrupted,
+    /// The UE missed the PDCCH grant: nothing was decoded and no ACK/NACK came back.
+    ControlLost,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rb_mask_counts_and_iterates_its_rbs() {
+        let m = RbMask::range(3, 4).union(RbMask::range(100, 10));
+        assert_eq!(m.count(), 14);
+        assert!(m.contains(3) && m.contains(6) && !m.contains(7) && m.contains(109));
+        assert_eq!(m.iter().take(5).collect::<Vec<_>>(), vec![3, 4, 5, 6, 100]);
+        assert!(!RbMask::range(0, 3).overlaps(RbMask::range(3, 3)));
+    }
+}
