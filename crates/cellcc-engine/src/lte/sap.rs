@@ -2,8 +2,8 @@
 //!
 //! Source: ns-3 LENA design, "RLC/MAC SAP" and "MAC/PHY SAP"
 //! (`src/lte/doc/source/lte-design.rst`), TS 36.322 §5 and TS 36.321 §5.4.
-//! Layers exchange descriptors, never bytes: an SDU is an opaque handle to
-//! the IP packet the world keeps, plus its size.
+//! Layers exchange descriptors, never bytes: an SDU is an id of the IP packet
+//! the cell keeps, plus its size.
 
 use crate::sim::{SimDuration, SimTime};
 
@@ -26,15 +26,16 @@ impl UeIndex {
     }
 }
 
-/// Opaque handle to the packet an SDU carries (the world's packet id).
-/// Layers store and return it; only the world dereferences it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct SduHandle(pub u32);
+/// Identity of one RLC SDU within its bearer and direction: assigned in arrival
+/// order and never reused, so a late or duplicate PDU can never name another
+/// packet. The cell keeps the packet itself; layers carry only this id.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SduId(pub u64);
 
 /// PDCP -> RLC (`TransmitPdcpPdu`): one RLC SDU.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RlcSdu {
-    pub handle: SduHandle,
+    pub id: SduId,
     /// PDCP PDU size (PDCP header + IP datagram), bytes.
     pub bytes: u32,
 }
