@@ -34,6 +34,7 @@ class RunTables(TypedDict):
     queues: dict[str, list[Any]]
     cwnd: dict[str, list[Any]]
     rtt: dict[str, list[Any]]
+    lte: dict[str, list[Any]]
     pcaps: dict[str, bytes]
 
 def validate(json: str) -> str:

@@ -7,6 +7,8 @@ Columns and units are the engine's (``crates/cellcc-engine/src/output.rs``):
 - ``queues``: one row per (link direction, slot).
 - ``cwnd``: one row per change of cwnd/ssthresh/pacing rate.
 - ``rtt``: one row per RTT sample.
+- ``lte``: one row per (cell, UE, direction, slot): CQI, MCS, TBs, PRBs, HARQ and RLC counters
+  (empty without cells).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ if TYPE_CHECKING:
 __all__ = ["TABLES", "Result"]
 
 #: The engine's tables, in the order they are written.
-TABLES = ("flows", "timeseries", "queues", "cwnd", "rtt")
+TABLES = ("flows", "timeseries", "queues", "cwnd", "rtt", "lte")
 
 
 def _frame(columns: dict[str, list[Any]]) -> pd.DataFrame:
@@ -47,6 +49,7 @@ class Result:
     queues: pd.DataFrame
     cwnd: pd.DataFrame
     rtt: pd.DataFrame
+    lte: pd.DataFrame
     pcaps: dict[str, bytes] = field(default_factory=dict)
 
     @classmethod

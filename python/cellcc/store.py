@@ -4,7 +4,7 @@ Layout of a run folder::
 
     summary.json      {"provenance": {...}, "summary": {...}}  (sorted keys)
     scenario.json     the canonical scenario the engine ran
-    flows.parquet  timeseries.parquet  queues.parquet  cwnd.parquet  rtt.parquet
+    flows.parquet  timeseries.parquet  queues.parquet  cwnd.parquet  rtt.parquet  lte.parquet
     <capture>.pcap    one per captured link direction
 
 Atomic: everything is written into a hidden temporary folder beside the target

@@ -12,6 +12,14 @@
 //! - `queues`: one row per (link direction, slot): `link, t_s, bytes, packets, max_bytes, drops`.
 //! - `cwnd`: one row per change: `flow_id, t_s, cwnd_bytes, ssthresh_bytes, pacing_rate_bps, ca_state`.
 //! - `rtt`: one row per RTT sample: `flow_id, t_s, rtt_ms, srtt_ms`.
+//! - `lte`: one row per (cell, UE, direction `dl`/`ul`, slot): `cell, ue, dir, t_s, cqi` (latest
+//!   wideband CQI the scheduler used), `mcs_mean` (over the slot's TBs), `tbs` (TBs sent, HARQ
+//!   retransmissions included), `phy_throughput_bps` (bits of decoded TBs / slot), `prbs` (RBs
+//!   allocated, summed over TTIs), `harq_retx`, `harq_residual_losses` (TBs lost after the last
+//!   HARQ retransmission), `control_losses` (TBs lost to a missed PDCCH grant), `rlc_retx_pdus`
+//!   (AM retransmissions), `rlc_buffer_bytes` (transmitting RLC entity at the slot's last TTI),
+//!   `rlc_drops` (SDUs refused or discarded by RLC), `capacity_bps` (what the whole band carries to
+//!   this UE at its current MCS: Pm's Kt). Empty without cells.
 
 use serde_json::Value;
 
@@ -93,6 +101,7 @@ pub struct RunOutput {
     pub queues: Table,
     pub cwnd: Table,
     pub rtt: Table,
+    pub lte: Table,
     /// (capture name, pcap file bytes) per captured link direction.
     pub pcaps: Vec<(String, Vec<u8>)>,
 }

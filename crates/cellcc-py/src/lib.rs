@@ -19,7 +19,7 @@ fn validate(py: Python<'_>, json: &str) -> PyResult<String> {
 }
 
 /// Run a scenario (JSON text) with `seed`, without holding the GIL.
-/// Returns `{summary, flows, timeseries, queues, cwnd, rtt, pcaps}`.
+/// Returns `{summary, flows, timeseries, queues, cwnd, rtt, lte, pcaps}`.
 #[pyfunction]
 fn run<'py>(py: Python<'py>, json: &str, seed: u64) -> PyResult<Bound<'py, PyDict>> {
     let text = json.to_owned();

@@ -75,6 +75,8 @@ pub struct Channel {
     pub from: NodeId,
     pub to: NodeId,
     pub mtu_bytes: u32,
+    /// Encapsulation added to every packet on this link, bytes (GTP-U/UDP/IPv4 on an S1-U).
+    pub overhead_bytes: u32,
     pub delay: SimDuration,
     pub queue: DropTail,
     pub server: Server,
@@ -102,7 +104,14 @@ pub enum Enqueued {
 }
 
 impl Channel {
-    pub fn enqueue(&mut self, now: SimTime, id: PacketId, bytes: u32) -> Enqueued {
+    /// Largest inner IP datagram the link carries once encapsulated, bytes.
+    pub fn payload_mtu_bytes(&self) -> u32 {
+        self.mtu_bytes - self.overhead_bytes
+    }
+
+    /// Queue a packet of `ip_bytes`; the link serialises it with its encapsulation.
+    pub fn enqueue(&mut self, now: SimTime, id: PacketId, ip_bytes: u32) -> Enqueued {
+        let bytes = ip_bytes + self.overhead_bytes;
         self.rationalize(now);
         if let Err(id) = self.queue.enqueue(id, bytes) {
             self.stats.queue_drops += 1;
@@ -223,6 +232,7 @@ mod tests {
             from: NodeId(0),
             to: NodeId(1),
             mtu_bytes: 1500,
+            overhead_bytes: 0,
             delay: SimDuration::from_ms(10),
             queue: DropTail::new(Limit::Packets(100)),
             server,
@@ -260,6 +270,19 @@ mod tests {
         assert_eq!(c.enqueue(SimTime::ZERO, PacketId(2), 1500), Enqueued::Departs(SimTime(2_000_000)));
         // Starts at 2 ms, after the step to 6 Mbit/s: 2 ms long.
         assert_eq!(c.enqueue(SimTime::ZERO, PacketId(3), 1500), Enqueued::Departs(SimTime(4_000_000)));
+    }
+
+    #[test]
+    fn an_encapsulating_link_serialises_the_outer_packet() {
+        let mut c = channel(Server::Rate {
+            rate: RateSchedule::constant(12_000_000),
+            free_at: SimTime::ZERO,
+            starts: VecDeque::new(),
+        });
+        c.overhead_bytes = 36;
+        // (1464 + 36) B at 12 Mbit/s = 1 ms.
+        assert_eq!(c.enqueue(SimTime::ZERO, PacketId(1), 1464), Enqueued::Departs(SimTime(1_000_000)));
+        assert_eq!(c.payload_mtu_bytes(), 1464);
     }
 
     #[test]

@@ -18,3 +18,176 @@ pub trait SinrSource {
     /// SINR of the downlink control region (PCFICH/PDCCH) for `ue` at `now`, dB.
     fn control_sinr_db(&mut self, ue: UeIndex, now: SimTime) -> f64;
 }
+
+/// A per-UE SINR time series: rows `(from, per-RB or wideband dB)`, each holding until the next.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SinrSeries {
+    times: Vec<SimTime>,
+    /// Row-major: `width` values per row (1 = wideband).
+    values_db: Vec<f64>,
+    width: usize,
+    /// Index of the row in force at the last lookup (calls come in time order).
+    cursor: usize,
+}
+
+impl SinrSeries {
+    /// Parse `t_s,sinr_db` (wideband) or `t_s,rb0,rb1,…` (per RB) CSV text.
+    /// Times must increase; every value must be a finite number.
+    pub fn parse_csv(text: &str) -> Result<SinrSeries, String> {
+        let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty());
+        let (_, header) = lines.next().ok_or("empty file: expected a header `t_s,sinr_db` or `t_s,rb0,rb1,…`")?;
+        let cols: Vec<&str> = header.split(',').map(str::trim).collect();
+        if cols.first() != Some(&"t_s") || cols.len() < 2 {
+            return Err(format!("header {header:?}: expected `t_s,sinr_db` or `t_s,rb0,rb1,…`"));
+        }
+        let width = cols.len() - 1;
+        let mut s = SinrSeries { times: Vec::new(), values_db: Vec::new(), width, cursor: 0 };
+        for (n, line) in lines {
+            s.push_row(line).map_err(|e| format!("line {}: {e}", n + 1))?;
+        }
+        if s.times.is_empty() {
+            return Err("no data rows after the header".into());
+        }
+        Ok(s)
+    }
+
+    fn push_row(&mut self, line: &str) -> Result<(), String> {
+        let fields: Vec<&str> = line.split(',').map(str::trim).collect();
+        if fields.len() != self.width + 1 {
+            return Err(format!("{} fields, expected {}", fields.len(), self.width + 1));
+        }
+        let num = |f: &str| f.parse::<f64>().ok().filter(|x| x.is_finite()).ok_or(format!("{f:?} is not a number"));
+        let t_s = num(fields[0])?;
+        if t_s < 0.0 || self.times.last().is_some_and(|&last| SimTime::from_secs_f64(t_s) <= last) {
+            return Err(format!("time {t_s} s: times must be >= 0 and increase"));
+        }
+        self.times.push(SimTime::from_secs_f64(t_s));
+        for f in &fields[1..] {
+            self.values_db.push(num(f)?);
+        }
+        Ok(())
+    }
+
+    /// RB columns in the file (1 = wideband).
+    pub fn width(&self) -> usize {
+        self.width
+    }
+
+    /// The row in force at `now` (the first row before the first time).
+    pub fn row_at(&mut self, now: SimTime) -> &[f64] {
+        if self.times[self.cursor] > now {
+            self.cursor = 0;
+        }
+        while self.cursor + 1 < self.times.len() && self.times[self.cursor + 1] <= now {
+            self.cursor += 1;
+        }
+        &self.values_db[self.cursor * self.width..(self.cursor + 1) * self.width]
+    }
+
+    /// Fill `out` with the row in force at `now`; a wideband row fills every RB.
+    pub fn fill(&mut self, now: SimTime, out: &mut [f64]) {
+        let width = self.width;
+        let row = self.row_at(now);
+        if width == 1 {
+            out.fill(row[0]);
+        } else {
+            out.copy_from_slice(&row[..out.len()]);
+        }
+    }
+}
+
+/// One UE's SINR when no geometric channel is modelled.
+#[derive(Clone, Debug, PartialEq)]
+pub enum UeSinr {
+    Fixed { dl_db: f64, ul_db: f64 },
+    Series(SinrSeries),
+    /// Linear from `from_db` at `start` to `to_db` at `end`, constant outside.
+    Ramp { from_db: f64, to_db: f64, start: SimTime, end: SimTime },
+}
+
+impl UeSinr {
+    fn wideband_db(&self, now: SimTime) -> f64 {
+        match *self {
+            UeSinr::Fixed { dl_db, .. } => dl_db,
+            UeSinr::Ramp { from_db, to_db, start, end } => {
+                let span = (end - start).as_secs_f64();
+                let x = ((now.as_ns().saturating_sub(start.as_ns())) as f64 / 1e9 / span).min(1.0);
+                from_db + (to_db - from_db) * x
+            }
+            UeSinr::Series(_) => unreachable!("a series fills per RB"),
+        }
+    }
+}
+
+/// SINR sources given per UE (fixed, CSV series, ramp).
+pub struct PerUeSinr {
+    pub ues: Vec<UeSinr>,
+}
+
+impl SinrSource for PerUeSinr {
+    fn per_rb_sinr_db(&mut self, ue: UeIndex, dir: LinkDir, now: SimTime, out: &mut [f64]) {
+        match &mut self.ues[ue.index()] {
+            UeSinr::Series(s) => s.fill(now, out),
+            UeSinr::Fixed { ul_db, .. } if dir == LinkDir::Uplink => out.fill(*ul_db),
+            other => out.fill(other.wideband_db(now)),
+        }
+    }
+
+    fn control_sinr_db(&mut self, ue: UeIndex, now: SimTime) -> f64 {
+        match &mut self.ues[ue.index()] {
+            UeSinr::Series(s) => {
+                // The control region spans the whole band: its mean SINR in linear terms.
+                let row = s.row_at(now);
+                let mean_lin = row.iter().map(|db| 10f64.powf(db / 10.0)).sum::<f64>() / row.len() as f64;
+                10.0 * mean_lin.log10()
+            }
+            other => other.wideband_db(now),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_wideband_series_holds_each_row_until_the_next() {
+        let mut s = SinrSeries::parse_csv("t_s,sinr_db\n0,10\n0.5,-3\n").unwrap();
+        let mut out = [0.0; 3];
+        s.fill(SimTime(499 * crate::sim::NS_PER_MS), &mut out);
+        assert_eq!(out, [10.0; 3]);
+        s.fill(SimTime(500 * crate::sim::NS_PER_MS), &mut out);
+        assert_eq!(out, [-3.0; 3]);
+    }
+
+    #[test]
+    fn a_per_rb_series_fills_each_rb() {
+        let mut s = SinrSeries::parse_csv("t_s,rb0,rb1\n0,1,2\n").unwrap();
+        let mut out = [0.0; 2];
+        s.fill(SimTime::ZERO, &mut out);
+        assert_eq!(out, [1.0, 2.0]);
+    }
+
+    #[test]
+    fn bad_series_name_the_line() {
+        assert!(SinrSeries::parse_csv("t_s,sinr_db\n0,1\n0,2\n").unwrap_err().contains("line 3"));
+        assert!(SinrSeries::parse_csv("t_s,sinr_db\n0,x\n").unwrap_err().contains("not a number"));
+        assert!(SinrSeries::parse_csv("time,sinr\n").unwrap_err().contains("header"));
+    }
+
+    #[test]
+    fn a_ramp_moves_linearly_then_holds() {
+        let ramp = UeSinr::Ramp {
+            from_db: 20.0,
+            to_db: 5.0,
+            start: SimTime::from_secs_f64(1.0),
+            end: SimTime::from_secs_f64(4.0),
+        };
+        let mut src = PerUeSinr { ues: vec![ramp] };
+        let mut out = [0.0; 1];
+        for (t, want) in [(0.5, 20.0), (2.5, 12.5), (4.0, 5.0), (9.0, 5.0)] {
+            src.per_rb_sinr_db(UeIndex(0), LinkDir::Downlink, SimTime::from_secs_f64(t), &mut out);
+            assert!((out[0] - want).abs() < 1e-9, "t = {t}: {} vs {want}", out[0]);
+        }
+    }
+}

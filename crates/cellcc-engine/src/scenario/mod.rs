@@ -13,9 +13,11 @@
 //! [[flows]]  src = "server"  dst = "client"  cca = "cubic"  app = { kind = "bulk" }
 //! ```
 
+mod lte;
 mod tcp;
 mod validate;
 
+pub use lte::{CellSpec, CqiSpec, HarqSpec, SinrSpec, UeSpec, BANDWIDTHS_MHZ_RBS};
 pub use tcp::{Pacing, RtoEstimator, TcpParams, TcpSpec};
 
 use crate::error::ScenarioError;
@@ -47,6 +49,9 @@ pub struct Scenario {
     pub tcp: TcpSpec,
     pub nodes: Vec<NodeSpec>,
     pub links: Vec<LinkSpec>,
+    /// LTE cells: each joins an eNB node to its UE nodes over the radio.
+    #[serde(default)]
+    pub cells: Vec<CellSpec>,
     pub flows: Vec<FlowSpec>,
     #[serde(default)]
     pub output: OutputSpec,
@@ -71,6 +76,37 @@ pub enum NodeKind {
     Host,
     /// Forwards packets by static route.
     Router,
+    /// An LTE base station: forwards between its cell and its links.
+    Enb,
+    /// An LTE user equipment: an end system attached to one cell.
+    Ue,
+}
+
+impl NodeKind {
+    /// Whether flows may start or end here.
+    pub fn is_end_system(self) -> bool {
+        matches!(self, NodeKind::Host | NodeKind::Ue)
+    }
+}
+
+/// Encapsulation a link adds to every packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Tunnel {
+    /// GTP-U over UDP over IPv4, as on the EPC's S1-U (TS 29.281 §5.1: 8-byte GTP-U header;
+    /// + 8 UDP + 20 IPv4 = 36 bytes per packet, as ns-3's `EpcSgwPgwApplication`).
+    Gtpu,
+}
+
+/// GTP-U (8) + UDP (8) + IPv4 (20) header bytes.
+pub const GTPU_OVERHEAD_BYTES: u32 = 36;
+
+impl Tunnel {
+    pub fn overhead_bytes(self) -> u32 {
+        match self {
+            Tunnel::Gtpu => GTPU_OVERHEAD_BYTES,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -179,6 +215,9 @@ pub struct LinkSpec {
     pub queue: Option<QueueSpec>,
     pub loss: Option<LossSpec>,
     pub trace: Option<String>,
+    /// Encapsulation on this link (`"gtpu"` for an EPC S1-U); its bytes count against `mtu_bytes`.
+    #[serde(default)]
+    pub tunnel: Option<Tunnel>,
     #[serde(default)]
     pub forward: DirectionSpec,
     #[serde(default)]

@@ -10,15 +10,15 @@ use crate::error::ScenarioError;
 use std::collections::HashSet;
 
 /// Smallest MTU IPv4 allows (RFC 791).
-const MIN_MTU_BYTES: u32 = 68;
+pub(super) const MIN_MTU_BYTES: u32 = 68;
 /// Largest IPv4 datagram (RFC 791 total-length field).
-const MAX_MTU_BYTES: u32 = 65_535;
+pub(super) const MAX_MTU_BYTES: u32 = 65_535;
 /// A day of simulated time: beyond it a typo is likelier than intent.
 const MAX_DURATION_S: f64 = 86_400.0;
 
-type Check = Result<(), ScenarioError>;
+pub(super) type Check = Result<(), ScenarioError>;
 
-fn ensure(ok: bool, path: impl FnOnce() -> String, value: impl std::fmt::Display, allowed: &str) -> Check {
+pub(super) fn ensure(ok: bool, path: impl FnOnce() -> String, value: impl std::fmt::Display, allowed: &str) -> Check {
     if ok {
         Ok(())
     } else {
@@ -26,11 +26,11 @@ fn ensure(ok: bool, path: impl FnOnce() -> String, value: impl std::fmt::Display
     }
 }
 
-fn positive(x: f64, path: impl FnOnce() -> String) -> Check {
+pub(super) fn positive(x: f64, path: impl FnOnce() -> String) -> Check {
     ensure(x.is_finite() && x > 0.0, path, x, "a finite number > 0")
 }
 
-fn non_negative(x: f64, path: impl FnOnce() -> String) -> Check {
+pub(super) fn non_negative(x: f64, path: impl FnOnce() -> String) -> Check {
     ensure(x.is_finite() && x >= 0.0, path, x, "a finite number >= 0")
 }
 
@@ -38,7 +38,7 @@ fn probability(x: f64, path: impl FnOnce() -> String) -> Check {
     ensure((0.0..=1.0).contains(&x), path, x, "a probability in [0, 1]")
 }
 
-fn unique_id(seen: &mut HashSet<String>, id: &str, path: impl Fn() -> String) -> Check {
+pub(super) fn unique_id(seen: &mut HashSet<String>, id: &str, path: impl Fn() -> String) -> Check {
     ensure(!id.is_empty(), &path, "\"\"", "a non-empty id")?;
     ensure(seen.insert(id.to_string()), path, format!("{id:?}"), "an id not used before")
 }
@@ -63,6 +63,7 @@ impl Scenario {
             unique_id(&mut link_ids, &l.id, || format!("links[{i}].id"))?;
             self.validate_link(i, l)?;
         }
+        self.validate_cells()?;
         ensure(!self.flows.is_empty(), || "flows".into(), "[]", "at least one flow")?;
         let mut flow_ids = HashSet::new();
         for i in 0..self.flows.len() {
@@ -72,7 +73,7 @@ impl Scenario {
         self.validate_output(&link_ids)
     }
 
-    fn node_ref(&self, name: &str, path: impl FnOnce() -> String) -> Result<NodeKind, ScenarioError> {
+    pub(super) fn node_ref(&self, name: &str, path: impl FnOnce() -> String) -> Result<NodeKind, ScenarioError> {
         let known: Vec<&str> = self.nodes.iter().map(|n| n.id.as_str()).collect();
         self.nodes
             .iter()
@@ -81,21 +82,21 @@ impl Scenario {
             .ok_or_else(|| ScenarioError::new(path(), format!("{name:?}"), format!("one of the node ids {known:?}")))
     }
 
-    /// Links are full duplex, so reachability is undirected.
+    /// Every (a, b) pair a link or a cell joins, both ways.
+    fn adjacencies(&self) -> impl Iterator<Item = (&str, &str)> {
+        let links = self.links.iter().map(|l| (l.a.as_str(), l.b.as_str()));
+        let cells = self.cells.iter().flat_map(|c| c.ues.iter().map(move |u| (c.enb.as_str(), u.node.as_str())));
+        links.chain(cells).flat_map(|(a, b)| [(a, b), (b, a)])
+    }
+
+    /// Links and cells are full duplex, so reachability is undirected.
     fn connected(&self, a: &str, b: &str) -> bool {
         let mut seen = HashSet::from([a]);
         let mut frontier = vec![a];
         while let Some(n) = frontier.pop() {
-            for l in &self.links {
-                let next = if l.a == n {
-                    &l.b
-                } else if l.b == n {
-                    &l.a
-                } else {
-                    continue;
-                };
-                if seen.insert(next.as_str()) {
-                    frontier.push(next);
+            for (from, to) in self.adjacencies() {
+                if from == n && seen.insert(to) {
+                    frontier.push(to);
                 }
             }
         }
@@ -113,6 +114,10 @@ impl Scenario {
             l.mtu_bytes,
             "bytes in [68, 65535]",
         )?;
+        if let Some(t) = l.tunnel {
+            let least = MIN_MTU_BYTES + t.overhead_bytes();
+            ensure(l.mtu_bytes >= least, || p("mtu_bytes"), l.mtu_bytes, &format!("bytes >= {least} with a tunnel"))?;
+        }
         for (dir, over) in [("forward", &l.forward), ("reverse", &l.reverse)] {
             let d = l.direction(over);
             let dp = |f: &str| format!("links[{i}].{dir}.{f}");
@@ -151,14 +156,19 @@ impl Scenario {
         let p = |s: &str| format!("flows[{i}].{s}");
         for (field, name) in [("src", &f.src), ("dst", &f.dst)] {
             let kind = self.node_ref(name, || p(field))?;
-            ensure(kind == NodeKind::Host, || p(field), format!("{name:?} (a router)"), "a host node")?;
+            ensure(
+                kind.is_end_system(),
+                || p(field),
+                format!("{name:?} (a {})", kind_name(kind)),
+                "a host or ue node",
+            )?;
         }
         ensure(f.src != f.dst, || p("dst"), format!("{:?}", f.dst), "a host other than `src`")?;
         ensure(
             self.connected(&f.src, &f.dst),
             || p("dst"),
             format!("{:?}", f.dst),
-            "a host joined to `src` by links (no chain of links reaches it)",
+            "a host joined to `src` by links or cells (no chain of them reaches it)",
         )?;
         ensure(
             f.start_s.is_finite() && f.start_s >= 0.0 && f.start_s < self.duration_s,
@@ -263,6 +273,15 @@ impl LinkSpec {
             loss: over.loss.clone().or_else(|| self.loss.clone()),
             trace: over.trace.clone().or_else(|| if over.rate_mbps.is_some() { None } else { self.trace.clone() }),
         }
+    }
+}
+
+fn kind_name(k: NodeKind) -> &'static str {
+    match k {
+        NodeKind::Host => "host",
+        NodeKind::Router => "router",
+        NodeKind::Enb => "enb",
+        NodeKind::Ue => "ue",
     }
 }
 

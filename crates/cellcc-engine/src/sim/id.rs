@@ -25,3 +25,7 @@ index_id!(
     /// A flow, in scenario order.
     FlowId
 );
+index_id!(
+    /// A radio cell (an LTE eNB and its UEs), in scenario order.
+    CellId
+);

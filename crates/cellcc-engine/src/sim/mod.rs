@@ -9,7 +9,7 @@ pub mod queue;
 pub mod rng;
 pub mod time;
 
-pub use id::{FlowId, LinkId, NodeId};
+pub use id::{CellId, FlowId, LinkId, NodeId};
 pub use queue::EventQueue;
 pub use rng::RngStream;
 pub use time::{SimDuration, SimTime, NS_PER_MS, NS_PER_S, NS_PER_US};

@@ -3,7 +3,7 @@
 
 use super::flow::{Flow, Phase, TcpEnds, Transport};
 use super::report::Traces;
-use super::{Event, Node, World};
+use super::{Event, Hop, Node, World};
 use crate::app::App;
 use crate::cc::Window;
 use crate::error::ScenarioError;
@@ -13,12 +13,13 @@ use crate::link::queue::drop_tail::Limit;
 use crate::link::queue::DropTail;
 use crate::link::trace::TraceSchedule;
 use crate::link::{Channel, Server};
+use crate::lte::cell::Cell;
 use crate::measure::pcap::PcapWriter;
 use crate::measure::timeseries::Slots;
 use crate::packet::ipv4::Reassembly;
 use crate::packet::IPV4_HEADER_BYTES;
 use crate::scenario::{DirectionSpec, LossSpec, QueueSpec, Scenario, Transport as TransportSpec};
-use crate::sim::{EventQueue, FlowId, LinkId, NodeId, RngStream, SimDuration, SimTime};
+use crate::sim::{CellId, EventQueue, FlowId, LinkId, NodeId, RngStream, SimDuration, SimTime};
 use crate::tcp::sender::data_overhead_bytes;
 use crate::tcp::{EcnEcho, TcpReceiver, TcpSender};
 use crate::RunError;
@@ -33,19 +34,29 @@ pub(super) fn build(sc: &Scenario, seed: u64) -> Result<World, RunError> {
             let d = l.direction(over);
             let name = format!("{}:{dir}", l.id);
             let path = format!("links[{i}].{dir}");
-            channels.push(channel(&d, name, &path, node(from), node(to), l.mtu_bytes, seed)?);
+            let mut ch = channel(&d, name, &path, node(from), node(to), l.mtu_bytes, seed)?;
+            ch.overhead_bytes = l.tunnel.map_or(0, |t| t.overhead_bytes());
+            channels.push(ch);
         }
     }
-    let routes = static_routes(sc.nodes.len(), &channels);
+    let slot = SimDuration::from_ms_f64(sc.output.slot_ms);
+    let end = SimTime::from_secs_f64(sc.duration_s);
+    let mut cells = Vec::with_capacity(sc.cells.len());
+    for (i, c) in sc.cells.iter().enumerate() {
+        cells.push(Cell::build(c, CellId(i as u32), &format!("cells[{i}]"), &node, seed, slot, end)?);
+    }
+    let routes = static_routes(sc.nodes.len(), &adjacencies(&channels, &cells));
     let mut nodes: Vec<Node> =
         sc.nodes.iter().zip(routes).map(|(_, routes)| Node { routes, reassembly: Reassembly::default() }).collect();
     nodes.shrink_to_fit();
-    let end = SimTime::from_secs_f64(sc.duration_s);
+    let hop_mtu = |h: Hop| match h {
+        Hop::Channel(l) => channels[l.index()].payload_mtu_bytes(),
+        Hop::Cell { cell, .. } => cells[cell.index()].mtu_bytes(),
+    };
     let mut flows = Vec::with_capacity(sc.flows.len());
     for i in 0..sc.flows.len() {
-        flows.push(flow(sc, i, &nodes, &channels, &node, seed)?);
+        flows.push(flow(sc, i, &nodes, &hop_mtu, &node, seed)?);
     }
-    let slot = SimDuration::from_ms_f64(sc.output.slot_ms);
     let duration = end - SimTime::ZERO;
     let pcaps = channels.iter().map(|c| captured(sc, &c.name).then(PcapWriter::new)).collect();
     let mut w = World {
@@ -61,6 +72,9 @@ pub(super) fn build(sc: &Scenario, seed: u64) -> Result<World, RunError> {
         trace: Traces::new(flows.len(), sc.output.cwnd_trace, sc.output.rtt_trace),
         nodes,
         channels,
+        cells_armed: vec![None; cells.len()],
+        cells,
+        cell_out: Default::default(),
         flows,
         flows_done: 0,
         lost_datagrams: HashSet::new(),
@@ -124,6 +138,7 @@ fn channel(
         from,
         to,
         mtu_bytes: mtu,
+        overhead_bytes: 0,
         delay: SimDuration::from_ms_f64(d.delay_ms.unwrap_or(0.0)),
         queue: DropTail::new(limit),
         server,
@@ -134,27 +149,40 @@ fn channel(
     })
 }
 
-/// Shortest-hop static routes (BFS from every node; ties go to the channel
-/// built first, so routes are deterministic). `routes[src][dst]` = first hop.
-fn static_routes(n: usize, channels: &[Channel]) -> Vec<Vec<Option<LinkId>>> {
+/// Every directed hop the network offers: `(from, to, hop)`, channels first, then cells.
+fn adjacencies(channels: &[Channel], cells: &[Cell]) -> Vec<(NodeId, NodeId, Hop)> {
+    let links = channels.iter().enumerate().map(|(i, c)| (c.from, c.to, Hop::Channel(LinkId(i as u32))));
+    let radio = cells.iter().enumerate().flat_map(|(i, c)| {
+        let cell = CellId(i as u32);
+        let enb = c.enb();
+        c.ue_nodes().iter().flat_map(move |&ue| {
+            [(enb, ue, Hop::Cell { cell, next: ue }), (ue, enb, Hop::Cell { cell, next: enb })]
+        })
+    });
+    links.chain(radio).collect()
+}
+
+/// Shortest-hop static routes (BFS from every node; ties go to the hop listed
+/// first, so routes are deterministic). `routes[src][dst]` = first hop.
+fn static_routes(n: usize, hops: &[(NodeId, NodeId, Hop)]) -> Vec<Vec<Option<Hop>>> {
     let mut routes = vec![vec![None; n]; n];
     for (src, row) in routes.iter_mut().enumerate() {
         let mut seen = vec![false; n];
         seen[src] = true;
         let mut q = VecDeque::new();
-        for (ci, c) in channels.iter().enumerate() {
-            if c.from.index() == src && !seen[c.to.index()] {
-                seen[c.to.index()] = true;
-                row[c.to.index()] = Some(LinkId(ci as u32));
-                q.push_back(c.to.index());
+        for &(from, to, hop) in hops {
+            if from.index() == src && !seen[to.index()] {
+                seen[to.index()] = true;
+                row[to.index()] = Some(hop);
+                q.push_back(to.index());
             }
         }
         while let Some(u) = q.pop_front() {
-            for c in channels.iter().filter(|c| c.from.index() == u) {
-                if !seen[c.to.index()] {
-                    seen[c.to.index()] = true;
-                    row[c.to.index()] = row[u];
-                    q.push_back(c.to.index());
+            for &(_, to, _) in hops.iter().filter(|(from, _, _)| from.index() == u) {
+                if !seen[to.index()] {
+                    seen[to.index()] = true;
+                    row[to.index()] = row[u];
+                    q.push_back(to.index());
                 }
             }
         }
@@ -171,14 +199,14 @@ fn flow(
     sc: &Scenario,
     i: usize,
     nodes: &[Node],
-    channels: &[Channel],
+    hop_mtu: &dyn Fn(Hop) -> u32,
     node: &dyn Fn(&str) -> NodeId,
     seed: u64,
 ) -> Result<Flow, ScenarioError> {
     let spec = &sc.flows[i];
     let (src, dst) = (node(&spec.src), node(&spec.dst));
-    let first_hop = |a: NodeId, b: NodeId| nodes[a.index()].routes[b.index()].map(|l| &channels[l.index()]);
-    let (Some(out_ch), Some(back_ch)) = (first_hop(src, dst), first_hop(dst, src)) else {
+    let first_hop_mtu = |a: NodeId, b: NodeId| nodes[a.index()].routes[b.index()].map(hop_mtu);
+    let (Some(out_mtu), Some(back_mtu)) = (first_hop_mtu(src, dst), first_hop_mtu(dst, src)) else {
         return Err(ScenarioError::new(
             format!("flows[{i}].dst"),
             format!("{:?}", spec.dst),
@@ -192,7 +220,7 @@ fn flow(
     // Linux: MSS = the smaller interface MTU of the two ends, less IPv4 + TCP headers and options.
     let mss = tcp
         .mss_bytes
-        .unwrap_or(out_ch.mtu_bytes.min(back_ch.mtu_bytes).saturating_sub(overhead).max(IPV4_HEADER_BYTES));
+        .unwrap_or(out_mtu.min(back_mtu).saturating_sub(overhead).max(IPV4_HEADER_BYTES));
     let app = App::from_spec(&spec.app, mss);
     let (transport, cca) = match spec.transport {
         TransportSpec::Udp => (Transport::Udp { next_seq: 0 }, "udp".to_string()),

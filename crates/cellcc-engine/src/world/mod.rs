@@ -7,6 +7,11 @@
 //!   Arrive at the destination ─► reassemble ─► TcpReceiver / TcpSender.on_segment ─► drain
 //!   Timer(flow, end) ─► endpoint.on_timeout ─► drain
 //! ```
+//! Routes name a [`Hop`]: one direction of a point-to-point link, or a radio
+//! cell towards the eNB or one of its UEs. A cell is a point-to-multipoint
+//! medium with its own clock (the TTI); it owns its events behind one
+//! `Event::Cell` variant, and the world only re-arms its next wake-up.
+//!
 //! Determinism: the event queue breaks ties by insertion order, components
 //! draw from their own random streams, and no output depends on hash order.
 
@@ -17,12 +22,13 @@ mod report;
 use crate::link::channel::Enqueued;
 use crate::link::queue::QueueDiscipline;
 use crate::link::Channel;
+use crate::lte::cell::{Cell, CellEnqueued, CellOutput};
 use crate::measure::pcap::PcapWriter;
 use crate::measure::timeseries::{FlowSlot, QueueSlot, Slots};
 use crate::packet::ipv4::{fragment, Reassembled, Reassembly};
 use crate::packet::{FlowDir, Packet, PacketId, PacketSlab};
 use crate::scenario::Scenario;
-use crate::sim::{EventQueue, FlowId, LinkId, NodeId, SimTime};
+use crate::sim::{CellId, EventQueue, FlowId, LinkId, NodeId, SimTime};
 use crate::{RunError, RunOutput};
 use flow::{End, Flow};
 use std::collections::HashSet;
@@ -46,11 +52,22 @@ enum Event {
     ReassemblyTimeout(NodeId),
     /// A time-series slot boundary: sample the queues.
     SlotEnd,
+    /// A cell's next wake-up (its next TTI, or an RLC/HARQ timer).
+    Cell(CellId),
+}
+
+/// The next hop of a route: which medium a packet crosses, towards which node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Hop {
+    /// One direction of a point-to-point link (its far end is the next node).
+    Channel(LinkId),
+    /// Across a radio cell, from its eNB to a UE or from a UE to its eNB.
+    Cell { cell: CellId, next: NodeId },
 }
 
 struct Node {
-    /// First-hop channel towards each destination node (static routes).
-    routes: Vec<Option<LinkId>>,
+    /// First hop towards each destination node (static routes).
+    routes: Vec<Option<Hop>>,
     reassembly: Reassembly,
 }
 
@@ -77,6 +94,11 @@ pub struct World {
     nodes: Vec<Node>,
     node_names: Vec<String>,
     channels: Vec<Channel>,
+    cells: Vec<Cell>,
+    /// The time each cell's wake-up event is scheduled for, if any.
+    cells_armed: Vec<Option<SimTime>>,
+    /// Reused buffers for what a cell hands back.
+    cell_out: CellOutput,
     flows: Vec<Flow>,
     flows_done: usize,
     /// Datagrams of which at least one fragment was dropped (counted lost once).
@@ -148,6 +170,7 @@ impl World {
             Event::AppTick(f) => self.on_app_tick(f),
             Event::ReassemblyTimeout(node) => self.on_reassembly_timeout(node),
             Event::SlotEnd => self.on_slot_end(),
+            Event::Cell(c) => self.on_cell_wake(c),
         }
     }
 
@@ -158,14 +181,26 @@ impl World {
         self.next_datagram
     }
 
+    fn route(&self, node: NodeId, dst: NodeId) -> Hop {
+        self.nodes[node.index()].routes[dst.index()].expect("routes were checked at build")
+    }
+
+    /// Largest IP datagram the hop carries, bytes.
+    fn hop_mtu(&self, hop: Hop) -> u32 {
+        match hop {
+            Hop::Channel(l) => self.channels[l.index()].payload_mtu_bytes(),
+            Hop::Cell { cell, .. } => self.cells[cell.index()].mtu_bytes(),
+        }
+    }
+
     /// Hand a packet to `node`'s IP layer for forwarding towards `pkt.dst`.
     fn send_from(&mut self, node: NodeId, pkt: Packet) {
-        let link = self.nodes[node.index()].routes[pkt.dst.index()].expect("routes were checked at build");
-        let mtu = self.channels[link.index()].mtu_bytes;
+        let hop = self.route(node, pkt.dst);
+        let mtu = self.hop_mtu(hop);
         if pkt.ip_bytes <= mtu {
             self.acct.sent_bytes += pkt.ip_bytes as u64;
             let id = self.packets.insert(pkt);
-            self.enqueue(link, id);
+            self.enqueue(node, hop, id);
             return;
         }
         let mut frags = std::mem::take(&mut self.frag_scratch);
@@ -173,17 +208,16 @@ impl World {
         for f in frags.drain(..) {
             self.acct.sent_bytes += f.ip_bytes as u64;
             let id = self.packets.insert(f);
-            self.enqueue(link, id);
+            self.enqueue(node, hop, id);
         }
         self.frag_scratch = frags;
     }
 
     /// Forward a packet already in the network (router hop).
     fn forward(&mut self, node: NodeId, id: PacketId) {
-        let dst = self.packets.get(id).dst;
-        let link = self.nodes[node.index()].routes[dst.index()].expect("routes were checked at build");
-        if self.packets.get(id).ip_bytes <= self.channels[link.index()].mtu_bytes {
-            self.enqueue(link, id);
+        let hop = self.route(node, self.packets.get(id).dst);
+        if self.packets.get(id).ip_bytes <= self.hop_mtu(hop) {
+            self.enqueue(node, hop, id);
             return;
         }
         let pkt = self.packets.remove(id);
@@ -191,7 +225,20 @@ impl World {
         self.send_from(node, pkt);
     }
 
-    fn enqueue(&mut self, link: LinkId, id: PacketId) {
+    fn enqueue(&mut self, node: NodeId, hop: Hop, id: PacketId) {
+        match hop {
+            Hop::Channel(link) => self.enqueue_channel(link, id),
+            Hop::Cell { cell, next } => {
+                let bytes = self.packets.get(id).ip_bytes;
+                if let CellEnqueued::Dropped(id) = self.cells[cell.index()].enqueue(self.now, node, next, id, bytes) {
+                    self.drop_packet(id);
+                }
+                self.arm_cell(cell);
+            }
+        }
+    }
+
+    fn enqueue_channel(&mut self, link: LinkId, id: PacketId) {
         if self.packets.get(id).ect && self.channels[link.index()].marks_ce(self.now) {
             self.packets.get_mut(id).ecn_ce = true;
         }
@@ -201,6 +248,36 @@ impl World {
             Enqueued::Queued => {}
             Enqueued::Wake(t) => self.events.schedule(t, Event::Opportunity(link)),
             Enqueued::Departs(t) => self.propagate(link, id, t),
+        }
+    }
+
+    // ---- cells -------------------------------------------------------------
+
+    fn on_cell_wake(&mut self, c: CellId) {
+        if self.cells_armed[c.index()] != Some(self.now) {
+            return;
+        }
+        self.cells_armed[c.index()] = None;
+        let mut out = std::mem::take(&mut self.cell_out);
+        self.cells[c.index()].handle_timeout(self.now, &mut out);
+        for id in out.dropped.drain(..) {
+            self.drop_packet(id);
+        }
+        for (node, id) in out.delivered.drain(..) {
+            self.on_arrive(node, id);
+        }
+        self.cell_out = out;
+        self.arm_cell(c);
+    }
+
+    /// Keep one wake-up event scheduled at the cell's next deadline.
+    fn arm_cell(&mut self, c: CellId) {
+        let Some(t) = self.cells[c.index()].poll_timeout() else { return };
+        let t = t.max(self.now);
+        let armed = &mut self.cells_armed[c.index()];
+        if armed.is_none_or(|a| t < a) {
+            *armed = Some(t);
+            self.events.schedule(t, Event::Cell(c));
         }
     }
 

@@ -1,0 +1,203 @@
+//! One LTE cell as a medium of the world: an eNB, its UEs, and per UE one
+//! data radio bearer (PDCP + RLC at both ends), the MAC (HARQ, schedulers,
+//! scheduling requests) and the PHY abstraction, on a 1 ms TTI clock.
+//!
+//! ```text
+//!  world ──enqueue(from, next, packet)──► PDCP ─► RLC tx ─┐ buffer status
+//!                                                          ▼
+//!   TTI n:  receptions of n-1 ─► RLC rx ─► delivered ─► world.on_arrive(next)
+//!           HARQ feedback of n-4 (ACK / NACK / residual loss)
+//!           CQI measured at n, usable at n + delay
+//!           DL: scheduler ─► RLC tx opportunity ─► TB ─► PHY: PDCCH + BLER draw ─► HARQ
+//!           UL: grants of n-4 transmit; SR / BSR; scheduler grants for n+4
+//! ```
+//! The world sees enqueue, a next deadline and what comes out (`CellOutput`).
+//! A cell with no data, no HARQ process busy and no RLC timer has no deadline:
+//! idle TTIs cost nothing.
+
+mod sdu_store;
+mod stats;
+mod tti;
+mod ue;
+
+pub use stats::{lte_table, LteSlot, LteSlots};
+
+use super::sap::{LinkDir, UeIndex};
+use super::sinr::{PerUeSinr, SinrSeries, SinrSource, UeSinr};
+use crate::error::ScenarioError;
+use crate::packet::PacketId;
+use crate::scenario::{CellSpec, CqiSpec, SinrSpec};
+use crate::sim::{CellId, NodeId, SimDuration, SimTime, NS_PER_MS};
+use ue::UeContext;
+
+/// LTE FDD subframe: the TTI (TS 36.211 §4.1).
+pub const TTI: SimDuration = SimDuration::from_ms(1);
+
+/// What an enqueue did.
+#[derive(Debug, PartialEq, Eq)]
+pub enum CellEnqueued {
+    /// The bearer's RLC buffer is full: the packet is handed back to be dropped.
+    Dropped(PacketId),
+    Accepted,
+}
+
+/// What the cell hands back to the world (reused buffers).
+#[derive(Debug, Default)]
+pub struct CellOutput {
+    /// Packets that crossed the air, with the node they reached (a UE, or the eNB).
+    pub delivered: Vec<(NodeId, PacketId)>,
+    /// Packets lost in the cell (RLC buffer, HARQ residual loss on UM/TM, RLC discard).
+    pub dropped: Vec<PacketId>,
+}
+
+pub struct Cell {
+    pub name: String,
+    enb: NodeId,
+    ue_nodes: Vec<NodeId>,
+    ue_names: Vec<String>,
+    mtu_bytes: u32,
+    n_rbs: u32,
+    cqi: CqiSpec,
+    control_errors: bool,
+    ues: Vec<UeContext>,
+    macs: tti::Macs,
+    sinr: Box<dyn SinrSource>,
+    /// Scratch: one SINR per RB.
+    sinr_db: Vec<f64>,
+    /// The last TTI processed.
+    last_tti: Option<SimTime>,
+    now: SimTime,
+}
+
+impl Cell {
+    /// Build cell `id` from its spec; `path` names it in errors (`cells[0]`).
+    pub fn build(
+        spec: &CellSpec,
+        id: CellId,
+        path: &str,
+        node: &dyn Fn(&str) -> NodeId,
+        seed: u64,
+        slot: SimDuration,
+        end: SimTime,
+    ) -> Result<Cell, ScenarioError> {
+        let n_rbs = spec.n_rbs().expect("validated bandwidth");
+        let duration = end - SimTime::ZERO;
+        let mut sources = Vec::with_capacity(spec.ues.len());
+        let mut ues = Vec::with_capacity(spec.ues.len());
+        for (j, u) in spec.ues.iter().enumerate() {
+            sources.push(ue_sinr(&u.sinr, &format!("{path}.ues[{j}].sinr"), n_rbs)?);
+            let label = format!("cell:{}:ue:{}", spec.id, u.node);
+            ues.push(UeContext::new(spec, u, &label, seed, slot, duration));
+        }
+        let _ = id;
+        Ok(Cell {
+            name: spec.id.clone(),
+            enb: node(&spec.enb),
+            ue_nodes: spec.ues.iter().map(|u| node(&u.node)).collect(),
+            ue_names: spec.ues.iter().map(|u| u.node.clone()).collect(),
+            mtu_bytes: spec.mtu_bytes,
+            n_rbs,
+            cqi: spec.cqi,
+            control_errors: spec.control_errors,
+            macs: tti::Macs::new(spec, n_rbs),
+            ues,
+            sinr: Box::new(PerUeSinr { ues: sources }),
+            sinr_db: vec![0.0; n_rbs as usize],
+            last_tti: None,
+            now: SimTime::ZERO,
+        })
+    }
+
+    pub fn enb(&self) -> NodeId {
+        self.enb
+    }
+
+    pub fn ue_nodes(&self) -> &[NodeId] {
+        &self.ue_nodes
+    }
+
+    pub fn mtu_bytes(&self) -> u32 {
+        self.mtu_bytes
+    }
+
+    fn ue_of(&self, node: NodeId) -> UeIndex {
+        let i = self.ue_nodes.iter().position(|&n| n == node).expect("routes only name this cell's UEs");
+        UeIndex(i as u16)
+    }
+
+    /// A packet at `from` (the eNB or a UE) for `next` enters its radio bearer.
+    pub fn enqueue(&mut self, now: SimTime, from: NodeId, next: NodeId, id: PacketId, ip_bytes: u32) -> CellEnqueued {
+        self.now = now;
+        let (ue, dir) =
+            if from == self.enb { (self.ue_of(next), LinkDir::Downlink) } else { (self.ue_of(from), LinkDir::Uplink) };
+        match self.ues[ue.index()].admit(now, dir, id, ip_bytes) {
+            Ok(()) => CellEnqueued::Accepted,
+            Err(id) => CellEnqueued::Dropped(id),
+        }
+    }
+
+    /// When the cell next needs the world to wake it, if ever.
+    pub fn poll_timeout(&self) -> Option<SimTime> {
+        let next_tti = self.ues.iter().any(UeContext::needs_tti).then(|| self.next_tti_after(self.now));
+        let timers = self.ues.iter().filter_map(UeContext::rlc_deadline).min();
+        match (next_tti, timers) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// The first TTI boundary at or after `t` not yet processed.
+    fn next_tti_after(&self, t: SimTime) -> SimTime {
+        let boundary = SimTime(t.as_ns().div_ceil(NS_PER_MS) * NS_PER_MS);
+        match self.last_tti {
+            Some(last) if boundary <= last => last + TTI,
+            _ => boundary,
+        }
+    }
+
+    /// Run what is due at `now`: RLC timers, and the TTI if `now` is a TTI boundary.
+    pub fn handle_timeout(&mut self, now: SimTime, out: &mut CellOutput) {
+        self.now = now;
+        for ue in &mut self.ues {
+            ue.handle_rlc_timers(now, out);
+        }
+        if now.as_ns() % NS_PER_MS == 0 && self.last_tti.is_none_or(|l| now > l) {
+            self.last_tti = Some(now);
+            self.run_tti(now, out);
+        }
+    }
+
+    /// IP bytes held in the cell (RLC buffers, HARQ, the air), for the conservation ledger.
+    pub fn held_bytes(&self) -> u64 {
+        self.ues.iter().map(UeContext::held_bytes).sum()
+    }
+
+    /// The `lte` table rows of this cell.
+    pub fn slots(&self) -> impl Iterator<Item = (&str, &str, &'static str, &LteSlots)> {
+        self.ues.iter().zip(&self.ue_names).flat_map(move |(u, name)| {
+            [("dl", &u.dl.slots), ("ul", &u.ul.slots)].map(|(d, s)| (self.name.as_str(), name.as_str(), d, s))
+        })
+    }
+}
+
+/// A UE's SINR source from its spec (reads a CSV file named there).
+fn ue_sinr(spec: &SinrSpec, path: &str, n_rbs: u32) -> Result<UeSinr, ScenarioError> {
+    Ok(match spec {
+        SinrSpec::Fixed { db, ul_db } => UeSinr::Fixed { dl_db: *db, ul_db: ul_db.unwrap_or(*db) },
+        SinrSpec::Ramp { from_db, to_db, start_s, duration_s } => UeSinr::Ramp {
+            from_db: *from_db,
+            to_db: *to_db,
+            start: SimTime::from_secs_f64(*start_s),
+            end: SimTime::from_secs_f64(start_s + duration_s),
+        },
+        SinrSpec::Csv { file } => {
+            let bad = |why: String| ScenarioError::new(format!("{path}.file"), format!("{file:?}"), why);
+            let text = std::fs::read_to_string(file).map_err(|e| bad(format!("a readable SINR CSV file ({e})")))?;
+            let series = SinrSeries::parse_csv(&text).map_err(|e| bad(format!("a SINR CSV ({e})")))?;
+            if series.width() != 1 && series.width() != n_rbs as usize {
+                return Err(bad(format!("1 SINR column or one per RB ({n_rbs}); the file has {}", series.width())));
+            }
+            UeSinr::Series(series)
+        }
+    })
+}

@@ -1,0 +1,73 @@
+//! The packets one bearer direction holds, by SDU id.
+//!
+//! RLC, MAC and HARQ pass SDU ids around; the packet stays in the world's
+//! slab and this store maps the id to it. Each SDU is resolved exactly once:
+//! delivered by the receiving RLC, or lost (buffer overflow, HARQ residual loss
+//! on UM/TM, RLC discard). Ids are never reused, so a late duplicate finds
+//! nothing and cannot resolve another packet.
+
+use crate::lte::sap::SduId;
+use crate::packet::PacketId;
+use std::collections::VecDeque;
+
+#[derive(Debug, Default)]
+pub struct SduStore {
+    /// Id of `slots[0]`.
+    base: u64,
+    /// `Some((packet, ip_bytes))` while unresolved.
+    slots: VecDeque<Option<(PacketId, u32)>>,
+    /// IP bytes of the unresolved SDUs.
+    held_bytes: u64,
+}
+
+impl SduStore {
+    /// Take a packet in; returns its new SDU id.
+    pub fn admit(&mut self, packet: PacketId, ip_bytes: u32) -> SduId {
+        let id = SduId(self.base + self.slots.len() as u64);
+        self.slots.push_back(Some((packet, ip_bytes)));
+        self.held_bytes += ip_bytes as u64;
+        id
+    }
+
+    /// Resolve `id`: its packet if it was still unresolved, else None.
+    pub fn resolve(&mut self, id: SduId) -> Option<PacketId> {
+        let i = id.0.checked_sub(self.base)? as usize;
+        let (packet, bytes) = self.slots.get_mut(i)?.take()?;
+        self.held_bytes -= bytes as u64;
+        while self.slots.front().is_some_and(Option::is_none) {
+            self.slots.pop_front();
+            self.base += 1;
+        }
+        Some(packet)
+    }
+
+    pub fn is_unresolved(&self, id: SduId) -> bool {
+        id.0.checked_sub(self.base).and_then(|i| self.slots.get(i as usize)).is_some_and(Option::is_some)
+    }
+
+    /// IP bytes held for SDUs not yet resolved (in RLC buffers, HARQ, or the air).
+    pub fn held_bytes(&self) -> u64 {
+        self.held_bytes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_sdu_resolves_once_and_ids_are_never_reused() {
+        let mut s = SduStore::default();
+        let a = s.admit(PacketId(7), 100);
+        let b = s.admit(PacketId(8), 50);
+        assert_eq!(s.held_bytes(), 150);
+        assert_eq!(s.resolve(b), Some(PacketId(8)));
+        assert_eq!(s.resolve(b), None);
+        assert_eq!(s.resolve(a), Some(PacketId(7)));
+        let c = s.admit(PacketId(7), 10);
+        assert!(c.0 > b.0);
+        assert_eq!(s.resolve(a), None, "a stale id finds nothing");
+        assert_eq!(s.held_bytes(), 10);
+        assert!(s.is_unresolved(c) && !s.is_unresolved(a));
+    }
+}

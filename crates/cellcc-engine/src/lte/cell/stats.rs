@@ -1,0 +1,94 @@
+//! What the cell measures, per UE, direction and time-series slot, and the
+//! `lte` output table built from it (columns documented in `output.rs`).
+
+use crate::measure::timeseries::Slots;
+use crate::output::{Column, Table};
+
+/// One UE's radio counters in one direction for one slot.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LteSlot {
+    /// Latest wideband CQI the scheduler used (None until one is reported).
+    pub cqi: Option<u8>,
+    /// Transport blocks sent (first transmissions and retransmissions).
+    pub tbs: u64,
+    /// Sum of the MCS of those TBs (for the mean).
+    pub mcs_sum: u64,
+    /// Bits in the TBs decoded.
+    pub tb_bits_decoded: u64,
+    /// Resource blocks allocated, summed over TTIs.
+    pub prbs: u64,
+    pub harq_retx: u64,
+    /// TBs lost after the last HARQ retransmission.
+    pub harq_residual_losses: u64,
+    /// TBs lost because the UE missed its PDCCH grant.
+    pub control_losses: u64,
+    /// RLC PDUs retransmitted by AM ARQ.
+    pub rlc_retx_pdus: u64,
+    /// Bytes in the transmitting RLC entity's buffers at the slot's end.
+    pub rlc_buffer_bytes: u64,
+    /// SDUs the RLC refused (buffer full) or discarded.
+    pub rlc_drops: u64,
+    /// Bits the whole band could carry to this UE at its MCS, summed over the
+    /// slot's TTIs (the capacity Pm's A = K/Kt divides by).
+    pub capacity_bits: u64,
+}
+
+/// Per-slot counters of one UE direction.
+pub type LteSlots = Slots<LteSlot>;
+
+/// Rows `(cell, ue, dir, slots)` -> the `lte` table.
+pub fn lte_table<'a>(rows: impl Iterator<Item = (&'a str, &'a str, &'static str, &'a LteSlots)>) -> Table {
+    let mut labels: Vec<String> = Vec::new();
+    let mut code = |s: &str| match labels.iter().position(|l| l == s) {
+        Some(i) => i as u32,
+        None => {
+            labels.push(s.to_string());
+            labels.len() as u32 - 1
+        }
+    };
+    let (mut cell, mut ue, mut dir) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut t_s, mut cqi, mut mcs, mut tbs) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut thr, mut prbs, mut retx, mut resid) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut ctrl, mut rlc_retx, mut buf, mut drops, mut cap) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for (c, u, d, slots) in rows {
+        let width_s = slots.width().as_secs_f64();
+        for (i, s) in slots.slots.iter().enumerate() {
+            cell.push(code(c));
+            ue.push(code(u));
+            dir.push(code(d));
+            t_s.push(slots.start_s(i));
+            cqi.push(s.cqi.map_or(f64::NAN, f64::from));
+            mcs.push(if s.tbs == 0 { f64::NAN } else { s.mcs_sum as f64 / s.tbs as f64 });
+            tbs.push(s.tbs);
+            thr.push(s.tb_bits_decoded as f64 / width_s);
+            prbs.push(s.prbs);
+            retx.push(s.harq_retx);
+            resid.push(s.harq_residual_losses);
+            ctrl.push(s.control_losses);
+            rlc_retx.push(s.rlc_retx_pdus);
+            buf.push(s.rlc_buffer_bytes);
+            drops.push(s.rlc_drops);
+            cap.push(s.capacity_bits as f64 / width_s);
+        }
+    }
+    let cat = |codes: Vec<u32>, labels: &[String]| Column::Cat { codes, labels: labels.to_vec() };
+    let mut t = Table::default();
+    t.push("cell", cat(cell, &labels));
+    t.push("ue", cat(ue, &labels));
+    t.push("dir", cat(dir, &labels));
+    t.push("t_s", Column::F64(t_s));
+    t.push("cqi", Column::F64(cqi));
+    t.push("mcs_mean", Column::F64(mcs));
+    t.push("tbs", Column::U64(tbs));
+    t.push("phy_throughput_bps", Column::F64(thr));
+    t.push("prbs", Column::U64(prbs));
+    t.push("harq_retx", Column::U64(retx));
+    t.push("harq_residual_losses", Column::U64(resid));
+    t.push("control_losses", Column::U64(ctrl));
+    t.push("rlc_retx_pdus", Column::U64(rlc_retx));
+    t.push("rlc_buffer_bytes", Column::U64(buf));
+    t.push("rlc_drops", Column::U64(drops));
+    t.push("capacity_bps", Column::F64(cap));
+    t
+}

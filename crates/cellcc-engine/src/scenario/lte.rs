@@ -1,0 +1,286 @@
+//! The LTE part of the scenario: cells, the UEs attached to them, and where
+//! each UE's SINR comes from.
+//!
+//! ```toml
+//! [[nodes]]  id = "enb"  kind = "enb"
+//! [[nodes]]  id = "ue0"  kind = "ue"
+//! [[cells]]
+//! id = "cell0"
+//! enb = "enb"
+//! bandwidth_mhz = 20
+//! [[cells.ues]]
+//! node = "ue0"
+//! sinr = { kind = "fixed", db = 20 }
+//! ```
+//! Defaults are ns-3 LENA 3.44's where it has one (its attribute named in the
+//! field's doc), else the 3GPP value.
+
+use serde::{Deserialize, Serialize};
+
+/// One LTE cell: an eNB and the UEs attached to it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CellSpec {
+    pub id: String,
+    /// The eNB: a node of kind "enb"; it forwards between the cell and its links (S1-U).
+    pub enb: String,
+    /// Channel bandwidth, MHz: 1.4, 3, 5, 10, 15 or 20 (6, 15, 25, 50, 75, 100 RBs;
+    /// TS 36.101 Table 5.6-1). Default 5 MHz: ns-3 `LteEnbNetDevice::DlBandwidth` = 25 RBs.
+    #[serde(default = "default_bandwidth_mhz")]
+    pub bandwidth_mhz: f64,
+    /// Largest IP datagram the radio bearer carries, bytes. Default 1500 (the
+    /// operators' usual PDN MTU; TS 36.323 allows PDCP SDUs up to 8188 bytes).
+    #[serde(default = "default_cell_mtu")]
+    pub mtu_bytes: u32,
+    /// Downlink CQI reporting.
+    #[serde(default)]
+    pub cqi: CqiSpec,
+    /// HARQ settings (TS 36.321 §5.3.2, §5.4.2).
+    #[serde(default)]
+    pub harq: HarqSpec,
+    /// Model PCFICH/PDCCH decoding errors: a UE that misses its grant loses
+    /// that TTI's transport block. Default on: ns-3 `LteSpectrumPhy::CtrlErrorModelEnabled`.
+    #[serde(default = "yes")]
+    pub control_errors: bool,
+    pub ues: Vec<UeSpec>,
+}
+
+/// ns-3 LENA's default bandwidth: 25 RBs = 5 MHz.
+pub const DEFAULT_BANDWIDTH_MHZ: f64 = 5.0;
+/// Default radio bearer MTU, bytes.
+pub const DEFAULT_CELL_MTU_BYTES: u32 = 1500;
+
+fn default_bandwidth_mhz() -> f64 {
+    DEFAULT_BANDWIDTH_MHZ
+}
+fn default_cell_mtu() -> u32 {
+    DEFAULT_CELL_MTU_BYTES
+}
+fn yes() -> bool {
+    true
+}
+
+/// Downlink channel-quality reporting (TS 36.213 §7.2).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CqiSpec {
+    /// How often each UE measures and reports a wideband CQI, ms (1..=160; TS 36.213
+    /// Table 7.2.2-1A periods 2..160 ms; 1 = every TTI, as ns-3's periodic wideband CQI).
+    #[serde(default = "default_cqi_period_ms")]
+    pub period_ms: u32,
+    /// From measurement to use by the eNB scheduler, ms (0..=20). Default 4: the report
+    /// travels on PUCCH in subframe n+4 for a measurement in subframe n (TS 36.213 §7.2.2).
+    #[serde(default = "default_cqi_delay_ms")]
+    pub delay_ms: u32,
+}
+
+fn default_cqi_period_ms() -> u32 {
+    1
+}
+fn default_cqi_delay_ms() -> u32 {
+    4
+}
+
+impl Default for CqiSpec {
+    fn default() -> Self {
+        CqiSpec { period_ms: default_cqi_period_ms(), delay_ms: default_cqi_delay_ms() }
+    }
+}
+
+/// Hybrid ARQ (TS 36.321 §5.3.2 downlink, §5.4.2 uplink).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HarqSpec {
+    /// Retransmissions of a transport block after its first transmission (0..=7).
+    /// Default 3: ns-3 `LteEnbMac`/`LteUeMac` allow 3 (4 transmissions in all), as
+    /// TS 36.331 maxHARQ-Tx n4 for the uplink.
+    #[serde(default = "default_max_retx")]
+    pub max_retx: u8,
+}
+
+fn default_max_retx() -> u8 {
+    3
+}
+
+impl Default for HarqSpec {
+    fn default() -> Self {
+        HarqSpec { max_retx: default_max_retx() }
+    }
+}
+
+/// A UE attached to a cell, with its one data radio bearer.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UeSpec {
+    /// The UE: a node of kind "ue". Flows name it as src or dst.
+    pub node: String,
+    /// Where the UE's SINR comes from.
+    pub sinr: SinrSpec,
+}
+
+/// A UE's SINR source. Uplink SINR equals downlink SINR unless `ul_db` says otherwise.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum SinrSpec {
+    /// Constant SINR on every RB, dB.
+    Fixed {
+        db: f64,
+        #[serde(default)]
+        ul_db: Option<f64>,
+    },
+    /// A time series from a CSV file: header `t_s,sinr_db` (wideband) or
+    /// `t_s,rb0,rb1,…` (one column per RB, dB); each row holds from its time
+    /// until the next; before the first row the first value holds.
+    Csv { file: String },
+    /// Straight line from `from_db` to `to_db` over `duration_s` starting at
+    /// `start_s`, constant before and after (seed 003's forward and backward sweeps).
+    Ramp {
+        from_db: f64,
+        to_db: f64,
+        #[serde(default)]
+        start_s: f64,
+        duration_s: f64,
+    },
+}
+
+/// Channel bandwidths and their RB counts, TS 36.101 Table 5.6-1.
+pub const BANDWIDTHS_MHZ_RBS: [(f64, u32); 6] = [(1.4, 6), (3.0, 15), (5.0, 25), (10.0, 50), (15.0, 75), (20.0, 100)];
+
+impl CellSpec {
+    /// Resource blocks of the cell's bandwidth (None for a bandwidth TS 36.101 does not define).
+    pub fn n_rbs(&self) -> Option<u32> {
+        BANDWIDTHS_MHZ_RBS.iter().find(|(mhz, _)| (mhz - self.bandwidth_mhz).abs() < 1e-9).map(|&(_, rbs)| rbs)
+    }
+}
+
+// ---- validation -----------------------------------------------------------
+
+use super::validate::{ensure, positive, unique_id, Check, MAX_MTU_BYTES, MIN_MTU_BYTES};
+use super::{NodeKind, Scenario};
+use std::collections::HashSet;
+
+/// SINR values outside this range (dB) are typos, not radio conditions: below
+/// -50 dB nothing decodes, above 60 dB every table saturates.
+const SINR_RANGE_DB: (f64, f64) = (-50.0, 60.0);
+
+fn sinr_db(x: f64, path: impl FnOnce() -> String) -> Check {
+    ensure(
+        x.is_finite() && (SINR_RANGE_DB.0..=SINR_RANGE_DB.1).contains(&x),
+        path,
+        x,
+        "dB in [-50, 60]",
+    )
+}
+
+impl Scenario {
+    pub(super) fn validate_cells(&self) -> Check {
+        let mut ids = HashSet::new();
+        let mut attached = HashSet::new();
+        for (i, c) in self.cells.iter().enumerate() {
+            unique_id(&mut ids, &c.id, || format!("cells[{i}].id"))?;
+            c.validate(self, &format!("cells[{i}]"), &mut attached)?;
+        }
+        for (i, n) in self.nodes.iter().enumerate() {
+            let in_cell = self.cells.iter().any(|c| c.enb == n.id);
+            let why = match n.kind {
+                NodeKind::Enb if !in_cell => "an eNB is the `enb` of one cell",
+                NodeKind::Ue if !attached.contains(n.id.as_str()) => "a UE is listed in one cell's `ues`",
+                _ => continue,
+            };
+            return Err(super::ScenarioError::new(format!("nodes[{i}].kind"), format!("{:?}", n.id), why));
+        }
+        Ok(())
+    }
+}
+
+impl CellSpec {
+    fn validate<'a>(&'a self, sc: &Scenario, path: &str, attached: &mut HashSet<&'a str>) -> Check {
+        let p = |f: &str| format!("{path}.{f}");
+        let kind = sc.node_ref(&self.enb, || p("enb"))?;
+        ensure(kind == NodeKind::Enb, || p("enb"), format!("{:?}", self.enb), "a node of kind \"enb\"")?;
+        ensure(
+            sc.cells.iter().filter(|c| c.enb == self.enb).count() == 1,
+            || p("enb"),
+            format!("{:?}", self.enb),
+            "an eNB no other cell uses",
+        )?;
+        ensure(
+            self.n_rbs().is_some(),
+            || p("bandwidth_mhz"),
+            self.bandwidth_mhz,
+            "one of 1.4, 3, 5, 10, 15, 20 (MHz)",
+        )?;
+        ensure(
+            (MIN_MTU_BYTES..=MAX_MTU_BYTES).contains(&self.mtu_bytes),
+            || p("mtu_bytes"),
+            self.mtu_bytes,
+            "bytes in [68, 65535]",
+        )?;
+        self.cqi.validate(&p("cqi"))?;
+        self.harq.validate(&p("harq"))?;
+        ensure(!self.ues.is_empty(), || p("ues"), "[]", "at least one UE")?;
+        for (j, u) in self.ues.iter().enumerate() {
+            let up = format!("{path}.ues[{j}]");
+            let kind = sc.node_ref(&u.node, || format!("{up}.node"))?;
+            ensure(kind == NodeKind::Ue, || format!("{up}.node"), format!("{:?}", u.node), "a node of kind \"ue\"")?;
+            ensure(
+                attached.insert(u.node.as_str()),
+                || format!("{up}.node"),
+                format!("{:?}", u.node),
+                "a UE not attached to any other cell or twice",
+            )?;
+            u.sinr.validate(&format!("{up}.sinr"), sc.duration_s)?;
+        }
+        Ok(())
+    }
+}
+
+/// The largest CQI period TS 36.213 Table 7.2.2-1A defines, ms.
+const MAX_CQI_PERIOD_MS: u32 = 160;
+/// A CQI older than this is of no use to a scheduler, ms.
+const MAX_CQI_DELAY_MS: u32 = 20;
+/// At most 8 transmissions of one TB (TS 36.331 maxHARQ-Tx up to n28 exists for
+/// the uplink; 8 covers every HARQ process in FDD before its number comes round again).
+const MAX_HARQ_RETX: u8 = 7;
+
+impl CqiSpec {
+    fn validate(&self, path: &str) -> Check {
+        ensure(
+            (1..=MAX_CQI_PERIOD_MS).contains(&self.period_ms),
+            || format!("{path}.period_ms"),
+            self.period_ms,
+            "ms in [1, 160]",
+        )?;
+        ensure(self.delay_ms <= MAX_CQI_DELAY_MS, || format!("{path}.delay_ms"), self.delay_ms, "ms in [0, 20]")
+    }
+}
+
+impl HarqSpec {
+    fn validate(&self, path: &str) -> Check {
+        ensure(self.max_retx <= MAX_HARQ_RETX, || format!("{path}.max_retx"), self.max_retx, "an integer in [0, 7]")
+    }
+}
+
+impl SinrSpec {
+    fn validate(&self, path: &str, duration_s: f64) -> Check {
+        let p = |f: &str| format!("{path}.{f}");
+        match self {
+            SinrSpec::Fixed { db, ul_db } => {
+                sinr_db(*db, || p("db"))?;
+                ul_db.map_or(Ok(()), |x| sinr_db(x, || p("ul_db")))
+            }
+            SinrSpec::Csv { file } => ensure(!file.is_empty(), || p("file"), "\"\"", "a path to a SINR CSV file"),
+            SinrSpec::Ramp { from_db, to_db, start_s, duration_s: ramp_s } => {
+                sinr_db(*from_db, || p("from_db"))?;
+                sinr_db(*to_db, || p("to_db"))?;
+                ensure(
+                    start_s.is_finite() && (0.0..duration_s).contains(start_s),
+                    || p("start_s"),
+                    start_s,
+                    "seconds in [0, duration_s)",
+                )?;
+                positive(*ramp_s, || p("duration_s"))
+            }
+        }
+    }
+}
