@@ -28,7 +28,7 @@
 use std::sync::LazyLock;
 
 use super::bler::{first_tx_curve, tb_bler_from_mib};
-use super::mi::{mean_mi_all, mi_per_rb};
+use super::mi::{mean_mi3_all, mi_per_rb};
 use super::segmentation::segment_tb;
 use super::tbs::{tbs_bits, MAX_PRB};
 use crate::lte::sap::LinkDir;
@@ -207,7 +207,7 @@ fn mib_threshold_for(mcs: u8, n_prb: u32) -> f64 {
 pub fn mcs_at_bler_target(sinr_db: &[f64]) -> Option<u8> {
     let n_prb = sinr_db.len() as u32;
     assert!((1..=MAX_PRB).contains(&n_prb), "{n_prb} RBs outside 1..=110");
-    let mib = MODULATIONS.map(|m| mean_mi_all(m, sinr_db));
+    let mib = mean_mi3_all(sinr_db);
     mcs_at_bler_target_from_mib(mib, n_prb)
 }
 
@@ -254,4 +254,179 @@ pub fn wideband_cqi(sinr_db: &[f64]) -> u8 {
 /// [`wideband_cqi`] for a frequency-flat channel of `sinr_db` on `n_prb` RBs.
 pub fn wideband_cqi_flat(sinr_db: f64, n_prb: u32) -> u8 {
     cqi_for_found_mcs(mcs_at_bler_target_flat(sinr_db, n_prb))
+}
+
+/// Target BER of ns-3's Shannon-gap AMC (`LteAmc` attribute `Ber`, default 0.00005; the
+/// uplink schedulers hard-code the same value).
+pub const NS3_SHANNON_GAP_BER: f64 = 0.00005;
+
+/// Uplink CQI as ns-3's schedulers compute it from the eNB's SRS/PUSCH SINR (e.g.
+/// `rr-ff-mac-scheduler.cc` `DoSchedUlTriggerReq`, "same as DL" PiroEW2010 model): spectral
+/// efficiency s = log2(1 + SINR / (-ln(5·BER) / 1.5)) at the *minimum* SINR over the allocated
+/// RBs, then the highest CQI whose efficiency is below s (`GetCqiFromSpectralEfficiency`).
+/// The uplink MCS is then [`mcs_from_cqi`]; CQI 0 means ns-3 does not schedule the UE.
+pub fn uplink_cqi_shannon_gap(min_sinr_db: f64) -> u8 {
+    let gap = -(5.0 * NS3_SHANNON_GAP_BER).ln() / 1.5;
+    let s = (1.0 + super::mi::db_to_linear(min_sinr_db) / gap).log2();
+    let mut cqi = 0;
+    while cqi < MAX_CQI && NS3_EFFICIENCY_FOR_CQI[cqi as usize + 1] < s {
+        cqi += 1;
+    }
+    cqi
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lte::phy::bler::tb_bler;
+    use crate::lte::phy::tbs::tbs_bits;
+    use crate::lte::sap::RbMask;
+
+    #[test]
+    fn cqi_table_matches_ts_36_213_table_7_2_3_1() {
+        // Rows 1, 6, 7, 9, 10, 15 of Table 7.2.3-1.
+        assert_eq!(CQI_TABLE[1], cqi(Modulation::Qpsk, 78, 0.1523));
+        assert_eq!(CQI_TABLE[6], cqi(Modulation::Qpsk, 602, 1.1758));
+        assert_eq!(CQI_TABLE[7], cqi(Modulation::Qam16, 378, 1.4766));
+        assert_eq!(CQI_TABLE[9], cqi(Modulation::Qam16, 616, 2.4063));
+        assert_eq!(CQI_TABLE[10], cqi(Modulation::Qam64, 466, 2.7305));
+        assert_eq!(CQI_TABLE[15], cqi(Modulation::Qam64, 948, 5.5547));
+        assert_eq!(CQI_TABLE[0].modulation, None);
+        // Every row: efficiency = Q_m x rate / 1024, rounded to 4 decimals.
+        for (i, e) in CQI_TABLE.iter().enumerate().skip(1) {
+            let qm = f64::from(e.modulation.unwrap().bits_per_symbol());
+            let exact = qm * f64::from(e.code_rate_x1024) / 1024.0;
+            assert!((e.efficiency - exact).abs() <= 0.5e-4 + 1e-12, "CQI {i}: {} vs {exact}", e.efficiency);
+            assert!(e.efficiency > CQI_TABLE[i - 1].efficiency);
+        }
+    }
+
+    #[test]
+    fn mcs_to_itbs_matches_tables_7_1_7_1_1_and_8_6_1_1() {
+        // ns-3 lte-amc.cc McsToItbsDl / McsToItbsUl (TS 36.213 v8.8.0 Tables 7.1.7.1-1, 8.6.1-1).
+        let dl =
+            [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 9, 10, 11, 12, 13, 14, 15, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26];
+        let ul =
+            [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 19, 20, 21, 22, 23, 24, 25, 26];
+        for mcs in 0..=MAX_MCS {
+            assert_eq!(mcs_info(LinkDir::Downlink, mcs).i_tbs, dl[mcs as usize], "DL MCS {mcs}");
+            assert_eq!(mcs_info(LinkDir::Uplink, mcs).i_tbs, ul[mcs as usize], "UL MCS {mcs}");
+        }
+        let m = |dir, mcs| mcs_info(dir, mcs).modulation;
+        assert_eq!(m(LinkDir::Downlink, 9), Modulation::Qpsk);
+        assert_eq!(m(LinkDir::Downlink, 10), Modulation::Qam16);
+        assert_eq!(m(LinkDir::Downlink, 16), Modulation::Qam16);
+        assert_eq!(m(LinkDir::Downlink, 17), Modulation::Qam64);
+        assert_eq!(m(LinkDir::Uplink, 10), Modulation::Qpsk);
+        assert_eq!(m(LinkDir::Uplink, 20), Modulation::Qam16);
+        assert_eq!(m(LinkDir::Uplink, 21), Modulation::Qam64);
+    }
+
+    #[test]
+    fn cqi_to_mcs_is_ns3s_two_cqi_minus_two() {
+        // ns-3 GetMcsFromCqi with its efficiency tables: CQI 1..=15 -> MCS 0, 2, 4, …, 28.
+        assert_eq!(mcs_from_cqi(0), 0);
+        for c in 1..=MAX_CQI {
+            assert_eq!(mcs_from_cqi(c), 2 * c - 2, "CQI {c}");
+        }
+    }
+
+    #[test]
+    fn mcs_to_cqi_takes_the_cqi_strictly_below() {
+        // Efficiencies: MCS 2 = 0.23 = CQI 2's, so "strictly below" gives CQI 1; MCS 28 = 5.55
+        // = CQI 15's, gives 14; MCS 27 = 5.33 lies between CQI 14 (5.12) and 15.
+        assert_eq!(cqi_below_mcs(0), 0);
+        assert_eq!(cqi_below_mcs(1), 1);
+        assert_eq!(cqi_below_mcs(2), 1);
+        assert_eq!(cqi_below_mcs(3), 2);
+        assert_eq!(cqi_below_mcs(27), 14);
+        assert_eq!(cqi_below_mcs(28), 14);
+    }
+
+    #[test]
+    fn wideband_cqi_is_monotone_from_0_to_15() {
+        for n_prb in [6, 25, 50, 100] {
+            let mut prev = 0;
+            let mut db = -15.0;
+            while db <= 35.0 {
+                let c = wideband_cqi_flat(db, n_prb);
+                assert!(c >= prev, "{n_prb} RBs at {db} dB: {c} after {prev}");
+                prev = c;
+                db += 0.1;
+            }
+            assert_eq!(wideband_cqi_flat(-15.0, n_prb), 0);
+            assert_eq!(wideband_cqi_flat(30.0, n_prb), 15);
+        }
+    }
+
+    /// The highest MCS found by direct BLER evaluation, scanning as ns-3 does.
+    fn brute_force_mcs(sinr_db: &[f64]) -> Option<u8> {
+        let n = sinr_db.len() as u32;
+        let rbs = RbMask::range(0, n);
+        let first_fail = (0..=MAX_MCS)
+            .find(|&mcs| tb_bler(mcs, tbs_bits(LinkDir::Downlink, mcs, n), rbs, sinr_db) > CQI_BLER_TARGET);
+        match first_fail {
+            Some(0) => None,
+            Some(m) => Some(m - 1),
+            None => Some(MAX_MCS),
+        }
+    }
+
+    #[test]
+    fn thresholds_reproduce_the_direct_bler_scan() {
+        for n_prb in [1u32, 6, 25, 50, 100, 110] {
+            let mut db = -12.0;
+            while db < 25.0 {
+                let sinr = vec![db; n_prb as usize];
+                assert_eq!(mcs_at_bler_target(&sinr), brute_force_mcs(&sinr), "{n_prb} RBs {db} dB");
+                db += 0.37;
+            }
+        }
+        // A frequency-selective band: alternating 2 dB and 14 dB RBs.
+        let sinr: Vec<f64> = (0..50).map(|i| if i % 2 == 0 { 2.0 } else { 14.0 }).collect();
+        assert_eq!(mcs_at_bler_target(&sinr), brute_force_mcs(&sinr));
+    }
+
+    #[test]
+    fn the_mcs_a_cqi_gives_meets_the_bler_target() {
+        // CQI -> MCS is never above the MCS the AMC found, and every MCS up to that one passed.
+        for n_prb in [6u32, 25, 50, 100] {
+            let mut db = -10.0;
+            while db < 30.0 {
+                let cqi = wideband_cqi_flat(db, n_prb);
+                if cqi > 0 {
+                    let mcs = mcs_from_cqi(cqi);
+                    let bler =
+                        tb_bler(mcs, tbs_bits(LinkDir::Downlink, mcs, n_prb), RbMask::range(0, n_prb), &[db; 110]);
+                    assert!(bler <= CQI_BLER_TARGET, "{n_prb} RBs {db} dB CQI {cqi} MCS {mcs}: {bler}");
+                }
+                db += 0.25;
+            }
+        }
+    }
+
+    #[test]
+    fn uplink_cqi_uses_the_shannon_gap() {
+        // Gap = -ln(5 x 5e-5) / 1.5 = 8.294050 / 1.5 = 5.529367. CQI 1 needs s > 0.15:
+        // SINR > (2^0.15 - 1) x 5.529367 = 0.605847 = -2.1764 dB. CQI 15 needs s > 5.55:
+        // SINR > (2^5.55 - 1) x 5.529367 = 253.530 = 24.0403 dB.
+        assert_eq!(uplink_cqi_shannon_gap(-2.18), 0);
+        assert_eq!(uplink_cqi_shannon_gap(-2.17), 1);
+        assert_eq!(uplink_cqi_shannon_gap(24.03), 14);
+        assert_eq!(uplink_cqi_shannon_gap(24.05), 15);
+        let mut prev = 0;
+        for tenth_db in -100..400 {
+            let c = uplink_cqi_shannon_gap(f64::from(tenth_db) / 10.0);
+            assert!(c >= prev);
+            prev = c;
+        }
+    }
+
+    #[test]
+    fn a_faded_band_reports_no_better_than_its_best_rb() {
+        let sinr: Vec<f64> = (0..50).map(|i| if i < 25 { 0.0 } else { 20.0 }).collect();
+        let c = wideband_cqi(&sinr);
+        assert!(c >= wideband_cqi_flat(0.0, 50) && c < wideband_cqi_flat(20.0, 50), "{c}");
+        assert_eq!(wideband_cqi(&[]), 0);
+    }
 }

@@ -22,8 +22,12 @@ pub(super) fn rows(src: &'static str) -> impl Iterator<Item = (usize, &'static s
 
 /// The numeric fields of one row, parsed as `f64`; `file` and `line` name it in the panic.
 pub(super) fn numbers(file: &'static str, line: usize, row: &'static str) -> impl Iterator<Item = f64> {
-    row.split_whitespace()
-        .map(move |field| field.parse::<f64>().unwrap_or_else(|_| panic!("{file}:{line}: `{field}` is not a number")))
+    row.split_whitespace().map(move |field| number(file, line, field))
+}
+
+/// One numeric field; `file` and `line` name it in the panic.
+pub(super) fn number(file: &'static str, line: usize, field: &str) -> f64 {
+    field.parse::<f64>().unwrap_or_else(|_| panic!("{file}:{line}: `{field}` is not a number"))
 }
 
 /// The fields of one row as text (for rows that mix labels and numbers).

@@ -6,15 +6,17 @@
 //! bit, so it lies in [0, 1]; the MI per symbol is `MIB x bits_per_symbol`.
 //!
 //! ```text
-//!   per-RB SINR (dB) ──► dB-grid table (<= 0.01 dB, built once from the linear table) ──► MIB per RB
-//!                                                             average over the TB's RBs ──► MIB_eff
+//!   per-RB SINR (dB) ──► shared dB grid (0.01 dB, one row = QPSK/16QAM/64QAM MIB, built once
+//!                        from the linear tables) ──► MIB per RB ──► mean over the TB's RBs = MIB_eff
 //! ```
 //! What differs from ns-3:
 //! - ns-3 looks the MIB up at the grid point above the SINR (no interpolation); we interpolate
 //!   linearly, so the curve is continuous. Below the first grid point we interpolate towards
 //!   MIB(0) = 0 where ns-3 holds the first value.
-//! - For speed the per-RB lookup uses a table resampled on a <= 0.01 dB grid (no `powf` per RB);
-//!   it agrees with the linear-domain interpolation within 1e-4 (tested).
+//! - For speed the per-RB lookup uses a table resampled on a 0.01 dB grid shared by the three
+//!   modulations (no `powf` per RB; one row gives all three, which the wideband CQI needs); it
+//!   agrees with the linear-domain interpolation within 1e-4 (tested). The grid cell holding a
+//!   curve's end, and SINRs below -30 dB, are evaluated on the linear curve instead.
 //! - Above the last grid point MIB = 1, as in ns-3 (its curves end at 5 dB QPSK, 10 dB 16QAM,
 //!   22 dB 64QAM; the jump to 1 is ns-3's and matters little: every BLER curve's `b` is below
 //!   the last tabulated MIB).
@@ -24,22 +26,28 @@ use std::sync::LazyLock;
 use super::amc::Modulation;
 use super::data;
 
-/// Largest resampling step of the dB-domain lookup table (ours: fine enough that linear
-/// interpolation in dB stays within 1e-4 of the source curve). Each curve's step is this or
-/// a little less, so that its last grid point is the curve's last sample.
-const MAX_GRID_STEP_DB: f64 = 0.01;
-/// Lowest SINR of the dB-domain table; below it the linear-domain curve is evaluated directly.
+/// Step of the dB-domain lookup grid (ours: fine enough that linear interpolation in dB stays
+/// within 1e-4 of the source curves).
+const GRID_STEP_DB: f64 = 0.01;
+/// Lowest SINR of the dB-domain grid; below it the linear-domain curve is evaluated directly.
 const GRID_MIN_DB: f64 = -30.0;
 
-/// One modulation's MIB curve: the source samples (uniform in linear SINR) and the dB-grid copy.
+/// One modulation's MIB curve: the source samples, uniform in linear SINR.
 pub(super) struct MiCurve {
     first_sinr_lin: f64,
     step_lin: f64,
     last_sinr_lin: f64,
     mib: Box<[f64]>,
     last_sinr_db: f64,
-    step_db: f64,
-    by_db: Box<[f64]>,
+}
+
+/// The three curves resampled on one dB grid: row `i` holds the MIB of QPSK, 16QAM and 64QAM
+/// at `GRID_MIN_DB + i * GRID_STEP_DB` (padded to 4 for alignment).
+struct MibGrid {
+    rows: Box<[[f32; 4]]>,
+    /// Per modulation: the grid is used for SINR below this (the grid point at or below the
+    /// curve's end), so both neighbours of a lookup lie on the curve.
+    fast_below_db: [f64; 3],
 }
 
 static QPSK_SRC: &str = include_str!("data/mi_qpsk.txt");
@@ -54,9 +62,71 @@ static CURVES: LazyLock<[MiCurve; 3]> = LazyLock::new(|| {
     ]
 });
 
+static GRID: LazyLock<MibGrid> = LazyLock::new(|| MibGrid::build(&CURVES));
+
 pub(super) fn curve(modulation: Modulation) -> &'static MiCurve {
     &CURVES[modulation as usize]
 }
+
+impl MibGrid {
+    fn build(curves: &[MiCurve; 3]) -> MibGrid {
+        let top_db = curves.iter().map(|c| c.last_sinr_db).fold(GRID_MIN_DB, f64::max);
+        let n = ((top_db - GRID_MIN_DB) / GRID_STEP_DB).ceil() as usize + 2;
+        let rows = (0..n)
+            .map(|i| {
+                let lin = db_to_linear(GRID_MIN_DB + i as f64 * GRID_STEP_DB);
+                let at = |c: &MiCurve| c.mib_at_linear(lin.min(c.last_sinr_lin)) as f32;
+                [at(&curves[0]), at(&curves[1]), at(&curves[2]), 0.0]
+            })
+            .collect();
+        let fast_below_db = curves
+            .each_ref()
+            .map(|c| GRID_MIN_DB + ((c.last_sinr_db - GRID_MIN_DB) / GRID_STEP_DB).floor() * GRID_STEP_DB);
+        MibGrid { rows, fast_below_db }
+    }
+
+    /// Grid row and fraction for `sinr_db`, or `None` outside [GRID_MIN_DB, every fast limit).
+    #[inline]
+    fn cell(&self, sinr_db: f64, limit_db: f64) -> Option<(usize, f64)> {
+        // Written so that NaN fails the test.
+        if !(sinr_db >= GRID_MIN_DB && sinr_db < limit_db) {
+            return None;
+        }
+        let pos = (sinr_db - GRID_MIN_DB) * (1.0 / GRID_STEP_DB);
+        let i = pos as usize;
+        Some((i, pos - i as f64))
+    }
+
+    /// MIB of `m` at `sinr_db`.
+    #[inline]
+    fn mib(&self, m: Modulation, sinr_db: f64) -> f64 {
+        let k = m as usize;
+        match self.cell(sinr_db, self.fast_below_db[k]) {
+            Some((i, frac)) => lerp(self.rows[i][k], self.rows[i + 1][k], frac),
+            None => CURVES[k].mib_at_db_exact(sinr_db),
+        }
+    }
+
+    /// MIB of all three modulations at `sinr_db`.
+    #[inline]
+    fn mib3(&self, sinr_db: f64) -> [f64; 3] {
+        // The QPSK curve ends first, so below its limit all three are on the grid.
+        match self.cell(sinr_db, self.fast_below_db[0]) {
+            Some((i, frac)) => {
+                let (a, b) = (&self.rows[i], &self.rows[i + 1]);
+                [lerp(a[0], b[0], frac), lerp(a[1], b[1], frac), lerp(a[2], b[2], frac)]
+            }
+            None => MODULATIONS.map(|m| self.mib(m, sinr_db)),
+        }
+    }
+}
+
+#[inline]
+fn lerp(a: f32, b: f32, frac: f64) -> f64 {
+    f64::from(a) + frac * (f64::from(b) - f64::from(a))
+}
+
+const MODULATIONS: [Modulation; 3] = [Modulation::Qpsk, Modulation::Qam16, Modulation::Qam64];
 
 /// dB -> linear power ratio.
 pub fn db_to_linear(db: f64) -> f64 {
@@ -86,30 +156,13 @@ impl MiCurve {
         for (i, w) in mib.windows(2).enumerate() {
             assert!(w[1] > w[0], "{file}: point {i}: MIB not increasing");
         }
-        let mut curve = MiCurve {
+        MiCurve {
             first_sinr_lin: sinr[0],
             step_lin,
             last_sinr_lin: sinr[sinr.len() - 1],
             mib: mib.into_boxed_slice(),
             last_sinr_db: linear_to_db(sinr[sinr.len() - 1]),
-            step_db: MAX_GRID_STEP_DB,
-            by_db: Box::new([]),
-        };
-        let intervals = ((curve.last_sinr_db - GRID_MIN_DB) / MAX_GRID_STEP_DB).ceil();
-        curve.step_db = (curve.last_sinr_db - GRID_MIN_DB) / intervals;
-        curve.by_db = curve.resample_by_db(intervals as usize + 1);
-        curve
-    }
-
-    fn resample_by_db(&self, points: usize) -> Box<[f64]> {
-        (0..points)
-            // Clamp to the end sample: rounding may put the last grid point a hair past it,
-            // where ns-3's jump to 1 would otherwise leak into the interpolation.
-            .map(|i| {
-                let db = GRID_MIN_DB + i as f64 * self.step_db;
-                self.mib_at_linear(db_to_linear(db).min(self.last_sinr_lin))
-            })
-            .collect()
+        }
     }
 
     /// MIB at linear SINR `x`, interpolating the source samples.
@@ -126,18 +179,13 @@ impl MiCurve {
         self.mib[i] + frac * (self.mib[i + 1] - self.mib[i])
     }
 
-    /// MIB at `sinr_db`, from the dB-grid table (no transcendental call in range).
-    pub(super) fn mib_at_db(&self, sinr_db: f64) -> f64 {
+    /// MIB at `sinr_db` on the source curve (one `powf`; the grid's slow path).
+    fn mib_at_db_exact(&self, sinr_db: f64) -> f64 {
         if sinr_db > self.last_sinr_db {
             return 1.0;
         }
-        if sinr_db.is_nan() || sinr_db < GRID_MIN_DB {
-            return self.mib_at_linear(db_to_linear(sinr_db.max(-200.0)));
-        }
-        let pos = (sinr_db - GRID_MIN_DB) / self.step_db;
-        let i = (pos.floor() as usize).min(self.by_db.len() - 2);
-        let frac = pos - i as f64;
-        self.by_db[i] + frac * (self.by_db[i + 1] - self.by_db[i])
+        // NaN or absurdly low: no information.
+        self.mib_at_linear(db_to_linear(sinr_db.max(-200.0)))
     }
 
     /// Inverse of [`Self::mib_at_linear`] on the tabulated range: the linear SINR whose MIB is
@@ -161,18 +209,18 @@ impl MiCurve {
 /// Mutual information per coded bit (0..=1) of one RB at `sinr_db` with `modulation`
 /// (ns-3 `LteMiErrorModel::Mib`, per RB; MI per symbol is this times the modulation's bits).
 pub fn mi_per_rb(modulation: Modulation, sinr_db: f64) -> f64 {
-    curve(modulation).mib_at_db(sinr_db)
+    GRID.mib(modulation, sinr_db)
 }
 
 /// MIESM effective MIB of a transport block: the mean per-RB MIB over the RBs in `rbs`
 /// (lte-design.rst "MIESM": flat channel within an RB, TB MI = average over its RBs).
 /// `sinr_db[rb]` is RB `rb`'s SINR. An empty mask has no information (0).
 pub fn effective_mi(modulation: Modulation, rbs: crate::lte::sap::RbMask, sinr_db: &[f64]) -> f64 {
-    let curve = curve(modulation);
+    let grid = &*GRID;
     let mut sum = 0.0;
     let mut n = 0u32;
     for rb in rbs.iter() {
-        sum += curve.mib_at_db(sinr_db[rb as usize]);
+        sum += grid.mib(modulation, sinr_db[rb as usize]);
         n += 1;
     }
     if n == 0 {
@@ -181,13 +229,32 @@ pub fn effective_mi(modulation: Modulation, rbs: crate::lte::sap::RbMask, sinr_d
     sum / f64::from(n)
 }
 
-/// Mean MIB over every RB of `sinr_db` (the wideband measurement).
+/// Mean MIB of QPSK, 16QAM and 64QAM over every RB of `sinr_db` (the wideband measurement);
+/// a frequency-flat slice costs one lookup.
+pub(super) fn mean_mi3_all(sinr_db: &[f64]) -> [f64; 3] {
+    let grid = &*GRID;
+    let Some(&first) = sinr_db.first() else {
+        return [0.0; 3];
+    };
+    if sinr_db.iter().all(|&s| s == first) {
+        return grid.mib3(first);
+    }
+    let mut sum = [0.0; 3];
+    for &s in sinr_db {
+        let m = grid.mib3(s);
+        sum = [sum[0] + m[0], sum[1] + m[1], sum[2] + m[2]];
+    }
+    let n = sinr_db.len() as f64;
+    sum.map(|x| x / n)
+}
+
+/// Mean MIB of one modulation over every RB of `sinr_db`.
 pub(super) fn mean_mi_all(modulation: Modulation, sinr_db: &[f64]) -> f64 {
-    let curve = curve(modulation);
     if sinr_db.is_empty() {
         return 0.0;
     }
-    sinr_db.iter().map(|&s| curve.mib_at_db(s)).sum::<f64>() / sinr_db.len() as f64
+    let grid = &*GRID;
+    sinr_db.iter().map(|&s| grid.mib(modulation, s)).sum::<f64>() / sinr_db.len() as f64
 }
 
 #[cfg(test)]
@@ -224,11 +291,29 @@ mod tests {
             let mut db = -35.0;
             while db < 25.0 {
                 let exact = c.mib_at_linear(db_to_linear(db));
-                let grid = c.mib_at_db(db);
+                let grid = mi_per_rb(m, db);
                 assert!((grid - exact).abs() < 1e-4, "{m:?} at {db} dB: {grid} vs {exact}");
                 db += 0.0137;
             }
         }
+    }
+
+    #[test]
+    fn three_at_once_equals_one_at_a_time() {
+        let mut db = -35.0;
+        while db < 25.0 {
+            let three = GRID.mib3(db);
+            for (k, m) in ALL.iter().enumerate() {
+                assert_eq!(three[k], mi_per_rb(*m, db), "{m:?} at {db} dB");
+            }
+            db += 0.0731;
+        }
+        let sinr = [1.0, 7.5, 12.0, 30.0];
+        let mean = mean_mi3_all(&sinr);
+        for (k, m) in ALL.iter().enumerate() {
+            assert!((mean[k] - mean_mi_all(*m, &sinr)).abs() < 1e-15);
+        }
+        assert_eq!(mean_mi3_all(&[4.0; 7]), GRID.mib3(4.0));
     }
 
     #[test]
