@@ -18,8 +18,10 @@
 pub mod am;
 pub mod config;
 pub mod pdu;
+mod reassembly;
 pub mod sn;
 pub mod tm;
+mod txbuf;
 pub mod um;
 
 pub use config::{AmConfig, MaxRetxAction, RlcConfig, TmConfig, UmConfig};
@@ -63,12 +65,18 @@ pub struct RlcEvents {
     /// SDUs this entity gave up on, each exactly once: UM reassembly failures and
     /// gaps skipped at t-Reordering (receive side); AM maxRetx discards (transmit side).
     pub discarded: Vec<SduId>,
+    /// AM with `on_max_retx = "discard"`: AMD PDUs this transmitter gave up at
+    /// maxRetxThreshold. Hand each to the peer entity's [`Rlc::notify_peer_abandoned`]
+    /// (the modelled consequence of the radio link failure of TS 36.322 §5.2.1):
+    /// its receiver moves past the SN and reports the SDUs in `discarded`.
+    pub abandoned: Vec<DataPdu>,
 }
 
 impl RlcEvents {
     pub fn clear(&mut self) {
         self.delivered.clear();
         self.discarded.clear();
+        self.abandoned.clear();
     }
 }
 
@@ -124,6 +132,24 @@ impl Rlc {
             Rlc::Tm(e) => e.receive_pdu(now, pdu, ev),
             Rlc::Um(e) => e.receive_pdu(now, pdu, ev),
             Rlc::Am(e) => e.receive_pdu(now, pdu, ev),
+        }
+    }
+
+    /// The lower layer (HARQ) gave up on `pdu`, sent by the peer to this entity.
+    /// UM/TM: the SDUs it carried are discarded (reported when reassembly reaches its
+    /// SN, so each once); AM: nothing, ARQ recovers it.
+    pub fn notify_pdu_lost(&mut self, now: SimTime, pdu: RlcPdu, ev: &mut RlcEvents) {
+        match self {
+            Rlc::Tm(e) => e.notify_pdu_lost(now, pdu, ev),
+            Rlc::Um(e) => e.notify_pdu_lost(now, pdu, ev),
+            Rlc::Am(e) => e.notify_pdu_lost(now, pdu, ev),
+        }
+    }
+
+    /// The peer gave `pdu` up (from the peer's [`RlcEvents::abandoned`]); AM only.
+    pub fn notify_peer_abandoned(&mut self, now: SimTime, pdu: DataPdu, ev: &mut RlcEvents) {
+        if let Rlc::Am(e) = self {
+            e.notify_peer_abandoned(now, pdu, ev);
         }
     }
 
