@@ -1,1 +1,190 @@
 //! RLC (TS 36.322): transparent, unacknowledged and acknowledged modes.
+//!
+//! One [`Rlc`] per bearer and end (eNB or UE). Each entity is bidirectional
+//! as ns-3 LENA's `LteRlc`: it transmits SDUs the PDCP gives it and receives
+//! the PDUs the peer sent (TS 36.322 §4.2.1: an AM entity has both sides; a
+//! TM/UM "entity" here is the transmitting entity of one direction paired
+//! with the receiving entity of the other).
+//!
+//! ```text
+//!  transmit_sdu ─► tx buffer ─► notify_tx_opportunity ─► RlcPdu ─► MAC ... peer.receive_pdu
+//!                                 ▲ (AM: STATUS, retx first)             │ reorder, reassemble
+//!  buffer_status ◄── sizes        │                                      ▼
+//!  poll_timeout / handle_timeout ─┘ t-Reordering, t-PollRetransmit,   ev.delivered / ev.discarded
+//!                                   t-StatusProhibit
+//! ```
+//! Layers exchange descriptors ([`pdu`]), never bytes.
+
+pub mod am;
+pub mod config;
+pub mod pdu;
+mod reassembly;
+pub mod sn;
+pub mod tm;
+mod txbuf;
+pub mod um;
+
+pub use config::{AmConfig, MaxRetxAction, RlcConfig, TmConfig, UmConfig};
+pub use pdu::{DataPdu, DataPduKind, Nack, ResegmentInfo, RlcPdu, SduSegment, SegmentList, StatusPdu};
+
+use crate::lte::sap::{BufferStatus, RlcSdu, SduId, TxOpportunity};
+use crate::sim::SimTime;
+
+/// Running totals of one entity (both directions), for the cell's time series.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RlcCounters {
+    /// SDUs accepted into the transmission buffer.
+    pub sdus_accepted: u64,
+    /// SDUs refused because the transmission buffer was full.
+    pub sdus_refused: u64,
+    /// Data PDUs sent for the first time.
+    pub data_pdus_sent: u64,
+    /// Data PDUs (or segments of them) retransmitted (AM).
+    pub data_pdus_retransmitted: u64,
+    /// STATUS PDUs sent (AM).
+    pub status_pdus_sent: u64,
+    /// Data PDUs received.
+    pub data_pdus_received: u64,
+    /// Received data PDUs that carried nothing new (duplicates, outside the window).
+    pub duplicate_pdus_received: u64,
+    /// STATUS PDUs received (AM).
+    pub status_pdus_received: u64,
+    /// SDUs delivered in order to PDCP.
+    pub sdus_delivered: u64,
+    /// SDUs given up on (reported in [`RlcEvents::discarded`]).
+    pub sdus_discarded: u64,
+    /// AMD PDUs that reached maxRetxThreshold (AM).
+    pub max_retx_reached: u64,
+}
+
+/// What one call produced, in buffers the caller owns and clears between uses.
+#[derive(Clone, Debug, Default)]
+pub struct RlcEvents {
+    /// Receive side: SDUs complete and in order, each exactly once (TS 36.322 §5.1.2.2.3, §5.1.3.2.3).
+    pub delivered: Vec<SduId>,
+    /// SDUs this entity gave up on, each exactly once: UM reassembly failures and
+    /// gaps skipped at t-Reordering (receive side); AM maxRetx discards (transmit side).
+    pub discarded: Vec<SduId>,
+    /// AM with `on_max_retx = "discard"`: AMD PDUs this transmitter gave up at
+    /// maxRetxThreshold. Hand each to the peer entity's [`Rlc::notify_peer_abandoned`]
+    /// (the modelled consequence of the radio link failure of TS 36.322 §5.2.1):
+    /// its receiver moves past the SN and reports the SDUs in `discarded`.
+    pub abandoned: Vec<DataPdu>,
+}
+
+impl RlcEvents {
+    pub fn clear(&mut self) {
+        self.delivered.clear();
+        self.discarded.clear();
+        self.abandoned.clear();
+    }
+}
+
+/// One bearer's RLC entity at one end.
+#[derive(Clone, Debug)]
+pub enum Rlc {
+    Tm(tm::TmEntity),
+    Um(um::UmEntity),
+    Am(am::AmEntity),
+}
+
+impl Rlc {
+    /// A fresh entity; `config` must have passed [`RlcConfig::validate`].
+    pub fn new(config: &RlcConfig) -> Rlc {
+        match config {
+            RlcConfig::Tm(c) => Rlc::Tm(tm::TmEntity::new(c)),
+            RlcConfig::Um(c) => Rlc::Um(um::UmEntity::new(c)),
+            RlcConfig::Am(c) => Rlc::Am(am::AmEntity::new(c)),
+        }
+    }
+
+    /// PDCP -> RLC: queue an SDU. `Err(id)` = the transmission buffer is full and the
+    /// SDU was dropped (ns-3 `DoTransmitPdcpPdu`); the caller counts the drop.
+    pub fn transmit_sdu(&mut self, now: SimTime, sdu: RlcSdu) -> Result<(), SduId> {
+        match self {
+            Rlc::Tm(e) => e.transmit_sdu(now, sdu),
+            Rlc::Um(e) => e.transmit_sdu(now, sdu),
+            Rlc::Am(e) => e.transmit_sdu(now, sdu),
+        }
+    }
+
+    /// What the MAC should know to schedule this bearer (ns-3 `ReportBufferStatus`).
+    pub fn buffer_status(&self, now: SimTime) -> BufferStatus {
+        match self {
+            Rlc::Tm(e) => e.buffer_status(now),
+            Rlc::Um(e) => e.buffer_status(now),
+            Rlc::Am(e) => e.buffer_status(now),
+        }
+    }
+
+    /// MAC -> RLC: build one PDU of at most `opp.bytes`, or `None` if nothing fits.
+    pub fn notify_tx_opportunity(&mut self, opp: TxOpportunity, ev: &mut RlcEvents) -> Option<RlcPdu> {
+        match self {
+            Rlc::Tm(e) => e.notify_tx_opportunity(opp, ev),
+            Rlc::Um(e) => e.notify_tx_opportunity(opp, ev),
+            Rlc::Am(e) => e.notify_tx_opportunity(opp, ev),
+        }
+    }
+
+    /// MAC -> RLC: a PDU the peer sent arrived.
+    pub fn receive_pdu(&mut self, now: SimTime, pdu: RlcPdu, ev: &mut RlcEvents) {
+        match self {
+            Rlc::Tm(e) => e.receive_pdu(now, pdu, ev),
+            Rlc::Um(e) => e.receive_pdu(now, pdu, ev),
+            Rlc::Am(e) => e.receive_pdu(now, pdu, ev),
+        }
+    }
+
+    /// The lower layer (HARQ) gave up on `pdu`, sent by the peer to this entity.
+    /// UM/TM: the SDUs it carried are discarded (reported when reassembly reaches its
+    /// SN, so each once); AM: nothing, ARQ recovers it.
+    pub fn notify_pdu_lost(&mut self, now: SimTime, pdu: RlcPdu, ev: &mut RlcEvents) {
+        match self {
+            Rlc::Tm(e) => e.notify_pdu_lost(now, pdu, ev),
+            Rlc::Um(e) => e.notify_pdu_lost(now, pdu, ev),
+            Rlc::Am(e) => e.notify_pdu_lost(now, pdu, ev),
+        }
+    }
+
+    /// The peer gave `pdu` up (from the peer's [`RlcEvents::abandoned`]); AM only.
+    pub fn notify_peer_abandoned(&mut self, now: SimTime, pdu: DataPdu, ev: &mut RlcEvents) {
+        if let Rlc::Am(e) = self {
+            e.notify_peer_abandoned(now, pdu, ev);
+        }
+    }
+
+    /// The earliest running timer's expiry.
+    pub fn poll_timeout(&self) -> Option<SimTime> {
+        match self {
+            Rlc::Tm(_) => None,
+            Rlc::Um(e) => e.poll_timeout(),
+            Rlc::Am(e) => e.poll_timeout(),
+        }
+    }
+
+    /// Runs every timer that expired at or before `now`.
+    pub fn handle_timeout(&mut self, now: SimTime, ev: &mut RlcEvents) {
+        match self {
+            Rlc::Tm(_) => {}
+            Rlc::Um(e) => e.handle_timeout(now, ev),
+            Rlc::Am(e) => e.handle_timeout(now, ev),
+        }
+    }
+
+    pub fn counters(&self) -> &RlcCounters {
+        match self {
+            Rlc::Tm(e) => e.counters(),
+            Rlc::Um(e) => e.counters(),
+            Rlc::Am(e) => e.counters(),
+        }
+    }
+
+    /// SDU bytes held for (re)transmission: the "buffered" term of conservation.
+    pub fn buffered_sdu_bytes(&self) -> u64 {
+        match self {
+            Rlc::Tm(e) => e.buffered_sdu_bytes(),
+            Rlc::Um(e) => e.buffered_sdu_bytes(),
+            Rlc::Am(e) => e.buffered_sdu_bytes(),
+        }
+    }
+}

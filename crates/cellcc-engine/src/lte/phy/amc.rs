@@ -1,0 +1,432 @@
+//! Adaptive modulation and coding: the CQI table (TS 36.213 Table 7.2.3-1), MCS -> modulation
+//! and I_TBS (Tables 7.1.7.1-1 / 8.6.1-1), CQI <-> MCS and SINR -> wideband CQI as ns-3 LENA's
+//! `LteAmc` (`src/lte/model/lte-amc.cc`, `AmcModel = MiErrorModel`, its default).
+//!
+//! ```text
+//!  per-RB SINR ─► MIB per modulation (mi.rs) ─► highest MCS whose TB BLER <= 10 % on all RBs
+//!                                                     │ (ns-3: scan MCS 0, 1, … until one fails)
+//!                                                     ▼
+//!                     CQI = ns-3's spectral-efficiency match ─► MAC: MCS = ns-3's CQI -> MCS
+//! ```
+//! SINR -> CQI: ns-3's periodic wideband report (`LteUePhy`, P10 CQI) calls
+//! `CreateCqiFeedbacks(sinr, dlBandwidth)`, i.e. one group holding every RB: for MCS = 0, 1, …
+//! it computes the MIESM BLER of a TB of TBS(MCS, N_RB) bits on all RBs and stops at the first
+//! MCS with BLER > 10 %; the one before is "the" MCS. CQI 0 if that leaves MCS 0 or none,
+//! CQI 15 if all 29 pass, else the largest CQI whose efficiency is below the MCS's.
+//! We do the same, but find each MCS's pass/fail by comparing the effective MIB with a
+//! precomputed threshold (the MIB at which that MCS's TB BLER is exactly 10 % on N_RB RBs,
+//! found once by bisection), so a report costs three MIB averages and <= 29 comparisons.
+//!
+//! What differs from ns-3:
+//! - ns-3 converts the TBS to bytes through a `uint16_t` (`(uint16_t)TBS / 8`), which wraps
+//!   for TBS >= 65536 bits (MCS 27-28 on ~90+ RBs); we use the true TBS.
+//! - The BLER model differences of `bler.rs` (TB CRC in segmentation, interpolated MI curves).
+//! - ns-3's spectral efficiencies for the CQI/MCS mapping are R1-081483's two-decimal values,
+//!   not Table 7.2.3-1's; we keep ns-3's for the mapping (it fixes which MCS a CQI gives) and
+//!   carry Table 7.2.3-1 as [`CQI_TABLE`] for reference and reporting.
+
+use std::sync::LazyLock;
+
+use super::bler::{first_tx_curve, tb_bler_from_mib};
+use super::mi::{mean_mi3_all, mi_per_rb};
+use super::segmentation::segment_tb;
+use super::tbs::{tbs_bits, MAX_PRB};
+use crate::lte::sap::LinkDir;
+
+/// Highest MCS index in use (TS 36.213 Table 7.1.7.1-1: 29-31 are reserved for retransmissions).
+pub const MAX_MCS: u8 = 28;
+/// Highest CQI index (TS 36.213 Table 7.2.3-1, 4-bit CQI).
+pub const MAX_CQI: u8 = 15;
+/// BLER the CQI must guarantee (TS 36.213 §7.2.3: "transport block error probability not
+/// exceeding 0.1"; ns-3 `LteAmc::CreateCqiFeedbacks`: `tbler > 0.1` fails).
+pub const CQI_BLER_TARGET: f64 = 0.1;
+
+/// Modulation of a PDSCH/PUSCH MCS (TS 36.211 §7.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum Modulation {
+    Qpsk = 0,
+    Qam16 = 1,
+    Qam64 = 2,
+}
+
+impl Modulation {
+    /// Q_m: bits per symbol.
+    pub fn bits_per_symbol(self) -> u8 {
+        match self {
+            Modulation::Qpsk => 2,
+            Modulation::Qam16 => 4,
+            Modulation::Qam64 => 6,
+        }
+    }
+}
+
+/// One row of TS 36.213 Table 7.2.3-1.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CqiEntry {
+    /// `None` for CQI 0 ("out of range").
+    pub modulation: Option<Modulation>,
+    /// Code rate x 1024.
+    pub code_rate_x1024: u16,
+    /// Spectral efficiency, information bits per resource element.
+    pub efficiency: f64,
+}
+
+const fn cqi(m: Modulation, code_rate_x1024: u16, efficiency: f64) -> CqiEntry {
+    CqiEntry { modulation: Some(m), code_rate_x1024, efficiency }
+}
+
+/// TS 36.213 Table 7.2.3-1 "4-bit CQI Table", indexed by CQI 0..=15.
+pub const CQI_TABLE: [CqiEntry; 16] = [
+    CqiEntry { modulation: None, code_rate_x1024: 0, efficiency: 0.0 },
+    cqi(Modulation::Qpsk, 78, 0.1523),
+    cqi(Modulation::Qpsk, 120, 0.2344),
+    cqi(Modulation::Qpsk, 193, 0.3770),
+    cqi(Modulation::Qpsk, 308, 0.6016),
+    cqi(Modulation::Qpsk, 449, 0.8770),
+    cqi(Modulation::Qpsk, 602, 1.1758),
+    cqi(Modulation::Qam16, 378, 1.4766),
+    cqi(Modulation::Qam16, 490, 1.9141),
+    cqi(Modulation::Qam16, 616, 2.4063),
+    cqi(Modulation::Qam64, 466, 2.7305),
+    cqi(Modulation::Qam64, 567, 3.3223),
+    cqi(Modulation::Qam64, 666, 3.9023),
+    cqi(Modulation::Qam64, 772, 4.5234),
+    cqi(Modulation::Qam64, 873, 5.1152),
+    cqi(Modulation::Qam64, 948, 5.5547),
+];
+
+/// Spectral efficiency per CQI used by ns-3's mapping (lte-amc.cc `SpectralEfficiencyForCqi`,
+/// from 3GPP R1-081483 `TBS_support.xls`, rounded to 2 decimals).
+const NS3_EFFICIENCY_FOR_CQI: [f64; 16] =
+    [0.0, 0.15, 0.23, 0.38, 0.6, 0.88, 1.18, 1.48, 1.91, 2.41, 2.73, 3.32, 3.9, 4.52, 5.12, 5.55];
+
+/// Spectral efficiency per MCS 0..=28 used by ns-3's mapping (lte-amc.cc
+/// `SpectralEfficiencyForMcs`, R1-081483, TS 36.213 MCS numbering).
+const NS3_EFFICIENCY_FOR_MCS: [f64; MAX_MCS as usize + 1] = [
+    0.15, 0.19, 0.23, 0.31, 0.38, 0.49, 0.6, 0.74, 0.88, 1.03, 1.18, 1.33, 1.48, 1.7, 1.91, 2.16, 2.41, 2.57, 2.73,
+    3.03, 3.32, 3.61, 3.9, 4.21, 4.52, 4.82, 5.12, 5.33, 5.55,
+];
+
+/// Modulation and TBS index of one MCS.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct McsInfo {
+    pub modulation: Modulation,
+    pub i_tbs: u8,
+}
+
+/// MCS -> (Q_m, I_TBS): TS 36.213 Table 7.1.7.1-1 (PDSCH) for the downlink, Table 8.6.1-1
+/// (PUSCH) for the uplink; same as ns-3's `McsToItbsDl` / `McsToItbsUl`. `mcs` in 0..=28.
+pub fn mcs_info(dir: LinkDir, mcs: u8) -> McsInfo {
+    assert!(mcs <= MAX_MCS, "MCS {mcs} outside 0..=28");
+    let (modulation, i_tbs) = match dir {
+        // Table 7.1.7.1-1: 0-9 QPSK I_TBS = MCS; 10-16 16QAM I_TBS = MCS - 1; 17-28 64QAM MCS - 2.
+        LinkDir::Downlink => match mcs {
+            0..=9 => (Modulation::Qpsk, mcs),
+            10..=16 => (Modulation::Qam16, mcs - 1),
+            _ => (Modulation::Qam64, mcs - 2),
+        },
+        // Table 8.6.1-1: 0-10 QPSK I_TBS = MCS; 11-20 16QAM MCS - 1; 21-28 64QAM MCS - 2.
+        LinkDir::Uplink => match mcs {
+            0..=10 => (Modulation::Qpsk, mcs),
+            11..=20 => (Modulation::Qam16, mcs - 1),
+            _ => (Modulation::Qam64, mcs - 2),
+        },
+    };
+    McsInfo { modulation, i_tbs }
+}
+
+/// CQI -> MCS as ns-3 `LteAmc::GetMcsFromCqi`: the highest MCS whose efficiency does not exceed
+/// the CQI's (gives MCS 2·CQI - 2 for CQI 1..=15, and MCS 0 for CQI 0).
+pub fn mcs_from_cqi(cqi: u8) -> u8 {
+    assert!(cqi <= MAX_CQI, "CQI {cqi} outside 0..=15");
+    let eff = NS3_EFFICIENCY_FOR_CQI[cqi as usize];
+    let mut mcs = 0;
+    while mcs < MAX_MCS && NS3_EFFICIENCY_FOR_MCS[mcs as usize + 1] <= eff {
+        mcs += 1;
+    }
+    mcs
+}
+
+/// MCS -> CQI as ns-3's MiErrorModel AMC (`CreateCqiFeedbacks`): the highest CQI whose
+/// efficiency is strictly below the MCS's (so MCS 0 and 1 give CQI 0, MCS 28 gives CQI 14;
+/// the wideband report gives 15 only when every MCS passes).
+pub fn cqi_below_mcs(mcs: u8) -> u8 {
+    assert!(mcs <= MAX_MCS, "MCS {mcs} outside 0..=28");
+    let eff = NS3_EFFICIENCY_FOR_MCS[mcs as usize];
+    let mut cqi = 0;
+    while cqi < MAX_CQI && NS3_EFFICIENCY_FOR_CQI[cqi as usize + 1] < eff {
+        cqi += 1;
+    }
+    cqi
+}
+
+/// `[mcs][n_prb - 1]`: the effective MIB at which the TB of TBS(MCS, N_PRB) bits has exactly
+/// [`CQI_BLER_TARGET`] BLER on its first transmission (infinite if even MIB = 1 fails).
+static MIB_THRESHOLDS: LazyLock<Box<[f64]>> = LazyLock::new(|| {
+    let mut t = Vec::with_capacity((MAX_MCS as usize + 1) * MAX_PRB as usize);
+    for mcs in 0..=MAX_MCS {
+        for n_prb in 1..=MAX_PRB {
+            t.push(mib_threshold(mcs, n_prb));
+        }
+    }
+    t.into_boxed_slice()
+});
+
+/// Bisection iterations: 2^-50 of the MIB range, far below any curve's spread `c`.
+const BISECTION_STEPS: u32 = 50;
+
+/// The smallest MIB at which MCS `mcs` on `n_prb` RBs meets the BLER target (BLER falls as
+/// MIB rises, so bisection finds it).
+fn mib_threshold(mcs: u8, n_prb: u32) -> f64 {
+    let id = first_tx_curve(mcs);
+    let cbs = segment_tb(tbs_bits(LinkDir::Downlink, mcs, n_prb));
+    let passes = |mib: f64| tb_bler_from_mib(mib, id, &cbs) <= CQI_BLER_TARGET;
+    if !passes(1.0) {
+        return f64::INFINITY;
+    }
+    let (mut lo, mut hi) = (0.0, 1.0);
+    for _ in 0..BISECTION_STEPS {
+        let mid = 0.5 * (lo + hi);
+        if passes(mid) {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    hi
+}
+
+fn mib_threshold_for(mcs: u8, n_prb: u32) -> f64 {
+    MIB_THRESHOLDS[mcs as usize * MAX_PRB as usize + (n_prb - 1) as usize]
+}
+
+/// The highest MCS whose first-transmission TB on all the RBs of `sinr_db` has BLER <= 10 %,
+/// found as ns-3 does (scan upwards, stop at the first failure); `None` if MCS 0 fails.
+/// `sinr_db[rb]` = RB `rb`'s SINR (dB); 1..=110 RBs.
+pub fn mcs_at_bler_target(sinr_db: &[f64]) -> Option<u8> {
+    let n_prb = sinr_db.len() as u32;
+    assert!((1..=MAX_PRB).contains(&n_prb), "{n_prb} RBs outside 1..=110");
+    let mib = mean_mi3_all(sinr_db);
+    mcs_at_bler_target_from_mib(mib, n_prb)
+}
+
+/// [`mcs_at_bler_target`] for a frequency-flat channel of `sinr_db` on `n_prb` RBs.
+pub fn mcs_at_bler_target_flat(sinr_db: f64, n_prb: u32) -> Option<u8> {
+    assert!((1..=MAX_PRB).contains(&n_prb), "{n_prb} RBs outside 1..=110");
+    mcs_at_bler_target_from_mib(MODULATIONS.map(|m| mi_per_rb(m, sinr_db)), n_prb)
+}
+
+const MODULATIONS: [Modulation; 3] = [Modulation::Qpsk, Modulation::Qam16, Modulation::Qam64];
+
+/// `mib[m]` = the wideband mean MIB of modulation `m`.
+fn mcs_at_bler_target_from_mib(mib: [f64; 3], n_prb: u32) -> Option<u8> {
+    let first_fail = (0..=MAX_MCS).find(|&mcs| {
+        let m = mcs_info(LinkDir::Downlink, mcs).modulation;
+        mib[m as usize] < mib_threshold_for(mcs, n_prb)
+    });
+    match first_fail {
+        Some(0) => None,
+        Some(mcs) => Some(mcs - 1),
+        None => Some(MAX_MCS),
+    }
+}
+
+/// ns-3's CQI for the MCS its AMC found: MCS 0 failing, or only MCS 0 passing, reports CQI 0;
+/// every MCS passing reports 15.
+fn cqi_for_found_mcs(found: Option<u8>) -> u8 {
+    match found {
+        None | Some(0) => 0,
+        Some(MAX_MCS) => MAX_CQI,
+        Some(mcs) => cqi_below_mcs(mcs),
+    }
+}
+
+/// Wideband CQI (0..=15) from per-RB SINR (dB) at the 10 % BLER target, as ns-3's periodic
+/// wideband report with the MiErrorModel AMC (see the module doc). An empty slice gives 0.
+pub fn wideband_cqi(sinr_db: &[f64]) -> u8 {
+    if sinr_db.is_empty() {
+        return 0;
+    }
+    cqi_for_found_mcs(mcs_at_bler_target(sinr_db))
+}
+
+/// [`wideband_cqi`] for a frequency-flat channel of `sinr_db` on `n_prb` RBs.
+pub fn wideband_cqi_flat(sinr_db: f64, n_prb: u32) -> u8 {
+    cqi_for_found_mcs(mcs_at_bler_target_flat(sinr_db, n_prb))
+}
+
+/// Target BER of ns-3's Shannon-gap AMC (`LteAmc` attribute `Ber`, default 0.00005; the
+/// uplink schedulers hard-code the same value).
+pub const NS3_SHANNON_GAP_BER: f64 = 0.00005;
+
+/// Uplink CQI as ns-3's schedulers compute it from the eNB's SRS/PUSCH SINR (e.g.
+/// `rr-ff-mac-scheduler.cc` `DoSchedUlTriggerReq`, "same as DL" PiroEW2010 model): spectral
+/// efficiency s = log2(1 + SINR / (-ln(5·BER) / 1.5)) at the *minimum* SINR over the allocated
+/// RBs, then the highest CQI whose efficiency is below s (`GetCqiFromSpectralEfficiency`).
+/// The uplink MCS is then [`mcs_from_cqi`]; CQI 0 means ns-3 does not schedule the UE.
+pub fn uplink_cqi_shannon_gap(min_sinr_db: f64) -> u8 {
+    let gap = -(5.0 * NS3_SHANNON_GAP_BER).ln() / 1.5;
+    let s = (1.0 + super::mi::db_to_linear(min_sinr_db) / gap).log2();
+    let mut cqi = 0;
+    while cqi < MAX_CQI && NS3_EFFICIENCY_FOR_CQI[cqi as usize + 1] < s {
+        cqi += 1;
+    }
+    cqi
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lte::phy::bler::tb_bler;
+    use crate::lte::phy::tbs::tbs_bits;
+    use crate::lte::sap::RbMask;
+
+    #[test]
+    fn cqi_table_matches_ts_36_213_table_7_2_3_1() {
+        // Rows 1, 6, 7, 9, 10, 15 of Table 7.2.3-1.
+        assert_eq!(CQI_TABLE[1], cqi(Modulation::Qpsk, 78, 0.1523));
+        assert_eq!(CQI_TABLE[6], cqi(Modulation::Qpsk, 602, 1.1758));
+        assert_eq!(CQI_TABLE[7], cqi(Modulation::Qam16, 378, 1.4766));
+        assert_eq!(CQI_TABLE[9], cqi(Modulation::Qam16, 616, 2.4063));
+        assert_eq!(CQI_TABLE[10], cqi(Modulation::Qam64, 466, 2.7305));
+        assert_eq!(CQI_TABLE[15], cqi(Modulation::Qam64, 948, 5.5547));
+        assert_eq!(CQI_TABLE[0].modulation, None);
+        // Every row: efficiency = Q_m x rate / 1024, rounded to 4 decimals.
+        for (i, e) in CQI_TABLE.iter().enumerate().skip(1) {
+            let qm = f64::from(e.modulation.unwrap().bits_per_symbol());
+            let exact = qm * f64::from(e.code_rate_x1024) / 1024.0;
+            assert!((e.efficiency - exact).abs() <= 0.5e-4 + 1e-12, "CQI {i}: {} vs {exact}", e.efficiency);
+            assert!(e.efficiency > CQI_TABLE[i - 1].efficiency);
+        }
+    }
+
+    #[test]
+    fn mcs_to_itbs_matches_tables_7_1_7_1_1_and_8_6_1_1() {
+        // ns-3 lte-amc.cc McsToItbsDl / McsToItbsUl (TS 36.213 v8.8.0 Tables 7.1.7.1-1, 8.6.1-1).
+        let dl =
+            [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 9, 10, 11, 12, 13, 14, 15, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26];
+        let ul =
+            [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 19, 20, 21, 22, 23, 24, 25, 26];
+        for mcs in 0..=MAX_MCS {
+            assert_eq!(mcs_info(LinkDir::Downlink, mcs).i_tbs, dl[mcs as usize], "DL MCS {mcs}");
+            assert_eq!(mcs_info(LinkDir::Uplink, mcs).i_tbs, ul[mcs as usize], "UL MCS {mcs}");
+        }
+        let m = |dir, mcs| mcs_info(dir, mcs).modulation;
+        assert_eq!(m(LinkDir::Downlink, 9), Modulation::Qpsk);
+        assert_eq!(m(LinkDir::Downlink, 10), Modulation::Qam16);
+        assert_eq!(m(LinkDir::Downlink, 16), Modulation::Qam16);
+        assert_eq!(m(LinkDir::Downlink, 17), Modulation::Qam64);
+        assert_eq!(m(LinkDir::Uplink, 10), Modulation::Qpsk);
+        assert_eq!(m(LinkDir::Uplink, 20), Modulation::Qam16);
+        assert_eq!(m(LinkDir::Uplink, 21), Modulation::Qam64);
+    }
+
+    #[test]
+    fn cqi_to_mcs_is_ns3s_two_cqi_minus_two() {
+        // ns-3 GetMcsFromCqi with its efficiency tables: CQI 1..=15 -> MCS 0, 2, 4, …, 28.
+        assert_eq!(mcs_from_cqi(0), 0);
+        for c in 1..=MAX_CQI {
+            assert_eq!(mcs_from_cqi(c), 2 * c - 2, "CQI {c}");
+        }
+    }
+
+    #[test]
+    fn mcs_to_cqi_takes_the_cqi_strictly_below() {
+        // Efficiencies: MCS 2 = 0.23 = CQI 2's, so "strictly below" gives CQI 1; MCS 28 = 5.55
+        // = CQI 15's, gives 14; MCS 27 = 5.33 lies between CQI 14 (5.12) and 15.
+        assert_eq!(cqi_below_mcs(0), 0);
+        assert_eq!(cqi_below_mcs(1), 1);
+        assert_eq!(cqi_below_mcs(2), 1);
+        assert_eq!(cqi_below_mcs(3), 2);
+        assert_eq!(cqi_below_mcs(27), 14);
+        assert_eq!(cqi_below_mcs(28), 14);
+    }
+
+    #[test]
+    fn wideband_cqi_is_monotone_from_0_to_15() {
+        for n_prb in [6, 25, 50, 100] {
+            let mut prev = 0;
+            let mut db = -15.0;
+            while db <= 35.0 {
+                let c = wideband_cqi_flat(db, n_prb);
+                assert!(c >= prev, "{n_prb} RBs at {db} dB: {c} after {prev}");
+                prev = c;
+                db += 0.1;
+            }
+            assert_eq!(wideband_cqi_flat(-15.0, n_prb), 0);
+            assert_eq!(wideband_cqi_flat(30.0, n_prb), 15);
+        }
+    }
+
+    /// The highest MCS found by direct BLER evaluation, scanning as ns-3 does.
+    fn brute_force_mcs(sinr_db: &[f64]) -> Option<u8> {
+        let n = sinr_db.len() as u32;
+        let rbs = RbMask::range(0, n);
+        let first_fail = (0..=MAX_MCS)
+            .find(|&mcs| tb_bler(mcs, tbs_bits(LinkDir::Downlink, mcs, n), rbs, sinr_db) > CQI_BLER_TARGET);
+        match first_fail {
+            Some(0) => None,
+            Some(m) => Some(m - 1),
+            None => Some(MAX_MCS),
+        }
+    }
+
+    #[test]
+    fn thresholds_reproduce_the_direct_bler_scan() {
+        for n_prb in [1u32, 6, 25, 50, 100, 110] {
+            let mut db = -12.0;
+            while db < 25.0 {
+                let sinr = vec![db; n_prb as usize];
+                assert_eq!(mcs_at_bler_target(&sinr), brute_force_mcs(&sinr), "{n_prb} RBs {db} dB");
+                db += 0.37;
+            }
+        }
+        // A frequency-selective band: alternating 2 dB and 14 dB RBs.
+        let sinr: Vec<f64> = (0..50).map(|i| if i % 2 == 0 { 2.0 } else { 14.0 }).collect();
+        assert_eq!(mcs_at_bler_target(&sinr), brute_force_mcs(&sinr));
+    }
+
+    #[test]
+    fn the_mcs_a_cqi_gives_meets_the_bler_target() {
+        // CQI -> MCS is never above the MCS the AMC found, and every MCS up to that one passed.
+        for n_prb in [6u32, 25, 50, 100] {
+            let mut db = -10.0;
+            while db < 30.0 {
+                let cqi = wideband_cqi_flat(db, n_prb);
+                if cqi > 0 {
+                    let mcs = mcs_from_cqi(cqi);
+                    let bler =
+                        tb_bler(mcs, tbs_bits(LinkDir::Downlink, mcs, n_prb), RbMask::range(0, n_prb), &[db; 110]);
+                    assert!(bler <= CQI_BLER_TARGET, "{n_prb} RBs {db} dB CQI {cqi} MCS {mcs}: {bler}");
+                }
+                db += 0.25;
+            }
+        }
+    }
+
+    #[test]
+    fn uplink_cqi_uses_the_shannon_gap() {
+        // Gap = -ln(5 x 5e-5) / 1.5 = 8.294050 / 1.5 = 5.529367. CQI 1 needs s > 0.15:
+        // SINR > (2^0.15 - 1) x 5.529367 = 0.605847 = -2.1764 dB. CQI 15 needs s > 5.55:
+        // SINR > (2^5.55 - 1) x 5.529367 = 253.530 = 24.0403 dB.
+        assert_eq!(uplink_cqi_shannon_gap(-2.18), 0);
+        assert_eq!(uplink_cqi_shannon_gap(-2.17), 1);
+        assert_eq!(uplink_cqi_shannon_gap(24.03), 14);
+        assert_eq!(uplink_cqi_shannon_gap(24.05), 15);
+        let mut prev = 0;
+        for tenth_db in -100..400 {
+            let c = uplink_cqi_shannon_gap(f64::from(tenth_db) / 10.0);
+            assert!(c >= prev);
+            prev = c;
+        }
+    }
+
+    #[test]
+    fn a_faded_band_reports_no_better_than_its_best_rb() {
+        let sinr: Vec<f64> = (0..50).map(|i| if i < 25 { 0.0 } else { 20.0 }).collect();
+        let c = wideband_cqi(&sinr);
+        assert!(c >= wideband_cqi_flat(0.0, 50) && c < wideband_cqi_flat(20.0, 50), "{c}");
+        assert_eq!(wideband_cqi(&[]), 0);
+    }
+}

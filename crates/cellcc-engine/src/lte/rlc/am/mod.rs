@@ -1,0 +1,139 @@
+//! RLC AM entity (TS 36.322 §4.2.1.3, §5.1.3, §5.2): one bidirectional entity per
+//! bearer end, a transmitting side ([`tx`]) and a receiving side ([`rx`]).
+//!
+//! ```text
+//!  notify_tx_opportunity: STATUS (rx, if triggered and t-StatusProhibit idle)
+//!                         > retransmission (tx, re-segmented to fit) > new AMD PDU (tx)
+//!  receive_pdu: AMD PDU / segment -> rx (reorder, reassemble, poll -> STATUS trigger)
+//!               STATUS PDU        -> tx (ACK frees, NACK -> retransmission, RETX_COUNT)
+//!  timers: t-PollRetransmit (tx), t-Reordering and t-StatusProhibit (rx)
+//! ```
+
+mod rx;
+mod tx;
+
+use super::pdu::DataPdu;
+use super::sn::SnSpace;
+use super::um::saturate_u32;
+use super::{AmConfig, RlcCounters, RlcEvents, RlcPdu};
+use crate::lte::sap::{BufferStatus, RlcSdu, SduId, TxOpportunity};
+use crate::sim::{SimDuration, SimTime};
+
+/// AM SN space: 10 bits, AM_Window_Size = 512 (TS 36.322 §6.2.2.3, §7.2).
+pub(crate) const AM_SN: SnSpace = SnSpace::new(10);
+
+/// One bearer end in AM.
+#[derive(Clone, Debug)]
+pub struct AmEntity {
+    tx: tx::AmTx,
+    rx: rx::AmRx,
+    counters: RlcCounters,
+}
+
+impl AmEntity {
+    pub fn new(c: &AmConfig) -> Self {
+        AmEntity {
+            tx: tx::AmTx::new(c),
+            rx: rx::AmRx::new(
+                SimDuration::from_ms_f64(c.t_reordering_ms),
+                SimDuration::from_ms_f64(c.t_status_prohibit_ms),
+            ),
+            counters: RlcCounters::default(),
+        }
+    }
+
+    pub fn transmit_sdu(&mut self, now: SimTime, sdu: RlcSdu) -> Result<(), SduId> {
+        let r = self.tx.push(now, sdu);
+        match r {
+            Ok(()) => self.counters.sdus_accepted += 1,
+            Err(_) => self.counters.sdus_refused += 1,
+        }
+        r
+    }
+
+    /// New data with one AMD header per SDU estimated in, the retransmissions queued
+    /// (with segment headers), and the STATUS PDU if one may be sent now.
+    pub fn buffer_status(&self, now: SimTime) -> BufferStatus {
+        let headers = self.tx.buf.sdus() as u64 * u64::from(super::pdu::AMD_HEADER_BYTES);
+        BufferStatus {
+            tx_queue_bytes: saturate_u32(self.tx.buf.bytes() + headers),
+            tx_queue_hol_delay: self.tx.buf.hol_delay(now),
+            retx_queue_bytes: saturate_u32(self.tx.retx_queue_bytes()),
+            status_pdu_bytes: if self.rx.status_due(now) { self.rx.status_estimate_bytes() } else { 0 },
+        }
+    }
+
+    /// §5.1.3.1.1: control PDUs first, then retransmissions, then new data.
+    pub fn notify_tx_opportunity(&mut self, opp: TxOpportunity, _ev: &mut RlcEvents) -> Option<RlcPdu> {
+        if self.rx.status_due(opp.now) {
+            if let Some(st) = self.rx.build_status(opp.now, opp.bytes) {
+                self.counters.status_pdus_sent += 1;
+                return Some(RlcPdu::Status(st));
+            }
+        }
+        self.tx.build(opp.now, opp.bytes, &mut self.counters).map(RlcPdu::Data)
+    }
+
+    pub fn receive_pdu(&mut self, now: SimTime, pdu: RlcPdu, ev: &mut RlcEvents) {
+        match pdu {
+            RlcPdu::Data(d) => {
+                self.counters.data_pdus_received += 1;
+                if !self.rx.on_data(now, d, ev) {
+                    self.counters.duplicate_pdus_received += 1;
+                }
+            }
+            RlcPdu::Status(st) => {
+                self.counters.status_pdus_received += 1;
+                self.tx.on_status(&st, &mut self.counters, ev);
+            }
+        }
+        self.sync_finished();
+    }
+
+    /// The lower layer lost a PDU for good: ARQ recovers it, nothing to do here.
+    pub fn notify_pdu_lost(&mut self, _now: SimTime, _pdu: RlcPdu, _ev: &mut RlcEvents) {}
+
+    /// The peer's transmitter gave `pdu` up at maxRetxThreshold (it came out of the
+    /// peer's [`RlcEvents::abandoned`]): move past it and discard its SDUs.
+    pub fn notify_peer_abandoned(&mut self, now: SimTime, pdu: DataPdu, ev: &mut RlcEvents) {
+        self.rx.on_abandoned(now, pdu, ev);
+        self.sync_finished();
+    }
+
+    pub fn poll_timeout(&self) -> Option<SimTime> {
+        let prohibit = self.rx.status_prohibit_expiry;
+        [self.tx.poll_retransmit_expiry, self.rx.reordering_expiry, prohibit].into_iter().flatten().min()
+    }
+
+    pub fn handle_timeout(&mut self, now: SimTime, ev: &mut RlcEvents) {
+        if self.rx.reordering_expiry.is_some_and(|t| t <= now) {
+            self.rx.on_reordering_expiry(now);
+        }
+        if self.rx.status_prohibit_expiry.is_some_and(|t| t <= now) {
+            self.rx.on_status_prohibit_expiry();
+        }
+        if self.tx.poll_retransmit_expiry.is_some_and(|t| t <= now) {
+            self.tx.on_poll_retransmit_expiry(&mut self.counters, ev);
+        }
+        self.sync_finished();
+    }
+
+    pub fn counters(&self) -> &RlcCounters {
+        &self.counters
+    }
+
+    /// Unsent SDU bytes plus the data bytes of AMD PDUs not yet acknowledged.
+    pub fn buffered_sdu_bytes(&self) -> u64 {
+        self.tx.buf.bytes() + self.tx.unacked_bytes()
+    }
+
+    /// Data bytes pending retransmission.
+    pub fn retx_pending_bytes(&self) -> u64 {
+        self.tx.retx_bytes()
+    }
+
+    fn sync_finished(&mut self) {
+        self.counters.sdus_delivered = self.rx.finished.delivered;
+        self.counters.sdus_discarded = self.rx.finished.discarded;
+    }
+}

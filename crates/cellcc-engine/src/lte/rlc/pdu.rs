@@ -1,0 +1,239 @@
+//! RLC PDU descriptors and their exact header sizes (TS 36.322 §6.2).
+//!
+//! A PDU carries no bytes: it lists the SDU segments in its data field and
+//! its header size, computed bit-exactly from §6.2.1:
+//!
+//! ```text
+//! UMD, 5-bit SN   : FI(2) E(1) SN(5)                         = 1 byte   (§6.2.1.3, Figure 6.2.1.3-1)
+//! UMD, 10-bit SN  : R1(3) FI(2) E(1) SN(10)                  = 2 bytes  (Figure 6.2.1.3-2)
+//! AMD PDU         : D/C RF P FI(2) E SN(10)                  = 2 bytes  (§6.2.1.4, Figure 6.2.1.4-1)
+//! AMD PDU segment : D/C RF P FI(2) E SN(10) LSF SO(15)       = 4 bytes  (§6.2.1.5, Figure 6.2.1.5-1)
+//! + per extra SDU : E(1) LI(11) = 12 bits, padded to a byte  (§6.2.2.4, §6.2.2.5)
+//! STATUS          : D/C CPT(3) ACK_SN(10) E1                 = 15 bits  (§6.2.1.6)
+//!   + per NACK    : NACK_SN(10) E1 E2 [SOstart(15) SOend(15)] = 12 [+30] bits, padded to a byte
+//! ```
+
+use crate::lte::sap::SduId;
+
+/// Bits of one LI field, TS 36.322 §6.2.2.5 (11-bit LI).
+pub const LI_BITS: u32 = 11;
+/// Largest length an LI can express, bytes (2^11 - 1): a longer SDU segment
+/// can only be the last one of its PDU (it then needs no LI).
+pub const LI_MAX_BYTES: u32 = (1 << LI_BITS) - 1;
+/// E + LI, bits (TS 36.322 §6.2.1.3/§6.2.1.4 extension part).
+pub const E_LI_BITS: u32 = 1 + LI_BITS;
+/// UMD PDU fixed header with 5-bit SN, bytes (TS 36.322 Figure 6.2.1.3-1).
+pub const UMD_HEADER_SN5_BYTES: u32 = 1;
+/// UMD PDU fixed header with 10-bit SN, bytes (TS 36.322 Figure 6.2.1.3-2).
+pub const UMD_HEADER_SN10_BYTES: u32 = 2;
+/// AMD PDU fixed header, bytes (TS 36.322 Figure 6.2.1.4-1).
+pub const AMD_HEADER_BYTES: u32 = 2;
+/// AMD PDU segment fixed header (adds LSF + 15-bit SO), bytes (TS 36.322 Figure 6.2.1.5-1).
+pub const AMD_SEGMENT_HEADER_BYTES: u32 = 4;
+/// STATUS PDU fixed part, bits: D/C(1) CPT(3) ACK_SN(10) E1(1) (TS 36.322 §6.2.1.6).
+pub const STATUS_FIXED_BITS: u32 = 15;
+/// One NACK_SN with its E1 and E2, bits (TS 36.322 §6.2.1.6).
+pub const STATUS_NACK_BITS: u32 = 12;
+/// SOstart + SOend of one NACK, bits (TS 36.322 §6.2.2.17, §6.2.2.18: 15 bits each).
+pub const STATUS_SO_PAIR_BITS: u32 = 30;
+/// SOend value meaning "to the end of the AMD PDU" (TS 36.322 §6.2.2.18: "111111111111111").
+pub const SO_END_OF_PDU: u16 = 0x7FFF;
+/// Largest segment offset the 15-bit SO field holds, bytes (TS 36.322 §6.2.2.16).
+pub const SO_MAX_BYTES: u32 = 0x7FFF;
+
+/// Bytes taken by `count` E+LI fields: 12 bits each, the last odd one padded
+/// with 4 bits (TS 36.322 §6.2.1.3: "padding ... when the number of LIs is odd").
+pub const fn li_bytes(count: u32) -> u32 {
+    (count * E_LI_BITS).div_ceil(8)
+}
+
+/// One piece of one SDU inside a PDU's data field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SduSegment {
+    pub sdu: SduId,
+    /// Size of the whole SDU, bytes.
+    pub sdu_bytes: u32,
+    /// Where this piece starts within the SDU, bytes.
+    pub offset: u32,
+    /// Length of this piece, bytes (> 0).
+    pub len: u32,
+}
+
+impl SduSegment {
+    pub fn is_first(&self) -> bool {
+        self.offset == 0
+    }
+    pub fn is_last(&self) -> bool {
+        self.offset + self.len == self.sdu_bytes
+    }
+}
+
+/// Inline capacity of [`SegmentList`]: a TTI's PDU rarely carries more SDU pieces.
+const INLINE_SEGMENTS: usize = 4;
+
+/// The SDU segments of one PDU, in data-field order: up to four inline, more on the heap
+/// (a small-vector without the dependency; most PDUs hold 1-3 pieces).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SegmentList {
+    len: u8,
+    inline: [Option<SduSegment>; INLINE_SEGMENTS],
+    spill: Vec<SduSegment>,
+}
+
+impl SegmentList {
+    pub fn new() -> Self {
+        SegmentList::default()
+    }
+
+    pub fn push(&mut self, s: SduSegment) {
+        debug_assert!(s.len > 0, "empty SDU segment");
+        if (self.len as usize) < INLINE_SEGMENTS {
+            self.inline[self.len as usize] = Some(s);
+            self.len += 1;
+        } else {
+            self.spill.push(s);
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.len as usize + self.spill.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &SduSegment> + '_ {
+        self.inline[..self.len as usize].iter().flatten().chain(self.spill.iter())
+    }
+
+    pub fn first(&self) -> Option<&SduSegment> {
+        self.inline[0].as_ref()
+    }
+
+    pub fn last(&self) -> Option<&SduSegment> {
+        self.spill.last().or_else(|| self.len.checked_sub(1).and_then(|i| self.inline[i as usize].as_ref()))
+    }
+
+    /// Sum of the pieces' lengths: the data field, bytes.
+    pub fn data_bytes(&self) -> u32 {
+        self.iter().map(|s| s.len).sum()
+    }
+}
+
+/// Framing info (TS 36.322 §6.2.2.6): does the data field start / end on an SDU boundary.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FramingInfo {
+    pub first_byte_starts_sdu: bool,
+    pub last_byte_ends_sdu: bool,
+}
+
+/// AMD PDU segment fields (TS 36.322 §6.2.1.5): where this piece sits in the original AMD PDU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ResegmentInfo {
+    /// SO: offset of this piece within the original AMD PDU's data field, bytes.
+    pub so: u32,
+    /// LSF: this piece ends the original AMD PDU.
+    pub last: bool,
+}
+
+/// Which header layout a data PDU uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DataPduKind {
+    /// TMD PDU: the SDU itself, no header (TS 36.322 §6.2.1.2).
+    Tmd,
+    /// UMD PDU with a 5- or 10-bit SN (TS 36.322 §6.2.1.3).
+    Umd { sn_bits: u8 },
+    /// AMD PDU (TS 36.322 §6.2.1.4), or an AMD PDU segment when `resegment` is set (§6.2.1.5).
+    Amd { poll: bool, resegment: Option<ResegmentInfo> },
+}
+
+/// A TMD, UMD or AMD PDU (or AMD PDU segment).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DataPdu {
+    pub kind: DataPduKind,
+    /// Sequence number (0 for TMD).
+    pub sn: u16,
+    pub segments: SegmentList,
+}
+
+impl DataPdu {
+    /// Header size, bytes, per TS 36.322 §6.2.1 (fixed part + one E/LI per SDU piece but the last).
+    pub fn header_bytes(&self) -> u32 {
+        let lis = self.segments.len().saturating_sub(1) as u32;
+        match self.kind {
+            DataPduKind::Tmd => 0,
+            DataPduKind::Umd { sn_bits } => um_fixed_header_bytes(sn_bits) + li_bytes(lis),
+            DataPduKind::Amd { resegment: None, .. } => AMD_HEADER_BYTES + li_bytes(lis),
+            DataPduKind::Amd { resegment: Some(_), .. } => AMD_SEGMENT_HEADER_BYTES + li_bytes(lis),
+        }
+    }
+
+    pub fn data_bytes(&self) -> u32 {
+        self.segments.data_bytes()
+    }
+
+    pub fn framing(&self) -> FramingInfo {
+        FramingInfo {
+            first_byte_starts_sdu: self.segments.first().is_some_and(SduSegment::is_first),
+            last_byte_ends_sdu: self.segments.last().is_some_and(SduSegment::is_last),
+        }
+    }
+}
+
+/// UMD PDU fixed header size for an SN length, bytes (TS 36.322 §6.2.1.3).
+pub const fn um_fixed_header_bytes(sn_bits: u8) -> u32 {
+    if sn_bits == 5 {
+        UMD_HEADER_SN5_BYTES
+    } else {
+        UMD_HEADER_SN10_BYTES
+    }
+}
+
+/// One NACK of a STATUS PDU (TS 36.322 §6.2.1.6).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Nack {
+    pub sn: u16,
+    /// Missing byte range of the AMD PDU (SOstart, SOend inclusive; SOend =
+    /// [`SO_END_OF_PDU`] for "to the end"), or `None` for the whole PDU.
+    pub so: Option<(u16, u16)>,
+}
+
+/// A STATUS PDU (TS 36.322 §6.2.1.6).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StatusPdu {
+    /// ACK_SN: the next SN not yet received and not NACKed, every SN below it
+    /// and not in `nacks` was received (TS 36.322 §6.2.2.14).
+    pub ack_sn: u16,
+    pub nacks: Vec<Nack>,
+}
+
+impl StatusPdu {
+    /// Size, bytes: 15 bits + 12 bits per NACK + 30 per SO pair, rounded up (TS 36.322 §6.2.1.6).
+    pub fn bytes(&self) -> u32 {
+        let so_pairs = self.nacks.iter().filter(|n| n.so.is_some()).count() as u32;
+        status_bytes(self.nacks.len() as u32, so_pairs)
+    }
+}
+
+/// Size of a STATUS PDU with `nacks` NACK_SNs, `so_pairs` of them with SO ranges, bytes.
+pub const fn status_bytes(nacks: u32, so_pairs: u32) -> u32 {
+    (STATUS_FIXED_BITS + nacks * STATUS_NACK_BITS + so_pairs * STATUS_SO_PAIR_BITS).div_ceil(8)
+}
+
+/// What RLC hands the MAC for one transmission opportunity.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RlcPdu {
+    Data(DataPdu),
+    Status(StatusPdu),
+}
+
+impl RlcPdu {
+    /// The whole PDU, header included, bytes.
+    pub fn bytes(&self) -> u32 {
+        match self {
+            RlcPdu::Data(d) => d.header_bytes() + d.data_bytes(),
+            RlcPdu::Status(s) => s.bytes(),
+        }
+    }
+}
