@@ -15,6 +15,7 @@
 //! Defaults are ns-3 LENA 3.44's where it has one (its attribute named in the
 //! field's doc), else the 3GPP value.
 
+use crate::lte::rlc::RlcConfig;
 use serde::{Deserialize, Serialize};
 
 /// One LTE cell: an eNB and the UEs attached to it.
@@ -116,6 +117,9 @@ pub struct UeSpec {
     pub node: String,
     /// Where the UE's SINR comes from.
     pub sinr: SinrSpec,
+    /// The bearer's RLC mode (`mode = "tm" | "um" | "am"`) and parameters, at both ends.
+    #[serde(default)]
+    pub rlc: RlcConfig,
 }
 
 /// A UE's SINR source. Uplink SINR equals downlink SINR unless `ul_db` says otherwise.
@@ -230,6 +234,7 @@ impl CellSpec {
                 "a UE not attached to any other cell or twice",
             )?;
             u.sinr.validate(&format!("{up}.sinr"), sc.duration_s)?;
+            u.rlc.validate(&format!("{up}.rlc"))?;
         }
         Ok(())
     }

@@ -43,7 +43,7 @@ pub(super) fn build(sc: &Scenario, seed: u64) -> Result<World, RunError> {
     let end = SimTime::from_secs_f64(sc.duration_s);
     let mut cells = Vec::with_capacity(sc.cells.len());
     for (i, c) in sc.cells.iter().enumerate() {
-        cells.push(Cell::build(c, CellId(i as u32), &format!("cells[{i}]"), &node, seed, slot, end)?);
+        cells.push(Cell::build(c, &format!("cells[{i}]"), &node, seed, slot, end)?);
     }
     let routes = static_routes(sc.nodes.len(), &adjacencies(&channels, &cells));
     let mut nodes: Vec<Node> =

@@ -27,7 +27,7 @@ use super::sinr::{PerUeSinr, SinrSeries, SinrSource, UeSinr};
 use crate::error::ScenarioError;
 use crate::packet::PacketId;
 use crate::scenario::{CellSpec, CqiSpec, SinrSpec};
-use crate::sim::{CellId, NodeId, SimDuration, SimTime, NS_PER_MS};
+use crate::sim::{NodeId, SimDuration, SimTime, NS_PER_MS};
 use ue::UeContext;
 
 /// LTE FDD subframe: the TTI (TS 36.211 §4.1).
@@ -73,7 +73,6 @@ impl Cell {
     /// Build cell `id` from its spec; `path` names it in errors (`cells[0]`).
     pub fn build(
         spec: &CellSpec,
-        id: CellId,
         path: &str,
         node: &dyn Fn(&str) -> NodeId,
         seed: u64,
@@ -82,17 +81,18 @@ impl Cell {
     ) -> Result<Cell, ScenarioError> {
         let n_rbs = spec.n_rbs().expect("validated bandwidth");
         let duration = end - SimTime::ZERO;
+        let enb = node(&spec.enb);
         let mut sources = Vec::with_capacity(spec.ues.len());
         let mut ues = Vec::with_capacity(spec.ues.len());
         for (j, u) in spec.ues.iter().enumerate() {
             sources.push(ue_sinr(&u.sinr, &format!("{path}.ues[{j}].sinr"), n_rbs)?);
+            // Keyed by cell and UE names: adding a UE leaves every other UE's streams as they were.
             let label = format!("cell:{}:ue:{}", spec.id, u.node);
-            ues.push(UeContext::new(spec, u, &label, seed, slot, duration));
+            ues.push(UeContext::new(spec, u, node(&u.node), enb, &label, seed, slot, duration));
         }
-        let _ = id;
         Ok(Cell {
             name: spec.id.clone(),
-            enb: node(&spec.enb),
+            enb,
             ue_nodes: spec.ues.iter().map(|u| node(&u.node)).collect(),
             ue_names: spec.ues.iter().map(|u| u.node.clone()).collect(),
             mtu_bytes: spec.mtu_bytes,
@@ -138,7 +138,7 @@ impl Cell {
 
     /// When the cell next needs the world to wake it, if ever.
     pub fn poll_timeout(&self) -> Option<SimTime> {
-        let next_tti = self.ues.iter().any(UeContext::needs_tti).then(|| self.next_tti_after(self.now));
+        let next_tti = self.ues.iter().any(|u| u.needs_tti(self.now)).then(|| self.next_tti_after(self.now));
         let timers = self.ues.iter().filter_map(UeContext::rlc_deadline).min();
         match (next_tti, timers) {
             (Some(a), Some(b)) => Some(a.min(b)),

@@ -6,13 +6,13 @@ use super::sdu_store::SduStore;
 use super::stats::LteSlots;
 use super::{CellOutput, TTI};
 use crate::lte::mac::harq::HarqEntity;
-use crate::lte::pdcp::Pdcp;
+use crate::lte::pdcp::PdcpTx;
 use crate::lte::phy::HarqHistory;
 use crate::lte::rlc::{Rlc, RlcEvents, RlcPdu};
-use crate::lte::sap::{HarqId, LinkDir, RlcSdu, SduId, TbOutcome};
+use crate::lte::sap::{HarqId, LinkDir, RlcSdu, TbOutcome};
 use crate::packet::PacketId;
 use crate::scenario::{CellSpec, UeSpec};
-use crate::sim::{RngStream, SimDuration, SimTime};
+use crate::sim::{NodeId, RngStream, SimDuration, SimTime};
 use std::collections::VecDeque;
 
 /// The RLC PDUs one transport block carries.
@@ -61,6 +61,8 @@ pub struct RadioLink {
     pub cqi: CqiTracker,
     pub rng: RngStream,
     pub slots: LteSlots,
+    /// The transmitting RLC entity's retransmission count at the last sample.
+    rlc_retx_seen: u64,
 }
 
 impl RadioLink {
@@ -78,6 +80,7 @@ impl RadioLink {
             cqi: CqiTracker::default(),
             rng: RngStream::new(seed, &format!("{label}:{d}:phy")),
             slots: LteSlots::new(slot, duration),
+            rlc_retx_seen: 0,
         }
     }
 
@@ -88,10 +91,12 @@ impl RadioLink {
 }
 
 pub struct UeContext {
-    enb_pdcp: Pdcp,
+    pub node: NodeId,
+    enb: NodeId,
+    enb_pdcp: PdcpTx,
     /// The eNB's RLC entity: transmits downlink, receives uplink.
     pub enb_rlc: Rlc,
-    ue_pdcp: Pdcp,
+    ue_pdcp: PdcpTx,
     /// The UE's RLC entity: transmits uplink, receives downlink.
     pub ue_rlc: Rlc,
     pub dl: RadioLink,
@@ -100,13 +105,57 @@ pub struct UeContext {
     pub events: RlcEvents,
 }
 
+/// Which end of the bearer an RLC entity sits at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum End {
+    Enb,
+    Ue,
+}
+
+impl End {
+    /// The direction this end's entity receives.
+    fn receives(self) -> LinkDir {
+        match self {
+            End::Enb => LinkDir::Uplink,
+            End::Ue => LinkDir::Downlink,
+        }
+    }
+
+    /// The end that receives `dir`.
+    pub fn receiving(dir: LinkDir) -> End {
+        match dir {
+            LinkDir::Downlink => End::Ue,
+            LinkDir::Uplink => End::Enb,
+        }
+    }
+
+    fn peer(self) -> End {
+        match self {
+            End::Enb => End::Ue,
+            End::Ue => End::Enb,
+        }
+    }
+}
+
 impl UeContext {
-    pub fn new(cell: &CellSpec, ue: &UeSpec, label: &str, seed: u64, slot: SimDuration, duration: SimDuration) -> Self {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        cell: &CellSpec,
+        ue: &UeSpec,
+        node: NodeId,
+        enb: NodeId,
+        label: &str,
+        seed: u64,
+        slot: SimDuration,
+        duration: SimDuration,
+    ) -> Self {
         let max_retx = cell.harq.max_retx;
         UeContext {
-            enb_pdcp: Pdcp::default(),
+            node,
+            enb,
+            enb_pdcp: PdcpTx::new(),
             enb_rlc: Rlc::new(&ue.rlc),
-            ue_pdcp: Pdcp::default(),
+            ue_pdcp: PdcpTx::new(),
             ue_rlc: Rlc::new(&ue.rlc),
             dl: RadioLink::new(LinkDir::Downlink, max_retx, label, seed, slot, duration),
             ul: RadioLink::new(LinkDir::Uplink, max_retx, label, seed, slot, duration),
@@ -121,11 +170,18 @@ impl UeContext {
         }
     }
 
-    /// The transmitting RLC entity of `dir` and that direction's link.
-    pub fn tx_side(&mut self, dir: LinkDir) -> (&mut Rlc, &mut RadioLink, &mut RlcEvents) {
+    fn rlc(&mut self, end: End) -> &mut Rlc {
+        match end {
+            End::Enb => &mut self.enb_rlc,
+            End::Ue => &mut self.ue_rlc,
+        }
+    }
+
+    /// The transmitting RLC entity of `dir`, with the event buffers.
+    pub fn tx_rlc(&mut self, dir: LinkDir) -> (&mut Rlc, &mut RlcEvents) {
         match dir {
-            LinkDir::Downlink => (&mut self.enb_rlc, &mut self.dl, &mut self.events),
-            LinkDir::Uplink => (&mut self.ue_rlc, &mut self.ul, &mut self.events),
+            LinkDir::Downlink => (&mut self.enb_rlc, &mut self.events),
+            LinkDir::Uplink => (&mut self.ue_rlc, &mut self.events),
         }
     }
 
@@ -135,25 +191,19 @@ impl UeContext {
             LinkDir::Downlink => (&mut self.enb_pdcp, &mut self.enb_rlc, &mut self.dl),
             LinkDir::Uplink => (&mut self.ue_pdcp, &mut self.ue_rlc, &mut self.ul),
         };
-        let sdu = RlcSdu { id: link.sdus.admit(id, ip_bytes), bytes: pdcp.tx(ip_bytes) };
-        match rlc.transmit_sdu(now, sdu) {
-            Ok(()) => {
-                link.slots.at(now);
-                Ok(())
-            }
-            Err(refused) => {
-                link.slots.at(now).rlc_drops += 1;
-                Err(link.sdus.resolve(refused).expect("a refused SDU was just admitted"))
-            }
-        }
+        let sdu = RlcSdu { id: link.sdus.admit(id, ip_bytes), bytes: pdcp.tx(ip_bytes).bytes };
+        rlc.transmit_sdu(now, sdu).map_err(|refused| {
+            link.slots.at(now).rlc_drops += 1;
+            link.sdus.resolve(refused).expect("a refused SDU was just admitted")
+        })
     }
 
     /// Whether the next TTI has work for this UE.
-    pub fn needs_tti(&self) -> bool {
+    pub fn needs_tti(&self, now: SimTime) -> bool {
         self.dl.busy()
             || self.ul.busy()
-            || !self.enb_rlc.buffer_status(SimTime::ZERO).is_empty()
-            || !self.ue_rlc.buffer_status(SimTime::ZERO).is_empty()
+            || !self.enb_rlc.buffer_status(now).is_empty()
+            || !self.ue_rlc.buffer_status(now).is_empty()
     }
 
     /// The earliest RLC timer at either end.
@@ -165,58 +215,82 @@ impl UeContext {
     }
 
     pub fn handle_rlc_timers(&mut self, now: SimTime, out: &mut CellOutput) {
-        if self.enb_rlc.poll_timeout().is_some_and(|t| t <= now) {
-            self.enb_rlc.handle_timeout(now, &mut self.events);
-            self.settle(now, End::Enb, out);
-        }
-        if self.ue_rlc.poll_timeout().is_some_and(|t| t <= now) {
-            self.ue_rlc.handle_timeout(now, &mut self.events);
-            self.settle(now, End::Ue, out);
+        for end in [End::Enb, End::Ue] {
+            if self.rlc(end).poll_timeout().is_some_and(|t| t <= now) {
+                let mut ev = std::mem::take(&mut self.events);
+                self.rlc(end).handle_timeout(now, &mut ev);
+                self.events = ev;
+                self.settle(now, end, out);
+            }
         }
     }
 
     /// Hand the TBs whose TTI has ended to the receiving RLC entity.
     pub fn deliver_arrivals(&mut self, now: SimTime, dir: LinkDir, out: &mut CellOutput) {
-        while let Some((_, payload)) = pop_due(&mut self.link(dir).arrivals, now) {
-            let (rlc, end) = match dir {
-                LinkDir::Downlink => (&mut self.ue_rlc, End::Ue),
-                LinkDir::Uplink => (&mut self.enb_rlc, End::Enb),
-            };
+        let end = End::receiving(dir);
+        while let Some(payload) = pop_due(&mut self.link(dir).arrivals, now) {
+            let mut ev = std::mem::take(&mut self.events);
             for pdu in payload {
-                rlc.receive_pdu(now, pdu, &mut self.events);
+                self.rlc(end).receive_pdu(now, pdu, &mut ev);
             }
+            self.events = ev;
             self.settle(now, end, out);
         }
     }
 
-    /// Resolve what an RLC entity at `end` delivered or discarded.
-    pub fn settle(&mut self, now: SimTime, end: End, out: &mut CellOutput) {
-        // The entity at `end` receives one direction and transmits the other.
-        let (rx, tx) = match end {
-            End::Enb => (LinkDir::Uplink, LinkDir::Downlink),
-            End::Ue => (LinkDir::Downlink, LinkDir::Uplink),
-        };
-        let ev = &mut self.events;
-        let rx_link = match rx {
-            LinkDir::Downlink => &mut self.dl,
-            LinkDir::Uplink => &mut self.ul,
-        };
-        for id in ev.delivered.drain(..) {
-            if let Some(p) = rx_link.sdus.resolve(id) {
-                out.delivered.push((p, id)).0;
-            }
+    /// HARQ gave up on a TB of `dir`: its PDUs are lost to the receiving entity
+    /// (UM/TM discard their SDUs; AM waits for ARQ).
+    pub fn lose_tb(&mut self, now: SimTime, dir: LinkDir, payload: TbPayload, out: &mut CellOutput) {
+        let end = End::receiving(dir);
+        let mut ev = std::mem::take(&mut self.events);
+        for pdu in payload {
+            self.rlc(end).notify_pdu_lost(now, pdu, &mut ev);
         }
-        let _ = (now, tx);
+        self.events = ev;
+        self.settle(now, end, out);
     }
 
-    /// Lose the SDUs `ids` of direction `dir` (if still unresolved).
-    pub fn lose(&mut self, now: SimTime, dir: LinkDir, ids: impl IntoIterator<Item = SduId>, out: &mut CellOutput) {
-        let link = self.link(dir);
-        for id in ids {
+    /// Resolve what the RLC entity at `end` just reported: SDUs delivered or
+    /// discarded on its receive side, and PDUs it abandoned for its peer.
+    pub fn settle(&mut self, now: SimTime, end: End, out: &mut CellOutput) {
+        let rx = end.receives();
+        let to = match rx {
+            LinkDir::Downlink => self.node,
+            LinkDir::Uplink => self.enb,
+        };
+        let mut ev = std::mem::take(&mut self.events);
+        let link = self.link(rx);
+        for id in ev.delivered.drain(..) {
+            if let Some(p) = link.sdus.resolve(id) {
+                out.delivered.push((to, p));
+            }
+        }
+        for id in ev.discarded.drain(..) {
             if let Some(p) = link.sdus.resolve(id) {
                 link.slots.at(now).rlc_drops += 1;
                 out.dropped.push(p);
             }
+        }
+        let abandoned: Vec<_> = ev.abandoned.drain(..).collect();
+        for pdu in abandoned {
+            self.rlc(end.peer()).notify_peer_abandoned(now, pdu, &mut ev);
+        }
+        self.events = ev;
+        if !self.events.discarded.is_empty() || !self.events.delivered.is_empty() {
+            self.settle(now, end.peer(), out);
+        }
+    }
+
+    /// Sample the RLC buffers and counters into this TTI's slot.
+    pub fn sample(&mut self, now: SimTime) {
+        let (dl_buf, ul_buf) = (self.enb_rlc.buffered_sdu_bytes(), self.ue_rlc.buffered_sdu_bytes());
+        let (dl_retx, ul_retx) =
+            (self.enb_rlc.counters().data_pdus_retransmitted, self.ue_rlc.counters().data_pdus_retransmitted);
+        for (link, buf, retx) in [(&mut self.dl, dl_buf, dl_retx), (&mut self.ul, ul_buf, ul_retx)] {
+            let slot = link.slots.at(now);
+            slot.rlc_buffer_bytes = buf;
+            slot.rlc_retx_pdus += retx - link.rlc_retx_seen;
+            link.rlc_retx_seen = retx;
         }
     }
 
@@ -225,16 +299,9 @@ impl UeContext {
     }
 }
 
-/// Which end of the bearer an RLC entity sits at.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum End {
-    Enb,
-    Ue,
-}
-
-fn pop_due<T>(q: &mut VecDeque<(SimTime, T)>, now: SimTime) -> Option<(SimTime, T)> {
+fn pop_due<T>(q: &mut VecDeque<(SimTime, T)>, now: SimTime) -> Option<T> {
     if q.front().is_some_and(|(t, _)| *t <= now) {
-        q.pop_front()
+        q.pop_front().map(|(_, x)| x)
     } else {
         None
     }
