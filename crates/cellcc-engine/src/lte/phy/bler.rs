@@ -143,11 +143,13 @@ pub fn cb_bler(mib: f64, id: CurveId, k_bits: u32) -> f64 {
 /// BLER of a TB cut into `cbs` at effective MIB `mib` on curve `id`: the TB is lost if any of
 /// its code blocks is (TB BLER = 1 - Π(1 - CB BLER)).
 pub fn tb_bler_from_mib(mib: f64, id: CurveId, cbs: &CodeBlocks) -> f64 {
-    let mut ok = (1.0 - cb_bler(mib, id, cbs.k_plus)).powi(cbs.c_plus as i32);
+    // 1 - Π(1 - p) as -expm1(Σ C·ln(1 - p)): keeps BLERs far below 1e-16 instead of rounding
+    // them to 0 (reporting and tail checks; the decision u < bler is the same).
+    let mut log_ok = f64::from(cbs.c_plus) * (-cb_bler(mib, id, cbs.k_plus)).ln_1p();
     if cbs.c_minus > 0 {
-        ok *= (1.0 - cb_bler(mib, id, cbs.k_minus)).powi(cbs.c_minus as i32);
+        log_ok += f64::from(cbs.c_minus) * (-cb_bler(mib, id, cbs.k_minus)).ln_1p();
     }
-    1.0 - ok
+    -log_ok.exp_m1()
 }
 
 /// BLER of a first transmission of `tbs_bits` with `mcs` on the RBs `rbs`

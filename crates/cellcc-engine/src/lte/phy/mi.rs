@@ -25,6 +25,7 @@ use std::sync::LazyLock;
 
 use super::amc::Modulation;
 use super::data;
+use crate::lte::sap::RbMask;
 
 /// Step of the dB-domain lookup grid (ours: fine enough that linear interpolation in dB stays
 /// within 1e-4 of the source curves).
@@ -215,7 +216,7 @@ pub fn mi_per_rb(modulation: Modulation, sinr_db: f64) -> f64 {
 /// MIESM effective MIB of a transport block: the mean per-RB MIB over the RBs in `rbs`
 /// (lte-design.rst "MIESM": flat channel within an RB, TB MI = average over its RBs).
 /// `sinr_db[rb]` is RB `rb`'s SINR. An empty mask has no information (0).
-pub fn effective_mi(modulation: Modulation, rbs: crate::lte::sap::RbMask, sinr_db: &[f64]) -> f64 {
+pub fn effective_mi(modulation: Modulation, rbs: RbMask, sinr_db: &[f64]) -> f64 {
     let grid = &*GRID;
     let mut sum = 0.0;
     let mut n = 0u32;
@@ -260,7 +261,6 @@ pub(super) fn mean_mi_all(modulation: Modulation, sinr_db: &[f64]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lte::sap::RbMask;
 
     const ALL: [Modulation; 3] = [Modulation::Qpsk, Modulation::Qam16, Modulation::Qam64];
 

@@ -100,6 +100,37 @@ mod tests {
                 println!("| {db} | {n_prb} | {cqi} | {mcs} | {tbs} | {bler:.2e} | {:.2} |", goodput / 1000.0);
             }
         }
+        println!();
+        println!("| MCS | ECR | SINR for 10 % BLER, 1st tx (dB) | after 2 tx (dB) | after 3 tx (dB) |");
+        println!("|---:|---:|---:|---:|---:|");
+        for mcs in [0u8, 5, 9, 10, 13, 16, 17, 22, 28] {
+            let at = |tx| sinr_for_bler(mcs, 25, tx, 0.1);
+            println!("| {mcs} | {} | {:.2} | {:.2} | {:.2} |", bler::mcs_ecr(mcs), at(1), at(2), at(3));
+        }
+    }
+
+    /// SINR (dB, flat on `n_prb` RBs) at which `tx` transmissions of `mcs` reach `target` BLER.
+    fn sinr_for_bler(mcs: u8, n_prb: u32, tx: u32, target: f64) -> f64 {
+        let bits = tbs_bits(LinkDir::Downlink, mcs, n_prb);
+        let rbs = RbMask::range(0, n_prb);
+        let bler = |db: f64| {
+            let sinr = [db; 110];
+            let mut st = tb_bler_harq(HarqHistory::EMPTY, mcs, bits, rbs, &sinr);
+            for _ in 1..tx {
+                st = tb_bler_harq(st.history, mcs, bits, rbs, &sinr);
+            }
+            st.bler
+        };
+        let (mut lo, mut hi) = (-30.0, 40.0);
+        for _ in 0..40 {
+            let mid = 0.5 * (lo + hi);
+            if bler(mid) <= target {
+                hi = mid;
+            } else {
+                lo = mid;
+            }
+        }
+        hi
     }
 
     /// Cost per call in a release build, for the lead's TTI budget (14 UEs x 100 RBs):

@@ -12,7 +12,7 @@ use crate::sim::SimDuration;
 /// Transmission buffer per bearer, bytes: 1024 KiB, seed 004's setting. ns-3's
 /// `MaxTxBufferSize` default is 10 KiB (`lte-rlc-um.cc`, `lte-rlc-am.cc`), which chokes bulk TCP.
 pub const DEFAULT_TX_BUFFER_BYTES: u32 = 1024 * 1024;
-/// Largest transmission buffer accepted, bytes (1 GiB: far above any study, keeps sums in u32... u64).
+/// Largest transmission buffer accepted, bytes (1 GiB: far above any study; sizes stay in a u32).
 pub const MAX_TX_BUFFER_BYTES: u32 = 1 << 30;
 /// Longest timer accepted, ms: TS 36.331 §6.3.2 `T-Reordering`/`T-PollRetransmit`/`T-StatusProhibit`
 /// ranges top out at 2000 ms; we allow up to 10 s for experiments.
@@ -68,12 +68,14 @@ pub struct UmConfig {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum MaxRetxAction {
-    /// ns-3 LENA 3.44: the threshold is not enforced; the PDU keeps being retransmitted.
+    /// ns-3 LENA 3.44 (`lte-rlc-am.cc`): reaching the threshold is only logged; the PDU keeps
+    /// being retransmitted and the bearer stalls behind it (counted in `max_retx_reached`).
     #[default]
     KeepRetransmitting,
     /// TS 36.322 §5.2.1: "indicate to upper layers that max retransmission has been reached"
     /// (radio link failure, TS 36.331 §5.3.11.3). Modelled as: the SDUs the PDU carries are
-    /// discarded and reported, and the receiver is moved past them.
+    /// discarded and reported, and the peer's receiver is moved past the PDU
+    /// (see `RlcEvents::abandoned`); the bearer is not re-established.
     Discard,
 }
 
@@ -96,16 +98,19 @@ pub struct AmConfig {
     /// Range 0..=10000.
     #[serde(default = "default_t_status_prohibit_ms")]
     pub t_status_prohibit_ms: f64,
-    /// pollPDU: poll after this many new AMD PDUs (TS 36.322 §5.2.2.1). Default 4 (ns-3 `PollPduThreshold`... see docs).
-    /// Range 1..=1_000_000; absent = infinity (3GPP `pInfinity`).
+    /// pollPDU: poll after this many new AMD PDUs (TS 36.322 §5.2.2.1), PDUs. Default 1
+    /// (ns-3 3.44 `LteRlcAm::m_pollPdu`, hard-coded: every AMD PDU polls; 3GPP's smallest is 4,
+    /// TS 36.331 `PollPDU`). Range 1..=1000000; `null` = infinity (3GPP `pInfinity`).
     #[serde(default = "default_poll_pdu")]
     pub poll_pdu: Option<u32>,
-    /// pollByte: poll after this many new data bytes (TS 36.322 §5.2.2.1), bytes.
-    /// Range 1..=2^30; absent = infinity (3GPP `kBinfinity`).
+    /// pollByte: poll after this many new data bytes (TS 36.322 §5.2.2.1), bytes. Default 50
+    /// (ns-3 3.44 `LteRlcAm::m_pollByte`, hard-coded; 3GPP's smallest is 25 kB, TS 36.331 `PollByte`).
+    /// Range 1..=2^30; `null` = infinity (3GPP `kBinfinity`).
     #[serde(default = "default_poll_byte")]
     pub poll_byte: Option<u32>,
-    /// maxRetxThreshold: retransmissions of one AMD PDU before [`MaxRetxAction`] applies (TS 36.322 §7.4).
-    /// Range 1..=32 (TS 36.331 `UL-AM-RLC`: t1..t32).
+    /// maxRetxThreshold: RETX_COUNT at which [`MaxRetxAction`] applies (TS 36.322 §5.2.1, §7.4), retransmissions.
+    /// Default 5 (ns-3 3.44 `LteRlcAm::m_maxRetxThreshold`, hard-coded and only logged).
+    /// Range 1..=32 (TS 36.331 `UL-AM-RLC` maxRetxThreshold t1..t32).
     #[serde(default = "default_max_retx_threshold")]
     pub max_retx_threshold: u32,
     /// What reaching maxRetxThreshold does: "keep_retransmitting" (ns-3) or "discard" (3GPP RLF).
@@ -132,13 +137,13 @@ fn default_t_status_prohibit_ms() -> f64 {
     10.0
 }
 fn default_poll_pdu() -> Option<u32> {
-    Some(4)
+    Some(1)
 }
 fn default_poll_byte() -> Option<u32> {
-    Some(25_000)
+    Some(50)
 }
 fn default_max_retx_threshold() -> u32 {
-    4
+    5
 }
 
 impl Default for TmConfig {
@@ -252,5 +257,50 @@ fn check_timer_ms(ms: f64, path: &str, zero_ok: bool) -> Result<(), ScenarioErro
     } else {
         let allowed = if zero_ok { "0..=10000 ms" } else { "(0, 10000] ms" };
         Err(ScenarioError::new(path, ms, allowed))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(json: &str) -> Result<RlcConfig, serde_json::Error> {
+        serde_json::from_str(json)
+    }
+
+    #[test]
+    fn modes_parse_with_defaults() {
+        assert_eq!(parse(r#"{"mode": "tm"}"#).unwrap(), RlcConfig::Tm(TmConfig::default()));
+        assert_eq!(parse(r#"{"mode": "um"}"#).unwrap(), RlcConfig::Um(UmConfig::default()));
+        let am = parse(r#"{"mode": "am", "max_retx_threshold": 8, "on_max_retx": "discard", "poll_pdu": null}"#).unwrap();
+        let RlcConfig::Am(c) = am else { panic!("expected AM") };
+        assert_eq!((c.max_retx_threshold, c.on_max_retx, c.poll_pdu), (8, MaxRetxAction::Discard, None));
+        assert_eq!(c.t_poll_retransmit_ms, 20.0);
+    }
+
+    #[test]
+    fn unknown_fields_and_modes_are_rejected() {
+        assert!(parse(r#"{"mode": "um", "sn_bit": 5}"#).is_err());
+        assert!(parse(r#"{"mode": "xm"}"#).is_err());
+    }
+
+    #[test]
+    fn validate_names_the_bad_field() {
+        let bad = [
+            (RlcConfig::Um(UmConfig { sn_bits: 7, ..UmConfig::default() }), "rlc.sn_bits"),
+            (RlcConfig::Um(UmConfig { t_reordering_ms: -1.0, ..UmConfig::default() }), "rlc.t_reordering_ms"),
+            (RlcConfig::Tm(TmConfig { tx_buffer_bytes: 0 }), "rlc.tx_buffer_bytes"),
+            (RlcConfig::Am(AmConfig { t_poll_retransmit_ms: 0.0, ..AmConfig::default() }), "rlc.t_poll_retransmit_ms"),
+            (RlcConfig::Am(AmConfig { t_status_prohibit_ms: f64::NAN, ..AmConfig::default() }), "rlc.t_status_prohibit_ms"),
+            (RlcConfig::Am(AmConfig { max_retx_threshold: 0, ..AmConfig::default() }), "rlc.max_retx_threshold"),
+            (RlcConfig::Am(AmConfig { poll_pdu: Some(0), ..AmConfig::default() }), "rlc.poll_pdu"),
+            (RlcConfig::Am(AmConfig { poll_byte: Some(0), ..AmConfig::default() }), "rlc.poll_byte"),
+        ];
+        for (cfg, path) in bad {
+            assert_eq!(cfg.validate("rlc").unwrap_err().path, path);
+        }
+        for good in [RlcConfig::default(), RlcConfig::Am(AmConfig::default()), RlcConfig::Tm(TmConfig::default())] {
+            assert_eq!(good.validate("rlc"), Ok(()));
+        }
     }
 }

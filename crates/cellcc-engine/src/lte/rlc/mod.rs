@@ -188,3 +188,6 @@ impl Rlc {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

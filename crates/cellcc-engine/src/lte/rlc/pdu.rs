@@ -237,3 +237,54 @@ impl RlcPdu {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pdu(kind: DataPduKind, pieces: u32) -> DataPdu {
+        let mut segments = SegmentList::new();
+        for i in 0..pieces {
+            segments.push(SduSegment { sdu: SduId(u64::from(i)), sdu_bytes: 100, offset: 0, len: 100 });
+        }
+        DataPdu { kind, sn: 0, segments }
+    }
+
+    #[test]
+    fn data_pdu_headers_match_ts_36_322_figures() {
+        // Figure 6.2.1.3-1/-2: UMD 1 byte (5-bit SN) or 2 bytes (10-bit SN), one SDU, no LI.
+        assert_eq!(pdu(DataPduKind::Umd { sn_bits: 5 }, 1).header_bytes(), 1);
+        assert_eq!(pdu(DataPduKind::Umd { sn_bits: 10 }, 1).header_bytes(), 2);
+        // Two SDUs: one E+LI = 12 bits + 4 padding bits = 2 bytes (Figure 6.2.1.3-3).
+        assert_eq!(pdu(DataPduKind::Umd { sn_bits: 10 }, 2).header_bytes(), 4);
+        // Three SDUs: two E+LI = 24 bits = 3 bytes, no padding (Figure 6.2.1.3-4).
+        assert_eq!(pdu(DataPduKind::Umd { sn_bits: 10 }, 3).header_bytes(), 5);
+        // AMD PDU: 2 bytes (Figure 6.2.1.4-1); AMD PDU segment: 4 bytes (Figure 6.2.1.5-1);
+        // four pieces: 3 E+LI = 36 bits -> 5 bytes.
+        let amd = |resegment| DataPduKind::Amd { poll: false, resegment };
+        assert_eq!(pdu(amd(None), 1).header_bytes(), 2);
+        assert_eq!(pdu(amd(Some(ResegmentInfo { so: 0, last: true })), 4).header_bytes(), 9);
+        assert_eq!(pdu(DataPduKind::Tmd, 1).header_bytes(), 0);
+    }
+
+    #[test]
+    fn status_pdu_sizes_match_section_6_2_1_6() {
+        // 15 bits fixed -> 2 bytes; +12 per NACK; +30 per SO pair; rounded up to bytes.
+        assert_eq!(status_bytes(0, 0), 2);
+        assert_eq!(status_bytes(1, 0), 4); // 27 bits
+        assert_eq!(status_bytes(2, 0), 5); // 39 bits
+        assert_eq!(status_bytes(1, 1), 8); // 57 bits
+        let st = StatusPdu { ack_sn: 7, nacks: vec![Nack { sn: 3, so: None }, Nack { sn: 5, so: Some((0, 99)) }] };
+        assert_eq!(st.bytes(), 9); // 15 + 24 + 30 = 69 bits
+    }
+
+    #[test]
+    fn segment_list_spills_past_four_pieces_in_order() {
+        let p = pdu(DataPduKind::Umd { sn_bits: 10 }, 6);
+        let ids: Vec<u64> = p.segments.iter().map(|s| s.sdu.0).collect();
+        assert_eq!(ids, vec![0, 1, 2, 3, 4, 5]);
+        assert_eq!(p.segments.last().unwrap().sdu, SduId(5));
+        assert_eq!(p.data_bytes(), 600);
+        assert_eq!(p.framing(), FramingInfo { first_byte_starts_sdu: true, last_byte_ends_sdu: true });
+    }
+}

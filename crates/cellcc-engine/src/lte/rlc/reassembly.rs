@@ -22,6 +22,9 @@ struct Partial {
 pub struct Reassembler {
     partial: Option<Partial>,
     last_finished: Option<SduId>,
+    /// SDUs above `last_finished` already reported discarded because a PDU carrying a
+    /// piece of them was lost below RLC; their other pieces are dropped silently.
+    doomed: Vec<SduId>,
 }
 
 /// Delivered / discarded totals a reassembler adds to.
@@ -37,13 +40,18 @@ impl Reassembler {
     }
 
     fn finish(&mut self, id: SduId) {
-        self.last_finished = Some(self.last_finished.map_or(id, |f| f.max(id)));
+        let last = self.last_finished.map_or(id, |f| f.max(id));
+        self.last_finished = Some(last);
+        self.doomed.retain(|&d| d > last);
     }
 
     fn discard(&mut self, id: SduId, ev: &mut RlcEvents, n: &mut Finished) {
+        let reported = self.doomed.contains(&id);
         self.finish(id);
-        ev.discarded.push(id);
-        n.discarded += 1;
+        if !reported {
+            ev.discarded.push(id);
+            n.discarded += 1;
+        }
     }
 
     /// The data field of the next PDU in SN order.
@@ -55,6 +63,14 @@ impl Reassembler {
 
     fn push_segment(&mut self, s: &SduSegment, ev: &mut RlcEvents, n: &mut Finished) {
         if self.is_finished(s.sdu) {
+            return;
+        }
+        if self.doomed.contains(&s.sdu) {
+            // Reached in SN order: it is finished now, whatever partial of it was kept.
+            if self.partial.is_some_and(|p| p.id == s.sdu) {
+                self.partial = None;
+            }
+            self.finish(s.sdu);
             return;
         }
         if let Some(p) = self.partial.take() {
@@ -94,13 +110,15 @@ impl Reassembler {
         }
     }
 
-    /// A PDU in the sequence was lost below RLC (HARQ gave up) and its content is
-    /// known: every SDU it touches that is not finished yet is given up on.
+    /// A PDU was lost below RLC (HARQ gave up) and its content is known: every SDU
+    /// it touches can never be reassembled, so it is reported discarded now, once,
+    /// and finished when reassembly reaches it in SN order.
     pub fn lost<'a>(&mut self, segs: impl Iterator<Item = &'a SduSegment>, ev: &mut RlcEvents, n: &mut Finished) {
-        self.gap(ev, n);
         for s in segs {
-            if !self.is_finished(s.sdu) {
-                self.discard(s.sdu, ev, n);
+            if !self.is_finished(s.sdu) && !self.doomed.contains(&s.sdu) {
+                self.doomed.push(s.sdu);
+                ev.discarded.push(s.sdu);
+                n.discarded += 1;
             }
         }
     }

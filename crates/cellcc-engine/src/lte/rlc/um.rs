@@ -26,9 +26,6 @@ enum RxSlot {
     #[default]
     Empty,
     Received(SegmentList),
-    /// Lost below RLC (HARQ gave up): the receiver does not know it, so it does not move
-    /// the state variables; its content only tells reassembly which SDUs it breaks.
-    Lost(SegmentList),
 }
 
 /// Receiving UM entity state (TS 36.322 §7.1: VR(UR), VR(UX), VR(UH)).
@@ -119,16 +116,13 @@ impl UmEntity {
         self.receive_umd(now, d.sn, d.segments, ev);
     }
 
-    /// The lower layer lost `pdu` for good (HARQ residual loss): its SDUs will be
-    /// discarded when reassembly reaches its SN.
+    /// The lower layer lost `pdu` for good (HARQ residual loss): the SDUs it carried
+    /// can never be reassembled and are reported discarded now. The receiver's state
+    /// variables do not move (a real receiver never learns of the loss).
     pub fn notify_pdu_lost(&mut self, _now: SimTime, pdu: RlcPdu, ev: &mut RlcEvents) {
         let RlcPdu::Data(d) = pdu else { return };
         let mut n = Finished::default();
-        if self.below_window_or_duplicate(d.sn) {
-            self.rx.reasm.lost(d.segments.iter(), ev, &mut n);
-        } else {
-            self.rx.slots[usize::from(d.sn)] = RxSlot::Lost(d.segments);
-        }
+        self.rx.reasm.lost(d.segments.iter(), ev, &mut n);
         self.add_finished(n);
     }
 
@@ -240,7 +234,6 @@ impl UmEntity {
             let slot = std::mem::take(&mut self.rx.slots[usize::from(self.rx.vr_ur)]);
             match slot {
                 RxSlot::Received(segs) => self.rx.reasm.push(segs.iter(), ev, &mut n),
-                RxSlot::Lost(segs) => self.rx.reasm.lost(segs.iter(), ev, &mut n),
                 RxSlot::Empty => self.rx.reasm.gap(ev, &mut n),
             }
             self.rx.vr_ur = self.sn.add(self.rx.vr_ur, 1);

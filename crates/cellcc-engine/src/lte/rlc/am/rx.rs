@@ -249,7 +249,10 @@ impl AmRx {
         while self.vr_r != self.vr_h && self.slots[usize::from(self.vr_r)].is_complete() {
             match std::mem::take(&mut self.slots[usize::from(self.vr_r)]) {
                 RxSlot::Complete(segs) => self.reasm.push(segs.iter(), ev, &mut self.finished),
-                RxSlot::Abandoned(segs) => self.reasm.lost(segs.iter(), ev, &mut self.finished),
+                RxSlot::Abandoned(segs) => {
+                    self.reasm.lost(segs.iter(), ev, &mut self.finished);
+                    self.reasm.push(segs.iter(), ev, &mut self.finished);
+                }
                 RxSlot::Empty | RxSlot::Partial(_) => unreachable!("slot checked complete"),
             }
             self.vr_r = AM_SN.add(self.vr_r, 1);
