@@ -96,11 +96,14 @@ impl Cell {
                     continue;
                 }
                 self.sinr.per_rb_sinr_db(UeIndex(i as u16), dir, now, &mut self.sinr_db);
-                let cqi = match dir {
-                    LinkDir::Downlink => phy::wideband_cqi(&self.sinr_db),
-                    LinkDir::Uplink => phy::uplink_cqi_shannon_gap(min_db(&self.sinr_db)),
-                };
-                ue.link(dir).cqi.measured(now, cqi, now + delay);
+                let link = ue.link(dir);
+                link.memo.refresh(&self.sinr_db);
+                let sinr_db = &self.sinr_db;
+                let cqi = *link.memo.cqi.get_or_insert_with(|| match dir {
+                    LinkDir::Downlink => phy::wideband_cqi(sinr_db),
+                    LinkDir::Uplink => phy::uplink_cqi_shannon_gap(min_db(sinr_db)),
+                });
+                link.cqi.measured(now, cqi, now + delay);
             }
         }
     }
@@ -237,10 +240,12 @@ impl Cell {
     fn send(&mut self, now: SimTime, a: &TbAssignment, payload: TbPayload, history: HarqHistory) -> TbOutcome {
         self.sinr.per_rb_sinr_db(a.ue, a.dir, now, &mut self.sinr_db);
         let link = self.ues[a.ue.index()].link(a.dir);
+        link.memo.refresh(&self.sinr_db);
+        let sinr_db = &self.sinr_db;
         // ns-3 models control errors on the downlink only (DCI on PDCCH, TS 36.213 §9.1).
         let control_lost = a.dir == LinkDir::Downlink
             && self.control_errors
-            && link.rng.uniform() < phy::pcfich_pdcch_error_rate(&self.sinr_db);
+            && link.rng.uniform() < *link.memo.pdcch_error.get_or_insert_with(|| phy::pcfich_pdcch_error_rate(sinr_db));
         let decode = phy::decode_tb(a, &self.sinr_db, history);
         let outcome = if control_lost {
             TbOutcome::ControlLost

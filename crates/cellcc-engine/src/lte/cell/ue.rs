@@ -48,6 +48,27 @@ impl CqiTracker {
     }
 }
 
+/// What was computed from a UE's last per-RB SINR row: an unchanged row (a fixed
+/// or slowly sampled SINR) reuses them instead of recomputing the MIESM lookups.
+#[derive(Debug, Default)]
+pub struct SinrMemo {
+    sinr_db: Vec<f64>,
+    pub cqi: Option<u8>,
+    pub pdcch_error: Option<f64>,
+}
+
+impl SinrMemo {
+    /// Forget what was derived unless `sinr_db` is the row it was derived from.
+    pub fn refresh(&mut self, sinr_db: &[f64]) {
+        if self.sinr_db != sinr_db {
+            self.sinr_db.clear();
+            self.sinr_db.extend_from_slice(sinr_db);
+            self.cqi = None;
+            self.pdcch_error = None;
+        }
+    }
+}
+
 /// One direction of one UE's radio link.
 pub struct RadioLink {
     pub sdus: SduStore,
@@ -59,6 +80,7 @@ pub struct RadioLink {
     /// Uplink only: (when, process) of the synchronous retransmissions NACKed.
     pub synchronous_retx: VecDeque<(SimTime, HarqId)>,
     pub cqi: CqiTracker,
+    pub memo: SinrMemo,
     pub rng: RngStream,
     pub slots: LteSlots,
     /// The transmitting RLC entity's retransmission count at the last sample.
@@ -78,6 +100,7 @@ impl RadioLink {
             feedback: VecDeque::new(),
             synchronous_retx: VecDeque::new(),
             cqi: CqiTracker::default(),
+            memo: SinrMemo::default(),
             rng: RngStream::new(seed, &format!("{label}:{d}:phy")),
             slots: LteSlots::new(slot, duration),
             rlc_retx_seen: 0,
