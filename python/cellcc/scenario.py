@@ -35,7 +35,7 @@ __all__ = ["DEFAULT_SET", "Scenario", "bundled_names", "resolve_many"]
 DEFAULT_SET = ("bottleneck", "variable")
 
 #: Keys whose string values are file paths, resolved against the scenario's folder.
-_PATH_KEYS = frozenset({"trace"})
+_PATH_KEYS = frozenset({"trace", "file"})
 
 
 def _data_dir() -> Path:
@@ -69,7 +69,7 @@ def _existing_file(base_dir: Path, value: str, path: str) -> str:
         raise UserError(
             path,
             json.dumps(value),
-            "an existing Mahimahi trace file (a relative path is read from the scenario's folder)",
+            "an existing file (a Mahimahi trace or a SINR CSV; a relative path is read from the scenario's folder)",
         )
     return str(resolved)
 

@@ -332,6 +332,10 @@ def plan(sc: dict, seed: int | None = None, base_dir: Path | None = None) -> Run
     base_dir = base_dir or Path.cwd()
     if sc.get("output", {}).get("pcap"):
         raise NotSupported("output.pcap", sc["output"]["pcap"], "[] (no packet capture in the linux backend)")
+    if sc.get("cells"):
+        raise NotSupported(
+            "cells", f"{len(sc['cells'])} LTE cell(s)", "[] (the linux backend runs wired and trace paths; use the engine)"
+        )
     a, b, chain = _chain(sc)
     mtu = min(int(sc["links"][i].get("mtu_bytes", DEFAULT_MTU_BYTES)) for i, _ in chain)
     flows = [_flow(sc, i, a, b) for i in range(len(sc["flows"]))]

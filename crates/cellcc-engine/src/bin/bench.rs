@@ -44,7 +44,7 @@ fn lte_cell(ues: &[(f64, &str)], bandwidth_mhz: f64, app: Value, cca: &str, mss:
         let ue = format!("ue{i}");
         nodes.push(json!({"id": ue, "kind": "ue"}));
         cell_ues.push(json!({"node": ue, "sinr": {"kind": "fixed", "db": db},
-                             "rlc": {"mode": mode, "buffer_bytes": 1 << 20}}));
+                             "rlc": {"mode": mode, "tx_buffer_bytes": 1 << 20}}));
         flows.push(json!({"src": "server", "dst": ue, "cca": cca, "app": app}));
     }
     json!({"version": 1, "duration_s": duration_s, "tcp": {"mss_bytes": mss}, "nodes": nodes,

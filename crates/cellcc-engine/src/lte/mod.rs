@@ -10,6 +10,7 @@
 //! Every layer is a sans-IO state machine: it is driven by `handle_*(now, …)`
 //! calls and reports its next deadline; the cell (`cell`) owns the TTI clock.
 
+pub mod cell;
 pub mod channel;
 pub mod mac;
 pub mod pdcp;

@@ -15,6 +15,8 @@
 //! Defaults are ns-3 LENA 3.44's where it has one (its attribute named in the
 //! field's doc), else the 3GPP value.
 
+use crate::lte::mac::scheduler::SchedulerKind;
+use crate::lte::mac::uplink::UplinkConfig;
 use crate::lte::rlc::RlcConfig;
 use serde::{Deserialize, Serialize};
 
@@ -43,6 +45,13 @@ pub struct CellSpec {
     /// that TTI's transport block. Default on: ns-3 `LteSpectrumPhy::CtrlErrorModelEnabled`.
     #[serde(default = "yes")]
     pub control_errors: bool,
+    /// MAC scheduler, both directions: "proportional_fair" (default: ns-3
+    /// `LteHelper::Scheduler` = `ns3::PfFfMacScheduler`), "round_robin" or "max_throughput".
+    #[serde(default)]
+    pub scheduler: SchedulerKind,
+    /// Uplink scheduling requests and grants (TS 36.321 §5.4).
+    #[serde(default)]
+    pub uplink: UplinkConfig,
     pub ues: Vec<UeSpec>,
 }
 
@@ -222,6 +231,7 @@ impl CellSpec {
         )?;
         self.cqi.validate(&p("cqi"))?;
         self.harq.validate(&p("harq"))?;
+        self.uplink.validate(&p("uplink"))?;
         ensure(!self.ues.is_empty(), || p("ues"), "[]", "at least one UE")?;
         for (j, u) in self.ues.iter().enumerate() {
             let up = format!("{path}.ues[{j}]");

@@ -92,6 +92,7 @@ pub fn collect(mut w: World) -> RunOutput {
     out.queues = queues_table(&w);
     out.cwnd = cwnd_table(&w);
     out.rtt = rtt_table(&w);
+    out.lte = crate::lte::cell::lte_table(w.cells.iter().flat_map(|c| c.slots()));
     for (i, p) in w.pcaps.iter_mut().enumerate() {
         if let Some(writer) = p.take() {
             out.pcaps.push((w.channels[i].name.replace(':', "-"), writer.into_bytes()));

@@ -4,14 +4,18 @@
 //! slab and this store maps the id to it. Each SDU is resolved exactly once:
 //! delivered by the receiving RLC, or lost (buffer overflow, HARQ residual loss
 //! on UM/TM, RLC discard). Ids are never reused, so a late duplicate finds
-//! nothing and cannot resolve another packet.
+//! nothing and cannot resolve another packet. The two directions of a bearer
+//! number their SDUs apart (downlink even, uplink odd), so an id names its
+//! direction too: an RLC entity reports receive-side and transmit-side SDUs
+//! in one list.
 
-use crate::lte::sap::SduId;
+use crate::lte::sap::{LinkDir, SduId};
 use crate::packet::PacketId;
 use std::collections::VecDeque;
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct SduStore {
+    dir: LinkDir,
     /// Id of `slots[0]`.
     base: u64,
     /// `Some((packet, ip_bytes))` while unresolved.
@@ -20,10 +24,38 @@ pub struct SduStore {
     held_bytes: u64,
 }
 
+/// SDU id = 2 * sequence + this, per direction.
+fn dir_tag(dir: LinkDir) -> u64 {
+    match dir {
+        LinkDir::Downlink => 0,
+        LinkDir::Uplink => 1,
+    }
+}
+
+/// The direction an SDU id belongs to.
+pub fn dir_of(id: SduId) -> LinkDir {
+    if id.0 % 2 == 0 {
+        LinkDir::Downlink
+    } else {
+        LinkDir::Uplink
+    }
+}
+
 impl SduStore {
+    pub fn new(dir: LinkDir) -> Self {
+        SduStore { dir, base: 0, slots: VecDeque::new(), held_bytes: 0 }
+    }
+
+    fn index(&self, id: SduId) -> Option<usize> {
+        if dir_of(id) != self.dir {
+            return None;
+        }
+        (id.0 / 2).checked_sub(self.base).map(|i| i as usize)
+    }
+
     /// Take a packet in; returns its new SDU id.
     pub fn admit(&mut self, packet: PacketId, ip_bytes: u32) -> SduId {
-        let id = SduId(self.base + self.slots.len() as u64);
+        let id = SduId(2 * (self.base + self.slots.len() as u64) + dir_tag(self.dir));
         self.slots.push_back(Some((packet, ip_bytes)));
         self.held_bytes += ip_bytes as u64;
         id
@@ -31,7 +63,7 @@ impl SduStore {
 
     /// Resolve `id`: its packet if it was still unresolved, else None.
     pub fn resolve(&mut self, id: SduId) -> Option<PacketId> {
-        let i = id.0.checked_sub(self.base)? as usize;
+        let i = self.index(id)?;
         let (packet, bytes) = self.slots.get_mut(i)?.take()?;
         self.held_bytes -= bytes as u64;
         while self.slots.front().is_some_and(Option::is_none) {
@@ -41,8 +73,9 @@ impl SduStore {
         Some(packet)
     }
 
-    pub fn is_unresolved(&self, id: SduId) -> bool {
-        id.0.checked_sub(self.base).and_then(|i| self.slots.get(i as usize)).is_some_and(Option::is_some)
+    #[cfg(test)]
+    fn is_unresolved(&self, id: SduId) -> bool {
+        self.index(id).and_then(|i| self.slots.get(i)).is_some_and(Option::is_some)
     }
 
     /// IP bytes held for SDUs not yet resolved (in RLC buffers, HARQ, or the air).
@@ -57,7 +90,7 @@ mod tests {
 
     #[test]
     fn each_sdu_resolves_once_and_ids_are_never_reused() {
-        let mut s = SduStore::default();
+        let mut s = SduStore::new(LinkDir::Uplink);
         let a = s.admit(PacketId(7), 100);
         let b = s.admit(PacketId(8), 50);
         assert_eq!(s.held_bytes(), 150);
@@ -69,5 +102,15 @@ mod tests {
         assert_eq!(s.resolve(a), None, "a stale id finds nothing");
         assert_eq!(s.held_bytes(), 10);
         assert!(s.is_unresolved(c) && !s.is_unresolved(a));
+    }
+
+    #[test]
+    fn ids_name_their_direction() {
+        let (mut dl, mut ul) = (SduStore::new(LinkDir::Downlink), SduStore::new(LinkDir::Uplink));
+        let (d, u) = (dl.admit(PacketId(1), 10), ul.admit(PacketId(2), 10));
+        assert_eq!((dir_of(d), dir_of(u)), (LinkDir::Downlink, LinkDir::Uplink));
+        assert_eq!(dl.resolve(u), None, "an uplink id cannot resolve a downlink SDU");
+        assert_eq!(ul.resolve(u), Some(PacketId(2)));
+        assert_eq!(dl.resolve(d), Some(PacketId(1)));
     }
 }

@@ -1,44 +1,58 @@
 //! The cell's 1 ms pipeline: receptions, HARQ feedback, CQI, then downlink
 //! and uplink scheduling and transmission (TS 36.321 §5.3, §5.4; TS 36.213 §7, §8).
 
-use super::ue::{tti_end, End, TbPayload, UeContext, HARQ_FEEDBACK_DELAY};
+use super::ue::{tti_end, TbPayload, UeContext, HARQ_FEEDBACK_DELAY};
 use super::{Cell, CellOutput};
 use crate::lte::mac::harq::Feedback;
-use crate::lte::mac::scheduler::{Scheduler, UeDemand};
+use crate::lte::mac::scheduler::{NewTb, Scheduler, UeDemand};
 use crate::lte::mac::uplink::UplinkRequests;
-use crate::lte::mac::mac_pdu_overhead_bytes;
+use crate::lte::mac::{subheader_bytes, BSR_CE_BYTES, MAX_SUBHEADER_BYTES};
 use crate::lte::phy::{self, HarqHistory};
-use crate::lte::sap::{LinkDir, TbAssignment, TbOutcome, TxOpportunity, UeIndex};
+use crate::lte::sap::{LinkDir, RbMask, TbAssignment, TbOutcome, TxOpportunity, UeIndex};
 use crate::scenario::CellSpec;
 use crate::sim::{SimDuration, SimTime};
 
-/// The MAC state shared by the cell's UEs.
+/// CQI assumed before a UE's first report reaches the eNB: the lowest
+/// in-range CQI, as ns-3's schedulers do without feedback (`m_cqiTimersThreshold` expiry → CQI 1).
+const CQI_BEFORE_FIRST_REPORT: u8 = 1;
+
+/// The MAC state shared by the cell's UEs, with reused buffers.
 pub(super) struct Macs {
     dl: Scheduler,
     ul: Scheduler,
     uplink: UplinkRequests,
-    /// Reused buffers.
+    /// An uplink retransmission happens a fixed time after its NACK (synchronous HARQ,
+    /// TS 36.213 §8.0: PHICH at n+4, PUSCH retransmission at n+8).
+    ul_retx_delay: SimDuration,
     demand: Vec<UeDemand>,
-    assignments: Vec<TbAssignment>,
+    new_tbs: Vec<NewTb>,
+    retx: Vec<TbAssignment>,
 }
 
 impl Macs {
     pub fn new(spec: &CellSpec, n_rbs: u32) -> Self {
+        let n = spec.ues.len();
         Macs {
-            dl: Scheduler::new(&spec.scheduler, LinkDir::Downlink, n_rbs, spec.ues.len()),
-            ul: Scheduler::new(&spec.scheduler, LinkDir::Uplink, n_rbs, spec.ues.len()),
-            uplink: UplinkRequests::new(&spec.uplink, spec.ues.len()),
-            demand: Vec::with_capacity(spec.ues.len()),
-            assignments: Vec::with_capacity(spec.ues.len()),
+            dl: Scheduler::new(spec.scheduler, LinkDir::Downlink, n_rbs, n),
+            ul: Scheduler::new(spec.scheduler, LinkDir::Uplink, n_rbs, n),
+            uplink: UplinkRequests::new(&spec.uplink, n),
+            ul_retx_delay: SimDuration::from_ms(spec.uplink.grant_delay_ms as u64),
+            demand: Vec::with_capacity(n),
+            new_tbs: Vec::with_capacity(n),
+            retx: Vec::with_capacity(n),
         }
     }
 }
 
 impl Cell {
     pub(super) fn run_tti(&mut self, now: SimTime, out: &mut CellOutput) {
+        for ue in &mut self.ues {
+            for dir in [LinkDir::Downlink, LinkDir::Uplink] {
+                ue.deliver_arrivals(now, dir, out);
+            }
+        }
         for i in 0..self.ues.len() {
             for dir in [LinkDir::Downlink, LinkDir::Uplink] {
-                self.deliver(i, dir, now, out);
                 self.feedback(i, dir, now, out);
             }
         }
@@ -50,51 +64,53 @@ impl Cell {
         }
     }
 
-    fn deliver(&mut self, i: usize, dir: LinkDir, now: SimTime, out: &mut CellOutput) {
-        let node = match dir {
-            LinkDir::Downlink => self.ue_nodes[i],
-            LinkDir::Uplink => self.enb,
-        };
-        self.ues[i].deliver_arrivals(now, dir, node, out);
-    }
-
     /// HARQ feedback due now: free the process, queue a retransmission, or
     /// give up on the TB (its SDUs are lost unless RLC AM recovers them).
     fn feedback(&mut self, i: usize, dir: LinkDir, now: SimTime, out: &mut CellOutput) {
+        let ul_retx_delay = self.macs.ul_retx_delay;
         let ue = &mut self.ues[i];
-        loop {
-            let link = ue.link(dir);
-            let Some(&(t, harq, outcome)) = link.feedback.front() else { break };
-            if t > now {
-                break;
-            }
-            link.feedback.pop_front();
-            if let Feedback::ResidualLoss(payload) = link.harq.on_feedback(now, harq, outcome) {
-                link.slots.at(now).harq_residual_losses += 1;
-                ue.lose_unless_arq(now, dir, &payload, out);
-            }
-        }
-    }
-
-    fn measure_cqi(&mut self, now: SimTime) {
-        let period = SimDuration::from_ms(self.cqi.period_ms as u64);
-        let delay = SimDuration::from_ms(self.cqi.delay_ms as u64);
-        for (i, ue) in self.ues.iter_mut().enumerate() {
-            if !ue.needs_tti() {
-                continue;
-            }
-            for dir in [LinkDir::Downlink, LinkDir::Uplink] {
-                if ue.link(dir).cqi.due(now, period) {
-                    self.sinr.per_rb_sinr_db(UeIndex(i as u16), dir, now, &mut self.sinr_db);
-                    let cqi = phy::wideband_cqi(&self.sinr_db);
-                    ue.link(dir).cqi.measured(now, cqi, now + delay);
+        while let Some((harq, outcome)) = ue.link(dir).pop_feedback(now) {
+            match ue.link(dir).harq.on_feedback(harq, outcome) {
+                Feedback::Acked => {}
+                Feedback::Retransmit => {
+                    if dir == LinkDir::Uplink {
+                        ue.ul.synchronous_retx.push_back((now + ul_retx_delay, harq));
+                    }
+                }
+                Feedback::ResidualLoss(payload) => {
+                    ue.link(dir).slots.at(now).harq_residual_losses += 1;
+                    ue.lose_tb(now, dir, payload, out);
                 }
             }
         }
     }
 
-    /// What each UE wants in `dir`, as the eNB knows it.
+    /// Each UE measures its channel and reports a wideband CQI; the eNB
+    /// measures the uplink (TS 36.213 §7.2; ns-3's uplink CQI from the minimum SINR).
+    fn measure_cqi(&mut self, now: SimTime) {
+        let period = SimDuration::from_ms(self.cqi.period_ms as u64);
+        let delay = SimDuration::from_ms(self.cqi.delay_ms as u64);
+        for (i, ue) in self.ues.iter_mut().enumerate() {
+            for dir in [LinkDir::Downlink, LinkDir::Uplink] {
+                if !ue.link(dir).cqi.due(now, period) {
+                    continue;
+                }
+                self.sinr.per_rb_sinr_db(UeIndex(i as u16), dir, now, &mut self.sinr_db);
+                let link = ue.link(dir);
+                link.memo.refresh(&self.sinr_db);
+                let sinr_db = &self.sinr_db;
+                let cqi = *link.memo.cqi.get_or_insert_with(|| match dir {
+                    LinkDir::Downlink => phy::wideband_cqi(sinr_db),
+                    LinkDir::Uplink => phy::uplink_cqi_shannon_gap(min_db(sinr_db)),
+                });
+                link.cqi.measured(now, cqi, now + delay);
+            }
+        }
+    }
+
+    /// What each UE has for `dir`, as the eNB knows it, and the capacity sample.
     fn gather_demand(&mut self, dir: LinkDir, now: SimTime) {
+        let n_rbs = self.n_rbs;
         let demand = &mut self.macs.demand;
         demand.clear();
         for (i, ue) in self.ues.iter_mut().enumerate() {
@@ -104,92 +120,180 @@ impl Cell {
             };
             let link = ue.link(dir);
             let cqi = link.cqi.current(now);
+            let usable_cqi = cqi.unwrap_or(CQI_BEFORE_FIRST_REPORT);
+            let mcs = phy::mcs_from_cqi(usable_cqi);
+            let slot = link.slots.at(now);
+            slot.cqi = cqi;
+            if usable_cqi > 0 {
+                slot.capacity_bits += phy::tbs_bits(dir, mcs, n_rbs) as u64;
+            }
             demand.push(UeDemand {
                 ue: UeIndex(i as u16),
-                buffered_bytes: buffered,
-                mcs: cqi.map_or(0, phy::mcs_for_cqi),
-                harq_free: link.harq.free_process(now).is_some(),
+                // CQI 0 is out of range: the UE cannot be served (TS 36.213 Table 7.2.3-1).
+                buffered_bytes: if usable_cqi == 0 { 0 } else { buffered },
+                mcs,
+                has_free_harq: link.harq.free_process().is_some(),
             });
         }
     }
 
+    /// Downlink: pending HARQ retransmissions first (same RBs), then new data (ns-3's order).
     fn downlink(&mut self, now: SimTime) {
+        let mut retx = std::mem::take(&mut self.macs.retx);
+        retx.clear();
+        let mut busy = RbMask::default();
+        for ue in &self.ues {
+            for a in ue.dl.harq.pending_retransmissions() {
+                if !a.rbs.overlaps(busy) {
+                    busy = busy.union(a.rbs);
+                    retx.push(a);
+                }
+            }
+        }
+        for a in &retx {
+            self.retransmit(now, a);
+        }
+        self.macs.retx = retx;
         self.gather_demand(LinkDir::Downlink, now);
-        let mut assignments = std::mem::take(&mut self.macs.assignments);
-        assignments.clear();
-        let retx = self.ues.iter_mut().flat_map(|u| u.dl.harq.due_retransmissions(now));
-        self.macs.dl.schedule(now, &self.macs.demand, retx, &mut assignments);
-        for a in &assignments {
-            self.transmit(now, a);
+        let mut new_tbs = std::mem::take(&mut self.macs.new_tbs);
+        new_tbs.clear();
+        self.macs.dl.schedule(busy, &self.macs.demand, &mut new_tbs);
+        for tb in &new_tbs {
+            self.transmit_new(now, LinkDir::Downlink, tb);
         }
-        self.macs.assignments = assignments;
+        self.macs.new_tbs = new_tbs;
     }
 
+    /// Uplink: the grants issued `grant_delay` ago and the synchronous
+    /// retransmissions due now go on the air; then SR/BSR bookkeeping and the
+    /// grants for `now + grant_delay` (TS 36.213 §8.0, TS 36.321 §5.4).
     fn uplink(&mut self, now: SimTime) {
-        for (i, ue) in self.ues.iter_mut().enumerate() {
-            let pending = ue.ue_rlc.buffer_status(now);
-            self.macs.uplink.ue_buffer(now, UeIndex(i as u16), pending);
+        for (i, ue) in self.ues.iter().enumerate() {
+            let bytes = ue.ue_rlc.buffer_status(now).total_bytes();
+            self.macs.uplink.ue_buffer(now, UeIndex(i as u16), bytes);
         }
-        let mut assignments = std::mem::take(&mut self.macs.assignments);
-        assignments.clear();
-        self.macs.uplink.grants_due(now, &mut assignments);
-        for a in &assignments {
-            self.transmit(now, a);
+        let mut new_tbs = std::mem::take(&mut self.macs.new_tbs);
+        new_tbs.clear();
+        self.macs.uplink.grants_due(now, &mut new_tbs);
+        for tb in &new_tbs {
+            self.transmit_new(now, LinkDir::Uplink, tb);
         }
+        let busy_later = self.uplink_retransmissions(now);
         self.gather_demand(LinkDir::Uplink, now);
-        let retx = self.ues.iter_mut().flat_map(|u| u.ul.harq.due_retransmissions(now));
-        assignments.clear();
-        self.macs.ul.schedule(now, &self.macs.demand, retx, &mut assignments);
-        self.macs.uplink.granted(now, &assignments);
-        self.macs.assignments = assignments;
+        new_tbs.clear();
+        self.macs.ul.schedule(busy_later, &self.macs.demand, &mut new_tbs);
+        self.macs.uplink.granted(now, &new_tbs);
+        self.macs.new_tbs = new_tbs;
     }
 
-    /// Send one TB: fill it (or take the HARQ copy), decide its fate, record it.
-    fn transmit(&mut self, now: SimTime, a: &TbAssignment) {
-        let ue = &mut self.ues[a.ue.index()];
-        let (payload, history) = match a.retx {
-            0 => (fill_tb(ue, a, now), HarqHistory::default()),
-            _ => ue.link(a.dir).harq.take_for_retransmission(a.harq),
+    /// Send the uplink retransmissions due now; return the RBs the ones due at
+    /// `now + grant_delay` will take, which the grants made now must leave free.
+    fn uplink_retransmissions(&mut self, now: SimTime) -> RbMask {
+        let later = now + self.macs.ul_retx_delay;
+        let mut retx = std::mem::take(&mut self.macs.retx);
+        retx.clear();
+        let mut busy_later = RbMask::default();
+        for ue in &mut self.ues {
+            while let Some(harq) = ue.ul.pop_synchronous_retx(now) {
+                if let Some(a) = ue.ul.harq.pending_retransmissions().find(|a| a.harq == harq) {
+                    retx.push(a);
+                }
+            }
+            for &(t, harq) in &ue.ul.synchronous_retx {
+                if t == later {
+                    let pending = ue.ul.harq.pending_retransmissions().find(|a| a.harq == harq);
+                    busy_later = busy_later.union(pending.map_or(RbMask::default(), |a| a.rbs));
+                }
+            }
+        }
+        for a in &retx {
+            self.retransmit(now, a);
+        }
+        self.macs.retx = retx;
+        busy_later
+    }
+
+    /// A new TB on a free HARQ process, filled from the transmitting RLC entity.
+    fn transmit_new(&mut self, now: SimTime, dir: LinkDir, tb: &NewTb) {
+        let ue = &mut self.ues[tb.ue.index()];
+        let Some(harq) = ue.link(dir).harq.free_process() else {
+            // Every process awaits feedback: the grant goes unused (counted as no TB).
+            return;
         };
+        let a = TbAssignment { ue: tb.ue, dir, rbs: tb.rbs, mcs: tb.mcs, tbs_bits: tb.tbs_bits, harq, retx: 0 };
+        let payload = fill_tb(ue, &a, now);
+        let outcome = self.send(now, &a, payload, HarqHistory::EMPTY);
+        if dir == LinkDir::Uplink && outcome == TbOutcome::Decoded {
+            // The TB carried a BSR of what the UE still holds (TS 36.321 §5.4.5).
+            let left = self.ues[tb.ue.index()].ue_rlc.buffer_status(now).total_bytes();
+            self.macs.uplink.bsr_received(tb.ue, left);
+        }
+    }
+
+    fn retransmit(&mut self, now: SimTime, a: &TbAssignment) {
+        let (payload, history) = self.ues[a.ue.index()].link(a.dir).harq.take_for_retransmission(a.harq);
+        self.send(now, a, payload, history);
+    }
+
+    /// One TB on the air: PDCCH error, then the BLER draw from the HARQ-combined
+    /// effective SINR (ns-3 `LteSpectrumPhy::EndRxData`); record it and await feedback.
+    fn send(&mut self, now: SimTime, a: &TbAssignment, payload: TbPayload, history: HarqHistory) -> TbOutcome {
         self.sinr.per_rb_sinr_db(a.ue, a.dir, now, &mut self.sinr_db);
+        let link = self.ues[a.ue.index()].link(a.dir);
+        link.memo.refresh(&self.sinr_db);
+        let sinr_db = &self.sinr_db;
+        // ns-3 models control errors on the downlink only (DCI on PDCCH, TS 36.213 §9.1).
         let control_lost = a.dir == LinkDir::Downlink
             && self.control_errors
-            && ue.dl.rng.uniform() < phy::pdcch_error(self.sinr.control_sinr_db(a.ue, now));
-        let (bler, history) = phy::tb_bler(&self.sinr_db, a.rbs, a.mcs, a.tbs_bits, history);
-        let link = ue.link(a.dir);
+            && link.rng.uniform() < *link.memo.pdcch_error.get_or_insert_with(|| phy::pcfich_pdcch_error_rate(sinr_db));
+        let decode = phy::decode_tb(a, &self.sinr_db, history);
         let outcome = if control_lost {
             TbOutcome::ControlLost
-        } else if link.rng.uniform() < bler {
+        } else if link.rng.uniform() < decode.bler {
             TbOutcome::Corrupted
         } else {
             TbOutcome::Decoded
         };
-        let slot = link.slots.at(now);
-        slot.tbs += 1;
-        slot.mcs_sum += a.mcs as u64;
-        slot.prbs += a.rbs.count() as u64;
-        slot.harq_retx += (a.retx > 0) as u64;
-        slot.control_losses += control_lost as u64;
+        record(link.slots.at(now), a, outcome);
         if outcome == TbOutcome::Decoded {
-            slot.tb_bits_decoded += a.tbs_bits as u64;
             link.arrivals.push_back((tti_end(now), payload));
-            link.harq.transmitted(now, a, None, history);
+            link.harq.transmitted(a, TbPayload::new(), decode.history);
         } else {
-            link.harq.transmitted(now, a, Some(payload), history);
+            link.harq.transmitted(a, payload, decode.history);
         }
         link.feedback.push_back((now + HARQ_FEEDBACK_DELAY, a.harq, outcome));
+        outcome
     }
 }
 
-/// Ask the transmitting RLC entity for PDUs until the TB is full.
+fn record(slot: &mut super::LteSlot, a: &TbAssignment, outcome: TbOutcome) {
+    slot.tbs += 1;
+    slot.mcs_sum += a.mcs as u64;
+    slot.prbs += a.rbs.count() as u64;
+    slot.harq_retx += (a.retx > 0) as u64;
+    slot.control_losses += (outcome == TbOutcome::ControlLost) as u64;
+    if outcome == TbOutcome::Decoded {
+        slot.tb_bits_decoded += a.tbs_bits as u64;
+    }
+}
+
+/// Ask the transmitting RLC entity for PDUs until the TB is full; each PDU
+/// costs a MAC subheader, and an uplink TB also carries a BSR control element.
 fn fill_tb(ue: &mut UeContext, a: &TbAssignment, now: SimTime) -> TbPayload {
-    let (rlc, _, events) = ue.tx_side(a.dir);
-    let mut room = (a.tbs_bits / 8).saturating_sub(mac_pdu_overhead_bytes(a.tbs_bits / 8));
+    let bsr = if a.dir == LinkDir::Uplink { BSR_CE_BYTES } else { 0 };
+    let mut room = (a.tbs_bits / 8).saturating_sub(bsr);
     let mut payload = TbPayload::new();
-    while let Some(pdu) = rlc.notify_tx_opportunity(TxOpportunity { bytes: room, now }, events) {
-        room = room.saturating_sub(pdu.bytes());
+    let (rlc, events) = ue.tx_rlc(a.dir);
+    while room > MAX_SUBHEADER_BYTES {
+        let opp = TxOpportunity { bytes: room - MAX_SUBHEADER_BYTES, now };
+        let Some(pdu) = rlc.notify_tx_opportunity(opp, events) else { break };
+        room -= pdu.bytes() + subheader_bytes(pdu.bytes());
         payload.push(pdu);
     }
-    let _ = End::Enb;
     payload
 }
+
+fn min_db(sinr_db: &[f64]) -> f64 {
+    sinr_db.iter().copied().fold(f64::INFINITY, f64::min)
+}
+

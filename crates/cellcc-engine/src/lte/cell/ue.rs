@@ -2,12 +2,11 @@
 //! and at the UE) and, per direction, the radio link state: the SDUs in
 //! flight, the HARQ entity, TBs on the air, feedback in flight, CQI.
 
-use super::sdu_store::SduStore;
+use super::sdu_store::{dir_of, SduStore};
 use super::stats::LteSlots;
 use super::{CellOutput, TTI};
 use crate::lte::mac::harq::HarqEntity;
 use crate::lte::pdcp::PdcpTx;
-use crate::lte::phy::HarqHistory;
 use crate::lte::rlc::{Rlc, RlcEvents, RlcPdu};
 use crate::lte::sap::{HarqId, LinkDir, RlcSdu, TbOutcome};
 use crate::packet::PacketId;
@@ -49,16 +48,39 @@ impl CqiTracker {
     }
 }
 
+/// What was computed from a UE's last per-RB SINR row: an unchanged row (a fixed
+/// or slowly sampled SINR) reuses them instead of recomputing the MIESM lookups.
+#[derive(Debug, Default)]
+pub struct SinrMemo {
+    sinr_db: Vec<f64>,
+    pub cqi: Option<u8>,
+    pub pdcch_error: Option<f64>,
+}
+
+impl SinrMemo {
+    /// Forget what was derived unless `sinr_db` is the row it was derived from.
+    pub fn refresh(&mut self, sinr_db: &[f64]) {
+        if self.sinr_db != sinr_db {
+            self.sinr_db.clear();
+            self.sinr_db.extend_from_slice(sinr_db);
+            self.cqi = None;
+            self.pdcch_error = None;
+        }
+    }
+}
+
 /// One direction of one UE's radio link.
 pub struct RadioLink {
-    pub dir: LinkDir,
     pub sdus: SduStore,
-    pub harq: HarqEntity<TbPayload, HarqHistory>,
+    pub harq: HarqEntity<TbPayload>,
     /// Decoded TBs, handed to the receiving RLC when their TTI ends.
     pub arrivals: VecDeque<(SimTime, TbPayload)>,
     /// HARQ feedback in flight: (when it reaches the transmitter, process, outcome).
     pub feedback: VecDeque<(SimTime, HarqId, TbOutcome)>,
+    /// Uplink only: (when, process) of the synchronous retransmissions NACKed.
+    pub synchronous_retx: VecDeque<(SimTime, HarqId)>,
     pub cqi: CqiTracker,
+    pub memo: SinrMemo,
     pub rng: RngStream,
     pub slots: LteSlots,
     /// The transmitting RLC entity's retransmission count at the last sample.
@@ -72,12 +94,13 @@ impl RadioLink {
             LinkDir::Uplink => "ul",
         };
         RadioLink {
-            dir,
-            sdus: SduStore::default(),
-            harq: HarqEntity::new(dir, max_retx),
+            sdus: SduStore::new(dir),
+            harq: HarqEntity::new(max_retx),
             arrivals: VecDeque::new(),
             feedback: VecDeque::new(),
+            synchronous_retx: VecDeque::new(),
             cqi: CqiTracker::default(),
+            memo: SinrMemo::default(),
             rng: RngStream::new(seed, &format!("{label}:{d}:phy")),
             slots: LteSlots::new(slot, duration),
             rlc_retx_seen: 0,
@@ -86,7 +109,24 @@ impl RadioLink {
 
     /// Anything on the air or awaiting feedback / retransmission.
     fn busy(&self) -> bool {
-        !self.arrivals.is_empty() || !self.feedback.is_empty() || self.harq.busy()
+        !self.arrivals.is_empty()
+            || !self.feedback.is_empty()
+            || !self.synchronous_retx.is_empty()
+            || self.harq.pending_retransmissions().next().is_some()
+    }
+
+    /// The next HARQ feedback due by `now`.
+    pub fn pop_feedback(&mut self, now: SimTime) -> Option<(HarqId, TbOutcome)> {
+        if self.feedback.front().is_some_and(|&(t, _, _)| t <= now) {
+            self.feedback.pop_front().map(|(_, h, o)| (h, o))
+        } else {
+            None
+        }
+    }
+
+    /// The next synchronous uplink retransmission due by `now`.
+    pub fn pop_synchronous_retx(&mut self, now: SimTime) -> Option<HarqId> {
+        pop_due(&mut self.synchronous_retx, now)
     }
 }
 
@@ -107,7 +147,7 @@ pub struct UeContext {
 
 /// Which end of the bearer an RLC entity sits at.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum End {
+enum End {
     Enb,
     Ue,
 }
@@ -122,7 +162,7 @@ impl End {
     }
 
     /// The end that receives `dir`.
-    pub fn receiving(dir: LinkDir) -> End {
+    fn receiving(dir: LinkDir) -> End {
         match dir {
             LinkDir::Downlink => End::Ue,
             LinkDir::Uplink => End::Enb,
@@ -252,20 +292,20 @@ impl UeContext {
 
     /// Resolve what the RLC entity at `end` just reported: SDUs delivered or
     /// discarded on its receive side, and PDUs it abandoned for its peer.
-    pub fn settle(&mut self, now: SimTime, end: End, out: &mut CellOutput) {
-        let rx = end.receives();
-        let to = match rx {
+    fn settle(&mut self, now: SimTime, end: End, out: &mut CellOutput) {
+        let to = match end.receives() {
             LinkDir::Downlink => self.node,
             LinkDir::Uplink => self.enb,
         };
         let mut ev = std::mem::take(&mut self.events);
-        let link = self.link(rx);
         for id in ev.delivered.drain(..) {
-            if let Some(p) = link.sdus.resolve(id) {
+            if let Some(p) = self.link(dir_of(id)).sdus.resolve(id) {
                 out.delivered.push((to, p));
             }
         }
+        // Receive-side (reassembly, t-Reordering) and transmit-side (AM maxRetx) discards.
         for id in ev.discarded.drain(..) {
+            let link = self.link(dir_of(id));
             if let Some(p) = link.sdus.resolve(id) {
                 link.slots.at(now).rlc_drops += 1;
                 out.dropped.push(p);

@@ -1,0 +1,90 @@
+"""The LTE cell as a user runs it: `cellcc run` on the LTE examples, the `lte` table in the
+store, bad cell input as one line naming the field, and backends that cannot run a cell."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from cellcc import Scenario
+
+from .conftest import EXAMPLES
+from .test_cli_errors import assert_one_clear_line
+
+
+@pytest.fixture
+def lte_doc() -> dict[str, Any]:
+    """examples/lte_single_ue.toml, shortened to 1 s."""
+    doc = Scenario.load(EXAMPLES / "lte_single_ue.toml").to_dict()
+    doc["duration_s"] = 1.0
+    return doc
+
+
+def test_run_writes_the_lte_table(cli, lte_doc, write_doc, tmp_path: Path):
+    out = tmp_path / "run"
+    result = cli("run", write_doc(lte_doc), "--out", out)
+    assert result.exit_code == 0, result.stderr
+    lte = pd.read_parquet(out / "lte.parquet")
+    assert set(lte["dir"]) == {"dl", "ul"}
+    assert set(lte["ue"]) == {"ue"}
+    dl = lte[lte["dir"] == "dl"]
+    # 15 dB on 100 RBs: the PHY carries tens of Mbit/s once TCP has opened its window.
+    assert dl["phy_throughput_bps"].max() > 10e6
+    assert (dl["phy_throughput_bps"] <= dl["capacity_bps"] * 1.0001).all()
+    flows = pd.read_parquet(out / "flows.parquet")
+    assert flows.loc[0, "goodput_bps"] > 5e6
+
+
+def test_sinr_csv_is_read_relative_to_the_scenario(cli, lte_doc, tmp_path: Path):
+    (tmp_path / "sinr.csv").write_text("t_s,sinr_db\n0,20\n0.5,5\n", encoding="utf-8")
+    lte_doc["cells"][0]["ues"][0]["sinr"] = {"kind": "csv", "file": "sinr.csv"}
+    path = tmp_path / "scenario.json"
+    path.write_text(json.dumps(lte_doc), encoding="utf-8")
+    out = tmp_path / "run"
+    assert cli("run", path, "--out", out).exit_code == 0
+    cqi = pd.read_parquet(out / "lte.parquet").query("dir == 'dl'")["cqi"].dropna()
+    assert cqi.iloc[0] > cqi.iloc[-1], "the CQI follows the SINR down from 20 to 5 dB"
+
+
+BAD_CELLS = [
+    ("bandwidth", ["cells", 0, "bandwidth_mhz"], 7, "cells[0].bandwidth_mhz"),
+    ("scheduler", ["cells", 0, "scheduler"], "fifo", "cells[0].scheduler"),
+    ("rlc-mode", ["cells", 0, "ues", 0, "rlc", "mode"], "xx", "cells[0].ues[0].rlc"),
+    ("sinr-range", ["cells", 0, "ues", 0, "sinr", "db"], 99, "cells[0].ues[0].sinr"),
+    ("ue-not-a-ue", ["cells", 0, "ues", 0, "node"], "server", "cells[0].ues[0].node"),
+    ("enb-not-an-enb", ["cells", 0, "enb"], "pgw", "cells[0].enb"),
+    ("sinr-file-missing", ["cells", 0, "ues", 0, "sinr"], {"kind": "csv", "file": "nope.csv"}, "sinr.file"),
+    ("mtu", ["cells", 0, "mtu_bytes"], 10, "cells[0].mtu_bytes"),
+    ("cqi-period", ["cells", 0, "cqi"], {"period_ms": 0}, "cells[0].cqi.period_ms"),
+    ("harq-retx", ["cells", 0, "harq"], {"max_retx": 9}, "cells[0].harq.max_retx"),
+    ("ramp-duration", ["cells", 0, "ues", 0, "sinr"], {"kind": "ramp", "from_db": 20, "to_db": 5, "start_s": 0,
+     "duration_s": -1}, "cells[0].ues[0].sinr.duration_s"),
+    ("rlc-buffer", ["cells", 0, "ues", 0, "rlc", "tx_buffer_bytes"], 0, "cells[0].ues[0].rlc.tx_buffer_bytes"),
+    ("unknown-cell-field", ["cells", 0, "colour"], "red", "cells[0].colour"),
+    ("ue-in-two-cells", ["cells", 1], None, "cells[1]"),
+]
+
+
+@pytest.mark.parametrize(("path", "value", "expected"), [c[1:] for c in BAD_CELLS], ids=[c[0] for c in BAD_CELLS])
+def test_bad_cell_is_one_line_naming_the_field(cli, lte_doc, write_doc, tmp_path, path, value, expected):
+    doc = copy.deepcopy(lte_doc)
+    node: Any = doc
+    for key in path[:-1]:
+        node = node[key]
+    if value is None:  # the same UE attached to a second cell
+        doc["nodes"].append({"id": "enb2", "kind": "enb"})
+        doc["cells"].append({**copy.deepcopy(doc["cells"][0]), "id": "cell1", "enb": "enb2"})
+    else:
+        node[path[-1]] = value
+    out = tmp_path / "run"
+    assert_one_clear_line(cli("run", write_doc(doc), "--out", out), expected)
+    assert not out.exists()
+
+
+def test_linux_backend_refuses_a_cell(cli, lte_doc, write_doc):
+    assert_one_clear_line(cli("run", "--backend", "linux", write_doc(lte_doc)), "cells")
