@@ -99,10 +99,18 @@ impl SinrSeries {
 /// One UE's SINR when no geometric channel is modelled.
 #[derive(Clone, Debug, PartialEq)]
 pub enum UeSinr {
-    Fixed { dl_db: f64, ul_db: f64 },
+    Fixed {
+        dl_db: f64,
+        ul_db: f64,
+    },
     Series(SinrSeries),
     /// Linear from `from_db` at `start` to `to_db` at `end`, constant outside.
-    Ramp { from_db: f64, to_db: f64, start: SimTime, end: SimTime },
+    Ramp {
+        from_db: f64,
+        to_db: f64,
+        start: SimTime,
+        end: SimTime,
+    },
 }
 
 impl UeSinr {

@@ -155,9 +155,9 @@ fn adjacencies(channels: &[Channel], cells: &[Cell]) -> Vec<(NodeId, NodeId, Hop
     let radio = cells.iter().enumerate().flat_map(|(i, c)| {
         let cell = CellId(i as u32);
         let enb = c.enb();
-        c.ue_nodes().iter().flat_map(move |&ue| {
-            [(enb, ue, Hop::Cell { cell, next: ue }), (ue, enb, Hop::Cell { cell, next: enb })]
-        })
+        c.ue_nodes()
+            .iter()
+            .flat_map(move |&ue| [(enb, ue, Hop::Cell { cell, next: ue }), (ue, enb, Hop::Cell { cell, next: enb })])
     });
     links.chain(radio).collect()
 }
@@ -218,9 +218,7 @@ fn flow(
     let tcp = spec.tcp.clone().unwrap_or_default().over(&sc.tcp).resolve();
     let overhead = data_overhead_bytes(tcp.timestamps);
     // Linux: MSS = the smaller interface MTU of the two ends, less IPv4 + TCP headers and options.
-    let mss = tcp
-        .mss_bytes
-        .unwrap_or(out_mtu.min(back_mtu).saturating_sub(overhead).max(IPV4_HEADER_BYTES));
+    let mss = tcp.mss_bytes.unwrap_or(out_mtu.min(back_mtu).saturating_sub(overhead).max(IPV4_HEADER_BYTES));
     let app = App::from_spec(&spec.app, mss);
     let (transport, cca) = match spec.transport {
         TransportSpec::Udp => (Transport::Udp { next_seq: 0 }, "udp".to_string()),

@@ -161,7 +161,7 @@ impl Cell {
         for ue in &mut self.ues {
             ue.handle_rlc_timers(now, out);
         }
-        if now.as_ns() % NS_PER_MS == 0 && self.last_tti.is_none_or(|l| now > l) {
+        if now.as_ns().is_multiple_of(NS_PER_MS) && self.last_tti.is_none_or(|l| now > l) {
             self.last_tti = Some(now);
             self.run_tti(now, out);
         }

@@ -6,7 +6,7 @@ use super::{Cell, CellOutput};
 use crate::lte::mac::harq::Feedback;
 use crate::lte::mac::scheduler::{NewTb, Scheduler, UeDemand};
 use crate::lte::mac::uplink::UplinkRequests;
-use crate::lte::mac::{subheader_bytes, BSR_CE_BYTES, MAX_SUBHEADER_BYTES};
+use crate::lte::mac::{mac_subheader_bytes, BSR_CE_BYTES, SUBHEADER_LONG_L_BYTES};
 use crate::lte::phy::{self, HarqHistory};
 use crate::lte::sap::{LinkDir, RbMask, TbAssignment, TbOutcome, TxOpportunity, UeIndex};
 use crate::scenario::CellSpec;
@@ -299,10 +299,11 @@ fn fill_tb(ue: &mut UeContext, a: &TbAssignment, now: SimTime) -> TbPayload {
     let mut room = (a.tbs_bits / 8).saturating_sub(bsr);
     let mut payload = TbPayload::new();
     let (rlc, events) = ue.tx_rlc(a.dir);
-    while room > MAX_SUBHEADER_BYTES {
-        let opp = TxOpportunity { bytes: room - MAX_SUBHEADER_BYTES, now };
+    // Each PDU is budgeted a full subheader; the last one's is shorter (padding takes the rest).
+    while room > SUBHEADER_LONG_L_BYTES {
+        let opp = TxOpportunity { bytes: room - SUBHEADER_LONG_L_BYTES, now };
         let Some(pdu) = rlc.notify_tx_opportunity(opp, events) else { break };
-        room -= pdu.bytes() + subheader_bytes(pdu.bytes());
+        room = room.saturating_sub(pdu.bytes() + mac_subheader_bytes(pdu.bytes(), false));
         payload.push(pdu);
     }
     payload
@@ -311,4 +312,3 @@ fn fill_tb(ue: &mut UeContext, a: &TbAssignment, now: SimTime) -> TbPayload {
 fn min_db(sinr_db: &[f64]) -> f64 {
     sinr_db.iter().copied().fold(f64::INFINITY, f64::min)
 }
-
