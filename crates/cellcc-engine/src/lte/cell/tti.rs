@@ -153,8 +153,9 @@ impl Cell {
         for a in &retx {
             self.retransmit(now, a);
         }
-        self.macs.retx = retx;
         self.gather_demand(LinkDir::Downlink, now);
+        self.one_tb_per_ue(&retx);
+        self.macs.retx = retx;
         let mut new_tbs = std::mem::take(&mut self.macs.new_tbs);
         new_tbs.clear();
         self.macs.dl.schedule(busy, &self.macs.demand, &mut new_tbs);
@@ -180,6 +181,12 @@ impl Cell {
         }
         let busy_later = self.uplink_retransmissions(now);
         self.gather_demand(LinkDir::Uplink, now);
+        let later = now + self.macs.ul_retx_delay;
+        for (i, ue) in self.ues.iter().enumerate() {
+            if ue.ul.synchronous_retx.iter().any(|&(t, _)| t == later) {
+                self.macs.demand[i].buffered_bytes = 0;
+            }
+        }
         new_tbs.clear();
         self.macs.ul.schedule(busy_later, &self.macs.demand, &mut new_tbs);
         self.macs.uplink.granted(now, &new_tbs);
@@ -211,6 +218,14 @@ impl Cell {
         }
         self.macs.retx = retx;
         busy_later
+    }
+
+    /// A UE decodes one transport block per TTI (SISO, one DCI: TS 36.213 §7.1): a UE
+    /// receiving a retransmission gets no new TB in the same TTI (as ns-3's schedulers).
+    fn one_tb_per_ue(&mut self, retx: &[TbAssignment]) {
+        for a in retx {
+            self.macs.demand[a.ue.index()].buffered_bytes = 0;
+        }
     }
 
     /// A new TB on a free HARQ process, filled from the transmitting RLC entity.
