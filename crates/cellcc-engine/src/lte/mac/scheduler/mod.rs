@@ -188,7 +188,8 @@ impl Scheduler {
         self.candidates.clear();
         for d in demand.iter().filter(|d| d.buffered_bytes > 0 && d.has_free_harq) {
             assert!(d.ue.index() < self.n_ues, "{:?} outside the cell's {} UEs", d.ue, self.n_ues);
-            let need_bytes = d.buffered_bytes + mac_overhead_bytes(1, d.buffered_bytes) + self.ce_bytes();
+            let headers = mac_overhead_bytes(1, d.buffered_bytes) + self.ce_bytes();
+            let need_bytes = d.buffered_bytes.saturating_add(headers);
             self.candidates.push(Candidate {
                 ue: d.ue,
                 mcs: d.mcs,
