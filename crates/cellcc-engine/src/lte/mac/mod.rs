@@ -31,6 +31,16 @@ pub const CE_SUBHEADER_BYTES: u32 = 1;
 /// Bytes a Short BSR adds to an uplink MAC PDU: the CE and its subheader.
 pub const BSR_CE_BYTES: u32 = SHORT_BSR_BYTES + CE_SUBHEADER_BYTES;
 
+/// The largest MAC SDU subheader (15-bit L field): reserve it before asking RLC for a PDU.
+pub const MAX_SUBHEADER_BYTES: u32 = SUBHEADER_LONG_L_BYTES;
+
+/// Subheader bytes of a MAC SDU of `sdu_bytes` with its L field (TS 36.321 §6.1.2): 2 under
+/// 128 bytes, else 3. Counting every SDU this way over-counts the PDU's last subheader by 1
+/// or 2 bytes (it needs no L field), which the TB's padding absorbs.
+pub fn subheader_bytes(sdu_bytes: u32) -> u32 {
+    mac_subheader_bytes(sdu_bytes, false)
+}
+
 /// MAC header bytes of a MAC PDU carrying `n_sdus` RLC PDUs of `sdu_bytes` in all
 /// (TS 36.321 §6.1.2): every subheader but the last has an L field, 2 bytes for SDUs under
 /// 128 bytes and 3 bytes otherwise; the last is 1 byte.
@@ -74,6 +84,15 @@ mod tests {
         assert_eq!(mac_overhead_bytes(2, 127), 3);
         assert_eq!(mac_overhead_bytes(2, 128), 4);
         assert_eq!(BSR_CE_BYTES, 2);
+    }
+
+    #[test]
+    fn subheader_with_l_field_is_2_or_3_bytes() {
+        assert_eq!(
+            (subheader_bytes(40), subheader_bytes(127), subheader_bytes(128), subheader_bytes(1500)),
+            (2, 2, 3, 3)
+        );
+        assert_eq!(MAX_SUBHEADER_BYTES, 3);
     }
 
     #[test]

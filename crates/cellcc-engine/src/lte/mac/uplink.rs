@@ -12,6 +12,8 @@
 //! behavior"), so the eNB knows each buffer 1 TTI late at no cost. Here a UE whose buffer
 //! the eNB believes empty must wait for its SR occasion, gets a small first grant, and the
 //! BSR then rides in the uplink TB itself (quantized as the standard says).
+//! The SR is seen by the eNB in its occasion's TTI (no PUCCH decoding delay), so the
+//! shortest SR-to-data time is the grant delay, 4 ms.
 
 use std::collections::VecDeque;
 
@@ -120,6 +122,8 @@ struct UeRequests {
     reported_bytes: u32,
     /// Grants issued and not yet used.
     grants_in_flight: u32,
+    /// Their TB bytes: data they will take from the buffer a BSR describes.
+    in_flight_bytes: u32,
 }
 
 /// SR/BSR state of every UE of a cell and the grants waiting for their transmission TTI.
@@ -137,7 +141,10 @@ impl UplinkRequests {
         UplinkRequests {
             sr_period_ms: u64::from(cfg.sr_period_ms),
             grant_delay: SimDuration::from_ms(u64::from(cfg.grant_delay_ms)),
-            ues: vec![UeRequests { sr: SrState::Idle, reported_bytes: 0, grants_in_flight: 0 }; n_ues],
+            ues: vec![
+                UeRequests { sr: SrState::Idle, reported_bytes: 0, grants_in_flight: 0, in_flight_bytes: 0 };
+                n_ues
+            ],
             grants: VecDeque::with_capacity(n_ues * cfg.grant_delay_ms as usize),
         }
     }
@@ -162,9 +169,13 @@ impl UplinkRequests {
     }
 
     /// The eNB decoded a TB from `ue` carrying a BSR of `bytes_after` (the UE's buffer after
-    /// building that TB): the eNB now believes the BSR level (rounded up, Table 6.1.3.1-1).
+    /// building that TB): the eNB now believes the BSR level (rounded up, Table 6.1.3.1-1)
+    /// less the TB bytes of grants it issued that are still to be used, since those will
+    /// carry part of that buffer. (ns-3 overwrites its belief with the BSR and so grants the
+    /// in-flight bytes twice; the surplus goes out as padding.)
     pub fn bsr_received(&mut self, ue: UeIndex, bytes_after: u32) {
-        self.ues[ue.index()].reported_bytes = bsr_quantized_bytes(bytes_after);
+        let u = &mut self.ues[ue.index()];
+        u.reported_bytes = bsr_quantized_bytes(bytes_after).saturating_sub(u.in_flight_bytes);
     }
 
     /// What the eNB scheduler believes `ue` has buffered: the last BSR less grants since, and
@@ -185,6 +196,7 @@ impl UplinkRequests {
             u.sr = SrState::Idle;
             u.reported_bytes = u.reported_bytes.saturating_sub(g.tbs_bits / 8);
             u.grants_in_flight += 1;
+            u.in_flight_bytes += g.tbs_bits / 8;
             self.grants.push_back((now + self.grant_delay, *g));
         }
     }
@@ -196,7 +208,9 @@ impl UplinkRequests {
                 break;
             }
             self.grants.pop_front();
-            self.ues[g.ue.index()].grants_in_flight -= 1;
+            let u = &mut self.ues[g.ue.index()];
+            u.grants_in_flight -= 1;
+            u.in_flight_bytes -= g.tbs_bits / 8;
             out.push(g);
         }
     }
@@ -261,22 +275,35 @@ mod tests {
         for t in 14..17 {
             u.ue_buffer(ms(t), ue, 500);
             u.grants_due(ms(t), &mut out);
-            assert!(out.is_empty(), "t = {t}");
+            assert!(out.is_empty(), "t = {t} ms: the grant is for 17 ms");
+            assert_eq!(u.reported_bytes(ue), 0, "t = {t} ms: a grant is coming, so no new SR");
         }
-        for t in 14..=23 {
-            u.ue_buffer(ms(t), ue, 500);
-            assert_eq!(u.reported_bytes(ue), 0, "grant in flight: no new SR at {t} ms");
-            if t == 17 {
-                u.grants_due(ms(17), &mut out);
-                assert_eq!(out, vec![grant(3, 56 * 8)]);
-                u.bsr_received(ue, 444);
-                break;
-            }
-        }
+        u.grants_due(ms(17), &mut out);
+        assert_eq!(out, vec![grant(3, 56 * 8)]);
+        u.bsr_received(ue, 444);
         assert_eq!(u.reported_bytes(ue), 515, "444 bytes read as the level 440 < BS <= 515");
         u.granted(ms(18), &[grant(3, 300 * 8)]);
         assert_eq!(u.reported_bytes(ue), 215);
         assert!(u.is_busy());
+    }
+
+    /// Grants at 13 ms (56 B) and 14 ms (100 B); the TB of the first, at 17 ms, reports 444
+    /// bytes (level 515), of which the grant due at 18 ms will carry 100: belief 415.
+    #[test]
+    fn bsr_discounts_grants_still_in_flight() {
+        let mut u = UplinkRequests::new(&UplinkConfig::default(), 4);
+        let ue = UeIndex(3);
+        u.ue_buffer(ms(13), ue, 500);
+        u.granted(ms(13), &[grant(3, 56 * 8)]);
+        u.granted(ms(14), &[grant(3, 100 * 8)]);
+        let mut out = Vec::new();
+        u.grants_due(ms(17), &mut out);
+        assert_eq!(out.len(), 1);
+        u.bsr_received(ue, 444);
+        assert_eq!(u.reported_bytes(ue), 415);
+        u.grants_due(ms(18), &mut out);
+        u.bsr_received(ue, 344);
+        assert_eq!(u.reported_bytes(ue), 376, "344 → level 376, nothing in flight");
     }
 
     /// A UE whose BSR said "empty" and which gets new data raises an SR again.

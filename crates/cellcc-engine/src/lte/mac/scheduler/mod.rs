@@ -79,6 +79,8 @@ struct Candidate {
     mcs: u8,
     /// TBS bits that would carry the whole buffer and its MAC headers.
     need_bits: u32,
+    /// Achievable rate on one full RBG, bytes/s (PF and MT metrics).
+    rbg_rate_bytes_per_s: f64,
     /// RBs given so far.
     rbs: RbMask,
     /// Allocation units (RBGs downlink, RBs uplink) this UE may take (round robin, uplink).
@@ -186,11 +188,13 @@ impl Scheduler {
         self.candidates.clear();
         for d in demand.iter().filter(|d| d.buffered_bytes > 0 && d.has_free_harq) {
             assert!(d.ue.index() < self.n_ues, "{:?} outside the cell's {} UEs", d.ue, self.n_ues);
-            let need_bytes = d.buffered_bytes + mac_overhead_bytes(1, d.buffered_bytes) + self.ce_bytes();
+            let headers = mac_overhead_bytes(1, d.buffered_bytes) + self.ce_bytes();
+            let need_bytes = d.buffered_bytes.saturating_add(headers);
             self.candidates.push(Candidate {
                 ue: d.ue,
                 mcs: d.mcs,
                 need_bits: need_bytes.saturating_mul(8),
+                rbg_rate_bytes_per_s: self.rbg_rate_bytes_per_s(d.mcs),
                 rbs: RbMask::default(),
                 target_units: 0,
                 split: Split::Open,
@@ -256,7 +260,7 @@ impl Scheduler {
                 if c.satisfied(self.dir) {
                     continue;
                 }
-                let m = metric(c.ue, self.rbg_rate_bytes_per_s(c.mcs));
+                let m = metric(c.ue, c.rbg_rate_bytes_per_s);
                 match best {
                     Some((_, bm)) if m <= bm => {}
                     _ => best = Some((k, m)),
@@ -267,11 +271,20 @@ impl Scheduler {
         }
     }
 
-    /// Units (RBGs or RBs, each `unit_rbs` RBs) that carry `c`'s buffer, at least 1.
+    /// Units (RBGs or RBs, each `unit_rbs` RBs) that carry `c`'s buffer, 1..=`max_units`
+    /// (binary search: the TBS grows with the PRB count, Table 7.1.7.2.1-1).
     fn units_needed(&self, c: &Candidate, unit_rbs: u32, max_units: u32) -> u32 {
-        (1..=max_units)
-            .find(|k| tbs_bits(self.dir, c.mcs, (k * unit_rbs).min(self.n_rbs)) >= c.need_bits)
-            .unwrap_or(max_units.max(1))
+        let carries = |k: u32| tbs_bits(self.dir, c.mcs, (k * unit_rbs).min(self.n_rbs)) >= c.need_bits;
+        let (mut lo, mut hi) = (1, max_units.max(1));
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if carries(mid) {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        lo
     }
 
     /// Even split of `free_units` among the candidates in their current order, each capped at

@@ -107,6 +107,25 @@ fn proportional_fair_average_converges_to_own_rate_over_n() {
     }
 }
 
+/// One TTI of the average (ns-3 pf-ff-mac-scheduler.cc): τ = 99, avg₀ = 1 byte/s. UE 0 is
+/// served TBS bits, so avg = (98/99)·1 + (1/99)·(TBS/8)/0.001; UE 1 (no data) decays to 98/99.
+/// With τ = 10 the step is 1/10.
+#[test]
+fn proportional_fair_average_is_ns3_ewma() {
+    for (tau, step) in [(None, 1.0 / 99.0), (Some(10.0), 0.1)] {
+        let mut s = Scheduler::new(SchedulerKind::ProportionalFair, LinkDir::Downlink, 6, 2);
+        if let Some(t) = tau {
+            s = s.with_pf_time_window_ttis(t);
+        }
+        let out = run(&mut s, RbMask::default(), &[want(0, SATURATED_BYTES, 28), want(1, 0, 28)]);
+        let tbs = tbs_bits(LinkDir::Downlink, 28, 6);
+        assert_eq!(out, vec![NewTb { ue: UeIndex(0), rbs: RbMask::range(0, 6), mcs: 28, tbs_bits: tbs }]);
+        let expect = (1.0 - step) + step * f64::from(tbs / 8) / 0.001;
+        assert!((s.average_throughput_bytes_per_s(UeIndex(0)) - expect).abs() < 1e-9);
+        assert!((s.average_throughput_bytes_per_s(UeIndex(1)) - (1.0 - step)).abs() < 1e-12);
+    }
+}
+
 /// Equal MCS: over time PF gives each of 3 UEs a third of the RBs.
 #[test]
 fn proportional_fair_shares_equally_at_equal_cqi() {
