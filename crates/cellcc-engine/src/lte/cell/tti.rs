@@ -6,7 +6,7 @@ use super::{Cell, CellOutput};
 use crate::lte::mac::harq::Feedback;
 use crate::lte::mac::scheduler::{NewTb, Scheduler, UeDemand};
 use crate::lte::mac::uplink::UplinkRequests;
-use crate::lte::mac::{mac_subheader_bytes, BSR_CE_BYTES, SUBHEADER_LONG_L_BYTES};
+use crate::lte::mac::{subheader_bytes, BSR_CE_BYTES, MAX_SUBHEADER_BYTES};
 use crate::lte::phy::{self, HarqHistory};
 use crate::lte::sap::{LinkDir, RbMask, TbAssignment, TbOutcome, TxOpportunity, UeIndex};
 use crate::scenario::CellSpec;
@@ -95,9 +95,12 @@ impl Cell {
                 if !ue.link(dir).cqi.due(now, period) {
                     continue;
                 }
-                self.sinr.per_rb_sinr_db(UeIndex(i as u16), dir, now, &mut self.sinr_db);
+                let id = self.sinr.row_id(UeIndex(i as u16), dir, now);
                 let link = ue.link(dir);
-                link.memo.refresh(&self.sinr_db);
+                if !link.memo.holds(id) {
+                    self.sinr.per_rb_sinr_db(UeIndex(i as u16), dir, now, &mut self.sinr_db);
+                    link.memo.refresh(id, &self.sinr_db);
+                }
                 let sinr_db = &self.sinr_db;
                 let cqi = *link.memo.cqi.get_or_insert_with(|| match dir {
                     LinkDir::Downlink => phy::wideband_cqi(sinr_db),
@@ -254,8 +257,9 @@ impl Cell {
     /// effective SINR (ns-3 `LteSpectrumPhy::EndRxData`); record it and await feedback.
     fn send(&mut self, now: SimTime, a: &TbAssignment, payload: TbPayload, history: HarqHistory) -> TbOutcome {
         self.sinr.per_rb_sinr_db(a.ue, a.dir, now, &mut self.sinr_db);
+        let id = self.sinr.row_id(a.ue, a.dir, now);
         let link = self.ues[a.ue.index()].link(a.dir);
-        link.memo.refresh(&self.sinr_db);
+        link.memo.refresh(id, &self.sinr_db);
         let sinr_db = &self.sinr_db;
         // ns-3 models control errors on the downlink only (DCI on PDCCH, TS 36.213 §9.1).
         let control_lost = a.dir == LinkDir::Downlink
@@ -300,10 +304,10 @@ fn fill_tb(ue: &mut UeContext, a: &TbAssignment, now: SimTime) -> TbPayload {
     let mut payload = TbPayload::new();
     let (rlc, events) = ue.tx_rlc(a.dir);
     // Each PDU is budgeted a full subheader; the last one's is shorter (padding takes the rest).
-    while room > SUBHEADER_LONG_L_BYTES {
-        let opp = TxOpportunity { bytes: room - SUBHEADER_LONG_L_BYTES, now };
+    while room > MAX_SUBHEADER_BYTES {
+        let opp = TxOpportunity { bytes: room - MAX_SUBHEADER_BYTES, now };
         let Some(pdu) = rlc.notify_tx_opportunity(opp, events) else { break };
-        room = room.saturating_sub(pdu.bytes() + mac_subheader_bytes(pdu.bytes(), false));
+        room = room.saturating_sub(pdu.bytes() + subheader_bytes(pdu.bytes()));
         payload.push(pdu);
     }
     payload

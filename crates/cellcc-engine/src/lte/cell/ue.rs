@@ -52,17 +52,32 @@ impl CqiTracker {
 /// or slowly sampled SINR) reuses them instead of recomputing the MIESM lookups.
 #[derive(Debug, Default)]
 pub struct SinrMemo {
+    /// The source's name for the row ([`crate::lte::sinr::SinrSource::row_id`]), if it has one.
+    row_id: Option<u64>,
+    /// The row itself, kept only when the source gives no id.
     sinr_db: Vec<f64>,
     pub cqi: Option<u8>,
     pub pdcch_error: Option<f64>,
 }
 
 impl SinrMemo {
-    /// Forget what was derived unless `sinr_db` is the row it was derived from.
-    pub fn refresh(&mut self, sinr_db: &[f64]) {
-        if self.sinr_db != sinr_db {
+    /// Whether the row named `id` is the one the memo was derived from (never, without an id).
+    pub fn holds(&self, id: Option<u64>) -> bool {
+        id.is_some() && id == self.row_id
+    }
+
+    /// Forget what was derived unless the row (`id`, `sinr_db`) is the one it was derived from.
+    pub fn refresh(&mut self, id: Option<u64>, sinr_db: &[f64]) {
+        let same = match id {
+            Some(_) => id == self.row_id,
+            None => self.row_id.is_none() && self.sinr_db == sinr_db,
+        };
+        if !same {
+            self.row_id = id;
             self.sinr_db.clear();
-            self.sinr_db.extend_from_slice(sinr_db);
+            if id.is_none() {
+                self.sinr_db.extend_from_slice(sinr_db);
+            }
             self.cqi = None;
             self.pdcch_error = None;
         }
