@@ -68,6 +68,8 @@ pub struct Cell {
     last_tti: Option<SimTime>,
     /// When the cell next needs waking: recomputed after each wake-up, lowered by enqueues.
     deadline: Option<SimTime>,
+    /// The end of the run: a TTI starting there would fall outside every time-series slot.
+    end: SimTime,
     now: SimTime,
 }
 
@@ -107,6 +109,7 @@ impl Cell {
             sinr_db: vec![0.0; n_rbs as usize],
             last_tti: None,
             deadline: None,
+            end,
             now: SimTime::ZERO,
         })
     }
@@ -137,7 +140,9 @@ impl Cell {
             Ok(()) => {
                 // Data is buffered: the next TTI has work (admission starts no RLC timer).
                 let tti = self.next_tti_after(now);
-                self.deadline = Some(self.deadline.map_or(tti, |d| d.min(tti)));
+                if tti < self.end {
+                    self.deadline = Some(self.deadline.map_or(tti, |d| d.min(tti)));
+                }
                 CellEnqueued::Accepted
             }
             Err(id) => CellEnqueued::Dropped(id),
@@ -178,7 +183,7 @@ impl Cell {
             self.last_tti = Some(now);
             self.run_tti(now, out);
         }
-        self.deadline = self.compute_deadline();
+        self.deadline = self.compute_deadline().filter(|&t| t < self.end);
     }
 
     /// IP bytes held in the cell (RLC buffers, HARQ, the air), for the conservation ledger.
