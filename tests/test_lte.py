@@ -11,6 +11,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
+import cellcc
 from cellcc import Scenario
 
 from .conftest import EXAMPLES
@@ -92,3 +93,11 @@ def test_bad_cell_is_one_line_naming_the_field(cli, lte_doc, write_doc, tmp_path
 
 def test_linux_backend_refuses_a_cell(cli, lte_doc, write_doc):
     assert_one_clear_line(cli("run", "--backend", "linux", write_doc(lte_doc)), "cells")
+
+
+def test_lte_columns_match_the_engine():
+    from cellcc.result import LTE_COLUMNS
+
+    result = cellcc.run(EXAMPLES / "lte_single_ue.toml", seed=1)
+    assert list(result.lte.columns) == LTE_COLUMNS
+    assert list(cellcc.run("bottleneck", seed=1).lte.columns) == LTE_COLUMNS

@@ -25,10 +25,16 @@ from cellcc.scenario import Scenario
 if TYPE_CHECKING:
     from cellcc._core import RunTables
 
-__all__ = ["TABLES", "Result"]
+__all__ = ["LTE_COLUMNS", "TABLES", "Result"]
 
 #: The engine's tables, in the order they are written.
 TABLES = ("flows", "timeseries", "queues", "cwnd", "rtt", "lte")
+
+#: Columns of the ``lte`` table (crates/cellcc-engine/src/output.rs), for backends without cells.
+LTE_COLUMNS = (
+    "cell ue dir t_s cqi mcs_mean tbs phy_throughput_bps prbs harq_retx harq_residual_losses "
+    "control_losses rlc_retx_pdus rlc_buffer_bytes rlc_drops capacity_bps"
+).split()
 
 
 def _frame(columns: dict[str, list[Any]]) -> pd.DataFrame:

@@ -21,7 +21,7 @@ import pandas as pd
 from cellcc import _core
 from cellcc.errors import UserError
 from cellcc.provenance import provenance
-from cellcc.result import Result
+from cellcc.result import LTE_COLUMNS, Result
 from cellcc.scenario import Scenario, bundled_names
 
 from . import crosscheck as xc
@@ -103,6 +103,7 @@ def run_linux(sc: DocScenario, seed: int) -> Result:
         queues=out.queues,
         cwnd=out.cwnd,
         rtt=out.rtt,
+        lte=pd.DataFrame(columns=LTE_COLUMNS),  # the linux backend refuses cells
     )
 
 
