@@ -22,7 +22,7 @@ from cellcc import _core
 from cellcc.errors import UserError
 from cellcc.provenance import provenance
 from cellcc.result import Result
-from cellcc.scenario import Scenario, bundled_names
+from cellcc.scenario import Scenario, load_document
 
 from . import crosscheck as xc
 from . import linux
@@ -66,15 +66,10 @@ class DocScenario:
 
 
 def resolve(spec: str | Path | dict[str, Any]) -> DocScenario:
-    """A scenario file, bundled name or dict, validated by the engine except for its CCAs."""
-    if isinstance(spec, dict):
-        return DocScenario(spec, "<dict>")
-    path = Path(spec)
-    if not path.exists() and str(spec) in bundled_names():
-        return DocScenario(Scenario.bundled(str(spec)).to_dict(), str(spec))
-    if not path.is_file():
-        raise UserError("scenario", json.dumps(str(spec)), "an existing .toml/.json file or a bundled scenario name")
-    return DocScenario(xc.load_scenario(path), str(path))
+    """A scenario file, bundled name or dict (read by the one loader, `cellcc.scenario`),
+    validated by the engine except for its CCAs."""
+    doc, source = load_document(spec)
+    return DocScenario(doc, source)
 
 
 def backend_of(doc: dict[str, Any], choice: str | None) -> str:
