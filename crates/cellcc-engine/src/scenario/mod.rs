@@ -259,12 +259,13 @@ pub struct OutputSpec {
     /// Width of the time-series slots, ms (the seeds use 100 ms).
     #[serde(default = "default_slot_ms")]
     pub slot_ms: f64,
-    /// Record cwnd/ssthresh/pacing rate at every change.
-    #[serde(default = "yes")]
-    pub cwnd_trace: bool,
-    /// Record every RTT sample.
-    #[serde(default = "yes")]
-    pub rtt_trace: bool,
+    /// Record cwnd/ssthresh/pacing rate at every change. Default (unset): on for runs of
+    /// at most [`LONG_RUN_S`], off for longer ones (a per-sample trace is opt-in there).
+    #[serde(default)]
+    pub cwnd_trace: Option<bool>,
+    /// Record every RTT sample. Default as `cwnd_trace`.
+    #[serde(default)]
+    pub rtt_trace: Option<bool>,
     /// Link ids to capture as pcap, both directions (`"id"`) or one (`"id:forward"`, `"id:reverse"`).
     #[serde(default)]
     pub pcap: Vec<String>,
@@ -273,13 +274,23 @@ pub struct OutputSpec {
 fn default_slot_ms() -> f64 {
     100.0
 }
-fn yes() -> bool {
-    true
-}
+
+/// Longest run whose per-sample traces are on by default, simulated seconds: a minute of a
+/// 100 Mbit/s flow is ~0.5 M trace rows (the decimation cap of `world/report.rs`).
+pub const LONG_RUN_S: f64 = 60.0;
 
 impl Default for OutputSpec {
     fn default() -> Self {
-        OutputSpec { slot_ms: default_slot_ms(), cwnd_trace: true, rtt_trace: true, pcap: Vec::new() }
+        OutputSpec { slot_ms: default_slot_ms(), cwnd_trace: None, rtt_trace: None, pcap: Vec::new() }
+    }
+}
+
+impl OutputSpec {
+    /// Whether the cwnd and RTT traces are recorded in a run of `duration_s`: as set, else
+    /// only for a run of at most [`LONG_RUN_S`].
+    pub fn traces_on(&self, duration_s: f64) -> (bool, bool) {
+        let short = duration_s <= LONG_RUN_S;
+        (self.cwnd_trace.unwrap_or(short), self.rtt_trace.unwrap_or(short))
     }
 }
 

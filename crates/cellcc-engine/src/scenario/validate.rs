@@ -171,7 +171,7 @@ impl Scenario {
                 (Some(r), None) => rate(r, || dp("rate_mbps"))?,
                 (None, Some(t)) => ensure(!t.is_empty(), || dp("trace"), "\"\"", "a path to a Mahimahi trace file")?,
             }
-            validate_rate_changes(&d, &dp("rate_changes"), self.duration_s)?;
+            validate_rate_changes(&d, &dp("rate_changes"))?;
             within(d.delay_ms.unwrap_or(0.0), 0.0, MAX_DELAY_MS, "ms", || dp("delay_ms"))?;
             if let Some(q) = &d.queue {
                 validate_queue(q, &dp("queue"))?;
@@ -315,16 +315,16 @@ impl LinkSpec {
     }
 }
 
-fn validate_rate_changes(d: &DirectionSpec, path: &str, duration_s: f64) -> Check {
+fn validate_rate_changes(d: &DirectionSpec, path: &str) -> Check {
     let Some(changes) = &d.rate_changes else { return Ok(()) };
     ensure(d.trace.is_none(), || path.to_string(), "set with a trace", "rate_changes only on a rate_mbps link")?;
     let mut last = 0.0;
     for (i, c) in changes.iter().enumerate() {
         ensure(
-            c.at_s.is_finite() && c.at_s > last && c.at_s <= duration_s,
+            c.at_s.is_finite() && c.at_s > last && c.at_s <= MAX_DURATION_S,
             || format!("{path}[{i}].at_s"),
             c.at_s,
-            "seconds in (0, duration_s], increasing",
+            "seconds in (0, 86400], increasing",
         )?;
         rate(c.rate_mbps, || format!("{path}[{i}].rate_mbps"))?;
         last = c.at_s;

@@ -49,6 +49,7 @@ pub(super) fn build(sc: &Scenario, seed: u64) -> Result<World, RunError> {
     let slot = SimDuration::from_ms_f64(sc.output.slot_ms);
     let duration = end - SimTime::ZERO;
     let pcaps = channels.iter().map(|c| captured(sc, &c.name).then(PcapWriter::new)).collect();
+    let traces_on = sc.output.traces_on(sc.duration_s);
     let mut w = World {
         now: SimTime::ZERO,
         end,
@@ -59,7 +60,7 @@ pub(super) fn build(sc: &Scenario, seed: u64) -> Result<World, RunError> {
         node_names: sc.nodes.iter().map(|n| n.id.clone()).collect(),
         flow_slots: flows.iter().map(|_| Slots::new(slot, duration)).collect(),
         queue_slots: channels.iter().map(|_| Slots::new(slot, duration)).collect(),
-        trace: Traces::new(flows.len(), sc.output.cwnd_trace, sc.output.rtt_trace),
+        trace: Traces::new(flows.len(), traces_on.0, traces_on.1),
         nodes,
         channels,
         flows,
