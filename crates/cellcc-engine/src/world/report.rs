@@ -55,7 +55,7 @@ impl<R: Copy> Decimated<R> {
     fn push(&mut self, flow: usize, row: R, flow_of: impl Fn(&R) -> u32) {
         let k = self.seen[flow];
         self.seen[flow] += 1;
-        if !self.on || k % self.stride != 0 {
+        if !self.on || !k.is_multiple_of(self.stride) {
             return;
         }
         self.rows.push(row);
@@ -70,7 +70,7 @@ impl<R: Copy> Decimated<R> {
         self.rows.retain(|r| {
             let o = &mut ordinal[flow_of(r) as usize];
             *o += 1;
-            (*o - 1) % 2 == 0
+            (*o - 1).is_multiple_of(2)
         });
         self.stride *= 2;
     }
