@@ -87,13 +87,16 @@ def crosscheck_command(scenario: str, cca: str, seeds: int, figure: Path | None,
 
 def chosen_backend(scenario: str, backend: str | None) -> str:
     """--backend if given, else the scenario's `backend` field (the bundled default set: engine)."""
-    from . import frontend
+    from cellcc.scenario import load_document
 
     if backend is None and scenario == "default":
         return "engine"
     if backend is not None:
+        from . import frontend
+
         return frontend.backend_of({}, backend)
-    return frontend.backend_of(frontend.resolve(scenario).to_dict(), None)
+    # Only "linux" leaves the engine; any other value is the engine's to validate (and name).
+    return "linux" if load_document(scenario)[0].get("backend") == "linux" else "engine"
 
 
 def run_linux_command(scenario: str, seed: int | None, console: Console):

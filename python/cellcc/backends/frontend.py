@@ -38,7 +38,8 @@ class DocScenario:
 
     def __init__(self, doc: dict[str, Any], source: str):
         neutral = copy.deepcopy(doc)
-        for f in neutral.get("flows", []):
+        flows = neutral.get("flows")
+        for f in flows if isinstance(flows, list) else []:
             if isinstance(f, dict):
                 f.pop("cca", None)
                 f.pop("cca_params", None)

@@ -1,0 +1,110 @@
+"""Ctrl-C, SIGTERM and memory, from outside: real `cellcc` processes (issue 13).
+
+- SIGINT / SIGTERM during `cellcc run --out` and `cellcc compare --out` stop the command
+  within :data:`STOP_BOUND_S`, exit 130 / 143 with one line, leave no output, no temporary
+  file and no worker process behind.
+- The peak RSS of a long run (600 simulated seconds of a 100 Mbit/s flow, per-sample traces
+  explicitly on) stays under :data:`RSS_BOUND_MB` (the issue measured 746 MB before).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+#: A signalled command must be gone within this many wall seconds.
+STOP_BOUND_S = 5.0
+#: Peak resident memory of the long run, MB (measured ~215 MB; the bound leaves room for
+#: other Python/pandas versions).
+RSS_BOUND_MB = 400
+#: How long a command is left running before it is signalled (imports take ~0.5 s).
+SETTLE_S = 2.0
+
+CELLCC = [sys.executable, "-c", "from cellcc.cli.main import main; main()"]
+
+
+def _long_scenario(tmp_path: Path, duration_s: float, traces: bool = False) -> Path:
+    """One bulk CUBIC flow over 100 Mbit/s, 10 ms one way: ~1 s of wall time per 150 simulated s."""
+    output = "output = { cwnd_trace = true, rtt_trace = true }\n" if traces else ""
+    path = tmp_path / "long.toml"
+    path.write_text(
+        f'version = 1\nname = "long"\nduration_s = {duration_s}\n{output}'
+        '[[nodes]]\nid = "s"\nkind = "host"\n[[nodes]]\nid = "c"\nkind = "host"\n'
+        '[[links]]\nid = "l"\na = "s"\nb = "c"\nrate_mbps = 100\ndelay_ms = 10\n'
+        '[[flows]]\nsrc = "s"\ndst = "c"\ncca = "cubic"\napp = { kind = "bulk" }\n',
+        encoding="utf-8",
+    )
+    return path
+
+
+def _children(pid: int) -> list[int]:
+    """Direct children of `pid` (Linux /proc)."""
+    out = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        out += [int(c) for c in (task / "children").read_text().split()]
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def _signal_midway(args: list[str], signum: int, cwd: Path, workers_expected: int = 0):
+    """Start `cellcc args`, signal it once it is simulating; returns (exit code, stderr, stop s, children)."""
+    proc = subprocess.Popen([*CELLCC, *args], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    time.sleep(SETTLE_S)
+    while len(_children(proc.pid)) < workers_expected and time.monotonic() < deadline:
+        time.sleep(0.1)
+    children = _children(proc.pid)
+    assert proc.poll() is None, "the command ended before it was signalled: make the scenario longer"
+    sent = time.monotonic()
+    proc.send_signal(signum)
+    _, stderr = proc.communicate(timeout=30)
+    return proc.returncode, stderr, time.monotonic() - sent, children
+
+
+@pytest.mark.parametrize(("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_signal_stops_run_writes_nothing_and_exits_128_plus_signal(tmp_path, signum, code):
+    scenario = _long_scenario(tmp_path, duration_s=3000)
+    code_seen, stderr, stop_s, _ = _signal_midway(["run", str(scenario), "--out", "out"], signum, tmp_path)
+    assert code_seen == code, stderr
+    assert stderr.strip().splitlines()[-1] == "interrupted", stderr
+    assert "Traceback" not in stderr
+    assert stop_s < STOP_BOUND_S
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["long.toml"], "nothing but the scenario"
+
+
+@pytest.mark.parametrize(("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_signal_stops_compare_and_its_workers(tmp_path, signum, code):
+    scenario = _long_scenario(tmp_path, duration_s=3000)
+    args = ["compare", str(scenario), "--cca", "cubic,reno", "--seeds", "1", "--workers", "2", "--out", "table.csv"]
+    code_seen, stderr, stop_s, children = _signal_midway(args, signum, tmp_path, workers_expected=2)
+    assert code_seen == code, stderr
+    assert stderr.strip().splitlines()[-1] == "interrupted", stderr
+    assert "Traceback" not in stderr
+    assert stop_s < STOP_BOUND_S
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["long.toml"], "no table, no temporary file"
+    assert children, "the pool's workers were running"
+    time.sleep(0.5)
+    assert not [c for c in children if _alive(c)], "worker processes left behind"
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="needs Linux /proc")
+def test_peak_memory_of_a_long_run_is_bounded(tmp_path):
+    # 600 simulated s with every per-sample trace on: the traces are decimated at 500 k rows.
+    scenario = _long_scenario(tmp_path, duration_s=600, traces=True)
+    proc = subprocess.Popen([*CELLCC, "run", str(scenario)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    peak_mb = usage.ru_maxrss / 1024  # Linux reports KiB
+    assert os.waitstatus_to_exitcode(status) == 0, proc.stderr.read() if proc.stderr else ""
+    assert peak_mb < RSS_BOUND_MB, f"peak RSS {peak_mb:.0f} MB"
