@@ -8,7 +8,8 @@ and turns results into DataFrames, files and tables.
 >>> result.flows[["flow_id", "throughput_bps"]]                  # doctest: +SKIP
 
 Importing the package is cheap (the engine and the standard library only): pandas,
-numpy and scipy load on first use of what needs them (``Result``, ``compare``), so
+numpy and scipy load on first use of what needs them (``Result``, ``compare``), and
+``importlib.metadata`` on first use of ``__version__``, so
 ``cellcc --version`` and ``cellcc validate`` start in a fraction of a second (PEP 562
 module ``__getattr__``).
 """
@@ -31,8 +32,6 @@ if TYPE_CHECKING:
     from cellcc.compare import compare
     from cellcc.result import Result
 
-__version__ = cellcc_version()
-
 __all__ = [
     "EngineError",
     "Result",
@@ -50,6 +49,9 @@ _LAZY = {"Result": "cellcc.result", "compare": "cellcc.compare"}
 
 
 def __getattr__(name: str) -> Any:
+    if name == "__version__":
+        globals()[name] = cellcc_version()
+        return globals()[name]
     if name in _LAZY:
         value = getattr(importlib.import_module(_LAZY[name]), name)
         globals()[name] = value
@@ -58,7 +60,7 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+    return sorted(set(globals()) | set(_LAZY) | {"__version__"})
 
 
 class _Package(types.ModuleType):

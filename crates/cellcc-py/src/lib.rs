@@ -20,8 +20,9 @@ use pyo3::types::{PyDict, PyList};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-/// Events a run processes between looks at the wall clock: ~1 ms of work at the
-/// engine's 10^7 events per second (BENCHMARKS.md), so a look costs nothing measurable.
+/// Events a run processes between looks at the wall clock: ~1.6 ms of work at the
+/// engine's ~6 x 10^6 events per CPU second (BENCHMARKS.md), so a look (one clock read)
+/// costs nothing measurable and an interrupt is seen within a few ms.
 const EVENTS_PER_SLICE: u64 = 10_000;
 /// How often a run looks for an interrupt, wall time.
 const INTERRUPT_CHECK_EVERY: Duration = Duration::from_millis(2);
