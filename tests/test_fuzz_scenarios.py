@@ -60,29 +60,44 @@ def _paths(node: Any, at: tuple = ()) -> list[tuple]:
     return out
 
 
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _at(doc: Any, path: tuple) -> Any:
+    for k in path:
+        doc = doc[k]
+    return doc
+
+
 @st.composite
 def mutated_document(draw) -> tuple[dict[str, Any], str]:
-    """An example's document (trace paths made absolute) with 1-3 fields deleted, scaled or replaced."""
+    """An example's document (trace paths made absolute) with 1-3 fields deleted, scaled or replaced.
+
+    Half the mutations scale a number (rates, delays, sizes, times, CCA parameters): those
+    mostly keep the document valid or just outside a range, so a good share of cases run
+    the engine on extreme but accepted values instead of stopping at the first type error.
+    """
     source = draw(st.sampled_from(SOURCES))
     doc, _ = load_document(source)
     for _ in range(draw(st.integers(1, 3))):
         paths = _paths(doc)
-        if not paths:
+        op = draw(st.sampled_from(["delete", "scale", "scale", "replace"]))
+        numeric = [p for p in paths if _is_number(_at(doc, p))]
+        candidates = numeric if op == "scale" and numeric else paths
+        if not candidates:
             break
-        *parent_path, key = draw(st.sampled_from(paths))
-        parent: Any = doc
-        for k in parent_path:
-            parent = parent[k]
-        op = draw(st.sampled_from(["delete", "scale", "replace"]))
+        *parent_path, key = draw(st.sampled_from(candidates))
+        parent = _at(doc, tuple(parent_path))
         if op == "delete":
             del parent[key]
-        elif op == "scale" and isinstance(parent[key], (int, float)) and not isinstance(parent[key], bool):
-            factor = draw(st.sampled_from([0, 1e-3, 0.1, 2, 10, 1e3, 1e6]))
+        elif op == "scale" and _is_number(parent[key]):
+            factor = draw(st.sampled_from([0, 1e-3, 0.1, 0.5, 2, 10, 1e3, 1e6]))
             scaled = parent[key] * factor
             parent[key] = round(scaled) if isinstance(parent[key], int) else scaled
         else:
             parent[key] = draw(HOSTILE)
-    if isinstance(doc.get("duration_s"), (int, float)) and doc["duration_s"] > MAX_DURATION_S:
+    if _is_number(doc.get("duration_s")) and doc["duration_s"] > MAX_DURATION_S:
         doc["duration_s"] = MAX_DURATION_S
     return doc, source.name
 

@@ -52,7 +52,39 @@ pub const MAX_SLOT_ROWS: f64 = 2_000_000.0;
 /// Narrowest slot, ms (1 µs).
 pub const MIN_SLOT_MS: f64 = 0.001;
 
+/// Largest `finite` application transfer, bytes: what the fastest link carries in the
+/// longest run (MAX_RATE_MBPS x MAX_DURATION_S / 8, ~1.08 x 10^15 B); more could never finish.
+pub const MAX_FINITE_BYTES: u64 = 1_080_000_000_000_000;
+
 type Check = Result<(), ScenarioError>;
+
+/// A number as a message shows it: plain when it reads well, else in exponent form
+/// (`1e300`, not three hundred digits).
+struct Num(f64);
+
+/// Magnitudes shown plainly: [1e-4, 1e16).
+const PLAIN_MIN: f64 = 1e-4;
+const PLAIN_MAX: f64 = 1e16;
+
+impl std::fmt::Display for Num {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let a = self.0.abs();
+        if a == 0.0 || !a.is_finite() || (PLAIN_MIN..PLAIN_MAX).contains(&a) {
+            write!(f, "{}", self.0)
+        } else {
+            write!(f, "{:e}", self.0)
+        }
+    }
+}
+
+/// `x` rounded up to three significant digits, so that a bound shown to the user is itself allowed.
+fn round_up_3(x: f64) -> f64 {
+    if x <= 0.0 || !x.is_finite() {
+        return x;
+    }
+    let scale = 10f64.powi(2 - x.log10().floor() as i32);
+    (x * scale).ceil() / scale
+}
 
 fn ensure(ok: bool, path: impl FnOnce() -> String, value: impl std::fmt::Display, allowed: &str) -> Check {
     if ok {
@@ -64,7 +96,7 @@ fn ensure(ok: bool, path: impl FnOnce() -> String, value: impl std::fmt::Display
 
 /// `x` in `[lo, hi]` (finite), else an error naming the range and its unit.
 fn within(x: f64, lo: f64, hi: f64, unit: &str, path: impl FnOnce() -> String) -> Check {
-    ensure(x.is_finite() && (lo..=hi).contains(&x), path, x, &format!("{unit} in [{lo}, {hi}]"))
+    ensure(x.is_finite() && (lo..=hi).contains(&x), path, Num(x), &format!("{unit} in [{}, {}]", Num(lo), Num(hi)))
 }
 
 fn rate(x: f64, path: impl FnOnce() -> String) -> Check {
@@ -72,7 +104,7 @@ fn rate(x: f64, path: impl FnOnce() -> String) -> Check {
 }
 
 fn probability(x: f64, path: impl FnOnce() -> String) -> Check {
-    ensure((0.0..=1.0).contains(&x), path, x, "a probability in [0, 1]")
+    ensure((0.0..=1.0).contains(&x), path, Num(x), "a probability in [0, 1]")
 }
 
 fn unique_id(seen: &mut HashSet<String>, id: &str, path: impl Fn() -> String) -> Check {
@@ -86,7 +118,7 @@ impl Scenario {
         ensure(
             self.duration_s.is_finite() && self.duration_s > 0.0 && self.duration_s <= MAX_DURATION_S,
             || "duration_s".into(),
-            self.duration_s,
+            Num(self.duration_s),
             "seconds in (0, 86400]",
         )?;
         let mut node_ids = HashSet::new();
@@ -200,11 +232,16 @@ impl Scenario {
         ensure(
             f.start_s.is_finite() && f.start_s >= 0.0 && f.start_s < self.duration_s,
             || p("start_s"),
-            f.start_s,
+            Num(f.start_s),
             "seconds in [0, duration_s)",
         )?;
         if let Some(stop) = f.stop_s {
-            ensure(stop.is_finite() && stop > f.start_s, || p("stop_s"), stop, "seconds > start_s")?;
+            ensure(
+                stop.is_finite() && stop > f.start_s && stop <= MAX_DURATION_S,
+                || p("stop_s"),
+                Num(stop),
+                "seconds in (start_s, 86400]",
+            )?;
         }
         match (&f.transport, &f.app) {
             (Transport::Udp, AppSpec::Cbr { .. })
@@ -272,14 +309,17 @@ impl Scenario {
         within(self.output.slot_ms, MIN_SLOT_MS, MAX_DURATION_S * 1e3, "ms", || "output.slot_ms".into())?;
         // One timeseries row per flow and slot, one queues row per link direction and slot.
         let series = (self.flows.len() + 2 * self.links.len()) as f64;
-        let min_slot_ms = (self.duration_s * 1e3 * series / MAX_SLOT_ROWS).ceil();
+        let slots_ms = |slot_ms: f64| (self.duration_s * 1e3 / slot_ms).ceil();
+        // The narrowest slot within the budget: duration / floor(rows / series), shown rounded up.
+        let min_slot_ms = round_up_3(self.duration_s * 1e3 / (MAX_SLOT_ROWS / series).floor());
         ensure(
-            (self.duration_s * 1e3 / self.output.slot_ms).ceil() * series <= MAX_SLOT_ROWS,
+            slots_ms(self.output.slot_ms) * series <= MAX_SLOT_ROWS,
             || "output.slot_ms".into(),
-            self.output.slot_ms,
+            Num(self.output.slot_ms),
             &format!(
-                "ms >= {min_slot_ms} for this scenario: duration_s / slot x (flows + 2 x links) must be at most \
-                 {MAX_SLOT_ROWS} output rows"
+                "ms >= {} for this scenario: duration_s / slot x (flows + 2 x links) must be at most \
+                 {MAX_SLOT_ROWS} output rows",
+                Num(min_slot_ms)
             ),
         )?;
         for (i, cap) in self.output.pcap.iter().enumerate() {
@@ -323,7 +363,7 @@ fn validate_rate_changes(d: &DirectionSpec, path: &str) -> Check {
         ensure(
             c.at_s.is_finite() && c.at_s > last && c.at_s <= MAX_DURATION_S,
             || format!("{path}[{i}].at_s"),
-            c.at_s,
+            Num(c.at_s),
             "seconds in (0, 86400], increasing",
         )?;
         rate(c.rate_mbps, || format!("{path}[{i}].rate_mbps"))?;
@@ -366,7 +406,12 @@ fn validate_loss(l: &LossSpec, path: &str) -> Check {
 fn validate_app(a: &AppSpec, path: &str) -> Check {
     match a {
         AppSpec::Bulk => Ok(()),
-        AppSpec::Finite { bytes } => ensure(*bytes > 0, || format!("{path}.bytes"), bytes, "bytes >= 1"),
+        AppSpec::Finite { bytes } => ensure(
+            (1..=MAX_FINITE_BYTES).contains(bytes),
+            || format!("{path}.bytes"),
+            bytes,
+            &format!("bytes in [1, {MAX_FINITE_BYTES}] (what the fastest link carries in the longest run)"),
+        ),
         AppSpec::RateLimited { rate_mbps, write_bytes } => {
             rate(*rate_mbps, || format!("{path}.rate_mbps"))?;
             let w = write_bytes.unwrap_or(MAX_MTU_BYTES);
@@ -399,8 +444,8 @@ fn app_tick(bytes: u32, rate_mbps: f64, path: impl FnOnce() -> String) -> Check 
     ensure(
         tick_ns >= MIN_APP_TICK_NS,
         path,
-        rate_mbps,
-        &format!("at most {max_mbps} Mbit/s for {bytes} B writes (one write per {MIN_APP_TICK_NS} ns at most)"),
+        Num(rate_mbps),
+        &format!("at most {} Mbit/s for {bytes} B writes (at most one write per {MIN_APP_TICK_NS} ns)", Num(max_mbps)),
     )
 }
 
@@ -426,7 +471,7 @@ impl TcpSpec {
             }
         }
         if let (Some(lo), Some(hi)) = (self.min_rto_ms, self.max_rto_ms) {
-            ensure(lo <= hi, || p("min_rto_ms"), lo, "at most max_rto_ms")?;
+            ensure(lo <= hi, || p("min_rto_ms"), Num(lo), "at most max_rto_ms")?;
         }
         for (name, v) in [
             ("delayed_ack_count", self.delayed_ack_count),
@@ -497,16 +542,42 @@ mod tests {
     }
 
     #[test]
-    fn absurd_rates_and_delays_are_refused_with_the_allowed_range() {
+    fn absurd_rates_and_delays_are_refused_with_the_value_and_the_allowed_range() {
         // The issue's examples: delay_ms = 1e300 and rate_mbps = 1e-9 were accepted.
         let mut v = base();
         v["links"][0]["delay_ms"] = json!(1e300);
         let e = error_of(&v);
-        assert_eq!((e.path.as_str(), e.allowed.as_str()), ("links[0].forward.delay_ms", "ms in [0, 10000]"));
+        assert_eq!(
+            (e.path.as_str(), e.value.as_str(), e.allowed.as_str()),
+            ("links[0].forward.delay_ms", "1e300", "ms in [0, 10000]")
+        );
         let mut v = base();
         v["links"][0]["rate_mbps"] = json!(1e-9);
         let e = error_of(&v);
-        assert_eq!((e.path.as_str(), e.allowed.as_str()), ("links[0].forward.rate_mbps", "Mbit/s in [0.001, 100000]"));
+        assert_eq!(
+            (e.path.as_str(), e.value.as_str(), e.allowed.as_str()),
+            ("links[0].forward.rate_mbps", "1e-9", "Mbit/s in [0.001, 100000]")
+        );
+    }
+
+    #[test]
+    fn durations_and_sizes_beyond_the_longest_run_are_refused() {
+        let mut v = base();
+        v["flows"][0]["stop_s"] = json!(1e300);
+        let e = error_of(&v);
+        assert_eq!((e.path.as_str(), e.allowed.as_str()), ("flows[0].stop_s", "seconds in (start_s, 86400]"));
+        let mut v = base();
+        v["flows"][0]["app"] = json!({"kind": "finite", "bytes": super::MAX_FINITE_BYTES + 1});
+        assert_eq!(error_of(&v).path, "flows[0].app.bytes");
+        v["flows"][0]["app"] = json!({"kind": "finite", "bytes": super::MAX_FINITE_BYTES});
+        assert!(Scenario::from_json(&v.to_string()).is_ok());
+    }
+
+    #[test]
+    fn numbers_in_messages_are_plain_unless_very_large_or_small() {
+        use super::Num;
+        let shown: Vec<String> = [0.0, 0.001, 1e-9, 20.5, 1e15, 1e300, -1e300].map(|x| Num(x).to_string()).into();
+        assert_eq!(shown, ["0", "0.001", "1e-9", "20.5", "1000000000000000", "1e300", "-1e300"]);
     }
 
     #[test]
@@ -524,7 +595,8 @@ mod tests {
 
     #[test]
     fn a_slot_too_narrow_for_the_row_budget_names_the_smallest_slot_allowed() {
-        // 1 s x (1 flow + 2 link directions) / 2e6 rows = 0.0015 ms, rounded up to 1 ms.
+        // 1 s x (1 flow + 2 link directions): at most floor(2e6 / 3) = 666666 slots, so a slot of
+        // 1000 ms / 666666 = 0.0015000015 ms, shown rounded up to 3 digits: 0.00151 (itself allowed).
         let mut v = base();
         v["output"] = json!({"slot_ms": 1e-4});
         let e = error_of(&v);
@@ -532,7 +604,11 @@ mod tests {
         assert!(e.allowed.starts_with("ms in [0.001,"), "{e}");
         v["output"] = json!({"slot_ms": 0.001});
         let e = error_of(&v);
-        assert!(e.allowed.starts_with("ms >= 1 for this scenario"), "{e}");
+        assert!(e.allowed.starts_with("ms >= 0.00151 for this scenario"), "{e}");
+        v["output"] = json!({"slot_ms": 0.00151});
+        assert!(Scenario::from_json(&v.to_string()).is_ok());
+        v["output"] = json!({"slot_ms": 0.0015});
+        assert!(Scenario::from_json(&v.to_string()).is_err());
         v["output"] = json!({"slot_ms": 1.0});
         assert!(Scenario::from_json(&v.to_string()).is_ok());
     }
