@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
 __all__ = ["TABLES", "Result"]
 
+
 def _frame(columns: dict[str, list[Any]]) -> pd.DataFrame:
     """A DataFrame in the engine's column order."""
     return pd.DataFrame({name: pd.Series(values) for name, values in columns.items()}, columns=list(columns))

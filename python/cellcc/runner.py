@@ -96,22 +96,37 @@ def _run_pool(
     # spawn, not fork: the parent may be running the progress bar's thread.
     context = multiprocessing.get_context("spawn")
     results: list[Any] = [None] * len(jobs)
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context)
+    try:
         pending: dict[Future[Any], int] = {
             pool.submit(_work, job.scenario.json, job.scenario.source, job.seed, reduce): i
             for i, job in enumerate(jobs)
         }
-        try:
-            while pending:
-                done, _ = wait(pending, timeout=_POLL_S, return_when=FIRST_COMPLETED)
-                for future in done:
-                    results[pending.pop(future)] = future.result()
-                tracker.advance(len(done))
-        except BaseException:
-            for future in pending:
-                future.cancel()
-            raise
+        while pending:
+            done, _ = wait(pending, timeout=_POLL_S, return_when=FIRST_COMPLETED)
+            for future in done:
+                results[pending.pop(future)] = future.result()
+            tracker.advance(len(done))
+    except BaseException:
+        _abandon(pool)
+        raise
+    pool.shutdown(wait=True)
     return results
+
+
+def _abandon(pool: ProcessPoolExecutor) -> None:
+    """Shut a pool down after a failure or a signal, without waiting for it.
+
+    Not ``with pool``: its exit joins the pool's manager thread, and a signal that arrives
+    while ``submit`` starts that thread leaves it unstarted, so the join raises RuntimeError
+    over the exception that is unwinding (a traceback instead of ``interrupted``). Errors
+    of the shutdown itself are dropped for the same reason: the exception being raised is
+    the one to report, and the workers are already terminated or will exit with the pool.
+    """
+    try:
+        pool.shutdown(wait=False, cancel_futures=True)
+    except (OSError, RuntimeError, ValueError):
+        return
 
 
 class _LazyProgress:

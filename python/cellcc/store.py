@@ -24,7 +24,6 @@ import re
 import shutil
 import tempfile
 from pathlib import Path
-
 from typing import TYPE_CHECKING, Any
 
 from cellcc.scenario import Scenario
