@@ -59,6 +59,18 @@ def _children(pid: int) -> list[int]:
     return out
 
 
+def _workers(pid: int) -> list[int]:
+    """The pool's worker processes among the children (not multiprocessing's resource tracker)."""
+    out = []
+    for child in _children(pid):
+        try:
+            if b"spawn_main" in Path(f"/proc/{child}/cmdline").read_bytes():
+                out.append(child)
+        except FileNotFoundError:
+            continue
+    return out
+
+
 def _alive(pid: int) -> bool:
     try:
         return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
@@ -82,7 +94,7 @@ def _signal_midway(args: list[str], signum: int, cwd: Path, workers_expected: in
     while not _handles_sigterm(proc.pid) and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.05)
     time.sleep(SETTLE_S)
-    while len(_children(proc.pid)) < workers_expected and time.monotonic() < deadline:
+    while len(_workers(proc.pid)) < workers_expected and time.monotonic() < deadline:
         time.sleep(0.1)
     children = _children(proc.pid)
     assert proc.poll() is None, "the command ended before it was signalled: make the scenario longer"
@@ -173,3 +185,23 @@ def test_a_signal_while_the_pool_starts_is_reported_as_the_interrupt(monkeypatch
     sc = Scenario.load(_long_scenario(tmp_path, duration_s=0.5))
     with pytest.raises(signals.Interrupted):
         run_jobs([Job(sc, 1), Job(sc, 2)], workers=2, progress=False)
+
+
+def test_a_signal_while_workers_spawn_waits_for_the_spawn_to_end():
+    # The handler must not unwind through a half-started worker (see SpawnGuard): inside the
+    # guard it only records the signal, which is acted on (Interrupted raised) as the guard ends.
+    from cellcc.cli import signals
+    from cellcc.runner import SPAWNING
+
+    previous = {sig: signal.getsignal(sig) for sig in signals.HANDLED}
+    reached_end_of_block = False
+    try:
+        with pytest.raises(signals.Interrupted) as raised, SPAWNING.hold():
+            signals._on_signal(signal.SIGINT, None)
+            reached_end_of_block = True
+    finally:
+        _core.clear_interrupt()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    assert reached_end_of_block and raised.value.signum == signal.SIGINT
+    assert not SPAWNING.active and SPAWNING.pending is None

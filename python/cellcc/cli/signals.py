@@ -12,10 +12,13 @@ Inside :func:`interruptible`, the first SIGINT or SIGTERM:
    :func:`cellcc.cli.errors.reported`, which prints one line and exits 128 + signal.
 
 A second signal while that clean-up runs gets the default action: the process ends at once.
+A signal that arrives while a process pool spawns its workers is acted on as soon as the
+spawn is done, a few ms later (:class:`cellcc.runner.SpawnGuard` says why).
 """
 
 from __future__ import annotations
 
+import functools
 import signal
 import sys
 import threading
@@ -48,7 +51,14 @@ def _terminate_workers() -> None:
         child.terminate()
 
 
-def _on_signal(signum: int, _frame: FrameType | None) -> None:
+def _on_signal(signum: int, frame: FrameType | None) -> None:
+    # While a process pool spawns workers, act once it is done (see cellcc.runner.SpawnGuard).
+    # Only a process that runs a pool has imported the runner (maybe partly, if the signal
+    # lands while it is being imported); do not import it here.
+    guard = getattr(sys.modules.get("cellcc.runner"), "SPAWNING", None)
+    if guard is not None and guard.active:
+        guard.pending = functools.partial(_on_signal, signum, frame)
+        return
     for sig in HANDLED:
         signal.signal(sig, signal.SIG_DFL)
     _core.interrupt()
