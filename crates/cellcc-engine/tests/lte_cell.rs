@@ -196,7 +196,7 @@ fn bytes_are_conserved_inside_the_cell() {
     let sc = Scenario::from_json(&v.to_string()).unwrap();
     let mut w = World::new(&sc, 3).unwrap();
     for step in 1..=30u64 {
-        let done = w.run_until(SimTime(step * 100_000_000));
+        let done = w.run_until(SimTime(step * 100_000_000)).unwrap();
         let c = w.conservation();
         assert_eq!(c.sent_bytes, c.delivered_bytes + c.dropped_bytes + c.in_flight_bytes, "at {}", w.now());
         if done {
