@@ -17,7 +17,7 @@ from rich.console import Console
 
 from cellcc import _core
 from cellcc.backends import cli as linux_cli
-from cellcc.cli import render
+from cellcc.cli import experiments, render
 from cellcc.cli.errors import reported
 from cellcc.cli.options import (
     CcaOpt,
@@ -166,6 +166,9 @@ def ccas(cca: CcaOpt = None, verbose: VerboseOpt = False, as_json: JsonOpt = Fal
                 _out.print(render.cca_detail(entry))
         else:
             _out.print(render.ccas_table(registry))
+
+
+experiments.register(app, _out)
 
 
 def main() -> None:
