@@ -158,7 +158,9 @@ class Store:
             if not files:
                 continue
             # A table column named like a manifest column (flows.cca under a `cca` axis) becomes <name>_<table>.
-            columns = [d[0] for d in con.execute(f"DESCRIBE SELECT * FROM read_parquet({_sql_list(files[:1])})").fetchall()]
+            columns = [
+                d[0] for d in con.execute(f"DESCRIBE SELECT * FROM read_parquet({_sql_list(files[:1])})").fetchall()
+            ]
             clashes = [c for c in columns if c in runs.columns and c != "key"]
             pairs = ", ".join(f"{_ident(c)} AS {_ident(f'{c}_{table}')}" for c in clashes)
             rename = f" RENAME ({pairs})" if clashes else ""
@@ -184,7 +186,9 @@ class Store:
         """The views a query can use (tables with at least one stored run, and ``runs``)."""
         con = self.connect()
         try:
-            return sorted(r[0] for r in con.execute("SELECT view_name FROM duckdb_views() WHERE NOT internal").fetchall())
+            return sorted(
+                r[0] for r in con.execute("SELECT view_name FROM duckdb_views() WHERE NOT internal").fetchall()
+            )
         finally:
             con.close()
 

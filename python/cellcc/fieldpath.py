@@ -114,7 +114,9 @@ def _select(items: list[Any], seg: Segment, fp: FieldPath, where: str) -> list[i
         return list(range(len(items)))
     if isinstance(seg.selector, int):
         if seg.selector >= len(items):
-            raise UserError(where, json.dumps(fp.text), f"{seg.key} has {len(items)} element(s): index 0..{len(items) - 1}")
+            raise UserError(
+                where, json.dumps(fp.text), f"{seg.key} has {len(items)} element(s): index 0..{len(items) - 1}"
+            )
         return [seg.selector]
     ids = [item.get("id") for item in items if isinstance(item, dict)]
     if seg.selector not in ids:

@@ -190,7 +190,9 @@ def _capacity_bps(doc: dict[str, Any], hop: Hop, t_s: np.ndarray, slot_s: float)
     rate = _direction(doc, hop, "rate_mbps")
     if rate is None:
         return np.full(t_s.shape, np.nan)
-    steps = [(0.0, float(rate))] + [(float(c["at_s"]), float(c["rate_mbps"])) for c in _direction(doc, hop, "rate_changes") or []]
+    steps = [(0.0, float(rate))] + [
+        (float(c["at_s"]), float(c["rate_mbps"])) for c in _direction(doc, hop, "rate_changes") or []
+    ]
     return np.array([_mean_rate_mbps(steps, t, t + slot_s) for t in t_s]) * _BPS_PER_MBPS
 
 

@@ -274,15 +274,24 @@ def _run_dask(
         from distributed import Client, LocalCluster, as_completed
     except ImportError:
         raise UserError("--dask", json.dumps(scheduler), "installing the extra: pip install 'cellcc[dask]'") from None
-    cluster = LocalCluster(n_workers=workers or 2, threads_per_worker=1, processes=True) if scheduler == "local" else None
+    cluster = (
+        LocalCluster(n_workers=workers or 2, threads_per_worker=1, processes=True) if scheduler == "local" else None
+    )
     try:
         client = Client(cluster if cluster is not None else scheduler, timeout=_DASK_CONNECT_S)
     except OSError as e:
-        raise UserError("--dask", json.dumps(scheduler), f"a reachable Dask scheduler address or `local` ({e})") from None
+        raise UserError(
+            "--dask", json.dumps(scheduler), f"a reachable Dask scheduler address or `local` ({e})"
+        ) from None
     try:
         futures = {
             client.submit(
-                execute, run.scenario.json, run.scenario.source, run.seed, key=f"cellcc-{run.key}", priority=len(todo) - i
+                execute,
+                run.scenario.json,
+                run.scenario.source,
+                run.seed,
+                key=f"cellcc-{run.key}",
+                priority=len(todo) - i,
             ): run.key
             for i, run in enumerate(todo)
         }

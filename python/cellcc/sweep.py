@@ -192,7 +192,9 @@ class Sweep:
             "base_sha256": self.base.sha256,
             "seeds": list(self.seeds),
             "set": {fp.text: v for fp, v in self.fixed},
-            "axes": [{"path": a.path.text, "column": a.column, "values": list(a.values), "zip": a.zip} for a in self.axes],
+            "axes": [
+                {"path": a.path.text, "column": a.column, "values": list(a.values), "zip": a.zip} for a in self.axes
+            ],
         }
 
 
@@ -204,7 +206,9 @@ def _read_doc(path: Path) -> dict[str, Any]:
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
-        raise UserError("sweep", json.dumps(str(path)), f"a readable .toml or .json file ({e.__class__.__name__})") from None
+        raise UserError(
+            "sweep", json.dumps(str(path)), f"a readable .toml or .json file ({e.__class__.__name__})"
+        ) from None
     try:
         doc = json.loads(text) if path.suffix.lower() == ".json" else tomllib.loads(text)
     except (json.JSONDecodeError, tomllib.TOMLDecodeError) as e:
@@ -276,7 +280,9 @@ def _check_zips(axes: tuple[Axis, ...]) -> None:
         n = lengths.setdefault(axis.zip, len(axis.values))
         if n != len(axis.values):
             raise UserError(
-                f"axes[{i}].values", f"{len(axis.values)} values", f"{n} values, as the other axes zipped as {axis.zip!r}"
+                f"axes[{i}].values",
+                f"{len(axis.values)} values",
+                f"{n} values, as the other axes zipped as {axis.zip!r}",
             )
 
 

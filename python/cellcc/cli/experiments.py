@@ -17,7 +17,9 @@ from cellcc.errors import UserError
 from cellcc.runner import run_sweep
 from cellcc.sweep import Sweep
 
-sweep_app = typer.Typer(help="Expand and run sweeps: a base scenario x axes by field path x seeds.", no_args_is_help=True)
+sweep_app = typer.Typer(
+    help="Expand and run sweeps: a base scenario x axes by field path x seeds.", no_args_is_help=True
+)
 
 SweepArg = Annotated[Path, typer.Argument(metavar="FILE", help="A sweep file (.toml or .json).", show_default=False)]
 StoreArg = Annotated[Path, typer.Argument(metavar="DIR", help="A sweep results folder.", show_default=False)]
@@ -62,11 +64,13 @@ def register(app: typer.Typer, out: Console) -> None:
             outcome = run_sweep(Sweep.load(file), out_dir, workers=jobs, scheduler=dask)
             out.print(
                 f"{outcome.total} runs: {outcome.ran} ran, {outcome.skipped} already in {out_dir}; "
-                f"query with: cellcc query {out_dir} \"SELECT * FROM metrics\""
+                f'query with: cellcc query {out_dir} "SELECT * FROM metrics"'
             )
 
     @sweep_app.command("expand")
-    def sweep_expand(file: SweepArg, as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
+    def sweep_expand(
+        file: SweepArg, as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False
+    ) -> None:
         """List the runs FILE expands to (key, seed, axis values) without running anything."""
         with reported():
             sweep = Sweep.load(file)
