@@ -122,6 +122,32 @@ def register(app: typer.Typer, out: Console) -> None:
             write_report(Store.open(store_dir), out_file, objective)
             out.print(f"wrote {out_file}")
 
+    @app.command("recommend")
+    def recommend_cmd(
+        scenario: Annotated[str, typer.Argument(metavar="SCENARIO", help="A scenario file or bundled name.")],
+        objective: ObjectiveOpt = "throughput",
+        delay_budget_ms: Annotated[
+            float | None,
+            typer.Option("--delay-budget-ms", min=0, help="Leave out CCAs whose mean p95 RTT exceeds this."),
+        ] = None,
+        cca: Annotated[str | None, typer.Option("--cca", help="Comma-separated CCAs; default: all.")] = None,
+        seeds: Annotated[int, typer.Option("--seeds", min=2, help="Replications per CCA (paired by seed).")] = 5,
+        jobs: JobsOpt = None,
+    ) -> None:
+        """Run every CCA on SCENARIO over seeds and say which to use for --objective, with its confidence."""
+        from cellcc.compare import compare_runs
+        from cellcc.recommend import recommend
+
+        with reported():
+            runs = compare_runs(scenario, cca, seeds, workers=jobs, progress=True)
+            rec = recommend(runs, objective, delay_budget_ms=delay_budget_ms)
+            if not rec.ranking.empty:
+                out.print(_frame_table(rec.ranking, f"{scenario}: ranked by {objective}", limit=len(rec.ranking)))
+            out.print(rec.verdict)
+            out.print(f"Criterion: {rec.criterion}.")
+            for line in rec.reasons:
+                out.print(f"  {line}")
+
 
 ObjectiveOpt = Annotated[
     str,
