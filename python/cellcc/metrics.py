@@ -216,9 +216,13 @@ def _trace_capacity_bps(path: str, t_s: np.ndarray, slot_s: float, mtu_bytes: in
 
 
 def _count_until(ms: np.ndarray, period: int, t_ms: int) -> int:
-    """Opportunities of the looping trace at times < t_ms (times ms[k] + n * period)."""
+    """Opportunities of the looping trace at times < t_ms: opportunity k is at
+    ms[k % n] + (k // n) * period, and ms lies in [0, period], so only the last two loops are partial."""
     loops, rest = divmod(t_ms, period)
-    return loops * len(ms) + int(np.searchsorted(ms, rest, side="left"))
+    current = int(np.searchsorted(ms, rest, side="left"))
+    if loops == 0:
+        return current
+    return (loops - 1) * len(ms) + int(np.searchsorted(ms, rest + period, side="left")) + current
 
 
 def _fair_share_bps(
