@@ -19,6 +19,8 @@ from cellcc.fieldpath import parse_path, set_path
 from cellcc.runner import longest_first, run_sweep
 from cellcc.sweep import Sweep
 
+from .conftest import EXAMPLES
+
 #: Simulated seconds of the tiny sweeps (keeps this file to a few seconds).
 TINY_DURATION_S = 0.5
 
@@ -230,3 +232,22 @@ def test_dask_local_cluster_fills_the_same_store(tmp_path):
     assert dask.complete_keys() == local.complete_keys()
     for key in local.complete_keys():
         assert (local.run_dir(key) / "flows.parquet").read_bytes() == (dask.run_dir(key) / "flows.parquet").read_bytes()
+
+
+SWEEP_EXAMPLES = sorted(EXAMPLES.glob("sweep_*.toml"))
+
+
+@pytest.mark.parametrize("path", SWEEP_EXAMPLES, ids=[p.stem for p in SWEEP_EXAMPLES])
+def test_example_sweeps_expand(path):
+    runs = Sweep.load(path).expand()
+    assert runs and len({r.key for r in runs}) == len(runs)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", SWEEP_EXAMPLES, ids=[p.stem for p in SWEEP_EXAMPLES])
+def test_example_sweeps_run_and_report(path, tmp_path):
+    outcome = run_sweep(Sweep.load(path), tmp_path / "out", workers=1, progress=False)
+    assert outcome.ran == outcome.total
+    from cellcc.report import write_report
+
+    assert write_report(outcome.store, tmp_path / "r.md").is_file()

@@ -30,6 +30,8 @@ __all__ = ["ALPHA", "OBJECTIVES", "Objective", "Recommendation", "recommend"]
 
 #: Significance level of the paired tests (the conventional 5%).
 ALPHA = 0.05
+#: Interval half-widths smaller than this fraction of the mean are printed as 0.
+_SHOWN_RELATIVE = 1e-9
 
 
 @dataclass(frozen=True)
@@ -149,7 +151,8 @@ def _endorse(ranking: pd.DataFrame, best: str, obj: Objective) -> str:
     top = ranking.iloc[0]
     worst_p = float(ranking["p_value_vs_best"].max())
     mean, half = top[f"{obj.metric}_mean"], top[f"{obj.metric}_ci95"]
-    ci = f" ± {half:.2g}" if not math.isnan(half) else ""
+    # A spread below display precision is shown as 0 (identical runs give 1e-15 from rounding).
+    ci = "" if math.isnan(half) else f" ± {half:.2g}" if half > _SHOWN_RELATIVE * abs(mean) else " ± 0"
     return (
         f"Use {best}: it has the best {obj.label}, {_fmt(mean, obj.unit)}{ci} (95% CI over {int(top['n'])} seeds), "
         f"and every other CCA is significantly worse (largest Holm-adjusted p = {worst_p:.2g})."
