@@ -17,7 +17,7 @@ import pandas as pd
 
 from cellcc.stats import ecdf
 
-__all__ = ["ecdf_plot", "metric_vs_param", "spider", "throughput_delay_scatter"]
+__all__ = ["ecdf_plot", "metric_vs_param", "spider", "throughput_delay_scatter", "timeseries_plot"]
 
 _FIGSIZE_IN = (6.0, 4.0)
 _DPI = 100
@@ -97,4 +97,17 @@ def spider(means: pd.DataFrame, group: str, axes: list[tuple[str, str, bool]], t
     ax.set_ylim(0, 1.05)
     ax.set_title(title)
     ax.legend(fontsize="small", loc="lower right", bbox_to_anchor=(1.3, 0))
+    return _png(fig)
+
+
+def timeseries_plot(frame: pd.DataFrame, column: str, group: str, ylabel: str, title: str) -> bytes:
+    """``column`` against ``t_s``, one line per group (e.g. one run per CCA)."""
+    fig, ax = plt.subplots(figsize=_FIGSIZE_IN)
+    for name, g in frame.groupby(group, sort=True):
+        ax.plot(g["t_s"], g[column], label=str(name), linewidth=1)
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.legend(fontsize="small")
+    ax.grid(alpha=0.3)
     return _png(fig)

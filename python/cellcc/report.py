@@ -96,11 +96,14 @@ def build_report(store: Store, objective: str = "throughput", delay_budget_ms: f
         metrics = metrics.assign(cca="(base)")
         cca = "cca"
     others = [c for c in store.axis_columns() if c != cca]
-    pm = store.pm()
+    pm, series = store.pm(), store.timeseries()
+    if cca not in series:
+        series = series.assign(**{cca: "(base)"})
     configs = metrics.groupby(others, sort=True) if others else [((), metrics)]
     for keys, runs in configs:
         label = _config_label(others, keys)
         blocks += _config_section(label, runs, _slice(pm, others, keys), cca, objective, delay_budget_ms)
+        blocks += _series_section(label, _slice(series, others, keys), cca)
     blocks += _axis_sections(metrics, others, cca)
     return blocks
 
@@ -173,6 +176,21 @@ def _config_section(
             )
         )
     return blocks
+
+
+def _series_section(label: str, series: pd.DataFrame, cca: str) -> list[Block]:
+    """Goodput and cwnd over time of one run per CCA: the lowest seed (the same seed for every CCA)."""
+    if series.empty:
+        return []
+    chosen = series[series["seed"] == series["seed"].min()]
+    chosen = chosen.assign(goodput_mbps=chosen["goodput_bps"] / 1e6, cwnd_kbytes=chosen["cwnd_bytes"] / 1e3)
+    # One line per CCA, or per (CCA, flow) when the scenario has several flows.
+    several = chosen["flow_id"].nunique() > 1
+    chosen = chosen.assign(line=chosen[cca].astype(str) + ("/" + chosen["flow_id"].astype(str) if several else ""))
+    title = f"{label}, seed {int(chosen['seed'].iloc[0])}"
+    goodput = plots.timeseries_plot(chosen, "goodput_mbps", "line", "goodput (Mbit/s)", title)
+    cwnd = plots.timeseries_plot(chosen, "cwnd_kbytes", "line", "cwnd (kB)", title)
+    return [Block("figure", f"goodput per slot, {title}", png=goodput), Block("figure", f"cwnd, {title}", png=cwnd)]
 
 
 def _axis_sections(metrics: pd.DataFrame, others: list[str], cca: str) -> list[Block]:
