@@ -48,7 +48,7 @@ class Objective:
 OBJECTIVES = {
     "throughput": Objective("throughput_mbps", True, "mean throughput", "Mbit/s"),
     "delay": Objective("rtt_p95_ms", False, "95th-percentile RTT", "ms"),
-    "pm": Objective("pm_mean", True, "mean Pm (seed 003's balanced metric)", ""),
+    "pm": Objective("pm_mean", True, "mean Pm (seed 003)", ""),
     "power": Objective("power_mbps_per_s", True, "Kleinrock power (throughput / mean RTT)", "Mbit/s per s"),
 }
 
