@@ -193,6 +193,17 @@ def test_cli_end_to_end_on_a_tiny_wired_sweep(cli, tmp_path):
     assert page.count("<img") >= 8 and "Recommendation" in page and "Criterion: ranked by mean Pm" in page
 
 
+def test_report_of_a_sweep_without_a_cca_axis(tmp_path):
+    from cellcc.report import write_report
+
+    doc = tiny_sweep(axes=[{"path": "links[bottleneck].delay_ms", "values": [5]}])
+    store = run_sweep(Sweep.from_dict(doc), tmp_path / "out", workers=1, progress=False).store
+    text = write_report(store, tmp_path / "r.md").read_text(encoding="utf-8")
+    assert "## bottleneck_delay_ms = 5" in text and "| (base) | 2 |" in text
+    assert "No recommendation: the sweep has no CCA axis" in text
+    assert len(list((tmp_path / "r_figures").glob("*.png"))) == 7
+
+
 @pytest.mark.parametrize(
     ("args", "line"),
     [
