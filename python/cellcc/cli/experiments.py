@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Annotated
 
@@ -14,6 +15,7 @@ from rich.table import Table
 from cellcc.catalogue import Store
 from cellcc.cli.errors import reported
 from cellcc.errors import UserError
+from cellcc.recommend import OBJECTIVES, Recommendation
 from cellcc.runner import run_sweep
 from cellcc.sweep import Sweep
 
@@ -46,6 +48,29 @@ def _frame_table(frame, title: str, limit: int = 50) -> Table:
         table.add_row(*(f"{v:.6g}" if isinstance(v, float) else str(v) for v in row))
     if len(frame) > limit:
         table.caption = f"{len(frame) - limit} more row(s) not shown"
+    return table
+
+
+def _ranking_table(rec: Recommendation, title: str) -> Table:
+    """The recommendation's ranking: mean with its Student-t and bootstrap 95% intervals, the test."""
+    obj = OBJECTIVES[rec.objective]
+    table = Table(title=title)
+    for heading in ("#", "cca", "seeds", f"{obj.metric}\nmean ± t 95%", "bootstrap\n95% interval", "p vs best\n(Holm)"):
+        table.add_column(heading, justify="left" if heading == "cca" else "right")
+    table.add_column("significantly\nworse")
+    for _, row in rec.ranking.iterrows():
+        m = obj.metric
+        half = "" if math.isnan(row[f"{m}_ci95"]) else f" ± {row[f'{m}_ci95']:.3g}"
+        p = row["p_value_vs_best"]
+        table.add_row(
+            str(row["rank"]),
+            str(row["cca"]),
+            str(row["n"]),
+            f"{row[f'{m}_mean']:.4g}{half}",
+            f"[{row[f'{m}_boot95_low']:.4g}, {row[f'{m}_boot95_high']:.4g}]",
+            "-" if math.isnan(p) else f"{p:.2g}",
+            "yes" if row["significant"] else "no" if row["cca"] != rec.ranking.iloc[0]["cca"] else "(best)",
+        )
     return table
 
 
@@ -150,7 +175,7 @@ def register(app: typer.Typer, out: Console) -> None:
             runs = compare_runs(scenario, cca, seeds, workers=jobs, progress=True)
             rec = recommend(runs, objective, delay_budget_ms=delay_budget_ms)
             if not rec.ranking.empty:
-                out.print(_frame_table(rec.ranking, f"{scenario}: ranked by {objective}", limit=len(rec.ranking)))
+                out.print(_ranking_table(rec, f"{scenario}: ranked by {objective}"))
             out.print(rec.verdict)
             out.print(f"Criterion: {rec.criterion}.")
             for line in rec.reasons:
