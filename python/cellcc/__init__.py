@@ -28,24 +28,31 @@ from cellcc.provenance import cellcc_version
 from cellcc.scenario import Scenario
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from cellcc._core import CcaInfo
+    from cellcc.catalogue import Store
     from cellcc.compare import compare
     from cellcc.result import Result
+    from cellcc.sweep import Sweep
 
 __all__ = [
     "EngineError",
     "Result",
     "Scenario",
     "ScenarioError",
+    "Store",
+    "Sweep",
     "UserError",
     "__version__",
     "ccas",
     "compare",
+    "load",
     "run",
 ]
 
-#: Public names whose modules import pandas/numpy/scipy: loaded on first access.
-_LAZY = {"Result": "cellcc.result", "compare": "cellcc.compare"}
+#: Public names whose modules import pandas/numpy/scipy/duckdb: loaded on first access.
+_LAZY = {"Result": "cellcc.result", "compare": "cellcc.compare", "Store": "cellcc.catalogue", "Sweep": "cellcc.sweep"}
 
 
 def __getattr__(name: str) -> Any:
@@ -92,3 +99,11 @@ def run(scenario: str | Path | dict[str, Any] | Scenario, seed: int | None = Non
 def ccas() -> list[CcaInfo]:
     """The congestion-control registry: name, family, source, summary and parameters."""
     return _core.ccas()
+
+
+def load(store_dir: str | Path, table: str = "metrics") -> pd.DataFrame:
+    """One table of a sweep's results folder as a tidy DataFrame with the swept parameters
+    as columns (``metrics``: one row per run; also flows, timeseries, pm, queues, cwnd, rtt)."""
+    from cellcc.catalogue import Store
+
+    return Store.open(store_dir).table(table)

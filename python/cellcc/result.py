@@ -30,10 +30,24 @@ if TYPE_CHECKING:
 __all__ = ["LTE_COLUMNS", "TABLES", "Result"]
 
 #: Columns of the ``lte`` table (crates/cellcc-engine/src/output.rs), for backends without cells.
-LTE_COLUMNS = (
-    "cell ue dir t_s cqi mcs_mean tbs phy_throughput_bps prbs harq_retx harq_residual_losses "
-    "control_losses rlc_retx_pdus rlc_buffer_bytes rlc_drops capacity_bps"
-).split()
+LTE_COLUMNS = [
+    "cell",
+    "ue",
+    "dir",
+    "t_s",
+    "cqi",
+    "mcs_mean",
+    "tbs",
+    "phy_throughput_bps",
+    "prbs",
+    "harq_retx",
+    "harq_residual_losses",
+    "control_losses",
+    "rlc_retx_pdus",
+    "rlc_buffer_bytes",
+    "rlc_drops",
+    "capacity_bps",
+]
 
 
 def _frame(columns: dict[str, list[Any]]) -> pd.DataFrame:
