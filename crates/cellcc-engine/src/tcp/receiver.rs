@@ -2,7 +2,9 @@
 //! stream, hands in-order data to the application at once, and ACKs --
 //! delayed ACKs (RFC 5681 §4.2, RFC 1122 §4.2.3.2), immediate ACKs for
 //! out-of-order data and for segments that fill a hole, SACK blocks
-//! (RFC 2018 §4: the block with the newest segment first).
+//! (RFC 2018 §4: the block with the newest segment first), D-SACK for
+//! duplicates (RFC 2883, Linux `tcp_dsack_set`), and the timestamp echo
+//! (RFC 7323 §4.3, Linux `tcp_replace_ts_recent`).
 //!
 //! ```text
 //!  Listen ─SYN─► SynReceived ─data/ACK─► Established ─FIN in order─► Closed
@@ -58,6 +60,12 @@ pub struct TcpReceiver {
     early_ack: Option<TcpSegment>,
     /// When the FIN was consumed (finite transfers' completion).
     pub completed_at: Option<SimTime>,
+    /// RFC 7323 TS.Recent: the TSval echoed in TSecr.
+    ts_recent: Option<SimTime>,
+    /// rcv_nxt when the last ACK went out (RFC 7323 Last.ACK.sent, Linux `rcv_wup`).
+    last_ack_sent: u64,
+    /// A duplicate range to report as the first SACK block of the next ACK (RFC 2883).
+    dsack: Option<(u64, u64)>,
 }
 
 impl TcpReceiver {
@@ -76,6 +84,9 @@ impl TcpReceiver {
             echo,
             early_ack: None,
             completed_at: None,
+            ts_recent: None,
+            last_ack_sent: 0,
+            dsack: None,
         }
     }
 
@@ -107,6 +118,7 @@ impl TcpReceiver {
             return;
         }
         self.echo_ce(seg);
+        self.update_ts_recent(seg);
         if seg.flags.has(TcpFlags::FIN) {
             self.fin_seq = Some(seg.seq + seg.len as u64);
             self.ack_due = true;
@@ -115,6 +127,21 @@ impl TcpReceiver {
             self.on_data(now, seg.seq, seg.seq + seg.len as u64);
         }
         self.consume_fin(now);
+    }
+
+    /// RFC 7323 §4.3 (2): a segment at or below Last.ACK.sent with a TSval not older
+    /// than TS.Recent updates it, so the echo names the segment that opened the ACK.
+    fn update_ts_recent(&mut self, seg: &TcpSegment) {
+        if self.p.timestamps && seg.seq <= self.last_ack_sent && self.ts_recent.is_none_or(|r| seg.ts_val >= r) {
+            self.ts_recent = Some(seg.ts_val);
+        }
+    }
+
+    /// Linux `tcp_dsack_set` (RFC 2883 §4): remember one duplicate range for the next ACK.
+    fn note_duplicate(&mut self, start: u64, end: u64) {
+        if self.p.dsack && self.p.sack && start < end {
+            self.dsack = Some((start, end));
+        }
     }
 
     fn echo_ce(&mut self, seg: &TcpSegment) {
@@ -147,8 +174,10 @@ impl TcpReceiver {
     fn on_data(&mut self, now: SimTime, start: u64, end: u64) {
         if end <= self.rcv_nxt {
             // A duplicate: ACK at once so the sender learns (RFC 5681 §4.2).
+            self.note_duplicate(start, end);
             self.ack_due = true;
         } else if start <= self.rcv_nxt {
+            self.note_duplicate(start, self.rcv_nxt);
             let had_hole = !self.ooo.is_empty();
             self.rcv_nxt = end;
             self.absorb_ooo();
@@ -164,6 +193,11 @@ impl TcpReceiver {
                 }
             }
         } else {
+            if let Some(b) = self.ooo.iter().find(|b| b.start < end && start < b.end) {
+                // Linux tcp_data_queue_ofo: the part already held is a duplicate.
+                let (dup_start, dup_end) = (start.max(b.start), end.min(b.end));
+                self.note_duplicate(dup_start, dup_end);
+            }
             self.insert_ooo(start, end);
             // RFC 5681 §4.2: an out-of-order segment is ACKed at once (a duplicate ACK).
             self.ack_due = true;
@@ -232,12 +266,14 @@ impl TcpReceiver {
         Some(self.ack_segment())
     }
 
-    fn ack_segment(&self) -> TcpSegment {
+    fn ack_segment(&mut self) -> TcpSegment {
         let ece = if self.ece() { TcpFlags::ECE } else { 0 };
         let mut seg = self.segment(TcpFlags::ACK | ece);
         if self.p.sack {
-            seg.sack = self.sack_blocks();
+            let dsack = self.dsack.take();
+            seg.sack = self.sack_blocks(dsack);
         }
+        self.last_ack_sent = self.rcv_nxt;
         seg
     }
 
@@ -251,13 +287,20 @@ impl TcpReceiver {
             wnd_bytes: self.p.rcv_buf_bytes.saturating_sub(ooo_bytes),
             sack: SackBlocks::default(),
             timestamps: self.p.timestamps,
+            ts_val: SimTime::ZERO,
+            ts_ecr: if self.p.timestamps { self.ts_recent } else { None },
             ce: false,
         }
     }
 
-    /// RFC 2018 §4: the most recently changed block first, then the others by recency.
-    fn sack_blocks(&self) -> SackBlocks {
-        let max = TcpSegment::max_sack_blocks(self.p.timestamps);
+    /// RFC 2018 §4: the most recently changed block first, then the others by recency;
+    /// a D-SACK block, when there is one, goes before them all (RFC 2883 §4).
+    fn sack_blocks(&self, dsack: Option<(u64, u64)>) -> SackBlocks {
+        let mut out = SackBlocks::default();
+        if let Some(d) = dsack {
+            out.push(d);
+        }
+        let max = TcpSegment::max_sack_blocks(self.p.timestamps) - out.len as usize;
         let mut order: [(u64, usize); 8] = [(0, 0); 8];
         let n = self.ooo.len().min(order.len());
         // The newest blocks sit anywhere in the sorted list; pick the `max` newest.
@@ -273,7 +316,6 @@ impl TcpReceiver {
             }
         }
         order[..picked].sort_unstable_by_key(|o| std::cmp::Reverse(o.0));
-        let mut out = SackBlocks::default();
         for &(_, i) in order[..picked].iter().take(max) {
             out.push((self.ooo[i].start, self.ooo[i].end));
         }
