@@ -95,14 +95,14 @@ pub struct RttObs {
 /// Linux `tcp_update_pacing_rate` ratios (sysctl tcp_pacing_ss_ratio / ca_ratio), percent.
 const PACING_SS_RATIO_PCT: u64 = 200;
 const PACING_CA_RATIO_PCT: u64 = 120;
+/// Linux `tcp_update_skb_after_send`: "Original sch_fq does not pace first 10 MSS".
+const UNPACED_SEGMENTS: u64 = 10;
 /// RFC 5681 §3.1: the initial window after a lost SYN is one segment.
 const LOSS_OF_SYN_INITIAL_WINDOW: u32 = 1;
 
 pub struct TcpSender {
     p: TcpParams,
     mss: u32,
-    /// Header bytes of a data segment, for pacing.
-    overhead_bytes: u32,
     state: SenderState,
     cc: Box<dyn CongestionControl>,
     ca_state: CaState,
@@ -145,11 +145,18 @@ pub struct TcpSender {
 }
 
 impl TcpSender {
-    pub fn new(p: TcpParams, mss: u32, overhead_bytes: u32, cc: Box<dyn CongestionControl>, supply: AppSupply) -> Self {
+    /// `_overhead_bytes` (IP + TCP header bytes of a data segment) is not used: Linux
+    /// paces payload bytes only (`tcp_update_skb_after_send`); the world still passes it.
+    pub fn new(
+        p: TcpParams,
+        mss: u32,
+        _overhead_bytes: u32,
+        cc: Box<dyn CongestionControl>,
+        supply: AppSupply,
+    ) -> Self {
         let rtt = RttEstimator::new(p.rto_estimator, p.initial_rto, p.min_rto, p.max_rto);
         TcpSender {
             mss,
-            overhead_bytes,
             state: SenderState::Closed,
             cc,
             ca_state: CaState::Open,
@@ -621,8 +628,7 @@ impl TcpSender {
         self.max_packets_out = self.max_packets_out.max(self.board.packets_out());
         self.rto_at.get_or_insert(now + self.rtt.rto());
         if let Some(rate) = self.pacing_rate_bps() {
-            let wire = (len + self.overhead_bytes) as u64;
-            self.next_send_at = self.next_send_at.max(now) + SimDuration::transmission(wire, rate);
+            self.next_send_at = next_departure(self.next_send_at, now, len, rate, self.stats.data_segments_sent);
         }
     }
 
@@ -655,6 +661,21 @@ impl Delivery {
             self.rtt_for_cc = Some(r);
         }
     }
+}
+
+/// Linux `tcp_update_skb_after_send` (net/ipv4/tcp_output.c): the earliest departure of
+/// the next segment. The gap is the payload length (the write-queue skb has no headers)
+/// at the pacing rate; the first `UNPACED_SEGMENTS` go unpaced, and time the sender
+/// spent idle beyond its schedule is credited against up to half of the gap.
+fn next_departure(prior: SimTime, now: SimTime, payload_bytes: u32, rate_bps: u64, segs_sent: u64) -> SimTime {
+    let start = prior.max(now);
+    if segs_sent < UNPACED_SEGMENTS {
+        return start;
+    }
+    let gap = SimDuration::transmission(payload_bytes as u64, rate_bps);
+    let credit = start - prior;
+    let half = SimDuration::from_ns(gap.as_ns() / 2);
+    start + (gap - if credit < half { credit } else { half })
 }
 
 /// Header bytes of a full data segment (IPv4 + TCP + options), for MSS and pacing.
@@ -693,6 +714,18 @@ mod tests {
 
     fn drain(s: &mut TcpSender, now: SimTime) -> Vec<TcpSegment> {
         std::iter::from_fn(|| s.poll_transmit(now)).collect()
+    }
+
+    #[test]
+    fn pacing_spaces_payload_bytes_after_ten_segments_with_idle_credit() {
+        let t = |us| SimTime::ZERO + SimDuration::from_us(us);
+        // 1448 payload bytes at 11.584 Mbit/s = 1 ms; the first 10 segments are not paced.
+        assert_eq!(next_departure(t(0), t(0), 1448, 11_584_000, 9), t(0));
+        assert_eq!(next_departure(t(0), t(0), 1448, 11_584_000, 10), t(1000));
+        // Sending 300 us behind schedule: a 300 us credit shortens the gap to 700 us.
+        assert_eq!(next_departure(t(1000), t(1300), 1448, 11_584_000, 11), t(2000));
+        // Idle for long: the credit is capped at half the gap.
+        assert_eq!(next_departure(t(1000), t(9000), 1448, 11_584_000, 12), t(9500));
     }
 
     #[test]
