@@ -25,7 +25,7 @@ import pandas as pd
 from . import tables
 from .emu import emulator_binary
 from .netns import RECEIVER_SIDE_ADDR, SENDER_SIDE_ADDR, Testbed, Unsupported, missing_privileges
-from .plan import FlowPlan, NotSupported, RunPlan, plan
+from .plan import FlowPlan, NotSupported, RunPlan, maxseg_bytes, plan
 
 AGENT = Path(__file__).with_name("agent.py")
 #: TCP_INFO / byte-count sampling period (issue 4).
@@ -146,8 +146,9 @@ def _start_senders(tb: Testbed, p: RunPlan, workdir: Path, t0: int) -> list:
             argv += ["--bytes", str(f.bytes)]
         if f.rate_bps is not None:
             argv += ["--rate-bps", str(f.rate_bps), "--write-bytes", str(f.write_bytes)]
-        if f.mss_bytes:
-            argv += ["--mss", str(f.mss_bytes)]
+        maxseg = maxseg_bytes(p, f)
+        if maxseg:
+            argv += ["--mss", str(maxseg)]
         with open(workdir / f"send{f.index}.stderr", "w") as err:
             procs.append(tb.spawn(sns, argv, stderr=err))
     return procs
