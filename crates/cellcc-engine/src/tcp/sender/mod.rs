@@ -379,7 +379,12 @@ impl TcpSender {
         };
         let newly_lost = self.fastretrans_alert(now, &facts);
         self.update_window(now, &d, prior_in_flight, una_advanced, newly_lost, facts.ece);
-        self.after_ack(now, una_advanced || d.sacked_new > 0);
+        // Linux tcp_clean_rtx_queue FLAG_SET_XMIT_TIMER: restart the timers when data was
+        // cumulatively ACKed, or when a SACKed original was sent before the head's last
+        // (re)transmission (its RTT exceeds the head's age).
+        let head_sent_at = self.board.front().map(|h| h.sent_at);
+        let rearm = una_advanced || matches!((d.first_sacked_sent_at, head_sent_at), (Some(t), Some(h)) if t < h);
+        self.after_ack(now, rearm);
     }
 
     /// Remove cumulatively ACKed segments and mark SACKed ones, feeding the
@@ -410,6 +415,10 @@ impl TcpSender {
             for &(start, end) in seg.sack.as_slice() {
                 board.sack(start, end, |s| {
                     d.sacked_new += 1;
+                    if s.retransmits == 0 {
+                        let t = d.first_sacked_sent_at.map_or(s.sent_at, |f| f.min(s.sent_at));
+                        d.first_sacked_sent_at = Some(t);
+                    }
                     on_delivered(s, &mut d);
                 });
             }
@@ -650,6 +659,8 @@ struct Delivery {
     rtt_for_rto: Option<SimDuration>,
     /// Newest one (Linux `ca_rtt_us`).
     rtt_for_cc: Option<SimDuration>,
+    /// Earliest send time among newly SACKed never-retransmitted segments (Linux `first_sackt`).
+    first_sacked_sent_at: Option<SimTime>,
 }
 
 impl Delivery {
