@@ -121,8 +121,9 @@ def test_plan_refuses_what_it_cannot_run_naming_the_field(change, path):
 
 def test_plan_maps_the_recovery_sysctls_and_gives_the_kernel_payload_mss_plus_options():
     sc = two_hosts()
-    sc["tcp"] = {"mss_bytes": 1000, "recovery": 0, "early_retrans": 0, "dsack": False}
+    sc["tcp"] = {"mss_bytes": 1000, "recovery": 0, "early_retrans": 0, "dsack": False, "frto": 0}
     p = plan_mod.plan(sc)
+    assert p.sysctls["net.ipv4.tcp_frto"] == "0"
     assert p.sysctls["net.ipv4.tcp_recovery"] == "0"
     assert p.sysctls["net.ipv4.tcp_early_retrans"] == "0"
     assert p.sysctls["net.ipv4.tcp_dsack"] == "0"

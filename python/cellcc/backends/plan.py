@@ -277,6 +277,7 @@ def _tcp_settings(sc: dict, plan: RunPlan) -> list[int | None]:
         "syn_retries": "net.ipv4.tcp_syn_retries",
         "recovery": "net.ipv4.tcp_recovery",
         "early_retrans": "net.ipv4.tcp_early_retrans",
+        "frto": "net.ipv4.tcp_frto",
     }
     for key, name in int_sysctls.items():
         if t.get(key) is not None:

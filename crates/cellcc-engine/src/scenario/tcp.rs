@@ -13,6 +13,11 @@ pub const LINUX_TCP_EARLY_RETRANS: u32 = 3;
 /// Largest valid `tcp_early_retrans` value (ip-sysctl.rst lists 0..4).
 pub const MAX_TCP_EARLY_RETRANS: u32 = 4;
 
+/// Linux default of `net.ipv4.tcp_frto` (ip-sysctl.rst): F-RTO on.
+pub const LINUX_TCP_FRTO: u32 = 2;
+/// Largest valid `tcp_frto` value.
+pub const MAX_TCP_FRTO: u32 = 2;
+
 /// When the sender paces.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -86,6 +91,9 @@ pub struct TcpSpec {
     /// Linux `net.ipv4.tcp_dsack`: the receiver reports duplicates with D-SACK (RFC 2883),
     /// which the sender uses to undo spurious reductions (RFC 3708). Default true.
     pub dsack: Option<bool>,
+    /// Linux `net.ipv4.tcp_frto`: F-RTO (RFC 5682) detection of spurious RTOs; 0 off,
+    /// 1 or 2 on (the kernel runs the SACK-enhanced variant for either). Default 2 (Linux).
+    pub frto: Option<u32>,
 }
 
 /// Resolved TCP parameters of one flow.
@@ -110,6 +118,7 @@ pub struct TcpParams {
     pub recovery: u32,
     pub early_retrans: u32,
     pub dsack: bool,
+    pub frto: u32,
 }
 
 impl TcpSpec {
@@ -137,7 +146,8 @@ impl TcpSpec {
             ecn,
             recovery,
             early_retrans,
-            dsack
+            dsack,
+            frto
         )
     }
 
@@ -163,6 +173,7 @@ impl TcpSpec {
             recovery: self.recovery.unwrap_or(LINUX_TCP_RECOVERY),
             early_retrans: self.early_retrans.unwrap_or(LINUX_TCP_EARLY_RETRANS),
             dsack: self.dsack.unwrap_or(true),
+            frto: self.frto.unwrap_or(LINUX_TCP_FRTO),
         }
     }
 }

@@ -367,6 +367,9 @@ impl TcpSpec {
                 "a tcp_early_retrans value in [0, 4]",
             )?;
         }
+        if let Some(f) = self.frto {
+            ensure(f <= super::tcp::MAX_TCP_FRTO, || p("frto"), f, "a tcp_frto value in [0, 2]")?;
+        }
         for (name, v) in [("rcv_buf_bytes", self.rcv_buf_bytes), ("snd_buf_bytes", self.snd_buf_bytes)] {
             if let Some(x) = v {
                 ensure(x >= 2048, || p(name), x, "bytes >= 2048 (Linux SOCK_MIN_RCVBUF/SNDBUF order)")?;

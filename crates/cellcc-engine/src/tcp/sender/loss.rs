@@ -18,10 +18,24 @@ use crate::sim::{SimDuration, SimTime};
 use crate::tcp::recovery::Prr;
 use crate::tcp::tlp::{self, Episode, Probe, ProbeAck, ProbeOutcome};
 
+/// F-RTO after an RTO (RFC 5682 §3.1, SACK-enhanced; Linux `tp->frto`, `tcp_process_loss`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Frto {
+    Off,
+    /// Waiting for the first ACK that advances snd_una after the RTO (step 2).
+    Armed,
+    /// Step 2.b: that ACK came; new data goes out before any retransmission.
+    SendingNew,
+}
+
 /// What the ACK being processed showed, for the state machine.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct AckFacts {
     pub una_advanced: bool,
+    /// A pure duplicate ACK (no progress, no data, same window).
+    pub dupack: bool,
+    /// Never-retransmitted data at or below the recovery point was (S)ACKed (FLAG_ORIG_SACK_ACKED).
+    pub orig_acked: bool,
     pub ece: bool,
     /// TSecr of the ACK when timestamps are on (Eifel, RFC 3522).
     pub ts_ecr: Option<SimTime>,
@@ -195,13 +209,62 @@ impl TcpSender {
         newly
     }
 
-    /// Linux `tcp_process_loss` (without F-RTO): undo on progress, Open once recovered.
+    /// Linux `tcp_process_loss`: undo on progress (Eifel), F-RTO (RFC 5682 §3.1), Open once recovered.
     fn process_loss(&mut self, now: SimTime, f: &AckFacts) {
-        if f.una_advanced && self.try_undo_loss(now, f.ts_ecr) {
+        if self.frto == Frto::SendingNew {
+            self.frto = Frto::Armed;
+        }
+        if f.una_advanced && self.try_undo_loss(now, f.ts_ecr, false) {
+            return;
+        }
+        if self.frto != Frto::Off && self.frto_step(now, f) {
             return;
         }
         if self.snd_una >= self.high_seq {
             self.try_undo_recovery(now, f.ts_ecr);
+        }
+    }
+
+    /// RFC 5682 §3.1 steps 2-3 as `tcp_process_loss`: returns true when this ACK is handled.
+    fn frto_step(&mut self, now: SimTime, f: &AckFacts) -> bool {
+        // Step 3.b: never-retransmitted data was delivered, so not all was lost: spurious.
+        if f.orig_acked && self.try_undo_loss(now, f.ts_ecr, true) {
+            return true;
+        }
+        if self.snd_nxt > self.high_seq {
+            // Step 3.a: a duplicate ACK or new SACK after the new data: the loss was real.
+            if f.sacked_new > 0 || f.dupack {
+                self.frto = Frto::Off;
+            }
+        } else if f.una_advanced && self.snd_una < self.high_seq {
+            // Step 2.b: send new data instead of retransmitting, if there is any to send.
+            self.high_seq = self.snd_nxt;
+            let window_end = self.snd_una + self.peer_wnd.min(self.p.snd_buf_bytes);
+            if self.snd_nxt < self.data_end() && window_end > self.snd_nxt {
+                self.frto = Frto::SendingNew;
+                return true;
+            }
+            self.frto = Frto::Off;
+        }
+        false
+    }
+
+    /// Linux `tcp_xmit_recovery` with REXMIT_NEW: new data as cwnd allows; if none went
+    /// out beyond the recovery point, fall back to conventional recovery.
+    pub(super) fn frto_send_new(&mut self, now: SimTime) -> Option<TcpSegment> {
+        let can_send = self.board.packets_in_flight() < self.cc.window().cwnd;
+        let end = self.data_end();
+        let window_end = self.snd_una + self.peer_wnd.min(self.p.snd_buf_bytes);
+        let len = (end.saturating_sub(self.snd_nxt)).min(self.mss as u64) as u32;
+        if can_send && len > 0 && self.snd_nxt + len as u64 <= window_end {
+            return Some(self.send_new(now, len));
+        }
+        if self.snd_nxt > self.high_seq {
+            self.frto = Frto::Armed;
+            None
+        } else {
+            self.frto = Frto::Off;
+            self.poll_transmit(now)
         }
     }
 
@@ -241,14 +304,15 @@ impl TcpSender {
         false
     }
 
-    /// Linux `tcp_try_undo_loss` (RFC 3522 Eifel after an RTO).
-    fn try_undo_loss(&mut self, now: SimTime, ts_ecr: Option<SimTime>) -> bool {
-        if !self.undo.may_undo(ts_ecr) {
+    /// Linux `tcp_try_undo_loss`: after an RTO shown spurious by Eifel (RFC 3522) or,
+    /// with `frto_undo`, by F-RTO (RFC 5682).
+    fn try_undo_loss(&mut self, now: SimTime, ts_ecr: Option<SimTime>, frto_undo: bool) -> bool {
+        if !(frto_undo || self.undo.may_undo(ts_ecr)) {
             return false;
         }
         self.stats.spurious_rtos += 1;
         self.undo_cwnd_reduction(now, true);
-        if self.p.sack {
+        if frto_undo || self.p.sack {
             self.set_ca_state(now, CaState::Open);
         }
         true
@@ -487,6 +551,8 @@ impl TcpSender {
     /// RFC 6298 §5.4-5.6 and Linux `tcp_enter_loss` / `tcp_retransmit_timer`.
     fn on_rto(&mut self, now: SimTime) {
         self.stats.timeouts += 1;
+        // Linux tcp_enter_loss: F-RTO unless a recovery other than a recurring timeout is under way.
+        let frto = self.p.frto > 0 && (self.ca_state < CaState::Recovery || self.ca_state == CaState::Loss);
         let new_episode = self.ca_state <= CaState::Disorder || self.snd_una >= self.high_seq;
         if new_episode {
             let prior_ssthresh = self.current_ssthresh();
@@ -498,6 +564,7 @@ impl TcpSender {
             self.undo.init(self.snd_una, self.board.retrans_out(), prior_ssthresh, prior_cwnd);
         }
         self.set_ca_state(now, CaState::Loss);
+        self.frto = if frto { Frto::Armed } else { Frto::Off };
         let w = self.cc.window_mut();
         w.set_cwnd(1);
         w.cwnd_cnt = 0;

@@ -25,7 +25,7 @@ use crate::cc::{AckSample, CaState, CongestionControl, ConnView, CwndEvent};
 use crate::packet::{TcpFlags, TcpSegment, IPV4_HEADER_BYTES};
 use crate::scenario::{Pacing, TcpParams};
 use crate::sim::{SimDuration, SimTime, NS_PER_S};
-use loss::AckFacts;
+use loss::{AckFacts, Frto};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SenderState {
@@ -78,7 +78,7 @@ pub struct SenderStats {
     pub probe_recoveries: u64,
     /// Window reductions undone as spurious (Linux TCP*Undo counters together).
     pub undos: u64,
-    /// RTOs shown spurious and undone (Linux TCPSpuriousRTOs, without F-RTO).
+    /// RTOs shown spurious and undone, by Eifel or F-RTO (Linux TCPLossUndo / TCPSpuriousRTOs).
     pub spurious_rtos: u64,
     /// Segments reported duplicate by D-SACK (Linux `dsack_dups`).
     pub dsack_segments: u64,
@@ -140,6 +140,8 @@ pub struct TcpSender {
     probe_due: Option<Probe>,
     probe: Episode,
     undo: Undo,
+    /// F-RTO after an RTO (RFC 5682).
+    frto: Frto,
     pub stats: SenderStats,
     rtt_log: Vec<RttObs>,
 }
@@ -185,6 +187,7 @@ impl TcpSender {
             probe_due: None,
             probe: Episode::Idle,
             undo: Undo::default(),
+            frto: Frto::Off,
             stats: SenderStats::default(),
             rtt_log: Vec::with_capacity(64),
             p,
@@ -296,6 +299,9 @@ impl TcpSender {
             // Linux tcp_schedule_loss_probe: no probe outside Open and CWR.
             self.probe_at = None;
         }
+        if s != CaState::Loss {
+            self.frto = Frto::Off;
+        }
         if s != self.ca_state {
             let v = self.view(now);
             self.cc.set_state(&v, s);
@@ -373,6 +379,8 @@ impl TcpSender {
         }
         let facts = AckFacts {
             una_advanced,
+            dupack: !una_advanced && !wnd_changed && seg.len == 0,
+            orig_acked: d.orig_acked,
             ece: self.p.ecn && seg.flags.has(TcpFlags::ECE),
             ts_ecr: if self.p.timestamps { seg.ts_ecr } else { None },
             sacked_new: d.sacked_new,
@@ -393,6 +401,7 @@ impl TcpSender {
         let mut d = Delivery::default();
         let min_rtt = self.rtt.min_rtt().unwrap_or(SimDuration::ZERO);
         let prior_fack = self.board.highest_sacked_end();
+        let high_seq = self.high_seq;
         let TcpSender { board, rate, rack, p, .. } = self;
         let mut reordered = false;
         let mut on_delivered = |s: &mut Seg, d: &mut Delivery| {
@@ -400,6 +409,8 @@ impl TcpSender {
             let (sent_at, end, retx) = (s.sent_at, s.end(), s.retransmits > 0);
             rate.on_delivered(&mut s.tx, sent_at, end, retx);
             rack.advance(now, sent_at, end, retx, min_rtt);
+            // Linux FLAG_ORIG_SACK_ACKED: never-retransmitted data below the recovery point.
+            d.orig_acked |= !retx && end <= high_seq;
             // Linux tcp_check_sack_reordering: an original delivered below the highest SACK.
             reordered |= !retx && s.start < prior_fack;
         };
@@ -548,6 +559,9 @@ impl TcpSender {
         if let Some(probe) = self.probe_due.take() {
             return Some(self.send_probe(now, probe));
         }
+        if self.frto == Frto::SendingNew {
+            return self.frto_send_new(now);
+        }
         if self.pacing_rate_bps().is_some() && now < self.next_send_at {
             return None;
         }
@@ -661,6 +675,8 @@ struct Delivery {
     rtt_for_cc: Option<SimDuration>,
     /// Earliest send time among newly SACKed never-retransmitted segments (Linux `first_sackt`).
     first_sacked_sent_at: Option<SimTime>,
+    /// Never-retransmitted data at or below the recovery point was delivered.
+    orig_acked: bool,
 }
 
 impl Delivery {
@@ -705,7 +721,11 @@ mod tests {
     const MSS: u32 = 1000;
 
     fn established(rtt_ms: u64, supply: AppSupply) -> (TcpSender, SimTime) {
-        let p = TcpSpec { sack: Some(false), ..Default::default() }.resolve();
+        established_with(TcpSpec::default(), rtt_ms, supply)
+    }
+
+    fn established_with(spec: TcpSpec, rtt_ms: u64, supply: AppSupply) -> (TcpSender, SimTime) {
+        let p = TcpSpec { sack: Some(false), ..spec }.resolve();
         let cc = CcConfig::NewReno(Default::default())
             .build(Window::new(p.initial_cwnd_segs), crate::sim::RngStream::new(0, "test:cc"));
         let mut s = TcpSender::new(p, MSS, 52, cc, supply);
@@ -769,7 +789,8 @@ mod tests {
 
     #[test]
     fn karns_rule_no_rtt_sample_from_a_retransmitted_segment() {
-        let (mut s, t0) = established(100, AppSupply::Unlimited);
+        // Conventional RTO recovery (F-RTO off, tcp_frto = 0): every lost segment is resent.
+        let (mut s, t0) = established_with(TcpSpec { frto: Some(0), ..Default::default() }, 100, AppSupply::Unlimited);
         drain(&mut s, t0);
         let rto_at = s.poll_timeout(t0).unwrap();
         s.on_timeout(rto_at);

@@ -175,6 +175,48 @@ fn eifel_undoes_a_spurious_rto_when_the_ack_echoes_the_original() {
 }
 
 #[test]
+fn frto_sends_new_data_after_an_rto_and_undoes_when_an_original_is_acked() {
+    // RFC 5682 §3.1 without timestamps (no Eifel) and TLP off, so the RTO fires first.
+    let spec = TcpSpec { timestamps: Some(false), early_retrans: Some(0), ..Default::default() };
+    let (mut s, t0) = sender(spec, AppSupply::Unlimited);
+    drain(&mut s, t0);
+    let rto_at = s.poll_timeout(t0).unwrap();
+    s.on_timeout(rto_at);
+    assert_eq!(drain(&mut s, rto_at).iter().map(|x| x.seq).collect::<Vec<_>>(), vec![0]);
+    // Step 2: the first ACK advancing snd_una (the delayed original of segment 0).
+    let t1 = rto_at + ms(10);
+    s.on_segment(t1, &sack_ack(seg_bytes(1), &[]));
+    // Step 2.b: cwnd 1 -> 2 in slow start; both go to new data, not to segments 1..9.
+    let sent: Vec<u64> = drain(&mut s, t1).iter().map(|x| x.seq).collect();
+    assert_eq!(sent, vec![seg_bytes(10), seg_bytes(11)]);
+    // Step 3.b: the next ACK covers segment 1, never retransmitted: the RTO was spurious.
+    s.on_segment(t1 + ms(1), &sack_ack(seg_bytes(2), &[]));
+    assert_eq!(s.stats.spurious_rtos, 1);
+    assert_eq!(s.ca_state(), CaState::Open);
+    assert_eq!(s.ssthresh_bytes(), u64::MAX);
+}
+
+#[test]
+fn frto_falls_back_to_retransmitting_when_the_new_data_is_sacked_above_a_hole() {
+    let spec = TcpSpec { timestamps: Some(false), early_retrans: Some(0), ..Default::default() };
+    let (mut s, t0) = sender(spec, AppSupply::Unlimited);
+    drain(&mut s, t0);
+    let rto_at = s.poll_timeout(t0).unwrap();
+    s.on_timeout(rto_at);
+    drain(&mut s, rto_at);
+    // Only the retransmission of segment 0 arrives (the originals were lost).
+    let t1 = rto_at + ms(RTT_MS);
+    s.on_segment(t1, &sack_ack(seg_bytes(1), &[]));
+    drain(&mut s, t1);
+    // Step 3.a: the new data is SACKed while segment 1 is still missing: the loss was real.
+    let t2 = t1 + ms(RTT_MS);
+    s.on_segment(t2, &sack_ack(seg_bytes(1), &[(seg_bytes(10), seg_bytes(11))]));
+    assert_eq!(s.stats.spurious_rtos, 0);
+    assert_eq!(drain(&mut s, t2).first().map(|x| x.seq), Some(seg_bytes(1)));
+    assert_eq!(s.cc().window().ssthresh, 5);
+}
+
+#[test]
 fn an_ack_echoing_the_retransmission_does_not_undo_an_rto() {
     let (mut s, t0) = sender(TcpSpec { early_retrans: Some(0), ..Default::default() }, AppSupply::Unlimited);
     drain(&mut s, t0);
@@ -203,6 +245,7 @@ mod pipe {
         pub recovery: u32,
         pub early_retrans: u32,
         pub timestamps: bool,
+        pub frto: u32,
         pub seed: u64,
     }
 
@@ -217,6 +260,7 @@ mod pipe {
             timestamps: Some(k.timestamps),
             recovery: Some(k.recovery),
             early_retrans: Some(k.early_retrans),
+            frto: Some(k.frto),
             ..Default::default()
         };
         let p = spec.resolve();
@@ -280,7 +324,7 @@ proptest::proptest! {
     })]
 
     /// With any loss up to 20% each way and reordering, every mechanism mix
-    /// (RACK on/off, TLP on/off, timestamps on/off) keeps cwnd >= 1, the scoreboard
+    /// (RACK on/off, TLP on/off, timestamps on/off, F-RTO on/off) keeps cwnd >= 1, the scoreboard
     /// consistent with the receiver, and finishes a 60-segment transfer.
     #[test]
     fn recovery_keeps_invariants_and_finishes_under_loss_and_reordering(
@@ -290,9 +334,10 @@ proptest::proptest! {
         recovery in proptest::sample::select(vec![0u32, 1, 5]),
         early_retrans in proptest::sample::select(vec![0u32, 3]),
         timestamps in proptest::bool::ANY,
+        frto in proptest::sample::select(vec![0u32, 2]),
         seed in 0u64..10_000,
     ) {
-        let k = pipe::Knobs { drop_fwd, drop_rev, jitter_ms, recovery, early_retrans, timestamps, seed };
+        let k = pipe::Knobs { drop_fwd, drop_rev, jitter_ms, recovery, early_retrans, timestamps, frto, seed };
         let tx = pipe::run(&k, 60, SimDuration::from_secs(600));
         proptest::prop_assert!(tx.is_done(), "transfer finished: {:?}", tx.stats);
     }
@@ -308,6 +353,7 @@ fn reordering_without_loss_is_undone_or_never_reduced() {
         recovery: 1,
         early_retrans: 3,
         timestamps: true,
+        frto: 2,
         seed: 7,
     };
     let tx = pipe::run(&k, 400, SimDuration::from_secs(60));
