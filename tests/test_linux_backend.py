@@ -119,6 +119,21 @@ def test_plan_refuses_what_it_cannot_run_naming_the_field(change, path):
     assert "cannot run" in str(e.value)
 
 
+def test_plan_maps_the_recovery_sysctls_and_gives_the_kernel_payload_mss_plus_options():
+    sc = two_hosts()
+    sc["tcp"] = {"mss_bytes": 1000, "recovery": 0, "early_retrans": 0, "dsack": False, "frto": 0}
+    p = plan_mod.plan(sc)
+    assert p.sysctls["net.ipv4.tcp_frto"] == "0"
+    assert p.sysctls["net.ipv4.tcp_recovery"] == "0"
+    assert p.sysctls["net.ipv4.tcp_early_retrans"] == "0"
+    assert p.sysctls["net.ipv4.tcp_dsack"] == "0"
+    # 1000 payload bytes + the 12-byte timestamp option the kernel takes off TCP_MAXSEG.
+    assert plan_mod.maxseg_bytes(p, p.flows[0]) == 1012
+    sc["tcp"]["timestamps"] = False
+    p = plan_mod.plan(sc)
+    assert plan_mod.maxseg_bytes(p, p.flows[0]) == 1000
+
+
 def test_plan_refuses_a_kernel_cca_listing_the_available_ones():
     sc = two_hosts(cca="no_such_cca")
     with pytest.raises(plan_mod.NotSupported) as e:

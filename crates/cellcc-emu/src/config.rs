@@ -58,6 +58,11 @@ pub struct Config {
     pub summary_path: Option<PathBuf>,
     /// CSV of every link departure: `direction,t_ns,bytes` (for tests of the trace schedule).
     pub departures_path: Option<PathBuf>,
+    /// CLOCK_MONOTONIC ns of trace time zero: the scenario's t = 0, so a trace link gives the
+    /// flows the capacity the engine gives them at the same scenario time. Default: when the
+    /// emulator starts (Mahimahi: link creation).
+    #[serde(default)]
+    pub trace_start_ns: Option<u64>,
     /// Busy-wait this close to a deadline instead of sleeping (timer accuracy vs CPU).
     #[serde(default = "default_spin_us")]
     pub spin_us: u64,
@@ -158,6 +163,14 @@ mod tests {
         let text = r#"{"tun":["a","b"],"forward":{"rate_mbps":10},"reverse":{}}"#;
         let e = Config::from_json(text).unwrap().build(0).unwrap_err();
         assert!(e.0.starts_with("reverse.rate_mbps"), "{e}");
+    }
+
+    #[test]
+    fn trace_time_zero_is_the_configured_instant() {
+        let text = r#"{"tun":["a","b"],"forward":{"rate_mbps":10},"reverse":{"rate_mbps":1},"trace_start_ns":5}"#;
+        assert_eq!(Config::from_json(text).unwrap().trace_start_ns, Some(5));
+        let text = r#"{"tun":["a","b"],"forward":{"rate_mbps":10},"reverse":{"rate_mbps":1}}"#;
+        assert_eq!(Config::from_json(text).unwrap().trace_start_ns, None);
     }
 
     #[test]

@@ -124,7 +124,8 @@ fn run(config: &Config) -> io::Result<()> {
     sys::set_timer_slack_ns(1)?;
     let tuns = [sys::open_tun(&config.tun[0])?, sys::open_tun(&config.tun[1])?];
     let start = sys::monotonic_ns();
-    let mut dirs = config.build(start).map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e.0))?;
+    let trace_zero = config.trace_start_ns.unwrap_or(start);
+    let mut dirs = config.build(trace_zero).map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e.0))?;
     if config.departures_path.is_some() {
         for d in &mut dirs {
             d.stats.departure_log = Some(Vec::new());

@@ -25,13 +25,15 @@ import pandas as pd
 from . import tables
 from .emu import emulator_binary
 from .netns import RECEIVER_SIDE_ADDR, SENDER_SIDE_ADDR, Testbed, Unsupported, missing_privileges
-from .plan import FlowPlan, NotSupported, RunPlan, plan
+from .plan import FlowPlan, NotSupported, RunPlan, maxseg_bytes, plan
 
 AGENT = Path(__file__).with_name("agent.py")
 #: TCP_INFO / byte-count sampling period (issue 4).
 SAMPLE_MS = 10.0
 #: Head start of the clock: every agent is up before time 0 of the run.
 STARTUP_LEAD_S = 0.3
+#: Time allowed for namespaces, devices, the emulator and sysctls to come up before t0.
+TESTBED_SETUP_BUDGET_S = 2.0
 #: Emulator queue-record period; records are aggregated into the scenario's slots.
 EMU_STATS_INTERVAL_MS = 10.0
 #: Extra wall time a process gets beyond the run's end before it is stopped.
@@ -57,8 +59,10 @@ def _as_dict(scenario: dict | str) -> dict:
     return json.loads(scenario) if isinstance(scenario, str) else scenario
 
 
-def _emu_config(p: RunPlan, workdir: Path) -> dict:
+def _emu_config(p: RunPlan, workdir: Path, t0: int) -> dict:
     return {
+        # The scenario's t = 0 is the trace's time zero too (as in the engine).
+        "trace_start_ns": t0,
         "seed": p.seed,
         "mtu_bytes": p.mtu_bytes,
         "forward": p.forward.emu_config(),
@@ -146,8 +150,9 @@ def _start_senders(tb: Testbed, p: RunPlan, workdir: Path, t0: int) -> list:
             argv += ["--bytes", str(f.bytes)]
         if f.rate_bps is not None:
             argv += ["--rate-bps", str(f.rate_bps), "--write-bytes", str(f.write_bytes)]
-        if f.mss_bytes:
-            argv += ["--mss", str(f.mss_bytes)]
+        maxseg = maxseg_bytes(p, f)
+        if maxseg:
+            argv += ["--mss", str(maxseg)]
         with open(workdir / f"send{f.index}.stderr", "w") as err:
             procs.append(tb.spawn(sns, argv, stderr=err))
     return procs
@@ -176,13 +181,17 @@ def run(
     with tempfile.TemporaryDirectory(prefix="cellcc-linux-") as tmp:
         wd = Path(workdir) if workdir else Path(tmp)
         wd.mkdir(parents=True, exist_ok=True)
-        with Testbed(binary, _emu_config(p, wd), p.mtu_bytes, wd) as tb:
+        # t0 is fixed before the emulator starts, which needs it as the trace's time zero.
+        t0 = time.monotonic_ns() + int((TESTBED_SETUP_BUDGET_S + STARTUP_LEAD_S) * 1e9)
+        with Testbed(binary, _emu_config(p, wd, t0), p.mtu_bytes, wd) as tb:
             _configure_ends(tb, p)
-            t0 = time.monotonic_ns() + int(STARTUP_LEAD_S * 1e9)
+            lead_s = (t0 - time.monotonic_ns()) / 1e9
+            if lead_s < STARTUP_LEAD_S:
+                raise RuntimeError(f"the testbed took longer than {TESTBED_SETUP_BUDGET_S} s to come up")
             end_ns = t0 + int(p.duration_s * 1e9)
             receivers = _start_receivers(tb, p, wd, end_ns)
             senders = _start_senders(tb, p, wd, t0)
-            deadline = time.monotonic() + STARTUP_LEAD_S + p.duration_s + FINISH_GRACE_S
+            deadline = time.monotonic() + lead_s + p.duration_s + FINISH_GRACE_S
             _wait(senders, [f"send{f.index}" for f in p.flows], wd, deadline)
             _wait(receivers, [f"recv{f.index}" for f in p.flows], wd, deadline)
             tb.stop_emulator()

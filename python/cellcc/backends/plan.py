@@ -262,11 +262,23 @@ def _tcp_settings(sc: dict, plan: RunPlan) -> list[int | None]:
             raise NotSupported(f"tcp.{key}", t[key], f"{linux} (Linux's fixed value; not settable per connection)")
     if t.get("rto_estimator") not in (None, "linux"):
         raise NotSupported("tcp.rto_estimator", t["rto_estimator"], '"linux" (the kernel\'s own estimator)')
-    bool_sysctls = {"sack": "net.ipv4.tcp_sack", "timestamps": "net.ipv4.tcp_timestamps", "ecn": "net.ipv4.tcp_ecn"}
+    bool_sysctls = {
+        "sack": "net.ipv4.tcp_sack",
+        "timestamps": "net.ipv4.tcp_timestamps",
+        "ecn": "net.ipv4.tcp_ecn",
+        "dsack": "net.ipv4.tcp_dsack",
+    }
     for key, name in bool_sysctls.items():
         if t.get(key) is not None:
             plan.sysctls[name] = "1" if t[key] else "0"
-    int_sysctls = {"dupack_threshold": "net.ipv4.tcp_reordering", "syn_retries": "net.ipv4.tcp_syn_retries"}
+    # The engine's [tcp] names follow these sysctls (crates/cellcc-engine/src/scenario/tcp.rs).
+    int_sysctls = {
+        "dupack_threshold": "net.ipv4.tcp_reordering",
+        "syn_retries": "net.ipv4.tcp_syn_retries",
+        "recovery": "net.ipv4.tcp_recovery",
+        "early_retrans": "net.ipv4.tcp_early_retrans",
+        "frto": "net.ipv4.tcp_frto",
+    }
     for key, name in int_sysctls.items():
         if t.get(key) is not None:
             plan.sysctls[name] = str(t[key])
@@ -288,6 +300,18 @@ def _tcp_settings(sc: dict, plan: RunPlan) -> list[int | None]:
     if t.get("timestamps") is False:
         plan.header_bytes = IP_TCP_HEADER_BYTES
     return [m.get("mss_bytes") for m in merged]
+
+
+def maxseg_bytes(p: RunPlan, f: FlowPlan) -> int | None:
+    """The TCP_MAXSEG value that makes the kernel carry `tcp.mss_bytes` of payload per segment.
+
+    The engine's mss_bytes is payload. TCP_MAXSEG sets the MSS clamp, from which the kernel
+    takes the aligned timestamp option (TCPOLEN_TSTAMP_ALIGNED = 12 bytes) off every segment
+    (net/ipv4/tcp_output.c `tcp_current_mss` / `tcp_sync_mss`), so it gets the option bytes on top.
+    """
+    if not f.mss_bytes:
+        return None
+    return f.mss_bytes + (p.header_bytes - IP_TCP_HEADER_BYTES)
 
 
 def _flow(sc: dict, i: int, a: str, b: str) -> FlowPlan:

@@ -13,7 +13,10 @@
 //! ```
 //!
 //! A round starts when `snd_una` passes the `snd_nxt` recorded at the start
-//! of the previous one (one RTT of data).
+//! of the previous one (one RTT of data). Rounds are tracked below
+//! `low_window` too, as the kernel does since 2025 (commit 25c1a9ca53db):
+//! the detectors then measure from the true start of the round in which cwnd
+//! reaches `low_window`, not from the first ACK at that cwnd.
 //!
 //! Differences from Linux: times are `conn.now` and RTTs in ns rather than
 //! the µs clock (`tcp_mstamp`), so thresholds are exact rather than rounded
@@ -113,11 +116,13 @@ impl HyStart {
         let Phase::Searching(round) = &mut self.phase else {
             return None;
         };
-        if cwnd < self.params.low_window {
-            return None;
-        }
+        // Linux commit 25c1a9ca53db ("tcp_cubic: fix incorrect HyStart round start
+        // detection", 2025): rounds are tracked at every cwnd, the low-window check comes after.
         if conn.snd_una > round.end_seq {
             *round = Round::begin(conn.now, conn.snd_nxt);
+        }
+        if cwnd < self.params.low_window {
+            return None;
         }
         let mut exit = None;
         if self.params.ack_train && Self::ack_train_too_long(round, conn.now, self.params.ack_delta, delay_min) {
@@ -229,6 +234,21 @@ mod tests {
         let (min, high) = (SimDuration::from_ms(100), SimDuration::from_ms(200));
         for k in 1..=20 {
             assert_eq!(h.on_ack(&view(k * 5000, k), 15, high, min), None);
+        }
+    }
+
+    #[test]
+    fn a_round_that_began_below_low_window_is_not_restarted_when_cwnd_reaches_it() {
+        // ACKs 1 ms apart in one round; cwnd 10 for the first ten, 16 after. delay_min
+        // 20 ms: the train must span 10 ms from the round start. The round started at the
+        // first ACK (t = 0); ACKs below low_window do not extend the train, so at t = 10 ms
+        // the gap since it is 10 ms > ack_delta 2 ms: no train this round. (The old order
+        // restarted the round at t = 10 ms and exited at t = 21 ms.)
+        let mut h = HyStart::new(Params { delay: false, ..params() });
+        let min = SimDuration::from_ms(20);
+        for k in 0..60 {
+            let cwnd = if k < 10 { 10 } else { 16 };
+            assert_eq!(h.on_ack(&view(k * 1000, k + 1), cwnd, min, min), None, "ACK at {k} ms");
         }
     }
 

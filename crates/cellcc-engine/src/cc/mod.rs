@@ -91,8 +91,9 @@ impl Window {
     }
 }
 
-/// Linux `enum tcp_ca_state` (include/uapi/linux/tcp.h).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Linux `enum tcp_ca_state` (include/uapi/linux/tcp.h), ordered as Linux numbers
+/// them (the stack compares states, e.g. `icsk_ca_state < TCP_CA_CWR`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum CaState {
     /// Nothing bad has been observed.
     Open,

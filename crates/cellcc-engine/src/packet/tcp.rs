@@ -5,6 +5,8 @@
 //! never wrap: a simulated flow cannot send 2^64 bytes. The pcap writer maps
 //! them to 32-bit wire values.
 
+use crate::sim::SimTime;
+
 /// TCP header without options (RFC 9293).
 pub const TCP_HEADER_BYTES: u32 = 20;
 /// Timestamps option padded to 4 bytes: 2 NOP + kind/len/TSval/TSecr (RFC 7323 §3).
@@ -66,6 +68,11 @@ pub struct TcpSegment {
     pub sack: SackBlocks,
     /// Timestamps option present.
     pub timestamps: bool,
+    /// TSval (RFC 7323 §3): the sender's clock when the segment left; the
+    /// simulator's time stands in for the 1 ms kernel clock.
+    pub ts_val: SimTime,
+    /// TSecr: the TS.Recent the receiver echoes (RFC 7323 §4.3); `None` before any.
+    pub ts_ecr: Option<SimTime>,
     /// The IP header of the packet that delivered this segment carried CE
     /// (RFC 3168 §5); set by the network on delivery, read by the receiver.
     pub ce: bool,

@@ -4,6 +4,20 @@
 use crate::sim::SimDuration;
 use serde::{Deserialize, Serialize};
 
+/// Linux default of `net.ipv4.tcp_recovery` (ip-sysctl.rst): RACK loss detection on.
+pub const LINUX_TCP_RECOVERY: u32 = 1;
+/// Largest valid `tcp_recovery` value: the three defined bits.
+pub const MAX_TCP_RECOVERY: u32 = 7;
+/// Linux default of `net.ipv4.tcp_early_retrans` (ip-sysctl.rst): TLP on.
+pub const LINUX_TCP_EARLY_RETRANS: u32 = 3;
+/// Largest valid `tcp_early_retrans` value (ip-sysctl.rst lists 0..4).
+pub const MAX_TCP_EARLY_RETRANS: u32 = 4;
+
+/// Linux default of `net.ipv4.tcp_frto` (ip-sysctl.rst): F-RTO on.
+pub const LINUX_TCP_FRTO: u32 = 2;
+/// Largest valid `tcp_frto` value.
+pub const MAX_TCP_FRTO: u32 = 2;
+
 /// When the sender paces.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -67,6 +81,19 @@ pub struct TcpSpec {
     /// reduces its window once per round trip (CWR). With `cca = "dctcp"` the
     /// receiver echoes each mark exactly (RFC 8257 §3.2). Default false.
     pub ecn: Option<bool>,
+    /// Linux `net.ipv4.tcp_recovery` bitmask (ip-sysctl.rst): 0x1 RACK loss detection
+    /// (RFC 8985) instead of the dupthresh rules, 0x2 static reordering window, 0x4 no
+    /// dupthresh shortcut in RACK. Range 0..=7, default 1 (Linux's default).
+    pub recovery: Option<u32>,
+    /// Linux `net.ipv4.tcp_early_retrans`: 3 or 4 enable the Tail Loss Probe (RFC 8985 §7),
+    /// 0..=2 disable it. Range 0..=4, default 3 (Linux's default).
+    pub early_retrans: Option<u32>,
+    /// Linux `net.ipv4.tcp_dsack`: the receiver reports duplicates with D-SACK (RFC 2883),
+    /// which the sender uses to undo spurious reductions (RFC 3708). Default true.
+    pub dsack: Option<bool>,
+    /// Linux `net.ipv4.tcp_frto`: F-RTO (RFC 5682) detection of spurious RTOs; 0 off,
+    /// 1 or 2 on (the kernel runs the SACK-enhanced variant for either). Default 2 (Linux).
+    pub frto: Option<u32>,
 }
 
 /// Resolved TCP parameters of one flow.
@@ -88,6 +115,10 @@ pub struct TcpParams {
     pub syn_retries: u32,
     pub pacing: Pacing,
     pub ecn: bool,
+    pub recovery: u32,
+    pub early_retrans: u32,
+    pub dsack: bool,
+    pub frto: u32,
 }
 
 impl TcpSpec {
@@ -112,7 +143,11 @@ impl TcpSpec {
             dupack_threshold,
             syn_retries,
             pacing,
-            ecn
+            ecn,
+            recovery,
+            early_retrans,
+            dsack,
+            frto
         )
     }
 
@@ -135,6 +170,10 @@ impl TcpSpec {
             syn_retries: self.syn_retries.unwrap_or(6),
             pacing: self.pacing.unwrap_or_default(),
             ecn: self.ecn.unwrap_or(false),
+            recovery: self.recovery.unwrap_or(LINUX_TCP_RECOVERY),
+            early_retrans: self.early_retrans.unwrap_or(LINUX_TCP_EARLY_RETRANS),
+            dsack: self.dsack.unwrap_or(true),
+            frto: self.frto.unwrap_or(LINUX_TCP_FRTO),
         }
     }
 }

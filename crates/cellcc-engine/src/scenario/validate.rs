@@ -507,6 +507,20 @@ impl TcpSpec {
                 ensure(x >= 1, || p(name), x, "an integer >= 1")?;
             }
         }
+        if let Some(r) = self.recovery {
+            ensure(r <= super::tcp::MAX_TCP_RECOVERY, || p("recovery"), r, "a tcp_recovery bitmask in [0, 7]")?;
+        }
+        if let Some(e) = self.early_retrans {
+            ensure(
+                e <= super::tcp::MAX_TCP_EARLY_RETRANS,
+                || p("early_retrans"),
+                e,
+                "a tcp_early_retrans value in [0, 4]",
+            )?;
+        }
+        if let Some(f) = self.frto {
+            ensure(f <= super::tcp::MAX_TCP_FRTO, || p("frto"), f, "a tcp_frto value in [0, 2]")?;
+        }
         for (name, v) in [("rcv_buf_bytes", self.rcv_buf_bytes), ("snd_buf_bytes", self.snd_buf_bytes)] {
             if let Some(x) = v {
                 ensure(

@@ -2,12 +2,16 @@
 //! The world feeds segments and timeouts in and drains segments out; nothing
 //! here knows about links, packets or the clock beyond the `now` it is given.
 
+pub mod delack;
+pub mod rack;
 pub mod rate;
 pub mod receiver;
 pub mod recovery;
 pub mod rtt;
 pub mod scoreboard;
 pub mod sender;
+pub mod tlp;
+pub mod undo;
 
 pub use receiver::{EcnEcho, TcpReceiver};
 pub use sender::{AppSupply, TcpSender};

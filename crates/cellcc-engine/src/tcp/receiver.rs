@@ -1,13 +1,18 @@
 //! The receiving end of a TCP connection, sans-IO: it reassembles the byte
 //! stream, hands in-order data to the application at once, and ACKs --
-//! delayed ACKs (RFC 5681 §4.2, RFC 1122 §4.2.3.2), immediate ACKs for
+//! delayed ACKs (RFC 5681 §4.2, RFC 1122 §4.2.3.2) with Linux's quick-ACK
+//! mode and adaptive timeout (`delack.rs`), immediate ACKs for
 //! out-of-order data and for segments that fill a hole, SACK blocks
-//! (RFC 2018 §4: the block with the newest segment first).
+//! (RFC 2018 §4: the block with the newest segment first), D-SACK for
+//! duplicates (RFC 2883, Linux `tcp_dsack_set`), and the timestamp echo
+//! (RFC 7323 §4.3, Linux `tcp_replace_ts_recent`).
 //!
 //! ```text
 //!  Listen ─SYN─► SynReceived ─data/ACK─► Established ─FIN in order─► Closed
 //! ```
 
+use super::delack::{AckClock, MAX_QUICKACKS};
+use super::rtt::RttEstimator;
 use crate::packet::{SackBlocks, TcpFlags, TcpSegment};
 use crate::scenario::TcpParams;
 use crate::sim::SimTime;
@@ -58,12 +63,23 @@ pub struct TcpReceiver {
     early_ack: Option<TcpSegment>,
     /// When the FIN was consumed (finite transfers' completion).
     pub completed_at: Option<SimTime>,
+    /// RFC 7323 TS.Recent: the TSval echoed in TSecr.
+    ts_recent: Option<SimTime>,
+    /// rcv_nxt when the last ACK went out (RFC 7323 Last.ACK.sent, Linux `rcv_wup`).
+    last_ack_sent: u64,
+    /// A duplicate range to report as the first SACK block of the next ACK (RFC 2883).
+    dsack: Option<(u64, u64)>,
+    ack_clock: AckClock,
+    /// The receiver's own RTT estimate, from the handshake (Linux `tcp_synack_rtt_meas`).
+    rtt: RttEstimator,
+    synack_sent_at: Option<SimTime>,
+    /// Largest data segment seen (Linux `icsk_ack.rcv_mss`).
+    rcv_mss: u32,
 }
 
 impl TcpReceiver {
     pub fn new(p: TcpParams, echo: EcnEcho) -> Self {
         TcpReceiver {
-            p,
             state: ReceiverState::Listen,
             rcv_nxt: 0,
             ooo: Vec::new(),
@@ -76,6 +92,14 @@ impl TcpReceiver {
             echo,
             early_ack: None,
             completed_at: None,
+            ts_recent: None,
+            last_ack_sent: 0,
+            dsack: None,
+            ack_clock: AckClock::new(p.delayed_ack_timeout),
+            rtt: RttEstimator::new(p.rto_estimator, p.initial_rto, p.min_rto, p.max_rto),
+            synack_sent_at: None,
+            rcv_mss: 0,
+            p,
         }
     }
 
@@ -102,19 +126,39 @@ impl TcpReceiver {
         }
         if self.state == ReceiverState::SynReceived {
             self.state = ReceiverState::Established;
+            if let Some(sent) = self.synack_sent_at.take() {
+                self.rtt.on_sample(now - sent, 0, 0);
+            }
         }
         if self.state == ReceiverState::Listen {
             return;
         }
         self.echo_ce(seg);
+        self.update_ts_recent(seg);
         if seg.flags.has(TcpFlags::FIN) {
             self.fin_seq = Some(seg.seq + seg.len as u64);
             self.ack_due = true;
         }
         if seg.len > 0 {
+            self.rcv_mss = self.rcv_mss.max(seg.len);
             self.on_data(now, seg.seq, seg.seq + seg.len as u64);
         }
         self.consume_fin(now);
+    }
+
+    /// RFC 7323 §4.3 (2): a segment at or below Last.ACK.sent with a TSval not older
+    /// than TS.Recent updates it, so the echo names the segment that opened the ACK.
+    fn update_ts_recent(&mut self, seg: &TcpSegment) {
+        if self.p.timestamps && seg.seq <= self.last_ack_sent && self.ts_recent.is_none_or(|r| seg.ts_val >= r) {
+            self.ts_recent = Some(seg.ts_val);
+        }
+    }
+
+    /// Linux `tcp_dsack_set` (RFC 2883 §4): remember one duplicate range for the next ACK.
+    fn note_duplicate(&mut self, start: u64, end: u64) {
+        if self.p.dsack && self.p.sack && start < end {
+            self.dsack = Some((start, end));
+        }
     }
 
     fn echo_ce(&mut self, seg: &TcpSegment) {
@@ -146,24 +190,34 @@ impl TcpReceiver {
 
     fn on_data(&mut self, now: SimTime, start: u64, end: u64) {
         if end <= self.rcv_nxt {
-            // A duplicate: ACK at once so the sender learns (RFC 5681 §4.2).
+            // A duplicate: ACK at once so the sender learns (RFC 5681 §4.2), and
+            // Linux tcp_data_queue enters quick-ACK mode: the sender is recovering.
+            self.note_duplicate(start, end);
+            let (wnd, mss) = (self.window_bytes(), self.rcv_mss);
+            self.ack_clock.enter_quickack_mode(wnd, mss, MAX_QUICKACKS);
             self.ack_due = true;
         } else if start <= self.rcv_nxt {
+            self.note_duplicate(start, self.rcv_nxt);
             let had_hole = !self.ooo.is_empty();
             self.rcv_nxt = end;
             self.absorb_ooo();
-            if had_hole {
-                // RFC 5681 §4.2: ACK immediately when a segment fills (part of) a gap.
+            let (wnd, mss, rto) = (self.window_bytes(), self.rcv_mss, self.rtt.rto());
+            self.ack_clock.on_data(now, wnd, mss, rto);
+            self.segs_since_ack += 1;
+            if had_hole || self.ack_clock.quick() || self.segs_since_ack >= self.p.delayed_ack_count {
+                // RFC 5681 §4.2: ACK immediately when a segment fills (part of) a gap;
+                // Linux __tcp_ack_snd_check: and in quick-ACK mode.
                 self.ack_due = true;
             } else {
-                self.segs_since_ack += 1;
-                if self.segs_since_ack >= self.p.delayed_ack_count {
-                    self.ack_due = true;
-                } else {
-                    self.delack_at.get_or_insert(now + self.p.delayed_ack_timeout);
-                }
+                let at = now + self.ack_clock.delay(self.rtt.srtt());
+                self.delack_at = Some(self.delack_at.map_or(at, |t| t.min(at)));
             }
         } else {
+            if let Some(b) = self.ooo.iter().find(|b| b.start < end && start < b.end) {
+                // Linux tcp_data_queue_ofo: the part already held is a duplicate.
+                let (dup_start, dup_end) = (start.max(b.start), end.min(b.end));
+                self.note_duplicate(dup_start, dup_end);
+            }
             self.insert_ooo(start, end);
             // RFC 5681 §4.2: an out-of-order segment is ACKed at once (a duplicate ACK).
             self.ack_due = true;
@@ -215,12 +269,14 @@ impl TcpReceiver {
         }
     }
 
-    pub fn poll_transmit(&mut self, _now: SimTime) -> Option<TcpSegment> {
+    pub fn poll_transmit(&mut self, now: SimTime) -> Option<TcpSegment> {
         if self.synack_due {
             self.synack_due = false;
+            self.synack_sent_at.get_or_insert(now);
             return Some(self.segment(TcpFlags::SYN | TcpFlags::ACK));
         }
         if let Some(early) = self.early_ack.take() {
+            self.ack_clock.on_ack_sent();
             return Some(early);
         }
         if !self.ack_due {
@@ -229,35 +285,55 @@ impl TcpReceiver {
         self.ack_due = false;
         self.segs_since_ack = 0;
         self.delack_at = None;
+        self.ack_clock.on_ack_sent();
         Some(self.ack_segment())
     }
 
-    fn ack_segment(&self) -> TcpSegment {
+    fn ack_segment(&mut self) -> TcpSegment {
         let ece = if self.ece() { TcpFlags::ECE } else { 0 };
         let mut seg = self.segment(TcpFlags::ACK | ece);
         if self.p.sack {
-            seg.sack = self.sack_blocks();
+            let dsack = self.dsack.take();
+            seg.sack = self.sack_blocks(dsack);
         }
+        self.last_ack_sent = self.rcv_nxt;
         seg
     }
 
-    fn segment(&self, flags: u8) -> TcpSegment {
+    /// The window advertised: the buffer less what reassembly holds.
+    fn window_bytes(&self) -> u64 {
         let ooo_bytes: u64 = self.ooo.iter().map(|b| b.end - b.start).sum();
+        self.p.rcv_buf_bytes.saturating_sub(ooo_bytes)
+    }
+
+    /// Quick ACKs still to send at once (Linux `icsk_ack.quick`).
+    pub fn quick_acks_left(&self) -> u32 {
+        self.ack_clock.quick_left()
+    }
+
+    fn segment(&self, flags: u8) -> TcpSegment {
         TcpSegment {
             flags: TcpFlags(flags),
             seq: 0,
             ack: self.rcv_nxt,
             len: 0,
-            wnd_bytes: self.p.rcv_buf_bytes.saturating_sub(ooo_bytes),
+            wnd_bytes: self.window_bytes(),
             sack: SackBlocks::default(),
             timestamps: self.p.timestamps,
+            ts_val: SimTime::ZERO,
+            ts_ecr: if self.p.timestamps { self.ts_recent } else { None },
             ce: false,
         }
     }
 
-    /// RFC 2018 §4: the most recently changed block first, then the others by recency.
-    fn sack_blocks(&self) -> SackBlocks {
-        let max = TcpSegment::max_sack_blocks(self.p.timestamps);
+    /// RFC 2018 §4: the most recently changed block first, then the others by recency;
+    /// a D-SACK block, when there is one, goes before them all (RFC 2883 §4).
+    fn sack_blocks(&self, dsack: Option<(u64, u64)>) -> SackBlocks {
+        let mut out = SackBlocks::default();
+        if let Some(d) = dsack {
+            out.push(d);
+        }
+        let max = TcpSegment::max_sack_blocks(self.p.timestamps) - out.len as usize;
         let mut order: [(u64, usize); 8] = [(0, 0); 8];
         let n = self.ooo.len().min(order.len());
         // The newest blocks sit anywhere in the sorted list; pick the `max` newest.
@@ -273,7 +349,6 @@ impl TcpReceiver {
             }
         }
         order[..picked].sort_unstable_by_key(|o| std::cmp::Reverse(o.0));
-        let mut out = SackBlocks::default();
         for &(_, i) in order[..picked].iter().take(max) {
             out.push((self.ooo[i].start, self.ooo[i].end));
         }
@@ -302,14 +377,56 @@ mod tests {
         TcpSegment { flags: TcpFlags(TcpFlags::ACK), seq, len, ..Default::default() }
     }
 
+    /// Feed `n` in-order 1000-byte segments from `seq`, polling after each; count the ACKs.
+    fn feed(r: &mut TcpReceiver, now: SimTime, seq: u64, n: u64) -> usize {
+        (0..n)
+            .filter(|i| {
+                r.on_segment(now, &data(seq + i * 1000, 1000));
+                r.poll_transmit(now).is_some()
+            })
+            .count()
+    }
+
     #[test]
-    fn every_second_segment_is_acked_and_a_single_one_waits_for_the_timer() {
+    fn the_first_sixteen_segments_are_acked_each_then_every_second() {
         let mut r = rx();
-        r.on_segment(SimTime::ZERO, &data(0, 1000));
+        // Linux tcp_incr_quickack at the first data: min(rwnd / (2 * MSS), 16) =
+        // min(6291456 / 2000, 16) = 16 ACKs at once (TCP_MAX_QUICKACKS).
+        assert_eq!(feed(&mut r, SimTime::ZERO, 0, 16), 16);
+        assert_eq!(r.quick_acks_left(), 0);
+        // Then RFC 5681 §4.2: every second segment; 24 segments -> 12 ACKs.
+        assert_eq!(feed(&mut r, SimTime::ZERO, 16_000, 24), 12);
+        // A lone segment waits for the delayed-ACK timer, TCP_DELACK_MIN = 40 ms.
+        r.on_segment(SimTime::ZERO, &data(40_000, 1000));
         assert!(r.poll_transmit(SimTime::ZERO).is_none());
         assert_eq!(r.poll_timeout(), Some(SimTime::ZERO + SimDuration::from_ms(40)));
+    }
+
+    #[test]
+    fn a_duplicate_segment_restarts_quick_acks() {
+        let mut r = rx();
+        feed(&mut r, SimTime::ZERO, 0, 20);
+        assert_eq!(r.quick_acks_left(), 0);
+        // A retransmission of data already held: Linux tcp_enter_quickack_mode(16).
+        r.on_segment(SimTime::ZERO, &data(0, 1000));
+        assert!(r.poll_transmit(SimTime::ZERO).is_some());
+        assert_eq!(feed(&mut r, SimTime::ZERO, 20_000, 15), 15);
+    }
+
+    #[test]
+    fn a_retransmitted_duplicate_is_reported_with_a_dsack_block() {
+        let mut r = rx();
+        feed(&mut r, SimTime::ZERO, 0, 3);
+        r.on_segment(SimTime::ZERO, &data(5000, 1000));
+        r.poll_transmit(SimTime::ZERO);
         r.on_segment(SimTime::ZERO, &data(1000, 1000));
-        assert_eq!(r.poll_transmit(SimTime::ZERO).unwrap().ack, 2000);
+        let ack = r.poll_transmit(SimTime::ZERO).unwrap();
+        // RFC 2883 §4.1.1: the duplicate first, below the cumulative ACK, then the SACK.
+        assert_eq!(ack.ack, 3000);
+        assert_eq!(ack.sack.as_slice(), &[(1000, 2000), (5000, 6000)]);
+        // Reported once only.
+        r.on_segment(SimTime::ZERO, &data(3000, 1000));
+        assert_eq!(r.poll_transmit(SimTime::ZERO).unwrap().sack.as_slice(), &[(5000, 6000)]);
     }
 
     #[test]

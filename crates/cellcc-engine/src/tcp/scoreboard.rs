@@ -1,9 +1,10 @@
 //! The sender's record of every segment sent and not yet cumulatively ACKed:
 //! SACK marking (RFC 2018), loss marking (RFC 6675 §4 IsLost), and the
-//! in-flight estimate (RFC 6675 "pipe", Linux `tcp_packets_in_flight`).
+//! in-flight estimate (RFC 6675 "pipe", Linux `tcp_packets_in_flight`), and
+//! the time-based scan RACK runs over it (RFC 8985 §6.2 step 5).
 
 use super::rate::TxSnapshot;
-use crate::sim::SimTime;
+use crate::sim::{SimDuration, SimTime};
 use std::collections::VecDeque;
 
 /// What the sender knows about one segment.
@@ -35,6 +36,27 @@ impl Seg {
     pub fn end(&self) -> u64 {
         self.start + self.len as u64
     }
+}
+
+/// One RACK scan's inputs (see `tcp/rack.rs`).
+pub struct RackScan {
+    pub now: SimTime,
+    /// Send time and end of the reference segment (RACK.xmit_ts, RACK.end_seq).
+    pub ref_sent_at: SimTime,
+    pub ref_end: u64,
+    /// The reference was an original transmission: nothing above it was sent earlier.
+    pub ref_is_original: bool,
+    /// RACK.rtt + reo_wnd: how long after its send a segment is given.
+    pub wait: SimDuration,
+}
+
+/// What a RACK scan marked.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RackFound {
+    pub newly_lost: u32,
+    pub lost_retransmits: u32,
+    /// Longest remaining wait among segments sent before the reference but not yet due.
+    pub max_remaining: Option<SimDuration>,
 }
 
 /// Segments outstanding, oldest first, with per-state counts.
@@ -172,6 +194,46 @@ impl Scoreboard {
         newly
     }
 
+    /// RACK detect-loss (RFC 8985 §6.2 step 5, Linux `tcp_rack_detect_loss`): every
+    /// segment in flight (original or retransmission) sent before the reference is lost
+    /// once `wait` has passed since its send; the others report how long is left.
+    pub fn mark_lost_by_time(&mut self, scan: &RackScan) -> RackFound {
+        let mut found = RackFound::default();
+        for i in 0..self.segs.len() {
+            let s = self.segs[i];
+            if !matches!(s.state, SegState::InFlight | SegState::Retransmitted) {
+                continue;
+            }
+            if !super::rack::sent_after(scan.ref_sent_at, scan.ref_end, s.sent_at, s.end()) {
+                // Originals go out in sequence order, and a retransmission later still.
+                if scan.ref_is_original && s.retransmits == 0 && s.start >= scan.ref_end {
+                    break;
+                }
+                continue;
+            }
+            let due = s.sent_at + scan.wait;
+            if due <= scan.now {
+                found.lost_retransmits += (s.state == SegState::Retransmitted) as u32;
+                self.set_state(i, SegState::Lost);
+                found.newly_lost += 1;
+            } else {
+                let left = due - scan.now;
+                found.max_remaining = Some(found.max_remaining.map_or(left, |m| m.max(left)));
+            }
+        }
+        found
+    }
+
+    /// End of the highest SACKed segment (Linux `tcp_highest_sack_seq`, "fack").
+    pub fn highest_sacked_end(&self) -> u64 {
+        self.high_sacked_end
+    }
+
+    /// Retransmissions in flight (Linux `retrans_out`).
+    pub fn retrans_out(&self) -> u32 {
+        self.retrans
+    }
+
     /// NewReno (RFC 6582 §3.2): the first unacknowledged segment is lost.
     pub fn mark_head_lost(&mut self) -> u32 {
         match self.segs.front().map(|s| s.state) {
@@ -193,6 +255,19 @@ impl Scoreboard {
             }
         }
         newly
+    }
+
+    /// Linux `tcp_undo_cwnd_reduction(unmark_loss)`: the losses were not real; what was
+    /// marked lost counts as in flight again.
+    pub fn unmark_lost(&mut self) {
+        if self.lost == 0 {
+            return;
+        }
+        for i in 0..self.segs.len() {
+            if self.segs[i].state == SegState::Lost {
+                self.set_state(i, SegState::InFlight);
+            }
+        }
     }
 
     /// RFC 6675 NextSeg rule 1: the oldest lost segment not yet retransmitted.
@@ -302,6 +377,49 @@ mod tests {
         b.ack_cumulative(200, |_| acked += 1);
         assert_eq!(acked, 2);
         assert_eq!(b.front().unwrap().start, 200);
+    }
+
+    #[test]
+    fn rack_scan_marks_segments_sent_a_wait_before_now_and_times_the_rest() {
+        // Segments 0..5 sent at 0, 10, 20, 30, 40 ms; segment 4 (sent at 40) delivered.
+        let mut b = board(5);
+        for i in 0..5 {
+            b.get_mut(i).sent_at = SimTime::ZERO + SimDuration::from_ms(10 * i as u64);
+        }
+        b.sack(400, 500, |_| {});
+        let scan = RackScan {
+            now: SimTime::ZERO + SimDuration::from_ms(100),
+            ref_sent_at: SimTime::ZERO + SimDuration::from_ms(40),
+            ref_end: 500,
+            ref_is_original: true,
+            wait: SimDuration::from_ms(75),
+        };
+        // Due at sent + 75 ms: 75, 85, 95 are past 100 - 0..2 lost; segment 3 due at 105.
+        let found = b.mark_lost_by_time(&scan);
+        assert_eq!(found.newly_lost, 3);
+        assert_eq!(found.max_remaining, Some(SimDuration::from_ms(5)));
+        assert_eq!(b.lost(), 3);
+    }
+
+    #[test]
+    fn rack_scan_finds_a_lost_retransmission() {
+        let mut b = board(3);
+        b.mark_all_lost();
+        let tx = b.get(0).tx;
+        b.retransmitted(0, SimTime::ZERO + SimDuration::from_ms(50), tx);
+        b.retransmitted(1, SimTime::ZERO + SimDuration::from_ms(60), tx);
+        b.sack(100, 200, |_| {});
+        // Segment 1's retransmission (sent 60) is delivered; segment 0's (sent 50) is not.
+        let scan = RackScan {
+            now: SimTime::ZERO + SimDuration::from_ms(160),
+            ref_sent_at: SimTime::ZERO + SimDuration::from_ms(60),
+            ref_end: 200,
+            ref_is_original: false,
+            wait: SimDuration::from_ms(100),
+        };
+        let found = b.mark_lost_by_time(&scan);
+        assert_eq!((found.newly_lost, found.lost_retransmits), (1, 1));
+        assert_eq!(b.next_lost(), Some(0));
     }
 
     #[test]

@@ -229,7 +229,7 @@ fn flow(
                 (true, "dctcp") => EcnEcho::Accurate { ce: false },
                 (true, _) => EcnEcho::Classic { latched: false },
             };
-            let sender = TcpSender::new(tcp.clone(), mss, overhead, cc, app.initial_supply());
+            let sender = TcpSender::new(tcp.clone(), mss, cc, app.initial_supply());
             (Transport::Tcp(Box::new(TcpEnds::new(sender, TcpReceiver::new(tcp, echo)))), name)
         }
     };

@@ -202,25 +202,28 @@ fn without_a_loss_yet_cwnd_grows_at_least_five_percent_per_rtt() {
 
 #[test]
 fn hystart_ends_slow_start_on_a_delay_increase_and_sets_ssthresh() {
-    // delay_min 100 ms from samples below low_window; then at cwnd 16 eight samples of
-    // 113 ms (> 100 + clamp(100/8, 4, 16) = 112.5 ms), ACKs 5 ms apart (no ACK train).
-    // ACK k (k = 1..) sees cwnd 15 + k before its cong_avoid; the 9th sample decides:
-    // ssthresh = cwnd = 24 and slow start is over.
+    // delay_min 100 ms from samples below low_window; then at cwnd 16 samples of 113 ms
+    // (> 100 + clamp(100/8, 4, 16) = 112.5 ms), ACKs 5 ms apart (no ACK train).
+    // Rounds are tracked below low_window (tcp_cubic.c since 2025): the first ACK opened
+    // round 1, ending at segment 1 + cwnd 10 = 11. ACK k (k = 1..) after the six is segment
+    // 6 + k and sees cwnd 15 + k before its cong_avoid. k = 1..5 are round 1's only samples
+    // (5 < 8); k = 6 (segment 12) opens round 2, whose 9th sample, k = 14, decides:
+    // ssthresh = cwnd = 29 and slow start is over.
     let mut d = Driver::new(Config::default(), Window::new(10), 100);
     for _ in 0..6 {
         d.ack_with_rtt(SimDuration::from_ms(100));
         d.now += SimDuration::from_ms(5);
     }
     assert_eq!(d.c.window().cwnd, 16);
-    for k in 1..=9 {
+    for k in 1..=14 {
         d.ack_with_rtt(SimDuration::from_ms(113));
         d.now += SimDuration::from_ms(5);
-        if k < 9 {
+        if k < 14 {
             assert!(d.c.window().in_slow_start(), "ACK {k}");
         }
     }
-    assert_eq!(d.c.window().ssthresh, 24);
-    assert_eq!(d.c.window().cwnd, 24);
+    assert_eq!(d.c.window().ssthresh, 29);
+    assert_eq!(d.c.window().cwnd, 29);
     assert_eq!(d.c.mode(), "CongAvoid(HyStart delay)");
 }
 
@@ -242,12 +245,15 @@ fn hystart_leaves_slow_start_alone_while_delay_stays_within_eta() {
 
 #[test]
 fn hystart_ack_train_ends_slow_start_when_a_rounds_train_passes_half_delay_min() {
-    // delay_min 100 ms from 6 ACKs below low_window; then ACKs 1 ms apart, each adding one
-    // segment. A round lasts until snd_una passes the snd_nxt of its start (cwnd segments):
-    //   ACK 7 (cwnd 16) starts round 1, which ends at segment 7 + 16 = 23 (a 16 ms train);
-    //   ACK 24 (cwnd 33) starts round 2, to segment 57 (33 ms);
-    //   ACK 58 (cwnd 67) starts round 3, to segment 125: its train passes delay_min / 2 = 50 ms
-    //   at ACK 58 + 51 = 109, which sees cwnd 67 + 51 = 118: ssthresh = 118.
+    // delay_min 100 ms from 6 ACKs 5 ms apart below low_window; then ACKs 1 ms apart, each
+    // adding one segment (ACK n sees cwnd n + 9 from n = 7). A round lasts until snd_una
+    // passes the snd_nxt of its start; rounds are tracked below low_window too (2025 order):
+    //   ACK 1 (t 0, cwnd 10) starts round 1, to segment 11; ACK 7 comes 30 ms after the
+    //   round's last train ACK (> ack_delta 2 ms), so round 1 has no train;
+    //   ACK 12 (t 35 ms, cwnd 21) starts round 2, to segment 33 (a 21 ms train);
+    //   ACK 34 (cwnd 43) starts round 3, to segment 77 (43 ms);
+    //   ACK 78 (t 101 ms, cwnd 87) starts round 4: its train passes delay_min / 2 = 50 ms
+    //   at ACK 78 + 51 = 129, which sees cwnd 138: ssthresh = 138.
     let mut d = Driver::new(Config::default(), Window::new(10), 100);
     for _ in 0..6 {
         d.ack_with_rtt(SimDuration::from_ms(100));
@@ -257,8 +263,8 @@ fn hystart_ack_train_ends_slow_start_when_a_rounds_train_passes_half_delay_min()
         d.ack_with_rtt(SimDuration::from_ms(100));
         d.now += SimDuration::from_ms(1);
     }
-    assert_eq!(d.acked_segs, 109);
-    assert_eq!(d.c.window().ssthresh, 118);
+    assert_eq!(d.acked_segs, 129);
+    assert_eq!(d.c.window().ssthresh, 138);
     assert_eq!(d.c.mode(), "CongAvoid(HyStart ACK train)");
 }
 
@@ -269,7 +275,9 @@ fn rto_forgets_w_max_and_restarts_hystart() {
     for _ in 0..6 {
         d.ack_with_rtt(SimDuration::from_ms(100));
     }
-    for _ in 1..=9 {
+    // Round 1 (from the first ACK) holds five samples at cwnd >= 16; round 2's ninth
+    // sample, the 14th ACK at 120 ms, ends slow start (as in the delay test above).
+    for _ in 1..=14 {
         d.ack_with_rtt(SimDuration::from_ms(120));
     }
     assert!(d.c.hystart.as_ref().unwrap().exit().is_some());

@@ -6,19 +6,26 @@
 //!                     └─ syn_retries exhausted ─► Failed
 //! ```
 //! Inside Established, loss recovery follows Linux's `tcp_ca_state` machine
-//! (Open / Disorder / Recovery / Loss): RFC 6675 SACK recovery or RFC 6582
-//! NewReno without SACK, RFC 6937 PRR for the cwnd reduction, RFC 6298 RTO.
+//! (Open / Disorder / CWR / Recovery / Loss, in `loss.rs`): RACK-TLP (RFC 8985)
+//! or RFC 6675 SACK recovery, RFC 6582 NewReno without SACK, RFC 6937 PRR for
+//! the cwnd reduction, RFC 6298 RTO, and undo of spurious reductions.
 //! Data flows one way (sender -> receiver), as in every seed study; the
 //! receiver only ACKs.
 
+mod loss;
+
+use super::rack::{Rack, RackConfig};
 use super::rate::RateSampler;
 use super::recovery::Prr;
 use super::rtt::RttEstimator;
 use super::scoreboard::{Scoreboard, Seg, SegState};
+use super::tlp::{self, Episode, Probe, ProbeAck};
+use super::undo::Undo;
 use crate::cc::{AckSample, CaState, CongestionControl, ConnView, CwndEvent};
 use crate::packet::{TcpFlags, TcpSegment, IPV4_HEADER_BYTES};
 use crate::scenario::{Pacing, TcpParams};
 use crate::sim::{SimDuration, SimTime, NS_PER_S};
+use loss::{AckFacts, Frto};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SenderState {
@@ -63,6 +70,18 @@ pub struct SenderStats {
     pub recoveries: u64,
     /// Window reductions in response to ECN-Echo.
     pub ecn_reductions: u64,
+    /// Retransmissions found lost again (Linux TCPLostRetransmit).
+    pub lost_retransmits: u64,
+    /// Tail loss probes sent (Linux TCPLossProbes).
+    pub loss_probes: u64,
+    /// Probes that repaired a loss (Linux TCPLossProbeRecovery).
+    pub probe_recoveries: u64,
+    /// Window reductions undone as spurious (Linux TCP*Undo counters together).
+    pub undos: u64,
+    /// RTOs shown spurious and undone, by Eifel or F-RTO (Linux TCPLossUndo / TCPSpuriousRTOs).
+    pub spurious_rtos: u64,
+    /// Segments reported duplicate by D-SACK (Linux `dsack_dups`).
+    pub dsack_segments: u64,
 }
 
 /// One RTT observation: when, the sample, SRTT after it.
@@ -76,14 +95,14 @@ pub struct RttObs {
 /// Linux `tcp_update_pacing_rate` ratios (sysctl tcp_pacing_ss_ratio / ca_ratio), percent.
 const PACING_SS_RATIO_PCT: u64 = 200;
 const PACING_CA_RATIO_PCT: u64 = 120;
+/// Linux `tcp_update_skb_after_send`: "Original sch_fq does not pace first 10 MSS".
+const UNPACED_SEGMENTS: u64 = 10;
 /// RFC 5681 §3.1: the initial window after a lost SYN is one segment.
 const LOSS_OF_SYN_INITIAL_WINDOW: u32 = 1;
 
 pub struct TcpSender {
     p: TcpParams,
     mss: u32,
-    /// Header bytes of a data segment, for pacing.
-    overhead_bytes: u32,
     state: SenderState,
     cc: Box<dyn CongestionControl>,
     ca_state: CaState,
@@ -109,16 +128,31 @@ pub struct TcpSender {
     lost_total: u64,
     /// Set CWR on the next new data segment (RFC 3168 §6.1.2).
     cwr_pending: bool,
+    /// RACK loss detection (RFC 8985 §6).
+    rack: Rack,
+    /// RACK reordering timer (Linux ICSK_TIME_REO_TIMEOUT).
+    reo_at: Option<SimTime>,
+    /// Tail Loss Probe on (`tcp_early_retrans` 3 or 4).
+    tlp_enabled: bool,
+    /// Loss-probe timer (Linux ICSK_TIME_LOSS_PROBE).
+    probe_at: Option<SimTime>,
+    /// A probe decided at the timer, sent at the next `poll_transmit`.
+    probe_due: Option<Probe>,
+    probe: Episode,
+    undo: Undo,
+    /// F-RTO after an RTO (RFC 5682).
+    frto: Frto,
     pub stats: SenderStats,
     rtt_log: Vec<RttObs>,
 }
 
 impl TcpSender {
-    pub fn new(p: TcpParams, mss: u32, overhead_bytes: u32, cc: Box<dyn CongestionControl>, supply: AppSupply) -> Self {
+    /// A sender of `mss`-byte segments. Pacing counts payload bytes only, as Linux
+    /// (`tcp_update_skb_after_send`), so header sizes are not needed here.
+    pub fn new(p: TcpParams, mss: u32, cc: Box<dyn CongestionControl>, supply: AppSupply) -> Self {
         let rtt = RttEstimator::new(p.rto_estimator, p.initial_rto, p.min_rto, p.max_rto);
         TcpSender {
             mss,
-            overhead_bytes,
             state: SenderState::Closed,
             cc,
             ca_state: CaState::Open,
@@ -140,6 +174,14 @@ impl TcpSender {
             max_packets_window_end: 0,
             lost_total: 0,
             cwr_pending: false,
+            rack: Rack::new(RackConfig::from_sysctl(p.recovery)),
+            reo_at: None,
+            tlp_enabled: tlp::enabled_by_sysctl(p.early_retrans),
+            probe_at: None,
+            probe_due: None,
+            probe: Episode::Idle,
+            undo: Undo::default(),
+            frto: Frto::Off,
             stats: SenderStats::default(),
             rtt_log: Vec::with_capacity(64),
             p,
@@ -247,6 +289,13 @@ impl TcpSender {
     }
 
     fn set_ca_state(&mut self, now: SimTime, s: CaState) {
+        if matches!(s, CaState::Recovery | CaState::Loss) {
+            // Linux tcp_schedule_loss_probe: no probe outside Open and CWR.
+            self.probe_at = None;
+        }
+        if s != CaState::Loss {
+            self.frto = Frto::Off;
+        }
         if s != self.ca_state {
             let v = self.view(now);
             self.cc.set_state(&v, s);
@@ -305,6 +354,7 @@ impl TcpSender {
         let wnd_changed = seg.wnd_bytes != self.peer_wnd;
         self.peer_wnd = seg.wnd_bytes;
         let data_ack = seg.ack.min(self.snd_nxt);
+        let dsack = self.check_dsack(seg);
         let d = self.deliver(now, data_ack, seg);
         if fin_seq.is_some_and(|f| seg.ack == f + 1) {
             self.fin = Fin::Acked;
@@ -312,41 +362,74 @@ impl TcpSender {
         self.snd_una = data_ack;
         let una_advanced = data_ack > prior_una;
         self.count_dupacks(una_advanced, wnd_changed, seg, d.cum_segs);
-        let newly_lost = self.mark_losses(d.sacked_new);
-        self.lost_total += newly_lost as u64;
+        // Linux tcp_clean_rtx_queue updates the RTT before loss detection runs.
         if let Some(r) = d.rtt_for_rto {
             self.record_rtt(now, r);
         }
-        let ece = self.p.ecn && seg.flags.has(TcpFlags::ECE);
-        self.update_ca_state(now, una_advanced, ece);
-        self.update_window(now, &d, prior_in_flight, una_advanced, newly_lost, ece);
-        self.after_ack(now, una_advanced);
+        let dsack_for_probe = dsack.is_some_and(|b| self.on_dsack(b));
+        if self.probe != Episode::Idle {
+            let news = una_advanced || d.sacked_new > 0 || wnd_changed || seg.len > 0;
+            self.process_probe_ack(now, &ProbeAck { ack: data_ack, dsack_for_probe, news });
+        }
+        let facts = AckFacts {
+            una_advanced,
+            dupack: !una_advanced && !wnd_changed && seg.len == 0,
+            orig_acked: d.orig_acked,
+            ece: self.p.ecn && seg.flags.has(TcpFlags::ECE),
+            ts_ecr: if self.p.timestamps { seg.ts_ecr } else { None },
+            sacked_new: d.sacked_new,
+        };
+        let newly_lost = self.fastretrans_alert(now, &facts);
+        self.update_window(now, &d, prior_in_flight, una_advanced, newly_lost, facts.ece);
+        // Linux tcp_clean_rtx_queue FLAG_SET_XMIT_TIMER: restart the timers when data was
+        // cumulatively ACKed, or when a SACKed original was sent before the head's last
+        // (re)transmission (its RTT exceeds the head's age).
+        let head_sent_at = self.board.front().map(|h| h.sent_at);
+        let rearm = una_advanced || matches!((d.first_sacked_sent_at, head_sent_at), (Some(t), Some(h)) if t < h);
+        self.after_ack(now, rearm);
     }
 
     /// Remove cumulatively ACKed segments and mark SACKed ones, feeding the
     /// rate sampler and collecting Karn-safe RTT samples.
     fn deliver(&mut self, now: SimTime, data_ack: u64, seg: &TcpSegment) -> Delivery {
         let mut d = Delivery::default();
-        let TcpSender { board, rate, p, .. } = self;
+        let min_rtt = self.rtt.min_rtt().unwrap_or(SimDuration::ZERO);
+        let prior_fack = self.board.highest_sacked_end();
+        let high_seq = self.high_seq;
+        let TcpSender { board, rate, rack, p, .. } = self;
+        let mut reordered = false;
+        let mut on_delivered = |s: &mut Seg, d: &mut Delivery| {
+            d.note(now, s);
+            let (sent_at, end, retx) = (s.sent_at, s.end(), s.retransmits > 0);
+            rate.on_delivered(&mut s.tx, sent_at, end, retx);
+            rack.advance(now, sent_at, end, retx, min_rtt);
+            // Linux FLAG_ORIG_SACK_ACKED: never-retransmitted data below the recovery point.
+            d.orig_acked |= !retx && end <= high_seq;
+            // Linux tcp_check_sack_reordering: an original delivered below the highest SACK.
+            reordered |= !retx && s.start < prior_fack;
+        };
         board.ack_cumulative(data_ack, |s| {
             d.cum_bytes += s.len as u64;
             d.cum_segs += 1;
             if s.state != SegState::Sacked {
                 d.cum_segs_unsacked += 1;
-                d.note(now, s);
-                let (sent_at, end, retx) = (s.sent_at, s.end(), s.retransmits > 0);
-                rate.on_delivered(&mut s.tx, sent_at, end, retx);
+                on_delivered(s, &mut d);
             }
         });
         if p.sack {
             for &(start, end) in seg.sack.as_slice() {
                 board.sack(start, end, |s| {
                     d.sacked_new += 1;
-                    d.note(now, s);
-                    let (sent_at, end, retx) = (s.sent_at, s.end(), s.retransmits > 0);
-                    rate.on_delivered(&mut s.tx, sent_at, end, retx);
+                    if s.retransmits == 0 {
+                        let t = d.first_sacked_sent_at.map_or(s.sent_at, |f| f.min(s.sent_at));
+                        d.first_sacked_sent_at = Some(t);
+                    }
+                    on_delivered(s, &mut d);
                 });
             }
+        }
+        if reordered {
+            rack.note_reordering();
         }
         d
     }
@@ -366,99 +449,6 @@ impl TcpSender {
         self.board.set_dupacks(reno_sacks);
     }
 
-    /// Declare losses: RFC 6675 IsLost with SACK, the DupThresh-th dupACK otherwise.
-    fn mark_losses(&mut self, sacked_new: u32) -> u32 {
-        let thresh = self.p.dupack_threshold;
-        let mut newly = if sacked_new > 0 { self.board.mark_lost_by_sack(thresh) } else { 0 };
-        if matches!(self.ca_state, CaState::Open | CaState::Disorder)
-            && self.dupacks >= thresh
-            && self.board.lost() == 0
-        {
-            newly += self.board.mark_head_lost();
-        }
-        newly
-    }
-
-    fn update_ca_state(&mut self, now: SimTime, una_advanced: bool, ece: bool) {
-        match self.ca_state {
-            CaState::Open | CaState::Disorder => {
-                if self.board.lost() > 0 {
-                    self.enter_recovery(now);
-                } else if ece {
-                    self.enter_cwr(now);
-                } else if self.dupacks > 0 || self.board.sacked() > 0 {
-                    self.set_ca_state(now, CaState::Disorder);
-                } else {
-                    self.set_ca_state(now, CaState::Open);
-                }
-            }
-            // Linux tcp_enter_recovery: a loss during CWR keeps the reduction already under way.
-            CaState::Cwr if self.board.lost() > 0 => {
-                self.stats.recoveries += 1;
-                self.high_seq = self.snd_nxt;
-                self.set_ca_state(now, CaState::Recovery);
-            }
-            CaState::Recovery | CaState::Cwr if self.snd_una >= self.high_seq => self.exit_recovery(now),
-            CaState::Recovery if una_advanced && !self.p.sack => {
-                if self.cc.exits_recovery_on_partial_ack() {
-                    self.exit_recovery(now);
-                } else {
-                    // RFC 6582 §3.2 step 3: a partial ACK retransmits the next hole.
-                    self.board.mark_head_lost();
-                }
-            }
-            CaState::Loss if self.snd_una >= self.high_seq => {
-                let next = if self.board.sacked() > 0 { CaState::Disorder } else { CaState::Open };
-                self.set_ca_state(now, next);
-            }
-            _ => {}
-        }
-    }
-
-    /// Linux `tcp_init_cwnd_reduction` then `tcp_set_ca_state`: the algorithm's
-    /// ssthresh, and PRR from the current window, before the state changes.
-    fn init_cwnd_reduction(&mut self, now: SimTime, state: CaState) {
-        self.high_seq = self.snd_nxt;
-        let prior_cwnd = self.cc.window().cwnd;
-        let v = self.view(now);
-        let ssthresh = self.cc.ssthresh(&v);
-        self.cc.window_mut().ssthresh = ssthresh;
-        self.prr = Prr::new(prior_cwnd);
-        self.set_ca_state(now, state);
-    }
-
-    /// Linux `tcp_enter_recovery`.
-    fn enter_recovery(&mut self, now: SimTime) {
-        self.stats.recoveries += 1;
-        self.init_cwnd_reduction(now, CaState::Recovery);
-    }
-
-    /// Linux `tcp_enter_cwr` on ECN-Echo (RFC 3168 §6.1.2): one reduction per
-    /// window, announced by CWR on the next new data segment.
-    fn enter_cwr(&mut self, now: SimTime) {
-        self.stats.ecn_reductions += 1;
-        self.init_cwnd_reduction(now, CaState::Cwr);
-        self.cwr_pending = true;
-    }
-
-    /// Linux `tcp_end_cwnd_reduction`: cwnd = ssthresh at the end of recovery,
-    /// then `CA_EVENT_COMPLETE_CWR` (Westwood+ sets its window there).
-    fn exit_recovery(&mut self, now: SimTime) {
-        if !self.cc.owns_recovery() {
-            let w = self.cc.window_mut();
-            if w.ssthresh < crate::cc::INFINITE_SSTHRESH {
-                let ss = w.ssthresh;
-                w.set_cwnd(ss);
-            }
-            let v = self.view(now);
-            self.cc.cwnd_event(&v, CwndEvent::CompleteCwr);
-        }
-        self.dupacks = 0;
-        self.board.set_dupacks(0);
-        let next = if self.board.sacked() > 0 { CaState::Disorder } else { CaState::Open };
-        self.set_ca_state(now, next);
-    }
-
     /// Linux `tcp_cong_control`: the algorithm's `cong_control`, else PRR in recovery, else `cong_avoid`.
     fn update_window(
         &mut self,
@@ -471,6 +461,7 @@ impl TcpSender {
     ) {
         let acked_segs = d.cum_segs_unsacked + d.sacked_new;
         let rs = self.rate.generate(now, acked_segs, newly_lost, prior_in_flight, self.lost_total, self.rtt.min_rtt());
+        self.rack.update_reo_wnd(rs.prior_delivered, self.rate.delivered);
         let sample = AckSample {
             acked_segs,
             acked_bytes: d.newly_bytes,
@@ -495,13 +486,16 @@ impl TcpSender {
                     self.cc.window_mut().set_cwnd(cwnd);
                 }
             }
-            _ if acked_segs > 0 => self.cc.cong_avoid(&v, &sample),
+            // Linux tcp_may_raise_cwnd: only an ACK that cumulatively acknowledges data
+            // (FLAG_DATA_ACKED) grows cwnd; SACK-only ACKs do not.
+            _ if acked_segs > 0 && una_advanced => self.cc.cong_avoid(&v, &sample),
             _ => {}
         }
     }
 
-    /// RFC 6298 §5.2-5.3 timer management, window bookkeeping, completion.
-    fn after_ack(&mut self, now: SimTime, una_advanced: bool) {
+    /// RFC 6298 §5.2-5.3 timer management (Linux `tcp_set_xmit_timer`: the loss probe
+    /// when it applies, beside the RTO), window bookkeeping, completion.
+    fn after_ack(&mut self, now: SimTime, delivered: bool) {
         if self.snd_una >= self.max_packets_window_end {
             self.max_packets_out = self.board.packets_out();
             self.max_packets_window_end = self.snd_nxt;
@@ -509,74 +503,16 @@ impl TcpSender {
         let outstanding = !self.board.is_empty() || self.fin == Fin::Sent;
         if !outstanding {
             self.rto_at = None;
-        } else if una_advanced {
+            self.probe_at = None;
+            self.reo_at = None;
+        } else if delivered {
             self.rto_at = Some(now + self.rtt.rto());
+            self.schedule_probe(now, true);
         }
         if self.fin == Fin::Acked && self.board.is_empty() {
             self.state = SenderState::Finished;
             self.rto_at = None;
         }
-    }
-
-    // ---- timers ----------------------------------------------------------
-
-    /// The next instant the sender needs to run: its RTO, or the pacing
-    /// release of a segment that cwnd already allows.
-    pub fn poll_timeout(&self, now: SimTime) -> Option<SimTime> {
-        let paced = self.pacing_rate_bps().is_some()
-            && self.next_send_at > now
-            && self.has_something_to_send()
-            && self.board.packets_in_flight() < self.cc.window().cwnd;
-        let pacing = paced.then_some(self.next_send_at);
-        match (self.rto_at, pacing) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
-    }
-
-    pub fn on_timeout(&mut self, now: SimTime) {
-        let Some(at) = self.rto_at else { return };
-        if now < at {
-            return;
-        }
-        match self.state {
-            SenderState::SynSent { attempts, .. } if attempts >= self.p.syn_retries => {
-                self.state = SenderState::Failed;
-                self.rto_at = None;
-            }
-            SenderState::SynSent { attempts, .. } => {
-                self.rtt.back_off();
-                self.state = SenderState::SynSent { attempts: attempts + 1, pending: true, sent_at: now };
-                self.rto_at = Some(now + self.rtt.rto());
-            }
-            SenderState::Established => self.on_rto(now),
-            _ => self.rto_at = None,
-        }
-    }
-
-    /// RFC 6298 §5.4-5.6 and Linux `tcp_enter_loss`.
-    fn on_rto(&mut self, now: SimTime) {
-        self.stats.timeouts += 1;
-        if self.ca_state != CaState::Loss {
-            let v = self.view(now);
-            let ssthresh = self.cc.ssthresh(&v);
-            self.cc.window_mut().ssthresh = ssthresh;
-            self.cc.cwnd_event(&v, CwndEvent::Loss);
-        }
-        self.set_ca_state(now, CaState::Loss);
-        let w = self.cc.window_mut();
-        w.set_cwnd(1);
-        w.cwnd_cnt = 0;
-        self.lost_total += self.board.mark_all_lost() as u64;
-        self.dupacks = 0;
-        self.board.set_dupacks(0);
-        self.high_seq = self.snd_nxt;
-        if self.fin == Fin::Sent && self.board.is_empty() {
-            self.fin = Fin::NotSent;
-        }
-        self.rtt.back_off();
-        self.rto_at = Some(now + self.rtt.rto());
-        self.next_send_at = now;
     }
 
     // ---- sending ---------------------------------------------------------
@@ -614,6 +550,12 @@ impl TcpSender {
             SenderState::Established => {}
             _ => return None,
         }
+        if let Some(probe) = self.probe_due.take() {
+            return Some(self.send_probe(now, probe));
+        }
+        if self.frto == Frto::SendingNew {
+            return self.frto_send_new(now);
+        }
         if self.pacing_rate_bps().is_some() && now < self.next_send_at {
             return None;
         }
@@ -650,12 +592,14 @@ impl TcpSender {
             wnd_bytes: self.p.rcv_buf_bytes,
             sack: Default::default(),
             timestamps: self.p.timestamps,
+            ts_val: SimTime::ZERO,
+            ts_ecr: None,
             ce: false,
         }
     }
 
-    fn data_segment(&self, seq: u64, len: u32) -> TcpSegment {
-        TcpSegment { len, ..self.control(TcpFlags::ACK, seq) }
+    fn data_segment(&self, seq: u64, len: u32, now: SimTime) -> TcpSegment {
+        TcpSegment { len, ts_val: now, ..self.control(TcpFlags::ACK, seq) }
     }
 
     fn send_new(&mut self, now: SimTime, len: u32) -> TcpSegment {
@@ -670,7 +614,9 @@ impl TcpSender {
         self.board.push(Seg { start: seq, len, state: SegState::InFlight, sent_at: now, retransmits: 0, tx });
         self.snd_nxt += len as u64;
         self.on_sent(now, len);
-        let mut seg = self.data_segment(seq, len);
+        // Linux tcp_write_xmit: every transmission of new data re-plans the loss probe.
+        self.schedule_probe(now, false);
+        let mut seg = self.data_segment(seq, len, now);
         seg.flags.0 |= cwr;
         seg
     }
@@ -680,6 +626,7 @@ impl TcpSender {
         let tx = self.rate.on_send(now, self.board.packets_out(), in_flight, self.lost_total);
         self.board.retransmitted(i, now, tx);
         self.stats.retransmits += 1;
+        self.undo.on_retransmit(now);
         if i == 0 {
             // Linux tcp_xmit_retransmit_queue: retransmitting the head re-arms the RTO,
             // so a retransmission queued behind a full buffer gets a whole RTO to return.
@@ -687,7 +634,7 @@ impl TcpSender {
         }
         let s = *self.board.get(i);
         self.on_sent(now, s.len);
-        self.data_segment(s.start, s.len)
+        self.data_segment(s.start, s.len, now)
     }
 
     fn on_sent(&mut self, now: SimTime, len: u32) {
@@ -698,8 +645,7 @@ impl TcpSender {
         self.max_packets_out = self.max_packets_out.max(self.board.packets_out());
         self.rto_at.get_or_insert(now + self.rtt.rto());
         if let Some(rate) = self.pacing_rate_bps() {
-            let wire = (len + self.overhead_bytes) as u64;
-            self.next_send_at = self.next_send_at.max(now) + SimDuration::transmission(wire, rate);
+            self.next_send_at = next_departure(self.next_send_at, now, len, rate, self.stats.data_segments_sent);
         }
     }
 
@@ -721,6 +667,10 @@ struct Delivery {
     rtt_for_rto: Option<SimDuration>,
     /// Newest one (Linux `ca_rtt_us`).
     rtt_for_cc: Option<SimDuration>,
+    /// Earliest send time among newly SACKed never-retransmitted segments (Linux `first_sackt`).
+    first_sacked_sent_at: Option<SimTime>,
+    /// Never-retransmitted data at or below the recovery point was delivered.
+    orig_acked: bool,
 }
 
 impl Delivery {
@@ -732,6 +682,21 @@ impl Delivery {
             self.rtt_for_cc = Some(r);
         }
     }
+}
+
+/// Linux `tcp_update_skb_after_send` (net/ipv4/tcp_output.c): the earliest departure of
+/// the next segment. The gap is the payload length (the write-queue skb has no headers)
+/// at the pacing rate; the first `UNPACED_SEGMENTS` go unpaced, and time the sender
+/// spent idle beyond its schedule is credited against up to half of the gap.
+fn next_departure(prior: SimTime, now: SimTime, payload_bytes: u32, rate_bps: u64, segs_sent: u64) -> SimTime {
+    let start = prior.max(now);
+    if segs_sent < UNPACED_SEGMENTS {
+        return start;
+    }
+    let gap = SimDuration::transmission(payload_bytes as u64, rate_bps);
+    let credit = start - prior;
+    let half = SimDuration::from_ns(gap.as_ns() / 2);
+    start + (gap - if credit < half { credit } else { half })
 }
 
 /// Header bytes of a full data segment (IPv4 + TCP + options), for MSS and pacing.
@@ -750,10 +715,14 @@ mod tests {
     const MSS: u32 = 1000;
 
     fn established(rtt_ms: u64, supply: AppSupply) -> (TcpSender, SimTime) {
-        let p = TcpSpec { sack: Some(false), ..Default::default() }.resolve();
+        established_with(TcpSpec::default(), rtt_ms, supply)
+    }
+
+    fn established_with(spec: TcpSpec, rtt_ms: u64, supply: AppSupply) -> (TcpSender, SimTime) {
+        let p = TcpSpec { sack: Some(false), ..spec }.resolve();
         let cc = CcConfig::NewReno(Default::default())
             .build(Window::new(p.initial_cwnd_segs), crate::sim::RngStream::new(0, "test:cc"));
-        let mut s = TcpSender::new(p, MSS, 52, cc, supply);
+        let mut s = TcpSender::new(p, MSS, cc, supply);
         s.start(SimTime::ZERO);
         assert!(s.poll_transmit(SimTime::ZERO).unwrap().flags.has(TcpFlags::SYN));
         let now = SimTime::ZERO + SimDuration::from_ms(rtt_ms);
@@ -770,6 +739,18 @@ mod tests {
 
     fn drain(s: &mut TcpSender, now: SimTime) -> Vec<TcpSegment> {
         std::iter::from_fn(|| s.poll_transmit(now)).collect()
+    }
+
+    #[test]
+    fn pacing_spaces_payload_bytes_after_ten_segments_with_idle_credit() {
+        let t = |us| SimTime::ZERO + SimDuration::from_us(us);
+        // 1448 payload bytes at 11.584 Mbit/s = 1 ms; the first 10 segments are not paced.
+        assert_eq!(next_departure(t(0), t(0), 1448, 11_584_000, 9), t(0));
+        assert_eq!(next_departure(t(0), t(0), 1448, 11_584_000, 10), t(1000));
+        // Sending 300 us behind schedule: a 300 us credit shortens the gap to 700 us.
+        assert_eq!(next_departure(t(1000), t(1300), 1448, 11_584_000, 11), t(2000));
+        // Idle for long: the credit is capped at half the gap.
+        assert_eq!(next_departure(t(1000), t(9000), 1448, 11_584_000, 12), t(9500));
     }
 
     #[test]
@@ -802,7 +783,8 @@ mod tests {
 
     #[test]
     fn karns_rule_no_rtt_sample_from_a_retransmitted_segment() {
-        let (mut s, t0) = established(100, AppSupply::Unlimited);
+        // Conventional RTO recovery (F-RTO off, tcp_frto = 0): every lost segment is resent.
+        let (mut s, t0) = established_with(TcpSpec { frto: Some(0), ..Default::default() }, 100, AppSupply::Unlimited);
         drain(&mut s, t0);
         let rto_at = s.poll_timeout(t0).unwrap();
         s.on_timeout(rto_at);
@@ -884,3 +866,6 @@ mod tests {
         assert_eq!(s.poll_timeout(t0), None);
     }
 }
+
+#[cfg(test)]
+mod recovery_tests;
