@@ -1,0 +1,116 @@
+"""Compile the ns-3 driver (`driver.cc`) against the `ns3` wheel's headers and libraries on first
+use, and cache the binary in the user's cache dir, keyed by a hash of the source, the ns-3 version
+and the compile command. Installs are atomic (compile to a temp name, rename), so concurrent runs
+and an interrupted compile never leave a half-written driver.
+
+The wheel (PyPI `ns3==3.44.post0`) ships `include/ns3/*.h` and `lib64/libns3.44-*.so`. Its
+config-store library names GTK symbols the wheel does not ship, hence `--allow-shlib-undefined`;
+its compile definitions are ns-3's release profile with logging and asserts compiled in.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+from importlib import metadata
+from pathlib import Path
+
+DRIVER_SOURCE = Path(__file__).with_name("driver.cc")
+#: The ns-3 release the mapping is written for (plan.py's TypeIds and attributes).
+NS3_VERSION = "3.44"
+#: ns-3 modules the driver uses (libns3.<version>-<module>.so), dependencies first for the linker.
+MODULES = (
+    "flow-monitor",
+    "applications",
+    "point-to-point",
+    "traffic-control",
+    "internet",
+    "bridge",
+    "mobility",
+    "network",
+    "stats",
+    "core",
+)
+#: The wheel's own compile definitions (its lib64/cmake/ns3 exported targets).
+DEFINES = ("NS3_BUILD_PROFILE_RELEASE", "NS3_LOG_ENABLE", "NS3_ASSERT_ENABLE")
+CXX_FLAGS = ("-std=c++20", "-O2")
+
+
+class DriverUnavailable(RuntimeError):
+    """ns-3 or a C++ compiler is missing; says what to install."""
+
+
+def ns3_prefix() -> Path:
+    """The installed `ns3` wheel's root (holding include/ and lib64/)."""
+    try:
+        version = metadata.version("ns3")
+    except metadata.PackageNotFoundError:
+        raise DriverUnavailable(
+            "the ns3 backend needs ns-3: pip install 'cellcc[ns3]' (ns3==3.44.post0 from PyPI)"
+        ) from None
+    if not version.startswith(NS3_VERSION):
+        raise DriverUnavailable(f"the ns3 backend is written for ns-3 {NS3_VERSION}, found ns3=={version}")
+    files = metadata.files("ns3") or []
+    header = next((f for f in files if str(f).endswith("include/ns3/core-module.h")), None)
+    if header is None:
+        raise DriverUnavailable("the installed ns3 package has no include/ns3/core-module.h")
+    return Path(header.locate()).parents[2]
+
+
+def lib_dir(prefix: Path) -> Path:
+    return prefix / "lib64" if (prefix / "lib64").is_dir() else prefix / "lib"
+
+
+def compiler() -> str:
+    cxx = os.environ.get("CXX") or shutil.which("g++") or shutil.which("c++") or shutil.which("clang++")
+    if not cxx:
+        raise DriverUnavailable("the ns3 backend compiles its driver once and needs a C++ compiler (g++)")
+    return cxx
+
+
+def compile_command(prefix: Path, output: Path) -> list[str]:
+    libs = lib_dir(prefix)
+    return [
+        compiler(),
+        *CXX_FLAGS,
+        *(f"-D{d}" for d in DEFINES),
+        f"-I{prefix / 'include'}",
+        str(DRIVER_SOURCE),
+        "-o",
+        str(output),
+        f"-L{libs}",
+        *(f"-lns{NS3_VERSION}-{m}" for m in MODULES),
+        f"-Wl,-rpath,{libs}",
+        "-Wl,--allow-shlib-undefined",
+    ]
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "cellcc" / "ns3-driver"
+
+
+def driver_key(prefix: Path) -> str:
+    h = hashlib.sha256(DRIVER_SOURCE.read_bytes())
+    h.update(metadata.version("ns3").encode())
+    h.update(" ".join(compile_command(prefix, Path("out"))).encode())
+    return h.hexdigest()[:16]
+
+
+def driver_binary() -> Path:
+    """The compiled driver, compiling it (a minute or so) if this source/ns-3 pair is not cached."""
+    prefix = ns3_prefix()
+    target = cache_dir() / f"cellcc-ns3-driver-{driver_key(prefix)}"
+    if target.is_file():
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
+        built = Path(tmp) / target.name
+        proc = subprocess.run(compile_command(prefix, built), capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise DriverUnavailable(f"compiling the ns-3 driver failed:\n{proc.stderr[-4000:]}")
+        os.replace(built, target)
+    return target
