@@ -1,5 +1,5 @@
 """`cellcc crosscheck`: one scenario, per congestion control, on the engine and on the Linux kernel
-(issue 4), side by side: throughput, p50/p95 RTT, retransmissions, and their ratio; plus a figure
+(issue 4) or ns-3 (issue 9; the "other" backend below, labelled `kernel` or `ns3`), side by side: throughput, p50/p95 RTT, retransmissions, and their ratio; plus a figure
 overlaying the cwnd and throughput traces of both.
 
 RTT is compared on equal terms: Linux exposes only the smoothed RTT (tcpi_rtt) to user space, read
@@ -123,21 +123,22 @@ def crosscheck(
     engine: Runner,
     kernel: Runner,
     progress: Callable[[str], None] = lambda _: None,
+    label: str = "kernel",
 ) -> dict[str, tuple[SideResult, SideResult]]:
     results = {}
     for cca in ccas:
         one = with_cca(sc, cca)
         progress(f"{cca}: engine")
         e = run_side(engine, one, seeds)
-        progress(f"{cca}: kernel")
+        progress(f"{cca}: {label}")
         k = run_side(kernel, one, seeds)
         results[cca] = (e, k)
     return results
 
 
-def _note(e: SideResult, k: SideResult) -> str:
+def _note(e: SideResult, k: SideResult, label: str = "kernel") -> str:
     """Errors of either side, and how late the emulator wrote packets in the kernel runs."""
-    notes = [f"{side}: {r.error}" for side, r in (("engine", e), ("kernel", k)) if r.error]
+    notes = [f"{side}: {r.error}" for side, r in (("engine", e), (label, k)) if r.error]
     if k.lateness_us:
         p99 = max(x["p99"] for x in k.lateness_us)
         worst = max(x["max"] for x in k.lateness_us)
@@ -147,8 +148,9 @@ def _note(e: SideResult, k: SideResult) -> str:
     return "; ".join(notes)
 
 
-def table(results: dict[str, tuple[SideResult, SideResult]]) -> pd.DataFrame:
-    """One row per (CCA, metric): engine, kernel, engine/kernel, and whether they differ by > 10%."""
+def table(results: dict[str, tuple[SideResult, SideResult]], label: str = "kernel") -> pd.DataFrame:
+    """One row per (CCA, metric): engine, the other backend (column `label`), engine/other, and
+    whether they differ by > 10%."""
     rows = []
     for cca, (e, k) in results.items():
         for m in METRICS:
@@ -159,17 +161,19 @@ def table(results: dict[str, tuple[SideResult, SideResult]]) -> pd.DataFrame:
                     "cca": cca,
                     "metric": m,
                     "engine": ev,
-                    "kernel": kv,
+                    label: kv,
                     "ratio": ratio,
                     "differs": bool(not math.isnan(ratio) and abs(ratio - 1) > FLAG_RELATIVE and m in FLAGGED),
-                    "note": _note(e, k),
+                    "note": _note(e, k, label),
                 }
             )
     return pd.DataFrame(rows)
 
 
-def figure(results: dict[str, tuple[SideResult, SideResult]], path: Path, title: str) -> Path:
-    """cwnd (top) and throughput (bottom) over time, engine vs kernel, one column per CCA."""
+def figure(
+    results: dict[str, tuple[SideResult, SideResult]], path: Path, title: str, label: str = "kernel"
+) -> Path:
+    """cwnd (top) and throughput (bottom) over time, engine vs the other backend, one column per CCA."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -179,12 +183,12 @@ def figure(results: dict[str, tuple[SideResult, SideResult]], path: Path, title:
     fig, axes = plt.subplots(2, n, figsize=(4.5 * n, 6), squeeze=False, sharex=True)
     for col, (cca, sides) in enumerate(results.items()):
         top, bottom = axes[0][col], axes[1][col]
-        for (label, side), style in zip((("engine", sides[0]), ("kernel", sides[1])), ("-", "--"), strict=True):
+        for (name, side), style in zip((("engine", sides[0]), (label, sides[1])), ("-", "--"), strict=True):
             if side.first is None:
                 top.text(
                     0.5,
-                    0.5 - 0.1 * (label == "kernel"),
-                    f"{label}: {side.error}",
+                    0.5 - 0.1 * (name == label),
+                    f"{name}: {side.error}",
                     transform=top.transAxes,
                     ha="center",
                     fontsize=7,
@@ -192,9 +196,9 @@ def figure(results: dict[str, tuple[SideResult, SideResult]], path: Path, title:
                 )
                 continue
             for fid, g in side.first.cwnd.groupby("flow_id", sort=True):
-                top.step(g["t_s"], g["cwnd_bytes"] / 1e3, where="post", ls=style, label=f"{label} {fid}")
+                top.step(g["t_s"], g["cwnd_bytes"] / 1e3, where="post", ls=style, label=f"{name} {fid}")
             for fid, g in side.first.timeseries.groupby("flow_id", sort=True):
-                bottom.plot(g["t_s"], g["throughput_bps"] / 1e6, ls=style, label=f"{label} {fid}")
+                bottom.plot(g["t_s"], g["throughput_bps"] / 1e6, ls=style, label=f"{name} {fid}")
         top.set_title(cca)
         top.set_ylabel("cwnd (kB)")
         bottom.set_ylabel("throughput (Mbit/s)")
