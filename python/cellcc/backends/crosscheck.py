@@ -1,5 +1,6 @@
 """`cellcc crosscheck`: one scenario, per congestion control, on the engine and on the Linux kernel
-(issue 4) or ns-3 (issue 9; the "other" backend below, labelled `kernel` or `ns3`), side by side: throughput, p50/p95 RTT, retransmissions, and their ratio; plus a figure
+(issue 4) or ns-3 (issue 9; the "other" backend below, labelled `kernel` or `ns3`), side by
+side: throughput, p50/p95 RTT, retransmissions, and their ratio; plus a figure
 overlaying the cwnd and throughput traces of both.
 
 RTT is compared on equal terms: Linux exposes only the smoothed RTT (tcpi_rtt) to user space, read

@@ -186,7 +186,7 @@ def _link_lines(i: int, link: dict, node_index: dict[str, int]) -> list[str]:
 
 
 def _tcp_fields(sc: dict, i: int, cca: str, mtu: int) -> dict:
-    t = {**_set(sc.get("tcp")), **_set((sc["flows"][i].get("tcp")))}
+    t = {**_set(sc.get("tcp")), **_set(sc["flows"][i].get("tcp"))}
     for key, why in NO_NS3_EQUIVALENT.items():
         if key in t:
             raise NotSupported(f"flows[{i}].tcp.{key}", t[key], f"unset ({why})")

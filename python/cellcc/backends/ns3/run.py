@@ -33,7 +33,7 @@ import pandas as pd
 from ..tables import percentile
 from ..tcp_info import CA_STATES
 from .build import driver_binary
-from .plan import Ns3Plan, NotSupported, plan
+from .plan import NotSupported, Ns3Plan, plan
 
 NAN = float("nan")
 NS_PER_S = 1e9
@@ -176,7 +176,8 @@ def timeseries_table(p: Ns3Plan, slots: pd.DataFrame, cwnd: pd.DataFrame, rtt: p
         # Counters at each slot end (0 before FlowMonitor first saw the flow), then per slot.
         at = {c: np.interp(edges, np.r_[0.0, t], np.r_[0.0, mine[c].to_numpy(dtype=float)]) for c in cols}
         per = {c: np.diff(at[c]) for c in cols}
-        delay = np.divide(per["delay_sum_ns"] / 1e6, per["rx_packets"], out=np.full(n, NAN), where=per["rx_packets"] > 0)
+        rx = per["rx_packets"]
+        delay = np.divide(per["delay_sum_ns"] / 1e6, rx, out=np.full(n, NAN), where=rx > 0)
         cw = cwnd[cwnd["idx"] == f.index]
         cw_t, cw_v = cw["t_ns"].to_numpy() / NS_PER_S, cw["cwnd_bytes"].to_numpy(dtype=float)
         k = np.searchsorted(cw_t, edges[1:], side="right") - 1
