@@ -541,6 +541,31 @@ BuildFlow(World& w, const Record& f, FILE* cwndOut, FILE* rttOut)
     app->SetStopTime(Seconds(f.Num("stop_s")));
 }
 
+//! The device queue holds frames with their PPP header (PppHeader::GetSerializedSize, 2 bytes);
+//! the tables count IP bytes, as the engine's queues do.
+constexpr uint32_t kPppHeaderBytes = 2;
+
+uint64_t
+IpBytes(uint64_t frameBytes, uint64_t packets)
+{
+    return frameBytes - uint64_t{kPppHeaderBytes} * packets;
+}
+
+uint64_t
+IpBytes(Ptr<Queue<Packet>> q)
+{
+    return IpBytes(q->GetNBytes(), q->GetNPackets());
+}
+
+/// Queue::DoEnqueue/DoDequeue (queue.h) update the byte count before the packet count, and
+/// TracedValue::Set calls its sinks before storing the new value: here the queue's byte count
+/// is current, its packet count is the new value passed in, not yet GetNPackets().
+void
+OnQueuePackets(uint64_t* maxBytes, Ptr<Queue<Packet>> q, uint32_t, uint32_t packets)
+{
+    *maxBytes = std::max<uint64_t>(*maxBytes, IpBytes(q->GetNBytes(), packets));
+}
+
 /// Cumulative per-flow and per-queue counters at each slot's end.
 struct Sampler
 {
@@ -598,25 +623,19 @@ struct Sampler
                 auto q = DynamicCast<PointToPointNetDevice>(w->links[l].Get(i))->GetQueue();
                 size_t k = 2 * l + i;
                 std::fprintf(queuesOut,
-                             "%zu,%d,%lld,%u,%u,%llu,%llu\n",
+                             "%zu,%d,%lld,%llu,%u,%llu,%llu\n",
                              l,
                              i,
                              static_cast<long long>(nowNs),
-                             q->GetNBytes(),
+                             static_cast<unsigned long long>(IpBytes(q)),
                              q->GetNPackets(),
                              static_cast<unsigned long long>(queueMaxBytes[k]),
                              static_cast<unsigned long long>(queueDrops[k]));
-                queueMaxBytes[k] = q->GetNBytes();
+                queueMaxBytes[k] = IpBytes(q);
             }
         }
     }
 };
-
-void
-OnQueueBytes(uint64_t* maxBytes, uint32_t, uint32_t v)
-{
-    *maxBytes = std::max<uint64_t>(*maxBytes, v);
-}
 
 void
 OnQueueDrop(uint64_t* drops, Ptr<const Packet>)
@@ -635,7 +654,8 @@ WatchQueues(World& w, Sampler& s)
         {
             auto q = DynamicCast<PointToPointNetDevice>(w.links[l].Get(i))->GetQueue();
             size_t k = 2 * l + i;
-            q->TraceConnectWithoutContext("BytesInQueue", MakeBoundCallback(&OnQueueBytes, &s.queueMaxBytes[k]));
+            q->TraceConnectWithoutContext("PacketsInQueue",
+                                          MakeBoundCallback(&OnQueuePackets, &s.queueMaxBytes[k], q));
             q->TraceConnectWithoutContext("Drop", MakeBoundCallback(&OnQueueDrop, &s.queueDrops[k]));
         }
     }

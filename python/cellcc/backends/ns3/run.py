@@ -219,11 +219,10 @@ def cwnd_table(p: Ns3Plan, raw: pd.DataFrame) -> pd.DataFrame:
             "ca_state": raw["ca_state"].map(dict(enumerate(CA_STATES))),
         }
     )
+    # Several trace sources fire at one instant: keep the last state of each instant, then the changes.
+    df = df[~df.duplicated(subset=["flow_id", "t_s"], keep="last")]
     key = df[["flow_id", "cwnd_bytes", "ssthresh_bytes", "pacing_rate_bps", "ca_state"]]
-    changed = (key != key.shift()).any(axis=1)
-    # Several trace sources fire at one instant: keep the last state of each instant.
-    last_of_instant = ~df.duplicated(subset=["flow_id", "t_s"], keep="last")
-    return df[changed & last_of_instant].reset_index(drop=True)[cols]
+    return df[(key != key.shift()).any(axis=1)].reset_index(drop=True)[cols]
 
 
 def rtt_table(p: Ns3Plan, raw: pd.DataFrame) -> pd.DataFrame:
