@@ -171,9 +171,7 @@ def table(results: dict[str, tuple[SideResult, SideResult]], label: str = "kerne
     return pd.DataFrame(rows)
 
 
-def figure(
-    results: dict[str, tuple[SideResult, SideResult]], path: Path, title: str, label: str = "kernel"
-) -> Path:
+def figure(results: dict[str, tuple[SideResult, SideResult]], path: Path, title: str, label: str = "kernel") -> Path:
     """cwnd (top) and throughput (bottom) over time, engine vs the other backend, one column per CCA."""
     import matplotlib
 
