@@ -54,9 +54,13 @@ def two_hosts(rate_mbps: float = 10, delay_ms: float = 20, duration_s: float = 3
 # --- the plan: pure ----------------------------------------------------------------------------
 
 
+def _records(text: str, kind: str) -> list[dict[str, str]]:
+    lines = [x for x in text.splitlines() if x.startswith(kind + " ")]
+    return [dict(kv.split("=", 1) for kv in line.split()[1:]) for line in lines]
+
+
 def _record(text: str, kind: str) -> dict[str, str]:
-    line = next(x for x in text.splitlines() if x.startswith(kind + " "))
-    return dict(kv.split("=", 1) for kv in line.split()[1:])
+    return _records(text, kind)[0]
 
 
 def test_plan_maps_link_queue_loss_and_engine_tcp_defaults():
@@ -127,6 +131,34 @@ def test_plan_refusal_of_a_cca_lists_every_ns3_cca():
     with pytest.raises(ns3_plan.NotSupported) as e:
         ns3_plan.plan(sc)
     assert all(name in e.value.why for name in ns3_plan.NS3_CCAS)
+
+
+CROSSCHECK_EXAMPLES = sorted((Path(__file__).parents[1] / "examples" / "crosscheck").glob("*.toml"))
+
+
+@pytest.mark.parametrize("path", CROSSCHECK_EXAMPLES, ids=[p.stem for p in CROSSCHECK_EXAMPLES])
+def test_crosscheck_examples_validate_and_plan_for_ns3(path: Path):
+    from cellcc.backends import frontend
+
+    sc = frontend.resolve(path)
+    link = _records(ns3_plan.plan(sc.to_dict()).text, "link")[1]
+    # The bottleneck's forward queue holds k BDP: rate x RTT / 8 bytes each (the file's header).
+    rate_bps, rtt_s = float(link["rate_ab_bps"]), 2 * float(link["delay_s"])
+    k = int(sc.to_dict()["description"].split(" BDP")[0].rsplit(" ", 1)[1])
+    assert link["q_ab"] == f"{round(rate_bps * rtt_s / 8) * k}B"
+
+
+def test_crosscheck_flags_throughput_beyond_10_and_delay_beyond_20_percent():
+    from cellcc.backends import crosscheck as xc
+
+    def side(thr: float, delay: float) -> xc.SideResult:
+        m = dict.fromkeys(xc.METRICS, 1.0) | {"throughput_mbps": thr, "delay_ms": delay}
+        return xc.SideResult(per_seed=[m])
+
+    t = xc.table({"cubic": (side(1.15, 1.15), side(1.0, 1.0)), "bbr": (side(1.05, 1.25), side(1.0, 1.0))}, "ns3")
+    flagged = {(r.cca, r.metric) for r in t.itertuples() if r.differs}
+    # 15% apart: throughput flagged (> 10%), delay not (<= 20%); 25% delay flagged; wall time never.
+    assert flagged == {("cubic", "throughput_mbps"), ("bbr", "delay_ms")}
 
 
 # --- runs on ns-3 ----------------------------------------------------------------------------
@@ -221,6 +253,7 @@ def test_cli_run_backend_ns3_and_crosscheck_against_ns3(tmp_path: Path):
     )
     assert r.exit_code == 0, r.output
     assert "engine/ns3" in r.output and "throughput Mbit/s" in r.output
+    assert "one-way delay ms" in r.output and "wall time s" in r.output
     # The refused CCA's column is empty, and the caption says why (the one-line user error).
     assert 'ns3: flows[0].cca: got "copa"; allowed: (ns3 backend)' in r.output
     assert fig.is_file() and fig.stat().st_size > 10_000

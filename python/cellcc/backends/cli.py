@@ -45,8 +45,10 @@ _ROWS = (
     ("throughput_mbps", "throughput Mbit/s", 2),
     ("rtt_p50_ms", "RTT p50 ms (srtt, 10 ms grid)", 1),
     ("rtt_p95_ms", "RTT p95 ms (srtt, 10 ms grid)", 1),
+    ("delay_ms", "one-way delay ms", 1),
     ("retransmits", "retransmissions", 0),
     ("timeouts", "RTOs", 0),
+    ("wall_s", "wall time s", 3),
 )
 
 
@@ -83,7 +85,7 @@ def crosscheck_command(
     label = frontend.AGAINST[against]
     for t in crosscheck_tables(table, sc.name, seeds, label):
         console.print(t)
-    console.print(f"* engine and {label} differ by more than 10%")
+    console.print(f"* engine and {label} differ by more than 10% (throughput, RTT) or 20% (delay)")
     console.print(f"wrote {written}")
 
 
