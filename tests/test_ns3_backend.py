@@ -107,7 +107,7 @@ def test_plan_maps_link_queue_loss_and_engine_tcp_defaults():
         (lambda sc: sc["links"][0].update(reverse={"delay_ms": 5}), "links[0].reverse.delay_ms", "one delay"),
         (lambda sc: sc["links"][0].update(trace="x.trace", rate_mbps=None), "links[0].forward.trace", "Mahimahi"),
         (lambda sc: sc.update(tcp={"max_rto_ms": 60000}), "flows[0].tcp.max_rto_ms", "no RTO ceiling"),
-        (lambda sc: sc["nodes"].append({"id": "enb", "kind": "enb"}), "nodes[2].kind", "LTE"),
+        (lambda sc: sc["nodes"].append({"id": "enb", "kind": "enb"}), "nodes[2].kind", "an eNB/UE of a cell"),
         (
             lambda sc: sc["links"][0].update(
                 queue={"kind": "drop_tail", "limit_packets": 50, "ecn_threshold_packets": 5}

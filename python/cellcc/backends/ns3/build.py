@@ -1,7 +1,8 @@
-"""Compile the ns-3 driver (`driver.cc`) against the `ns3` wheel's headers and libraries on first
-use, and cache the binary in the user's cache dir, keyed by a hash of the source, the ns-3 version
-and the compile command. Installs are atomic (compile to a temp name, rename), so concurrent runs
-and an interrupted compile never leave a half-written driver.
+"""Compile the ns-3 driver (`driver.cc`, `flows.cc`, `lte.cc`, `driver.h`) against the `ns3`
+wheel's headers and libraries on first use, and cache the binary in the user's cache dir, keyed by
+a hash of the sources, the ns-3 version and the compile command. Installs are atomic (compile
+to a temp name, rename), so concurrent runs and an interrupted compile never leave a half-written
+driver.
 
 The wheel (PyPI `ns3==3.44.post0`) ships `include/ns3/*.h` and `lib64/libns3.44-*.so`. Its
 config-store library names GTK symbols the wheel does not ship, hence `--allow-shlib-undefined`;
@@ -18,11 +19,21 @@ import tempfile
 from importlib import metadata
 from pathlib import Path
 
-DRIVER_SOURCE = Path(__file__).with_name("driver.cc")
+HERE = Path(__file__).parent
+#: Compiled together into one binary; driver.h is included by each.
+DRIVER_SOURCES = tuple(HERE / name for name in ("driver.cc", "flows.cc", "lte.cc"))
+DRIVER_HEADERS = (HERE / "driver.h",)
 #: The ns-3 release the mapping is written for (plan.py's TypeIds and attributes).
 NS3_VERSION = "3.44"
 #: ns-3 modules the driver uses (libns3.<version>-<module>.so), dependencies first for the linker.
 MODULES = (
+    "lte",
+    "spectrum",
+    "antenna",
+    "propagation",
+    "buildings",
+    "virtual-net-device",
+    "config-store",
     "flow-monitor",
     "applications",
     "point-to-point",
@@ -78,7 +89,7 @@ def compile_command(prefix: Path, output: Path) -> list[str]:
         *CXX_FLAGS,
         *(f"-D{d}" for d in DEFINES),
         f"-I{prefix / 'include'}",
-        str(DRIVER_SOURCE),
+        *(str(s) for s in DRIVER_SOURCES),
         "-o",
         str(output),
         f"-L{libs}",
@@ -94,14 +105,16 @@ def cache_dir() -> Path:
 
 
 def driver_key(prefix: Path) -> str:
-    h = hashlib.sha256(DRIVER_SOURCE.read_bytes())
+    h = hashlib.sha256()
+    for source in (*DRIVER_SOURCES, *DRIVER_HEADERS):
+        h.update(source.read_bytes())
     h.update(metadata.version("ns3").encode())
     h.update(" ".join(compile_command(prefix, Path("out"))).encode())
     return h.hexdigest()[:16]
 
 
 def driver_binary() -> Path:
-    """The compiled driver, compiling it (a minute or so) if this source/ns-3 pair is not cached."""
+    """The compiled driver, compiling it (one to two minutes) if this source/ns-3 pair is not cached."""
     prefix = ns3_prefix()
     target = cache_dir() / f"cellcc-ns3-driver-{driver_key(prefix)}"
     if target.is_file():

@@ -1,12 +1,16 @@
 """What of a cellcc scenario the ns-3 backend can run, as the driver's line-based plan; a clear
-one-line refusal (field, value, why) otherwise. Pure: dict in, text out.
+one-line refusal (field, value, why) otherwise. Pure: dict in, text out (lte.py reads a SINR CSV
+file if the scenario names one).
 
 Mapping (ns-3 3.44):
 - nodes -> `Node` with the internet stack; links -> `PointToPointHelper` (rate per direction via
   `PointToPointNetDevice::SetDataRate`, one `PointToPointChannel` Delay for both directions, MTU),
   the device's `DropTailQueue<Packet>` MaxSize in packets or bytes (the default pfifo_fast queue
   disc is uninstalled), Bernoulli loss -> `RateErrorModel` (per packet) at the receiving device,
-  `rate_changes` -> scheduled `SetDataRate`; routes by `Ipv4GlobalRoutingHelper`.
+  `rate_changes` -> scheduled `SetDataRate`; routes by `Ipv4GlobalRoutingHelper`, or, with an
+  LTE cell, static routes computed here (shortest path in hops, lowest link index first): ns-3's
+  global routing asserts on LENA's devices (GlobalRouter::DiscoverLSAs, "unknown link type").
+- the LTE cell -> LENA and its EPC: see lte.py.
 - flows -> the driver's own sender (bulk, finite, rate-limited over TCP; CBR over UDP) and sink;
   CCAs by TypeId (`NS3_CCAS`); TCP options as `TcpSocket`/`TcpSocketBase` attributes.
 The engine's defaults are carried over explicitly (segment size, initial window, buffers, min RTO,
@@ -16,9 +20,13 @@ delayed ACK), so both sides run the same configuration, not each its own default
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
 
 from ..plan import DEFAULT_CCA, DEFAULT_MTU_BYTES, DEFAULT_QUEUE
+from .lte import ATTACH_WARMUP_S, lte_plan
+from .records import NotSupported, record
 
 #: Engine registry name -> ns-3 3.44 congestion control TypeId (src/internet/model/tcp-*.cc).
 #: ns-3 3.44 has TcpWestwoodPlus only (original Westwood was removed in ns-3.38), so "westwood"
@@ -71,14 +79,6 @@ NO_NS3_EQUIVALENT = {
 }
 
 
-class NotSupported(ValueError):
-    """The scenario uses something the ns-3 backend cannot run; names the field and why."""
-
-    def __init__(self, path: str, value: object, why: str):
-        super().__init__(f"the ns3 backend cannot run this scenario: {path} = {value!r}: {why}")
-        self.path, self.value, self.why = path, value, why
-
-
 @dataclass
 class FlowInfo:
     """What the table builder needs of each flow."""
@@ -104,22 +104,12 @@ class Ns3Plan:
     flows: list[FlowInfo]
     #: "<link id>:forward|reverse" of each (link index, direction index 0 = a->b).
     link_names: dict[tuple[int, int], str]
+    #: What the scenario asks that ns-3 models its own way (said to the user, in the summary).
+    notes: list[str] = field(default_factory=list)
 
 
 def _set(d: dict | None) -> dict:
     return {k: v for k, v in (d or {}).items() if v is not None}
-
-
-def _fields(**kv: object) -> str:
-    return " ".join(f"{k}={_fmt(v)}" for k, v in kv.items())
-
-
-def _fmt(v: object) -> str:
-    if isinstance(v, bool):
-        return "1" if v else "0"
-    if isinstance(v, float):
-        return repr(v)
-    return str(v)
 
 
 def _queue_size(q: dict | None, path: str) -> str:
@@ -180,9 +170,9 @@ def _link_lines(i: int, link: dict, node_index: dict[str, int]) -> list[str]:
         fields[f"loss_{tag}"] = _loss_p(d["loss"], f"{path}.{name}")
         for change in d["rate_changes"] or []:
             lines.append(
-                "change " + _fields(link=i, dir=tag, at_s=float(change["at_s"]), rate_bps=change["rate_mbps"] * 1e6)
+                record("change", link=i, dir=tag, at_s=float(change["at_s"]), rate_bps=change["rate_mbps"] * 1e6)
             )
-    return ["link " + _fields(**fields), *lines]
+    return [record("link", **fields), *lines]
 
 
 def _tcp_fields(sc: dict, i: int, cca: str, mtu: int) -> dict:
@@ -256,35 +246,83 @@ def _flow(sc: dict, i: int, node_index: dict[str, int], mtu: int) -> tuple[str, 
         start_s=fields["start_s"],
         stop_s=stop,
     )
-    return "flow " + _fields(**fields), info
+    return record("flow", **fields), info
 
 
-def plan(sc: dict, seed: int | None = None) -> Ns3Plan:
-    """The driver plan of a (structurally valid, engine-canonical) scenario dict, or NotSupported."""
+def _static_routes(sc: dict, links: list[int], node_index: dict[str, int], pgw: str) -> list[str]:
+    """`route` records: for every wired node, the next-hop link to every link subnet it is not on,
+    and to the UEs' network (towards the PGW; the PGW itself reaches them through the EPC)."""
+    adj: dict[str, list[tuple[int, str]]] = {n: [] for n in node_index}
+    for i in links:
+        a, b = sc["links"][i]["a"], sc["links"][i]["b"]
+        adj[a].append((i, b))
+        adj[b].append((i, a))
+    out = []
+    for src in sorted({n for i in links for n in (sc["links"][i]["a"], sc["links"][i]["b"])}, key=node_index.get):
+        first_hop = _first_hops(adj, src)
+        for i in links:
+            ends = (sc["links"][i]["a"], sc["links"][i]["b"])
+            if src not in ends and ends[0] in first_hop:
+                out.append(record("route", node=node_index[src], net=f"link{i}", via_link=first_hop[ends[0]]))
+        if src != pgw and pgw in first_hop:
+            out.append(record("route", node=node_index[src], net="ue", via_link=first_hop[pgw]))
+    return out
+
+
+def _first_hops(adj: dict[str, list[tuple[int, str]]], src: str) -> dict[str, int]:
+    """Breadth-first from `src`: the link leaving `src` on a shortest path to each node."""
+    first: dict[str, int] = {}
+    seen, todo = {src}, deque([(src, -1)])
+    while todo:
+        node, hop = todo.popleft()
+        for link, peer in sorted(adj[node]):
+            if peer not in seen:
+                seen.add(peer)
+                first[peer] = link if hop < 0 else hop
+                todo.append((peer, first[peer]))
+    return first
+
+
+def _node_lines(sc: dict, roles: dict[str, str]) -> list[str]:
+    for i, n in enumerate(sc["nodes"]):
+        if n["kind"] not in ("host", "router") and n["id"] not in roles:
+            raise NotSupported(f"nodes[{i}].kind", n["kind"], '"host" or "router", or an eNB/UE of a cell')
+    return [record("node", idx=k, role=roles.get(n["id"], "plain")) for k, n in enumerate(sc["nodes"])]
+
+
+def plan(sc: dict, seed: int | None = None, base_dir: Path | None = None) -> Ns3Plan:
+    """The driver plan of a (structurally valid, engine-canonical) scenario dict, or NotSupported.
+    `base_dir` resolves a relative SINR CSV path (default: the working directory)."""
     if sc.get("output", {}).get("pcap"):
         raise NotSupported("output.pcap", sc["output"]["pcap"], "[] (the ns-3 backend writes no pcap)")
     duration = float(sc["duration_s"])
     if not math.isfinite(duration) or duration <= 0:
         raise NotSupported("duration_s", duration, "seconds > 0")
-    for i, n in enumerate(sc["nodes"]):
-        if n["kind"] not in ("host", "router"):
-            raise NotSupported(f"nodes[{i}].kind", n["kind"], '"host" or "router" (the LTE cell is not mapped yet)')
     node_index = {n["id"]: k for k, n in enumerate(sc["nodes"])}
+    cell = lte_plan(sc, node_index, base_dir or Path.cwd()) if sc.get("cells") else None
+    roles = cell.roles if cell else {}
     seed = int(seed if seed is not None else sc.get("seed", 1))
     slot_ms = float(sc.get("output", {}).get("slot_ms", 100.0))
     lines = [
         "# cellcc ns-3 plan v1",
-        "run " + _fields(duration_s=duration, seed=seed, slot_s=slot_ms / 1e3),
-        *(f"node idx={k}" for k in range(len(sc["nodes"]))),
+        record("run", duration_s=duration, seed=seed, slot_s=slot_ms / 1e3, t0_s=ATTACH_WARMUP_S if cell else 0.0),
+        *_node_lines(sc, roles),
+        *(cell.lines if cell else []),
     ]
     names = {}
-    for i, link in enumerate(sc["links"]):
+    wired = [i for i in range(len(sc["links"])) if not cell or i != cell.s1u_link]
+    for i in wired:
+        link = sc["links"][i]
         lines += _link_lines(i, link, node_index)
         names[(i, 0)], names[(i, 1)] = f"{link['id']}:forward", f"{link['id']}:reverse"
-    mtu = min((int(link.get("mtu_bytes") or DEFAULT_MTU_BYTES) for link in sc["links"]), default=DEFAULT_MTU_BYTES)
+    if cell:
+        pgw = next(n for n, r in roles.items() if r == "pgw")
+        lines += _static_routes(sc, wired, node_index, pgw)
+    mtus = [int(sc["links"][i].get("mtu_bytes") or DEFAULT_MTU_BYTES) for i in wired]
+    mtu = min([*mtus, *([cell.mtu_bytes] if cell else [])], default=DEFAULT_MTU_BYTES)
     flows = []
     for i in range(len(sc["flows"])):
         line, info = _flow(sc, i, node_index, mtu)
         lines.append(line)
         flows.append(info)
-    return Ns3Plan("\n".join(lines) + "\n", duration, slot_ms, seed, flows, names)
+    return Ns3Plan("\n".join(lines) + "\n", duration, slot_ms, seed, flows, names, cell.notes if cell else [])
