@@ -114,7 +114,7 @@ def run_linux(sc: DocScenario, seed: int) -> Result:
 def run_ns3(sc: DocScenario, seed: int) -> Result:
     """Run on ns-3; refusals become one-line user errors."""
     try:
-        out = ns3_run.run(sc.to_dict(), seed=seed)
+        out = ns3_run.run(sc.to_dict(), seed=seed, base_dir=Path(sc.source).parent)
     except ns3_plan.NotSupported as e:
         raise UserError(e.path, json.dumps(e.value, default=str), f"(ns3 backend) {e.why}") from None
     except ns3_build.DriverUnavailable as e:
@@ -129,6 +129,8 @@ def run_ns3(sc: DocScenario, seed: int) -> Result:
         queues=out.queues,
         cwnd=out.cwnd,
         rtt=out.rtt,
+        # The engine's `lte` table, once Result carries it (the LTE cell lands on main with it).
+        **({"lte": out.lte} if "lte" in Result.__dataclass_fields__ else {}),
     )
 
 

@@ -200,6 +200,8 @@ struct Sampler
     Ptr<Ipv4FlowClassifier> classifier;
     FILE* slotsOut;
     FILE* queuesOut;
+    LteCell* lte = nullptr;
+    FILE* lteOut = nullptr;
     uint64_t slot = 0;
     std::vector<uint64_t> queueDrops;
     std::vector<uint64_t> queueMaxBytes;
@@ -233,6 +235,10 @@ struct Sampler
                          static_cast<unsigned long long>(g_counters[idx].retransmits));
         }
         SampleQueues(nowNs);
+        if (lte)
+        {
+            SampleCell(lte, lteOut, nowNs);
+        }
         slot++;
         if (nowNs < static_cast<int64_t>(w->durationS * 1e9))
         {
@@ -497,6 +503,9 @@ Run(const std::vector<Record>& records, const std::string& dir)
                              "slots.csv",
                              "idx,t_ns,rx_bytes,rx_packets,delay_sum_ns,lost_packets,app_rx_bytes,retransmits");
     FILE* queuesOut = OpenCsv(dir, "queues.csv", "link,dir,t_ns,bytes,packets,max_bytes,drops");
+    FILE* lteOut = OpenCsv(dir,
+                           "lte.csv",
+                           "ue,dir,t_ns,tbs,mcs_sum,decoded_bits,harq_retx,residual,rlc_drops,sinr_sum,sinr_n");
     LteCell* lte = nullptr;
     if (p.cell)
     {
@@ -526,14 +535,14 @@ Run(const std::vector<Record>& records, const std::string& dir)
     FlowMonitorHelper fmh;
     Ptr<FlowMonitor> monitor = fmh.Install(w.nodes);
     auto cls = DynamicCast<Ipv4FlowClassifier>(fmh.GetClassifier());
-    Sampler sampler{&w, monitor, cls, slotsOut, queuesOut};
+    Sampler sampler{&w, monitor, cls, slotsOut, queuesOut, lte, lteOut};
     WatchQueues(w, sampler);
     Simulator::Schedule(At(w.slotS), &Sampler::Sample, &sampler);
     // One nanosecond past the end, so the last slot's sample (at durationS) runs before the stop.
     Simulator::Stop(At(w.durationS) + NanoSeconds(1));
     Simulator::Run();
     WriteFlows(dir, w, monitor, cls);
-    for (FILE* f : {cwndOut, rttOut, slotsOut, queuesOut})
+    for (FILE* f : {cwndOut, rttOut, slotsOut, queuesOut, lteOut})
     {
         std::fclose(f);
     }

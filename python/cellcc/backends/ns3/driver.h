@@ -123,6 +123,8 @@ void BuildCell(World& w,
                const Record& cell,
                const std::vector<const Record*>& ues,
                const std::vector<const Record*>& moves);
+/// Write each UE's slot statistics (lte.csv) and start the next slot.
+void SampleCell(LteCell* lte, FILE* out, int64_t nowNs);
 /// At scenario t = 0: every UE attached, RLC drop traces connected.
 void StartCell(World* w, LteCell* lte);
 /// The UEs' network (as the EPC assigns it) and its mask.

@@ -9,16 +9,41 @@
 //!
 //! Path loss is LteHelper's default Friis model, set explicitly; no fading, no shadowing, one
 //! cell (so no interference): the SINR a UE sees is fixed by its distance (lte.py's formula).
+//!
+//! Statistics (lte.csv, one row per UE, direction and slot) come from LENA's trace sources:
+//! transport blocks from LteSpectrumPhy DlPhyReception (at the UE) / UlPhyReception (at the
+//! eNB), the downlink SINR from LteUePhy ReportCurrentCellRsrpSinr (linear mean over RBs, as the
+//! UE measures it for CQI), RLC drops from each entity's TxDrop.
 
 #include "driver.h"
 
 #include "ns3/lte-module.h"
 #include "ns3/mobility-module.h"
 
+#include <array>
 #include <cmath>
 
 namespace cellcc
 {
+
+/// One UE's LENA statistics over the current slot, in one direction.
+struct LteSlot
+{
+    uint64_t tbs = 0;
+    uint64_t mcsSum = 0;
+    uint64_t decodedBits = 0;
+    uint64_t harqRetx = 0;
+    uint64_t residual = 0;
+    uint64_t rlcDrops = 0;
+    double sinrSum = 0;
+    uint64_t sinrN = 0;
+};
+
+//! LENA's FemtoForum schedulers drop a HARQ process when its redundancy version reaches 3
+//! (pf-ff-mac-scheduler.cc, rr-, fdmt-: "maximum number of retx reached -> drop process").
+constexpr uint8_t kLastHarqRv = 3;
+constexpr int kDl = 0;
+constexpr int kUl = 1;
 
 struct LteCell
 {
@@ -29,6 +54,10 @@ struct LteCell
     NetDeviceContainer ueDevs;
     std::vector<Ptr<Node>> ues;
     std::vector<double> angleRad;
+    /// [ue][direction] statistics of the slot under way.
+    std::vector<std::array<LteSlot, 2>> slots;
+    std::map<uint16_t, size_t> ueOfRnti;
+    uint8_t lastRv = kLastHarqRv;
 };
 
 namespace
@@ -84,15 +113,94 @@ Place(Ptr<Node> node, Vector where)
 
 /// An SDU the RLC entity refused (buffer full): PDCP header (LtePdcpHeader, 12-bit SN), then IP.
 void
-OnRlcDrop(World* w, Ptr<const Packet> p)
+OnRlcDrop(World* w, LteSlot* slot, Ptr<const Packet> p)
 {
+    slot->rlcDrops++;
     Ptr<Packet> copy = p->Copy();
     LtePdcpHeader pdcp;
     copy->RemoveHeader(pdcp);
     CountDropOfIpPacket(w, copy);
 }
 
+void
+CountTb(LteCell* lte, LteSlot& s, const PhyReceptionStatParameters& p)
+{
+    s.tbs++;
+    s.mcsSum += p.m_mcs;
+    s.harqRetx += p.m_rv > 0;
+    if (p.m_correctness)
+    {
+        s.decodedBits += 8 * uint64_t{p.m_size};
+    }
+    else if (p.m_rv >= lte->lastRv)
+    {
+        s.residual++;
+    }
+}
+
+void
+OnDlTb(LteCell* lte, size_t ue, PhyReceptionStatParameters p)
+{
+    CountTb(lte, lte->slots[ue][kDl], p);
+}
+
+void
+OnUlTb(LteCell* lte, PhyReceptionStatParameters p)
+{
+    if (auto it = lte->ueOfRnti.find(p.m_rnti); it != lte->ueOfRnti.end())
+    {
+        CountTb(lte, lte->slots[it->second][kUl], p);
+    }
+}
+
+void
+OnSinr(LteCell* lte, size_t ue, uint16_t, uint16_t, double, double sinr, uint8_t)
+{
+    lte->slots[ue][kDl].sinrSum += sinr;
+    lte->slots[ue][kDl].sinrN++;
+}
+
+void
+WatchPhy(LteCell* lte)
+{
+    lte->slots.assign(lte->ues.size(), {});
+    for (size_t j = 0; j < lte->ues.size(); j++)
+    {
+        auto phy = DynamicCast<LteUeNetDevice>(lte->ueDevs.Get(j))->GetPhy();
+        phy->GetDlSpectrumPhy()->TraceConnectWithoutContext("DlPhyReception", MakeBoundCallback(&OnDlTb, lte, j));
+        phy->TraceConnectWithoutContext("ReportCurrentCellRsrpSinr", MakeBoundCallback(&OnSinr, lte, j));
+    }
+    auto enbPhy = DynamicCast<LteEnbNetDevice>(lte->enbDevs.Get(0))->GetPhy();
+    enbPhy->GetUlSpectrumPhy()->TraceConnectWithoutContext("UlPhyReception", MakeBoundCallback(&OnUlTb, lte));
+}
+
 } // namespace
+
+void
+SampleCell(LteCell* lte, FILE* out, int64_t nowNs)
+{
+    for (size_t j = 0; j < lte->slots.size(); j++)
+    {
+        for (int d : {kDl, kUl})
+        {
+            LteSlot& s = lte->slots[j][d];
+            std::fprintf(out,
+                         "%zu,%d,%lld,%llu,%llu,%llu,%llu,%llu,%llu,%.9g,%llu\n",
+                         j,
+                         d,
+                         static_cast<long long>(nowNs),
+                         static_cast<unsigned long long>(s.tbs),
+                         static_cast<unsigned long long>(s.mcsSum),
+                         static_cast<unsigned long long>(s.decodedBits),
+                         static_cast<unsigned long long>(s.harqRetx),
+                         static_cast<unsigned long long>(s.residual),
+                         static_cast<unsigned long long>(s.rlcDrops),
+                         s.sinrSum,
+                         static_cast<unsigned long long>(s.sinrN));
+            s = LteSlot{};
+        }
+    }
+}
 
 void
 ConfigureLte(const Record& cell, const Record& rlc)
@@ -174,6 +282,8 @@ BuildCell(World& w,
     }
     // Attach (ideal RRC) and the default EPS bearer; done during the warm-up before t = 0.
     h->Attach(lte->ueDevs, lte->enbDevs.Get(0));
+    lte->lastRv = cell.Str("harq") == "1" ? kLastHarqRv : 0;
+    WatchPhy(lte);
     for (const Record* m : moves)
     {
         size_t j = m->U64("ue");
@@ -187,6 +297,7 @@ BuildCell(World& w,
 void
 StartCell(World* w, LteCell* lte)
 {
+    std::string enbDevices = "/NodeList/" + std::to_string(lte->enb->GetId()) + "/DeviceList/*";
     for (size_t j = 0; j < lte->ues.size(); j++)
     {
         auto rrc = DynamicCast<LteUeNetDevice>(lte->ueDevs.Get(j))->GetRrc();
@@ -194,13 +305,19 @@ StartCell(World* w, LteCell* lte)
         {
             throw std::runtime_error("UE " + std::to_string(j) + " did not attach during the warm-up");
         }
-        std::string path = "/NodeList/" + std::to_string(lte->ues[j]->GetId()) +
-                           "/DeviceList/*/LteUeRrc/DataRadioBearerMap/*/LteRlc/TxDrop";
-        Config::ConnectWithoutContext(path, MakeBoundCallback(&OnRlcDrop, w));
+        lte->ueOfRnti[rrc->GetRnti()] = j;
+        std::string bearers = "/DataRadioBearerMap/*/LteRlc/TxDrop";
+        std::string ul = "/NodeList/" + std::to_string(lte->ues[j]->GetId()) + "/DeviceList/*/LteUeRrc" + bearers;
+        std::string dl = enbDevices + "/LteEnbRrc/UeMap/" + std::to_string(rrc->GetRnti()) + bearers;
+        Config::ConnectWithoutContext(ul, MakeBoundCallback(&OnRlcDrop, w, &lte->slots[j][kUl]));
+        Config::ConnectWithoutContext(dl, MakeBoundCallback(&OnRlcDrop, w, &lte->slots[j][kDl]));
     }
-    std::string enbPath = "/NodeList/" + std::to_string(lte->enb->GetId()) +
-                          "/DeviceList/*/LteEnbRrc/UeMap/*/DataRadioBearerMap/*/LteRlc/TxDrop";
-    Config::ConnectWithoutContext(enbPath, MakeBoundCallback(&OnRlcDrop, w));
+    // The warm-up's statistics (attach signalling) are not the scenario's. Reset in place: the
+    // RLC drop sinks hold pointers into `slots`.
+    for (auto& ue : lte->slots)
+    {
+        ue = {};
+    }
 }
 
 void

@@ -106,6 +106,9 @@ class Ns3Plan:
     link_names: dict[tuple[int, int], str]
     #: What the scenario asks that ns-3 models its own way (said to the user, in the summary).
     notes: list[str] = field(default_factory=list)
+    #: The LTE cell's id and its UEs' node ids in plan order (the driver numbers UEs 0..n-1).
+    cell_id: str | None = None
+    ue_ids: list[str] = field(default_factory=list)
 
 
 def _set(d: dict | None) -> dict:
@@ -325,4 +328,8 @@ def plan(sc: dict, seed: int | None = None, base_dir: Path | None = None) -> Ns3
         line, info = _flow(sc, i, node_index, mtu)
         lines.append(line)
         flows.append(info)
-    return Ns3Plan("\n".join(lines) + "\n", duration, slot_ms, seed, flows, names, cell.notes if cell else [])
+    text = "\n".join(lines) + "\n"
+    if not cell:
+        return Ns3Plan(text, duration, slot_ms, seed, flows, names)
+    c = sc["cells"][0]
+    return Ns3Plan(text, duration, slot_ms, seed, flows, names, cell.notes, c["id"], [u["node"] for u in c["ues"]])

@@ -15,12 +15,21 @@ Definitions, where ns-3 measures something its own way:
 - `timeseries`: FlowMonitor's counters read at every slot end and differenced; cwnd is the last
   CongestionWindow value at or before the slot's end; rtt_ms the mean of the slot's RTT samples.
 - `queues`: every link direction's device DropTailQueue at slot ends (ns-3 counts the queue only,
-  not the packet being serialised); drops per slot from the queue's Drop trace.
+  not the packet being serialised); drops per slot from the queue's Drop trace. The EPC's own
+  links (S1-U, S5) are ns-3's, not in the table.
+- `lte` (with a cell): per UE, direction and slot, from LENA's traces (lte.cc): `tbs` (TBs
+  received, HARQ retransmissions included), `mcs_mean`, `phy_throughput_bps` (bits of decoded TBs),
+  `harq_retx` (TBs with redundancy version > 0), `harq_residual_losses` (TBs failed at the last
+  redundancy version), `rlc_drops`. What LENA exposes no trace for (the CQI the scheduler used,
+  PRBs, control losses, RLC retransmissions and buffer, capacity) is NaN. The summary gives each
+  UE's mean downlink SINR as LENA measured it (`lte_dl_sinr_db`): the check that the position
+  realises the scenario's SINR.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 import tempfile
 import time
@@ -55,13 +64,15 @@ class Ns3RunOutput:
     queues: pd.DataFrame
     cwnd: pd.DataFrame
     rtt: pd.DataFrame
+    lte: pd.DataFrame
     pcaps: list = field(default_factory=list)
 
 
-def run(scenario: dict | str, seed: int | None = None) -> Ns3RunOutput:
-    """Plan (refusing what cannot map), run the driver, and build the tables."""
+def run(scenario: dict | str, seed: int | None = None, base_dir: Path | None = None) -> Ns3RunOutput:
+    """Plan (refusing what cannot map), run the driver, and build the tables. `base_dir` resolves
+    a relative SINR CSV path."""
     sc = json.loads(scenario) if isinstance(scenario, str) else scenario
-    p = plan(sc, seed)
+    p = plan(sc, seed, base_dir)
     binary = driver_binary()
     with tempfile.TemporaryDirectory(prefix="cellcc-ns3-") as tmp:
         out = Path(tmp)
@@ -71,9 +82,12 @@ def run(scenario: dict | str, seed: int | None = None) -> Ns3RunOutput:
         wall_s = time.perf_counter() - started
         if proc.returncode != 0:
             raise RuntimeError(f"ns-3 driver failed: {(proc.stderr or proc.stdout).strip()[-2000:]}")
-        raw = {name: pd.read_csv(out / f"{name}.csv") for name in ("flows", "slots", "cwnd", "rtt", "queues")}
+        names = ("flows", "slots", "cwnd", "rtt", "queues", "lte")
+        raw = {name: pd.read_csv(out / f"{name}.csv") for name in names}
         summary = json.loads((out / "summary.json").read_text())
-    summary |= {"backend": "ns3", "seed": p.seed, "wall_s": wall_s}
+    summary |= {"backend": "ns3", "seed": p.seed, "wall_s": wall_s, "notes": p.notes}
+    if p.cell_id is not None:
+        summary["lte_dl_sinr_db"] = mean_sinr_db(p, raw["lte"])
     return Ns3RunOutput(
         summary=summary,
         flows=flows_table(p, raw["flows"], raw["rtt"]),
@@ -81,6 +95,7 @@ def run(scenario: dict | str, seed: int | None = None) -> Ns3RunOutput:
         queues=queues_table(p, raw["queues"]),
         cwnd=cwnd_table(p, raw["cwnd"]),
         rtt=rtt_table(p, raw["rtt"]),
+        lte=lte_table(p, raw["lte"]),
     )
 
 
@@ -255,3 +270,63 @@ def queues_table(p: Ns3Plan, raw: pd.DataFrame) -> pd.DataFrame:
             "drops": drops.to_numpy(),
         }
     )[cols].reset_index(drop=True)
+
+
+#: The engine's lte table columns (crates/cellcc-engine/src/output.rs).
+LTE_COLUMNS = (
+    "cell",
+    "ue",
+    "dir",
+    "t_s",
+    "cqi",
+    "mcs_mean",
+    "tbs",
+    "phy_throughput_bps",
+    "prbs",
+    "harq_retx",
+    "harq_residual_losses",
+    "control_losses",
+    "rlc_retx_pdus",
+    "rlc_buffer_bytes",
+    "rlc_drops",
+    "capacity_bps",
+)
+DIRECTIONS = ("dl", "ul")
+
+
+def lte_table(p: Ns3Plan, raw: pd.DataFrame) -> pd.DataFrame:
+    """One row per (UE, direction, slot), in the engine's columns; NaN where LENA has no trace."""
+    if p.cell_id is None or raw.empty:
+        return pd.DataFrame(columns=list(LTE_COLUMNS))
+    tbs = raw["tbs"].to_numpy(dtype=float)
+    df = pd.DataFrame(
+        {
+            "cell": p.cell_id,
+            "ue": raw["ue"].map(dict(enumerate(p.ue_ids))),
+            "dir": raw["dir"].map(dict(enumerate(DIRECTIONS))),
+            # A sample at time t closes the slot that started one slot earlier.
+            "t_s": np.round(raw["t_ns"].to_numpy() / NS_PER_S - p.slot_ms / 1e3, 9),
+            "cqi": NAN,
+            "mcs_mean": np.divide(raw["mcs_sum"].to_numpy(dtype=float), tbs, out=np.full(len(raw), NAN), where=tbs > 0),
+            "tbs": raw["tbs"].to_numpy(),
+            "phy_throughput_bps": raw["decoded_bits"].to_numpy() / (p.slot_ms / 1e3),
+            "prbs": NAN,
+            "harq_retx": raw["harq_retx"].to_numpy(),
+            "harq_residual_losses": raw["residual"].to_numpy(),
+            "control_losses": NAN,
+            "rlc_retx_pdus": NAN,
+            "rlc_buffer_bytes": NAN,
+            "rlc_drops": raw["rlc_drops"].to_numpy(),
+            "capacity_bps": NAN,
+        }
+    )
+    return df.sort_values(["ue", "dir", "t_s"], kind="stable").reset_index(drop=True)[list(LTE_COLUMNS)]
+
+
+def mean_sinr_db(p: Ns3Plan, raw: pd.DataFrame) -> dict[str, float]:
+    """Each UE's downlink SINR as LENA measured it, mean of the linear samples, in dB."""
+    dl = raw[raw["dir"] == 0].groupby("ue")[["sinr_sum", "sinr_n"]].sum()
+    return {
+        p.ue_ids[int(ue)]: 10 * math.log10(r["sinr_sum"] / r["sinr_n"]) if r["sinr_n"] else NAN
+        for ue, r in dl.iterrows()
+    }
