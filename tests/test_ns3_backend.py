@@ -107,6 +107,7 @@ def test_plan_maps_link_queue_loss_and_engine_tcp_defaults():
         (lambda sc: sc["links"][0].update(reverse={"delay_ms": 5}), "links[0].reverse.delay_ms", "one delay"),
         (lambda sc: sc["links"][0].update(trace="x.trace", rate_mbps=None), "links[0].forward.trace", "Mahimahi"),
         (lambda sc: sc.update(tcp={"max_rto_ms": 60000}), "flows[0].tcp.max_rto_ms", "no RTO ceiling"),
+        (lambda sc: sc.update(tcp={"rto_estimator": "linux"}), "flows[0].tcp.rto_estimator", '"rfc6298"'),
         (lambda sc: sc["nodes"].append({"id": "enb", "kind": "enb"}), "nodes[2].kind", "an eNB/UE of a cell"),
         (
             lambda sc: sc["links"][0].update(
@@ -124,6 +125,13 @@ def test_plan_refuses_what_ns3_cannot_run_by_field(edit, path, why):
         ns3_plan.plan(sc)
     assert e.value.path == path and why in str(e.value)
     assert "\n" not in str(e.value)
+
+
+def test_the_rto_estimator_runs_as_ns3s_or_the_plan_says_it_differs():
+    sc = two_hosts()
+    assert ns3_plan.plan(sc).notes == [ns3_plan.RTO_NOTE]
+    sc["tcp"] = {"rto_estimator": "rfc6298"}
+    assert ns3_plan.plan(sc).notes == []
 
 
 def test_plan_refusal_of_a_cca_lists_every_ns3_cca():

@@ -102,6 +102,8 @@ def run_linux_command(scenario: str, seed: int | None, console: Console, backend
     """`cellcc run --backend linux|ns3`: one run on that backend; returns the Result."""
     sc = frontend.resolve(scenario)
     result = frontend.run_on(backend, sc, sc.seed if seed is None else seed)
+    for note in result.summary.get("notes", []):
+        console.print(f"note ({backend}): {note}")
     return sc, result
 
 

@@ -155,6 +155,8 @@ def crosscheck(
 def _note(e: SideResult, k: SideResult, label: str = "kernel") -> str:
     """Errors of either side, and how late the emulator wrote packets in the kernel runs."""
     notes = [f"{side}: {r.error}" for side, r in (("engine", e), (label, k)) if r.error]
+    # What the other backend said it models its own way (the ns-3 plan's notes).
+    notes += [f"{label}: {n}" for n in (getattr(k.first, "summary", None) or {}).get("notes", [])]
     if k.lateness_us:
         p99 = max(x["p99"] for x in k.lateness_us)
         worst = max(x["max"] for x in k.lateness_us)

@@ -75,8 +75,14 @@ BASE_PORT = 5201
 #: TCP settings ns-3 has no counterpart for: refused when set (the engine's values otherwise).
 NO_NS3_EQUIVALENT = {
     "max_rto_ms": "ns-3's TcpSocketBase has no RTO ceiling attribute",
-    "rto_estimator": "ns-3 computes the RTO one way only (RFC 6298, TcpSocketBase::EstimateRtt)",
 }
+#: ns-3 computes the RTO one way: RFC 6298 (TcpSocketBase::EstimateRtt, RttMeanDeviation), the
+#: engine's `rto_estimator = "rfc6298"`. The engine's default is Linux's estimator.
+NS3_RTO_ESTIMATOR = "rfc6298"
+RTO_NOTE = (
+    "tcp.rto_estimator unset: the engine defaults to Linux's RTO estimator, ns-3 computes RFC 6298's; "
+    'set tcp.rto_estimator = "rfc6298" to run both the same way'
+)
 
 
 @dataclass
@@ -183,6 +189,10 @@ def _tcp_fields(sc: dict, i: int, cca: str, mtu: int) -> dict:
     for key, why in NO_NS3_EQUIVALENT.items():
         if key in t:
             raise NotSupported(f"flows[{i}].tcp.{key}", t[key], f"unset ({why})")
+    if t.get("rto_estimator", NS3_RTO_ESTIMATOR) != NS3_RTO_ESTIMATOR:
+        raise NotSupported(
+            f"flows[{i}].tcp.rto_estimator", t["rto_estimator"], '"rfc6298" (ns-3 computes the RTO only that way)'
+        )
     pacing = t.get("pacing", "auto")
     if pacing == "off" and cca == "bbr":
         raise NotSupported(f"flows[{i}].tcp.pacing", "off", '"auto" or "on" with bbr (ns-3 TcpBbr forces pacing)')
@@ -329,7 +339,17 @@ def plan(sc: dict, seed: int | None = None, base_dir: Path | None = None) -> Ns3
         lines.append(line)
         flows.append(info)
     text = "\n".join(lines) + "\n"
+    notes = [*(cell.notes if cell else []), *_rto_note(sc)]
     if not cell:
-        return Ns3Plan(text, duration, slot_ms, seed, flows, names)
+        return Ns3Plan(text, duration, slot_ms, seed, flows, names, notes)
     c = sc["cells"][0]
-    return Ns3Plan(text, duration, slot_ms, seed, flows, names, cell.notes, c["id"], [u["node"] for u in c["ues"]])
+    return Ns3Plan(text, duration, slot_ms, seed, flows, names, notes, c["id"], [u["node"] for u in c["ues"]])
+
+
+def _rto_note(sc: dict) -> list[str]:
+    """The note when a TCP flow leaves the RTO estimator to the engine's (Linux) default."""
+    for f in sc["flows"]:
+        t = {**_set(sc.get("tcp")), **_set(f.get("tcp"))}
+        if (f.get("transport") or "tcp") == "tcp" and "rto_estimator" not in t:
+            return [RTO_NOTE]
+    return []
