@@ -277,3 +277,18 @@ def test_cli_refuses_an_ns3_cca_in_one_line(tmp_path: Path):
     r = CliRunner().invoke(app, ["run", str(path), "--backend", "ns3"])
     assert r.exit_code == 2
     assert "flows[0].cca" in r.output and "(ns3 backend)" in r.output
+
+
+def test_a_failed_driver_compile_is_one_line_naming_its_log(tmp_path, monkeypatch):
+    from cellcc.backends.ns3 import build
+
+    if WHY_NOT is not None:
+        pytest.skip(WHY_NOT)
+    broken = tmp_path / "broken.cc"
+    broken.write_text("int main() { return undeclared; }\n")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(build, "DRIVER_SOURCES", (broken,))
+    with pytest.raises(build.DriverUnavailable) as e:
+        build.driver_binary()
+    assert "\n" not in str(e.value) and "see " in str(e.value)
+    assert Path(str(e.value).rsplit("see ", 1)[1]).read_text()

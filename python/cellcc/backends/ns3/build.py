@@ -124,6 +124,9 @@ def driver_binary() -> Path:
         built = Path(tmp) / target.name
         proc = subprocess.run(compile_command(prefix, built), capture_output=True, text=True)
         if proc.returncode != 0:
-            raise DriverUnavailable(f"compiling the ns-3 driver failed:\n{proc.stderr[-4000:]}")
+            # The CLI shows one line: it names the log holding the compiler's messages.
+            log = target.with_suffix(".log")
+            log.write_text(proc.stderr)
+            raise DriverUnavailable(f"compiling the ns-3 driver failed (exit {proc.returncode}), see {log}")
         os.replace(built, target)
     return target
