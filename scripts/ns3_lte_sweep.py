@@ -3,6 +3,7 @@ reference tables of docs/crosscheck.md (issue 9). Prints Markdown.
 
     .venv/bin/python scripts/ns3_lte_sweep.py udp    # saturated UDP, 5/10/20 MHz, 0..25 dB
     .venv/bin/python scripts/ns3_lte_sweep.py tcp    # bulk TCP at 20 MHz (TCP_ROWS)
+    .venv/bin/python scripts/ns3_lte_sweep.py seed000  # seed 000's cell: 14 UEs, 1 Mbit/s TCP each
 
 The scenarios are lte_single_ue.toml's shape (server -- 1 Gbit/s, 10 ms -- PGW -- S1-U
 10 Gbit/s, 1 ms -- eNB ~~ UE) as dicts, so they run before the engine's schema has cells;
@@ -95,5 +96,42 @@ def tcp_table() -> None:
         print(f"| {cca} | {mode.upper()} | {label} | " + " | ".join(cells) + " |", flush=True)
 
 
+#: Seed 000 (Malekzadeh & Abdul Ghani): 14 UEs, 20 MHz, one 1 Mbit/s NewReno flow each from a
+#: server behind a 100 Gbit/s, 10 ms link; segments of 1000 B or 3000 B (IP-fragmented at MTU
+#: 1500); RLC AM or UM. The paper gives "64QAM, 5/6" but no positions: every UE at 20 dB (LENA's
+#: MCS 28 above, 64QAM). 10 s.
+SEED000_UES = 14
+SEED000_SINR_DB = 20.0
+
+
+def seed000_scenario(mode: str, segment_bytes: int) -> dict:
+    sc = scenario(SEED000_SINR_DB, 20, {"kind": "bulk"}, {"mode": mode}, "newreno", duration_s=10.0)
+    sc["links"][0] |= {"rate_mbps": 100_000}
+    sc["tcp"] = {"mss_bytes": segment_bytes}
+    ues = [f"ue{j}" for j in range(SEED000_UES)]
+    sc["nodes"] = [n for n in sc["nodes"] if n["kind"] != "ue"] + [{"id": u, "kind": "ue"} for u in ues]
+    sinr = {"kind": "fixed", "db": SEED000_SINR_DB}
+    sc["cells"][0]["ues"] = [{"node": u, "sinr": sinr, "rlc": {"mode": mode}} for u in ues]
+    app = {"kind": "rate_limited", "rate_mbps": 1, "write_bytes": segment_bytes}
+    sc["flows"] = [{"id": u, "src": "server", "dst": u, "cca": "newreno", "app": app} for u in ues]
+    return sc
+
+
+def seed000_table() -> None:
+    print("| RLC | segment B | throughput Mbit/s (mean per UE) | delay ms | jitter ms | loss % | ns-3 wall s |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for mode in ("am", "um"):
+        for segment in (1000, 3000):
+            started = time.perf_counter()
+            f = ns3_run.run(seed000_scenario(mode, segment)).flows
+            wall = time.perf_counter() - started
+            loss = 100 * f["lost_packets"].sum() / f["tx_packets"].sum()
+            print(
+                f"| {mode.upper()} | {segment} | {f['throughput_bps'].mean() / 1e6:.3f} | "
+                f"{f['mean_delay_ms'].mean():.1f} | {f['mean_jitter_ms'].mean():.2f} | {loss:.2f} | {wall:.1f} |",
+                flush=True,
+            )
+
+
 if __name__ == "__main__":
-    {"udp": udp_table, "tcp": tcp_table}[sys.argv[1]]()
+    {"udp": udp_table, "tcp": tcp_table, "seed000": seed000_table}[sys.argv[1]]()
