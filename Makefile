@@ -44,8 +44,9 @@ $(TOOLS_STAMP): $(BIN)/python
 	$(BIN)/python -m pip install --quiet --upgrade pip 'maturin>=1.9,<2'
 	touch $@
 
-# maturin installs the package editable (python/ on sys.path), its dependencies and the `dev` extra,
+# maturin installs the package editable (python/ on sys.path), its dependencies, the `dev` extra and
+# the `ns3` extra (ns-3 for the ns-3 backend and its tests),
 # and builds the Rust extension in release mode.
 $(BUILD_STAMP): $(TOOLS_STAMP) $(RUST_INPUTS) pyproject.toml
-	VIRTUAL_ENV=$(abspath $(VENV)) $(BIN)/maturin develop --release --extras dev
+	VIRTUAL_ENV=$(abspath $(VENV)) $(BIN)/maturin develop --release --extras dev,ns3
 	touch $@

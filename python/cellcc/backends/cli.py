@@ -1,5 +1,5 @@
-"""Command-line pieces of the Linux backend: the `--backend` option of `cellcc run`/`compare`
-and the `cellcc crosscheck` command. `cellcc.cli.main` calls in here; nothing else does."""
+"""Command-line pieces of the Linux and ns-3 backends: the `--backend` option of `cellcc run`/`compare`
+and the `cellcc crosscheck --against` command. `cellcc.cli.main` calls in here; nothing else does."""
 
 from __future__ import annotations
 
@@ -21,14 +21,18 @@ BackendOpt = Annotated[
     str | None,
     typer.Option(
         "--backend",
-        help="engine (the simulator) or linux (real Linux TCP in network namespaces, needs root); "
-        "default: the scenario's `backend` field, else engine.",
+        help="engine (the simulator), linux (real Linux TCP in network namespaces, needs root) or "
+        "ns3 (ns-3 3.44, pip install 'cellcc[ns3]'); default: the scenario's `backend` field, else engine.",
         show_default=False,
     ),
 ]
 CrosscheckCcaOpt = Annotated[
     str,
     typer.Option("--cca", help="Comma-separated CCA names, run on both backends."),
+]
+AgainstOpt = Annotated[
+    str,
+    typer.Option("--against", help="The backend to hold the engine against: linux (needs root) or ns3."),
 ]
 FigureOpt = Annotated[
     Path | None,
@@ -44,8 +48,10 @@ _ROWS = (
     ("throughput_mbps", "throughput Mbit/s", 2),
     ("rtt_p50_ms", "RTT p50 ms (srtt, 10 ms grid)", 1),
     ("rtt_p95_ms", "RTT p95 ms (srtt, 10 ms grid)", 1),
+    ("delay_ms", "one-way delay ms", 1),
     ("retransmits", "retransmissions", 0),
     ("timeouts", "RTOs", 0),
+    ("wall_s", "wall time s", 3),
 )
 
 
@@ -53,18 +59,18 @@ def _fmt(x: float, decimals: int) -> str:
     return "-" if x is None or math.isnan(x) else f"{x:,.{decimals}f}"
 
 
-def crosscheck_tables(table: pd.DataFrame, scenario: str, seeds: int) -> list[Table]:
-    """One rich table per CCA: engine, kernel, engine/kernel; differences > 10% marked."""
+def crosscheck_tables(table: pd.DataFrame, scenario: str, seeds: int, label: str = "kernel") -> list[Table]:
+    """One rich table per CCA: engine, the other backend (`label`), their ratio; differences > 10% marked."""
     out = []
     headings = {m: (h, d) for m, h, d in _ROWS}
     for cca, g in table.groupby("cca", sort=False):
         t = Table(title=f"{scenario}: {cca}, mean over {seeds} seed(s)")
-        for col, justify in (("metric", "left"), ("engine", "right"), ("kernel", "right"), ("engine/kernel", "right")):
+        for col, justify in (("metric", "left"), ("engine", "right"), (label, "right"), (f"engine/{label}", "right")):
             t.add_column(col, justify=justify)
         for _, row in g.iterrows():
             heading, decimals = headings[row["metric"]]
             ratio = "-" if math.isnan(row["ratio"]) else f"{row['ratio']:.3f}" + (" *" if row["differs"] else "")
-            t.add_row(heading, _fmt(row["engine"], decimals), _fmt(row["kernel"], decimals), ratio)
+            t.add_row(heading, _fmt(row["engine"], decimals), _fmt(row[label], decimals), ratio)
         note = g["note"].iloc[0]
         if note:
             t.caption = note
@@ -72,16 +78,19 @@ def crosscheck_tables(table: pd.DataFrame, scenario: str, seeds: int) -> list[Ta
     return out
 
 
-def crosscheck_command(scenario: str, cca: str, seeds: int, figure: Path | None, console: Console) -> None:
+def crosscheck_command(
+    scenario: str, cca: str, seeds: int, figure: Path | None, console: Console, against: str = "linux"
+) -> None:
     from . import frontend
 
     sc = frontend.resolve(scenario)
     names = [c.strip() for c in cca.split(",") if c.strip()]
     path = figure or Path(f"crosscheck-{sc.name}.png")
-    table, written = frontend.crosscheck(sc, names, seeds, path, progress=lambda m: console.log(m))
-    for t in crosscheck_tables(table, sc.name, seeds):
+    table, written = frontend.crosscheck(sc, names, seeds, path, progress=lambda m: console.log(m), against=against)
+    label = frontend.AGAINST[against]
+    for t in crosscheck_tables(table, sc.name, seeds, label):
         console.print(t)
-    console.print("* engine and kernel differ by more than 10%")
+    console.print(f"* engine and {label} differ by more than 10% (throughput, RTT) or 20% (delay)")
     console.print(f"wrote {written}")
 
 
@@ -95,21 +104,24 @@ def chosen_backend(scenario: str, backend: str | None) -> str:
         from . import frontend
 
         return frontend.backend_of({}, backend)
-    # Only "linux" leaves the engine; any other value is the engine's to validate (and name).
-    return "linux" if load_document(scenario)[0].get("backend") == "linux" else "engine"
+    # Only "linux" and "ns3" leave the engine; any other value is the engine's to validate (and name).
+    chosen = load_document(scenario)[0].get("backend")
+    return chosen if chosen in ("linux", "ns3") else "engine"
 
 
-def run_linux_command(scenario: str, seed: int | None, console: Console):
-    """`cellcc run --backend linux`: one run on the kernel; returns the Result."""
+def run_linux_command(scenario: str, seed: int | None, console: Console, backend: str = "linux"):
+    """`cellcc run --backend linux|ns3`: one run on that backend; returns the Result."""
     from . import frontend
 
     sc = frontend.resolve(scenario)
-    result = frontend.run_linux(sc, sc.seed if seed is None else seed)
+    result = frontend.run_on(backend, sc, sc.seed if seed is None else seed)
+    for note in result.summary.get("notes", []):
+        console.print(f"note ({backend}): {note}")
     return sc, result
 
 
-def compare_linux_runs(scenario: str, cca: str | None, seeds: int) -> pd.DataFrame:
-    """`cellcc compare --backend linux`: the per-run rows, one testbed at a time."""
+def compare_linux_runs(scenario: str, cca: str | None, seeds: int, backend: str = "linux") -> pd.DataFrame:
+    """`cellcc compare --backend linux|ns3`: the per-run rows, one run at a time."""
     import pandas as pd
 
     from cellcc.compare import run_metrics
@@ -118,5 +130,5 @@ def compare_linux_runs(scenario: str, cca: str | None, seeds: int) -> pd.DataFra
     from . import frontend
 
     names = list(DEFAULT_SET) if scenario == "default" else [scenario]
-    frames = [frontend.compare_runs_linux(frontend.resolve(n), cca, seeds, run_metrics) for n in names]
+    frames = [frontend.compare_runs_linux(frontend.resolve(n), cca, seeds, run_metrics, backend) for n in names]
     return pd.concat(frames, ignore_index=True)

@@ -1,6 +1,6 @@
-"""The Linux backend behind the front end: `cellcc run/compare --backend linux` (or a scenario's
-`backend = "linux"`) and `cellcc crosscheck`. Results are the front end's `Result`, so every
-table, plot and statistic works on both backends.
+"""The Linux and ns-3 backends behind the front end: `cellcc run/compare --backend linux|ns3` (or a
+scenario's `backend = "linux"|"ns3"`) and `cellcc crosscheck --against linux|ns3`. Results are the
+front end's `Result`, so every table, plot and statistic works on every backend.
 
 A scenario for the Linux backend may name any congestion control the running kernel offers,
 including ones the engine does not register yet, so it is validated by the engine with its CCAs
@@ -27,9 +27,14 @@ from cellcc.scenario import Scenario, load_document
 from . import crosscheck as xc
 from . import linux
 from .netns import Unsupported
+from .ns3 import build as ns3_build
+from .ns3 import plan as ns3_plan
+from .ns3 import run as ns3_run
 from .plan import NotSupported, kernel_ccas
 
-BACKENDS = ("engine", "linux")
+BACKENDS = ("engine", "linux", "ns3")
+#: Backends `cellcc crosscheck --against` compares the engine with, and their column label.
+AGAINST = {"linux": "kernel", "ns3": "ns3"}
 
 
 class DocScenario:
@@ -103,6 +108,34 @@ def run_linux(sc: DocScenario, seed: int) -> Result:
     )
 
 
+def run_ns3(sc: DocScenario, seed: int) -> Result:
+    """Run on ns-3; refusals become one-line user errors."""
+    try:
+        out = ns3_run.run(sc.to_dict(), seed=seed, base_dir=Path(sc.source).parent)
+    except ns3_plan.NotSupported as e:
+        raise UserError(e.path, json.dumps(e.value, default=str), f"(ns3 backend) {e.why}") from None
+    except ns3_build.DriverUnavailable as e:
+        raise UserError("--backend", '"ns3"', str(e).splitlines()[0]) from None
+    return Result(
+        scenario=sc,  # type: ignore[arg-type]  # duck-typed Scenario, see DocScenario
+        seed=seed,
+        summary=out.summary,
+        provenance=provenance(sc.sha256, sc.name, seed) | {"backend": "ns3"},
+        flows=out.flows,
+        timeseries=out.timeseries,
+        queues=out.queues,
+        cwnd=out.cwnd,
+        rtt=out.rtt,
+        # The engine's `lte` table, once Result carries it (the LTE cell lands on main with it).
+        **({"lte": out.lte} if "lte" in Result.__dataclass_fields__ else {}),
+    )
+
+
+def run_on(backend: str, sc: DocScenario, seed: int) -> Result:
+    """One run on a non-engine backend."""
+    return run_ns3(sc, seed) if backend == "ns3" else run_linux(sc, seed)
+
+
 def parse_kernel_ccas(text: str | None) -> list[str]:
     available = kernel_ccas()
     if text is None:
@@ -113,14 +146,26 @@ def parse_kernel_ccas(text: str | None) -> list[str]:
     return names
 
 
+def parse_ccas(backend: str, text: str | None) -> list[str]:
+    if backend == "linux":
+        return parse_kernel_ccas(text)
+    if text is None:
+        return list(ns3_plan.NS3_CCAS)
+    return list(dict.fromkeys(n.strip() for n in text.split(",") if n.strip()))
+
+
 def compare_runs_linux(
-    sc: DocScenario, ccas: str | None, seeds: int, run_metrics: Callable[[Result], dict[str, float]]
+    sc: DocScenario,
+    ccas: str | None,
+    seeds: int,
+    run_metrics: Callable[[Result], dict[str, float]],
+    backend: str = "linux",
 ) -> pd.DataFrame:
     """Like the engine's compare_runs, one run at a time (real time, one testbed at once)."""
     rows = []
-    for cca in parse_kernel_ccas(ccas):
+    for cca in parse_ccas(backend, ccas):
         for k in range(seeds):
-            result = run_linux(sc.with_cca(cca), sc.seed + k)
+            result = run_on(backend, sc.with_cca(cca), sc.seed + k)
             rows.append({"scenario": sc.name, "cca": cca, "seed": sc.seed + k, **run_metrics(result)})
     return pd.DataFrame(rows)
 
@@ -134,20 +179,30 @@ def _engine_runner(source: str) -> xc.Runner:
     return run
 
 
-def _kernel_runner(source: str) -> xc.Runner:
-    return lambda doc, seed: run_linux(DocScenario(doc, source), seed)
+def _other_runner(source: str, against: str) -> xc.Runner:
+    return lambda doc, seed: run_on(against, DocScenario(doc, source), seed)
 
 
 def crosscheck(
-    sc: DocScenario, ccas: Sequence[str], seeds: int, figure: Path, progress: Callable[[str], None] = lambda _: None
+    sc: DocScenario,
+    ccas: Sequence[str],
+    seeds: int,
+    figure: Path,
+    progress: Callable[[str], None] = lambda _: None,
+    against: str = "linux",
 ) -> tuple[pd.DataFrame, Path]:
-    """Both backends per CCA; the comparison table and the written figure."""
+    """The engine and `against` (linux or ns3) per CCA; the comparison table and the written figure."""
+    if against not in AGAINST:
+        raise UserError("--against", json.dumps(against), " or ".join(AGAINST))
+    label = AGAINST[against]
     results = xc.crosscheck(
         sc.to_dict(),
         ccas,
         [sc.seed + k for k in range(seeds)],
         _engine_runner(sc.source),
-        _kernel_runner(sc.source),
+        _other_runner(sc.source, against),
         progress,
+        label,
     )
-    return xc.table(results), xc.figure(results, figure, f"{sc.name}: engine (solid) vs Linux kernel (dashed)")
+    title = f"{sc.name}: engine (solid) vs {'Linux kernel' if against == 'linux' else 'ns-3'} (dashed)"
+    return xc.table(results, label), xc.figure(results, figure, title, label)

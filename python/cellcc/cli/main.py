@@ -81,8 +81,9 @@ def run(
         from cellcc.runner import Job, run_jobs
         from cellcc.store import write_run
 
-        if linux_cli.chosen_backend(scenario, backend) == "linux":
-            sc, result = linux_cli.run_linux_command(scenario, seed, _out)
+        chosen = linux_cli.chosen_backend(scenario, backend)
+        if chosen != "engine":
+            sc, result = linux_cli.run_linux_command(scenario, seed, _out, chosen)
         else:
             sc = Scenario.resolve(scenario)
             (result,) = run_jobs(
@@ -111,8 +112,9 @@ def compare(
 
         if out is not None and out.suffix.lower() not in _TABLE_SUFFIXES:
             raise UserError("--out", json.dumps(str(out)), "a file ending in .csv or .parquet")
-        if linux_cli.chosen_backend(scenario, backend) == "linux":
-            runs = linux_cli.compare_linux_runs(scenario, cca, seeds)
+        chosen = linux_cli.chosen_backend(scenario, backend)
+        if chosen != "engine":
+            runs = linux_cli.compare_linux_runs(scenario, cca, seeds, chosen)
         else:
             runs = compare_runs(None if scenario == "default" else scenario, cca, seeds, workers=workers, progress=True)
         table = summarise(runs)
@@ -147,10 +149,11 @@ def crosscheck(
     cca: linux_cli.CrosscheckCcaOpt = "cubic,bbr,reno",
     seeds: SeedsOpt = 1,
     figure: linux_cli.FigureOpt = None,
+    against: linux_cli.AgainstOpt = "linux",
 ) -> None:
-    """Run SCENARIO per CCA on the engine and on real Linux TCP (root); compare; plot cwnd and throughput."""
+    """Run SCENARIO per CCA on the engine and on real Linux TCP (root) or ns-3; compare; plot cwnd and throughput."""
     with reported():
-        linux_cli.crosscheck_command(scenario, cca, seeds, figure, _out)
+        linux_cli.crosscheck_command(scenario, cca, seeds, figure, _out, against)
 
 
 @app.command()

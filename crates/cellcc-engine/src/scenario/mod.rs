@@ -67,6 +67,8 @@ pub enum Backend {
     #[default]
     Engine,
     Linux,
+    /// ns-3 3.44 (and its LENA LTE module), through cellcc's C++ driver (python/cellcc/backends/ns3).
+    Ns3,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -1,0 +1,305 @@
+"""The LTE part of the ns-3 plan: a cellcc cell (scenario `cells`, node kinds `enb`/`ue`) as an
+ns-3 LENA cell with its EPC. Pure: dict in, plan records out; reads a SINR CSV file if the
+scenario names one.
+
+Mapping (ns-3 3.44, src/lte):
+- the cell -> `LteHelper` + `PointToPointEpcHelper`; the scenario's gateway router (the far end of
+  the eNB's `tunnel = "gtpu"` link) is the EPC's PGW node, and that link is the EPC's S1-U
+  (`S1uLinkDataRate`, `S1uLinkDelay`, `S1uLinkMtu`). ns-3's SGW sits between them on an S5 link
+  of 10 Gbit/s and 0 ms (`NoBackhaulEpcHelper` S5Link* defaults): no delay, no queue.
+- bandwidth -> `LteEnbNetDevice::DlBandwidth`/`UlBandwidth` in RBs (TS 36.101 Table 5.6-1);
+  scheduler -> `LteHelper::SetSchedulerType`; HARQ -> the scheduler's `HarqEnabled` (its
+  3 retransmissions are hard-coded: pf-ff-mac-scheduler.cc, "rv == 3 ... drop process");
+  control errors -> `LteSpectrumPhy::CtrlErrorModelEnabled`; CQI period ->
+  `LteUePhy::DownlinkCqiPeriodicity`; RLC mode -> `LteEnbRrc::EpsBearerToRlcMapping`
+  (RlcUmAlways / RlcAmAlways); RLC buffer and timers -> `LteRlcUm`/`LteRlcAm` attributes.
+- fixed SINR -> a position. ns-3 has no "SINR" knob: the UE is placed at the distance where
+  Friis path loss (LteHelper's default `FriisPropagationLossModel`, at the EARFCN's carrier)
+  gives that downlink SINR. With one cell there is no interference, so per RB (lte-spectrum-
+  value-helper.cc: eNB PSD = TxPower / (nRB x 180 kHz) on every RB, noise PSD = -174 dBm/Hz + NF):
+
+      SINR_dl = P_enb - 10 log10(nRB x 180 kHz) - L_friis(d, f_dl) + 174 - NF_ue     (dB, dBm)
+      L_friis(d, f) = 20 log10(4 pi d f / c)
+
+  solved for d. The uplink: LENA spreads the UE's power over the RBs it was granted
+  (CreateUlTxPowerSpectralDensity), so the driver turns uplink power control off and sets the
+  UE's TxPower so that a full-band grant sees the uplink SINR (`ul_db`, else the downlink's);
+  a grant of n RBs sees 10 log10(nRB / n) dB more. Ramp and wideband CSV SINR move the UE
+  (radially, one position per TTI for a ramp, one per CSV row) along the same formula.
+- UEs attach (ideal RRC) during a warm-up before the scenario's t = 0 (`ATTACH_WARMUP_S`); every
+  time in the plan and the tables is scenario time.
+
+Refused (no LENA counterpart): more than one cell, RLC TM, UM with 5-bit SNs, AM polling and
+maxRetx settings other than ns-3's hard-coded ones (lte-rlc-am.cc constructor), HARQ other than
+0 or 3 retransmissions, per-RB SINR CSVs, links to a UE or (other than S1-U) to the eNB, and
+per-UE RLC settings that differ (ns-3 sets them per eNB RRC / as attribute defaults).
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .records import NotSupported, record
+
+#: ns-3 3.44 defaults the SINR-to-position mapping rests on (src/lte/model).
+#: LteEnbPhy::TxPower (lte-enb-phy.cc).
+ENB_TX_POWER_DBM = 30.0
+#: LteUePhy::NoiseFigure (lte-ue-phy.cc).
+UE_NOISE_FIGURE_DB = 9.0
+#: LteEnbPhy::NoiseFigure (lte-enb-phy.cc).
+ENB_NOISE_FIGURE_DB = 5.0
+#: kT at T0 = 290 K (LteSpectrumValueHelper::CreateNoisePowerSpectralDensity, "kT_dBm_Hz").
+THERMAL_NOISE_DBM_HZ = -174.0
+#: One resource block: 12 subcarriers x 15 kHz (TS 36.211 Table 6.2.3-1; lte-spectrum-value-helper.cc).
+RB_BANDWIDTH_HZ = 180e3
+#: LteEnbNetDevice::DlEarfcn / UlEarfcn defaults: band 1 (TS 36.101 Table 5.7.3-1):
+#: F_DL = 2110 + 0.1 (100 - 0) MHz, F_UL = 1920 + 0.1 (18100 - 18000) MHz.
+DL_EARFCN, UL_EARFCN = 100, 18100
+DL_FREQ_HZ, UL_FREQ_HZ = 2120e6, 1930e6
+#: FriisPropagationLossModel's speed of light (propagation-loss-model.cc), m/s.
+SPEED_OF_LIGHT_M_S = 299792458.0
+#: A ramp moves the UE once per TTI (TS 36.211 §4.1: 1 ms subframe), the granularity at which
+#: LENA evaluates path loss (one spectrum transmission per TTI).
+RAMP_STEP_S = 0.001
+#: Ideal-RRC attach (LteHelper::Attach, random access, RRC connection, default bearer) completes
+#: within tens of ms in LENA; half a second of warm-up before the scenario's t = 0 leaves margin.
+ATTACH_WARMUP_S = 0.5
+#: cellcc scheduler -> LENA FemtoForum MAC scheduler TypeId (src/lte/model/*-ff-mac-scheduler.cc).
+SCHEDULERS = {
+    "proportional_fair": "ns3::PfFfMacScheduler",
+    "round_robin": "ns3::RrFfMacScheduler",
+    "max_throughput": "ns3::FdMtFfMacScheduler",
+}
+#: TS 36.101 Table 5.6-1: channel bandwidth (MHz) -> resource blocks.
+BANDWIDTH_RBS = {1.4: 6, 3.0: 15, 5.0: 25, 10.0: 50, 15.0: 75, 20.0: 100}
+#: LENA's HARQ gives up after 3 retransmissions (pf/rr/fdmt-ff-mac-scheduler.cc, "rv == 3").
+NS3_HARQ_MAX_RETX = 3
+#: ns-3 3.44 LteRlcAm constructor (lte-rlc-am.cc): hard-coded, not attributes.
+NS3_AM_FIXED = {"poll_pdu": 1, "poll_byte": 50, "max_retx_threshold": 5, "on_max_retx": "keep_retransmitting"}
+#: LteRlcUm's 512-SN window (lte-rlc-um.cc m_windowSize): 10-bit sequence numbers.
+NS3_UM_SN_BITS = 10
+#: TS 36.213 §8.0 FDD: a UL grant in subframe n is used in n + 4 (ns-3 lte-common.h UL_PUSCH_TTIS_DELAY).
+NS3_UL_GRANT_DELAY_MS = 4
+#: Engine CQI reporting delay default (scenario/lte.rs CqiSpec::delay_ms); LENA's is its fixed pipeline.
+ENGINE_CQI_DELAY_MS = 4
+
+
+@dataclass
+class LtePlan:
+    """The cell's plan records, the nodes and links the EPC stands for, and notes for the user."""
+
+    lines: list[str]
+    #: Node ids the EPC / LENA builds (role per node: "pgw", "enb", "ue").
+    roles: dict[str, str]
+    #: Index of the S1-U link in `links` (built by the EPC helper, not as a plain link).
+    s1u_link: int
+    mtu_bytes: int
+    notes: list[str] = field(default_factory=list)
+
+
+def friis_loss_db(distance_m: float, freq_hz: float) -> float:
+    """Free-space path loss (Friis 1946; ns-3 FriisPropagationLossModel with SystemLoss 1)."""
+    return 20 * math.log10(4 * math.pi * distance_m * freq_hz / SPEED_OF_LIGHT_M_S)
+
+
+def rb_psd_dbm_hz(tx_dbm: float, n_rbs: int) -> float:
+    """Transmit PSD of `tx_dbm` spread over `n_rbs` RBs (lte-spectrum-value-helper.cc)."""
+    return tx_dbm - 10 * math.log10(n_rbs * RB_BANDWIDTH_HZ)
+
+
+def dl_sinr_db(distance_m: float, n_rbs: int) -> float:
+    """Downlink SINR of a UE `distance_m` from the eNB in a one-cell LENA (no interference)."""
+    noise = THERMAL_NOISE_DBM_HZ + UE_NOISE_FIGURE_DB
+    return rb_psd_dbm_hz(ENB_TX_POWER_DBM, n_rbs) - friis_loss_db(distance_m, DL_FREQ_HZ) - noise
+
+
+def distance_for_dl_sinr_m(sinr_db: float, n_rbs: int) -> float:
+    """The distance at which `dl_sinr_db` equals `sinr_db` (the formula above, solved for d)."""
+    noise = THERMAL_NOISE_DBM_HZ + UE_NOISE_FIGURE_DB
+    loss_db = rb_psd_dbm_hz(ENB_TX_POWER_DBM, n_rbs) - noise - sinr_db
+    return SPEED_OF_LIGHT_M_S / (4 * math.pi * DL_FREQ_HZ) * 10 ** (loss_db / 20)
+
+
+def ue_tx_power_dbm(ul_sinr_db: float, distance_m: float, n_rbs: int) -> float:
+    """UE TxPower giving `ul_sinr_db` at the eNB on a full-band (n_rbs) uplink grant."""
+    noise = THERMAL_NOISE_DBM_HZ + ENB_NOISE_FIGURE_DB
+    return ul_sinr_db + noise + friis_loss_db(distance_m, UL_FREQ_HZ) + 10 * math.log10(n_rbs * RB_BANDWIDTH_HZ)
+
+
+def _s1u(sc: dict, enb: str, path: str) -> tuple[int, str]:
+    """The eNB's one link: the GTP-U tunnel to the gateway router (the EPC's PGW)."""
+    touching = [(i, link) for i, link in enumerate(sc["links"]) if enb in (link["a"], link["b"])]
+    tunnels = [(i, link) for i, link in touching if link.get("tunnel") == "gtpu"]
+    if len(touching) != 1 or len(tunnels) != 1:
+        raise NotSupported(
+            f"{path}.enb", enb, 'an eNB with exactly one link, tunnel = "gtpu", to a router (the EPC S1-U)'
+        )
+    i, link = tunnels[0]
+    gateway = link["b"] if link["a"] == enb else link["a"]
+    kind = next(n["kind"] for n in sc["nodes"] if n["id"] == gateway)
+    if kind != "router":
+        raise NotSupported(f"links[{i}].{'b' if link['a'] == enb else 'a'}", gateway, "a router (the EPC's PGW)")
+    for key in ("queue", "loss", "trace", "rate_changes"):
+        if link.get(key) or any((link.get(d) or {}).get(key) for d in ("forward", "reverse")):
+            raise NotSupported(
+                f"links[{i}].{key}", link.get(key), "unset (ns-3's EPC helper builds S1-U from rate, delay, MTU)"
+            )
+    for d in ("forward", "reverse"):
+        for key in ("rate_mbps", "delay_ms"):
+            if (link.get(d) or {}).get(key) is not None:
+                raise NotSupported(f"links[{i}].{d}.{key}", link[d][key], "unset (S1-U has one rate and delay)")
+    return i, gateway
+
+
+def _s1u_line(link: dict) -> str:
+    return record(
+        "epc",
+        s1u_rate_bps=float(link["rate_mbps"]) * 1e6,
+        s1u_delay_s=float(link.get("delay_ms") or 0.0) / 1e3,
+        s1u_mtu=int(link.get("mtu_bytes") or 1500),
+    )
+
+
+def _same_for_all(ues: list[dict], path: str, get, what: str) -> object:
+    first = get(ues[0])
+    for j, u in enumerate(ues[1:], start=1):
+        if get(u) != first:
+            raise NotSupported(f"{path}.ues[{j}].rlc", u.get("rlc"), f"{what} as ues[0] (ns-3 sets it per eNB)")
+    return first
+
+
+def _rlc_line(ues: list[dict], path: str) -> str:
+    rlc = _same_for_all(ues, path, lambda u: u.get("rlc") or {"mode": "um"}, "the same RLC mode and settings")
+    mode = rlc.get("mode", "um")
+    p = f"{path}.ues[0].rlc"
+    if mode == "tm":
+        raise NotSupported(f"{p}.mode", mode, '"um" or "am" (LteEnbRrc::EpsBearerToRlcMapping has no TM)')
+    fields = {"mode": mode, "tx_buffer_bytes": int(rlc.get("tx_buffer_bytes", 1024 * 1024))}
+    if mode == "um":
+        if rlc.get("sn_bits", NS3_UM_SN_BITS) != NS3_UM_SN_BITS:
+            raise NotSupported(f"{p}.sn_bits", rlc["sn_bits"], "10 (LteRlcUm's 512-SN window)")
+        fields["t_reordering_s"] = float(rlc.get("t_reordering_ms", 100.0)) / 1e3
+    else:
+        for key, fixed in NS3_AM_FIXED.items():
+            if key in rlc and rlc[key] != fixed:
+                raise NotSupported(f"{p}.{key}", rlc[key], f"{fixed!r} (hard-coded in ns-3 3.44 lte-rlc-am.cc)")
+        fields["t_reordering_s"] = float(rlc.get("t_reordering_ms", 10.0)) / 1e3
+        fields["t_poll_retransmit_s"] = float(rlc.get("t_poll_retransmit_ms", 20.0)) / 1e3
+        fields["t_status_prohibit_s"] = float(rlc.get("t_status_prohibit_ms", 10.0)) / 1e3
+    return record("rlc", **fields)
+
+
+def _cell_line(c: dict, path: str, enb_idx: int, n_rbs: int) -> str:
+    scheduler = c.get("scheduler") or "proportional_fair"
+    if scheduler not in SCHEDULERS:
+        raise NotSupported(f"{path}.scheduler", scheduler, " or ".join(SCHEDULERS))
+    harq = int((c.get("harq") or {}).get("max_retx", NS3_HARQ_MAX_RETX))
+    if harq not in (0, NS3_HARQ_MAX_RETX):
+        raise NotSupported(f"{path}.harq.max_retx", harq, "0 (HARQ off) or 3 (LENA's schedulers: rv == 3 drops)")
+    cqi = c.get("cqi") or {}
+    if int(cqi.get("delay_ms", ENGINE_CQI_DELAY_MS)) != ENGINE_CQI_DELAY_MS:
+        raise NotSupported(f"{path}.cqi.delay_ms", cqi["delay_ms"], "4 (LENA's CQI delay is its PHY/MAC pipeline)")
+    uplink = c.get("uplink") or {}
+    if uplink.get("grant_delay_ms", NS3_UL_GRANT_DELAY_MS) != NS3_UL_GRANT_DELAY_MS:
+        raise NotSupported(f"{path}.uplink.grant_delay_ms", uplink["grant_delay_ms"], "4 (UL_PUSCH_TTIS_DELAY)")
+    return record(
+        "cell",
+        enb=enb_idx,
+        rbs=n_rbs,
+        scheduler=SCHEDULERS[scheduler],
+        harq=harq > 0,
+        ctrl_errors=bool(c.get("control_errors", True)),
+        cqi_period_s=float(cqi.get("period_ms", 1)) / 1e3,
+        dl_earfcn=DL_EARFCN,
+        ul_earfcn=UL_EARFCN,
+    )
+
+
+def sinr_points(sinr: dict, path: str, duration_s: float, base_dir: Path) -> list[tuple[float, float]]:
+    """(time s, downlink SINR dB) at which the UE moves; the first point is where it starts."""
+    kind = sinr["kind"]
+    if kind == "fixed":
+        return [(0.0, float(sinr["db"]))]
+    if kind == "ramp":
+        start, span = float(sinr.get("start_s") or 0.0), float(sinr["duration_s"])
+        lo, hi = float(sinr["from_db"]), float(sinr["to_db"])
+        steps = math.ceil(min(span, max(duration_s - start, 0.0)) / RAMP_STEP_S)
+        pts = [(0.0, lo)]
+        pts += [
+            (start + k * RAMP_STEP_S, lo + (hi - lo) * min(k * RAMP_STEP_S / span, 1.0)) for k in range(1, steps + 1)
+        ]
+        return pts
+    return _csv_points(Path(sinr["file"]) if Path(sinr["file"]).is_absolute() else base_dir / sinr["file"], path)
+
+
+def _ramp_db(lo: float, hi: float, fraction: float) -> float:
+    return lo + (hi - lo) * min(fraction, 1.0)
+
+
+def _csv_points(file: Path, path: str) -> list[tuple[float, float]]:
+    with file.open(newline="") as f:
+        rows = list(csv.reader(f))
+    if not rows or [h.strip() for h in rows[0]] != ["t_s", "sinr_db"]:
+        raise NotSupported(
+            f"{path}.file", str(file), "a wideband CSV (t_s,sinr_db): LENA cannot set a per-RB SINR by position"
+        )
+    pts = [(float(r[0]), float(r[1])) for r in rows[1:] if r]
+    return [(0.0, pts[0][1]), *pts] if pts and pts[0][0] > 0 else pts
+
+
+def _ue_lines(ue: dict, j: int, node_idx: int, n_rbs: int, path: str, sc: dict, base_dir: Path) -> list[str]:
+    p = f"{path}.ues[{j}].sinr"
+    sinr = ue["sinr"]
+    pts = sinr_points(sinr, p, float(sc["duration_s"]), base_dir)
+    dl0 = pts[0][1]
+    ul0 = float(sinr["ul_db"]) if sinr["kind"] == "fixed" and sinr.get("ul_db") is not None else dl0
+    d0 = distance_for_dl_sinr_m(dl0, n_rbs)
+    lines = [
+        record(
+            "ue",
+            idx=j,
+            node=node_idx,
+            distance_m=d0,
+            # Spread the UEs round the eNB so no two share a position (the angle changes no loss).
+            angle_rad=2 * math.pi * j / max(len(sc["cells"][0]["ues"]), 1),
+            tx_power_dbm=ue_tx_power_dbm(ul0, d0, n_rbs),
+        )
+    ]
+    lines += [record("move", ue=j, at_s=t, distance_m=distance_for_dl_sinr_m(db, n_rbs)) for t, db in pts[1:] if t >= 0]
+    return lines
+
+
+def lte_plan(sc: dict, node_index: dict[str, int], base_dir: Path) -> LtePlan:
+    """The cell's records (`epc`, `cell`, `rlc`, `ue`, `move`), or NotSupported naming the field."""
+    cells = sc["cells"]
+    if len(cells) != 1:
+        raise NotSupported(
+            "cells", f"{len(cells)} cells", "one cell (a fixed SINR cannot hold with inter-cell interference)"
+        )
+    c, path = cells[0], "cells[0]"
+    n_rbs = BANDWIDTH_RBS.get(float(c.get("bandwidth_mhz", 5.0)))
+    if n_rbs is None:
+        raise NotSupported(f"{path}.bandwidth_mhz", c["bandwidth_mhz"], "1.4, 3, 5, 10, 15 or 20")
+    s1u, gateway = _s1u(sc, c["enb"], path)
+    ue_ids = {u["node"] for u in c["ues"]}
+    for i, link in enumerate(sc["links"]):
+        if ue_ids & {link["a"], link["b"]}:
+            raise NotSupported(f"links[{i}]", link["id"], "no wired link to a UE (it reaches the world by radio)")
+    lines = [
+        _s1u_line(sc["links"][s1u]),
+        _cell_line(c, path, node_index[c["enb"]], n_rbs),
+        _rlc_line(c["ues"], path),
+    ]
+    for j, u in enumerate(c["ues"]):
+        lines += _ue_lines(u, j, node_index[u["node"]], n_rbs, path, sc, base_dir)
+    notes = []
+    if (c.get("uplink") or {}).get("sr_period_ms") is not None:
+        notes.append(
+            f"{path}.uplink.sr_period_ms = {c['uplink']['sr_period_ms']}: ns-3 has no SR period "
+            "(LteUeMac sends its scheduling request as an ideal control message at the next TTI)"
+        )
+    roles = {gateway: "pgw", c["enb"]: "enb", **dict.fromkeys(ue_ids, "ue")}
+    return LtePlan(lines, roles, s1u, int(c.get("mtu_bytes") or 1500), notes)

@@ -1,0 +1,355 @@
+"""What of a cellcc scenario the ns-3 backend can run, as the driver's line-based plan; a clear
+one-line refusal (field, value, why) otherwise. Pure: dict in, text out (lte.py reads a SINR CSV
+file if the scenario names one).
+
+Mapping (ns-3 3.44):
+- nodes -> `Node` with the internet stack; links -> `PointToPointHelper` (rate per direction via
+  `PointToPointNetDevice::SetDataRate`, one `PointToPointChannel` Delay for both directions, MTU),
+  the device's `DropTailQueue<Packet>` MaxSize in packets or bytes (the default pfifo_fast queue
+  disc is uninstalled), Bernoulli loss -> `RateErrorModel` (per packet) at the receiving device,
+  `rate_changes` -> scheduled `SetDataRate`; routes by `Ipv4GlobalRoutingHelper`, or, with an
+  LTE cell, static routes computed here (shortest path in hops, lowest link index first): ns-3's
+  global routing asserts on LENA's devices (GlobalRouter::DiscoverLSAs, "unknown link type").
+- the LTE cell -> LENA and its EPC: see lte.py.
+- flows -> the driver's own sender (bulk, finite, rate-limited over TCP; CBR over UDP) and sink;
+  CCAs by TypeId (`NS3_CCAS`); TCP options as `TcpSocket`/`TcpSocketBase` attributes.
+The engine's defaults are carried over explicitly (segment size, initial window, buffers, min RTO,
+delayed ACK), so both sides run the same configuration, not each its own defaults.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..plan import DEFAULT_CCA, DEFAULT_MTU_BYTES, DEFAULT_QUEUE
+from .lte import ATTACH_WARMUP_S, lte_plan
+from .records import NotSupported, record
+
+#: Engine registry name -> ns-3 3.44 congestion control TypeId (src/internet/model/tcp-*.cc).
+#: ns-3 3.44 has TcpWestwoodPlus only (original Westwood was removed in ns-3.38), so "westwood"
+#: is refused. "reno" is Linux's Reno (tcp_cong.c), which ns-3 ports as TcpLinuxReno.
+NS3_CCAS = {
+    "newreno": "ns3::TcpNewReno",
+    "reno": "ns3::TcpLinuxReno",
+    "bic": "ns3::TcpBic",
+    "cubic": "ns3::TcpCubic",
+    "highspeed": "ns3::TcpHighSpeed",
+    "htcp": "ns3::TcpHtcp",
+    "hybla": "ns3::TcpHybla",
+    "scalable": "ns3::TcpScalable",
+    "vegas": "ns3::TcpVegas",
+    "veno": "ns3::TcpVeno",
+    "westwoodplus": "ns3::TcpWestwoodPlus",
+    "illinois": "ns3::TcpIllinois",
+    "yeah": "ns3::TcpYeah",
+    "ledbat": "ns3::TcpLedbat",
+    "lp": "ns3::TcpLp",
+    "dctcp": "ns3::TcpDctcp",
+    "bbr": "ns3::TcpBbr",
+}
+#: Engine TCP defaults (crates/cellcc-engine/src/scenario/tcp.rs), set in ns-3 explicitly.
+ENGINE_TCP_DEFAULTS = {
+    "sack": True,
+    "timestamps": True,
+    "min_rto_ms": 200.0,
+    "initial_rto_ms": 1000.0,
+    "delayed_ack_count": 2,
+    "delayed_ack_timeout_ms": 40.0,
+    "initial_cwnd_segs": 10,
+    "rcv_buf_bytes": 6291456,
+    "snd_buf_bytes": 4194304,
+    "dupack_threshold": 3,
+    "syn_retries": 6,
+    "ecn": False,
+}
+#: IPv4 + TCP header bytes, and the timestamps option (RFC 7323), as the engine's default MSS.
+IP_TCP_HEADER_BYTES = 40
+TIMESTAMP_OPTION_BYTES = 12
+#: Engine rate-limited write size default (one 1448-byte segment, as plan.py for Linux).
+DEFAULT_WRITE_BYTES = 1448
+#: First destination port of the flows (flow i listens on BASE_PORT + i).
+BASE_PORT = 5201
+#: TCP settings ns-3 has no counterpart for: refused when set (the engine's values otherwise).
+NO_NS3_EQUIVALENT = {
+    "max_rto_ms": "ns-3's TcpSocketBase has no RTO ceiling attribute",
+}
+#: ns-3 computes the RTO one way: RFC 6298 (TcpSocketBase::EstimateRtt, RttMeanDeviation), the
+#: engine's `rto_estimator = "rfc6298"`. The engine's default is Linux's estimator.
+NS3_RTO_ESTIMATOR = "rfc6298"
+RTO_NOTE = (
+    "tcp.rto_estimator unset: the engine defaults to Linux's RTO estimator, ns-3 computes RFC 6298's; "
+    'set tcp.rto_estimator = "rfc6298" to run both the same way'
+)
+
+
+@dataclass
+class FlowInfo:
+    """What the table builder needs of each flow."""
+
+    index: int
+    flow_id: str
+    src: str
+    dst: str
+    transport: str
+    cca: str
+    app: str
+    bytes: int | None
+    start_s: float
+    stop_s: float
+
+
+@dataclass
+class Ns3Plan:
+    text: str
+    duration_s: float
+    slot_ms: float
+    seed: int
+    flows: list[FlowInfo]
+    #: "<link id>:forward|reverse" of each (link index, direction index 0 = a->b).
+    link_names: dict[tuple[int, int], str]
+    #: What the scenario asks that ns-3 models its own way (said to the user, in the summary).
+    notes: list[str] = field(default_factory=list)
+    #: The LTE cell's id and its UEs' node ids in plan order (the driver numbers UEs 0..n-1).
+    cell_id: str | None = None
+    ue_ids: list[str] = field(default_factory=list)
+
+
+def _set(d: dict | None) -> dict:
+    return {k: v for k, v in (d or {}).items() if v is not None}
+
+
+def _queue_size(q: dict | None, path: str) -> str:
+    q = _set(q) or {"kind": "drop_tail", **DEFAULT_QUEUE}
+    if q.get("ecn_threshold_packets") is not None:
+        raise NotSupported(
+            f"{path}.queue.ecn_threshold_packets",
+            q["ecn_threshold_packets"],
+            "none (the device's DropTailQueue does not CE-mark; ns-3 marks only in RED/CoDel queue discs)",
+        )
+    if q.get("limit_bytes") is not None:
+        return f"{int(q['limit_bytes'])}B"
+    return f"{int(q.get('limit_packets', DEFAULT_QUEUE['limit_packets']))}p"
+
+
+def _direction(link: dict, name: str) -> dict:
+    over = _set(link.get(name))
+    base = _set(link)
+    return {k: over.get(k, base.get(k)) for k in ("rate_mbps", "delay_ms", "queue", "loss", "trace", "rate_changes")}
+
+
+def _loss_p(loss: dict | None, path: str) -> float:
+    loss = _set(loss) or {"kind": "none"}
+    if loss["kind"] == "none":
+        return 0.0
+    if loss["kind"] == "bernoulli":
+        return float(loss["p"])
+    raise NotSupported(
+        f"{path}.loss.kind", loss["kind"], '"none" or "bernoulli" (ns-3 has no Gilbert-Elliott error model)'
+    )
+
+
+def _link_lines(i: int, link: dict, node_index: dict[str, int]) -> list[str]:
+    path = f"links[{i}]"
+    fwd, rev = _direction(link, "forward"), _direction(link, "reverse")
+    for d, name in ((fwd, "forward"), (rev, "reverse")):
+        if d["trace"]:
+            raise NotSupported(f"{path}.{name}.trace", d["trace"], "none (ns-3 has no Mahimahi trace link)")
+        if d["rate_mbps"] is None:
+            raise NotSupported(f"{path}.{name}.rate_mbps", None, "a rate in Mbit/s")
+    if (fwd["delay_ms"] or 0.0) != (rev["delay_ms"] or 0.0):
+        raise NotSupported(
+            f"{path}.reverse.delay_ms",
+            rev["delay_ms"],
+            f"{fwd['delay_ms']} (ns-3's PointToPointChannel has one delay for both directions)",
+        )
+    fields = {
+        "idx": i,
+        "a": node_index[link["a"]],
+        "b": node_index[link["b"]],
+        "mtu": int(link.get("mtu_bytes") or DEFAULT_MTU_BYTES),
+        "delay_s": (fwd["delay_ms"] or 0.0) / 1e3,
+    }
+    lines = []
+    for d, tag, name in ((fwd, "ab", "forward"), (rev, "ba", "reverse")):
+        fields[f"rate_{tag}_bps"] = float(d["rate_mbps"]) * 1e6
+        fields[f"q_{tag}"] = _queue_size(d["queue"], f"{path}.{name}")
+        fields[f"loss_{tag}"] = _loss_p(d["loss"], f"{path}.{name}")
+        for change in d["rate_changes"] or []:
+            lines.append(
+                record("change", link=i, dir=tag, at_s=float(change["at_s"]), rate_bps=change["rate_mbps"] * 1e6)
+            )
+    return [record("link", **fields), *lines]
+
+
+def _tcp_fields(sc: dict, i: int, cca: str, mtu: int) -> dict:
+    t = {**_set(sc.get("tcp")), **_set(sc["flows"][i].get("tcp"))}
+    for key, why in NO_NS3_EQUIVALENT.items():
+        if key in t:
+            raise NotSupported(f"flows[{i}].tcp.{key}", t[key], f"unset ({why})")
+    if t.get("rto_estimator", NS3_RTO_ESTIMATOR) != NS3_RTO_ESTIMATOR:
+        raise NotSupported(
+            f"flows[{i}].tcp.rto_estimator", t["rto_estimator"], '"rfc6298" (ns-3 computes the RTO only that way)'
+        )
+    pacing = t.get("pacing", "auto")
+    if pacing == "off" and cca == "bbr":
+        raise NotSupported(f"flows[{i}].tcp.pacing", "off", '"auto" or "on" with bbr (ns-3 TcpBbr forces pacing)')
+    v = {**ENGINE_TCP_DEFAULTS, **t}
+    mss = t.get("mss_bytes") or mtu - IP_TCP_HEADER_BYTES - (TIMESTAMP_OPTION_BYTES if v["timestamps"] else 0)
+    return {
+        "mss": int(mss),
+        "sack": bool(v["sack"]),
+        "timestamps": bool(v["timestamps"]),
+        "min_rto_s": float(v["min_rto_ms"]) / 1e3,
+        "conn_timeout_s": float(v["initial_rto_ms"]) / 1e3,
+        "delack_count": int(v["delayed_ack_count"]),
+        "delack_timeout_s": float(v["delayed_ack_timeout_ms"]) / 1e3,
+        "init_cwnd": int(v["initial_cwnd_segs"]),
+        "rcvbuf": int(v["rcv_buf_bytes"]),
+        "sndbuf": int(v["snd_buf_bytes"]),
+        "dupack_threshold": int(v["dupack_threshold"]),
+        "syn_retries": int(v["syn_retries"]),
+        "pacing": pacing == "on",
+        "ecn": bool(v["ecn"]),
+    }
+
+
+def _flow(sc: dict, i: int, node_index: dict[str, int], mtu: int) -> tuple[str, FlowInfo]:
+    f = sc["flows"][i]
+    p = f"flows[{i}]"
+    transport = f.get("transport") or "tcp"
+    app = f["app"]
+    kind = app["kind"]
+    if (transport == "udp") != (kind == "cbr"):
+        raise NotSupported(f"{p}.app.kind", kind, "cbr over udp; bulk, finite or rate_limited over tcp")
+    cca = f.get("cca") or DEFAULT_CCA
+    if transport == "tcp" and cca not in NS3_CCAS:
+        raise NotSupported(f"{p}.cca", cca, f"one ns-3 3.44 has: {', '.join(NS3_CCAS)}")
+    if f.get("cca_params"):
+        raise NotSupported(f"{p}.cca_params", f["cca_params"], "none (the ns-3 backend runs ns-3's defaults)")
+    duration = float(sc["duration_s"])
+    stop = min(float(f["stop_s"]), duration) if f.get("stop_s") is not None else duration
+    fields = {
+        "idx": i,
+        "src": node_index[f["src"]],
+        "dst": node_index[f["dst"]],
+        "transport": transport,
+        "app": kind,
+        "bytes": int(app.get("bytes") or 0),
+        "rate_bps": float(app.get("rate_mbps") or 0.0) * 1e6,
+        "write_bytes": int(app.get("packet_bytes") if kind == "cbr" else app.get("write_bytes") or DEFAULT_WRITE_BYTES),
+        "start_s": float(f.get("start_s") or 0.0),
+        "stop_s": stop,
+        "port": BASE_PORT + i,
+    }
+    if transport == "tcp":
+        fields["cca"] = NS3_CCAS[cca]
+        fields.update(_tcp_fields(sc, i, cca, mtu))
+    info = FlowInfo(
+        index=i,
+        flow_id=f.get("id") or f"flow{i}",
+        src=f["src"],
+        dst=f["dst"],
+        transport=transport,
+        cca=cca if transport == "tcp" else "",
+        app=kind,
+        bytes=app.get("bytes"),
+        start_s=fields["start_s"],
+        stop_s=stop,
+    )
+    return record("flow", **fields), info
+
+
+def _static_routes(sc: dict, links: list[int], node_index: dict[str, int], pgw: str) -> list[str]:
+    """`route` records: for every wired node, the next-hop link to every link subnet it is not on,
+    and to the UEs' network (towards the PGW; the PGW itself reaches them through the EPC)."""
+    adj: dict[str, list[tuple[int, str]]] = {n: [] for n in node_index}
+    for i in links:
+        a, b = sc["links"][i]["a"], sc["links"][i]["b"]
+        adj[a].append((i, b))
+        adj[b].append((i, a))
+    out = []
+    for src in sorted({n for i in links for n in (sc["links"][i]["a"], sc["links"][i]["b"])}, key=node_index.get):
+        first_hop = _first_hops(adj, src)
+        for i in links:
+            ends = (sc["links"][i]["a"], sc["links"][i]["b"])
+            if src not in ends and ends[0] in first_hop:
+                out.append(record("route", node=node_index[src], net=f"link{i}", via_link=first_hop[ends[0]]))
+        if src != pgw and pgw in first_hop:
+            out.append(record("route", node=node_index[src], net="ue", via_link=first_hop[pgw]))
+    return out
+
+
+def _first_hops(adj: dict[str, list[tuple[int, str]]], src: str) -> dict[str, int]:
+    """Breadth-first from `src`: the link leaving `src` on a shortest path to each node."""
+    first: dict[str, int] = {}
+    seen, todo = {src}, deque([(src, -1)])
+    while todo:
+        node, hop = todo.popleft()
+        for link, peer in sorted(adj[node]):
+            if peer not in seen:
+                seen.add(peer)
+                first[peer] = link if hop < 0 else hop
+                todo.append((peer, first[peer]))
+    return first
+
+
+def _node_lines(sc: dict, roles: dict[str, str]) -> list[str]:
+    for i, n in enumerate(sc["nodes"]):
+        if n["kind"] not in ("host", "router") and n["id"] not in roles:
+            raise NotSupported(f"nodes[{i}].kind", n["kind"], '"host" or "router", or an eNB/UE of a cell')
+    return [record("node", idx=k, role=roles.get(n["id"], "plain")) for k, n in enumerate(sc["nodes"])]
+
+
+def plan(sc: dict, seed: int | None = None, base_dir: Path | None = None) -> Ns3Plan:
+    """The driver plan of a (structurally valid, engine-canonical) scenario dict, or NotSupported.
+    `base_dir` resolves a relative SINR CSV path (default: the working directory)."""
+    if sc.get("output", {}).get("pcap"):
+        raise NotSupported("output.pcap", sc["output"]["pcap"], "[] (the ns-3 backend writes no pcap)")
+    duration = float(sc["duration_s"])
+    if not math.isfinite(duration) or duration <= 0:
+        raise NotSupported("duration_s", duration, "seconds > 0")
+    node_index = {n["id"]: k for k, n in enumerate(sc["nodes"])}
+    cell = lte_plan(sc, node_index, base_dir or Path.cwd()) if sc.get("cells") else None
+    roles = cell.roles if cell else {}
+    seed = int(seed if seed is not None else sc.get("seed", 1))
+    slot_ms = float(sc.get("output", {}).get("slot_ms", 100.0))
+    lines = [
+        "# cellcc ns-3 plan v1",
+        record("run", duration_s=duration, seed=seed, slot_s=slot_ms / 1e3, t0_s=ATTACH_WARMUP_S if cell else 0.0),
+        *_node_lines(sc, roles),
+        *(cell.lines if cell else []),
+    ]
+    names = {}
+    wired = [i for i in range(len(sc["links"])) if not cell or i != cell.s1u_link]
+    for i in wired:
+        link = sc["links"][i]
+        lines += _link_lines(i, link, node_index)
+        names[(i, 0)], names[(i, 1)] = f"{link['id']}:forward", f"{link['id']}:reverse"
+    if cell:
+        pgw = next(n for n, r in roles.items() if r == "pgw")
+        lines += _static_routes(sc, wired, node_index, pgw)
+    mtus = [int(sc["links"][i].get("mtu_bytes") or DEFAULT_MTU_BYTES) for i in wired]
+    mtu = min([*mtus, *([cell.mtu_bytes] if cell else [])], default=DEFAULT_MTU_BYTES)
+    flows = []
+    for i in range(len(sc["flows"])):
+        line, info = _flow(sc, i, node_index, mtu)
+        lines.append(line)
+        flows.append(info)
+    text = "\n".join(lines) + "\n"
+    notes = [*(cell.notes if cell else []), *_rto_note(sc)]
+    if not cell:
+        return Ns3Plan(text, duration, slot_ms, seed, flows, names, notes)
+    c = sc["cells"][0]
+    return Ns3Plan(text, duration, slot_ms, seed, flows, names, notes, c["id"], [u["node"] for u in c["ues"]])
+
+
+def _rto_note(sc: dict) -> list[str]:
+    """The note when a TCP flow leaves the RTO estimator to the engine's (Linux) default."""
+    for f in sc["flows"]:
+        t = {**_set(sc.get("tcp")), **_set(f.get("tcp"))}
+        if (f.get("transport") or "tcp") == "tcp" and "rto_estimator" not in t:
+            return [RTO_NOTE]
+    return []

@@ -1,0 +1,294 @@
+"""The ns-3 backend (issue 9): the plan's mapping and refusals (pure), and short ns-3 runs whose
+results must land in the engine's tables. The runs need the `ns3` extra (`pip install
+'cellcc[ns3]'`, which `make test` installs) and a C++ compiler; the driver compiles once per
+source/ns-3 version (about 20-50 s on two busy cores) into the user cache, then each run takes
+well under a second of ns-3 time.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+from importlib import metadata
+from pathlib import Path
+
+import pytest
+
+from cellcc.backends.ns3 import plan as ns3_plan
+
+
+def _have_ns3() -> str | None:
+    try:
+        metadata.version("ns3")
+    except metadata.PackageNotFoundError:
+        return "ns3 is not installed (pip install 'cellcc[ns3]')"
+    if not shutil.which("g++"):
+        return "no g++ to compile the ns-3 driver"
+    return None
+
+
+WHY_NOT = _have_ns3()
+needs_ns3 = pytest.mark.skipif(WHY_NOT is not None, reason=WHY_NOT or "")
+
+
+def two_hosts(rate_mbps: float = 10, delay_ms: float = 20, duration_s: float = 3, cca: str = "cubic", **flow) -> dict:
+    return {
+        "version": 1,
+        "duration_s": duration_s,
+        "nodes": [{"id": "server", "kind": "host"}, {"id": "client", "kind": "host"}],
+        "links": [
+            {
+                "id": "bottleneck",
+                "a": "server",
+                "b": "client",
+                "rate_mbps": rate_mbps,
+                "delay_ms": delay_ms,
+                "queue": {"kind": "drop_tail", "limit_packets": 50},
+            }
+        ],
+        "flows": [{"src": "server", "dst": "client", "cca": cca, "app": {"kind": "bulk"}, **flow}],
+    }
+
+
+# --- the plan: pure ----------------------------------------------------------------------------
+
+
+def _records(text: str, kind: str) -> list[dict[str, str]]:
+    lines = [x for x in text.splitlines() if x.startswith(kind + " ")]
+    return [dict(kv.split("=", 1) for kv in line.split()[1:]) for line in lines]
+
+
+def _record(text: str, kind: str) -> dict[str, str]:
+    return _records(text, kind)[0]
+
+
+def test_plan_maps_link_queue_loss_and_engine_tcp_defaults():
+    sc = two_hosts()
+    sc["links"][0]["reverse"] = {
+        "queue": {"kind": "drop_tail", "limit_bytes": 150000},
+        "loss": {"kind": "bernoulli", "p": 0.01},
+    }
+    sc["links"][0]["rate_changes"] = [{"at_s": 1.5, "rate_mbps": 5}]
+    p = ns3_plan.plan(sc)
+    link = _record(p.text, "link")
+    assert (link["rate_ab_bps"], link["delay_s"], link["q_ab"], link["loss_ab"]) == ("10000000.0", "0.02", "50p", "0.0")
+    assert (link["q_ba"], link["loss_ba"]) == ("150000B", "0.01")
+    # Both directions inherit the link's rate_changes.
+    assert [ln for ln in p.text.splitlines() if ln.startswith("change")] == [
+        "change link=0 dir=ab at_s=1.5 rate_bps=5000000.0",
+        "change link=0 dir=ba at_s=1.5 rate_bps=5000000.0",
+    ]
+    flow = _record(p.text, "flow")
+    # MSS: 1500 - 20 (IPv4) - 20 (TCP) - 12 (timestamps) = 1448, the engine's default.
+    assert flow["cca"] == "ns3::TcpCubic" and flow["mss"] == "1448"
+    # Engine defaults (scenario/tcp.rs): min RTO 200 ms, delayed ACK 2 / 40 ms, IW 10, Linux buffers.
+    assert (flow["min_rto_s"], flow["delack_count"], flow["delack_timeout_s"], flow["init_cwnd"]) == (
+        "0.2",
+        "2",
+        "0.04",
+        "10",
+    )
+    assert (flow["rcvbuf"], flow["sndbuf"], flow["sack"], flow["timestamps"]) == ("6291456", "4194304", "1", "1")
+
+
+@pytest.mark.parametrize(
+    ("edit", "path", "why"),
+    [
+        (lambda sc: sc["flows"][0].update(cca="copa"), "flows[0].cca", "one ns-3 3.44 has: newreno, reno"),
+        (lambda sc: sc["flows"][0].update(cca="westwood"), "flows[0].cca", "westwoodplus"),
+        (
+            lambda sc: sc["links"][0].update(
+                loss={"kind": "gilbert_elliott", "p_good_to_bad": 0.1, "p_bad_to_good": 0.5}
+            ),
+            "links[0].forward.loss.kind",
+            "no Gilbert-Elliott",
+        ),
+        (lambda sc: sc["links"][0].update(reverse={"delay_ms": 5}), "links[0].reverse.delay_ms", "one delay"),
+        (lambda sc: sc["links"][0].update(trace="x.trace", rate_mbps=None), "links[0].forward.trace", "Mahimahi"),
+        (lambda sc: sc.update(tcp={"max_rto_ms": 60000}), "flows[0].tcp.max_rto_ms", "no RTO ceiling"),
+        (lambda sc: sc.update(tcp={"rto_estimator": "linux"}), "flows[0].tcp.rto_estimator", '"rfc6298"'),
+        (lambda sc: sc["nodes"].append({"id": "enb", "kind": "enb"}), "nodes[2].kind", "an eNB/UE of a cell"),
+        (
+            lambda sc: sc["links"][0].update(
+                queue={"kind": "drop_tail", "limit_packets": 50, "ecn_threshold_packets": 5}
+            ),
+            "links[0].forward.queue.ecn_threshold_packets",
+            "does not CE-mark",
+        ),
+    ],
+)
+def test_plan_refuses_what_ns3_cannot_run_by_field(edit, path, why):
+    sc = two_hosts()
+    edit(sc)
+    with pytest.raises(ns3_plan.NotSupported) as e:
+        ns3_plan.plan(sc)
+    assert e.value.path == path and why in str(e.value)
+    assert "\n" not in str(e.value)
+
+
+def test_the_rto_estimator_runs_as_ns3s_or_the_plan_says_it_differs():
+    sc = two_hosts()
+    assert ns3_plan.plan(sc).notes == [ns3_plan.RTO_NOTE]
+    sc["tcp"] = {"rto_estimator": "rfc6298"}
+    assert ns3_plan.plan(sc).notes == []
+
+
+def test_plan_refusal_of_a_cca_lists_every_ns3_cca():
+    sc = two_hosts(cca="nv")
+    with pytest.raises(ns3_plan.NotSupported) as e:
+        ns3_plan.plan(sc)
+    assert all(name in e.value.why for name in ns3_plan.NS3_CCAS)
+
+
+CROSSCHECK_EXAMPLES = sorted((Path(__file__).parents[1] / "examples" / "crosscheck").glob("*.toml"))
+
+
+@pytest.mark.parametrize("path", CROSSCHECK_EXAMPLES, ids=[p.stem for p in CROSSCHECK_EXAMPLES])
+def test_crosscheck_examples_validate_and_plan_for_ns3(path: Path):
+    from cellcc.backends import frontend
+
+    sc = frontend.resolve(path)
+    link = _records(ns3_plan.plan(sc.to_dict()).text, "link")[1]
+    # The bottleneck's forward queue holds k BDP: rate x RTT / 8 bytes each (the file's header).
+    rate_bps, rtt_s = float(link["rate_ab_bps"]), 2 * float(link["delay_s"])
+    k = int(sc.to_dict()["description"].split(" BDP")[0].rsplit(" ", 1)[1])
+    assert link["q_ab"] == f"{round(rate_bps * rtt_s / 8) * k}B"
+
+
+def test_crosscheck_flags_throughput_beyond_10_and_delay_beyond_20_percent():
+    from cellcc.backends import crosscheck as xc
+
+    def side(thr: float, delay: float) -> xc.SideResult:
+        m = dict.fromkeys(xc.METRICS, 1.0) | {"throughput_mbps": thr, "delay_ms": delay}
+        return xc.SideResult(per_seed=[m])
+
+    t = xc.table({"cubic": (side(1.15, 1.15), side(1.0, 1.0)), "bbr": (side(1.05, 1.25), side(1.0, 1.0))}, "ns3")
+    flagged = {(r.cca, r.metric) for r in t.itertuples() if r.differs}
+    # 15% apart: throughput flagged (> 10%), delay not (<= 20%); 25% delay flagged; wall time never.
+    assert flagged == {("cubic", "throughput_mbps"), ("bbr", "delay_ms")}
+
+
+# --- runs on ns-3 ----------------------------------------------------------------------------
+
+
+def _engine_columns(sc: dict) -> dict[str, list[str]]:
+    from cellcc.runner import run_one
+    from cellcc.scenario import Scenario
+
+    r = run_one(Scenario(json.dumps({**sc, "duration_s": 0.5}), "<test>"), 1)
+    return {t: list(getattr(r, t).columns) for t in ("flows", "timeseries", "queues", "cwnd", "rtt")}
+
+
+@needs_ns3
+def test_wired_cubic_lands_in_the_engine_tables():
+    from cellcc.backends.ns3 import run as ns3_run
+
+    sc = two_hosts(duration_s=3)
+    out = ns3_run.run(sc)
+    for table, cols in _engine_columns(sc).items():
+        assert list(getattr(out, table).columns) == cols, table
+    f = out.flows.iloc[0]
+    # 10 Mbit/s bottleneck: FlowMonitor's IP throughput cannot exceed it, and bulk CUBIC fills most of it.
+    assert 7e6 < f["throughput_bps"] <= 10e6 * 1.001
+    # Propagation RTT 40 ms: no sample below it (the handshake's is 40 ms: SYNs serialise in us). With
+    # timestamps on, ns-3 takes RTT samples from the echoed TSval, whose clock ticks in ms
+    # (TcpOptionTS::NowToTsValue): every sample is a whole number of ms.
+    assert out.rtt["rtt_ms"].min() >= 40.0
+    assert (out.rtt["rtt_ms"] % 1 == 0).all()
+    assert f["rtt_p50_ms"] >= 41.0 and f["mean_delay_ms"] >= 20.0
+    assert f["lost_packets"] == out.queues.loc[out.queues["link"] == "bottleneck:forward", "drops"].sum()
+    assert len(out.timeseries) == 30 and out.timeseries["t_s"].iloc[-1] == pytest.approx(2.9)
+    assert out.cwnd["ca_state"].iloc[0] == "Open" and out.cwnd["cwnd_bytes"].iloc[0] == 10 * 1448
+    # The queue never holds more than its 50 packets of at most 1500 IP bytes (PPP header excluded).
+    assert out.queues["max_bytes"].max() <= 50 * 1500
+
+
+@needs_ns3
+def test_udp_cbr_with_random_loss_and_a_finite_tcp_flow():
+    from cellcc.backends.ns3 import run as ns3_run
+
+    sc = two_hosts(duration_s=3, rate_mbps=20)
+    sc["links"][0]["forward"] = {"loss": {"kind": "bernoulli", "p": 0.05}}
+    sc["flows"] = [
+        {
+            "src": "server",
+            "dst": "client",
+            "transport": "udp",
+            "app": {"kind": "cbr", "rate_mbps": 2, "packet_bytes": 1000},
+        },
+        {"src": "client", "dst": "server", "cca": "newreno", "app": {"kind": "finite", "bytes": 500_000}},
+    ]
+    out = ns3_run.run(sc, seed=3)
+    udp, tcp = out.flows.iloc[0], out.flows.iloc[1]
+    # 2 Mbit/s of 1000 B payloads = 250 packets/s for 3 s; 5% of them lost (binomial, 750 trials).
+    assert udp["tx_packets"] == pytest.approx(750, abs=2)
+    assert 0.03 < udp["loss_ratio"] < 0.07
+    # What was neither received nor lost is in flight at the end: 20 ms one-way x 250 packets/s = 5,
+    # plus the one being serialised (0.4 ms at 20 Mbit/s).
+    assert 5 <= udp["tx_packets"] - udp["rx_packets"] - udp["lost_packets"] <= 6
+    assert math.isnan(udp["rtt_p50_ms"]) and udp["retransmits"] == 0
+    assert tcp["app_bytes_delivered"] == 500_000 and 0 < tcp["completion_s"] < 3
+    assert tcp["cca"] == "newreno"
+
+
+@needs_ns3
+def test_same_seed_same_tables_other_seed_other_losses():
+    from cellcc.backends.ns3 import run as ns3_run
+
+    sc = two_hosts(duration_s=2)
+    sc["links"][0]["loss"] = {"kind": "bernoulli", "p": 0.01}
+    a, b, c = ns3_run.run(sc, seed=1), ns3_run.run(sc, seed=1), ns3_run.run(sc, seed=2)
+    assert a.flows.equals(b.flows) and a.cwnd.equals(b.cwnd)
+    assert not a.flows["lost_packets"].equals(c.flows["lost_packets"]) or not a.cwnd.equals(c.cwnd)
+
+
+@needs_ns3
+def test_cli_run_backend_ns3_and_crosscheck_against_ns3(tmp_path: Path):
+    from typer.testing import CliRunner
+
+    from cellcc.cli.main import app
+
+    path = tmp_path / "short.json"
+    path.write_text(json.dumps(two_hosts(duration_s=2)))
+    r = CliRunner().invoke(app, ["run", str(path), "--backend", "ns3", "--out", str(tmp_path / "run")])
+    assert r.exit_code == 0, r.output
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert summary["provenance"]["backend"] == "ns3"
+    fig = tmp_path / "xc.png"
+    r = CliRunner().invoke(
+        app, ["crosscheck", str(path), "--against", "ns3", "--cca", "cubic,copa", "--figure", str(fig)]
+    )
+    assert r.exit_code == 0, r.output
+    assert "engine/ns3" in r.output and "throughput Mbit/s" in r.output
+    assert "one-way delay ms" in r.output and "wall time s" in r.output
+    # The refused CCA's column is empty, and the caption says why (the one-line user error).
+    assert 'ns3: flows[0].cca: got "copa"; allowed: (ns3 backend)' in r.output
+    assert fig.is_file() and fig.stat().st_size > 10_000
+
+
+def test_cli_refuses_an_ns3_cca_in_one_line(tmp_path: Path):
+    from typer.testing import CliRunner
+
+    from cellcc.cli.main import app
+
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(two_hosts(cca="copa")))
+    r = CliRunner().invoke(app, ["run", str(path), "--backend", "ns3"])
+    assert r.exit_code == 2
+    assert "flows[0].cca" in r.output and "(ns3 backend)" in r.output
+
+
+def test_a_failed_driver_compile_is_one_line_naming_its_log(tmp_path, monkeypatch):
+    from cellcc.backends.ns3 import build
+
+    if WHY_NOT is not None:
+        pytest.skip(WHY_NOT)
+    broken = tmp_path / "broken.cc"
+    broken.write_text("int main() { return undeclared; }\n")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(build, "DRIVER_SOURCES", (broken,))
+    with pytest.raises(build.DriverUnavailable) as e:
+        build.driver_binary()
+    assert "\n" not in str(e.value) and "see " in str(e.value)
+    assert Path(str(e.value).rsplit("see ", 1)[1]).read_text()
