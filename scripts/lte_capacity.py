@@ -19,6 +19,7 @@ import matplotlib.pyplot as plt  # after use(): the backend must be chosen first
 import pandas as pd
 
 import cellcc
+from cellcc import builders
 
 BANDWIDTHS_MHZ = (5.0, 10.0, 20.0)
 SINRS_DB = range(-5, 31, 5)
@@ -30,28 +31,18 @@ WARMUP_S = 0.2
 
 
 def scenario(bandwidth_mhz: float, sinr_db: float) -> dict:
-    return {
-        "version": 1,
-        "duration_s": DURATION_S,
-        "output": {"slot_ms": 200.0},
-        "nodes": [
-            {"id": "server", "kind": "host"},
-            {"id": "pgw", "kind": "router"},
-            {"id": "enb", "kind": "enb"},
-            {"id": "ue", "kind": "ue"},
-        ],
-        "links": [
-            {"id": "internet", "a": "server", "b": "pgw", "rate_mbps": 1000.0, "delay_ms": 10.0,
-             "queue": {"kind": "drop_tail", "limit_packets": 100000}},
-            {"id": "s1u", "a": "pgw", "b": "enb", "rate_mbps": 10000.0, "delay_ms": 1.0, "mtu_bytes": 2000,
-             "tunnel": "gtpu"},
-        ],
-        "cells": [{"id": "cell0", "enb": "enb", "bandwidth_mhz": bandwidth_mhz, "scheduler": "round_robin",
-                   "control_errors": False,
-                   "ues": [{"node": "ue", "sinr": {"kind": "fixed", "db": sinr_db}, "rlc": {"mode": "um"}}]}],
-        "flows": [{"id": "udp", "src": "server", "dst": "ue", "transport": "udp",
-                   "app": {"kind": "cbr", "rate_mbps": OFFERED_MBPS}}],
-    }  # fmt: skip
+    ue = {"sinr": {"kind": "fixed", "db": sinr_db}, "rlc": {"mode": "um"}}
+    flow = {
+        "id": "udp",
+        "src": "server",
+        "dst": "ue",
+        "transport": "udp",
+        "app": {"kind": "cbr", "rate_mbps": OFFERED_MBPS},
+    }
+    sc = builders.lte_cell([ue], bandwidth_mhz, [flow], DURATION_S, scheduler="round_robin", control_errors=False)
+    sc["output"] = {"slot_ms": 200.0}
+    sc["links"][0]["queue"] = {"kind": "drop_tail", "limit_packets": 100000}
+    return sc
 
 
 def measure() -> pd.DataFrame:

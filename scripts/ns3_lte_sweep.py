@@ -15,6 +15,7 @@ from __future__ import annotations
 import sys
 import time
 
+from cellcc import builders
 from cellcc.backends.ns3 import run as ns3_run
 
 SINRS_DB = (0, 5, 10, 15, 20, 25)
@@ -34,37 +35,7 @@ TCP_ROWS = (
 def scenario(db: float, mhz: float, app: dict, rlc: dict, cca: str = "cubic", duration_s: float = 2.0) -> dict:
     flow = {"id": "down", "src": "server", "dst": "ue", "app": app}
     flow |= {"transport": "udp"} if app["kind"] == "cbr" else {"cca": cca}
-    return {
-        "version": 1,
-        "duration_s": duration_s,
-        "nodes": [
-            {"id": "server", "kind": "host"},
-            {"id": "pgw", "kind": "router"},
-            {"id": "enb", "kind": "enb"},
-            {"id": "ue", "kind": "ue"},
-        ],
-        "links": [
-            {"id": "internet", "a": "server", "b": "pgw", "rate_mbps": 1000, "delay_ms": 10},
-            {
-                "id": "s1u",
-                "a": "pgw",
-                "b": "enb",
-                "rate_mbps": 10000,
-                "delay_ms": 1,
-                "mtu_bytes": 2000,
-                "tunnel": "gtpu",
-            },
-        ],
-        "cells": [
-            {
-                "id": "cell0",
-                "enb": "enb",
-                "bandwidth_mhz": mhz,
-                "ues": [{"node": "ue", "sinr": {"kind": "fixed", "db": db}, "rlc": rlc}],
-            }
-        ],
-        "flows": [flow],
-    }
+    return builders.lte_cell([{"sinr": {"kind": "fixed", "db": db}, "rlc": rlc}], mhz, [flow], duration_s)
 
 
 def udp_table() -> None:

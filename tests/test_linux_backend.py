@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from cellcc import builders
+
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "python"))
 
@@ -32,23 +34,9 @@ WHY_NOT = missing_privileges()
 needs_root = pytest.mark.skipif(WHY_NOT is not None, reason=WHY_NOT or "")
 
 
-def two_hosts(rate_mbps: float = 10, delay_ms: float = 20, duration_s: float = 4, cca: str = "cubic", **flow) -> dict:
-    return {
-        "version": 1,
-        "duration_s": duration_s,
-        "nodes": [{"id": "server", "kind": "host"}, {"id": "client", "kind": "host"}],
-        "links": [
-            {
-                "id": "bottleneck",
-                "a": "server",
-                "b": "client",
-                "rate_mbps": rate_mbps,
-                "delay_ms": delay_ms,
-                "queue": {"kind": "drop_tail", "limit_packets": 50},
-            }
-        ],
-        "flows": [{"src": "server", "dst": "client", "cca": cca, "app": {"kind": "bulk"}, **flow}],
-    }
+def two_hosts(duration_s: float = 4, **kw) -> dict:
+    """The shared two-host path, run 4 s (the testbed needs the extra second to settle)."""
+    return builders.two_hosts(duration_s=duration_s, **kw)
 
 
 # --- pure: no privileges needed ---------------------------------------------------------------

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from cellcc.backends.ns3 import plan as ns3_plan
+from cellcc.builders import two_hosts
 
 
 def _have_ns3() -> str | None:
@@ -30,25 +31,6 @@ def _have_ns3() -> str | None:
 
 WHY_NOT = _have_ns3()
 needs_ns3 = pytest.mark.skipif(WHY_NOT is not None, reason=WHY_NOT or "")
-
-
-def two_hosts(rate_mbps: float = 10, delay_ms: float = 20, duration_s: float = 3, cca: str = "cubic", **flow) -> dict:
-    return {
-        "version": 1,
-        "duration_s": duration_s,
-        "nodes": [{"id": "server", "kind": "host"}, {"id": "client", "kind": "host"}],
-        "links": [
-            {
-                "id": "bottleneck",
-                "a": "server",
-                "b": "client",
-                "rate_mbps": rate_mbps,
-                "delay_ms": delay_ms,
-                "queue": {"kind": "drop_tail", "limit_packets": 50},
-            }
-        ],
-        "flows": [{"src": "server", "dst": "client", "cca": cca, "app": {"kind": "bulk"}, **flow}],
-    }
 
 
 # --- the plan: pure ----------------------------------------------------------------------------

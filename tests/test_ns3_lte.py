@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from cellcc import builders
 from cellcc.backends.ns3 import lte
 from cellcc.backends.ns3 import plan as ns3_plan
 
@@ -24,38 +25,10 @@ needs_ns3 = pytest.mark.skipif(WHY_NOT is not None, reason=WHY_NOT or "")
 
 
 def one_ue(db: float = 15.0, bandwidth_mhz: float = 20, rlc: dict | None = None, duration_s: float = 2.0) -> dict:
-    """lte_single_ue.toml's shape: server -- pgw -- (S1-U, GTP-U) -- enb ~~ ue."""
-    return {
-        "version": 1,
-        "duration_s": duration_s,
-        "nodes": [
-            {"id": "server", "kind": "host"},
-            {"id": "pgw", "kind": "router"},
-            {"id": "enb", "kind": "enb"},
-            {"id": "ue", "kind": "ue"},
-        ],
-        "links": [
-            {"id": "internet", "a": "server", "b": "pgw", "rate_mbps": 1000, "delay_ms": 10},
-            {
-                "id": "s1u",
-                "a": "pgw",
-                "b": "enb",
-                "rate_mbps": 10000,
-                "delay_ms": 1,
-                "mtu_bytes": 2000,
-                "tunnel": "gtpu",
-            },
-        ],
-        "cells": [
-            {
-                "id": "cell0",
-                "enb": "enb",
-                "bandwidth_mhz": bandwidth_mhz,
-                "ues": [{"node": "ue", "sinr": {"kind": "fixed", "db": db}, "rlc": rlc or {"mode": "am"}}],
-            }
-        ],
-        "flows": [{"id": "down", "src": "server", "dst": "ue", "cca": "cubic", "app": {"kind": "bulk"}}],
-    }
+    """lte_single_ue.toml's shape: server -- pgw -- (S1-U, GTP-U) -- enb ~~ ue, one CUBIC bulk download."""
+    ue = {"sinr": {"kind": "fixed", "db": db}, "rlc": rlc or {"mode": "am"}}
+    flow = {"id": "down", "src": "server", "dst": "ue", "cca": "cubic", "app": {"kind": "bulk"}}
+    return builders.lte_cell([ue], bandwidth_mhz, [flow], duration_s)
 
 
 # --- SINR -> position: the formula of lte.py, worked by hand --------------------------------

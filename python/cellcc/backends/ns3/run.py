@@ -39,6 +39,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from cellcc.result import LTE_COLUMNS
+
 from ..tables import percentile
 from ..tcp_info import CA_STATES
 from .build import driver_binary
@@ -272,25 +274,6 @@ def queues_table(p: Ns3Plan, raw: pd.DataFrame) -> pd.DataFrame:
     )[cols].reset_index(drop=True)
 
 
-#: The engine's lte table columns (crates/cellcc-engine/src/output.rs).
-LTE_COLUMNS = (
-    "cell",
-    "ue",
-    "dir",
-    "t_s",
-    "cqi",
-    "mcs_mean",
-    "tbs",
-    "phy_throughput_bps",
-    "prbs",
-    "harq_retx",
-    "harq_residual_losses",
-    "control_losses",
-    "rlc_retx_pdus",
-    "rlc_buffer_bytes",
-    "rlc_drops",
-    "capacity_bps",
-)
 DIRECTIONS = ("dl", "ul")
 
 
