@@ -94,18 +94,8 @@ def run_linux(sc: DocScenario, seed: int) -> Result:
         raise UserError(e.path, json.dumps(e.value, default=str), f"(linux backend) {e.why}") from None
     except Unsupported as e:
         raise UserError("--backend", '"linux"', str(e)) from None
-    return Result(
-        scenario=sc,  # type: ignore[arg-type]  # duck-typed Scenario, see DocScenario
-        seed=seed,
-        summary=out.summary,
-        provenance=provenance(sc.sha256, sc.name, seed) | {"backend": "linux"},
-        flows=out.flows,
-        timeseries=out.timeseries,
-        queues=out.queues,
-        cwnd=out.cwnd,
-        rtt=out.rtt,
-        lte=pd.DataFrame(columns=LTE_COLUMNS),  # the linux backend refuses cells
-    )
+    # The linux backend refuses cells: its lte table is empty.
+    return _result(sc, seed, out, "linux", pd.DataFrame(columns=LTE_COLUMNS))
 
 
 def run_ns3(sc: DocScenario, seed: int) -> Result:
@@ -116,18 +106,22 @@ def run_ns3(sc: DocScenario, seed: int) -> Result:
         raise UserError(e.path, json.dumps(e.value, default=str), f"(ns3 backend) {e.why}") from None
     except ns3_build.DriverUnavailable as e:
         raise UserError("--backend", '"ns3"', str(e).splitlines()[0]) from None
+    return _result(sc, seed, out, "ns3", out.lte)
+
+
+def _result(sc: DocScenario, seed: int, out: Any, backend: str, lte: pd.DataFrame) -> Result:
+    """A backend's tables as a Result, its provenance naming the backend."""
     return Result(
         scenario=sc,  # type: ignore[arg-type]  # duck-typed Scenario, see DocScenario
         seed=seed,
         summary=out.summary,
-        provenance=provenance(sc.sha256, sc.name, seed) | {"backend": "ns3"},
+        provenance=provenance(sc.sha256, sc.name, seed) | {"backend": backend},
         flows=out.flows,
         timeseries=out.timeseries,
         queues=out.queues,
         cwnd=out.cwnd,
         rtt=out.rtt,
-        # The engine's `lte` table, once Result carries it (the LTE cell lands on main with it).
-        **({"lte": out.lte} if "lte" in Result.__dataclass_fields__ else {}),
+        lte=lte,
     )
 
 

@@ -57,6 +57,17 @@ pub struct RlcCounters {
     pub max_retx_reached: u64,
 }
 
+impl RlcCounters {
+    /// Count the outcome of a PDCP -> RLC hand-over (accepted, or refused by a full buffer).
+    pub fn count_admission(&mut self, r: Result<(), SduId>) -> Result<(), SduId> {
+        match r {
+            Ok(()) => self.sdus_accepted += 1,
+            Err(_) => self.sdus_refused += 1,
+        }
+        r
+    }
+}
+
 /// What one call produced, in buffers the caller owns and clears between uses.
 #[derive(Clone, Debug, Default)]
 pub struct RlcEvents {

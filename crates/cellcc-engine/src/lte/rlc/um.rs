@@ -74,12 +74,7 @@ impl UmEntity {
     }
 
     pub fn transmit_sdu(&mut self, now: SimTime, sdu: RlcSdu) -> Result<(), SduId> {
-        let r = self.tx.push(now, sdu);
-        match r {
-            Ok(()) => self.counters.sdus_accepted += 1,
-            Err(_) => self.counters.sdus_refused += 1,
-        }
-        r
+        self.counters.count_admission(self.tx.push(now, sdu))
     }
 
     /// ns-3 `LteRlcUm::DoReportBufferStatus`: queued bytes plus one fixed header per SDU.

@@ -43,12 +43,7 @@ impl AmEntity {
     }
 
     pub fn transmit_sdu(&mut self, now: SimTime, sdu: RlcSdu) -> Result<(), SduId> {
-        let r = self.tx.push(now, sdu);
-        match r {
-            Ok(()) => self.counters.sdus_accepted += 1,
-            Err(_) => self.counters.sdus_refused += 1,
-        }
-        r
+        self.counters.count_admission(self.tx.push(now, sdu))
     }
 
     /// New data with one AMD header per SDU estimated in, the retransmissions queued
