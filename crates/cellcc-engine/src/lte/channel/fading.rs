@@ -266,6 +266,9 @@ mod tests {
         FadingProcess::new(profile, fd, None, RngStream::new(42, &format!("fading:{i}")))
     }
 
+    /// A single Rayleigh tap (flat fading), for the statistics of one tap's process.
+    const FLAT: TapProfile = TapProfile { name: "flat", delays_ns: &[0.0], powers_db: &[0.0], usual_doppler_hz: 10.0 };
+
     #[test]
     fn profiles_have_as_many_powers_as_delays() {
         for p in [EPA, EVA, ETU] {
@@ -275,17 +278,17 @@ mod tests {
 
     #[test]
     fn mean_power_gain_is_one_per_rb_and_per_tap() {
-        // Ensemble of 300 EVA 70 Hz links, 50 instants 100 ms apart, 25 RBs: E|H_k|^2 = sum P_l = 1.
+        // Ensemble of 300 EVA 70 Hz links, 50 instants 128 ms apart (on anchors: no rotations to replay), 25 RBs: E|H_k|^2 = sum P_l = 1.
         let steer = RbSteering::new(&EVA, 25);
         let (mut sum, mut count) = (0.0, 0.0);
         let mut tap_power = vec![0.0; EVA.delays_ns.len()];
         for i in 0..300 {
             let mut f = process(&EVA, 70.0, i);
             for s in 0..50 {
-                let g = f.rb_gains(s * 100 * NS_PER_MS, &steer);
+                let g = f.rb_gains(s * 128 * NS_PER_MS, &steer);
                 sum += g.iter().sum::<f64>();
                 count += g.len() as f64;
-                let (re, im) = f.taps(s * 100 * NS_PER_MS);
+                let (re, im) = f.taps(s * 128 * NS_PER_MS);
                 for (l, p) in tap_power.iter_mut().enumerate() {
                     *p += (re[l] * re[l] + im[l] * im[l]) / 15000.0;
                 }
@@ -303,9 +306,9 @@ mod tests {
 
     #[test]
     fn power_gain_is_exponential_by_a_ks_test() {
-        // |H|^2 of Rayleigh fading is Exp(1): F(x) = 1 - exp(-x). 1000 independent links (EPA), RB 0 at 1 s.
+        // |H|^2 of Rayleigh fading is Exp(1): F(x) = 1 - exp(-x). 1000 independent links (EPA), RB 0 at 1.024 s.
         let steer = RbSteering::new(&EPA, 6);
-        let mut x: Vec<f64> = (0..1000).map(|i| process(&EPA, 5.0, i).rb_gains(1_000 * NS_PER_MS, &steer)[0]).collect();
+        let mut x: Vec<f64> = (0..1000).map(|i| process(&EPA, 5.0, i).rb_gains(1_024 * NS_PER_MS, &steer)[0]).collect();
         x.sort_by(f64::total_cmp);
         let n = x.len() as f64;
         let d = x
@@ -325,32 +328,29 @@ mod tests {
         // Clarke/Jakes: E[h(t) h*(t + tau)] / P = J0(2 pi f_d tau). f_d = 50 Hz, lags of 2, 5, 10, 20 TTIs
         // (f_d tau = 0.1, 0.25, 0.5, 1.0; J0 = 0.9037, 0.4720, -0.3042, 0.2203), over 2000 links x 10 starts.
         let fd = 50.0;
-        for tau_ms in [2u64, 5, 10, 20] {
-            let tau_ns = tau_ms * NS_PER_MS;
-            let tau_exact_s = tau_ns as f64 * 1e-9;
-            let fd_tau = fd * tau_exact_s;
-            let (mut acc, mut pow, mut n) = (0.0, 0.0, 0.0);
-            for i in 0..2000 {
-                let mut f = process(&EVA, fd, i);
-                for s in 0..10u64 {
-                    let t0 = s * 1_007 * NS_PER_MS;
-                    let (a_re, a_im) = {
-                        let (r, m) = f.taps(t0);
-                        (r[0], m[0])
-                    };
-                    let (b_re, b_im) = {
-                        let (r, m) = f.taps(t0 + tau_ns);
-                        (r[0], m[0])
-                    };
-                    acc += a_re * b_re + a_im * b_im;
-                    pow += a_re * a_re + a_im * a_im;
-                    n += 1.0;
+        let lags_ms = [2u64, 5, 10, 20];
+        let (mut acc, mut pow) = ([0.0; 4], 0.0);
+        let tap0 = |f: &mut FadingProcess, t: u64| {
+            let (r, m) = f.taps(t);
+            (r[0], m[0])
+        };
+        for i in 0..2000 {
+            let mut f = process(&FLAT, fd, i);
+            for s in 0..10u64 {
+                let t0 = s * 1_024 * NS_PER_MS;
+                let (a_re, a_im) = tap0(&mut f, t0);
+                pow += a_re * a_re + a_im * a_im;
+                for (j, lag) in lags_ms.iter().enumerate() {
+                    let (b_re, b_im) = tap0(&mut f, t0 + lag * NS_PER_MS);
+                    acc[j] += a_re * b_re + a_im * b_im;
                 }
             }
-            let want = libm::j0(TAU * fd * tau_exact_s);
-            let got = acc / pow;
+        }
+        for (j, lag) in lags_ms.iter().enumerate() {
+            let want = libm::j0(TAU * fd * *lag as f64 * 1e-3);
+            let got = acc[j] / pow;
             // 20000 pairs: standard error <= 1/sqrt(20000) = 0.007; allow 0.04.
-            assert!((got - want).abs() < 0.04, "f_d tau = {fd_tau}: {got} vs J0 = {want} (n = {n})");
+            assert!((got - want).abs() < 0.04, "lag {lag} ms: {got} vs J0 = {want}");
         }
     }
 
@@ -375,6 +375,35 @@ mod tests {
             let (tr, ti) = g.taps(k * FADING_STEP_NS + 123);
             assert!((tr[0] - f.sinusoid_amp[0] * re).abs() < 1e-12 && (ti[0] - f.sinusoid_amp[0] * im).abs() < 1e-12);
         }
+    }
+
+    #[test]
+    fn level_crossing_rate_and_average_fade_duration_match_the_closed_forms() {
+        // Jakes (Microwave Mobile Communications, 1974, §1.3): at rho = R / R_rms the envelope crosses
+        // upwards N_R = sqrt(2 pi) f_d rho exp(-rho^2) times per second and stays below for
+        // (exp(rho^2) - 1) / (rho f_d sqrt(2 pi)) on average. f_d = 10 Hz, rho = 1 (0 dB):
+        // N_R = 2.5066 * 10 * 0.36788 = 9.221 /s, AFD = 1.71828 / 25.066 = 68.55 ms.
+        // 20 links x 20 s sampled every TTI (100 samples per Doppler period).
+        let fd = 10.0;
+        let (mut ups, mut below_steps, mut steps) = (0u64, 0u64, 0u64);
+        for i in 0..20 {
+            let mut f = process(&FLAT, fd, 100 + i);
+            let mut was_below = None;
+            for k in 0..20_000u64 {
+                let (re, im) = f.taps(k * FADING_STEP_NS);
+                let below = re[0] * re[0] + im[0] * im[0] < 1.0;
+                ups += u64::from(was_below == Some(true) && !below);
+                below_steps += u64::from(below);
+                steps += 1;
+                was_below = Some(below);
+            }
+        }
+        let seconds = steps as f64 * FADING_STEP_NS as f64 * 1e-9;
+        let lcr = ups as f64 / seconds;
+        let afd_ms = below_steps as f64 / ups as f64;
+        // ~3700 crossings: Poisson-like spread ~1.6 %; allow 10 % for the sum-of-sinusoids' finite M.
+        assert!((lcr / 9.221 - 1.0).abs() < 0.1, "level crossing rate {lcr} /s vs 9.221");
+        assert!((afd_ms / 68.55 - 1.0).abs() < 0.1, "average fade duration {afd_ms} ms vs 68.55");
     }
 
     #[test]
@@ -433,7 +462,7 @@ mod tests {
             for i in 0..400 {
                 let mut f = FadingProcess::new(&EVA, 70.0, k, RngStream::new(2, &format!("r{i}")));
                 for s in 0..50u64 {
-                    let (re, im) = f.taps(s * 37 * NS_PER_MS);
+                    let (re, im) = f.taps(s * 192 * NS_PER_MS);
                     let g = (re[0] * re[0] + im[0] * im[0]) / p0;
                     mean += g;
                     deep += f64::from(u8::from(g < 0.1));

@@ -187,3 +187,44 @@ fn cost_per_tti() {
     let per_tti_us = start.elapsed().as_secs_f64() * 1e6 / ttis as f64;
     println!("channel cost: {per_tti_us:.1} us per TTI (14 UEs x 100 RBs, EVA, DL+UL+control)");
 }
+
+/// Seed 004's geometry, for docs/lte/channel.md: wideband DL SINR at 40..300 m from a 46 dBm eNB
+/// (50 RBs, 2.1 GHz), alone and with the first ring of six 46 dBm sites at ISD 500 m (isotropic).
+/// `cargo test -p cellcc-engine --lib lte::channel::tests::seed004_sinr_vs_distance -- --ignored --nocapture`
+#[test]
+#[ignore]
+fn seed004_sinr_vs_distance() {
+    let ring: Vec<InterfererSpec> = (0..6)
+        .map(|k| {
+            let a = k as f64 * std::f64::consts::FRAC_PI_3 + std::f64::consts::FRAC_PI_6;
+            InterfererSpec { position_m: [500.0 * a.cos(), 500.0 * a.sin()], height_m: None, tx_power_dbm: None }
+        })
+        .collect();
+    let models = [
+        ("itu_r1411_los", PathLossSpec::ItuR1411Los),
+        ("tr36814_uma_nlos", PathLossSpec::Tr36814Uma { condition: LosCondition::Nlos }),
+    ];
+    println!(
+        "| distance m | {} |",
+        models.iter().map(|m| format!("{0} alone | {0} + ring", m.0)).collect::<Vec<_>>().join(" | ")
+    );
+    for k in 0..14 {
+        let d = 40.0 + 20.0 * k as f64;
+        let mut row = format!("| {d} |");
+        for (_, pl) in &models {
+            for interferers in [Vec::new(), ring.clone()] {
+                let spec = ChannelSpec {
+                    enb: EnbSpec { tx_power_dbm: 46.0, ..EnbSpec::default() },
+                    dl_carrier_mhz: 2100.0,
+                    ul_carrier_mhz: 1900.0,
+                    pathloss: pl.clone(),
+                    interferers,
+                    ..ChannelSpec::default()
+                };
+                let mut ch = ChannelSinr::new(&spec, &[ue_at(d, 0.0)], 1, "c").unwrap();
+                row += &format!(" {:.1} |", sinr(&mut ch, 0, LinkDir::Downlink, 0, 50)[0]);
+            }
+        }
+        println!("{row}");
+    }
+}
