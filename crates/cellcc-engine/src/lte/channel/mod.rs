@@ -32,6 +32,7 @@ pub mod noise;
 pub mod pathloss;
 pub mod shadowing;
 pub mod spec;
+pub mod sweep;
 
 use self::fading::{FadingProcess, RbSteering, TapProfile, EPA, ETU, EVA};
 use self::interference::{total_interference_mw, Site};
