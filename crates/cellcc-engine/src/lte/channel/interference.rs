@@ -6,7 +6,9 @@
 //! own Gudmundson process) but no fast fading: summed over many interferers the fast
 //! fading averages out, and it would multiply the cost per TTI by the number of sites.
 //! Uplink interference (from UEs of neighbour cells) is not modelled.
+//! Each site's antenna pattern ([`super::antenna`]) weighs its power towards the UE.
 
+use super::antenna::Antenna;
 use super::noise::dbm_to_mw;
 use super::pathloss::{loss_db, LinkGeometry};
 use super::spec::PathLossSpec;
@@ -17,14 +19,16 @@ pub struct Site {
     pub xy_m: [f64; 2],
     pub height_m: f64,
     pub tx_power_mw: f64,
+    pub antenna: Antenna,
 }
 
 impl Site {
-    pub fn new(xy_m: [f64; 2], height_m: f64, tx_power_dbm: f64) -> Self {
-        Site { xy_m, height_m, tx_power_mw: dbm_to_mw(tx_power_dbm) }
+    pub fn new(xy_m: [f64; 2], height_m: f64, tx_power_dbm: f64, antenna: Antenna) -> Self {
+        Site { xy_m, height_m, tx_power_mw: dbm_to_mw(tx_power_dbm), antenna }
     }
 
-    /// Linear gain of the link to a UE at `ue_xy_m`, `ue_height_m`: path loss at `f_mhz` plus `shadow_db`.
+    /// Linear gain of the link to a UE at `ue_xy_m`, `ue_height_m`: antenna gain towards the UE,
+    /// path loss at `f_mhz` and `shadow_db` (the antenna pattern is reciprocal: UL uses it too).
     pub fn gain_lin(
         &self,
         model: &PathLossSpec,
@@ -34,7 +38,8 @@ impl Site {
         shadow_db: f64,
     ) -> f64 {
         let g = LinkGeometry::new(self.xy_m, self.height_m, ue_xy_m, ue_height_m);
-        10f64.powf(-(loss_db(model, &g, f_mhz) + shadow_db) / 10.0)
+        let antenna_db = self.antenna.gain_db(self.xy_m, ue_xy_m);
+        10f64.powf((antenna_db - loss_db(model, &g, f_mhz) - shadow_db) / 10.0)
     }
 }
 
@@ -58,8 +63,8 @@ mod tests {
     fn two_equal_interferers_at_equal_distance_double_the_power() {
         // Friis at 2.1 GHz, 100 m: 78.892 dB (pathloss tests) over ~100 m (3-D distance with 30 m / 1.5 m heights
         // is 104.0 m, +0.34 dB). One 46 dBm site: 46 - 79.23 = -33.23 dBm; two: +3.01 dB.
-        let a = Site::new([100.0, 0.0], 30.0, 46.0);
-        let b = Site::new([-100.0, 0.0], 30.0, 46.0);
+        let a = Site::new([100.0, 0.0], 30.0, 46.0, Antenna::Isotropic);
+        let b = Site::new([-100.0, 0.0], 30.0, 46.0, Antenna::Isotropic);
         let one = total_interference_mw(&[a], [0.0].into_iter(), &PathLossSpec::Friis, [0.0, 0.0], 1.5, 2100.0);
         let two = total_interference_mw(&[a, b], [0.0, 0.0].into_iter(), &PathLossSpec::Friis, [0.0, 0.0], 1.5, 2100.0);
         let d3 = 100f64.hypot(28.5);

@@ -17,7 +17,7 @@
 //! - UL and DL share the shadowing (large-scale reciprocity) but have independent
 //!   fast fading (the FDD duplex gap is far wider than the coherence bandwidth).
 //! - Interferers: see [`interference`]. Control region: full interference on every RB.
-//! - Antennas are isotropic (no sector pattern).
+//! - Antennas: isotropic or the parabolic sector pattern, horizontal plane only (no tilt).
 //! - Path loss, shadowing and interference are sampled every [`LARGE_SCALE_STEP_NS`],
 //!   fast fading every TTI ([`fading::FADING_STEP_NS`]).
 //!
@@ -25,6 +25,7 @@
 //! shadowing:serving|shadowing:interferer{j}}"`, so adding a UE at the end of the list leaves
 //! the other UEs' channels unchanged.
 
+pub mod antenna;
 pub mod fading;
 pub mod interference;
 pub mod mobility;
@@ -34,13 +35,14 @@ pub mod shadowing;
 pub mod spec;
 pub mod sweep;
 
+use self::antenna::{hex_layout_cells, Antenna};
 use self::fading::{FadingProcess, RbSteering, TapProfile, EPA, ETU, EVA};
 use self::interference::{total_interference_mw, Site};
 use self::mobility::{Mobility, MPS_PER_KMH};
 use self::noise::{dbm_to_mw, noise_per_rb_dbm, to_db};
 use self::pathloss::SPEED_OF_LIGHT_MPS;
 use self::shadowing::{Shadowing, SHADOWING_STEP_NS};
-use self::spec::{ChannelSpec, FadingProfile, FadingSpec, PathLossSpec, UePlacement};
+use self::spec::{AntennaSpec, ChannelSpec, FadingProfile, FadingSpec, PathLossSpec, UePlacement};
 use super::sap::{LinkDir, UeIndex};
 use super::sinr::SinrSource;
 use crate::error::ScenarioError;
@@ -118,29 +120,18 @@ impl ChannelSinr {
             pathloss: spec.pathloss.clone(),
             dl_carrier_mhz: spec.dl_carrier_mhz,
             ul_carrier_mhz: spec.ul_carrier_mhz,
-            serving: Site::new(enb.position_m, enb.height_m, enb.tx_power_dbm),
-            interferers: spec
-                .interferers
-                .iter()
-                .map(|f| {
-                    let h = f.height_m.unwrap_or(enb.height_m);
-                    Site::new(f.position_m, h, f.tx_power_dbm.unwrap_or(enb.tx_power_dbm))
-                })
-                .collect(),
+            serving: Site::new(enb.position_m, enb.height_m, enb.tx_power_dbm, Antenna::from_spec(&enb.antenna)),
+            interferers: interferer_sites(spec),
             ue_tx_power_mw: dbm_to_mw(spec.ue_tx_power_dbm),
             dl_noise_rb_mw: dbm_to_mw(noise_per_rb_dbm(spec.ue_noise_figure_db)),
             ul_noise_rb_mw: dbm_to_mw(noise_per_rb_dbm(enb.noise_figure_db)),
         };
-        let profile = match spec.fading.profile {
-            FadingProfile::None => None,
-            FadingProfile::Epa => Some(EPA),
-            FadingProfile::Eva => Some(EVA),
-            FadingProfile::Etu => Some(ETU),
-        };
+        let profile = tap_profile(spec.fading.profile);
+        let n_interferers = d.interferers.len();
         let ues = ues
             .iter()
             .enumerate()
-            .map(|(i, u)| new_ue(spec, profile.as_ref(), u, seed, &format!("{label}:channel:ue{i}")))
+            .map(|(i, u)| new_ue(spec, n_interferers, profile.as_ref(), u, seed, &format!("{label}:channel:ue{i}")))
             .collect();
         Ok(ChannelSinr { d, ues, profile, steering: None, gains: Vec::new() })
     }
@@ -180,12 +171,42 @@ impl ChannelSinr {
     }
 }
 
-fn new_ue(spec: &ChannelSpec, profile: Option<&TapProfile>, u: &UePlacement, seed: u64, key: &str) -> UeChannel {
+/// The listed interferers, then the hexagonal layout's cells (power and height of the serving eNB).
+fn interferer_sites(spec: &ChannelSpec) -> Vec<Site> {
+    let enb = &spec.enb;
+    let listed = spec.interferers.iter().map(|f| {
+        let h = f.height_m.unwrap_or(enb.height_m);
+        Site::new(f.position_m, h, f.tx_power_dbm.unwrap_or(enb.tx_power_dbm), Antenna::from_spec(&f.antenna))
+    });
+    let layout = spec.hex_layout.iter().flat_map(|l| {
+        hex_layout_cells(enb.position_m, l).into_iter().map(move |c| {
+            let antenna = match c.orientation_deg {
+                None => Antenna::Isotropic,
+                Some(o) => Antenna::from_spec(&AntennaSpec::Parabolic {
+                    orientation_deg: o,
+                    beamwidth_deg: l.beamwidth_deg,
+                    max_attenuation_db: l.max_attenuation_db,
+                }),
+            };
+            Site::new(c.xy_m, enb.height_m, enb.tx_power_dbm, antenna)
+        })
+    });
+    listed.chain(layout).collect()
+}
+
+fn new_ue(
+    spec: &ChannelSpec,
+    n_interferers: usize,
+    profile: Option<&TapProfile>,
+    u: &UePlacement,
+    seed: u64,
+    key: &str,
+) -> UeChannel {
     let stream = |what: &str| RngStream::new(seed, &format!("{key}:{what}"));
     let shadowing = match &spec.shadowing {
         None => Vec::new(),
         Some(s) => std::iter::once(stream("shadowing:serving"))
-            .chain((0..spec.interferers.len()).map(|j| stream(&format!("shadowing:interferer{j}"))))
+            .chain((0..n_interferers).map(|j| stream(&format!("shadowing:interferer{j}"))))
             .map(|rng| Shadowing::new(s.sigma_db, s.decorrelation_m, rng))
             .collect(),
     };
@@ -204,6 +225,16 @@ fn new_ue(spec: &ChannelSpec, profile: Option<&TapProfile>, u: &UePlacement, see
         fading: [fading("dl", spec.dl_carrier_mhz), fading("ul", spec.ul_carrier_mhz)],
         large: LargeScale::default(),
         large_at_step: None,
+    }
+}
+
+/// The TS 36.104 Annex B.2 tap profile named in the spec.
+fn tap_profile(p: FadingProfile) -> Option<TapProfile> {
+    match p {
+        FadingProfile::None => None,
+        FadingProfile::Epa => Some(EPA),
+        FadingProfile::Eva => Some(EVA),
+        FadingProfile::Etu => Some(ETU),
     }
 }
 

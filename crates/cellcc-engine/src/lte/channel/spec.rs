@@ -81,6 +81,10 @@ pub struct ChannelSpec {
     /// Neighbour eNBs transmitting full-buffer on every downlink RB. Default none.
     #[serde(default)]
     pub interferers: Vec<InterfererSpec>,
+    /// More neighbours: a hexagonal grid of sites around the serving eNB (same power and
+    /// height as it), after `interferers`. Default none.
+    #[serde(default)]
+    pub hex_layout: Option<HexLayoutSpec>,
 }
 
 /// The serving eNB: where it stands, its power and receiver.
@@ -99,6 +103,9 @@ pub struct EnbSpec {
     /// Receiver noise figure, dB, in [0, 20]. Default 5 (ns-3 `LteEnbPhy::NoiseFigure`).
     #[serde(default = "d_enb_nf")]
     pub noise_figure_db: f64,
+    /// Transmit pattern. Default isotropic (ns-3 `LteHelper::EnbAntennaModelType`).
+    #[serde(default)]
+    pub antenna: AntennaSpec,
 }
 
 /// A neighbour eNB whose downlink interferes on every RB (full buffer).
@@ -113,6 +120,55 @@ pub struct InterfererSpec {
     /// Total transmit power, dBm, in [0, 60]. Default the serving eNB's.
     #[serde(default)]
     pub tx_power_dbm: Option<f64>,
+    /// Default isotropic.
+    #[serde(default)]
+    pub antenna: AntennaSpec,
+}
+
+/// An eNB's horizontal antenna pattern.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, Default)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum AntennaSpec {
+    #[default]
+    Isotropic,
+    /// TR 36.814 Table A.2.1.1-2 / ns-3 `ParabolicAntennaModel`: -min(12 (phi/phi_3dB)^2, A_m) dB.
+    Parabolic {
+        /// Boresight, degrees counter-clockwise from +x, in [-360, 360]. Default 0.
+        #[serde(default)]
+        orientation_deg: f64,
+        /// 3 dB beamwidth, degrees, in (0, 180]. Default 60 (ns-3 `Beamwidth`; TR 36.814 and seed 004: 70).
+        #[serde(default = "d_beamwidth")]
+        beamwidth_deg: f64,
+        /// A_m, dB, in [0, 50]. Default 20 (ns-3 `MaxAttenuation`, TR 36.814).
+        #[serde(default = "d_max_att")]
+        max_attenuation_db: f64,
+    },
+}
+
+/// Neighbour cells on a hexagonal grid of sites around the serving eNB (ns-3
+/// `LteHexGridEnbTopologyHelper`; TR 36.814 Table A.2.1.1-2 layout), all full-buffer.
+/// With 3 sectors the serving eNB is the centre site's sector at 0 degrees (give it
+/// `antenna = { kind = "parabolic" }` to match); its two sister sectors interfere too.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HexLayoutSpec {
+    /// Rings of sites around the centre, 1..=4 (seed 004: 2, i.e. 19 sites).
+    pub rings: u8,
+    /// Inter-site distance, m, in (0, 10000]. Default 500 (TR 36.814 case 1, seed 004).
+    #[serde(default = "d_isd")]
+    pub isd_m: f64,
+    /// Sectors per site: 1 (omni) or 3. Default 3.
+    #[serde(default = "d_sectors")]
+    pub sectors: u8,
+    /// Sector antennas' 3 dB beamwidth, degrees, in (0, 180]. Default 70 (TR 36.814, seed 004).
+    #[serde(default = "d_sector_beamwidth")]
+    pub beamwidth_deg: f64,
+    /// Default 20 dB.
+    #[serde(default = "d_max_att")]
+    pub max_attenuation_db: f64,
+    /// Sector antenna offset from the site towards its boresight, m, in [0, 10]. Default 0.5 (ns-3, seed 004).
+    #[serde(default = "d_sector_offset")]
+    pub sector_offset_m: f64,
 }
 
 /// Where a UE starts and how it moves (one per UE of the cell).
@@ -336,6 +392,24 @@ fn d_sh_corr() -> f64 {
 fn d_leg() -> f64 {
     DEFAULT_WALK_LEG_S
 }
+fn d_beamwidth() -> f64 {
+    60.0
+}
+fn d_sector_beamwidth() -> f64 {
+    70.0
+}
+fn d_max_att() -> f64 {
+    20.0
+}
+fn d_isd() -> f64 {
+    500.0
+}
+fn d_sectors() -> u8 {
+    3
+}
+fn d_sector_offset() -> f64 {
+    0.5
+}
 
 impl Default for EnbSpec {
     fn default() -> Self {
@@ -344,6 +418,7 @@ impl Default for EnbSpec {
             height_m: DEFAULT_ENB_HEIGHT_M,
             tx_power_dbm: DEFAULT_ENB_TX_POWER_DBM,
             noise_figure_db: DEFAULT_ENB_NOISE_FIGURE_DB,
+            antenna: AntennaSpec::Isotropic,
         }
     }
 }
@@ -360,6 +435,7 @@ impl Default for ChannelSpec {
             shadowing: None,
             fading: FadingSpec::default(),
             interferers: Vec::new(),
+            hex_layout: None,
         }
     }
 }
@@ -414,8 +490,9 @@ impl ChannelSpec {
             if let Some(t) = f.tx_power_dbm {
                 in_range(t, 0.0, 60.0, || format!("{ip}.tx_power_dbm"), "dBm in [0, 60]")?;
             }
+            f.antenna.validate(&format!("{ip}.antenna"))?;
         }
-        Ok(())
+        self.hex_layout.as_ref().map_or(Ok(()), |l| l.validate(&p("hex_layout")))
     }
 
     /// Check a UE's placement against this channel (the eNB position and the path-loss model's range).
@@ -431,7 +508,38 @@ impl EnbSpec {
         finite_point(&self.position_m, || p("position_m"))?;
         positive_upto(self.height_m, 200.0, || p("height_m"), "m in (0, 200]")?;
         in_range(self.tx_power_dbm, 0.0, 60.0, || p("tx_power_dbm"), "dBm in [0, 60]")?;
-        in_range(self.noise_figure_db, 0.0, 20.0, || p("noise_figure_db"), "dB in [0, 20]")
+        in_range(self.noise_figure_db, 0.0, 20.0, || p("noise_figure_db"), "dB in [0, 20]")?;
+        self.antenna.validate(&p("antenna"))
+    }
+}
+
+impl AntennaSpec {
+    fn validate(&self, path: &str) -> Check {
+        let p = |f: &str| format!("{path}.{f}");
+        match *self {
+            AntennaSpec::Isotropic => Ok(()),
+            AntennaSpec::Parabolic { orientation_deg, beamwidth_deg, max_attenuation_db } => {
+                in_range(orientation_deg, -360.0, 360.0, || p("orientation_deg"), "degrees in [-360, 360]")?;
+                positive_upto(beamwidth_deg, 180.0, || p("beamwidth_deg"), "degrees in (0, 180]")?;
+                in_range(max_attenuation_db, 0.0, 50.0, || p("max_attenuation_db"), "dB in [0, 50]")
+            }
+        }
+    }
+}
+
+impl HexLayoutSpec {
+    fn validate(&self, path: &str) -> Check {
+        let p = |f: &str| format!("{path}.{f}");
+        if !(1..=4).contains(&self.rings) {
+            return Err(ScenarioError::new(p("rings"), self.rings, "an integer in [1, 4]"));
+        }
+        if self.sectors != 1 && self.sectors != 3 {
+            return Err(ScenarioError::new(p("sectors"), self.sectors, "1 or 3"));
+        }
+        positive_upto(self.isd_m, 10_000.0, || p("isd_m"), "m in (0, 10000]")?;
+        positive_upto(self.beamwidth_deg, 180.0, || p("beamwidth_deg"), "degrees in (0, 180]")?;
+        in_range(self.max_attenuation_db, 0.0, 50.0, || p("max_attenuation_db"), "dB in [0, 50]")?;
+        in_range(self.sector_offset_m, 0.0, 10.0, || p("sector_offset_m"), "m in [0, 10]")
     }
 }
 

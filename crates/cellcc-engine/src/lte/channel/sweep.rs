@@ -8,9 +8,9 @@
 //! (mean 1, so the baseline is the mean SINR). UL gets the same baseline and its own,
 //! independent fading; the control region sees the linear mean over the band.
 
-use super::fading::{FadingProcess, RbSteering, TapProfile, EPA, ETU, EVA};
+use super::fading::{FadingProcess, RbSteering, TapProfile};
 use super::noise::to_db;
-use super::spec::{FadingProfile, FadingSpec, DEFAULT_DL_CARRIER_MHZ};
+use super::spec::{FadingSpec, DEFAULT_DL_CARRIER_MHZ};
 use crate::error::ScenarioError;
 use crate::lte::sap::{LinkDir, UeIndex};
 use crate::lte::sinr::SinrSource;
@@ -81,12 +81,7 @@ pub struct SweepSinr {
 impl SweepSinr {
     pub fn new(spec: &SweepSpec, n_ues: usize, seed: u64, label: &str) -> Result<Self, ScenarioError> {
         spec.validate(label)?;
-        let profile = match spec.fading.profile {
-            FadingProfile::None => None,
-            FadingProfile::Epa => Some(EPA),
-            FadingProfile::Eva => Some(EVA),
-            FadingProfile::Etu => Some(ETU),
-        };
+        let profile = super::tap_profile(spec.fading.profile);
         let fading = (0..n_ues)
             .map(|i| {
                 let make = |dir: &str| {
@@ -141,6 +136,7 @@ impl SinrSource for SweepSinr {
 
 #[cfg(test)]
 mod tests {
+    use super::super::spec::FadingProfile;
     use super::*;
     use crate::sim::NS_PER_MS;
 
