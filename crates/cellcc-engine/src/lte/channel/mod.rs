@@ -34,6 +34,7 @@ pub mod pathloss;
 pub mod shadowing;
 pub mod spec;
 pub mod sweep;
+pub mod trace;
 
 use self::antenna::{hex_layout_cells, Antenna};
 use self::fading::{FadingProcess, RbSteering, TapProfile, EPA, ETU, EVA};
