@@ -235,6 +235,29 @@ pub enum PathLossSpec {
     /// ITU-R P.1411 line of sight, the median of its lower and upper bounds
     /// (ns-3 `ItuR1411LosPropagationLossModel`).
     ItuR1411Los,
+    /// ITU-R P.1411 §4.2.1 non-line-of-sight over rooftops (ns-3
+    /// `ItuR1411NlosOverRooftopPropagationLossModel`, its attribute defaults).
+    ItuR1411NlosOverRooftop {
+        /// h_r, m, in (0, 90]. Default 20.
+        #[serde(default = "d_rooftop_m")]
+        rooftop_height_m: f64,
+        /// phi, degrees in [0, 90], street orientation to the direct path. Default 45.
+        #[serde(default = "d_street_orientation")]
+        street_orientation_deg: f64,
+        /// w, m, in (0, 1000]. Default 20.
+        #[serde(default = "d_street_width")]
+        street_width_m: f64,
+        /// l, m, over which the buildings extend, in (0, 10000]. Default 80.
+        #[serde(default = "d_buildings_extent")]
+        buildings_extent_m: f64,
+        /// b, m, in (0, 1000]. Default 50.
+        #[serde(default = "d_building_separation")]
+        building_separation_m: f64,
+        /// Metropolitan centre (k_f slope 1.5) rather than medium city / suburban (0.7).
+        /// Default true (ns-3 Urban + Large city).
+        #[serde(default = "yes")]
+        metropolitan: bool,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -391,6 +414,24 @@ fn d_sh_corr() -> f64 {
 }
 fn d_leg() -> f64 {
     DEFAULT_WALK_LEG_S
+}
+fn d_rooftop_m() -> f64 {
+    20.0
+}
+fn d_street_orientation() -> f64 {
+    45.0
+}
+fn d_street_width() -> f64 {
+    20.0
+}
+fn d_buildings_extent() -> f64 {
+    80.0
+}
+fn d_building_separation() -> f64 {
+    50.0
+}
+fn yes() -> bool {
+    true
 }
 fn d_beamwidth() -> f64 {
     60.0
@@ -573,6 +614,29 @@ impl PathLossSpec {
                 }
                 Ok(())
             }
+            PathLossSpec::ItuR1411NlosOverRooftop {
+                rooftop_height_m,
+                street_orientation_deg,
+                street_width_m,
+                buildings_extent_m,
+                building_separation_m,
+                ..
+            } => {
+                positive_upto(rooftop_height_m, 90.0, || p("rooftop_height_m"), "m in (0, 90]")?;
+                in_range(street_orientation_deg, 0.0, 90.0, || p("street_orientation_deg"), "degrees in [0, 90]")?;
+                positive_upto(street_width_m, 1000.0, || p("street_width_m"), "m in (0, 1000]")?;
+                positive_upto(buildings_extent_m, 10_000.0, || p("buildings_extent_m"), "m in (0, 10000]")?;
+                positive_upto(building_separation_m, 1000.0, || p("building_separation_m"), "m in (0, 1000]")?;
+                // The model needs the eNB off the rooftop level (Dhb != 0) and the UE below it.
+                if (ch.enb.height_m - rooftop_height_m).abs() < 1e-3 {
+                    return Err(ScenarioError::new(
+                        format!("{root}.enb.height_m"),
+                        ch.enb.height_m,
+                        "a height other than rooftop_height_m",
+                    ));
+                }
+                Ok(())
+            }
             PathLossSpec::Tr36942Urban { rooftop_clearance_m } => {
                 in_range(rooftop_clearance_m, 0.1, 50.0, || p("rooftop_clearance_m"), "m in [0.1, 50]")
             }
@@ -584,7 +648,10 @@ impl PathLossSpec {
     }
 
     fn validate_ue_height(&self, h_m: f64, path: &str) -> Check {
-        match self {
+        match *self {
+            PathLossSpec::ItuR1411NlosOverRooftop { rooftop_height_m, .. } if h_m >= rooftop_height_m => {
+                Err(ScenarioError::new(path, h_m, "m below rooftop_height_m for itu_r1411_nlos_over_rooftop"))
+            }
             PathLossSpec::OkumuraHata { .. } => {
                 let (lo, hi) = HATA_UE_HEIGHT_M;
                 in_range(h_m, lo, hi, || path.to_string(), "m in [1, 10] for okumura_hata")
