@@ -11,6 +11,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
+import cellcc
 from cellcc import Scenario
 
 from .conftest import EXAMPLES
@@ -59,6 +60,18 @@ BAD_CELLS = [
     ("ue-not-a-ue", ["cells", 0, "ues", 0, "node"], "server", "cells[0].ues[0].node"),
     ("enb-not-an-enb", ["cells", 0, "enb"], "pgw", "cells[0].enb"),
     ("sinr-file-missing", ["cells", 0, "ues", 0, "sinr"], {"kind": "csv", "file": "nope.csv"}, "sinr.file"),
+    ("mtu", ["cells", 0, "mtu_bytes"], 10, "cells[0].mtu_bytes"),
+    ("cqi-period", ["cells", 0, "cqi"], {"period_ms": 0}, "cells[0].cqi.period_ms"),
+    ("harq-retx", ["cells", 0, "harq"], {"max_retx": 9}, "cells[0].harq.max_retx"),
+    (
+        "ramp-duration",
+        ["cells", 0, "ues", 0, "sinr"],
+        {"kind": "ramp", "from_db": 20, "to_db": 5, "start_s": 0, "duration_s": -1},
+        "cells[0].ues[0].sinr.duration_s",
+    ),
+    ("rlc-buffer", ["cells", 0, "ues", 0, "rlc", "tx_buffer_bytes"], 0, "cells[0].ues[0].rlc.tx_buffer_bytes"),
+    ("unknown-cell-field", ["cells", 0, "colour"], "red", "cells[0].colour"),
+    ("ue-in-two-cells", ["cells", 1], None, "cells[1]"),
 ]
 
 
@@ -68,7 +81,11 @@ def test_bad_cell_is_one_line_naming_the_field(cli, lte_doc, write_doc, tmp_path
     node: Any = doc
     for key in path[:-1]:
         node = node[key]
-    node[path[-1]] = value
+    if value is None:  # the same UE attached to a second cell
+        doc["nodes"].append({"id": "enb2", "kind": "enb"})
+        doc["cells"].append({**copy.deepcopy(doc["cells"][0]), "id": "cell1", "enb": "enb2"})
+    else:
+        node[path[-1]] = value
     out = tmp_path / "run"
     assert_one_clear_line(cli("run", write_doc(doc), "--out", out), expected)
     assert not out.exists()
@@ -76,3 +93,11 @@ def test_bad_cell_is_one_line_naming_the_field(cli, lte_doc, write_doc, tmp_path
 
 def test_linux_backend_refuses_a_cell(cli, lte_doc, write_doc):
     assert_one_clear_line(cli("run", "--backend", "linux", write_doc(lte_doc)), "cells")
+
+
+def test_lte_columns_match_the_engine():
+    from cellcc.result import LTE_COLUMNS
+
+    result = cellcc.run(EXAMPLES / "lte_single_ue.toml", seed=1)
+    assert list(result.lte.columns) == LTE_COLUMNS
+    assert list(cellcc.run("bottleneck", seed=1).lte.columns) == LTE_COLUMNS

@@ -9,8 +9,9 @@ from __future__ import annotations
 import multiprocessing
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,12 +22,42 @@ from cellcc import _core
 from cellcc.result import Result
 from cellcc.scenario import Scenario
 
-__all__ = ["PROGRESS_AFTER_S", "Job", "run_jobs", "run_one"]
+__all__ = ["PROGRESS_AFTER_S", "SPAWNING", "Job", "run_jobs", "run_one"]
 
 #: A batch shorter than this shows no progress bar (the issue: "anything longer than a second").
 PROGRESS_AFTER_S = 1.0
 #: How often the parent wakes to update the bar, seconds.
 _POLL_S = 0.1
+
+
+class SpawnGuard:
+    """Marks the moments the pool spawns its workers, when a signal handler must not unwind.
+
+    A worker is started by writing its preparation data down a pipe; a handler that raises
+    in the middle (Ctrl-C) leaves a child the parent neither finished starting nor knows to
+    terminate, and it dies printing ``EOFError`` over the ``interrupted`` line.
+    :mod:`cellcc.cli.signals` so stores its action in :attr:`pending` while :attr:`active`,
+    and :meth:`hold` runs it as the block ends, when every worker is known.
+    """
+
+    def __init__(self) -> None:
+        self.active = False
+        self.pending: Callable[[], None] | None = None
+
+    @contextmanager
+    def hold(self) -> Iterator[None]:
+        self.active = True
+        try:
+            yield
+        finally:
+            self.active = False
+            pending, self.pending = self.pending, None
+            if pending is not None:
+                pending()
+
+
+#: The process's one guard (signal handlers run in the main thread, which runs the pool).
+SPAWNING = SpawnGuard()
 
 
 @dataclass(frozen=True)
@@ -96,22 +127,38 @@ def _run_pool(
     # spawn, not fork: the parent may be running the progress bar's thread.
     context = multiprocessing.get_context("spawn")
     results: list[Any] = [None] * len(jobs)
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        pending: dict[Future[Any], int] = {
-            pool.submit(_work, job.scenario.json, job.scenario.source, job.seed, reduce): i
-            for i, job in enumerate(jobs)
-        }
-        try:
-            while pending:
-                done, _ = wait(pending, timeout=_POLL_S, return_when=FIRST_COMPLETED)
-                for future in done:
-                    results[pending.pop(future)] = future.result()
-                tracker.advance(len(done))
-        except BaseException:
-            for future in pending:
-                future.cancel()
-            raise
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context)
+    try:
+        with SPAWNING.hold():
+            pending: dict[Future[Any], int] = {
+                pool.submit(_work, job.scenario.json, job.scenario.source, job.seed, reduce): i
+                for i, job in enumerate(jobs)
+            }
+        while pending:
+            done, _ = wait(pending, timeout=_POLL_S, return_when=FIRST_COMPLETED)
+            for future in done:
+                results[pending.pop(future)] = future.result()
+            tracker.advance(len(done))
+    except BaseException:
+        _abandon(pool)
+        raise
+    pool.shutdown(wait=True)
     return results
+
+
+def _abandon(pool: ProcessPoolExecutor) -> None:
+    """Shut a pool down after a failure or a signal, without waiting for it.
+
+    Not ``with pool``: its exit joins the pool's manager thread, and a signal that arrives
+    while ``submit`` starts that thread leaves it unstarted, so the join raises RuntimeError
+    over the exception that is unwinding (a traceback instead of ``interrupted``). Errors
+    of the shutdown itself are dropped for the same reason: the exception being raised is
+    the one to report, and the workers are already terminated or will exit with the pool.
+    """
+    try:
+        pool.shutdown(wait=False, cancel_futures=True)
+    except (OSError, RuntimeError, ValueError):
+        return
 
 
 class _LazyProgress:

@@ -10,6 +10,10 @@ Layout of a run folder::
 Atomic: everything is written into a hidden temporary folder beside the target
 and renamed into place at the end, so a failed or interrupted run leaves no
 folder (or the previous one) behind, never a half-written one.
+
+This module knows files, not results: :class:`cellcc.result.Result` builds on it
+(``Result.save``, ``Result.load``) and it imports nothing of ``cellcc.result``, so
+the two do not import each other. pyarrow loads on the first write or read.
 """
 
 from __future__ import annotations
@@ -20,15 +24,19 @@ import re
 import shutil
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-import pyarrow as pa
-import pyarrow.parquet as pq
-
-from cellcc.result import TABLES, Result
 from cellcc.scenario import Scenario
 
-__all__ = ["read_run", "write_atomically", "write_run"]
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from cellcc.result import Result
+
+__all__ = ["TABLES", "read_fields", "write_atomically", "write_run"]
+
+#: The engine's tables, in the order they are written (one ``<name>.parquet`` each).
+TABLES = ("flows", "timeseries", "queues", "cwnd", "rtt", "lte")
 
 #: Characters allowed in a pcap file name; anything else becomes "_".
 _UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._:-]")
@@ -49,6 +57,9 @@ def _dump_json(obj: object) -> str:
 
 
 def _write_parquet(frame: pd.DataFrame, path: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     table = pa.Table.from_pandas(frame, preserve_index=False)
     pq.write_table(table, path, compression="zstd")
 
@@ -90,19 +101,22 @@ def write_run(result: Result, out_dir: str | Path) -> Path:
     return write_atomically(out_dir, fill)
 
 
-def read_run(run_dir: str | Path) -> Result:
-    """Load a run folder written by :func:`write_run`."""
+def read_fields(run_dir: str | Path) -> dict[str, Any]:
+    """The contents of a run folder written by :func:`write_run`, as the keyword arguments
+    of :class:`cellcc.result.Result` (``Result.load`` calls this)."""
+    import pyarrow.parquet as pq
+
     run_dir = Path(run_dir)
     head = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
     scenario_doc = json.loads((run_dir / "scenario.json").read_text(encoding="utf-8"))
     scenario = Scenario(json.dumps(scenario_doc), source=str(run_dir / "scenario.json"))
     tables = {name: pq.read_table(run_dir / f"{name}.parquet").to_pandas() for name in TABLES}
     pcaps = {p.stem: p.read_bytes() for p in sorted(run_dir.glob("*.pcap"))}
-    return Result(
-        scenario=scenario,
-        seed=int(head["provenance"]["seed"]),
-        summary=head["summary"],
-        provenance=head["provenance"],
-        pcaps=pcaps,
+    return {
+        "scenario": scenario,
+        "seed": int(head["provenance"]["seed"]),
+        "summary": head["summary"],
+        "provenance": head["provenance"],
+        "pcaps": pcaps,
         **tables,
-    )
+    }

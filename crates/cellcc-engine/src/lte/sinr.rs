@@ -17,6 +17,13 @@ pub trait SinrSource {
 
     /// SINR of the downlink control region (PCFICH/PDCCH) for `ue` at `now`, dB.
     fn control_sinr_db(&mut self, ue: UeIndex, now: SimTime) -> f64;
+
+    /// A name for the row [`Self::per_rb_sinr_db`] would give now: two calls for the same UE and
+    /// direction that return the same id return the same row, so the PHY may reuse what it
+    /// derived from it. `None` (the default) when the source cannot tell cheaply.
+    fn row_id(&mut self, _ue: UeIndex, _dir: LinkDir, _now: SimTime) -> Option<u64> {
+        None
+    }
 }
 
 /// A per-UE SINR time series: rows `(from, per-RB or wideband dB)`, each holding until the next.
@@ -75,13 +82,19 @@ impl SinrSeries {
 
     /// The row in force at `now` (the first row before the first time).
     pub fn row_at(&mut self, now: SimTime) -> &[f64] {
+        let i = self.row_index(now);
+        &self.values_db[i * self.width..(i + 1) * self.width]
+    }
+
+    /// Index of the row in force at `now`.
+    pub fn row_index(&mut self, now: SimTime) -> usize {
         if self.times[self.cursor] > now {
             self.cursor = 0;
         }
         while self.cursor + 1 < self.times.len() && self.times[self.cursor + 1] <= now {
             self.cursor += 1;
         }
-        &self.values_db[self.cursor * self.width..(self.cursor + 1) * self.width]
+        self.cursor
     }
 
     /// Fill `out` with the row in force at `now`; a wideband row fills every RB.
@@ -99,10 +112,18 @@ impl SinrSeries {
 /// One UE's SINR when no geometric channel is modelled.
 #[derive(Clone, Debug, PartialEq)]
 pub enum UeSinr {
-    Fixed { dl_db: f64, ul_db: f64 },
+    Fixed {
+        dl_db: f64,
+        ul_db: f64,
+    },
     Series(SinrSeries),
     /// Linear from `from_db` at `start` to `to_db` at `end`, constant outside.
-    Ramp { from_db: f64, to_db: f64, start: SimTime, end: SimTime },
+    Ramp {
+        from_db: f64,
+        to_db: f64,
+        start: SimTime,
+        end: SimTime,
+    },
 }
 
 impl UeSinr {
@@ -131,6 +152,17 @@ impl SinrSource for PerUeSinr {
             UeSinr::Fixed { ul_db, .. } if dir == LinkDir::Uplink => out.fill(*ul_db),
             other => out.fill(other.wideband_db(now)),
         }
+    }
+
+    fn row_id(&mut self, ue: UeIndex, _dir: LinkDir, now: SimTime) -> Option<u64> {
+        Some(match &mut self.ues[ue.index()] {
+            UeSinr::Fixed { .. } => 0,
+            UeSinr::Series(s) => s.row_index(now) as u64,
+            // Constant before and after the ramp; a new row every nanosecond on it.
+            UeSinr::Ramp { start, .. } if now <= *start => u64::MAX - 1,
+            UeSinr::Ramp { end, .. } if now >= *end => u64::MAX,
+            UeSinr::Ramp { .. } => now.as_ns(),
+        })
     }
 
     fn control_sinr_db(&mut self, ue: UeIndex, now: SimTime) -> f64 {

@@ -177,12 +177,7 @@ use std::collections::HashSet;
 const SINR_RANGE_DB: (f64, f64) = (-50.0, 60.0);
 
 fn sinr_db(x: f64, path: impl FnOnce() -> String) -> Check {
-    ensure(
-        x.is_finite() && (SINR_RANGE_DB.0..=SINR_RANGE_DB.1).contains(&x),
-        path,
-        x,
-        "dB in [-50, 60]",
-    )
+    ensure(x.is_finite() && (SINR_RANGE_DB.0..=SINR_RANGE_DB.1).contains(&x), path, x, "dB in [-50, 60]")
 }
 
 impl Scenario {

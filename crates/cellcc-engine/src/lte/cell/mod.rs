@@ -66,6 +66,10 @@ pub struct Cell {
     sinr_db: Vec<f64>,
     /// The last TTI processed.
     last_tti: Option<SimTime>,
+    /// When the cell next needs waking: recomputed after each wake-up, lowered by enqueues.
+    deadline: Option<SimTime>,
+    /// The end of the run: a TTI starting there would fall outside every time-series slot.
+    end: SimTime,
     now: SimTime,
 }
 
@@ -104,6 +108,8 @@ impl Cell {
             sinr: Box::new(PerUeSinr { ues: sources }),
             sinr_db: vec![0.0; n_rbs as usize],
             last_tti: None,
+            deadline: None,
+            end,
             now: SimTime::ZERO,
         })
     }
@@ -131,13 +137,25 @@ impl Cell {
         let (ue, dir) =
             if from == self.enb { (self.ue_of(next), LinkDir::Downlink) } else { (self.ue_of(from), LinkDir::Uplink) };
         match self.ues[ue.index()].admit(now, dir, id, ip_bytes) {
-            Ok(()) => CellEnqueued::Accepted,
+            Ok(()) => {
+                // Data is buffered: the next TTI has work (admission starts no RLC timer).
+                let tti = self.next_tti_after(now);
+                if tti < self.end {
+                    self.deadline = Some(self.deadline.map_or(tti, |d| d.min(tti)));
+                }
+                CellEnqueued::Accepted
+            }
             Err(id) => CellEnqueued::Dropped(id),
         }
     }
 
     /// When the cell next needs the world to wake it, if ever.
     pub fn poll_timeout(&self) -> Option<SimTime> {
+        self.deadline
+    }
+
+    /// The next wake-up, from every UE's state: a TTI if any has work, else the first RLC timer.
+    fn compute_deadline(&self) -> Option<SimTime> {
         let next_tti = self.ues.iter().any(|u| u.needs_tti(self.now)).then(|| self.next_tti_after(self.now));
         let timers = self.ues.iter().filter_map(UeContext::rlc_deadline).min();
         match (next_tti, timers) {
@@ -161,10 +179,11 @@ impl Cell {
         for ue in &mut self.ues {
             ue.handle_rlc_timers(now, out);
         }
-        if now.as_ns() % NS_PER_MS == 0 && self.last_tti.is_none_or(|l| now > l) {
+        if now.as_ns().is_multiple_of(NS_PER_MS) && self.last_tti.is_none_or(|l| now > l) {
             self.last_tti = Some(now);
             self.run_tti(now, out);
         }
+        self.deadline = self.compute_deadline().filter(|&t| t < self.end);
     }
 
     /// IP bytes held in the cell (RLC buffers, HARQ, the air), for the conservation ledger.

@@ -34,7 +34,7 @@ fn dir_tag(dir: LinkDir) -> u64 {
 
 /// The direction an SDU id belongs to.
 pub fn dir_of(id: SduId) -> LinkDir {
-    if id.0 % 2 == 0 {
+    if id.0.is_multiple_of(2) {
         LinkDir::Downlink
     } else {
         LinkDir::Uplink

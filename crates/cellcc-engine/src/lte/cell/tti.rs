@@ -95,12 +95,18 @@ impl Cell {
                 if !ue.link(dir).cqi.due(now, period) {
                     continue;
                 }
-                self.sinr.per_rb_sinr_db(UeIndex(i as u16), dir, now, &mut self.sinr_db);
-                let cqi = match dir {
-                    LinkDir::Downlink => phy::wideband_cqi(&self.sinr_db),
-                    LinkDir::Uplink => phy::uplink_cqi_shannon_gap(min_db(&self.sinr_db)),
-                };
-                ue.link(dir).cqi.measured(now, cqi, now + delay);
+                let id = self.sinr.row_id(UeIndex(i as u16), dir, now);
+                let link = ue.link(dir);
+                if !link.memo.holds(id) {
+                    self.sinr.per_rb_sinr_db(UeIndex(i as u16), dir, now, &mut self.sinr_db);
+                    link.memo.refresh(id, &self.sinr_db);
+                }
+                let sinr_db = &self.sinr_db;
+                let cqi = *link.memo.cqi.get_or_insert_with(|| match dir {
+                    LinkDir::Downlink => phy::wideband_cqi(sinr_db),
+                    LinkDir::Uplink => phy::uplink_cqi_shannon_gap(min_db(sinr_db)),
+                });
+                link.cqi.measured(now, cqi, now + delay);
             }
         }
     }
@@ -150,8 +156,9 @@ impl Cell {
         for a in &retx {
             self.retransmit(now, a);
         }
-        self.macs.retx = retx;
         self.gather_demand(LinkDir::Downlink, now);
+        self.one_tb_per_ue(&retx);
+        self.macs.retx = retx;
         let mut new_tbs = std::mem::take(&mut self.macs.new_tbs);
         new_tbs.clear();
         self.macs.dl.schedule(busy, &self.macs.demand, &mut new_tbs);
@@ -177,6 +184,12 @@ impl Cell {
         }
         let busy_later = self.uplink_retransmissions(now);
         self.gather_demand(LinkDir::Uplink, now);
+        let later = now + self.macs.ul_retx_delay;
+        for (i, ue) in self.ues.iter().enumerate() {
+            if ue.ul.synchronous_retx.iter().any(|&(t, _)| t == later) {
+                self.macs.demand[i].buffered_bytes = 0;
+            }
+        }
         new_tbs.clear();
         self.macs.ul.schedule(busy_later, &self.macs.demand, &mut new_tbs);
         self.macs.uplink.granted(now, &new_tbs);
@@ -210,6 +223,14 @@ impl Cell {
         busy_later
     }
 
+    /// A UE decodes one transport block per TTI (SISO, one DCI: TS 36.213 §7.1): a UE
+    /// receiving a retransmission gets no new TB in the same TTI (as ns-3's schedulers).
+    fn one_tb_per_ue(&mut self, retx: &[TbAssignment]) {
+        for a in retx {
+            self.macs.demand[a.ue.index()].buffered_bytes = 0;
+        }
+    }
+
     /// A new TB on a free HARQ process, filled from the transmitting RLC entity.
     fn transmit_new(&mut self, now: SimTime, dir: LinkDir, tb: &NewTb) {
         let ue = &mut self.ues[tb.ue.index()];
@@ -236,11 +257,14 @@ impl Cell {
     /// effective SINR (ns-3 `LteSpectrumPhy::EndRxData`); record it and await feedback.
     fn send(&mut self, now: SimTime, a: &TbAssignment, payload: TbPayload, history: HarqHistory) -> TbOutcome {
         self.sinr.per_rb_sinr_db(a.ue, a.dir, now, &mut self.sinr_db);
+        let id = self.sinr.row_id(a.ue, a.dir, now);
         let link = self.ues[a.ue.index()].link(a.dir);
+        link.memo.refresh(id, &self.sinr_db);
+        let sinr_db = &self.sinr_db;
         // ns-3 models control errors on the downlink only (DCI on PDCCH, TS 36.213 §9.1).
         let control_lost = a.dir == LinkDir::Downlink
             && self.control_errors
-            && link.rng.uniform() < phy::pcfich_pdcch_error_rate(&self.sinr_db);
+            && link.rng.uniform() < *link.memo.pdcch_error.get_or_insert_with(|| phy::pcfich_pdcch_error_rate(sinr_db));
         let decode = phy::decode_tb(a, &self.sinr_db, history);
         let outcome = if control_lost {
             TbOutcome::ControlLost
@@ -279,10 +303,11 @@ fn fill_tb(ue: &mut UeContext, a: &TbAssignment, now: SimTime) -> TbPayload {
     let mut room = (a.tbs_bits / 8).saturating_sub(bsr);
     let mut payload = TbPayload::new();
     let (rlc, events) = ue.tx_rlc(a.dir);
+    // Each PDU is budgeted a full subheader; the last one's is shorter (padding takes the rest).
     while room > MAX_SUBHEADER_BYTES {
         let opp = TxOpportunity { bytes: room - MAX_SUBHEADER_BYTES, now };
         let Some(pdu) = rlc.notify_tx_opportunity(opp, events) else { break };
-        room -= pdu.bytes() + subheader_bytes(pdu.bytes());
+        room = room.saturating_sub(pdu.bytes() + subheader_bytes(pdu.bytes()));
         payload.push(pdu);
     }
     payload
@@ -291,4 +316,3 @@ fn fill_tb(ue: &mut UeContext, a: &TbAssignment, now: SimTime) -> TbPayload {
 fn min_db(sinr_db: &[f64]) -> f64 {
     sinr_db.iter().copied().fold(f64::INFINITY, f64::min)
 }
-

@@ -48,6 +48,42 @@ impl CqiTracker {
     }
 }
 
+/// What was computed from a UE's last per-RB SINR row: an unchanged row (a fixed
+/// or slowly sampled SINR) reuses them instead of recomputing the MIESM lookups.
+#[derive(Debug, Default)]
+pub struct SinrMemo {
+    /// The source's name for the row ([`crate::lte::sinr::SinrSource::row_id`]), if it has one.
+    row_id: Option<u64>,
+    /// The row itself, kept only when the source gives no id.
+    sinr_db: Vec<f64>,
+    pub cqi: Option<u8>,
+    pub pdcch_error: Option<f64>,
+}
+
+impl SinrMemo {
+    /// Whether the row named `id` is the one the memo was derived from (never, without an id).
+    pub fn holds(&self, id: Option<u64>) -> bool {
+        id.is_some() && id == self.row_id
+    }
+
+    /// Forget what was derived unless the row (`id`, `sinr_db`) is the one it was derived from.
+    pub fn refresh(&mut self, id: Option<u64>, sinr_db: &[f64]) {
+        let same = match id {
+            Some(_) => id == self.row_id,
+            None => self.row_id.is_none() && self.sinr_db == sinr_db,
+        };
+        if !same {
+            self.row_id = id;
+            self.sinr_db.clear();
+            if id.is_none() {
+                self.sinr_db.extend_from_slice(sinr_db);
+            }
+            self.cqi = None;
+            self.pdcch_error = None;
+        }
+    }
+}
+
 /// One direction of one UE's radio link.
 pub struct RadioLink {
     pub sdus: SduStore,
@@ -59,6 +95,7 @@ pub struct RadioLink {
     /// Uplink only: (when, process) of the synchronous retransmissions NACKed.
     pub synchronous_retx: VecDeque<(SimTime, HarqId)>,
     pub cqi: CqiTracker,
+    pub memo: SinrMemo,
     pub rng: RngStream,
     pub slots: LteSlots,
     /// The transmitting RLC entity's retransmission count at the last sample.
@@ -78,6 +115,7 @@ impl RadioLink {
             feedback: VecDeque::new(),
             synchronous_retx: VecDeque::new(),
             cqi: CqiTracker::default(),
+            memo: SinrMemo::default(),
             rng: RngStream::new(seed, &format!("{label}:{d}:phy")),
             slots: LteSlots::new(slot, duration),
             rlc_retx_seen: 0,

@@ -272,7 +272,8 @@ mod tests {
     fn modes_parse_with_defaults() {
         assert_eq!(parse(r#"{"mode": "tm"}"#).unwrap(), RlcConfig::Tm(TmConfig::default()));
         assert_eq!(parse(r#"{"mode": "um"}"#).unwrap(), RlcConfig::Um(UmConfig::default()));
-        let am = parse(r#"{"mode": "am", "max_retx_threshold": 8, "on_max_retx": "discard", "poll_pdu": null}"#).unwrap();
+        let am =
+            parse(r#"{"mode": "am", "max_retx_threshold": 8, "on_max_retx": "discard", "poll_pdu": null}"#).unwrap();
         let RlcConfig::Am(c) = am else { panic!("expected AM") };
         assert_eq!((c.max_retx_threshold, c.on_max_retx, c.poll_pdu), (8, MaxRetxAction::Discard, None));
         assert_eq!(c.t_poll_retransmit_ms, 20.0);
@@ -291,7 +292,10 @@ mod tests {
             (RlcConfig::Um(UmConfig { t_reordering_ms: -1.0, ..UmConfig::default() }), "rlc.t_reordering_ms"),
             (RlcConfig::Tm(TmConfig { tx_buffer_bytes: 0 }), "rlc.tx_buffer_bytes"),
             (RlcConfig::Am(AmConfig { t_poll_retransmit_ms: 0.0, ..AmConfig::default() }), "rlc.t_poll_retransmit_ms"),
-            (RlcConfig::Am(AmConfig { t_status_prohibit_ms: f64::NAN, ..AmConfig::default() }), "rlc.t_status_prohibit_ms"),
+            (
+                RlcConfig::Am(AmConfig { t_status_prohibit_ms: f64::NAN, ..AmConfig::default() }),
+                "rlc.t_status_prohibit_ms",
+            ),
             (RlcConfig::Am(AmConfig { max_retx_threshold: 0, ..AmConfig::default() }), "rlc.max_retx_threshold"),
             (RlcConfig::Am(AmConfig { poll_pdu: Some(0), ..AmConfig::default() }), "rlc.poll_pdu"),
             (RlcConfig::Am(AmConfig { poll_byte: Some(0), ..AmConfig::default() }), "rlc.poll_byte"),

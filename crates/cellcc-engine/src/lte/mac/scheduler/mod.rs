@@ -1,1 +1,329 @@
-//! MAC schedulers: round robin, proportional fair, maximum throughput.
+//! MAC schedulers: round robin, proportional fair, maximum throughput (ns-3 LENA's
+//! `RrFfMacScheduler`, `PfFfMacScheduler`, `FdMtFfMacScheduler`; lte-design.rst "Scheduler").
+//!
+//! One call per TTI and direction. The cell schedules HARQ retransmissions first (ns-3 does:
+//! `rntiAllocated`), passes their RBs as `busy`, then this module shares the free RBs among
+//! UEs with new data and a free HARQ process:
+//!
+//! ```text
+//!  demand ─► candidates (data > 0, free HARQ) ─► downlink: RBG by RBG (type 0, TS 36.213 §7.1.6.1)
+//!                                                  RR  round_robin.rs     even split, cyclic order
+//!                                                  PF  proportional_fair  max rate / avg throughput
+//!                                                  MT  max_throughput     max rate
+//!                                              └► uplink: contiguous RBs (SC-FDMA, TS 36.211 §5.3),
+//!                                                  even split in cyclic order for every policy,
+//!                                                  as all three ns-3 schedulers do (contiguous.rs)
+//! ```
+//! Wideband CQI: one MCS per UE (`UeDemand::mcs`); the achievable rate of an RBG is the TBS
+//! of that MCS on one RBG (ns-3: `GetDlTbSizeFromMcs(mcs, rbgSize) / 8 / 0.001`).
+//! No UE gets more than its buffer needs: it stops taking RBGs (RBs) once its TBS covers its
+//! buffer plus MAC headers, so it gets at most one RBG beyond need. ns-3 does not cap (its PF
+//! gives every RBG to the best metric and RR splits evenly whatever the buffers); the cap
+//! keeps a 40-byte TCP ACK from taking the whole band. Ties go to the lowest `UeIndex`.
+//!
+//! The cell leaves out UEs whose CQI is 0 ("out of range", TS 36.213 Table 7.2.3-1): ns-3
+//! does not schedule them; `UeDemand` has no CQI, only the MCS to use.
+
+mod contiguous;
+pub mod max_throughput;
+pub mod proportional_fair;
+pub mod rbg;
+pub mod round_robin;
+
+use serde::{Deserialize, Serialize};
+
+use super::{mac_overhead_bytes, BSR_CE_BYTES};
+use crate::lte::phy::tbs_bits;
+use crate::lte::sap::{LinkDir, RbMask, UeIndex};
+use proportional_fair::PfAverages;
+
+/// Which policy shares the RBs (a cell's `scheduler` field).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SchedulerKind {
+    /// ns-3 `RrFfMacScheduler`.
+    RoundRobin,
+    /// ns-3 `PfFfMacScheduler`, ns-3's default (`LteHelper::Scheduler`).
+    #[default]
+    ProportionalFair,
+    /// ns-3 `FdMtFfMacScheduler` (frequency-domain maximum throughput).
+    MaxThroughput,
+}
+
+/// What one UE asks for this TTI.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UeDemand {
+    pub ue: UeIndex,
+    /// Downlink: the RLC buffer status total; uplink: what the eNB believes (BSR/SR).
+    pub buffered_bytes: u32,
+    /// MCS from the UE's wideband CQI (0..=28).
+    pub mcs: u8,
+    /// A HARQ process is idle and the UE has no retransmission this TTI (one TB per UE per TTI).
+    pub has_free_harq: bool,
+}
+
+/// A new transport block the scheduler granted (the cell adds the HARQ process).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NewTb {
+    pub ue: UeIndex,
+    pub rbs: RbMask,
+    pub mcs: u8,
+    /// TS 36.213 §7.1.7.2 TBS of `mcs` on `rbs.count()` PRBs.
+    pub tbs_bits: u32,
+}
+
+/// One UE competing for RBs this TTI (scratch, reused across TTIs).
+#[derive(Clone, Copy, Debug)]
+struct Candidate {
+    ue: UeIndex,
+    mcs: u8,
+    /// TBS bits that would carry the whole buffer and its MAC headers.
+    need_bits: u32,
+    /// Achievable rate on one full RBG, bytes/s (PF and MT metrics).
+    rbg_rate_bytes_per_s: f64,
+    /// RBs given so far.
+    rbs: RbMask,
+    /// Allocation units (RBGs downlink, RBs uplink) this UE may take (round robin, uplink).
+    target_units: u32,
+    split: Split,
+}
+
+/// Where a candidate stands in the even split (round robin, uplink).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Split {
+    /// Takes an equal share of what the capped UEs leave.
+    Open,
+    /// Needs less than an equal share: gets exactly its need.
+    CappedAtNeed,
+}
+
+impl Candidate {
+    /// The TBS of the RBs given so far covers the buffer: take no more.
+    fn satisfied(&self, dir: LinkDir) -> bool {
+        tbs_bits(dir, self.mcs, self.rbs.count()) >= self.need_bits
+    }
+}
+
+/// A scheduler for one cell and one direction.
+#[derive(Debug)]
+pub struct Scheduler {
+    kind: SchedulerKind,
+    dir: LinkDir,
+    n_rbs: u32,
+    n_ues: usize,
+    /// RBG size P (downlink, TS 36.213 Table 7.1.6.1-1); 1 uplink (RB granularity).
+    rbg_size: u32,
+    /// Round-robin pointer: the UE that comes first next TTI (ns-3 `m_nextRntiDl/Ul`).
+    next_ue: usize,
+    pf: PfAverages,
+    candidates: Vec<Candidate>,
+}
+
+impl Scheduler {
+    pub fn new(kind: SchedulerKind, dir: LinkDir, n_rbs: u32, n_ues: usize) -> Self {
+        assert!((1..=RbMask::MAX_RBS).contains(&n_rbs), "{n_rbs} RBs outside 1..=110");
+        assert!(n_ues <= usize::from(u16::MAX), "{n_ues} UEs exceed UeIndex");
+        let rbg_size = match dir {
+            LinkDir::Downlink => rbg::rbg_size(n_rbs),
+            LinkDir::Uplink => 1,
+        };
+        Scheduler {
+            kind,
+            dir,
+            n_rbs,
+            n_ues,
+            rbg_size,
+            next_ue: 0,
+            pf: PfAverages::new(n_ues),
+            candidates: Vec::with_capacity(n_ues),
+        }
+    }
+
+    /// Proportional fair's averaging window in TTIs (default ns-3's 99, `m_timeWindow`).
+    pub fn with_pf_time_window_ttis(mut self, ttis: f64) -> Self {
+        self.pf.set_time_window_ttis(ttis);
+        self
+    }
+
+    pub fn kind(&self) -> SchedulerKind {
+        self.kind
+    }
+
+    /// PF's exponentially averaged throughput of `ue`, bytes per second (kept for every policy).
+    pub fn average_throughput_bytes_per_s(&self, ue: UeIndex) -> f64 {
+        self.pf.average(ue)
+    }
+
+    /// One TTI: RBs in `busy` are taken (HARQ retransmissions). Gives the free RBs to UEs with
+    /// `buffered_bytes > 0` and `has_free_harq`, per the policy, and pushes one [`NewTb`] per
+    /// served UE into `out`. Updates the policy state (PF averages for every UE; RR pointer).
+    pub fn schedule(&mut self, busy: RbMask, demand: &[UeDemand], out: &mut Vec<NewTb>) {
+        self.collect_candidates(demand);
+        if !self.candidates.is_empty() {
+            match (self.dir, self.kind) {
+                (LinkDir::Uplink, _) => contiguous::allocate(self, busy),
+                (LinkDir::Downlink, SchedulerKind::RoundRobin) => round_robin::allocate(self, busy),
+                (LinkDir::Downlink, SchedulerKind::ProportionalFair) => {
+                    let pf = std::mem::take(&mut self.pf);
+                    self.allocate_best_per_rbg(busy, |ue, rate| pf.metric(ue, rate));
+                    self.pf = pf;
+                }
+                (LinkDir::Downlink, SchedulerKind::MaxThroughput) => {
+                    self.allocate_best_per_rbg(busy, max_throughput::metric)
+                }
+            }
+        }
+        self.advance_pointer();
+        self.candidates.sort_unstable_by_key(|c| c.ue);
+        let first_out = out.len();
+        for c in self.candidates.iter().filter(|c| !c.rbs.is_empty()) {
+            debug_assert!(!c.rbs.overlaps(busy));
+            out.push(NewTb { ue: c.ue, rbs: c.rbs, mcs: c.mcs, tbs_bits: tbs_bits(self.dir, c.mcs, c.rbs.count()) });
+        }
+        self.pf.update(&out[first_out..]);
+    }
+
+    /// UEs with data and a free HARQ process, in ascending `UeIndex` (the tie-break order).
+    fn collect_candidates(&mut self, demand: &[UeDemand]) {
+        self.candidates.clear();
+        for d in demand.iter().filter(|d| d.buffered_bytes > 0 && d.has_free_harq) {
+            assert!(d.ue.index() < self.n_ues, "{:?} outside the cell's {} UEs", d.ue, self.n_ues);
+            let headers = mac_overhead_bytes(1, d.buffered_bytes) + self.ce_bytes();
+            let need_bytes = d.buffered_bytes.saturating_add(headers);
+            self.candidates.push(Candidate {
+                ue: d.ue,
+                mcs: d.mcs,
+                need_bits: need_bytes.saturating_mul(8),
+                rbg_rate_bytes_per_s: self.rbg_rate_bytes_per_s(d.mcs),
+                rbs: RbMask::default(),
+                target_units: 0,
+                split: Split::Open,
+            });
+        }
+        self.candidates.sort_unstable_by_key(|c| c.ue);
+        debug_assert!(self.candidates.windows(2).all(|w| w[0].ue != w[1].ue), "one demand per UE");
+    }
+
+    /// Uplink PDUs carry a Short BSR (TS 36.321 §5.4.5), so the need includes it.
+    fn ce_bytes(&self) -> u32 {
+        match self.dir {
+            LinkDir::Downlink => 0,
+            LinkDir::Uplink => BSR_CE_BYTES,
+        }
+    }
+
+    /// Candidates in round-robin order: the pointer's UE first, then upwards, wrapping.
+    fn rotate_candidates(&mut self) {
+        let (n, next) = (self.n_ues, self.next_ue);
+        self.candidates.sort_unstable_by_key(|c| (c.ue.index() + n - next) % n);
+    }
+
+    /// Next TTI starts from the first candidate left unserved, else from the one after the
+    /// first served (ns-3 rr-ff-mac-scheduler: `m_nextRntiDl` = successor of the last start).
+    fn advance_pointer(&mut self) {
+        let (n, next) = (self.n_ues, self.next_ue);
+        let key = |c: &Candidate| (c.ue.index() + n - next) % n;
+        let unserved = self.candidates.iter().filter(|c| c.rbs.is_empty()).min_by_key(|c| key(c));
+        let first = self.candidates.iter().min_by_key(|c| key(c));
+        self.next_ue = match (unserved, first) {
+            (Some(c), _) => c.ue.index(),
+            (None, Some(c)) => (c.ue.index() + 1) % n,
+            (None, None) => next,
+        };
+    }
+
+    /// Number of RBGs (downlink) or RBs (uplink) in the band.
+    fn n_units(&self) -> u32 {
+        self.n_rbs.div_ceil(self.rbg_size)
+    }
+
+    /// The RBs of allocation unit `i` (an RBG downlink, one RB uplink).
+    fn unit_mask(&self, i: u32) -> RbMask {
+        rbg::rbg_mask(i, self.rbg_size, self.n_rbs)
+    }
+
+    /// Achievable bytes per second of `mcs` on one full RBG (ns-3's PF/MT `achievableRate`).
+    fn rbg_rate_bytes_per_s(&self, mcs: u8) -> f64 {
+        f64::from(tbs_bits(self.dir, mcs, self.rbg_size)) / BITS_PER_BYTE / TTI_S
+    }
+
+    /// Frequency-domain greedy allocation: each free RBG, lowest first, to the candidate with the
+    /// highest `metric(ue, rate)` that still needs RBs (ties: lowest `UeIndex`). PF and MT.
+    fn allocate_best_per_rbg(&mut self, busy: RbMask, metric: impl Fn(UeIndex, f64) -> f64) {
+        for i in 0..self.n_units() {
+            let mask = self.unit_mask(i);
+            if mask.overlaps(busy) {
+                continue;
+            }
+            let mut best: Option<(usize, f64)> = None;
+            for (k, c) in self.candidates.iter().enumerate() {
+                if c.satisfied(self.dir) {
+                    continue;
+                }
+                let m = metric(c.ue, c.rbg_rate_bytes_per_s);
+                match best {
+                    Some((_, bm)) if m <= bm => {}
+                    _ => best = Some((k, m)),
+                }
+            }
+            let Some((k, _)) = best else { return };
+            self.candidates[k].rbs = self.candidates[k].rbs.union(mask);
+        }
+    }
+
+    /// Units (RBGs or RBs, each `unit_rbs` RBs) that carry `c`'s buffer, 1..=`max_units`
+    /// (binary search: the TBS grows with the PRB count, Table 7.1.7.2.1-1).
+    fn units_needed(&self, c: &Candidate, unit_rbs: u32, max_units: u32) -> u32 {
+        let carries = |k: u32| tbs_bits(self.dir, c.mcs, (k * unit_rbs).min(self.n_rbs)) >= c.need_bits;
+        let (mut lo, mut hi) = (1, max_units.max(1));
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if carries(mid) {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        lo
+    }
+
+    /// Even split of `free_units` among the candidates in their current order, each capped at
+    /// what its buffer needs, the leftover of capped UEs shared among the others (water-filling),
+    /// and the remainder of the division one unit each to the first in order. At least
+    /// `min_share` units per UE while they last (ns-3: 1 RBG downlink, 3 RBs uplink).
+    /// Sets `target_units`.
+    fn split_evenly(&mut self, free_units: u32, unit_rbs: u32, min_share: u32) {
+        for k in 0..self.candidates.len() {
+            let need = self.units_needed(&self.candidates[k], unit_rbs, free_units);
+            let c = &mut self.candidates[k];
+            c.target_units = need;
+            c.split = Split::Open;
+        }
+        let (mut left, mut open) = (free_units, self.candidates.len() as u32);
+        let share = loop {
+            let share = (left / open.max(1)).max(min_share);
+            let mut capped_now = 0;
+            for c in self.candidates.iter_mut().filter(|c| c.split == Split::Open && c.target_units <= share) {
+                c.split = Split::CappedAtNeed;
+                left = left.saturating_sub(c.target_units);
+                capped_now += 1;
+            }
+            open -= capped_now;
+            if capped_now == 0 || open == 0 {
+                break (left / open.max(1)).max(min_share);
+            }
+        };
+        let mut extra = left.saturating_sub(share * open);
+        for c in self.candidates.iter_mut().filter(|c| c.split == Split::Open) {
+            c.target_units = share + u32::from(extra > 0);
+            extra = extra.saturating_sub(1);
+        }
+    }
+}
+
+/// A TTI lasts 1 ms (TS 36.211 §4.1: a subframe).
+const TTI_S: f64 = 0.001;
+const BITS_PER_BYTE: f64 = 8.0;
+
+#[cfg(test)]
+mod tests;

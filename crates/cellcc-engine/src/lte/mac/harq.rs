@@ -1,0 +1,260 @@
+//! One HARQ entity per UE per direction (TS 36.321 §5.3.2 downlink, §5.4.2 uplink).
+//!
+//! ```text
+//!            transmitted(retx = 0)              on_feedback(Decoded)
+//!   Idle ──────────────────────────► Waiting ───────────────────────► Idle   (Acked)
+//!    ▲                                 │  ▲
+//!    │ on_feedback(fail, retx = max)   │  │ transmitted(retx > 0)
+//!    │ (ResidualLoss)                  │  │
+//!    └─────────────────────────────────┤  Taken ◄── take_for_retransmission
+//!                                      │             ▲
+//!           on_feedback(fail, retx < max)            │
+//!                                      └──► Queued ──┘   (Retransmit)
+//! ```
+//! A process keeps its TB's payload and the PHY's soft-combining history
+//! (`phy::HarqHistory`) from the first transmission until an ACK or the last
+//! failed retransmission, exactly as ns-3 LENA's `m_dlHarqProcessesRlcPduListBuffer`
+//! keeps the RLC PDUs of each process (pf-ff-mac-scheduler.cc) and `LteHarqPhy`
+//! keeps the MI history (lte-design.rst, "HARQ").
+//!
+//! The retransmission queue is a fixed array in NACK order, so the cell
+//! retransmits the oldest failure first with no allocation.
+
+use crate::lte::phy::HarqHistory;
+use crate::lte::sap::{HarqId, TbAssignment, TbOutcome};
+
+/// HARQ processes per UE per direction in FDD (TS 36.213 §7 downlink, §8 uplink: 8).
+pub const N_HARQ_PROCESSES: u8 = 8;
+
+/// Retransmissions after the first transmission by default: ns-3 LENA's schedulers drop a
+/// process once its redundancy version reached 3 ("maximum number of retx reached" in
+/// pf/rr-ff-mac-scheduler.cc), i.e. 4 transmissions in all, as TS 36.331 maxHARQ-Tx n4.
+pub const DEFAULT_MAX_RETX: u8 = 3;
+
+/// What the MAC does with a TB after its ACK/NACK.
+#[derive(Debug, PartialEq)]
+pub enum Feedback<P> {
+    /// Decoded: the process is idle again and the payload is dropped.
+    Acked,
+    /// Failed with retransmissions left: the process waits in the retransmission queue.
+    Retransmit,
+    /// Failed after the last retransmission: the payload goes back to RLC as lost.
+    ResidualLoss(P),
+}
+
+/// The state of one HARQ process (TS 36.321 §5.3.2.2 / §5.4.2.2).
+#[derive(Debug)]
+enum Process<P> {
+    /// No TB: free for a new transmission.
+    Idle,
+    /// A TB is in the air; its ACK/NACK has not come back.
+    Waiting { tb: TbAssignment, payload: P, history: HarqHistory },
+    /// NACKed with retransmissions left: `tb` is the assignment to repeat (retx incremented).
+    Queued { tb: TbAssignment, payload: P, history: HarqHistory },
+    /// The cell took the payload to retransmit it this TTI; `transmitted` follows.
+    Taken,
+}
+
+/// The HARQ entity of one UE in one direction; `P` is the TB's payload, kept until ACK.
+#[derive(Debug)]
+pub struct HarqEntity<P> {
+    max_retx: u8,
+    processes: [Process<P>; N_HARQ_PROCESSES as usize],
+    /// Process ids waiting for retransmission, oldest NACK first (`retx_len` are valid).
+    retx_order: [HarqId; N_HARQ_PROCESSES as usize],
+    retx_len: usize,
+}
+
+impl<P> HarqEntity<P> {
+    /// `max_retx`: retransmissions allowed after the first transmission (ns-3: 3).
+    pub fn new(max_retx: u8) -> Self {
+        HarqEntity {
+            max_retx,
+            processes: std::array::from_fn(|_| Process::Idle),
+            retx_order: [HarqId(0); N_HARQ_PROCESSES as usize],
+            retx_len: 0,
+        }
+    }
+
+    pub fn max_retx(&self) -> u8 {
+        self.max_retx
+    }
+
+    /// An idle process, lowest id first (`None` when all 8 are busy: the UE cannot get new data).
+    pub fn free_process(&self) -> Option<HarqId> {
+        self.processes.iter().position(|p| matches!(p, Process::Idle)).map(|i| HarqId(i as u8))
+    }
+
+    /// Whether any process holds a TB (in the air, queued or taken): the cell is not idle.
+    pub fn is_busy(&self) -> bool {
+        self.processes.iter().any(|p| !matches!(p, Process::Idle))
+    }
+
+    /// A TB went out on process `a.harq`: a new transmission (`a.retx == 0`, process idle) or a
+    /// retransmission (process taken by [`Self::take_for_retransmission`]). The process now waits
+    /// for feedback and keeps `payload` and the PHY `history`.
+    pub fn transmitted(&mut self, a: &TbAssignment, payload: P, history: HarqHistory) {
+        let slot = &mut self.processes[Self::slot(a.harq)];
+        match (&*slot, a.retx) {
+            (Process::Idle, 0) => {}
+            (Process::Taken, r) if r > 0 => {}
+            (state, r) => panic!("HARQ process {:?}: transmitted(retx {r}) in state {}", a.harq, state_name(state)),
+        }
+        *slot = Process::Waiting { tb: *a, payload, history };
+    }
+
+    /// ACK/NACK for process `id` (TS 36.321 §5.3.2.2: a NACKed TB is retransmitted until the
+    /// maximum number of transmissions, then the process is flushed).
+    pub fn on_feedback(&mut self, id: HarqId, outcome: TbOutcome) -> Feedback<P> {
+        let slot = &mut self.processes[Self::slot(id)];
+        let Process::Waiting { tb, .. } = slot else {
+            panic!("HARQ process {id:?}: feedback in state {}", state_name(slot));
+        };
+        let retx_left = tb.retx < self.max_retx;
+        let Process::Waiting { mut tb, payload, history } = std::mem::replace(slot, Process::Idle) else {
+            unreachable!("matched Waiting above");
+        };
+        match outcome {
+            TbOutcome::Decoded => Feedback::Acked,
+            TbOutcome::Corrupted | TbOutcome::ControlLost if retx_left => {
+                tb.retx += 1;
+                *slot = Process::Queued { tb, payload, history };
+                self.retx_order[self.retx_len] = id;
+                self.retx_len += 1;
+                Feedback::Retransmit
+            }
+            TbOutcome::Corrupted | TbOutcome::ControlLost => Feedback::ResidualLoss(payload),
+        }
+    }
+
+    /// Processes waiting for retransmission, oldest NACK first, as the assignment to repeat
+    /// (same RBs, MCS and TBS; `retx` already incremented). No allocation.
+    pub fn pending_retransmissions(&self) -> impl Iterator<Item = TbAssignment> + '_ {
+        self.retx_order[..self.retx_len].iter().map(|id| match &self.processes[Self::slot(*id)] {
+            Process::Queued { tb, .. } => *tb,
+            other => panic!("HARQ process {id:?} in the retransmission queue is {}", state_name(other)),
+        })
+    }
+
+    /// Take the payload and PHY history of a queued process to retransmit it now;
+    /// [`Self::transmitted`] with the repeated assignment must follow.
+    pub fn take_for_retransmission(&mut self, id: HarqId) -> (P, HarqHistory) {
+        let pos = self.retx_order[..self.retx_len]
+            .iter()
+            .position(|q| *q == id)
+            .unwrap_or_else(|| panic!("HARQ process {id:?} is not waiting for retransmission"));
+        self.retx_order.copy_within(pos + 1..self.retx_len, pos);
+        self.retx_len -= 1;
+        match std::mem::replace(&mut self.processes[Self::slot(id)], Process::Taken) {
+            Process::Queued { payload, history, .. } => (payload, history),
+            other => panic!("HARQ process {id:?} queued for retransmission is {}", state_name(&other)),
+        }
+    }
+
+    fn slot(id: HarqId) -> usize {
+        assert!(id.0 < N_HARQ_PROCESSES, "HARQ process {id:?} outside 0..{N_HARQ_PROCESSES}");
+        id.0 as usize
+    }
+}
+
+fn state_name<P>(p: &Process<P>) -> &'static str {
+    match p {
+        Process::Idle => "idle",
+        Process::Waiting { .. } => "waiting for feedback",
+        Process::Queued { .. } => "queued for retransmission",
+        Process::Taken => "taken for retransmission",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lte::sap::{LinkDir, RbMask, UeIndex};
+
+    fn tb(harq: u8, retx: u8) -> TbAssignment {
+        TbAssignment {
+            ue: UeIndex(0),
+            dir: LinkDir::Downlink,
+            rbs: RbMask::range(0, 4),
+            mcs: 10,
+            tbs_bits: 1544,
+            harq: HarqId(harq),
+            retx,
+        }
+    }
+
+    #[test]
+    fn free_process_is_lowest_idle_and_none_when_all_eight_busy() {
+        let mut h: HarqEntity<u32> = HarqEntity::new(3);
+        assert_eq!(h.free_process(), Some(HarqId(0)));
+        for i in 0..N_HARQ_PROCESSES {
+            assert_eq!(h.free_process(), Some(HarqId(i)));
+            h.transmitted(&tb(i, 0), u32::from(i), HarqHistory::EMPTY);
+        }
+        assert_eq!(h.free_process(), None);
+        assert_eq!(h.on_feedback(HarqId(5), TbOutcome::Decoded), Feedback::Acked);
+        assert_eq!(h.free_process(), Some(HarqId(5)));
+    }
+
+    /// max_retx = 3: the first transmission and three retransmissions may fail; the 4th failure
+    /// (of retransmission 3) is a residual loss that returns the payload.
+    #[test]
+    fn fourth_failure_with_max_retx_3_is_residual_loss() {
+        let mut h: HarqEntity<&str> = HarqEntity::new(3);
+        h.transmitted(&tb(0, 0), "tb", HarqHistory::EMPTY);
+        for retx in 1..=3u8 {
+            let outcome = if retx == 2 { TbOutcome::ControlLost } else { TbOutcome::Corrupted };
+            assert_eq!(h.on_feedback(HarqId(0), outcome), Feedback::Retransmit);
+            assert_eq!(h.free_process(), Some(HarqId(1)), "a queued process is not free");
+            let again: Vec<_> = h.pending_retransmissions().collect();
+            assert_eq!(again, vec![tb(0, retx)], "same RBs/MCS/TBS, retx incremented");
+            let (payload, _) = h.take_for_retransmission(HarqId(0));
+            assert_eq!(h.pending_retransmissions().count(), 0);
+            h.transmitted(&again[0], payload, HarqHistory::EMPTY);
+        }
+        assert_eq!(h.on_feedback(HarqId(0), TbOutcome::Corrupted), Feedback::ResidualLoss("tb"));
+        assert_eq!(h.free_process(), Some(HarqId(0)));
+        assert!(!h.is_busy());
+    }
+
+    #[test]
+    fn ack_after_a_retransmission_frees_the_process() {
+        let mut h: HarqEntity<u8> = HarqEntity::new(3);
+        h.transmitted(&tb(0, 0), 7, HarqHistory::EMPTY);
+        assert_eq!(h.on_feedback(HarqId(0), TbOutcome::Corrupted), Feedback::Retransmit);
+        let (p, _) = h.take_for_retransmission(HarqId(0));
+        h.transmitted(&tb(0, 1), p, HarqHistory::EMPTY);
+        assert_eq!(h.on_feedback(HarqId(0), TbOutcome::Decoded), Feedback::Acked);
+        assert_eq!(h.free_process(), Some(HarqId(0)));
+    }
+
+    #[test]
+    fn max_retx_0_loses_at_the_first_failure() {
+        let mut h: HarqEntity<u8> = HarqEntity::new(0);
+        h.transmitted(&tb(2, 0), 9, HarqHistory::EMPTY);
+        assert_eq!(h.on_feedback(HarqId(2), TbOutcome::ControlLost), Feedback::ResidualLoss(9));
+    }
+
+    #[test]
+    fn retransmissions_come_oldest_nack_first() {
+        let mut h: HarqEntity<u8> = HarqEntity::new(3);
+        for i in 0..3 {
+            h.transmitted(&tb(i, 0), i, HarqHistory::EMPTY);
+        }
+        for i in [2, 0, 1] {
+            assert_eq!(h.on_feedback(HarqId(i), TbOutcome::Corrupted), Feedback::Retransmit);
+        }
+        let order: Vec<u8> = h.pending_retransmissions().map(|a| a.harq.0).collect();
+        assert_eq!(order, vec![2, 0, 1]);
+        assert_eq!(h.take_for_retransmission(HarqId(0)).0, 0);
+        let order: Vec<u8> = h.pending_retransmissions().map(|a| a.harq.0).collect();
+        assert_eq!(order, vec![2, 1]);
+    }
+
+    #[test]
+    #[should_panic(expected = "feedback in state idle")]
+    fn feedback_for_an_idle_process_is_a_bug() {
+        let mut h: HarqEntity<u8> = HarqEntity::new(3);
+        h.on_feedback(HarqId(0), TbOutcome::Decoded);
+    }
+}

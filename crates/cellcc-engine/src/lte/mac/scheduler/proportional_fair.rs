@@ -1,0 +1,62 @@
+//! Proportional fair, downlink metric and the averaged throughput (ns-3 `PfFfMacScheduler`,
+//! pf-ff-mac-scheduler.cc; lte-design.rst "Proportional Fair (PF) Scheduler").
+//!
+//! Each RBG goes to the UE maximizing `achievable rate / average throughput`, the average
+//! taken before this TTI; after the TTI every UE's average moves towards what it got:
+//! `avg ← (1 − 1/τ)·avg + (1/τ)·bytes_this_tti / 1 ms`, τ = 99 TTIs (`m_timeWindow`),
+//! starting from 1 byte/s (ns-3 `lastAveragedThroughput = 1`). With wideband CQI the metric
+//! is the same on every RBG, so a TTI serves the best-metric UE first (time-domain PF), and
+//! over time each of n saturated UEs gets 1/n of the TTIs: its average ≈ its own rate / n.
+//! The averages are kept in the uplink too (ns-3 updates `m_flowStatsUl` the same way).
+
+use super::{NewTb, BITS_PER_BYTE, TTI_S};
+use crate::lte::sap::UeIndex;
+
+/// ns-3 `PfFfMacScheduler::m_timeWindow` = 99 (TTIs), set in its constructor.
+pub const DEFAULT_TIME_WINDOW_TTIS: f64 = 99.0;
+/// ns-3's starting average throughput, bytes/s (non-zero so the first metric is finite).
+pub const INITIAL_AVERAGE_BYTES_PER_S: f64 = 1.0;
+
+/// Per-UE exponentially averaged throughput.
+#[derive(Debug, Default)]
+pub(super) struct PfAverages {
+    average_bytes_per_s: Vec<f64>,
+    served_bytes: Vec<u64>,
+    window_ttis: f64,
+}
+
+impl PfAverages {
+    pub(super) fn new(n_ues: usize) -> Self {
+        PfAverages {
+            average_bytes_per_s: vec![INITIAL_AVERAGE_BYTES_PER_S; n_ues],
+            served_bytes: vec![0; n_ues],
+            window_ttis: DEFAULT_TIME_WINDOW_TTIS,
+        }
+    }
+
+    pub(super) fn set_time_window_ttis(&mut self, ttis: f64) {
+        assert!(ttis >= 1.0, "PF time window {ttis} TTIs below 1");
+        self.window_ttis = ttis;
+    }
+
+    pub(super) fn average(&self, ue: UeIndex) -> f64 {
+        self.average_bytes_per_s[ue.index()]
+    }
+
+    /// ns-3's `rcqi = achievableRate / lastAveragedThroughput`.
+    pub(super) fn metric(&self, ue: UeIndex, rate_bytes_per_s: f64) -> f64 {
+        rate_bytes_per_s / self.average_bytes_per_s[ue.index()]
+    }
+
+    /// End of TTI: every UE's average moves towards what it got this TTI (0 if unserved).
+    pub(super) fn update(&mut self, new_tbs: &[NewTb]) {
+        self.served_bytes.fill(0);
+        for tb in new_tbs {
+            self.served_bytes[tb.ue.index()] += u64::from(tb.tbs_bits) / BITS_PER_BYTE as u64;
+        }
+        let w = 1.0 / self.window_ttis;
+        for (avg, served) in self.average_bytes_per_s.iter_mut().zip(&self.served_bytes) {
+            *avg = (1.0 - w) * *avg + w * (*served as f64 / TTI_S);
+        }
+    }
+}

@@ -1,0 +1,269 @@
+//! Scheduler tests: expected RB counts worked out from TS 36.213 Table 7.1.6.1-1 (RBG size)
+//! and Table 7.1.7.2.1-1 (TBS), the policies' definitions, and a property test of the
+//! allocation invariants.
+
+use super::*;
+use proptest::prelude::*;
+
+const SATURATED_BYTES: u32 = 10_000_000;
+
+fn want(ue: u16, bytes: u32, mcs: u8) -> UeDemand {
+    UeDemand { ue: UeIndex(ue), buffered_bytes: bytes, mcs, has_free_harq: true }
+}
+
+fn run(s: &mut Scheduler, busy: RbMask, demand: &[UeDemand]) -> Vec<NewTb> {
+    let mut out = Vec::new();
+    s.schedule(busy, demand, &mut out);
+    out
+}
+
+fn rbs_of(out: &[NewTb], ue: u16) -> u32 {
+    out.iter().filter(|t| t.ue == UeIndex(ue)).map(|t| t.rbs.count()).sum()
+}
+
+/// 25 RBs: P = 2, 13 RBGs (the last is RB 24 alone). Three saturated UEs: 13 / 3 = 4 RBGs
+/// each, the remainder RBG to the first in turn. TTI 1 starts at UE 0 (RBGs 0–4 = RBs 0..10),
+/// then UE 1 (RBGs 5–8), UE 2 (RBGs 9–12 = RBs 18..25, 7 RBs); TTI 2 starts at UE 1.
+#[test]
+fn round_robin_splits_rbgs_evenly_and_rotates_the_first_ue() {
+    let mut s = Scheduler::new(SchedulerKind::RoundRobin, LinkDir::Downlink, 25, 3);
+    let d: Vec<_> = (0..3).map(|u| want(u, SATURATED_BYTES, 10)).collect();
+    let out = run(&mut s, RbMask::default(), &d);
+    assert_eq!(
+        out.iter().map(|t| t.rbs).collect::<Vec<_>>(),
+        [(0, 10), (10, 8), (18, 7)].map(|(f, n)| RbMask::range(f, n))
+    );
+    assert_eq!(out[0].tbs_bits, tbs_bits(LinkDir::Downlink, 10, 10));
+    let out = run(&mut s, RbMask::default(), &d);
+    assert_eq!([rbs_of(&out, 1), rbs_of(&out, 2), rbs_of(&out, 0)], [10, 8, 7], "UE 1 first, lowest RBGs");
+    let out = run(&mut s, RbMask::default(), &d);
+    assert_eq!([rbs_of(&out, 2), rbs_of(&out, 0), rbs_of(&out, 1)], [10, 8, 7], "UE 2 first");
+}
+
+/// LENA's RR test (lte-test-rr-ff-mac-scheduler.cc): at equal SINR each of N saturated UEs
+/// gets 1/N of the resources. 100 RBs = 25 RBGs of 4; over 300 TTIs each of N UEs gets
+/// 2500 / N RBs per TTI on average, within one RBG.
+#[test]
+fn round_robin_share_falls_as_one_over_n() {
+    for n in [1u16, 2, 3, 6, 12] {
+        let mut s = Scheduler::new(SchedulerKind::RoundRobin, LinkDir::Downlink, 100, n as usize);
+        let d: Vec<_> = (0..n).map(|u| want(u, SATURATED_BYTES, 15)).collect();
+        let mut total = vec![0u32; n as usize];
+        for _ in 0..300 {
+            for t in run(&mut s, RbMask::default(), &d) {
+                total[t.ue.index()] += t.rbs.count();
+            }
+        }
+        for (u, got) in total.iter().enumerate() {
+            let per_tti = f64::from(*got) / 300.0;
+            assert!((per_tti - 100.0 / f64::from(n)).abs() <= 4.0, "N = {n}, UE {u}: {per_tti} RBs/TTI");
+        }
+    }
+}
+
+/// UE 0 holds 100 bytes: need (100 + 1 MAC byte) × 8 = 808 bits. At MCS 10 (I_TBS 9) TS 36.213
+/// Table 7.1.7.2.1-1 gives 616 bits on 4 PRBs and 936 on 6, so 3 RBGs; the other 10 RBGs go
+/// to UE 1.
+#[test]
+fn round_robin_gives_no_more_than_the_buffer_needs() {
+    assert_eq!((tbs_bits(LinkDir::Downlink, 10, 4), tbs_bits(LinkDir::Downlink, 10, 6)), (616, 936));
+    let mut s = Scheduler::new(SchedulerKind::RoundRobin, LinkDir::Downlink, 25, 2);
+    let out = run(&mut s, RbMask::default(), &[want(0, 100, 10), want(1, SATURATED_BYTES, 10)]);
+    assert_eq!((rbs_of(&out, 0), rbs_of(&out, 1)), (6, 19));
+}
+
+/// Fresh averages are equal, so PF's first TTI serves the better MCS first: all 13 RBGs to
+/// UE 1 (MCS 20, 25 RBs), where RR gives it the last 6 RBGs (RBs 14..25, 11 RBs).
+#[test]
+fn proportional_fair_favours_the_better_channel_within_a_tti() {
+    let d = [want(0, SATURATED_BYTES, 5), want(1, SATURATED_BYTES, 20)];
+    let mut pf = Scheduler::new(SchedulerKind::ProportionalFair, LinkDir::Downlink, 25, 2);
+    let mut rr = Scheduler::new(SchedulerKind::RoundRobin, LinkDir::Downlink, 25, 2);
+    let (pf_out, rr_out) = (run(&mut pf, RbMask::default(), &d), run(&mut rr, RbMask::default(), &d));
+    assert_eq!((rbs_of(&pf_out, 1), rbs_of(&rr_out, 1)), (25, 11));
+}
+
+/// PF's defining property with wideband CQI: n saturated UEs share the TTIs equally, so each
+/// average converges to (its own full-band rate) / n, whatever the other UEs' channels.
+#[test]
+fn proportional_fair_average_converges_to_own_rate_over_n() {
+    let mcs = [3u8, 12, 20, 27];
+    let d: Vec<_> = mcs.iter().enumerate().map(|(u, m)| want(u as u16, SATURATED_BYTES, *m)).collect();
+    let mut s = Scheduler::new(SchedulerKind::ProportionalFair, LinkDir::Downlink, 50, 4);
+    let mut tti_share = [0u32; 4];
+    for tti in 0..4000 {
+        for t in run(&mut s, RbMask::default(), &d) {
+            if tti >= 1000 {
+                tti_share[t.ue.index()] += t.rbs.count();
+            }
+        }
+    }
+    for (u, m) in mcs.iter().enumerate() {
+        let own_rate = f64::from(tbs_bits(LinkDir::Downlink, *m, 50)) / 8.0 / 0.001;
+        let avg = s.average_throughput_bytes_per_s(UeIndex(u as u16));
+        assert!((avg / (own_rate / 4.0) - 1.0).abs() < 0.1, "UE {u}: avg {avg} vs {}", own_rate / 4.0);
+        let share = f64::from(tti_share[u]) / (3000.0 * 50.0);
+        assert!((share - 0.25).abs() < 0.03, "UE {u}: RB share {share}");
+    }
+}
+
+/// One TTI of the average (ns-3 pf-ff-mac-scheduler.cc): τ = 99, avg₀ = 1 byte/s. UE 0 is
+/// served TBS bits, so avg = (98/99)·1 + (1/99)·(TBS/8)/0.001; UE 1 (no data) decays to 98/99.
+/// With τ = 10 the step is 1/10.
+#[test]
+fn proportional_fair_average_is_ns3_ewma() {
+    for (tau, step) in [(None, 1.0 / 99.0), (Some(10.0), 0.1)] {
+        let mut s = Scheduler::new(SchedulerKind::ProportionalFair, LinkDir::Downlink, 6, 2);
+        if let Some(t) = tau {
+            s = s.with_pf_time_window_ttis(t);
+        }
+        let out = run(&mut s, RbMask::default(), &[want(0, SATURATED_BYTES, 28), want(1, 0, 28)]);
+        let tbs = tbs_bits(LinkDir::Downlink, 28, 6);
+        assert_eq!(out, vec![NewTb { ue: UeIndex(0), rbs: RbMask::range(0, 6), mcs: 28, tbs_bits: tbs }]);
+        let expect = (1.0 - step) + step * f64::from(tbs / 8) / 0.001;
+        assert!((s.average_throughput_bytes_per_s(UeIndex(0)) - expect).abs() < 1e-9);
+        assert!((s.average_throughput_bytes_per_s(UeIndex(1)) - (1.0 - step)).abs() < 1e-12);
+    }
+}
+
+/// Equal MCS: over time PF gives each of 3 UEs a third of the RBs.
+#[test]
+fn proportional_fair_shares_equally_at_equal_cqi() {
+    let d: Vec<_> = (0..3).map(|u| want(u, SATURATED_BYTES, 15)).collect();
+    let mut s = Scheduler::new(SchedulerKind::ProportionalFair, LinkDir::Downlink, 25, 3);
+    let mut total = [0u32; 3];
+    for _ in 0..3000 {
+        for t in run(&mut s, RbMask::default(), &d) {
+            total[t.ue.index()] += t.rbs.count();
+        }
+    }
+    for got in total {
+        assert!((f64::from(got) / (3000.0 * 25.0) - 1.0 / 3.0).abs() < 0.02, "{total:?}");
+    }
+}
+
+/// MT: everything to the highest MCS (UE 1); once its small buffer is covered, the next best
+/// (UE 2, MCS 12) takes the rest and UE 0 (MCS 5) gets nothing.
+#[test]
+fn max_throughput_serves_the_best_channel_first() {
+    let mut s = Scheduler::new(SchedulerKind::MaxThroughput, LinkDir::Downlink, 25, 3);
+    let sat = [want(0, SATURATED_BYTES, 5), want(1, SATURATED_BYTES, 20), want(2, SATURATED_BYTES, 12)];
+    let out = run(&mut s, RbMask::default(), &sat);
+    assert_eq!((out.len(), rbs_of(&out, 1)), (1, 25));
+    let out = run(&mut s, RbMask::default(), &[sat[0], want(1, 200, 20), sat[2]]);
+    // 200 bytes + 1 MAC subheader byte (one SDU: no L field) = 201 bytes = 1608 bits;
+    // MCS 20 (I_TBS 18) carries 1544 bits on 4 PRBs (Table 7.1.7.2.1-1), 2344 on 6: 3 RBGs.
+    assert_eq!((tbs_bits(LinkDir::Downlink, 20, 4), tbs_bits(LinkDir::Downlink, 20, 6)), (1544, 2344));
+    assert_eq!((rbs_of(&out, 1), rbs_of(&out, 2), rbs_of(&out, 0)), (6, 19, 0));
+}
+
+#[test]
+fn ties_go_to_the_lowest_ue_index() {
+    let mut s = Scheduler::new(SchedulerKind::MaxThroughput, LinkDir::Downlink, 25, 3);
+    let out = run(&mut s, RbMask::default(), &[want(2, SATURATED_BYTES, 9), want(1, SATURATED_BYTES, 9)]);
+    assert_eq!(out.iter().map(|t| t.ue).collect::<Vec<_>>(), vec![UeIndex(1)]);
+}
+
+/// Busy RBGs (HARQ retransmissions) are skipped; UEs without data or a free HARQ process wait.
+#[test]
+fn respects_busy_rbs_and_skips_ues_without_data_or_free_harq() {
+    for kind in [SchedulerKind::RoundRobin, SchedulerKind::ProportionalFair, SchedulerKind::MaxThroughput] {
+        let mut s = Scheduler::new(kind, LinkDir::Downlink, 25, 4);
+        let busy = RbMask::range(0, 4).union(RbMask::range(10, 2));
+        let mut no_harq = want(2, SATURATED_BYTES, 28);
+        no_harq.has_free_harq = false;
+        let d = [want(0, 0, 28), want(1, SATURATED_BYTES, 7), no_harq, want(3, SATURATED_BYTES, 9)];
+        let out = run(&mut s, busy, &d);
+        assert!(out.iter().all(|t| t.ue == UeIndex(1) || t.ue == UeIndex(3)), "{kind:?}: {out:?}");
+        let used = out.iter().fold(RbMask::default(), |m, t| m.union(t.rbs));
+        assert!(!used.overlaps(busy), "{kind:?}");
+        assert_eq!(used.count(), 25 - 6, "{kind:?}: saturated UEs fill every free RBG");
+    }
+}
+
+/// Uplink: 25 RBs, 3 UEs: 25 / 3 = 8 RBs each, the remainder to the first: contiguous 9, 8, 8.
+/// With 10 UEs the share would be 2 RBs, raised to ns-3's 3: eight UEs get 3 RBs and the
+/// last RB is left (fewer than 3).
+#[test]
+fn uplink_splits_contiguous_blocks_with_at_least_three_rbs() {
+    for kind in [SchedulerKind::RoundRobin, SchedulerKind::ProportionalFair, SchedulerKind::MaxThroughput] {
+        let mut s = Scheduler::new(kind, LinkDir::Uplink, 25, 10);
+        let d: Vec<_> = (0..3).map(|u| want(u, SATURATED_BYTES, 10)).collect();
+        let out = run(&mut s, RbMask::default(), &d);
+        assert_eq!(
+            out.iter().map(|t| t.rbs).collect::<Vec<_>>(),
+            [(0, 9), (9, 8), (17, 8)].map(|(f, n)| RbMask::range(f, n))
+        );
+        assert_eq!(out[1].tbs_bits, tbs_bits(LinkDir::Uplink, 10, 8));
+        let d: Vec<_> = (0..10).map(|u| want(u, SATURATED_BYTES, 10)).collect();
+        let out = run(&mut s, RbMask::default(), &d);
+        assert_eq!(out.len(), 8, "{kind:?}");
+        assert!(out.iter().all(|t| t.rbs.count() == 3));
+    }
+}
+
+/// Uplink around a retransmission on RBs 5..10: blocks go in the free runs.
+#[test]
+fn uplink_places_blocks_around_busy_rbs() {
+    let mut s = Scheduler::new(SchedulerKind::RoundRobin, LinkDir::Uplink, 15, 2);
+    let out = run(&mut s, RbMask::range(5, 5), &[want(0, SATURATED_BYTES, 10), want(1, SATURATED_BYTES, 10)]);
+    assert_eq!(out.iter().map(|t| t.rbs).collect::<Vec<_>>(), vec![RbMask::range(0, 5), RbMask::range(10, 5)]);
+}
+
+/// A TCP ACK's worth of uplink data (56 bytes + BSR + MAC = 59 bytes = 472 bits): MCS 10 (UL
+/// I_TBS 10) carries 328 bits on 2 PRBs and 504 on 3 (Table 7.1.7.2.1-1): 3 RBs, not 25.
+#[test]
+fn uplink_grant_is_capped_at_the_reported_buffer() {
+    assert_eq!((tbs_bits(LinkDir::Uplink, 10, 2), tbs_bits(LinkDir::Uplink, 10, 3)), (328, 504));
+    let mut s = Scheduler::new(SchedulerKind::ProportionalFair, LinkDir::Uplink, 25, 1);
+    let out = run(&mut s, RbMask::default(), &[want(0, 56, 10)]);
+    assert_eq!(out[0].rbs, RbMask::range(0, 3));
+}
+
+/// (policy, direction, band RBs, busy RB bits, per UE (buffered bytes, MCS, free HARQ)).
+type Case = (SchedulerKind, LinkDir, u32, u128, Vec<(u32, u8, bool)>);
+
+fn arb_case() -> impl Strategy<Value = Case> {
+    let kind = prop_oneof![
+        Just(SchedulerKind::RoundRobin),
+        Just(SchedulerKind::ProportionalFair),
+        Just(SchedulerKind::MaxThroughput)
+    ];
+    let dir = prop_oneof![Just(LinkDir::Downlink), Just(LinkDir::Uplink)];
+    let n_rbs = prop_oneof![Just(6u32), Just(15), Just(25), Just(50), Just(75), Just(100), 1u32..=110];
+    let ues =
+        prop::collection::vec((prop_oneof![Just(0u32), 1u32..200, 1u32..2_000_000], 0u8..=28, any::<bool>()), 1..20);
+    (kind, dir, n_rbs, any::<u128>(), ues)
+}
+
+proptest! {
+    /// For any demand: masks are disjoint from each other and from `busy`, inside the band,
+    /// one TB per UE, only UEs with data and a free HARQ process, TBS from the table, uplink
+    /// blocks contiguous; over several TTIs (so PF/RR state moves).
+    #[test]
+    fn allocations_never_overlap_and_fit_the_band((kind, dir, n_rbs, busy_bits, ues) in arb_case()) {
+        let mut s = Scheduler::new(kind, dir, n_rbs, ues.len());
+        let band = RbMask::range(0, n_rbs);
+        let d: Vec<_> = ues.iter().enumerate().map(|(u, (b, m, h))| UeDemand { ue: UeIndex(u as u16), buffered_bytes: *b, mcs: *m, has_free_harq: *h }).collect();
+        for tti in 0..4u32 {
+            let busy = RbMask(busy_bits.rotate_left(tti * 7) & band.0);
+            let out = run(&mut s, busy, &d);
+            let mut used = RbMask::default();
+            for t in &out {
+                let dem = d[t.ue.index()];
+                prop_assert!(dem.buffered_bytes > 0 && dem.has_free_harq);
+                prop_assert!(!t.rbs.is_empty() && !t.rbs.overlaps(used) && !t.rbs.overlaps(busy));
+                prop_assert_eq!(t.rbs.0 & !band.0, 0);
+                prop_assert_eq!(t.tbs_bits, tbs_bits(dir, t.mcs, t.rbs.count()));
+                prop_assert_eq!(t.mcs, dem.mcs);
+                if dir == LinkDir::Uplink {
+                    let first = t.rbs.iter().next().unwrap();
+                    prop_assert_eq!(t.rbs, RbMask::range(first, t.rbs.count()), "contiguous");
+                }
+                used = used.union(t.rbs);
+            }
+            prop_assert!(used.count() + busy.count() <= n_rbs);
+            prop_assert!(out.windows(2).all(|w| w[0].ue < w[1].ue), "one TB per UE, by UE");
+        }
+    }
+}

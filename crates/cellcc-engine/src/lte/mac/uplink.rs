@@ -1,0 +1,347 @@
+//! The eNB's view of UE uplink buffers: scheduling request (TS 36.321 §5.4.4), buffer status
+//! report (§5.4.5, Short BSR §6.1.3.1, levels Table 6.1.3.1-1) and UL grant timing
+//! (TS 36.213 §8.0: a grant received in subframe n is used in n + 4 in FDD).
+//!
+//! ```text
+//!  UE buffer > 0, nothing granted,        SR occasion            scheduler grants     TB at n+4 carries
+//!  eNB believes 0 ──► SrState::Pending ──► SrState::Received ──► (SR_GRANT_BYTES) ──► a BSR: reported =
+//!                                          (reported ≥ SR grant)   at n                BSR level (rounded up)
+//! ```
+//! What differs from ns-3 LENA: ns-3 has no SR; its UE MAC sends an ideal BSR control
+//! message every TTI its buffer changed (`LteUeMac::m_bsrPeriodicity` = 1 ms, "ideal
+//! behavior"), so the eNB knows each buffer 1 TTI late at no cost. Here a UE whose buffer
+//! the eNB believes empty must wait for its SR occasion, gets a small first grant, and the
+//! BSR then rides in the uplink TB itself (quantized as the standard says).
+//! The SR is seen by the eNB in its occasion's TTI (no PUCCH decoding delay), so the
+//! shortest SR-to-data time is the grant delay, 4 ms.
+
+use std::collections::VecDeque;
+
+use serde::{Deserialize, Serialize};
+
+use super::scheduler::NewTb;
+use crate::error::ScenarioError;
+use crate::lte::sap::UeIndex;
+use crate::sim::{SimDuration, SimTime, NS_PER_MS};
+
+/// SR periodicities of TS 36.213 Table 10.1.5-1 (I_SR 157: 1, 155–156: 2, 0–4: 5, 5–14: 10,
+/// 15–34: 20, 35–74: 40, 75–154: 80 ms).
+pub const SR_PERIODS_MS: [u32; 7] = [1, 2, 5, 10, 20, 40, 80];
+/// Default SR period: 10 ms (I_SR 5–14 of Table 10.1.5-1), the middle of the table. ns-3 has no
+/// SR to take a default from; `sr_period_ms = 1` is the closest to its ideal per-TTI BSR.
+pub const DEFAULT_SR_PERIOD_MS: u32 = 10;
+/// FDD: an uplink grant in subframe n is used in subframe n + 4 (TS 36.213 §8.0, k = 4).
+pub const DEFAULT_GRANT_DELAY_MS: u32 = 4;
+/// Grant delays accepted: 1 (the grant precedes its use) to 8 (the FDD uplink HARQ round trip,
+/// TS 36.213 §8: synchronous HARQ, 8 processes).
+pub const MAX_GRANT_DELAY_MS: u32 = 8;
+
+/// What an SR with no BSR yet counts as: room for one pure TCP ACK with timestamps
+/// (20 IP + 32 TCP bytes, RFC 7323) behind a 2-byte PDCP header (TS 36.323 §6.2.3, 12-bit
+/// SN), a 2-byte RLC AM header (TS 36.322 §6.2.1.4) and the TB's own Short BSR, so the
+/// commonest uplink packet of a download goes out in the first grant. ns-3 needs no such
+/// guess (its ideal BSR tells the eNB the exact buffer); the BSR in this TB corrects it.
+pub const SR_GRANT_BYTES: u32 = 20 + 32 + 2 + 2;
+
+/// BSR buffer size levels (TS 36.321 Table 6.1.3.1-1): the upper bound, bytes, of index 0..=62
+/// (index i means `LEVELS[i-1] < BS <= LEVELS[i]`); index 63 is `BS > 150000`. Cross-checked
+/// with other public LTE stacks; ns-3 `lte-common.cc` has 93749 for index 59 (typo for 93479).
+pub const BSR_LEVELS_BYTES: [u32; 63] = [
+    0, 10, 12, 14, 17, 19, 22, 26, 31, 36, 42, 49, 57, 67, 78, 91, 107, 125, 146, 171, 200, 234, 274, 321, 376, 440,
+    515, 603, 706, 826, 967, 1132, 1326, 1552, 1817, 2127, 2490, 2915, 3413, 3995, 4677, 5476, 6411, 7505, 8787, 10287,
+    12043, 14099, 16507, 19325, 22624, 26487, 31009, 36304, 42502, 49759, 58255, 68201, 79846, 93479, 109439, 128125,
+    150000,
+];
+/// Index 63: more than the last level.
+pub const BSR_INDEX_ABOVE_MAX: u8 = 63;
+
+/// The 6-bit Buffer Size index of `bytes` (TS 36.321 §6.1.3.1, Table 6.1.3.1-1).
+pub fn bsr_index(bytes: u32) -> u8 {
+    BSR_LEVELS_BYTES.iter().position(|level| bytes <= *level).map_or(BSR_INDEX_ABOVE_MAX, |i| i as u8)
+}
+
+/// What the eNB takes a BSR index to mean: the upper bound of its range; index 63 reads as
+/// 150000 bytes, the most the table can say (ns-3 `BsrId2BufferSize(63)` likewise).
+pub fn bsr_index_bytes(index: u8) -> u32 {
+    let last = BSR_LEVELS_BYTES.len() - 1;
+    BSR_LEVELS_BYTES[usize::from(index).min(last)]
+}
+
+/// `bytes` as the eNB learns it from a BSR: rounded up to its level.
+pub fn bsr_quantized_bytes(bytes: u32) -> u32 {
+    bsr_index_bytes(bsr_index(bytes))
+}
+
+/// Uplink request settings of a cell.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct UplinkConfig {
+    /// SR period, ms: one of 1, 2, 5, 10, 20, 40, 80 (TS 36.213 Table 10.1.5-1). Default 10.
+    pub sr_period_ms: u32,
+    /// From UL grant to its PUSCH transmission, ms, 1..=8. Default 4 (TS 36.213 §8.0, FDD).
+    pub grant_delay_ms: u32,
+}
+
+impl Default for UplinkConfig {
+    fn default() -> Self {
+        UplinkConfig { sr_period_ms: DEFAULT_SR_PERIOD_MS, grant_delay_ms: DEFAULT_GRANT_DELAY_MS }
+    }
+}
+
+impl UplinkConfig {
+    pub fn validate(&self, path: &str) -> Result<(), ScenarioError> {
+        if !SR_PERIODS_MS.contains(&self.sr_period_ms) {
+            return Err(ScenarioError::new(
+                format!("{path}.sr_period_ms"),
+                self.sr_period_ms,
+                "one of 1, 2, 5, 10, 20, 40, 80 (TS 36.213 Table 10.1.5-1)",
+            ));
+        }
+        if !(1..=MAX_GRANT_DELAY_MS).contains(&self.grant_delay_ms) {
+            return Err(ScenarioError::new(format!("{path}.grant_delay_ms"), self.grant_delay_ms, "1..=8 ms"));
+        }
+        Ok(())
+    }
+}
+
+/// A UE's scheduling request (TS 36.321 §5.4.4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum SrState {
+    /// No SR outstanding.
+    Idle,
+    /// Triggered (data, no grant, eNB believes nothing buffered): waits for the SR occasion.
+    Pending,
+    /// Sent on PUCCH: the eNB owes the UE a grant.
+    Received,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct UeRequests {
+    sr: SrState,
+    /// Last BSR level, less what was granted since.
+    reported_bytes: u32,
+    /// Grants issued and not yet used.
+    grants_in_flight: u32,
+    /// Their TB bytes: data they will take from the buffer a BSR describes.
+    in_flight_bytes: u32,
+}
+
+/// SR/BSR state of every UE of a cell and the grants waiting for their transmission TTI.
+#[derive(Debug)]
+pub struct UplinkRequests {
+    sr_period_ms: u64,
+    grant_delay: SimDuration,
+    ues: Vec<UeRequests>,
+    /// (transmission time, grant), in issue order = time order.
+    grants: VecDeque<(SimTime, NewTb)>,
+}
+
+impl UplinkRequests {
+    pub fn new(cfg: &UplinkConfig, n_ues: usize) -> Self {
+        UplinkRequests {
+            sr_period_ms: u64::from(cfg.sr_period_ms),
+            grant_delay: SimDuration::from_ms(u64::from(cfg.grant_delay_ms)),
+            ues: vec![
+                UeRequests { sr: SrState::Idle, reported_bytes: 0, grants_in_flight: 0, in_flight_bytes: 0 };
+                n_ues
+            ],
+            grants: VecDeque::with_capacity(n_ues * cfg.grant_delay_ms as usize),
+        }
+    }
+
+    /// Each TTI: the UE's RLC buffer, bytes. A UE with data, no grant coming and nothing the
+    /// eNB knows of triggers an SR (TS 36.321 §5.4.4: a regular BSR with no UL-SCH resources),
+    /// sent at its next SR occasion: subframes where `ms mod period == ue mod period`
+    /// (the per-UE offset of Table 10.1.5-1). With no data left, a pending SR is cancelled.
+    pub fn ue_buffer(&mut self, now: SimTime, ue: UeIndex, bytes: u32) {
+        let period = self.sr_period_ms;
+        let u = &mut self.ues[ue.index()];
+        let idle_link = u.grants_in_flight == 0 && u.reported_bytes == 0;
+        u.sr = match (u.sr, bytes > 0) {
+            (SrState::Pending, false) => SrState::Idle,
+            (SrState::Idle, true) if idle_link => SrState::Pending,
+            (s, _) => s,
+        };
+        let occasion = (now.as_ns() / NS_PER_MS) % period == ue.index() as u64 % period;
+        if u.sr == SrState::Pending && occasion {
+            u.sr = SrState::Received;
+        }
+    }
+
+    /// The eNB decoded a TB from `ue` carrying a BSR of `bytes_after` (the UE's buffer after
+    /// building that TB): the eNB now believes the BSR level (rounded up, Table 6.1.3.1-1)
+    /// less the TB bytes of grants it issued that are still to be used, since those will
+    /// carry part of that buffer. (ns-3 overwrites its belief with the BSR and so grants the
+    /// in-flight bytes twice; the surplus goes out as padding.)
+    pub fn bsr_received(&mut self, ue: UeIndex, bytes_after: u32) {
+        let u = &mut self.ues[ue.index()];
+        u.reported_bytes = bsr_quantized_bytes(bytes_after).saturating_sub(u.in_flight_bytes);
+    }
+
+    /// What the eNB scheduler believes `ue` has buffered: the last BSR less grants since, and
+    /// at least [`SR_GRANT_BYTES`] while an SR waits for its grant.
+    pub fn reported_bytes(&self, ue: UeIndex) -> u32 {
+        let u = &self.ues[ue.index()];
+        match u.sr {
+            SrState::Received => u.reported_bytes.max(SR_GRANT_BYTES),
+            SrState::Idle | SrState::Pending => u.reported_bytes,
+        }
+    }
+
+    /// The scheduler issued `grants` at `now`; each is used at `now + grant_delay`, answers the
+    /// UE's SR, and lowers what the eNB believes buffered by the TB size.
+    pub fn granted(&mut self, now: SimTime, grants: &[NewTb]) {
+        for g in grants {
+            let u = &mut self.ues[g.ue.index()];
+            u.sr = SrState::Idle;
+            u.reported_bytes = u.reported_bytes.saturating_sub(g.tbs_bits / 8);
+            u.grants_in_flight += 1;
+            u.in_flight_bytes += g.tbs_bits / 8;
+            self.grants.push_back((now + self.grant_delay, *g));
+        }
+    }
+
+    /// Grants whose transmission time is `now` (or earlier, should a TTI have been skipped), pushed to `out`.
+    pub fn grants_due(&mut self, now: SimTime, out: &mut Vec<NewTb>) {
+        while let Some((at, g)) = self.grants.front().copied() {
+            if at > now {
+                break;
+            }
+            self.grants.pop_front();
+            let u = &mut self.ues[g.ue.index()];
+            u.grants_in_flight -= 1;
+            u.in_flight_bytes -= g.tbs_bits / 8;
+            out.push(g);
+        }
+    }
+
+    /// Whether a grant is waiting for its TTI or an SR for its grant (the cell is not idle).
+    pub fn is_busy(&self) -> bool {
+        !self.grants.is_empty() || self.ues.iter().any(|u| u.sr != SrState::Idle)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lte::sap::RbMask;
+
+    fn ms(t: u64) -> SimTime {
+        SimTime(t * NS_PER_MS)
+    }
+
+    fn grant(ue: u16, tbs_bits: u32) -> NewTb {
+        NewTb { ue: UeIndex(ue), rbs: RbMask::range(0, 3), mcs: 10, tbs_bits }
+    }
+
+    /// Table 6.1.3.1-1: index i covers (LEVELS[i-1], LEVELS[i]]; the eNB reads the upper bound.
+    #[test]
+    fn bsr_rounds_up_to_the_table_level() {
+        assert_eq!((bsr_index(0), bsr_quantized_bytes(0)), (0, 0));
+        assert_eq!((bsr_index(1), bsr_quantized_bytes(1)), (1, 10), "0 < BS <= 10");
+        assert_eq!((bsr_index(10), bsr_quantized_bytes(10)), (1, 10));
+        assert_eq!((bsr_index(11), bsr_quantized_bytes(11)), (2, 12), "10 < BS <= 12");
+        assert_eq!((bsr_index(60), bsr_quantized_bytes(60)), (13, 67), "57 < BS <= 67");
+        assert_eq!((bsr_index(1500), bsr_quantized_bytes(1500)), (33, 1552), "1326 < BS <= 1552");
+        assert_eq!((bsr_index(90_000), bsr_quantized_bytes(90_000)), (59, 93_479), "79846 < BS <= 93479");
+        assert_eq!((bsr_index(150_000), bsr_quantized_bytes(150_000)), (62, 150_000));
+        assert_eq!((bsr_index(1_000_000), bsr_quantized_bytes(1_000_000)), (63, 150_000), "BS > 150000");
+        assert!(BSR_LEVELS_BYTES.windows(2).all(|w| w[0] < w[1]), "levels increase");
+    }
+
+    /// SR period 10 ms: UE 3's occasions are at 3, 13, 23 ms. Data at 5 ms waits until 13.
+    #[test]
+    fn sr_waits_for_the_occasion_then_counts_as_a_small_grant() {
+        let mut u = UplinkRequests::new(&UplinkConfig::default(), 4);
+        let ue = UeIndex(3);
+        for t in 5..13 {
+            u.ue_buffer(ms(t), ue, 500);
+            assert_eq!(u.reported_bytes(ue), 0, "t = {t} ms: no SR occasion yet");
+        }
+        u.ue_buffer(ms(13), ue, 500);
+        assert_eq!(u.reported_bytes(ue), SR_GRANT_BYTES);
+        assert!(u.is_busy());
+    }
+
+    /// Grant at 13 ms is used at 17 ms (k = 4), and only then.
+    #[test]
+    fn grant_is_used_grant_delay_later_and_bsr_takes_over() {
+        let mut u = UplinkRequests::new(&UplinkConfig::default(), 4);
+        let ue = UeIndex(3);
+        u.ue_buffer(ms(13), ue, 500);
+        u.granted(ms(13), &[grant(3, 56 * 8)]);
+        assert_eq!(u.reported_bytes(ue), 0, "the SR grant used up what the SR stood for");
+        let mut out = Vec::new();
+        for t in 14..17 {
+            u.ue_buffer(ms(t), ue, 500);
+            u.grants_due(ms(t), &mut out);
+            assert!(out.is_empty(), "t = {t} ms: the grant is for 17 ms");
+            assert_eq!(u.reported_bytes(ue), 0, "t = {t} ms: a grant is coming, so no new SR");
+        }
+        u.grants_due(ms(17), &mut out);
+        assert_eq!(out, vec![grant(3, 56 * 8)]);
+        u.bsr_received(ue, 444);
+        assert_eq!(u.reported_bytes(ue), 515, "444 bytes read as the level 440 < BS <= 515");
+        u.granted(ms(18), &[grant(3, 300 * 8)]);
+        assert_eq!(u.reported_bytes(ue), 215);
+        assert!(u.is_busy());
+    }
+
+    /// Grants at 13 ms (56 B) and 14 ms (100 B); the TB of the first, at 17 ms, reports 444
+    /// bytes (level 515), of which the grant due at 18 ms will carry 100: belief 415.
+    #[test]
+    fn bsr_discounts_grants_still_in_flight() {
+        let mut u = UplinkRequests::new(&UplinkConfig::default(), 4);
+        let ue = UeIndex(3);
+        u.ue_buffer(ms(13), ue, 500);
+        u.granted(ms(13), &[grant(3, 56 * 8)]);
+        u.granted(ms(14), &[grant(3, 100 * 8)]);
+        let mut out = Vec::new();
+        u.grants_due(ms(17), &mut out);
+        assert_eq!(out.len(), 1);
+        u.bsr_received(ue, 444);
+        assert_eq!(u.reported_bytes(ue), 415);
+        u.grants_due(ms(18), &mut out);
+        u.bsr_received(ue, 344);
+        assert_eq!(u.reported_bytes(ue), 376, "344 → level 376, nothing in flight");
+    }
+
+    /// A UE whose BSR said "empty" and which gets new data raises an SR again.
+    #[test]
+    fn new_data_after_an_empty_bsr_triggers_a_new_sr() {
+        let cfg = UplinkConfig { sr_period_ms: 5, grant_delay_ms: 4 };
+        let mut u = UplinkRequests::new(&cfg, 2);
+        let ue = UeIndex(1);
+        u.bsr_received(ue, 0);
+        u.ue_buffer(ms(20), ue, 0);
+        assert!(!u.is_busy());
+        u.ue_buffer(ms(22), ue, 52);
+        u.ue_buffer(ms(26), ue, 52);
+        assert_eq!(u.reported_bytes(ue), SR_GRANT_BYTES, "occasion at 26 ms = 1 mod 5");
+    }
+
+    #[test]
+    fn pending_sr_is_cancelled_when_the_buffer_empties() {
+        let mut u = UplinkRequests::new(&UplinkConfig::default(), 1);
+        u.ue_buffer(ms(1), UeIndex(0), 10);
+        u.ue_buffer(ms(2), UeIndex(0), 0);
+        u.ue_buffer(ms(10), UeIndex(0), 0);
+        assert_eq!(u.reported_bytes(UeIndex(0)), 0);
+        assert!(!u.is_busy());
+    }
+
+    #[test]
+    fn config_defaults_and_validation() {
+        let d = UplinkConfig::default();
+        assert_eq!((d.sr_period_ms, d.grant_delay_ms), (10, 4));
+        assert!(d.validate("cells[0].uplink").is_ok());
+        let e = UplinkConfig { sr_period_ms: 3, ..d }.validate("cells[0].uplink").unwrap_err();
+        assert_eq!((e.path.as_str(), e.value.as_str()), ("cells[0].uplink.sr_period_ms", "3"));
+        let e = UplinkConfig { grant_delay_ms: 0, ..d }.validate("u").unwrap_err();
+        assert_eq!(e.path, "u.grant_delay_ms");
+        assert!(UplinkConfig { grant_delay_ms: 9, ..d }.validate("u").is_err());
+        let parsed: UplinkConfig = serde_json::from_str(r#"{"sr_period_ms": 20}"#).unwrap();
+        assert_eq!(parsed, UplinkConfig { sr_period_ms: 20, grant_delay_ms: 4 });
+        assert!(serde_json::from_str::<UplinkConfig>(r#"{"sr_period": 20}"#).is_err(), "unknown field");
+    }
+}
