@@ -1,0 +1,390 @@
+//! Median path loss between an eNB and a UE, dB, for one carrier frequency.
+//!
+//! Each model is the formula of its source evaluated at the link's geometry.
+//! Outside a model's validity range (checked on the scenario where it depends on
+//! configuration: carrier, heights) the formula is extrapolated, as ns-3 does;
+//! only distances under [`MIN_DISTANCE_M`] are clamped so that no log of zero occurs.
+
+use super::spec::{CitySize, HataEnvironment, LosCondition, PathLossSpec};
+use std::f64::consts::PI;
+
+/// Speed of light, m/s (SI definition).
+pub const SPEED_OF_LIGHT_MPS: f64 = 299_792_458.0;
+/// Distances below this are clamped, m (a UE on top of its eNB).
+pub const MIN_DISTANCE_M: f64 = 1.0;
+
+/// Where the two ends of a link are relative to each other.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LinkGeometry {
+    /// Horizontal distance, m.
+    pub d2_m: f64,
+    /// Straight-line distance, m.
+    pub d3_m: f64,
+    pub enb_height_m: f64,
+    pub ue_height_m: f64,
+}
+
+impl LinkGeometry {
+    pub fn new(enb_xy_m: [f64; 2], enb_height_m: f64, ue_xy_m: [f64; 2], ue_height_m: f64) -> Self {
+        let d2_m = (enb_xy_m[0] - ue_xy_m[0]).hypot(enb_xy_m[1] - ue_xy_m[1]);
+        let d3_m = d2_m.hypot(enb_height_m - ue_height_m);
+        LinkGeometry { d2_m: d2_m.max(MIN_DISTANCE_M), d3_m: d3_m.max(MIN_DISTANCE_M), enb_height_m, ue_height_m }
+    }
+}
+
+/// Path loss at `f_mhz` for `g` under `model`, dB (never negative: a passive channel has no gain).
+pub fn loss_db(model: &PathLossSpec, g: &LinkGeometry, f_mhz: f64) -> f64 {
+    let l = match *model {
+        PathLossSpec::Friis => friis_db(g.d3_m, f_mhz),
+        PathLossSpec::LogDistance { exponent, reference_distance_m, reference_loss_db } => {
+            log_distance_db(g.d3_m, exponent, reference_distance_m, reference_loss_db)
+        }
+        PathLossSpec::OkumuraHata { environment, city } => hata_db(g, f_mhz, environment, city),
+        PathLossSpec::Tr36942Urban { rooftop_clearance_m } => tr36942_urban_db(g.d2_m, f_mhz, rooftop_clearance_m),
+        PathLossSpec::Tr36814Uma { condition } => tr36814_uma_db(g, f_mhz, condition),
+        PathLossSpec::Tr36814Umi { condition } => tr36814_umi_db(g, f_mhz, condition),
+        PathLossSpec::ItuR1411Los => itu_r_1411_los_db(g, f_mhz),
+        PathLossSpec::ItuR1411NlosOverRooftop {
+            rooftop_height_m,
+            street_orientation_deg,
+            street_width_m,
+            buildings_extent_m,
+            building_separation_m,
+            metropolitan,
+        } => {
+            let street = Street {
+                rooftop_m: rooftop_height_m,
+                orientation_deg: street_orientation_deg,
+                width_m: street_width_m,
+                extent_m: buildings_extent_m,
+                separation_m: building_separation_m,
+                metropolitan,
+            };
+            itu_r_1411_nlos_rooftop_db(g, f_mhz, &street)
+        }
+    };
+    l.max(0.0)
+}
+
+fn wavelength_m(f_mhz: f64) -> f64 {
+    SPEED_OF_LIGHT_MPS / (f_mhz * 1e6)
+}
+
+// Friis (Proc. IRE 1946), as ns-3 FriisPropagationLossModel with L = 1: 20 log10(4 pi d / lambda).
+pub fn friis_db(d_m: f64, f_mhz: f64) -> f64 {
+    20.0 * (4.0 * std::f64::consts::PI * d_m / wavelength_m(f_mhz)).log10()
+}
+
+// ns-3 LogDistancePropagationLossModel: L0 + 10 n log10(d / d0), L0 below d0.
+pub fn log_distance_db(d_m: f64, exponent: f64, d0_m: f64, l0_db: f64) -> f64 {
+    if d_m <= d0_m {
+        l0_db
+    } else {
+        l0_db + 10.0 * exponent * (d_m / d0_m).log10()
+    }
+}
+
+/// Okumura-Hata above this uses the COST-231 extension, MHz (COST 231 final report §4.4).
+const HATA_COST231_ABOVE_MHZ: f64 = 1500.0;
+/// COST-231 Hata C_m for metropolitan centres, dB (COST 231 final report eq. 4.4.3).
+const COST231_METROPOLITAN_DB: f64 = 3.0;
+
+// Hata (IEEE Trans. Veh. Tech. 29(3), 1980) eqs. for urban/suburban/open; COST 231 final report
+// §4.4 eqs. 4.4.1-4.4.4 (COST-231 Hata above 1500 MHz). d in km (3-D, as ns-3), f in MHz.
+fn hata_db(g: &LinkGeometry, f_mhz: f64, env: HataEnvironment, city: CitySize) -> f64 {
+    let lf = f_mhz.log10();
+    let hb = g.enb_height_m.max(g.ue_height_m);
+    let hm = g.enb_height_m.min(g.ue_height_m);
+    let distance_term = (44.9 - 6.55 * hb.log10()) * (g.d3_m / 1000.0).log10();
+    let small_city_a = (1.1 * lf - 0.7) * hm - (1.56 * lf - 0.8);
+    if f_mhz > HATA_COST231_ABOVE_MHZ {
+        // COST-231 Hata defines a(hm) by the small/medium-city formula only; a large
+        // city ("metropolitan centre") adds C_m = 3 dB. (ns-3 uses 3.2(log 11.75 hm)^2
+        // without the -4.97 here, 5.1 dB less at 2114 MHz than this formula.)
+        let c_m = if city == CitySize::Large { COST231_METROPOLITAN_DB } else { 0.0 };
+        return 46.3 + 33.9 * lf - 13.82 * hb.log10() - small_city_a + distance_term + c_m;
+    }
+    let urban = |a_hm: f64| 69.55 + 26.16 * lf - 13.82 * hb.log10() - a_hm + distance_term;
+    // Hata derives the suburban and open-area losses from the small/medium-city urban loss.
+    match (env, city) {
+        (HataEnvironment::Urban, CitySize::Large) if f_mhz < 200.0 => urban(8.29 * (1.54 * hm).log10().powi(2) - 1.1),
+        (HataEnvironment::Urban, CitySize::Large) => urban(3.2 * (11.75 * hm).log10().powi(2) - 4.97),
+        (HataEnvironment::Urban, _) => urban(small_city_a),
+        (HataEnvironment::Suburban, _) => urban(small_city_a) - 2.0 * (f_mhz / 28.0).log10().powi(2) - 5.4,
+        (HataEnvironment::OpenAreas, _) => urban(small_city_a) - 4.78 * lf * lf + 18.33 * lf - 40.94,
+    }
+}
+
+// TR 36.942 §4.5.2 macro cell propagation model, urban area: R in km, f in MHz, Dhb in m.
+pub fn tr36942_urban_db(d2_m: f64, f_mhz: f64, dhb_m: f64) -> f64 {
+    40.0 * (1.0 - 4e-3 * dhb_m) * (d2_m / 1000.0).log10() - 18.0 * dhb_m.log10() + 21.0 * f_mhz.log10() + 80.0
+}
+
+/// TR 36.814 Table B.1.2.1-1 UMa NLOS: street width W and average building height h, m.
+const UMA_STREET_WIDTH_M: f64 = 20.0;
+const UMA_BUILDING_HEIGHT_M: f64 = 20.0;
+/// TR 36.814 Table B.1.2.1-1 note: effective heights h' = h - 1.0 m (effective environment height).
+const EFFECTIVE_ENV_HEIGHT_M: f64 = 1.0;
+
+/// TR 36.814 Table B.1.2.1-1 LOS (UMa and UMi share it): 22 log10 d + 28 + 20 log10 fc before the
+/// breakpoint d'BP = 4 h'BS h'UT fc / c, 40 log10 d + 7.8 - 18 log10 h'BS - 18 log10 h'UT + 2 log10 fc after.
+fn tr36814_los_db(g: &LinkGeometry, f_mhz: f64) -> f64 {
+    let fc_ghz = f_mhz / 1000.0;
+    let h_bs = (g.enb_height_m - EFFECTIVE_ENV_HEIGHT_M).max(EFFECTIVE_ENV_HEIGHT_M);
+    let h_ut = (g.ue_height_m - EFFECTIVE_ENV_HEIGHT_M).max(0.1);
+    let d_bp_m = 4.0 * h_bs * h_ut * f_mhz * 1e6 / SPEED_OF_LIGHT_MPS;
+    let d = g.d2_m;
+    if d < d_bp_m {
+        22.0 * d.log10() + 28.0 + 20.0 * fc_ghz.log10()
+    } else {
+        40.0 * d.log10() + 7.8 - 18.0 * h_bs.log10() - 18.0 * h_ut.log10() + 2.0 * fc_ghz.log10()
+    }
+}
+
+// TR 36.814 Table B.1.2.1-1, UMa: LOS above; NLOS with W = 20 m, h = 20 m, d in m, fc in GHz.
+fn tr36814_uma_db(g: &LinkGeometry, f_mhz: f64, c: LosCondition) -> f64 {
+    if c == LosCondition::Los {
+        return tr36814_los_db(g, f_mhz);
+    }
+    let (w, h, h_bs, h_ut) = (UMA_STREET_WIDTH_M, UMA_BUILDING_HEIGHT_M, g.enb_height_m, g.ue_height_m);
+    161.04 - 7.1 * w.log10() + 7.5 * h.log10() - (24.37 - 3.7 * (h / h_bs).powi(2)) * h_bs.log10()
+        + (43.42 - 3.1 * h_bs.log10()) * (g.d2_m.log10() - 3.0)
+        + 20.0 * (f_mhz / 1000.0).log10()
+        - (3.2 * (11.75 * h_ut).log10().powi(2) - 4.97)
+}
+
+// TR 36.814 Table B.1.2.1-1, UMi: LOS as UMa's form; NLOS (hexagonal cell layout) 36.7 log10 d + 22.7 + 26 log10 fc.
+fn tr36814_umi_db(g: &LinkGeometry, f_mhz: f64, c: LosCondition) -> f64 {
+    match c {
+        LosCondition::Los => tr36814_los_db(g, f_mhz),
+        LosCondition::Nlos => 36.7 * g.d2_m.log10() + 22.7 + 26.0 * (f_mhz / 1000.0).log10(),
+    }
+}
+
+// ITU-R P.1411 §4.1.1 (LoS within street canyons, UHF): the median of the lower and upper
+// bounds around the breakpoint R_bp = 4 h1 h2 / lambda, as ns-3 ItuR1411LosPropagationLossModel.
+fn itu_r_1411_los_db(g: &LinkGeometry, f_mhz: f64) -> f64 {
+    let lambda = wavelength_m(f_mhz);
+    let (h1, h2) = (g.enb_height_m, g.ue_height_m);
+    let l_bp = (20.0 * (lambda * lambda / (8.0 * std::f64::consts::PI * h1 * h2)).log10()).abs();
+    let r_bp = 4.0 * h1 * h2 / lambda;
+    let x = (g.d3_m / r_bp).log10();
+    let (low, up) = if g.d3_m <= r_bp {
+        (l_bp + 20.0 * x, l_bp + 20.0 + 25.0 * x)
+    } else {
+        (l_bp + 40.0 * x, l_bp + 20.0 + 40.0 * x)
+    };
+    (low + up) / 2.0
+}
+
+/// The street canyon of ITU-R P.1411 §4.2.1.
+struct Street {
+    rooftop_m: f64,
+    orientation_deg: f64,
+    width_m: f64,
+    extent_m: f64,
+    separation_m: f64,
+    metropolitan: bool,
+}
+
+// ITU-R P.1411 §4.2.1 (NLOS, over rooftops), as ns-3 ItuR1411NlosOverRooftopPropagationLossModel:
+// L = L_bf + L_rts + L_msd (L_bf alone when L_rts + L_msd <= 0); d 3-D, f in MHz.
+fn itu_r_1411_nlos_rooftop_db(g: &LinkGeometry, f_mhz: f64, st: &Street) -> f64 {
+    let d = g.d3_m;
+    let l_bf = 32.4 + 20.0 * (d / 1000.0).log10() + 20.0 * f_mhz.log10();
+    // Street orientation loss (P.1411 eqs. for 0-35, 35-55, 55-90 degrees).
+    let phi = st.orientation_deg;
+    let l_ori = if phi < 35.0 {
+        -10.0 + 0.354 * phi
+    } else if phi < 55.0 {
+        2.5 + 0.075 * (phi - 35.0)
+    } else {
+        4.0 - 0.114 * (phi - 55.0)
+    };
+    let hm = g.enb_height_m.min(g.ue_height_m);
+    let l_rts = -8.2 - 10.0 * st.width_m.log10() + 10.0 * f_mhz.log10() + 20.0 * (st.rooftop_m - hm).log10() + l_ori;
+    let l_msd = multi_screen_diffraction_db(g, f_mhz, st);
+    if l_rts + l_msd > 0.0 {
+        l_bf + l_rts + l_msd
+    } else {
+        l_bf
+    }
+}
+
+/// Threshold frequency of P.1411's k_a and k_f branches, MHz.
+const P1411_HIGH_BAND_MHZ: f64 = 2000.0;
+
+// ITU-R P.1411 §4.2.1 multi-screen diffraction loss L_msd: the settled-field formula when
+// d_s < l, else the Q_M form for the eNB above, near or below the rooftops.
+fn multi_screen_diffraction_db(g: &LinkGeometry, f_mhz: f64, st: &Street) -> f64 {
+    let (d, lambda) = (g.d3_m, wavelength_m(f_mhz));
+    let hb = g.enb_height_m.max(g.ue_height_m);
+    let dhb = hb - st.rooftop_m;
+    let d_s = lambda * d * d / (dhb * dhb);
+    if d_s < st.extent_m {
+        let (l_bsh, k_a, k_d) = if hb > st.rooftop_m {
+            let k_a = if f_mhz > P1411_HIGH_BAND_MHZ { 71.4 } else { 54.0 };
+            (-18.0 * (1.0 + dhb).log10(), k_a, 18.0)
+        } else {
+            let k_a = if d < 500.0 { 54.0 - 1.6 * dhb * d / 1000.0 } else { 54.0 - 0.8 * dhb };
+            (0.0, k_a, 18.0 - 15.0 * dhb / st.rooftop_m)
+        };
+        let slope = if st.metropolitan { 1.5 } else { 0.7 };
+        let k_f = if f_mhz > P1411_HIGH_BAND_MHZ { -8.0 } else { -4.0 + slope * (f_mhz / 925.0 - 1.0) };
+        return l_bsh + k_a + k_d * (d / 1000.0).log10() + k_f * f_mhz.log10() - 9.0 * st.separation_m.log10();
+    }
+    let b = st.separation_m;
+    let q_m = if (hb - st.rooftop_m).abs() < 1.0 {
+        b / d
+    } else if hb > st.rooftop_m {
+        2.35 * (dhb / d * (b / lambda).sqrt()).powf(0.9)
+    } else {
+        let theta = (dhb / b).atan();
+        let rho = dhb.hypot(b);
+        b / (2.0 * PI * d) * (lambda / rho).sqrt() * (1.0 / theta - 1.0 / (2.0 * PI + theta))
+    };
+    -10.0 * (q_m * q_m).log10()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// ns-3's test geometry: eNB at (0, 0, hb), UE at (d, 0, hm).
+    fn geom(d_m: f64, hb: f64, hm: f64) -> LinkGeometry {
+        LinkGeometry::new([0.0, 0.0], hb, [d_m, 0.0], hm)
+    }
+
+    fn close(got: f64, want: f64, tol: f64, what: &str) {
+        assert!((got - want).abs() <= tol, "{what}: got {got}, want {want} ± {tol}");
+    }
+
+    #[test]
+    fn friis_at_2_1_ghz_and_100_m() {
+        // 20 log10(4 pi d f / c) = 20 log10(4 pi * 100 * 2.1e9 / 299792458) = 20 log10(8802.6) = 78.892 dB.
+        close(friis_db(100.0, 2100.0), 78.892, 1e-3, "Friis");
+        // Doubling the distance adds 20 log10 2 = 6.0206 dB.
+        close(friis_db(200.0, 2100.0) - friis_db(100.0, 2100.0), 6.0206, 1e-4, "Friis slope");
+    }
+
+    #[test]
+    fn log_distance_follows_its_exponent() {
+        // 46.6777 + 10 * 3 * log10(100) = 106.6777 dB; at or below d0 the reference loss.
+        close(log_distance_db(100.0, 3.0, 1.0, 46.6777), 106.6777, 1e-9, "log-distance");
+        close(log_distance_db(0.5, 3.0, 1.0, 46.6777), 46.6777, 1e-12, "below d0");
+    }
+
+    #[test]
+    fn okumura_hata_urban_medium_city_at_900_mhz_and_1_km() {
+        // Hata 1980: a(hm) = (1.1 log 900 - 0.7) 1.5 - (1.56 log 900 - 0.8) = 3.82450 - 3.80862 = 0.01588;
+        // L = 69.55 + 26.16 log 900 - 13.82 log 30 - a(hm) + (44.9 - 6.55 log 30) log 1
+        //   = 69.55 + 77.2830 - 20.4138 - 0.0159 = 126.40 dB (d is 1 km horizontally; the 28.5 m
+        //   height difference adds (44.9 - 6.55 log 30) log10(1.000406) = 0.0062 dB).
+        let m = PathLossSpec::OkumuraHata { environment: HataEnvironment::Urban, city: CitySize::Medium };
+        close(loss_db(&m, &geom(1000.0, 30.0, 1.5), 900.0), 126.41, 0.01, "Hata urban");
+    }
+
+    #[test]
+    fn okumura_hata_matches_the_ns3_test_vectors() {
+        // ns-3 src/propagation/test/okumura-hata-test-suite.cc: 869 MHz, d = 2 km, hb = 30 m, hm = 1 m.
+        let cases = [
+            (HataEnvironment::Urban, CitySize::Large, 869.0, 137.93),
+            (HataEnvironment::Urban, CitySize::Small, 869.0, 137.88),
+            (HataEnvironment::Suburban, CitySize::Large, 869.0, 128.03),
+            // ns-3 publishes 109.66 from an octave script with 4.70 (log f)^2; Hata's formula has 4.78.
+            (HataEnvironment::OpenAreas, CitySize::Large, 869.0, 109.52),
+            // COST-231 at 2114 MHz, small city (ns-3 reference 150.64).
+            (HataEnvironment::Urban, CitySize::Small, 2114.0, 150.64),
+            // Large city: 150.64 + C_m 3 dB by COST 231 eq. 4.4.3; ns-3 publishes 148.55 for its variant.
+            (HataEnvironment::Urban, CitySize::Large, 2114.0, 153.64),
+        ];
+        for (environment, city, f, want) in cases {
+            let m = PathLossSpec::OkumuraHata { environment, city };
+            close(loss_db(&m, &geom(2000.0, 30.0, 1.0), f), want, 0.01, &format!("{environment:?} {city:?} {f}"));
+        }
+    }
+
+    #[test]
+    fn tr36942_urban_is_128_1_plus_37_6_log_r_at_2_ghz() {
+        // TR 36.942 §4.5.2 with f = 2000 MHz and Dhb = 15 m: 40*0.94 = 37.6 per decade,
+        // -18 log 15 + 21 log 2000 + 80 = -21.170 + 69.320 + 80 = 128.15 dB at 1 km.
+        close(tr36942_urban_db(1000.0, 2000.0, 15.0), 128.15, 0.01, "36.942 at 1 km");
+        close(tr36942_urban_db(10_000.0, 2000.0, 15.0), 128.15 + 37.6, 0.01, "36.942 at 10 km");
+    }
+
+    #[test]
+    fn tr36814_uma_nlos_at_1_km() {
+        // Table B.1.2.1-1 with W = h = 20, hBS = 25, hUT = 1.5, fc = 2 GHz, d = 1000 m:
+        // 161.04 - 9.23731 + 9.75773 - (24.37 - 2.368) 1.39794 + 0 + 6.02060 - (3.2 (log 17.625)^2 - 4.97)
+        // = 161.04 - 9.23731 + 9.75773 - 30.75747 + 6.02060 + 0.00092 = 136.8245 dB.
+        let m = PathLossSpec::Tr36814Uma { condition: LosCondition::Nlos };
+        close(loss_db(&m, &geom(1000.0, 25.0, 1.5), 2000.0), 136.8245, 1e-3, "UMa NLOS");
+    }
+
+    #[test]
+    fn tr36814_los_changes_slope_at_the_breakpoint() {
+        // UMa: d'BP = 4 * 24 * 0.5 * 2e9 / c = 320.2 m. At 100 m: 22*2 + 28 + 20 log10 2 = 78.0206 dB.
+        let m = PathLossSpec::Tr36814Uma { condition: LosCondition::Los };
+        close(loss_db(&m, &geom(100.0, 25.0, 1.5), 2000.0), 78.0206, 1e-3, "UMa LOS before d'BP");
+        // At 1000 m: 40*3 + 7.8 - 18 log10 24 - 18 log10 0.5 + 2 log10 2 = 127.8 - 24.844 + 5.419 + 0.602 = 108.977 dB.
+        close(loss_db(&m, &geom(1000.0, 25.0, 1.5), 2000.0), 108.977, 1e-3, "UMa LOS after d'BP");
+        // UMi NLOS at 100 m, 2 GHz: 36.7*2 + 22.7 + 26 log10 2 = 73.4 + 22.7 + 7.8268 = 103.9268 dB.
+        let m = PathLossSpec::Tr36814Umi { condition: LosCondition::Nlos };
+        close(loss_db(&m, &geom(100.0, 10.0, 1.5), 2000.0), 103.9268, 1e-3, "UMi NLOS");
+    }
+
+    #[test]
+    fn itu_r_1411_los_matches_the_ns3_test_vectors() {
+        // ns-3 src/propagation/test/itu-r-1411-los-test-suite.cc: hb = 30 m, hm = 1 m.
+        close(loss_db(&PathLossSpec::ItuR1411Los, &geom(100.0, 30.0, 1.0), 2114.0), 81.005, 0.01, "2114 MHz 100 m");
+        close(loss_db(&PathLossSpec::ItuR1411Los, &geom(200.0, 30.0, 1.0), 1999.0), 87.060, 0.01, "1999 MHz 200 m");
+    }
+
+    #[test]
+    fn itu_r_1411_nlos_over_rooftop_matches_the_ns3_test_vectors() {
+        // ns-3 src/propagation/test/itu-r-1411-nlos-over-rooftop-test-suite.cc: hb = 30 m, hm = 1 m,
+        // urban large city, rooftops 20 m, its default street parameters (w 20, l 80, b 50 m).
+        // The octave references take d as the 2-D distance, the model (ns-3's and ours) the 3-D one
+        // (900.47 m, 500.84 m): 0.01-0.03 dB apart. ns-3 checks within 0.1 dB; we use 0.05 dB.
+        let model = |phi: f64| PathLossSpec::ItuR1411NlosOverRooftop {
+            rooftop_height_m: 20.0,
+            street_orientation_deg: phi,
+            street_width_m: 20.0,
+            buildings_extent_m: 80.0,
+            building_separation_m: 50.0,
+            metropolitan: true,
+        };
+        close(loss_db(&model(45.0), &geom(900.0, 30.0, 1.0), 2114.0), 143.68, 0.05, "2114 MHz 900 m");
+        close(loss_db(&model(45.0), &geom(500.0, 30.0, 1.0), 1865.0), 132.84, 0.05, "1865 MHz 500 m");
+        close(loss_db(&model(80.0), &geom(900.0, 30.0, 1.0), 2114.0), 141.59, 0.05, "street at 80 degrees");
+    }
+
+    #[test]
+    fn loss_grows_with_distance_for_every_model() {
+        let models = [
+            PathLossSpec::Friis,
+            PathLossSpec::LogDistance { exponent: 3.0, reference_distance_m: 1.0, reference_loss_db: 46.6777 },
+            PathLossSpec::OkumuraHata { environment: HataEnvironment::Urban, city: CitySize::Large },
+            PathLossSpec::Tr36942Urban { rooftop_clearance_m: 15.0 },
+            PathLossSpec::Tr36814Uma { condition: LosCondition::Nlos },
+            PathLossSpec::Tr36814Umi { condition: LosCondition::Los },
+            PathLossSpec::ItuR1411Los,
+            PathLossSpec::ItuR1411NlosOverRooftop {
+                rooftop_height_m: 20.0,
+                street_orientation_deg: 45.0,
+                street_width_m: 20.0,
+                buildings_extent_m: 80.0,
+                building_separation_m: 50.0,
+                metropolitan: true,
+            },
+        ];
+        for m in &models {
+            let mut last = 0.0;
+            for d in [20.0, 50.0, 100.0, 300.0, 1000.0, 3000.0] {
+                let l = loss_db(m, &geom(d, 30.0, 1.5), 1800.0);
+                assert!(l > last, "{m:?} at {d} m: {l} <= {last}");
+                last = l;
+            }
+        }
+    }
+}
