@@ -72,6 +72,13 @@ BAD_CELLS = [
     ("rlc-buffer", ["cells", 0, "ues", 0, "rlc", "tx_buffer_bytes"], 0, "cells[0].ues[0].rlc.tx_buffer_bytes"),
     ("unknown-cell-field", ["cells", 0, "colour"], "red", "cells[0].colour"),
     ("ue-in-two-cells", ["cells", 1], None, "cells[1]"),
+    (
+        "channel-ue-without-channel",
+        ["cells", 0, "ues", 0, "sinr"],
+        {"kind": "channel", "position_m": [100, 0]},
+        "cells[0].ues[0].sinr",
+    ),
+    ("channel-carrier", ["cells", 0, "channel"], {"dl_carrier_mhz": 10}, "cells[0].channel.dl_carrier_mhz"),
 ]
 
 
@@ -89,6 +96,20 @@ def test_bad_cell_is_one_line_naming_the_field(cli, lte_doc, write_doc, tmp_path
     out = tmp_path / "run"
     assert_one_clear_line(cli("run", write_doc(doc), "--out", out), expected)
     assert not out.exists()
+
+
+def test_a_cell_with_a_channel_needs_placed_ues(cli, lte_doc, write_doc):
+    lte_doc["cells"][0]["channel"] = {}
+    assert_one_clear_line(cli("validate", write_doc(lte_doc)), "cells[0].ues[0].sinr.kind")
+
+
+def test_channel_example_is_deterministic_and_moves_data():
+    doc = Scenario.load(EXAMPLES / "lte_channel_edge.toml").to_dict()
+    doc["duration_s"] = 1.0
+    a, b = cellcc.run(doc, seed=3), cellcc.run(doc, seed=3)
+    pd.testing.assert_frame_equal(a.lte, b.lte)
+    assert a.lte["cqi"].nunique() > 1, "fading and shadowing move the CQI"
+    assert a.flows.loc[0, "rx_bytes"] > 0
 
 
 def test_linux_backend_refuses_a_cell(cli, lte_doc, write_doc):

@@ -15,6 +15,7 @@
 //! Defaults are ns-3 LENA 3.44's where it has one (its attribute named in the
 //! field's doc), else the 3GPP value.
 
+use crate::lte::channel::spec::{ChannelSpec, UePlacement};
 use crate::lte::mac::scheduler::SchedulerKind;
 use crate::lte::mac::uplink::UplinkConfig;
 use crate::lte::rlc::RlcConfig;
@@ -52,6 +53,10 @@ pub struct CellSpec {
     /// Uplink scheduling requests and grants (TS 36.321 §5.4).
     #[serde(default)]
     pub uplink: UplinkConfig,
+    /// The cell's radio channel (path loss, shadowing, fading, interference; docs/lte/channel.md).
+    /// With it, every UE's `sinr` is `{kind = "channel", position_m, ...}`; without it, none is.
+    #[serde(default)]
+    pub channel: Option<ChannelSpec>,
     pub ues: Vec<UeSpec>,
 }
 
@@ -154,6 +159,8 @@ pub enum SinrSpec {
         start_s: f64,
         duration_s: f64,
     },
+    /// From the cell's `channel` model, for a UE placed (and moving) as given.
+    Channel(UePlacement),
 }
 
 /// Channel bandwidths and their RB counts, TS 36.101 Table 5.6-1.
@@ -227,6 +234,9 @@ impl CellSpec {
         self.cqi.validate(&p("cqi"))?;
         self.harq.validate(&p("harq"))?;
         self.uplink.validate(&p("uplink"))?;
+        if let Some(ch) = &self.channel {
+            ch.validate(&p("channel"))?;
+        }
         ensure(!self.ues.is_empty(), || p("ues"), "[]", "at least one UE")?;
         for (j, u) in self.ues.iter().enumerate() {
             let up = format!("{path}.ues[{j}]");
@@ -239,9 +249,32 @@ impl CellSpec {
                 "a UE not attached to any other cell or twice",
             )?;
             u.sinr.validate(&format!("{up}.sinr"), sc.duration_s)?;
+            self.validate_sinr_source(&u.sinr, &format!("{up}.sinr"))?;
             u.rlc.validate(&format!("{up}.rlc"))?;
         }
         Ok(())
+    }
+}
+
+impl CellSpec {
+    /// A UE's SINR comes from the cell's channel exactly when the cell has one.
+    fn validate_sinr_source(&self, sinr: &SinrSpec, path: &str) -> Check {
+        match (&self.channel, sinr) {
+            (Some(ch), SinrSpec::Channel(placement)) => ch.validate_placement(placement, path),
+            (None, SinrSpec::Channel(_)) => ensure(
+                false,
+                || path.to_string(),
+                "{kind = \"channel\", ...}",
+                "fixed, csv or ramp (the cell has no `channel`)",
+            ),
+            (Some(_), _) => ensure(
+                false,
+                || format!("{path}.kind"),
+                "a fixed, csv or ramp source",
+                "\"channel\" with the UE's position_m (the cell has a `channel` model)",
+            ),
+            (None, _) => Ok(()),
+        }
     }
 }
 
@@ -280,6 +313,8 @@ impl SinrSpec {
                 ul_db.map_or(Ok(()), |x| sinr_db(x, || p("ul_db")))
             }
             SinrSpec::Csv { file } => ensure(!file.is_empty(), || p("file"), "\"\"", "a path to a SINR CSV file"),
+            // Checked against the cell's channel model (`validate_sinr_source`).
+            SinrSpec::Channel(_) => Ok(()),
             SinrSpec::Ramp { from_db, to_db, start_s, duration_s: ramp_s } => {
                 sinr_db(*from_db, || p("from_db"))?;
                 sinr_db(*to_db, || p("to_db"))?;

@@ -22,6 +22,8 @@ mod ue;
 
 pub use stats::{lte_table, LteSlot, LteSlots};
 
+use super::channel::spec::UePlacement;
+use super::channel::ChannelSinr;
 use super::sap::{LinkDir, UeIndex};
 use super::sinr::{PerUeSinr, SinrSeries, SinrSource, UeSinr};
 use crate::error::ScenarioError;
@@ -86,14 +88,13 @@ impl Cell {
         let n_rbs = spec.n_rbs().expect("validated bandwidth");
         let duration = end - SimTime::ZERO;
         let enb = node(&spec.enb);
-        let mut sources = Vec::with_capacity(spec.ues.len());
         let mut ues = Vec::with_capacity(spec.ues.len());
-        for (j, u) in spec.ues.iter().enumerate() {
-            sources.push(ue_sinr(&u.sinr, &format!("{path}.ues[{j}].sinr"), n_rbs)?);
+        for u in &spec.ues {
             // Keyed by cell and UE names: adding a UE leaves every other UE's streams as they were.
             let label = format!("cell:{}:ue:{}", spec.id, u.node);
             ues.push(UeContext::new(spec, u, node(&u.node), enb, &label, seed, slot, duration));
         }
+        let sinr = sinr_source(spec, path, n_rbs, seed)?;
         Ok(Cell {
             name: spec.id.clone(),
             enb,
@@ -105,7 +106,7 @@ impl Cell {
             control_errors: spec.control_errors,
             macs: tti::Macs::new(spec, n_rbs),
             ues,
-            sinr: Box::new(PerUeSinr { ues: sources }),
+            sinr,
             sinr_db: vec![0.0; n_rbs as usize],
             last_tti: None,
             deadline: None,
@@ -199,6 +200,29 @@ impl Cell {
     }
 }
 
+/// Where the cell's UEs get their SINR: the cell's channel model, or each UE's own source.
+fn sinr_source(spec: &CellSpec, path: &str, n_rbs: u32, seed: u64) -> Result<Box<dyn SinrSource>, ScenarioError> {
+    if let Some(channel) = &spec.channel {
+        let placements: Vec<UePlacement> = spec
+            .ues
+            .iter()
+            .map(|u| match &u.sinr {
+                SinrSpec::Channel(p) => p.clone(),
+                _ => unreachable!("validated: a cell with a channel has channel-placed UEs"),
+            })
+            .collect();
+        let label = format!("cell:{}", spec.id);
+        return Ok(Box::new(ChannelSinr::new(channel, &placements, seed, &label)?));
+    }
+    let sources = spec
+        .ues
+        .iter()
+        .enumerate()
+        .map(|(j, u)| ue_sinr(&u.sinr, &format!("{path}.ues[{j}].sinr"), n_rbs))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Box::new(PerUeSinr { ues: sources }))
+}
+
 /// A UE's SINR source from its spec (reads a CSV file named there).
 fn ue_sinr(spec: &SinrSpec, path: &str, n_rbs: u32) -> Result<UeSinr, ScenarioError> {
     Ok(match spec {
@@ -209,6 +233,7 @@ fn ue_sinr(spec: &SinrSpec, path: &str, n_rbs: u32) -> Result<UeSinr, ScenarioEr
             start: SimTime::from_secs_f64(*start_s),
             end: SimTime::from_secs_f64(start_s + duration_s),
         },
+        SinrSpec::Channel(_) => unreachable!("validated: channel-placed UEs are in a cell with a channel"),
         SinrSpec::Csv { file } => {
             let bad = |why: String| ScenarioError::new(format!("{path}.file"), format!("{file:?}"), why);
             let text = std::fs::read_to_string(file).map_err(|e| bad(format!("a readable SINR CSV file ({e})")))?;
