@@ -13,7 +13,8 @@ from cellcc import Scenario
 
 from .conftest import EXAMPLES, REPO
 
-SCENARIOS = sorted(EXAMPLES.glob("*.toml"))
+#: Scenario examples; `sweep_*.toml` are sweep files (tests/test_sweep.py runs them).
+SCENARIOS = sorted(p for p in EXAMPLES.glob("*.toml") if not p.name.startswith("sweep_"))
 
 
 def test_there_are_examples():

@@ -14,14 +14,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cellcc import _core
+from cellcc.catalogue import Store
 from cellcc.compare import compare
 from cellcc.errors import EngineError, ScenarioError, UserError
 from cellcc.provenance import cellcc_version
 from cellcc.result import Result
 from cellcc.runner import run_one
 from cellcc.scenario import Scenario
+from cellcc.sweep import Sweep
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from cellcc._core import CcaInfo
 
 __version__ = cellcc_version()
@@ -31,10 +35,13 @@ __all__ = [
     "Result",
     "Scenario",
     "ScenarioError",
+    "Store",
+    "Sweep",
     "UserError",
     "__version__",
     "ccas",
     "compare",
+    "load",
     "run",
 ]
 
@@ -52,3 +59,9 @@ def run(scenario: str | Path | dict[str, Any] | Scenario, seed: int | None = Non
 def ccas() -> list[CcaInfo]:
     """The congestion-control registry: name, family, source, summary and parameters."""
     return _core.ccas()
+
+
+def load(store_dir: str | Path, table: str = "metrics") -> pd.DataFrame:
+    """One table of a sweep's results folder as a tidy DataFrame with the swept parameters
+    as columns (``metrics``: one row per run; also flows, timeseries, pm, queues, cwnd, rtt)."""
+    return Store.open(store_dir).table(table)

@@ -1,13 +1,8 @@
 """Compare congestion controls on a scenario: every TCP flow runs the CCA under test,
 for several seeds; per-run metrics are summarised as mean and Student-t 95% CI.
 
-Per-run metrics (over the run's TCP flows, from the engine's ``flows`` table):
-
-- ``throughput_mbps``: sum of the flows' FlowMonitor throughput, Mbit/s.
-- ``goodput_mbps``: sum of the flows' application goodput, Mbit/s.
-- ``delay_ms``: mean one-way delay, weighted by received packets.
-- ``loss_pct``: lost packets / transmitted packets, percent.
-- ``retransmits``: retransmitted segments, summed.
+The per-run metrics are :func:`cellcc.metrics.run_metrics`; the table shows
+``METRICS``, a subset of them.
 """
 
 from __future__ import annotations
@@ -17,12 +12,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from cellcc import _core
 from cellcc.errors import UserError
-from cellcc.result import Result
+from cellcc.metrics import RUN_METRICS, run_metrics
 from cellcc.runner import Job, run_jobs
 from cellcc.scenario import Scenario, resolve_many
 from cellcc.stats import mean_ci
@@ -37,8 +31,6 @@ METRICS: tuple[tuple[str, str], ...] = (
     ("loss_pct", "loss %"),
     ("retransmits", "retransmits"),
 )
-#: Bits per megabit.
-_BPS_PER_MBPS = 1e6
 
 
 def registered_ccas() -> list[str]:
@@ -59,24 +51,6 @@ def parse_cca_list(text: str | Sequence[str] | None) -> list[str]:
         if name not in known:
             raise UserError("--cca", json.dumps(name), f"one of {', '.join(known)}")
     return list(dict.fromkeys(names))
-
-
-def run_metrics(result: Result) -> dict[str, float]:
-    """The per-run metrics of the module doc (runs in the worker process)."""
-    flows = result.flows
-    if "transport" in flows.columns:
-        flows = flows[flows["transport"] == "tcp"]
-    rx = flows["rx_packets"].to_numpy(dtype=float)
-    delay = flows["mean_delay_ms"].to_numpy(dtype=float)
-    tx_total = float(flows["tx_packets"].sum())
-    weighted = float(np.nansum(delay * rx) / rx.sum()) if rx.sum() > 0 else float("nan")
-    return {
-        "throughput_mbps": float(flows["throughput_bps"].sum()) / _BPS_PER_MBPS,
-        "goodput_mbps": float(flows["goodput_bps"].sum()) / _BPS_PER_MBPS,
-        "delay_ms": weighted,
-        "loss_pct": 100.0 * float(flows["lost_packets"].sum()) / tx_total if tx_total > 0 else float("nan"),
-        "retransmits": float(flows["retransmits"].sum()),
-    }
 
 
 def compare_runs(
@@ -100,7 +74,7 @@ def compare_runs(
                 keys.append((sc.name, cca, sc.seed + k))
                 jobs.append(Job(variant, sc.seed + k))
     rows = run_jobs(jobs, reduce=run_metrics, workers=workers, progress=progress, description="comparing")
-    frame = pd.DataFrame(rows, columns=[c for c, _ in METRICS])
+    frame = pd.DataFrame(rows, columns=list(RUN_METRICS))
     frame.insert(0, "seed", [k[2] for k in keys])
     frame.insert(0, "cca", [k[1] for k in keys])
     frame.insert(0, "scenario", [k[0] for k in keys])

@@ -1,8 +1,11 @@
-"""Statistics over replications: mean with a Student-t confidence interval, Jain's
-fairness index, and the empirical CDF.
+"""Statistics over replications: mean with a Student-t or bootstrap confidence
+interval, percentiles, Jain's fairness index, the empirical CDF, and a paired
+significance test between two CCAs run with the same seeds.
 
 References: Jain, Chiu, Hawe, "A Quantitative Measure of Fairness and
-Discrimination for Resource Allocation in Shared Computer Systems", DEC-TR-301, 1984.
+Discrimination for Resource Allocation in Shared Computer Systems", DEC-TR-301, 1984;
+Efron & Tibshirani, "An Introduction to the Bootstrap", 1993 (percentile interval);
+Holm, "A Simple Sequentially Rejective Multiple Test Procedure", Scand. J. Statist. 6, 1979.
 """
 
 from __future__ import annotations
@@ -15,10 +18,14 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
-__all__ = ["MeanCI", "ecdf", "jain", "mean_ci"]
+__all__ = ["MeanCI", "PairedTest", "bootstrap_ci", "ecdf", "holm", "jain", "mean_ci", "paired_test", "percentile"]
 
 #: Confidence level of every interval cellcc reports.
 CONFIDENCE = 0.95
+#: Bootstrap resamples (Efron & Tibshirani suggest >= 1000 for percentile intervals).
+BOOTSTRAP_RESAMPLES = 2000
+#: Seed of the bootstrap's generator: the same data give the same interval on every run.
+BOOTSTRAP_SEED = 0
 
 
 @dataclass(frozen=True)
@@ -68,3 +75,71 @@ def ecdf(values: Sequence[float] | np.ndarray) -> pd.DataFrame:
     x = x[~np.isnan(x)]
     p = np.arange(1, x.size + 1, dtype=float) / max(x.size, 1)
     return pd.DataFrame({"x": x, "p": p})
+
+
+def percentile(values: Sequence[float] | np.ndarray, q: float) -> float:
+    """The ``q``-th percentile (0..100, linear interpolation as numpy's default); NaNs are ignored."""
+    x = np.asarray(values, dtype=float)
+    x = x[~np.isnan(x)]
+    return float(np.percentile(x, q)) if x.size else math.nan
+
+
+def bootstrap_ci(values: Sequence[float] | np.ndarray, confidence: float = CONFIDENCE) -> tuple[float, float]:
+    """Percentile-bootstrap interval of the mean, with a fixed seed (deterministic); NaN below 2 samples."""
+    x = np.asarray(values, dtype=float)
+    x = x[~np.isnan(x)]
+    if x.size < 2:
+        return (math.nan, math.nan)
+    if np.all(x == x[0]):
+        return (float(x[0]), float(x[0]))
+    res = sps.bootstrap(
+        (x,),
+        np.mean,
+        confidence_level=confidence,
+        n_resamples=BOOTSTRAP_RESAMPLES,
+        method="percentile",
+        rng=np.random.default_rng(BOOTSTRAP_SEED),
+    )
+    return (float(res.confidence_interval.low), float(res.confidence_interval.high))
+
+
+@dataclass(frozen=True)
+class PairedTest:
+    """A paired two-sided test of ``a - b`` over seeds both were run with."""
+
+    test: str
+    n: int
+    mean_difference: float
+    p_value: float
+
+
+def paired_test(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray) -> PairedTest:
+    """Paired Student t-test (scipy ``ttest_rel``) of equal-length samples paired by seed.
+
+    Identical samples give p = 1 (no evidence of a difference; scipy would give NaN);
+    fewer than two pairs give p = NaN (no test possible).
+    """
+    x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    keep = ~(np.isnan(x) | np.isnan(y))
+    x, y = x[keep], y[keep]
+    n = int(x.size)
+    diff = float(np.mean(x - y)) if n else math.nan
+    if n < 2:
+        return PairedTest("paired t-test", n, diff, math.nan)
+    if np.all(x - y == (x - y)[0]):
+        # Constant differences: zero variance. Equal -> no difference; a constant shift -> certain.
+        return PairedTest("paired t-test", n, diff, 1.0 if diff == 0 else 0.0)
+    return PairedTest("paired t-test", n, diff, float(sps.ttest_rel(x, y).pvalue))
+
+
+def holm(p_values: Sequence[float]) -> list[float]:
+    """Holm-adjusted p-values (step-down, monotone, capped at 1); NaN stays NaN."""
+    p = np.asarray(p_values, dtype=float)
+    order = [i for i in np.argsort(p, kind="stable") if not np.isnan(p[i])]
+    m = len(order)
+    adjusted = np.full(p.shape, np.nan)
+    running = 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * float(p[i])))
+        adjusted[i] = running
+    return adjusted.tolist()

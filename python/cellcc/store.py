@@ -6,6 +6,10 @@ Layout of a run folder::
     scenario.json     the canonical scenario the engine ran
     flows.parquet  timeseries.parquet  queues.parquet  cwnd.parquet  rtt.parquet  lte.parquet
     <capture>.pcap    one per captured link direction
+    pm.parquet  metrics.parquet   in sweeps: Pm per (flow, slot) and the per-run metrics row
+
+A sweep's store (:class:`cellcc.catalogue.Store`) holds such folders under
+``runs/key=<run key>/``.
 
 Atomic: everything is written into a hidden temporary folder beside the target
 and renamed into place at the end, so a failed or interrupted run leaves no
@@ -28,7 +32,7 @@ import pyarrow.parquet as pq
 from cellcc.result import TABLES, Result
 from cellcc.scenario import Scenario
 
-__all__ = ["read_run", "write_atomically", "write_run"]
+__all__ = ["read_run", "run_files", "write_atomically", "write_files", "write_run"]
 
 #: Characters allowed in a pcap file name; anything else becomes "_".
 _UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._:-]")
@@ -48,9 +52,10 @@ def _dump_json(obj: object) -> str:
     return json.dumps(obj, sort_keys=True, indent=2, allow_nan=True) + "\n"
 
 
-def _write_parquet(frame: pd.DataFrame, path: Path) -> None:
-    table = pa.Table.from_pandas(frame, preserve_index=False)
-    pq.write_table(table, path, compression="zstd")
+def _parquet_bytes(frame: pd.DataFrame) -> bytes:
+    sink = pa.BufferOutputStream()
+    pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), sink, compression="zstd")
+    return sink.getvalue().to_pybytes()
 
 
 def write_atomically(out_dir: str | Path, fill) -> Path:
@@ -74,20 +79,41 @@ def write_atomically(out_dir: str | Path, fill) -> Path:
     return target
 
 
-def write_run(result: Result, out_dir: str | Path) -> Path:
-    """Write ``result`` to ``out_dir`` (see the module doc); returns the folder."""
+def run_files(result: Result, derived: bool = False) -> dict[str, bytes]:
+    """Every file of a run folder as ``{name: bytes}`` (see the module doc), deterministic.
+
+    ``derived`` adds ``pm.parquet`` and ``metrics.parquet`` (:mod:`cellcc.metrics`), as sweeps store.
+    """
+    files = {
+        "summary.json": _dump_json({"provenance": result.provenance, "summary": result.summary}).encode("utf-8"),
+        "scenario.json": _dump_json(result.scenario.to_dict()).encode("utf-8"),
+    }
+    tables = dict(result.tables())
+    if derived:
+        from cellcc.metrics import pm_slots, run_metrics
+
+        tables["pm"] = pm_slots(result)
+        tables["metrics"] = pd.DataFrame([run_metrics(result)])
+    for name, frame in tables.items():
+        files[f"{name}.parquet"] = _parquet_bytes(frame)
+    for name, data in result.pcaps.items():
+        files[f"{_UNSAFE_NAME.sub('_', name)}.pcap"] = data
+    return files
+
+
+def write_files(files: dict[str, bytes], out_dir: str | Path) -> Path:
+    """Write ``{name: bytes}`` as the folder ``out_dir``, atomically."""
 
     def fill(tmp: Path) -> None:
-        (tmp / "summary.json").write_text(
-            _dump_json({"provenance": result.provenance, "summary": result.summary}), encoding="utf-8"
-        )
-        (tmp / "scenario.json").write_text(_dump_json(result.scenario.to_dict()), encoding="utf-8")
-        for name, frame in result.tables().items():
-            _write_parquet(frame, tmp / f"{name}.parquet")
-        for name, data in result.pcaps.items():
-            (tmp / f"{_UNSAFE_NAME.sub('_', name)}.pcap").write_bytes(data)
+        for name, data in files.items():
+            (tmp / name).write_bytes(data)
 
     return write_atomically(out_dir, fill)
+
+
+def write_run(result: Result, out_dir: str | Path) -> Path:
+    """Write ``result`` to ``out_dir`` (see the module doc); returns the folder."""
+    return write_files(run_files(result), out_dir)
 
 
 def read_run(run_dir: str | Path) -> Result:

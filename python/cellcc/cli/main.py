@@ -14,10 +14,11 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from cellcc import _core
 from cellcc.backends import cli as linux_cli
-from cellcc.cli import render
+from cellcc.cli import experiments, render
 from cellcc.cli.errors import reported
 from cellcc.cli.options import (
     CcaOpt,
@@ -34,6 +35,7 @@ from cellcc.cli.options import (
 from cellcc.compare import compare_runs, parse_cca_list, summarise
 from cellcc.errors import UserError
 from cellcc.provenance import cellcc_version
+from cellcc.recommend import recommend
 from cellcc.runner import Job, run_jobs
 from cellcc.scenario import Scenario, bundled_names
 from cellcc.store import write_run
@@ -93,8 +95,10 @@ def compare(
     workers: WorkersOpt = None,
     out: OutTableOpt = None,
     backend: linux_cli.BackendOpt = None,
+    objective: experiments.ObjectiveOpt = "throughput",
 ) -> None:
-    """Rank CCAs on SCENARIO: every TCP flow runs each CCA for --seeds seeds; mean and 95% CI."""
+    """Rank CCAs on SCENARIO: every TCP flow runs each CCA for --seeds seeds; mean and 95% CI;
+    then the recommendation for --objective (only when the best is significantly better)."""
     with reported():
         if out is not None and out.suffix.lower() not in _TABLE_SUFFIXES:
             raise UserError("--out", json.dumps(str(out)), "a file ending in .csv or .parquet")
@@ -105,6 +109,8 @@ def compare(
         table = summarise(runs)
         for name in dict.fromkeys(table["scenario"]):
             _out.print(render.compare_table(table, name, seeds))
+            answer = recommend(runs[runs["scenario"] == name], objective)
+            _out.print(f"[bold]{name}[/]: {escape(answer.verdict)}\n  ({escape(answer.criterion)})")
         if out is not None:
             _write_table(table, out)
             _out.print(f"wrote {out}")
@@ -166,6 +172,9 @@ def ccas(cca: CcaOpt = None, verbose: VerboseOpt = False, as_json: JsonOpt = Fal
                 _out.print(render.cca_detail(entry))
         else:
             _out.print(render.ccas_table(registry))
+
+
+experiments.register(app, _out)
 
 
 def main() -> None:

@@ -1,0 +1,155 @@
+"""Experiment commands: ``cellcc sweep run|expand``, ``cellcc query``, ``cellcc report``,
+``cellcc recommend``. Registered on the main app by :mod:`cellcc.cli.main`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from cellcc.catalogue import Store
+from cellcc.cli.errors import reported
+from cellcc.errors import UserError
+from cellcc.runner import run_sweep
+from cellcc.sweep import Sweep
+
+sweep_app = typer.Typer(
+    help="Expand and run sweeps: a base scenario x axes by field path x seeds.", no_args_is_help=True
+)
+
+SweepArg = Annotated[Path, typer.Argument(metavar="FILE", help="A sweep file (.toml or .json).", show_default=False)]
+StoreArg = Annotated[Path, typer.Argument(metavar="DIR", help="A sweep results folder.", show_default=False)]
+JobsOpt = Annotated[
+    int | None,
+    typer.Option("--jobs", "-j", min=1, help="Worker processes (or Dask LocalCluster workers); default: one per CPU."),
+]
+DaskOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--dask",
+        "--scheduler",
+        help="Run on a Dask cluster: a scheduler address (tcp://host:port) or `local` for a LocalCluster.",
+        show_default=False,
+    ),
+]
+
+
+def _frame_table(frame, title: str, limit: int = 50) -> Table:
+    table = Table(title=title)
+    for column in frame.columns:
+        table.add_column(str(column), justify="right" if frame[column].dtype.kind in "fiu" else "left")
+    for _, row in frame.head(limit).iterrows():
+        table.add_row(*(f"{v:.6g}" if isinstance(v, float) else str(v) for v in row))
+    if len(frame) > limit:
+        table.caption = f"{len(frame) - limit} more row(s) not shown"
+    return table
+
+
+def register(app: typer.Typer, out: Console) -> None:
+    """Add the experiment commands to ``app``; tables print on ``out``."""
+
+    @sweep_app.command("run")
+    def sweep_run(
+        file: SweepArg,
+        out_dir: Annotated[Path, typer.Option("--out", "-o", help="Results folder (created or resumed).")],
+        jobs: JobsOpt = None,
+        dask: DaskOpt = None,
+    ) -> None:
+        """Run every run of FILE that --out does not hold yet (resumable; Ctrl-C keeps the store consistent)."""
+        with reported():
+            outcome = run_sweep(Sweep.load(file), out_dir, workers=jobs, scheduler=dask)
+            out.print(
+                f"{outcome.total} runs: {outcome.ran} ran, {outcome.skipped} already in {out_dir}; "
+                f'query with: cellcc query {out_dir} "SELECT * FROM metrics"'
+            )
+
+    @sweep_app.command("expand")
+    def sweep_expand(
+        file: SweepArg, as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False
+    ) -> None:
+        """List the runs FILE expands to (key, seed, axis values) without running anything."""
+        with reported():
+            sweep = Sweep.load(file)
+            rows = [{"key": r.key, "seed": r.seed, **r.params} for r in sweep.expand()]
+            if as_json:
+                typer.echo(json.dumps(rows, indent=1))
+                return
+            import pandas as pd
+
+            out.print(_frame_table(pd.DataFrame(rows), f"{sweep.name}: {len(rows)} runs", limit=len(rows)))
+
+    app.add_typer(sweep_app, name="sweep")
+
+    @app.command()
+    def query(
+        store_dir: StoreArg,
+        sql: Annotated[str, typer.Argument(metavar="SQL", help="DuckDB SQL over the store's views.")] = "",
+        csv: Annotated[bool, typer.Option("--csv", help="Print CSV instead of a table.")] = False,
+    ) -> None:
+        """Query a sweep's results with SQL (DuckDB). Views: runs, flows, timeseries, queues, cwnd, rtt, pm,
+        metrics, each with the sweep's axis columns. No SQL: list the views and their columns."""
+        with reported():
+            store = Store.open(store_dir)
+            if not sql:
+                for name in store.tables():
+                    cols = store.query(f"DESCRIBE {name}")["column_name"].tolist()
+                    out.print(f"[bold]{name}[/]: {', '.join(cols)}")
+                return
+            frame = store.query(sql)
+            if csv:
+                typer.echo(frame.to_csv(index=False), nl=False)
+            else:
+                out.print(_frame_table(frame, sql))
+
+    app.command("db", help="Alias of `query`.")(query)
+
+    @app.command()
+    def report(
+        store_dir: StoreArg,
+        out_file: Annotated[Path, typer.Option("--out", "-o", help="Report file: .html (self-contained) or .md.")],
+        objective: ObjectiveOpt = "throughput",
+    ) -> None:
+        """Write the report of a sweep: ranking tables with 95% CIs, figures and the recommendation."""
+        from cellcc.report import write_report
+
+        with reported():
+            if out_file.suffix.lower() not in (".html", ".md"):
+                raise UserError("--out", json.dumps(str(out_file)), "a file ending in .html or .md")
+            write_report(Store.open(store_dir), out_file, objective)
+            out.print(f"wrote {out_file}")
+
+    @app.command("recommend")
+    def recommend_cmd(
+        scenario: Annotated[str, typer.Argument(metavar="SCENARIO", help="A scenario file or bundled name.")],
+        objective: ObjectiveOpt = "throughput",
+        delay_budget_ms: Annotated[
+            float | None,
+            typer.Option("--delay-budget-ms", min=0, help="Leave out CCAs whose mean p95 RTT exceeds this."),
+        ] = None,
+        cca: Annotated[str | None, typer.Option("--cca", help="Comma-separated CCAs; default: all.")] = None,
+        seeds: Annotated[int, typer.Option("--seeds", min=2, help="Replications per CCA (paired by seed).")] = 5,
+        jobs: JobsOpt = None,
+    ) -> None:
+        """Run every CCA on SCENARIO over seeds and say which to use for --objective, with its confidence."""
+        from cellcc.compare import compare_runs
+        from cellcc.recommend import recommend
+
+        with reported():
+            runs = compare_runs(scenario, cca, seeds, workers=jobs, progress=True)
+            rec = recommend(runs, objective, delay_budget_ms=delay_budget_ms)
+            if not rec.ranking.empty:
+                out.print(_frame_table(rec.ranking, f"{scenario}: ranked by {objective}", limit=len(rec.ranking)))
+            out.print(rec.verdict)
+            out.print(f"Criterion: {rec.criterion}.")
+            for line in rec.reasons:
+                out.print(f"  {line}")
+
+
+ObjectiveOpt = Annotated[
+    str,
+    typer.Option("--objective", help="What the recommendation ranks by: throughput, delay, pm or power."),
+]

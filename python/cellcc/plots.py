@@ -1,0 +1,113 @@
+"""Figures for reports, from tidy DataFrames; each function returns PNG bytes.
+
+matplotlib with the Agg backend (no display needed); fixed size, DPI and
+metadata so the same data give the same bytes.
+"""
+
+from __future__ import annotations
+
+import io
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from cellcc.stats import ecdf
+
+__all__ = ["ecdf_plot", "metric_vs_param", "spider", "throughput_delay_scatter", "timeseries_plot"]
+
+_FIGSIZE_IN = (6.0, 4.0)
+_DPI = 100
+
+
+def _png(fig: plt.Figure) -> bytes:
+    buf = io.BytesIO()
+    fig.tight_layout()
+    fig.savefig(buf, format="png", dpi=_DPI, metadata={"Software": None})
+    plt.close(fig)
+    return buf.getvalue()
+
+
+def throughput_delay_scatter(runs: pd.DataFrame, group: str, title: str) -> bytes:
+    """Pantheon-style: p95 RTT (x, reversed: better to the right) vs throughput; seeds small, means large."""
+    fig, ax = plt.subplots(figsize=_FIGSIZE_IN)
+    for i, (name, g) in enumerate(runs.groupby(group, sort=True)):
+        color = f"C{i % 10}"
+        ax.scatter(g["rtt_p95_ms"], g["throughput_mbps"], s=12, alpha=0.4, color=color)
+        ax.scatter(g["rtt_p95_ms"].mean(), g["throughput_mbps"].mean(), s=80, color=color, label=str(name))
+    ax.invert_xaxis()
+    ax.set_xlabel("95th-percentile RTT (ms)")
+    ax.set_ylabel("throughput (Mbit/s)")
+    ax.set_title(title)
+    ax.legend(fontsize="small")
+    ax.grid(alpha=0.3)
+    return _png(fig)
+
+
+def ecdf_plot(values: pd.DataFrame, column: str, group: str, xlabel: str, title: str) -> bytes:
+    """One empirical CDF per group of ``values[column]``."""
+    fig, ax = plt.subplots(figsize=_FIGSIZE_IN)
+    for name, g in values.groupby(group, sort=True):
+        curve = ecdf(g[column].to_numpy(dtype=float))
+        ax.step(curve["x"], curve["p"], where="post", label=str(name))
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("P(X <= x)")
+    ax.set_title(title)
+    ax.legend(fontsize="small")
+    ax.grid(alpha=0.3)
+    return _png(fig)
+
+
+def metric_vs_param(summary: pd.DataFrame, param: str, metric: str, group: str, ylabel: str) -> bytes:
+    """``<metric>_mean`` against a swept parameter, one line per group, 95% CI as a band."""
+    fig, ax = plt.subplots(figsize=_FIGSIZE_IN)
+    for name, g in summary.groupby(group, sort=True):
+        g = g.sort_values(param)
+        x, mean, half = g[param].to_numpy(dtype=float), g[f"{metric}_mean"], g[f"{metric}_ci95"].fillna(0.0)
+        ax.plot(x, mean, marker="o", label=str(name))
+        ax.fill_between(x, mean - half, mean + half, alpha=0.2)
+    ax.set_xlabel(param)
+    ax.set_ylabel(ylabel)
+    ax.set_title(f"{ylabel} vs {param} (95% CI)")
+    ax.legend(fontsize="small")
+    ax.grid(alpha=0.3)
+    return _png(fig)
+
+
+def spider(means: pd.DataFrame, group: str, axes: list[tuple[str, str, bool]], title: str) -> bytes:
+    """Seed 003's spider plot: each axis a metric scaled to the best group (1 = best).
+
+    ``axes`` is ``(column, label, higher_is_better)``; lower-is-better metrics are inverted (best/value).
+    """
+    angles = np.linspace(0, 2 * np.pi, len(axes), endpoint=False).tolist()
+    fig, ax = plt.subplots(figsize=_FIGSIZE_IN, subplot_kw={"projection": "polar"})
+    for name, row in means.set_index(group).iterrows():
+        scores = []
+        for column, _, higher in axes:
+            col = means[column].astype(float)
+            best = col.max() if higher else col.min()
+            value = float(row[column])
+            scores.append((value / best if higher else best / value) if best and value else 0.0)
+        ax.plot([*angles, angles[0]], [*scores, scores[0]], label=str(name))
+    ax.set_xticks(angles)
+    ax.set_xticklabels([label for _, label, _ in axes])
+    ax.set_ylim(0, 1.05)
+    ax.set_title(title)
+    ax.legend(fontsize="small", loc="lower right", bbox_to_anchor=(1.3, 0))
+    return _png(fig)
+
+
+def timeseries_plot(frame: pd.DataFrame, column: str, group: str, ylabel: str, title: str) -> bytes:
+    """``column`` against ``t_s``, one line per group (e.g. one run per CCA)."""
+    fig, ax = plt.subplots(figsize=_FIGSIZE_IN)
+    for name, g in frame.groupby(group, sort=True):
+        ax.plot(g["t_s"], g[column], label=str(name), linewidth=1)
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.legend(fontsize="small")
+    ax.grid(alpha=0.3)
+    return _png(fig)

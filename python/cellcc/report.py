@@ -1,0 +1,291 @@
+"""The report of a sweep: per configuration (one combination of the non-CCA axes),
+a ranking table with 95% CIs, a throughput vs p95-RTT scatter, a spider plot,
+ECDFs of Pm and of per-slot goodput and delay, and the recommendation; then, per
+numeric axis, metrics against it with CI bands.
+
+One self-contained HTML page (figures embedded as data: URIs, no scripts, works
+offline) or Markdown with the figures in a folder beside it. Written atomically.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import math
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from cellcc import plots
+from cellcc.catalogue import Store
+from cellcc.recommend import recommend
+from cellcc.stats import mean_ci
+
+__all__ = ["REPORT_METRICS", "build_report", "summarise_runs", "write_report"]
+
+#: (column, heading) of the per-configuration ranking table.
+REPORT_METRICS = (
+    ("throughput_mbps", "throughput Mbit/s"),
+    ("goodput_mbps", "goodput Mbit/s"),
+    ("rtt_p95_ms", "p95 RTT ms"),
+    ("delay_ms", "one-way delay ms"),
+    ("loss_pct", "loss %"),
+    ("retransmits", "retransmits"),
+    ("jain_index", "Jain index"),
+    ("pm_mean", "Pm"),
+)
+#: The spider plot's axes (seed 003: goodput, delay, retransmissions).
+_SPIDER = [("goodput_mbps", "goodput", True), ("delay_ms", "delay", False), ("retransmits", "retransmits", False)]
+
+
+@dataclass
+class Block:
+    """One element of the report: a heading, paragraph, bullet list, table or figure."""
+
+    kind: str
+    text: str = ""
+    items: list[str] = field(default_factory=list)
+    table: pd.DataFrame | None = None
+    png: bytes = b""
+
+
+def summarise_runs(runs: pd.DataFrame, by: list[str]) -> pd.DataFrame:
+    """Per group of ``by``: ``<metric>_mean`` and ``<metric>_ci95`` (Student t, 95%) and ``n``."""
+    rows = []
+    for keys, g in runs.groupby(by, sort=True):
+        row: dict[str, Any] = dict(zip(by, keys if isinstance(keys, tuple) else (keys,), strict=False))
+        row["n"] = len(g)
+        for column, _ in REPORT_METRICS:
+            ci = mean_ci(g[column].to_numpy(dtype=float))
+            row[f"{column}_mean"], row[f"{column}_ci95"] = ci.mean, ci.half_width
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _pretty(summary: pd.DataFrame, first: list[str]) -> pd.DataFrame:
+    out = summary[first].copy()
+    for column, heading in REPORT_METRICS:
+        out[heading] = [
+            f"{m:.3g}" if math.isnan(h) else f"{m:.3g} ± {h:.2g}"
+            for m, h in zip(summary[f"{column}_mean"], summary[f"{column}_ci95"], strict=False)
+        ]
+    return out
+
+
+def _cca_column(store: Store) -> str | None:
+    for axis in store.sweep()["axes"]:
+        if axis["path"].rsplit(".", 1)[-1] == "cca":
+            return str(axis["column"])
+    return None
+
+
+def build_report(store: Store, objective: str = "throughput", delay_budget_ms: float | None = None) -> list[Block]:
+    """The report's blocks (see the module doc)."""
+    sweep = store.sweep()
+    metrics = store.metrics()
+    blocks = [Block("h1", f"cellcc report: {sweep['name']}")]
+    blocks.append(Block("p", _intro(sweep, store, metrics)))
+    if metrics.empty:
+        return [*blocks, Block("p", "No completed runs yet: run `cellcc sweep run` first.")]
+    cca = _cca_column(store)
+    if cca is None:
+        metrics = metrics.assign(cca="(base)")
+        cca = "cca"
+    others = [c for c in store.axis_columns() if c != cca]
+    pm, series = store.pm(), store.timeseries()
+    if cca not in series:
+        series = series.assign(**{cca: "(base)"})
+    configs = metrics.groupby(others, sort=True) if others else [((), metrics)]
+    for keys, runs in configs:
+        label = _config_label(others, keys)
+        blocks += _config_section(label, runs, _slice(pm, others, keys), cca, objective, delay_budget_ms)
+        blocks += _series_section(label, _slice(series, others, keys), cca)
+    blocks += _axis_sections(metrics, others, cca)
+    return blocks
+
+
+def _intro(sweep: dict[str, Any], store: Store, metrics: pd.DataFrame) -> str:
+    axes = "; ".join(f"{a['column']} = {a['path']} in {a['values']}" for a in sweep["axes"]) or "none"
+    runs = store.runs()
+    return (
+        f"Base scenario {sweep['base']} (sha256 {sweep['base_sha256'][:12]}), seeds {sweep['seeds']}, axes: {axes}. "
+        f"{int(runs['complete'].sum())} of {len(runs)} runs complete. Intervals are Student-t 95% over seeds."
+    )
+
+
+def _config_label(columns: list[str], keys: Any) -> str:
+    values = keys if isinstance(keys, tuple) else (keys,)
+    return ", ".join(f"{c} = {v}" for c, v in zip(columns, values, strict=False)) or "all runs"
+
+
+def _slice(frame: pd.DataFrame, columns: list[str], keys: Any) -> pd.DataFrame:
+    if frame.empty or not columns:
+        return frame
+    values = keys if isinstance(keys, tuple) else (keys,)
+    mask = pd.Series(True, index=frame.index)
+    for c, v in zip(columns, values, strict=False):
+        mask &= frame[c] == v
+    return frame[mask]
+
+
+def _config_section(
+    label: str, runs: pd.DataFrame, pm: pd.DataFrame, cca: str, objective: str, budget: float | None
+) -> list[Block]:
+    rec = recommend(runs.rename(columns={cca: "cca"}), objective, delay_budget_ms=budget)
+    summary = summarise_runs(runs, [cca])
+    if not rec.ranking.empty:  # in the recommendation's order (best first by the objective)
+        order = {c: i for i, c in enumerate(rec.ranking["cca"])}
+        summary = summary.sort_values(cca, key=lambda s: s.map(lambda c: order.get(c, len(order))), kind="stable")
+    blocks = [Block("h2", label), Block("table", table=_pretty(summary, [cca, "n"]))]
+    blocks.append(Block("h3", "Recommendation"))
+    blocks.append(Block("p", rec.verdict))
+    blocks.append(Block("p", f"Criterion: {rec.criterion}."))
+    if rec.excluded:
+        blocks.append(Block("p", f"Excluded by the delay budget: {', '.join(rec.excluded)}."))
+    if rec.reasons:
+        blocks.append(Block("list", items=rec.reasons))
+    if not rec.ranking.empty:
+        blocks.append(Block("table", table=rec.ranking))
+    blocks.append(
+        Block("figure", f"throughput vs p95 RTT, {label}", png=plots.throughput_delay_scatter(runs, cca, label))
+    )
+    means = summarise_runs(runs, [cca]).rename(columns={f"{c}_mean": c for c, _, _ in _SPIDER})
+    blocks.append(Block("figure", f"spider, {label}", png=plots.spider(means, cca, _SPIDER, label)))
+    if not pm.empty:
+        slots = pm.dropna(subset=["pm"])
+        blocks.append(
+            Block("figure", f"ECDF of Pm per slot, {label}", png=plots.ecdf_plot(slots, "pm", cca, "Pm", label))
+        )
+        mbps = slots.assign(goodput_mbps=slots["goodput_bps"] / 1e6)
+        blocks.append(
+            Block(
+                "figure",
+                f"ECDF of goodput per slot, {label}",
+                png=plots.ecdf_plot(mbps, "goodput_mbps", cca, "goodput per slot (Mbit/s)", label),
+            )
+        )
+        blocks.append(
+            Block(
+                "figure",
+                f"ECDF of delay per slot, {label}",
+                png=plots.ecdf_plot(slots, "delay_ms", cca, "one-way delay per slot (ms)", label),
+            )
+        )
+    return blocks
+
+
+def _series_section(label: str, series: pd.DataFrame, cca: str) -> list[Block]:
+    """Goodput and cwnd over time of one run per CCA: the lowest seed (the same seed for every CCA)."""
+    if series.empty:
+        return []
+    chosen = series[series["seed"] == series["seed"].min()]
+    chosen = chosen.assign(goodput_mbps=chosen["goodput_bps"] / 1e6, cwnd_kbytes=chosen["cwnd_bytes"] / 1e3)
+    # One line per CCA, or per (CCA, flow) when the scenario has several flows.
+    several = chosen["flow_id"].nunique() > 1
+    chosen = chosen.assign(line=chosen[cca].astype(str) + ("/" + chosen["flow_id"].astype(str) if several else ""))
+    title = f"{label}, seed {int(chosen['seed'].iloc[0])}"
+    goodput = plots.timeseries_plot(chosen, "goodput_mbps", "line", "goodput (Mbit/s)", title)
+    cwnd = plots.timeseries_plot(chosen, "cwnd_kbytes", "line", "cwnd (kB)", title)
+    return [Block("figure", f"goodput per slot, {title}", png=goodput), Block("figure", f"cwnd, {title}", png=cwnd)]
+
+
+def _axis_sections(metrics: pd.DataFrame, others: list[str], cca: str) -> list[Block]:
+    blocks: list[Block] = []
+    for axis in others:
+        values = pd.to_numeric(metrics[axis], errors="coerce")
+        if values.isna().any() or values.nunique() < 2:
+            continue
+        summary = summarise_runs(metrics.assign(**{axis: values}), [cca, axis])
+        blocks.append(Block("h2", f"Metrics vs {axis} (averaged over the other axes)"))
+        for metric, heading in (
+            ("throughput_mbps", "throughput (Mbit/s)"),
+            ("rtt_p95_ms", "p95 RTT (ms)"),
+            ("pm_mean", "Pm"),
+        ):
+            blocks.append(
+                Block("figure", f"{heading} vs {axis}", png=plots.metric_vs_param(summary, axis, metric, cca, heading))
+            )
+    return blocks
+
+
+def render_html(blocks: list[Block]) -> str:
+    parts = [
+        "<!doctype html><html><head><meta charset='utf-8'><title>cellcc report</title><style>",
+        "body{font-family:sans-serif;max-width:1100px;margin:auto;padding:1em}"
+        "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}"
+        "figure{display:inline-block;margin:0.5em}figcaption{font-size:small;color:#555}",
+        "</style></head><body>",
+    ]
+    for b in blocks:
+        if b.kind in ("h1", "h2", "h3", "p"):
+            parts.append(f"<{b.kind}>{html.escape(b.text)}</{b.kind}>")
+        elif b.kind == "list":
+            parts.append("<ul>" + "".join(f"<li>{html.escape(i)}</li>" for i in b.items) + "</ul>")
+        elif b.kind == "table" and b.table is not None:
+            parts.append(b.table.to_html(index=False, float_format=lambda x: f"{x:.4g}", na_rep="-"))
+        elif b.kind == "figure":
+            data = base64.b64encode(b.png).decode("ascii")
+            alt = html.escape(b.text)
+            parts.append(
+                f"<figure><img alt='{alt}' src='data:image/png;base64,{data}'><figcaption>{alt}</figcaption></figure>"
+            )
+    parts.append("</body></html>\n")
+    return "\n".join(parts)
+
+
+def _md_table(frame: pd.DataFrame) -> str:
+    cells = [[f"{v:.4g}" if isinstance(v, float) else str(v) for v in row] for row in frame.itertuples(index=False)]
+    lines = ["| " + " | ".join(map(str, frame.columns)) + " |", "|" + "---|" * len(frame.columns)]
+    return "\n".join(lines + ["| " + " | ".join(r) + " |" for r in cells])
+
+
+def render_markdown(blocks: list[Block], figure_dir: Path) -> tuple[str, dict[str, bytes]]:
+    """Markdown text and the figure files (relative names under ``figure_dir``)."""
+    parts, figures = [], {}
+    for b in blocks:
+        if b.kind in ("h1", "h2", "h3"):
+            parts.append("#" * int(b.kind[1]) + " " + b.text)
+        elif b.kind == "p":
+            parts.append(b.text)
+        elif b.kind == "list":
+            parts.append("\n".join(f"- {i}" for i in b.items))
+        elif b.kind == "table" and b.table is not None:
+            parts.append(_md_table(b.table))
+        elif b.kind == "figure":
+            name = f"fig{len(figures):03d}.png"
+            figures[name] = b.png
+            parts.append(f"![{b.text}]({figure_dir.name}/{name})")
+    return "\n\n".join(parts) + "\n", figures
+
+
+def _write_bytes(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_report(
+    store: Store, out: str | Path, objective: str = "throughput", delay_budget_ms: float | None = None
+) -> Path:
+    """Write the report as ``out`` (.html or .md); every file is written by temp file + rename."""
+    out = Path(out)
+    blocks = build_report(store, objective, delay_budget_ms)
+    if out.suffix.lower() == ".md":
+        figure_dir = out.with_name(f"{out.stem}_figures")
+        text, figures = render_markdown(blocks, figure_dir)
+        for name, png in figures.items():
+            _write_bytes(figure_dir / name, png)
+        _write_bytes(out, text.encode("utf-8"))
+    else:
+        _write_bytes(out, render_html(blocks).encode("utf-8"))
+    return out
