@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 
+import duckdb
 import pytest
 
 import cellcc
@@ -171,6 +172,10 @@ def test_views_join_the_axis_columns(tmp_path):
     assert set(store.pm()["cca"]) == {"bbr", "cubic"}
     with pytest.raises(UserError, match="SQL: got"):
         store.query("SELECT nope FROM metrics")
+    exported = store.export(tmp_path / "all.duckdb")
+    con = duckdb.connect(str(exported), read_only=True)
+    assert con.execute("SELECT count(*) FROM metrics").fetchone() == (4,)
+    con.close()
 
 
 def test_cli_end_to_end_on_a_tiny_wired_sweep(cli, tmp_path):

@@ -10,7 +10,7 @@ Layout of a store folder::
 A run folder that exists is complete (it appears by one rename), so the set of
 complete keys is the folder listing and a resumed sweep runs only what is
 missing. Hidden ``.key=*.tmp-*`` folders are what a killed writer left; they
-are removed when the store is opened for writing.
+are removed when the store is opened for writing, so a store has one writer at a time.
 
 Queries see one view per table (``flows``, ``timeseries``, ``queues``, ``cwnd``,
 ``rtt``, ``pm``, ``metrics``) with the manifest's columns joined in, plus the
@@ -36,7 +36,7 @@ from cellcc.errors import UserError
 from cellcc.result import TABLES
 from cellcc.store import write_files
 
-__all__ = ["QUERY_TABLES", "Store"]
+__all__ = ["QUERY_TABLES", "Store", "missing"]
 
 #: Tables a sweep store can query (the engine's, then the derived ones).
 QUERY_TABLES = (*TABLES, "pm", "metrics")
@@ -57,9 +57,13 @@ def _atomic_text(path: Path, text: str) -> None:
         raise
 
 
+def _sql_str(text: str) -> str:
+    """A SQL string literal (views and ATTACH cannot take bound parameters)."""
+    return "'" + text.replace("'", "''") + "'"
+
+
 def _sql_list(paths: list[str]) -> str:
-    """A SQL list literal of strings (a view cannot take a bound parameter)."""
-    return "[" + ", ".join("'" + p.replace("'", "''") + "'" for p in paths) + "]"
+    return "[" + ", ".join(_sql_str(p) for p in paths) + "]"
 
 
 def _ident(name: str) -> str:
@@ -170,6 +174,28 @@ class Store:
                 f"JOIN runs r ON r.key = t.key ORDER BY r.run_index"
             )
         return con
+
+    def export(self, path: str | Path) -> Path:
+        """Write every view as a table into a DuckDB database file (``duckdb FILE`` opens it), atomically."""
+        target = Path(path)
+        if target.suffix.lower() != ".duckdb":
+            raise UserError("--export", json.dumps(str(path)), "a file ending in .duckdb")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
+        tmp.unlink(missing_ok=True)
+        con = self.connect()
+        try:
+            con.execute(f"ATTACH {_sql_str(str(tmp))} AS export_db")
+            for name in self.tables():
+                con.execute(f"CREATE TABLE export_db.{name} AS SELECT * FROM {name}")
+            con.execute("DETACH export_db")
+            os.replace(tmp, target)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+        finally:
+            con.close()
+        return target
 
     def query(self, sql: str) -> pd.DataFrame:
         """Run ``sql`` against the views; a bad query is a :class:`UserError` naming it."""

@@ -89,11 +89,19 @@ def register(app: typer.Typer, out: Console) -> None:
         store_dir: StoreArg,
         sql: Annotated[str, typer.Argument(metavar="SQL", help="DuckDB SQL over the store's views.")] = "",
         csv: Annotated[bool, typer.Option("--csv", help="Print CSV instead of a table.")] = False,
+        export: Annotated[
+            Path | None,
+            typer.Option(
+                "--export", help="Also write every view as a table into this .duckdb file.", show_default=False
+            ),
+        ] = None,
     ) -> None:
         """Query a sweep's results with SQL (DuckDB). Views: runs, flows, timeseries, queues, cwnd, rtt, pm,
         metrics, each with the sweep's axis columns. No SQL: list the views and their columns."""
         with reported():
             store = Store.open(store_dir)
+            if export is not None:
+                out.print(f"wrote {store.export(export)} (open it with: duckdb {export})")
             if not sql:
                 for name in store.tables():
                     cols = store.query(f"DESCRIBE {name}")["column_name"].tolist()
