@@ -55,6 +55,10 @@ __all__ = [
 ]
 
 
+#: Spreads below this fraction of the mean are rounding (identical replicates), shown as 0.
+_SAME_RELATIVE = 1e-9
+
+
 class Verdict(enum.Enum):
     """How our result stands against one of the paper's findings."""
 
@@ -206,17 +210,24 @@ def ci_text(values: Sequence[float] | np.ndarray, fmt: str = "{:.3g}") -> str:
     ci = mean_ci(values)
     if math.isnan(ci.half_width):
         return fmt.format(ci.mean)
+    if ci.half_width <= _SAME_RELATIVE * abs(ci.mean):
+        return f"{fmt.format(ci.mean)} ± 0"
     return f"{fmt.format(ci.mean)} ± {fmt.format(ci.half_width)}"
 
 
 @dataclass(frozen=True)
 class Difference:
-    """``a - b`` paired by seed: the means, the relative difference and the test's p-value."""
+    """``a - b`` paired by seed: the means, the relative difference and the test's p-value.
+
+    ``exact``: every seed gave the same value for both groups (a deterministic result, where the
+    paired test's p = 0 or 1 is a fact about the model, not a statistical inference).
+    """
 
     mean_a: float
     mean_b: float
     p_value: float
     n: int
+    exact: bool = False
 
     @property
     def relative(self) -> float:
@@ -228,7 +239,9 @@ class Difference:
 
     def text(self, unit: str = "", fmt: str = "{:.3g}") -> str:
         p = "n/a" if math.isnan(self.p_value) else f"{self.p_value:.2g}"
-        return f"{fmt.format(self.mean_a)} vs {fmt.format(self.mean_b)}{unit} ({self.relative:+.0%}, paired p = {p})"
+        rel = "n/a" if math.isnan(self.relative) else f"{self.relative:+.0%}"
+        test = "identical on every seed" if self.exact else f"paired p = {p}"
+        return f"{fmt.format(self.mean_a)} vs {fmt.format(self.mean_b)}{unit} ({rel}, {test})"
 
 
 def paired_difference(runs: pd.DataFrame, by: str, a: str, b: str, metric: str) -> Difference:
@@ -236,8 +249,10 @@ def paired_difference(runs: pd.DataFrame, by: str, a: str, b: str, metric: str) 
     wide = runs.pivot_table(index="seed", columns=by, values=metric, aggfunc="mean")
     if a not in wide or b not in wide:
         return Difference(math.nan, math.nan, math.nan, 0)
-    test = paired_test(wide[a].to_numpy(dtype=float), wide[b].to_numpy(dtype=float))
-    return Difference(float(wide[a].mean()), float(wide[b].mean()), test.p_value, test.n)
+    x, y = wide[a].to_numpy(dtype=float), wide[b].to_numpy(dtype=float)
+    test = paired_test(x, y)
+    exact = len(x) > 1 and all(np.ptp(v) <= _SAME_RELATIVE * max(abs(float(np.mean(v))), 1.0) for v in (x, y))
+    return Difference(float(np.mean(x)), float(np.mean(y)), test.p_value, test.n, exact)
 
 
 def ordering_verdict(claim_a_greater: bool, diff: Difference, need_significance: bool = True) -> Verdict:
