@@ -40,6 +40,10 @@ SERVER_DELAY_MS = 10
 DISTANCES_M = tuple(range(40, 301, 20))
 #: Fixed SINRs standing in for "cell centre" and "cell edge" (not derived from any distance).
 PROXY_SINRS_DB = (15.0, -5.0)
+#: Uplink SINR, fixed for every run: the paper does not describe the uplink, and with the downlink's -5 dB an
+#: uplink CQI is 0, which the scheduler never serves (TS 36.213 Table 7.2.3-1 "out of range", as ns-3 LENA's
+#: schedulers), so TCP could not even connect. 10 dB lets the ACKs through without limiting them.
+UPLINK_SINR_DB = 10.0
 #: UDP offered load: more than a 10 MHz cell carries at any SINR (docs/lte.md: 36.7 Mbit/s peak), "backlogged".
 UDP_RATE_MBPS = 50.0
 
@@ -61,6 +65,12 @@ PARAMS = (
         "proxy SINRs",
         f"{PROXY_SINRS_DB[0]:g} dB ('centre'), {PROXY_SINRS_DB[1]:g} dB ('edge'), fixed",
         "Only to exercise the protocol grid; not derived from the paper's distances.",
+    ),
+    Param(
+        "uplink SINR",
+        f"{UPLINK_SINR_DB:g} dB, fixed",
+        "Not described; at a -5 dB uplink the UE's uplink CQI is 0 (out of range) and it is never scheduled, so "
+        "TCP's SYN-ACK never leaves; a working uplink carries the ACKs as in the paper.",
     ),
     Param(
         "UDP load",
@@ -99,7 +109,7 @@ def _base(duration_s: float, rlc_mode: str, transport: str) -> dict[str, Any]:
         duration_s=duration_s,
         n_ues=1,
         bandwidth_mhz=BANDWIDTH_MHZ,
-        sinr={"kind": "fixed", "db": PROXY_SINRS_DB[0]},
+        sinr={"kind": "fixed", "db": PROXY_SINRS_DB[0], "ul_db": UPLINK_SINR_DB},
         rlc={"mode": rlc_mode, "tx_buffer_bytes": RLC_BUFFER_BYTES},
         internet_rate_mbps=SERVER_RATE_MBPS,
         internet_delay_ms=SERVER_DELAY_MS,

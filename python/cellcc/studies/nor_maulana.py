@@ -58,6 +58,9 @@ CCAS = ("newreno", "vegas")
 #: Figure 5 says RTT exceeds 0.8 s "at the beginning of packet transfer": we read the first 5 s.
 START_WINDOW_S = 5.0
 PAPER_START_RTT_S = 0.8
+#: Figure 4's "relatively stable": per-second throughput after this time varies by less than SHAPE_MAX_CV.
+SHAPE_STEADY_FROM_S = 5.0
+SHAPE_MAX_CV = 0.05
 #: "Mostly half": a Vegas/NewReno RTT ratio in this band counts as the paper's one half.
 RTT_RATIO_BAND = (0.35, 0.65)
 #: Slots before this are slow start; "empty buffer" shares are counted from here on.
@@ -245,7 +248,9 @@ def report(stores: dict[str, Store], quick: bool) -> list[Block]:
         *_figures(stores["grid"], runs, main_sinr),
         *_mixed_section(stores["mixed"]),
         *_sinr_table(runs),
-        *findings_blocks(_findings(runs, main, main_sinr)),
+        *findings_blocks(
+            [_shape_finding(_series(stores["grid"], main_sinr, PAPER_PACKET_BYTES)), *_findings(runs, main, main_sinr)]
+        ),
     ]
     return blocks
 
@@ -420,6 +425,28 @@ def _findings(runs: pd.DataFrame, main: pd.DataFrame, sinr: float) -> list[Findi
         _start_rtt_finding(main),
         _conclusion_finding(thr, delay, loss, sinr),
     ]
+
+
+def _shape_finding(series: pd.DataFrame) -> Finding:
+    """Figure 4: throughput rises at the start, then stays about level."""
+    parts = []
+    steady = True
+    # A quick run is shorter than SHAPE_STEADY_FROM_S: judge its second half.
+    start = min(SHAPE_STEADY_FROM_S, float(series["t_s"].max()) / 2)
+    for cca, g in series.groupby("cca", sort=True):
+        rest = g.loc[g["t_s"] >= start, "throughput_kbps"]
+        first = float(g.loc[g["t_s"] == g["t_s"].min(), "throughput_kbps"].iloc[0])
+        cv = float(rest.std(ddof=1) / rest.mean()) if len(rest) > 1 and rest.mean() > 0 else math.nan
+        steady &= not math.isnan(cv) and cv < SHAPE_MAX_CV and first < rest.mean()
+        parts.append(f"{cca}: first second {first:.0f} kbit/s, then {rest.mean():.0f} kbit/s (CV {cv:.1%})")
+    return Finding(
+        "Throughput rises at the start of the transfer, then stays relatively stable (Figure 4)",
+        "ramp-up, then level",
+        "; ".join(parts),
+        Verdict.AGREES if steady else Verdict.DIFFERS,
+        "Slow start fills the UE's RB share within about a second (a few tens of ms of RTT per doubling); "
+        "after that the scheduler's per-UE share sets the rate and, with a fixed SINR, it does not move.",
+    )
 
 
 def _mean(frame: pd.DataFrame, cca: str, column: str) -> float:
