@@ -330,7 +330,7 @@ def _protocol_finding(claim: str, paper: str, flows: pd.DataFrame, cwnd: pd.Data
             "."
             if ok
             else " (as in the paper); but on AM the median is not lower with errors: with no air losses to "
-            "repair, the window's sawtooth is set by when the 1024 KB buffer overflows, which errors only delay."
+            "repair, the window's sawtooth is set by when the 1024 KB buffer overflows rather than by air losses."
         )
         + " At -5 dB the medians are large because the window grows over a multi-second RTT (the buffer "
         "drains at ~1.3 Mbit/s).",
