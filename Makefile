@@ -41,7 +41,8 @@ studies: $(BUILD_STAMP)
 	for s in $(STUDIES); do \
 	  $(BIN)/cellcc study $$s --out results/studies/$$s || exit 1; \
 	  rm -rf docs/studies/$$s && mkdir -p docs/studies/$$s && \
-	  cp -r results/studies/$$s/report.md results/studies/$$s/report.html results/studies/$$s/report_figures docs/studies/$$s/; \
+	  cp results/studies/$$s/report.md results/studies/$$s/report.html docs/studies/$$s/ && \
+	  if [ -d results/studies/$$s/report_figures ]; then cp -r results/studies/$$s/report_figures docs/studies/$$s/; fi; \
 	done
 
 $(BIN)/python:
