@@ -57,6 +57,8 @@ INTERNET_RATE_MBPS = 1000
 #: The reference flow that saturates the cell: above the 20 MHz peak (75.4 Mbit/s, docs/lte.md).
 SATURATING_UDP_MBPS = 100.0
 UDP_PACKET_BYTES = 1400
+#: Half-widths below this fraction of the mean are rounding of identical replicates.
+IDENTICAL_RELATIVE = 1e-9
 #: "Underperforms": at least this far below the best of CUBIC, Illinois and BBR (the paper: 19% and 54%).
 NEWRENO_GAP = 0.10
 _BPS = 1e6
@@ -403,7 +405,9 @@ def _goodput_tables(runs: pd.DataFrame) -> list[Block]:
                         "CCA": LABEL[cca],
                         "paper mean": paper,
                         "cellcc mean": ci.mean,
-                        "cellcc 95% CI over seeds": ci.half_width,
+                        "cellcc 95% CI over seeds": 0.0
+                        if ci.half_width <= IDENTICAL_RELATIVE * abs(ci.mean)
+                        else ci.half_width,
                         "cellcc per-slot spread": float(c["slot_spread_mbps"].mean()),
                         "cell capacity": float(c["capacity_mbps"].mean()),
                     }

@@ -19,6 +19,7 @@ import pandas as pd
 from cellcc import plots
 from cellcc.catalogue import Store
 from cellcc.report import Block
+from cellcc.stats import mean_ci
 from cellcc.studies.common import (
     Finding,
     Param,
@@ -63,6 +64,8 @@ SHAPE_STEADY_FROM_S = 5.0
 SHAPE_MAX_CV = 0.05
 #: "Mostly half": a Vegas/NewReno RTT ratio in this band counts as the paper's one half.
 RTT_RATIO_BAND = (0.35, 0.65)
+#: Half-widths below this fraction of the mean are rounding of identical replicates.
+IDENTICAL_RELATIVE = 1e-9
 #: Slots before this are slow start; "empty buffer" shares are counted from here on.
 STEADY_FROM_S = 1.0
 
@@ -315,14 +318,14 @@ def _figures(store: Store, runs: pd.DataFrame, main_sinr: float) -> list[Block]:
 
 
 def _summary(frame: pd.DataFrame, by: list[str], metrics: list[str]) -> pd.DataFrame:
-    from cellcc.stats import mean_ci
-
     rows = []
     for keys, g in frame.groupby(by, sort=True):
         row: dict[str, Any] = dict(zip(by, keys if isinstance(keys, tuple) else (keys,), strict=True))
         for m in metrics:
             ci = mean_ci(g[m].to_numpy(dtype=float))
-            row[f"{m}_mean"], row[f"{m}_ci95"] = ci.mean, ci.half_width
+            # Identical replicates leave float rounding (1e-17) as the spread: show it as 0.
+            half = 0.0 if ci.half_width <= IDENTICAL_RELATIVE * abs(ci.mean) else ci.half_width
+            row[f"{m}_mean"], row[f"{m}_ci95"] = ci.mean, half
         rows.append(row)
     return pd.DataFrame(rows)
 
