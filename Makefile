@@ -21,8 +21,10 @@ test: $(BUILD_STAMP)
 	cargo test --workspace
 	$(BIN)/pytest
 
-bench:
+# The engine's benchmark set, then the CLI's start-up time (both into BENCHMARKS.md).
+bench: $(BUILD_STAMP)
 	cargo run --release -p cellcc-engine --bin cellcc-bench
+	$(BIN)/python scripts/bench_startup.py BENCHMARKS.md
 
 lint: $(BUILD_STAMP)
 	cargo fmt --all --check

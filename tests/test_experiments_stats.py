@@ -86,6 +86,8 @@ def test_recommendation_names_a_clear_winner():
     rec = recommend(runs_frame({"cubic": [10, 11, 10.5, 10.8], "vegas": [5, 5.5, 5.2, 5.1]}), "throughput")
     assert rec.best == "cubic" and rec.verdict.startswith("Use cubic")
     assert rec.ranking["significant"].tolist() == [False, True]
+    top = rec.ranking.iloc[0]
+    assert top["throughput_mbps_boot95_low"] < top["throughput_mbps_mean"] < top["throughput_mbps_boot95_high"]
     assert "vegas: 51% less throughput than cubic" in rec.reasons[0]
 
 

@@ -249,7 +249,16 @@ def test_mahimahi_trace_delivers_exactly_its_opportunities(emu, tmp_path):
     # Expected: the trace's own opportunity times, looped, from the emulator's start.
     start, period = summary["start_ns"], schedule[-1]
     opportunities = [start + (loop * period + ms) * 1_000_000 for loop in range(100) for ms in schedule]
-    first = opportunities.index(deps[0])
+    # The burst reaches the queue mid-millisecond, so opportunities earlier in deps[0]'s
+    # millisecond may have gone by with nothing queued: the first `lead` departures took the
+    # last `lead` opportunities of that equal-time block, and every later one must follow.
+    lead = next((i for i, d in enumerate(deps) if d != deps[0]), len(deps))
+    block_start = opportunities.index(deps[0])
+    block_end = block_start + next(
+        (i for i, o in enumerate(opportunities[block_start:]) if o != deps[0]), len(opportunities) - block_start
+    )
+    first = block_end - lead
+    assert first >= block_start, f"{lead} departures at {deps[0]} ns but {block_end - block_start} opportunities"
     assert deps == opportunities[first : first + count], "one packet per opportunity, none skipped while queued"
 
 

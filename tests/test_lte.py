@@ -11,6 +11,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
+import cellcc
 from cellcc import Scenario
 
 from .conftest import EXAMPLES
@@ -62,8 +63,12 @@ BAD_CELLS = [
     ("mtu", ["cells", 0, "mtu_bytes"], 10, "cells[0].mtu_bytes"),
     ("cqi-period", ["cells", 0, "cqi"], {"period_ms": 0}, "cells[0].cqi.period_ms"),
     ("harq-retx", ["cells", 0, "harq"], {"max_retx": 9}, "cells[0].harq.max_retx"),
-    ("ramp-duration", ["cells", 0, "ues", 0, "sinr"], {"kind": "ramp", "from_db": 20, "to_db": 5, "start_s": 0,
-     "duration_s": -1}, "cells[0].ues[0].sinr.duration_s"),
+    (
+        "ramp-duration",
+        ["cells", 0, "ues", 0, "sinr"],
+        {"kind": "ramp", "from_db": 20, "to_db": 5, "start_s": 0, "duration_s": -1},
+        "cells[0].ues[0].sinr.duration_s",
+    ),
     ("rlc-buffer", ["cells", 0, "ues", 0, "rlc", "tx_buffer_bytes"], 0, "cells[0].ues[0].rlc.tx_buffer_bytes"),
     ("unknown-cell-field", ["cells", 0, "colour"], "red", "cells[0].colour"),
     ("ue-in-two-cells", ["cells", 1], None, "cells[1]"),
@@ -88,3 +93,11 @@ def test_bad_cell_is_one_line_naming_the_field(cli, lte_doc, write_doc, tmp_path
 
 def test_linux_backend_refuses_a_cell(cli, lte_doc, write_doc):
     assert_one_clear_line(cli("run", "--backend", "linux", write_doc(lte_doc)), "cells")
+
+
+def test_lte_columns_match_the_engine():
+    from cellcc.result import LTE_COLUMNS
+
+    result = cellcc.run(EXAMPLES / "lte_single_ue.toml", seed=1)
+    assert list(result.lte.columns) == LTE_COLUMNS
+    assert list(cellcc.run("bottleneck", seed=1).lte.columns) == LTE_COLUMNS

@@ -13,7 +13,7 @@ import cellcc
 from cellcc import Result, Scenario
 from cellcc.compare import compare_runs, parse_cca_list, run_metrics
 from cellcc.runner import Job, run_jobs
-from cellcc.store import read_run, write_atomically
+from cellcc.store import write_atomically
 
 #: First four bytes of a pcap file: microsecond or nanosecond magic, either byte order.
 PCAP_MAGICS = {b"\xd4\xc3\xb2\xa1", b"\xa1\xb2\xc3\xd4", b"\x4d\x3c\xb2\xa1", b"\xa1\xb2\x3c\x4d"}
@@ -47,7 +47,7 @@ def test_store_round_trip(base_doc, tmp_path: Path):
     result = cellcc.run(base_doc, seed=2)
     folder = result.save(tmp_path / "run")
     assert {p.name for p in folder.iterdir()} >= {"summary.json", "scenario.json", "flows.parquet", "rtt.parquet"}
-    again = read_run(folder)
+    again = Result.load(folder)
     assert again.summary == result.summary and again.provenance == result.provenance
     assert again.scenario == result.scenario
     for name, frame in result.tables().items():

@@ -20,6 +20,11 @@ def test_mean_ci_matches_the_formula():
     assert ci.low < 3.0 < ci.high
 
 
+def test_mean_ci_of_identical_samples_is_exactly_zero_wide():
+    # 0.1 three times: numpy's std(ddof=1) gives ~1.7e-17 from rounding the mean; the spread is 0.
+    assert mean_ci([0.1, 0.1, 0.1]).half_width == 0.0
+
+
 def test_mean_ci_with_one_sample_has_no_interval():
     ci = mean_ci([4.0, float("nan")])
     assert ci.mean == 4.0 and math.isnan(ci.half_width) and ci.n == 1

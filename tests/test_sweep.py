@@ -12,6 +12,8 @@ import time
 
 import duckdb
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import cellcc
 from cellcc.catalogue import Store
@@ -110,6 +112,10 @@ def test_keys_are_stable_and_follow_content_not_names():
         ({"axes": [{"path": "links[x].delay_ms", "values": [1]}]}, "an element id of links (access, bottleneck)"),
         ({"colour": 1}, "colour: got 1; allowed: a known key"),
         (
+            {"axes": [{"path": "flows[*].cca", "values": ["bbr", "bbr"]}]},
+            'axes: got cca="bbr"; allowed: values that make',
+        ),
+        (
             {"axes": [{"path": "a", "values": [1], "zip": "z"}, {"path": "b", "values": [1, 2], "zip": "z"}]},
             "axes[1].values: got 2 values; allowed: 1 values",
         ),
@@ -193,6 +199,17 @@ def test_cli_end_to_end_on_a_tiny_wired_sweep(cli, tmp_path):
     assert page.count("<img") >= 8 and "Recommendation" in page and "Criterion: ranked by mean Pm" in page
 
 
+def test_report_of_a_sweep_without_a_cca_axis(tmp_path):
+    from cellcc.report import write_report
+
+    doc = tiny_sweep(axes=[{"path": "links[bottleneck].delay_ms", "values": [5]}])
+    store = run_sweep(Sweep.from_dict(doc), tmp_path / "out", workers=1, progress=False).store
+    text = write_report(store, tmp_path / "r.md").read_text(encoding="utf-8")
+    assert "## bottleneck_delay_ms = 5" in text and "| (base) | 2 |" in text
+    assert "No recommendation: the sweep has no CCA axis" in text
+    assert len(list((tmp_path / "r_figures").glob("*.png"))) == 7
+
+
 @pytest.mark.parametrize(
     ("args", "line"),
     [
@@ -256,3 +273,40 @@ def test_example_sweeps_run_and_report(path, tmp_path):
     from cellcc.report import write_report
 
     assert write_report(outcome.store, tmp_path / "r.md").is_file()
+
+
+_AXIS_CHOICES = {
+    "flows[*].cca": st.sampled_from(["cubic", "bbr", "reno", "vegas"]),
+    "links[bottleneck].delay_ms": st.integers(1, 100),
+    "links[bottleneck].forward.queue.limit_bytes": st.integers(10_000, 500_000),
+    "links[access].rate_mbps": st.integers(100, 1000),
+}
+
+
+@st.composite
+def sweep_docs(draw):
+    paths = draw(st.lists(st.sampled_from(sorted(_AXIS_CHOICES)), min_size=1, max_size=4, unique=True))
+    zip_len = draw(st.integers(1, 3))
+    axes = []
+    for path in paths:
+        zipped = draw(st.booleans())
+        n = zip_len if zipped else draw(st.integers(1, 3))
+        values = draw(st.lists(_AXIS_CHOICES[path], min_size=n, max_size=n, unique=True))
+        axes.append({"path": path, "values": values, **({"zip": "z"} if zipped else {})})
+    return tiny_sweep(axes=axes, seeds=draw(st.integers(1, 3)))
+
+
+@settings(max_examples=25, deadline=None)
+@given(sweep_docs())
+def test_expansion_size_is_the_product_of_groups_times_seeds(doc):
+    sweep = Sweep.from_dict(doc)
+    zipped = [a for a in doc["axes"] if "zip" in a]
+    size = len(zipped[0]["values"]) if zipped else 1
+    for axis in doc["axes"]:
+        if "zip" not in axis:
+            size *= len(axis["values"])
+    points = sweep.points()
+    assert len(points) == size
+    runs = sweep.expand()
+    assert len(runs) == size * doc["seeds"]
+    assert len({r.key for r in runs}) == len(runs)

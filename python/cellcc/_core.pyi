@@ -48,3 +48,9 @@ def ccas() -> list[CcaInfo]:
 
 def engine_version() -> str:
     """Version of the Rust engine crate."""
+
+def interrupt() -> None:
+    """Stop every run in this process within a few ms (they raise KeyboardInterrupt); any thread may call it."""
+
+def clear_interrupt() -> None:
+    """Let runs proceed again after :func:`interrupt`."""

@@ -7,7 +7,6 @@ The per-run metrics are :func:`cellcc.metrics.run_metrics`; the table shows
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -17,11 +16,12 @@ import pandas as pd
 from cellcc import _core
 from cellcc.errors import UserError
 from cellcc.metrics import RUN_METRICS, run_metrics
+from cellcc.registry import parse_cca_list, registered_ccas
 from cellcc.runner import Job, run_jobs
 from cellcc.scenario import Scenario, resolve_many
 from cellcc.stats import mean_ci
 
-__all__ = ["METRICS", "compare", "compare_runs", "parse_cca_list", "run_metrics", "summarise"]
+__all__ = ["METRICS", "compare", "compare_runs", "parse_cca_list", "registered_ccas", "run_metrics", "summarise"]
 
 #: (column, heading) of each compared metric, in table order.
 METRICS: tuple[tuple[str, str], ...] = (
@@ -31,26 +31,6 @@ METRICS: tuple[tuple[str, str], ...] = (
     ("loss_pct", "loss %"),
     ("retransmits", "retransmits"),
 )
-
-
-def registered_ccas() -> list[str]:
-    """Every algorithm the engine registers, in its order."""
-    return [c["name"] for c in _core.ccas()]
-
-
-def parse_cca_list(text: str | Sequence[str] | None) -> list[str]:
-    """``"a,b"`` or ``["a", "b"]`` -> checked names; ``None`` -> every registered CCA."""
-    known = registered_ccas()
-    if text is None:
-        return known
-    names = [n.strip() for n in text.split(",")] if isinstance(text, str) else [str(n).strip() for n in text]
-    names = [n for n in names if n]
-    if not names:
-        raise UserError("--cca", json.dumps(text), f"a comma-separated list of: {', '.join(known)}")
-    for name in names:
-        if name not in known:
-            raise UserError("--cca", json.dumps(name), f"one of {', '.join(known)}")
-    return list(dict.fromkeys(names))
 
 
 def compare_runs(

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import subprocess
 from functools import cache
-from importlib import metadata
 from pathlib import Path
 
 from cellcc import _core
@@ -18,6 +17,8 @@ __all__ = ["cellcc_version", "git_commit", "provenance"]
 
 def cellcc_version() -> str:
     """Installed version of the Python package (the Cargo version, via maturin)."""
+    from importlib import metadata  # ~40 ms to import: only when a version is asked for
+
     try:
         return metadata.version("cellcc")
     except metadata.PackageNotFoundError:

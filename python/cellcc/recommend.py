@@ -3,7 +3,8 @@ and a recommendation only when the data support one.
 
 Rule (stated in every answer):
 
-1. Rank CCAs by the mean of the objective's metric over seeds (:data:`OBJECTIVES`).
+1. Rank CCAs by the mean of the objective's metric over seeds (:data:`OBJECTIVES`); the ranking
+   shows the Student-t 95% half-width and a percentile-bootstrap 95% interval beside it.
    With ``delay_budget_ms``, CCAs whose mean p95 RTT exceeds it are left out first.
 2. Compare the best CCA with every other by a paired t-test over the seeds both ran
    (same seed = same channel and loss draws, so pairing removes that noise), two-sided,
@@ -24,14 +25,12 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from cellcc.errors import UserError
-from cellcc.stats import holm, mean_ci, paired_test
+from cellcc.stats import bootstrap_ci, holm, mean_ci, paired_test
 
 __all__ = ["ALPHA", "OBJECTIVES", "Objective", "Recommendation", "recommend"]
 
 #: Significance level of the paired tests (the conventional 5%).
 ALPHA = 0.05
-#: Interval half-widths smaller than this fraction of the mean are printed as 0.
-_SHOWN_RELATIVE = 1e-9
 
 
 @dataclass(frozen=True)
@@ -119,7 +118,17 @@ def _ranking(per_cca: dict[str, pd.DataFrame], obj: Objective) -> pd.DataFrame:
     rows = []
     for cca, g in per_cca.items():
         ci = mean_ci(g[obj.metric])
-        rows.append({"cca": cca, "n": ci.n, f"{obj.metric}_mean": ci.mean, f"{obj.metric}_ci95": ci.half_width})
+        low, high = bootstrap_ci(g[obj.metric].to_numpy(dtype=float))
+        rows.append(
+            {
+                "cca": cca,
+                "n": ci.n,
+                f"{obj.metric}_mean": ci.mean,
+                f"{obj.metric}_ci95": ci.half_width,
+                f"{obj.metric}_boot95_low": low,
+                f"{obj.metric}_boot95_high": high,
+            }
+        )
     table = pd.DataFrame(rows)
     table = table.sort_values(
         [f"{obj.metric}_mean", "cca"], ascending=[not obj.higher_is_better, True], kind="stable", na_position="last"
@@ -151,8 +160,7 @@ def _endorse(ranking: pd.DataFrame, best: str, obj: Objective) -> str:
     top = ranking.iloc[0]
     worst_p = float(ranking["p_value_vs_best"].max())
     mean, half = top[f"{obj.metric}_mean"], top[f"{obj.metric}_ci95"]
-    # A spread below display precision is shown as 0 (identical runs give 1e-15 from rounding).
-    ci = "" if math.isnan(half) else f" ± {half:.2g}" if half > _SHOWN_RELATIVE * abs(mean) else " ± 0"
+    ci = "" if math.isnan(half) else f" ± {half:.2g}"
     return (
         f"Use {best}: it has the best {obj.label}, {_fmt(mean, obj.unit)}{ci} (95% CI over {int(top['n'])} seeds), "
         f"and every other CCA is significantly worse (largest Holm-adjusted p = {worst_p:.2g})."

@@ -22,7 +22,7 @@ import pandas as pd
 
 from cellcc import plots
 from cellcc.catalogue import Store
-from cellcc.recommend import recommend
+from cellcc.recommend import Recommendation, recommend
 from cellcc.stats import mean_ci
 
 __all__ = ["REPORT_METRICS", "build_report", "summarise_runs", "write_report"]
@@ -37,6 +37,9 @@ REPORT_METRICS = (
     ("retransmits", "retransmits"),
     ("jain_index", "Jain index"),
     ("pm_mean", "Pm"),
+)
+_NO_CCA_AXIS = (
+    "No recommendation: the sweep has no CCA axis (a path ending in `.cca`), so there is nothing to choose between."
 )
 #: The spider plot's axes (seed 003: goodput, delay, retransmissions).
 _SPIDER = [("goodput_mbps", "goodput", True), ("delay_ms", "delay", False), ("retransmits", "retransmits", False)]
@@ -92,17 +95,18 @@ def build_report(store: Store, objective: str = "throughput", delay_budget_ms: f
     if metrics.empty:
         return [*blocks, Block("p", "No completed runs yet: run `cellcc sweep run` first.")]
     cca = _cca_column(store)
-    if cca is None:
-        metrics = metrics.assign(cca="(base)")
-        cca = "cca"
-    others = [c for c in store.axis_columns() if c != cca]
+    has_cca_axis = cca is not None
     pm, series = store.pm(), store.timeseries()
-    if cca not in series:
-        series = series.assign(**{cca: "(base)"})
+    if cca is None:  # no CCA axis: the base scenario's CCAs are one group
+        cca = "cca"
+        metrics, pm = metrics.assign(cca="(base)"), pm.assign(cca="(base)")
+        series = series.drop(columns="cca", errors="ignore").assign(cca="(base)")
+    others = [c for c in store.axis_columns() if c != cca]
     configs = metrics.groupby(others, sort=True) if others else [((), metrics)]
     for keys, runs in configs:
         label = _config_label(others, keys)
-        blocks += _config_section(label, runs, _slice(pm, others, keys), cca, objective, delay_budget_ms)
+        rec = recommend(runs.rename(columns={cca: "cca"}), objective, delay_budget_ms=delay_budget_ms)
+        blocks += _config_section(label, runs, _slice(pm, others, keys), cca, rec if has_cca_axis else None)
         blocks += _series_section(label, _slice(series, others, keys), cca)
     blocks += _axis_sections(metrics, others, cca)
     return blocks
@@ -133,23 +137,15 @@ def _slice(frame: pd.DataFrame, columns: list[str], keys: Any) -> pd.DataFrame:
 
 
 def _config_section(
-    label: str, runs: pd.DataFrame, pm: pd.DataFrame, cca: str, objective: str, budget: float | None
+    label: str, runs: pd.DataFrame, pm: pd.DataFrame, cca: str, rec: Recommendation | None
 ) -> list[Block]:
-    rec = recommend(runs.rename(columns={cca: "cca"}), objective, delay_budget_ms=budget)
+    """One configuration; ``rec`` is None when the sweep has no CCA axis (nothing to choose between)."""
     summary = summarise_runs(runs, [cca])
-    if not rec.ranking.empty:  # in the recommendation's order (best first by the objective)
+    if rec is not None and not rec.ranking.empty:  # in the recommendation's order (best first by the objective)
         order = {c: i for i, c in enumerate(rec.ranking["cca"])}
         summary = summary.sort_values(cca, key=lambda s: s.map(lambda c: order.get(c, len(order))), kind="stable")
     blocks = [Block("h2", label), Block("table", table=_pretty(summary, [cca, "n"]))]
-    blocks.append(Block("h3", "Recommendation"))
-    blocks.append(Block("p", rec.verdict))
-    blocks.append(Block("p", f"Criterion: {rec.criterion}."))
-    if rec.excluded:
-        blocks.append(Block("p", f"Excluded by the delay budget: {', '.join(rec.excluded)}."))
-    if rec.reasons:
-        blocks.append(Block("list", items=rec.reasons))
-    if not rec.ranking.empty:
-        blocks.append(Block("table", table=rec.ranking))
+    blocks += _recommendation(rec) if rec is not None else [Block("p", _NO_CCA_AXIS)]
     blocks.append(
         Block("figure", f"throughput vs p95 RTT, {label}", png=plots.throughput_delay_scatter(runs, cca, label))
     )
@@ -175,6 +171,17 @@ def _config_section(
                 png=plots.ecdf_plot(slots, "delay_ms", cca, "one-way delay per slot (ms)", label),
             )
         )
+    return blocks
+
+
+def _recommendation(rec: Recommendation) -> list[Block]:
+    blocks = [Block("h3", "Recommendation"), Block("p", rec.verdict), Block("p", f"Criterion: {rec.criterion}.")]
+    if rec.excluded:
+        blocks.append(Block("p", f"Excluded by the delay budget: {', '.join(rec.excluded)}."))
+    if rec.reasons:
+        blocks.append(Block("list", items=rec.reasons))
+    if not rec.ranking.empty:
+        blocks.append(Block("table", table=rec.ranking))
     return blocks
 
 

@@ -19,16 +19,35 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from cellcc import store
 from cellcc.provenance import provenance
 from cellcc.scenario import Scenario
+from cellcc.store import TABLES
 
 if TYPE_CHECKING:
     from cellcc._core import RunTables
 
-__all__ = ["TABLES", "Result"]
+__all__ = ["LTE_COLUMNS", "TABLES", "Result"]
 
-#: The engine's tables, in the order they are written.
-TABLES = ("flows", "timeseries", "queues", "cwnd", "rtt", "lte")
+#: Columns of the ``lte`` table (crates/cellcc-engine/src/output.rs), for backends without cells.
+LTE_COLUMNS = [
+    "cell",
+    "ue",
+    "dir",
+    "t_s",
+    "cqi",
+    "mcs_mean",
+    "tbs",
+    "phy_throughput_bps",
+    "prbs",
+    "harq_retx",
+    "harq_residual_losses",
+    "control_losses",
+    "rlc_retx_pdus",
+    "rlc_buffer_bytes",
+    "rlc_drops",
+    "capacity_bps",
+]
 
 
 def _frame(columns: dict[str, list[Any]]) -> pd.DataFrame:
@@ -70,9 +89,12 @@ class Result:
 
     def save(self, out_dir: str | Path) -> Path:
         """Write this run to ``out_dir`` atomically (see :mod:`cellcc.store`)."""
-        from cellcc.store import write_run
+        return store.write_run(self, out_dir)
 
-        return write_run(self, out_dir)
+    @classmethod
+    def load(cls, run_dir: str | Path) -> Result:
+        """Read a run folder written by :meth:`save` (or ``cellcc run --out``)."""
+        return cls(**store.read_fields(run_dir))
 
     def __repr__(self) -> str:
         return f"Result(scenario={self.scenario.name!r}, seed={self.seed}, flows={len(self.flows)})"

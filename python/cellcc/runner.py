@@ -13,8 +13,9 @@ import multiprocessing
 import os
 import signal
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,7 +38,17 @@ from cellcc.scenario import Scenario
 from cellcc.store import run_files
 from cellcc.sweep import RunSpec, Sweep
 
-__all__ = ["PROGRESS_AFTER_S", "Job", "SweepOutcome", "execute", "longest_first", "run_jobs", "run_one", "run_sweep"]
+__all__ = [
+    "PROGRESS_AFTER_S",
+    "SPAWNING",
+    "Job",
+    "SweepOutcome",
+    "execute",
+    "longest_first",
+    "run_jobs",
+    "run_one",
+    "run_sweep",
+]
 
 #: A batch shorter than this shows no progress bar (the issue: "anything longer than a second").
 PROGRESS_AFTER_S = 1.0
@@ -45,6 +56,36 @@ PROGRESS_AFTER_S = 1.0
 _POLL_S = 0.1
 #: How long to wait for a Dask scheduler to answer, seconds.
 _DASK_CONNECT_S = "10s"
+
+
+class SpawnGuard:
+    """Marks the moments the pool spawns its workers, when a signal handler must not unwind.
+
+    A worker is started by writing its preparation data down a pipe; a handler that raises
+    in the middle (Ctrl-C) leaves a child the parent neither finished starting nor knows to
+    terminate, and it dies printing ``EOFError`` over the ``interrupted`` line.
+    :mod:`cellcc.cli.signals` so stores its action in :attr:`pending` while :attr:`active`,
+    and :meth:`hold` runs it as the block ends, when every worker is known.
+    """
+
+    def __init__(self) -> None:
+        self.active = False
+        self.pending: Callable[[], None] | None = None
+
+    @contextmanager
+    def hold(self) -> Iterator[None]:
+        self.active = True
+        try:
+            yield
+        finally:
+            self.active = False
+            pending, self.pending = self.pending, None
+            if pending is not None:
+                pending()
+
+
+#: The process's one guard (signal handlers run in the main thread, which runs the pool).
+SPAWNING = SpawnGuard()
 
 
 @dataclass(frozen=True)
@@ -114,22 +155,38 @@ def _run_pool(
     # spawn, not fork: the parent may be running the progress bar's thread.
     context = multiprocessing.get_context("spawn")
     results: list[Any] = [None] * len(jobs)
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        pending: dict[Future[Any], int] = {
-            pool.submit(_work, job.scenario.json, job.scenario.source, job.seed, reduce): i
-            for i, job in enumerate(jobs)
-        }
-        try:
-            while pending:
-                done, _ = wait(pending, timeout=_POLL_S, return_when=FIRST_COMPLETED)
-                for future in done:
-                    results[pending.pop(future)] = future.result()
-                tracker.advance(len(done))
-        except BaseException:
-            for future in pending:
-                future.cancel()
-            raise
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context)
+    try:
+        with SPAWNING.hold():
+            pending: dict[Future[Any], int] = {
+                pool.submit(_work, job.scenario.json, job.scenario.source, job.seed, reduce): i
+                for i, job in enumerate(jobs)
+            }
+        while pending:
+            done, _ = wait(pending, timeout=_POLL_S, return_when=FIRST_COMPLETED)
+            for future in done:
+                results[pending.pop(future)] = future.result()
+            tracker.advance(len(done))
+    except BaseException:
+        _abandon(pool)
+        raise
+    pool.shutdown(wait=True)
     return results
+
+
+def _abandon(pool: ProcessPoolExecutor) -> None:
+    """Shut a pool down after a failure or a signal, without waiting for it.
+
+    Not ``with pool``: its exit joins the pool's manager thread, and a signal that arrives
+    while ``submit`` starts that thread leaves it unstarted, so the join raises RuntimeError
+    over the exception that is unwinding (a traceback instead of ``interrupted``). Errors
+    of the shutdown itself are dropped for the same reason: the exception being raised is
+    the one to report, and the workers are already terminated or will exit with the pool.
+    """
+    try:
+        pool.shutdown(wait=False, cancel_futures=True)
+    except (OSError, RuntimeError, ValueError):
+        return
 
 
 class _LazyProgress:

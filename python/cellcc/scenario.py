@@ -1,9 +1,13 @@
-"""Scenarios: load TOML, JSON or a dict and hand it to the engine to validate.
+"""Scenarios: the one loader. A file (TOML or JSON), a bundled name or a dict becomes
+a document here (:func:`load_document`) and the engine validates it (:class:`Scenario`).
+Every command, backend and the API loads scenarios through this module; nothing else
+reads a scenario file.
 
 The schema is the engine's (``crates/cellcc-engine/src/scenario``); nothing here
 declares a field. Python only parses files, resolves relative ``trace`` paths
-against the scenario file's folder (so a scenario runs from any directory), and
-keeps the engine's canonical JSON, over which the scenario hash is taken.
+against the scenario file's folder (so a scenario runs from any directory), checks
+that each trace exists and is within the engine's size limit, and keeps the engine's
+canonical JSON, over which the scenario hash is taken.
 
 >>> sc = Scenario.bundled("bottleneck")
 >>> sc.name
@@ -13,8 +17,10 @@ keeps the engine's canonical JSON, over which the scenario hash is taken.
 from __future__ import annotations
 
 import copy
+import datetime
 import hashlib
 import json
+import math
 import sys
 from functools import cached_property
 from importlib import resources
@@ -29,13 +35,15 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-__all__ = ["DEFAULT_SET", "Scenario", "bundled_names", "resolve_many"]
+__all__ = ["DEFAULT_SET", "MAX_TRACE_BYTES", "Scenario", "bundled_names", "load_document", "resolve_many"]
 
 #: The scenarios `cellcc compare` runs when given none (or `default`).
 DEFAULT_SET = ("bottleneck", "variable")
 
 #: Keys whose string values are file paths, resolved against the scenario's folder.
 _PATH_KEYS = frozenset({"trace", "file"})
+#: Largest trace file the engine reads (``link/trace.rs`` MAX_TRACE_BYTES), checked here first.
+MAX_TRACE_BYTES = 32 * 1024 * 1024
 
 
 def _data_dir() -> Path:
@@ -48,7 +56,12 @@ def bundled_names() -> list[str]:
 
 
 def _resolve_paths(node: Any, base_dir: Path, where: str) -> Any:
-    """Copy of ``node`` with relative path fields made absolute; missing files are errors."""
+    """Copy of ``node`` with relative path fields made absolute; missing files are errors,
+    and so are values JSON cannot carry (TOML dates and times, NaN and infinities)."""
+    if isinstance(node, (datetime.date, datetime.time)):
+        raise UserError(where or "scenario", node.isoformat(), "a string, number, boolean, array or table (not a date)")
+    if isinstance(node, float) and not math.isfinite(node):
+        raise UserError(where or "scenario", str(node), "a finite number")
     if isinstance(node, dict):
         out = {}
         for key, value in node.items():
@@ -71,6 +84,13 @@ def _existing_file(base_dir: Path, value: str, path: str) -> str:
             json.dumps(value),
             "an existing file (a Mahimahi trace or a SINR CSV; a relative path is read from the scenario's folder)",
         )
+    size = resolved.stat().st_size
+    if size > MAX_TRACE_BYTES:
+        raise UserError(
+            path,
+            f"{json.dumps(value)} ({size / 2**20:.1f} MiB)",
+            f"a file of at most {MAX_TRACE_BYTES >> 20} MiB (a Mahimahi trace loops, so a shorter one will do)",
+        )
     return str(resolved)
 
 
@@ -83,21 +103,48 @@ def _parse_file(path: Path) -> dict[str, Any]:
             json.dumps(str(path)),
             f"an existing .toml or .json file, or a bundled name ({', '.join(bundled_names())})",
         ) from None
-    except (IsADirectoryError, PermissionError, UnicodeDecodeError) as e:
+    except (OSError, UnicodeDecodeError) as e:
         raise UserError("scenario", json.dumps(str(path)), f"a readable UTF-8 file ({e.__class__.__name__})") from None
     if path.suffix.lower() == ".json":
         try:
             doc = json.loads(text)
-        except json.JSONDecodeError as e:
+        except (json.JSONDecodeError, RecursionError) as e:
             raise UserError(str(path), "", f"invalid JSON: {e}") from None
     else:
         try:
             doc = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as e:
+        except (tomllib.TOMLDecodeError, RecursionError) as e:
             raise UserError(str(path), "", f"invalid TOML: {e}") from None
     if not isinstance(doc, dict):
         raise UserError(str(path), type(doc).__name__, "a table/object at the top level")
     return doc
+
+
+def _dumps(doc: dict[str, Any]) -> str:
+    """JSON text of a document for the engine; a value JSON cannot carry is a user error."""
+    try:
+        return json.dumps(doc, allow_nan=False)
+    except (TypeError, ValueError) as e:
+        raise UserError("scenario", "", f"plain TOML/JSON values only ({e})") from None
+
+
+def load_document(spec: str | Path | dict[str, Any]) -> tuple[dict[str, Any], str]:
+    """The one scenario loader: a file path, a bundled name or a dict -> ``(document, source)``.
+
+    The document is parsed (TOML, or JSON for ``.json``), its relative ``trace`` paths are
+    made absolute (a dict's against the working directory) and each trace is checked to
+    exist and fit the engine's size limit. Every mistake is a :class:`UserError`.
+    The engine has not validated the document yet: :class:`Scenario` does that.
+    """
+    if isinstance(spec, dict):
+        return _resolve_paths(spec, Path.cwd(), ""), "<dict>"
+    if not isinstance(spec, (str, Path)):
+        raise UserError("scenario", type(spec).__name__, "a file path, a bundled scenario name or a dict")
+    path = Path(spec)
+    if not path.exists() and isinstance(spec, str) and spec in bundled_names():
+        path = _data_dir() / f"{spec}.toml"
+    doc = _parse_file(path)
+    return _resolve_paths(doc, path.resolve().parent, ""), str(spec)
 
 
 class Scenario:
@@ -108,9 +155,13 @@ class Scenario:
     returns a new one.
     """
 
-    def __init__(self, canonical_json: str, source: str = "<dict>") -> None:
+    def __init__(
+        self, canonical_json: str, source: str = "<dict>", _trace_digests: dict[str, str] | None = None
+    ) -> None:
         self._json = _core.validate(canonical_json)
         self.source = source
+        # SHA-256 of each trace file's bytes, by path: read once, shared with with_cca() copies.
+        self._trace_digests = {} if _trace_digests is None else _trace_digests
 
     @classmethod
     def from_dict(cls, doc: dict[str, Any], base_dir: str | Path | None = None, source: str = "<dict>") -> Scenario:
@@ -118,32 +169,28 @@ class Scenario:
         if not isinstance(doc, dict):
             raise UserError("scenario", type(doc).__name__, "a dict (a parsed TOML/JSON document)")
         resolved = _resolve_paths(doc, Path(base_dir) if base_dir is not None else Path.cwd(), "")
-        return cls(json.dumps(resolved), source)
+        return cls(_dumps(resolved), source)
 
     @classmethod
     def load(cls, path: str | Path) -> Scenario:
         """Read a ``.toml`` (or ``.json``) scenario file."""
-        path = Path(path)
-        return cls.from_dict(_parse_file(path), base_dir=path.resolve().parent, source=str(path))
+        doc, _ = load_document(Path(path))
+        return cls(_dumps(doc), str(path))
 
     @classmethod
     def bundled(cls, name: str) -> Scenario:
         """One of the scenarios shipped with cellcc (see :func:`bundled_names`)."""
         if name not in bundled_names():
             raise UserError("scenario", json.dumps(name), f"one of the bundled scenarios {', '.join(bundled_names())}")
-        return cls.load(_data_dir() / f"{name}.toml")
+        return cls.resolve(name)
 
     @classmethod
     def resolve(cls, spec: str | Path | dict[str, Any] | Scenario) -> Scenario:
         """A Scenario from a path, a bundled name, a dict, or a Scenario (returned as is)."""
         if isinstance(spec, Scenario):
             return spec
-        if isinstance(spec, dict):
-            return cls.from_dict(spec)
-        path = Path(spec)
-        if not path.exists() and isinstance(spec, str) and spec in bundled_names():
-            return cls.bundled(spec)
-        return cls.load(path)
+        doc, source = load_document(spec)
+        return cls(_dumps(doc), source)
 
     @property
     def json(self) -> str:
@@ -177,9 +224,14 @@ class Scenario:
         for link in doc["links"]:
             for table in (link, link["forward"], link["reverse"]):
                 if table.get("trace"):
-                    table["trace"] = "sha256:" + hashlib.sha256(Path(table["trace"]).read_bytes()).hexdigest()
+                    table["trace"] = "sha256:" + self._trace_digest(table["trace"])
         canonical = json.dumps(doc, separators=(",", ":"), ensure_ascii=False)
         return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+    def _trace_digest(self, path: str) -> str:
+        if path not in self._trace_digests:
+            self._trace_digests[path] = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+        return self._trace_digests[path]
 
     def with_cca(self, cca: str) -> Scenario:
         """This scenario with every TCP flow using ``cca`` at its default parameters."""
@@ -188,7 +240,7 @@ class Scenario:
             if flow.get("transport", "tcp") == "tcp":
                 flow["cca"] = cca
                 flow["cca_params"] = None
-        return Scenario(json.dumps(doc), self.source)
+        return Scenario(json.dumps(doc), self.source, self._trace_digests)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Scenario) and other._json == self._json

@@ -55,6 +55,8 @@ def mean_ci(values: Sequence[float] | np.ndarray, confidence: float = CONFIDENCE
     mean = float(x.mean())
     if n < 2:
         return MeanCI(mean, math.nan, n)
+    if np.all(x == x[0]):  # exactly no spread (numpy's std would give ~1e-15 from rounding the mean)
+        return MeanCI(float(x[0]), 0.0, n)
     sem = float(x.std(ddof=1)) / math.sqrt(n)
     t = float(sps.t.ppf((1 + confidence) / 2, df=n - 1))
     return MeanCI(mean, t * sem, n)

@@ -14,6 +14,10 @@ A sweep's store (:class:`cellcc.catalogue.Store`) holds such folders under
 Atomic: everything is written into a hidden temporary folder beside the target
 and renamed into place at the end, so a failed or interrupted run leaves no
 folder (or the previous one) behind, never a half-written one.
+
+This module knows files, not results: :class:`cellcc.result.Result` builds on it
+(``Result.save``, ``Result.load``) and it imports nothing of ``cellcc.result``, so
+the two do not import each other. pyarrow loads on the first write or read.
 """
 
 from __future__ import annotations
@@ -24,15 +28,19 @@ import re
 import shutil
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-import pyarrow as pa
-import pyarrow.parquet as pq
-
-from cellcc.result import TABLES, Result
 from cellcc.scenario import Scenario
 
-__all__ = ["read_run", "run_files", "write_atomically", "write_files", "write_run"]
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from cellcc.result import Result
+
+__all__ = ["TABLES", "read_fields", "run_files", "write_atomically", "write_files", "write_run"]
+
+#: The engine's tables, in the order they are written (one ``<name>.parquet`` each).
+TABLES = ("flows", "timeseries", "queues", "cwnd", "rtt", "lte")
 
 #: Characters allowed in a pcap file name; anything else becomes "_".
 _UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._:-]")
@@ -53,6 +61,9 @@ def _dump_json(obj: object) -> str:
 
 
 def _parquet_bytes(frame: pd.DataFrame) -> bytes:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     sink = pa.BufferOutputStream()
     pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), sink, compression="zstd")
     return sink.getvalue().to_pybytes()
@@ -90,6 +101,8 @@ def run_files(result: Result, derived: bool = False) -> dict[str, bytes]:
     }
     tables = dict(result.tables())
     if derived:
+        import pandas as pd
+
         from cellcc.metrics import pm_slots, run_metrics
 
         tables["pm"] = pm_slots(result)
@@ -116,19 +129,22 @@ def write_run(result: Result, out_dir: str | Path) -> Path:
     return write_files(run_files(result), out_dir)
 
 
-def read_run(run_dir: str | Path) -> Result:
-    """Load a run folder written by :func:`write_run`."""
+def read_fields(run_dir: str | Path) -> dict[str, Any]:
+    """The contents of a run folder written by :func:`write_run`, as the keyword arguments
+    of :class:`cellcc.result.Result` (``Result.load`` calls this)."""
+    import pyarrow.parquet as pq
+
     run_dir = Path(run_dir)
     head = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
     scenario_doc = json.loads((run_dir / "scenario.json").read_text(encoding="utf-8"))
     scenario = Scenario(json.dumps(scenario_doc), source=str(run_dir / "scenario.json"))
     tables = {name: pq.read_table(run_dir / f"{name}.parquet").to_pandas() for name in TABLES}
     pcaps = {p.stem: p.read_bytes() for p in sorted(run_dir.glob("*.pcap"))}
-    return Result(
-        scenario=scenario,
-        seed=int(head["provenance"]["seed"]),
-        summary=head["summary"],
-        provenance=head["provenance"],
-        pcaps=pcaps,
+    return {
+        "scenario": scenario,
+        "seed": int(head["provenance"]["seed"]),
+        "summary": head["summary"],
+        "provenance": head["provenance"],
+        "pcaps": pcaps,
         **tables,
-    )
+    }

@@ -152,12 +152,18 @@ class Sweep:
             [{a.column: a.values[k] for a in members} for k in range(len(members[0].values))]
             for members in groups.values()
         ]
-        points = []
+        points, seen = [], set()
         for combo in itertools.product(*per_group):
             merged: dict[str, Any] = {}
             for part in combo:
                 merged.update(part)
-            points.append({c: merged[c] for c in self.columns})
+            point = {c: merged[c] for c in self.columns}
+            # A repeated point would be one run counted twice in every statistic.
+            ident = json.dumps(point, sort_keys=True)
+            if ident in seen:
+                raise UserError("axes", _label(point), "values that make every sweep point distinct (this one repeats)")
+            seen.add(ident)
+            points.append(point)
         return points
 
     def scenario_at(self, point: dict[str, Any]) -> Scenario:

@@ -16,18 +16,37 @@ pub use scenario::Scenario;
 /// Engine version, stamped into every result's provenance.
 pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");
 
-/// Why a run could not start.
+/// Why a run could not start or could not finish.
 #[derive(Debug)]
 pub enum RunError {
     /// The scenario is invalid (field, value, allowed).
     Scenario(ScenarioError),
+    /// Simulated time stopped advancing (see `sim::stall`): the run would never end.
+    Stalled(sim::Stalled),
 }
 
 impl std::fmt::Display for RunError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             RunError::Scenario(e) => e.fmt(f),
+            RunError::Stalled(s) => write!(
+                f,
+                "simulated time stopped advancing at {}: {} events within {} ns of simulated time (at most {} allowed); \
+                 a rate, delay or timer in the scenario is too extreme for a time resolution of 1 ns",
+                s.at,
+                s.events,
+                sim::stall::STALL_WINDOW.as_ns(),
+                sim::stall::MAX_EVENTS_PER_WINDOW
+            ),
         }
+    }
+}
+
+impl std::error::Error for RunError {}
+
+impl From<sim::Stalled> for RunError {
+    fn from(s: sim::Stalled) -> Self {
+        RunError::Stalled(s)
     }
 }
 
@@ -41,6 +60,7 @@ impl From<ScenarioError> for RunError {
 pub fn run(scenario: &Scenario, seed: u64) -> Result<RunOutput, RunError> {
     world::run(scenario, seed)
 }
+
 pub mod app;
 pub mod link;
 pub mod lte;

@@ -116,8 +116,8 @@ mod random_operation {
                 .collect();
             let sc = Scenario::from_json(&v.to_string()).unwrap();
             let mut w = World::new(&sc, seed).unwrap();
-            w.run_until(SimTime(3_000_000_000));
-            let out = w.into_output();
+            w.run_until(SimTime(3_000_000_000)).unwrap();
+            let out = w.into_output().unwrap();
             prop_assert!(out.cwnd.u64s("cwnd_bytes").iter().all(|&c| c >= 1448), "cwnd below one MSS");
         }
     }

@@ -52,12 +52,12 @@ proptest! {
         let sc = scenario(&Knobs { rate, rtt, queue, loss, mss, flows, sack, cca });
         let mut w = World::new(&sc, seed).unwrap();
         for step in 1..=30u64 {
-            let done = w.run_until(SimTime(step * 100_000_000));
+            let done = w.run_until(SimTime(step * 100_000_000)).unwrap();
             let c = w.conservation();
             prop_assert_eq!(c.sent_bytes, c.delivered_bytes + c.dropped_bytes + c.in_flight_bytes, "at {}", w.now());
             if done { break; }
         }
-        let out = w.into_output();
+        let out = w.into_output().unwrap();
         let cwnd = out.cwnd.u64s("cwnd_bytes");
         prop_assert!(cwnd.iter().all(|&c| c >= mss as u64), "cwnd below one MSS");
     }

@@ -196,7 +196,7 @@ fn bytes_are_conserved_inside_the_cell() {
     let sc = Scenario::from_json(&v.to_string()).unwrap();
     let mut w = World::new(&sc, 3).unwrap();
     for step in 1..=30u64 {
-        let done = w.run_until(SimTime(step * 100_000_000));
+        let done = w.run_until(SimTime(step * 100_000_000)).unwrap();
         let c = w.conservation();
         assert_eq!(c.sent_bytes, c.delivered_bytes + c.dropped_bytes + c.in_flight_bytes, "at {}", w.now());
         if done {
@@ -297,4 +297,23 @@ fn seed000_segment_sizes_cross_the_cell_whole_or_fragmented() {
             }
         }
     }
+}
+
+/// Seed 004's control-channel error model: at low SINR the UE misses some of its downlink
+/// grants (PCFICH/PDCCH, ns-3's R4-081920 curve); each is a lost TB that HARQ retransmits.
+#[test]
+fn pdcch_errors_lose_tbs_that_harq_retransmits() {
+    let mut v = cell(&[(fixed(-2.0), "um")], 10.0, "round_robin", 3.0);
+    v["cells"][0]["control_errors"] = json!(true);
+    v["flows"] = json!([cbr_down(0, 0.5)]);
+    let out = run(&v, 1);
+    let control = lte_mean(&out, "ue0", "dl", "control_losses", 0.0, 3.0);
+    let retx = lte_mean(&out, "ue0", "dl", "harq_retx", 0.0, 3.0);
+    let residual = lte_mean(&out, "ue0", "dl", "harq_residual_losses", 0.0, 3.0);
+    assert!(control > 0.0, "no PDCCH error at -2 dB");
+    assert!(retx >= control, "every lost grant is retransmitted: {retx} retransmissions, {control} control losses");
+    assert!(residual < control, "HARQ recovers most: {residual} residual vs {control} control losses");
+    v["cells"][0]["control_errors"] = json!(false);
+    let off = run(&v, 1);
+    assert_eq!(lte_mean(&off, "ue0", "dl", "control_losses", 0.0, 3.0), 0.0);
 }

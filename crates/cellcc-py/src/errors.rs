@@ -2,11 +2,14 @@
 //!
 //! - [`ScenarioError`] (a `ValueError`): a user mistake, with attributes
 //!   `path`, `value` and `allowed`; `str()` is the engine's own message.
-//! - [`EngineError`] (a `RuntimeError`): anything else, including a panic
-//!   caught at the boundary (a bug in the engine, never the user's fault).
+//! - [`EngineError`] (a `RuntimeError`): anything else, including a run whose
+//!   simulated time stopped advancing and a panic caught at the boundary (a bug
+//!   in the engine or in its validation, never the user's fault).
+//! - `KeyboardInterrupt`: a run stopped by `interrupt()`; an exception a Python
+//!   signal handler raised during a run passes through unchanged.
 
 use cellcc_engine::{RunError, ScenarioError as EngineScenarioError};
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use std::any::Any;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -29,6 +32,10 @@ pyo3::create_exception!(
 pub enum Failure {
     Scenario(EngineScenarioError),
     Engine(String),
+    /// `interrupt()` was called while the run was going.
+    Interrupted,
+    /// A Python signal handler raised during the run (e.g. `KeyboardInterrupt`).
+    Python(PyErr),
 }
 
 impl From<EngineScenarioError> for Failure {
@@ -41,6 +48,7 @@ impl From<RunError> for Failure {
     fn from(e: RunError) -> Self {
         match e {
             RunError::Scenario(s) => Failure::Scenario(s),
+            stalled @ RunError::Stalled(_) => Failure::Engine(stalled.to_string()),
         }
     }
 }
@@ -51,6 +59,8 @@ impl Failure {
         match self {
             Failure::Scenario(e) => scenario_error(py, &e),
             Failure::Engine(msg) => EngineError::new_err(msg),
+            Failure::Interrupted => PyKeyboardInterrupt::new_err("run interrupted"),
+            Failure::Python(err) => err,
         }
     }
 }
@@ -71,6 +81,12 @@ fn scenario_error(py: Python<'_>, e: &EngineScenarioError) -> PyErr {
 /// Run `f`, turning a panic into [`Failure::Engine`]: no panic crosses into Python.
 pub fn guarded<T>(f: impl FnOnce() -> Result<T, Failure>) -> Result<T, Failure> {
     catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|payload| Err(Failure::Engine(panic_message(&*payload))))
+}
+
+/// Run a conversion that builds Python objects, turning a panic into `EngineError`
+/// (PyO3 would raise its `PanicException`, a `BaseException` no caller expects).
+pub fn guarded_py<T>(f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
+    catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|payload| Err(EngineError::new_err(panic_message(&*payload))))
 }
 
 /// The text a panic carried (`panic!("...")` payloads are `&str` or `String`).

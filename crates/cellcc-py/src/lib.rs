@@ -1,16 +1,33 @@
 //! `cellcc._core`: the PyO3 bindings of the cellcc engine. Conversion only:
 //! every decision (schema, validation, simulation) is the engine's. Errors map
 //! to Python exceptions in `errors.rs`; panics are caught at this boundary.
+//!
+//! A run releases the GIL and advances the world in slices of
+//! [`EVENTS_PER_SLICE`] events; every [`INTERRUPT_CHECK_EVERY`] of wall time it
+//! looks for Ctrl-C / SIGTERM (Python's signal handlers, on the main thread) and
+//! for [`interrupt`] (any thread), and stops without a result if either fired.
 
 mod convert;
 mod errors;
 
 use cellcc_engine::cc::REGISTRY;
 use cellcc_engine::scenario::SCHEMA_VERSION;
+use cellcc_engine::world::World;
 use cellcc_engine::{Scenario, ENGINE_VERSION};
-use errors::{guarded, EngineError, Failure, ScenarioError};
+use errors::{guarded, guarded_py, EngineError, Failure, ScenarioError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// Events a run processes between looks at the wall clock: ~1.6 ms of work at the
+/// engine's ~6 x 10^6 events per CPU second (BENCHMARKS.md), so a look (one clock read)
+/// costs nothing measurable and an interrupt is seen within a few ms.
+const EVENTS_PER_SLICE: u64 = 10_000;
+/// How often a run looks for an interrupt, wall time.
+const INTERRUPT_CHECK_EVERY: Duration = Duration::from_millis(2);
+/// Set by [`interrupt`]: every run in this process stops at its next look.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
 /// Validate a scenario given as JSON text; return its canonical JSON.
 #[pyfunction]
@@ -20,27 +37,66 @@ fn validate(py: Python<'_>, json: &str) -> PyResult<String> {
 
 /// Run a scenario (JSON text) with `seed`, without holding the GIL.
 /// Returns `{summary, flows, timeseries, queues, cwnd, rtt, lte, pcaps}`.
+/// Raises `KeyboardInterrupt` (or what a signal handler raised) when interrupted.
 #[pyfunction]
 fn run<'py>(py: Python<'py>, json: &str, seed: u64) -> PyResult<Bound<'py, PyDict>> {
     let text = json.to_owned();
     let out = py.detach(move || {
         guarded(|| {
             let scenario = Scenario::from_json(&text)?;
-            cellcc_engine::run(&scenario, seed).map_err(Failure::from)
+            let mut world = World::new(&scenario, seed)?;
+            run_interruptibly(&mut world)?;
+            Ok(world.into_output()?)
         })
     });
     let out = out.map_err(|f| f.into_pyerr(py))?;
-    convert::run_output_to_py(py, &out)
+    guarded_py(|| convert::run_output_to_py(py, &out))
+}
+
+/// Advance `world` to its end in slices, looking for interrupts between them.
+fn run_interruptibly(world: &mut World) -> Result<(), Failure> {
+    let mut last_look = Instant::now();
+    while !world.run_events(EVENTS_PER_SLICE)? {
+        if last_look.elapsed() >= INTERRUPT_CHECK_EVERY {
+            look_for_interrupt()?;
+            last_look = Instant::now();
+        }
+    }
+    Ok(())
+}
+
+/// `Err` if [`interrupt`] was called or a Python signal handler raised.
+/// Python runs handlers only on the main thread: elsewhere only the flag counts.
+fn look_for_interrupt() -> Result<(), Failure> {
+    if INTERRUPTED.load(Ordering::Relaxed) {
+        return Err(Failure::Interrupted);
+    }
+    Python::attach(|py| py.check_signals()).map_err(Failure::Python)
+}
+
+/// Stop every run in this process at its next look (within a few ms), from any
+/// thread: the CLI's SIGINT/SIGTERM handler calls it, so runs on worker threads stop too.
+#[pyfunction]
+fn interrupt() {
+    INTERRUPTED.store(true, Ordering::Relaxed);
+}
+
+/// Let runs proceed again after [`interrupt`].
+#[pyfunction]
+fn clear_interrupt() {
+    INTERRUPTED.store(false, Ordering::Relaxed);
 }
 
 /// The congestion-control registry, in the engine's order.
 #[pyfunction]
 fn ccas(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
-    let list = PyList::empty(py);
-    for doc in REGISTRY {
-        list.append(convert::cca_to_py(py, doc)?)?;
-    }
-    Ok(list)
+    guarded_py(|| {
+        let list = PyList::empty(py);
+        for doc in REGISTRY {
+            list.append(convert::cca_to_py(py, doc)?)?;
+        }
+        Ok(list)
+    })
 }
 
 /// The engine crate's version.
@@ -55,6 +111,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(ccas, m)?)?;
     m.add_function(wrap_pyfunction!(engine_version, m)?)?;
+    m.add_function(wrap_pyfunction!(interrupt, m)?)?;
+    m.add_function(wrap_pyfunction!(clear_interrupt, m)?)?;
     m.add("SCHEMA_VERSION", SCHEMA_VERSION)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("EngineError", m.py().get_type::<EngineError>())?;

@@ -5,14 +5,17 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
-import pandas as pd
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from . import frontend
+if TYPE_CHECKING:
+    import pandas as pd
+
+# The backend itself (pandas, numpy, the namespace machinery) loads only when a command uses
+# it: `cellcc --version` and `cellcc validate` import this module for its options alone.
 
 BackendOpt = Annotated[
     str | None,
@@ -70,6 +73,8 @@ def crosscheck_tables(table: pd.DataFrame, scenario: str, seeds: int) -> list[Ta
 
 
 def crosscheck_command(scenario: str, cca: str, seeds: int, figure: Path | None, console: Console) -> None:
+    from . import frontend
+
     sc = frontend.resolve(scenario)
     names = [c.strip() for c in cca.split(",") if c.strip()]
     path = figure or Path(f"crosscheck-{sc.name}.png")
@@ -82,15 +87,22 @@ def crosscheck_command(scenario: str, cca: str, seeds: int, figure: Path | None,
 
 def chosen_backend(scenario: str, backend: str | None) -> str:
     """--backend if given, else the scenario's `backend` field (the bundled default set: engine)."""
+    from cellcc.scenario import load_document
+
     if backend is None and scenario == "default":
         return "engine"
     if backend is not None:
+        from . import frontend
+
         return frontend.backend_of({}, backend)
-    return frontend.backend_of(frontend.resolve(scenario).to_dict(), None)
+    # Only "linux" leaves the engine; any other value is the engine's to validate (and name).
+    return "linux" if load_document(scenario)[0].get("backend") == "linux" else "engine"
 
 
 def run_linux_command(scenario: str, seed: int | None, console: Console):
     """`cellcc run --backend linux`: one run on the kernel; returns the Result."""
+    from . import frontend
+
     sc = frontend.resolve(scenario)
     result = frontend.run_linux(sc, sc.seed if seed is None else seed)
     return sc, result
@@ -98,8 +110,12 @@ def run_linux_command(scenario: str, seed: int | None, console: Console):
 
 def compare_linux_runs(scenario: str, cca: str | None, seeds: int) -> pd.DataFrame:
     """`cellcc compare --backend linux`: the per-run rows, one testbed at a time."""
+    import pandas as pd
+
     from cellcc.compare import run_metrics
     from cellcc.scenario import DEFAULT_SET
+
+    from . import frontend
 
     names = list(DEFAULT_SET) if scenario == "default" else [scenario]
     frames = [frontend.compare_runs_linux(frontend.resolve(n), cca, seeds, run_metrics) for n in names]

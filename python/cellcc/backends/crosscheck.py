@@ -12,7 +12,6 @@ flagged differences.
 from __future__ import annotations
 
 import copy
-import json
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -23,11 +22,6 @@ import numpy as np
 import pandas as pd
 
 from .tables import percentile
-
-try:
-    import tomllib
-except ModuleNotFoundError:  # Python 3.10
-    import tomli as tomllib
 
 #: Grid of the srtt comparison: the Linux backend's TCP_INFO period.
 RTT_GRID_S = 0.010
@@ -40,17 +34,6 @@ METRICS = ("throughput_mbps", "rtt_p50_ms", "rtt_p95_ms", "retransmits", "timeou
 
 #: A backend: (scenario dict, seed) -> an object with `flows`, `timeseries`, `cwnd`, `rtt` DataFrames.
 Runner = Callable[[dict, int], Any]
-
-
-def load_scenario(path: Path) -> dict:
-    """Parse a TOML/JSON scenario and make its relative trace paths absolute (from its folder)."""
-    text = path.read_text()
-    doc = tomllib.loads(text) if path.suffix.lower() == ".toml" else json.loads(text)
-    for link in doc.get("links", []):
-        for holder in (link, link.get("forward") or {}, link.get("reverse") or {}):
-            if holder.get("trace") and not Path(holder["trace"]).is_absolute():
-                holder["trace"] = str((path.parent / holder["trace"]).resolve())
-    return doc
 
 
 def with_cca(sc: dict, cca: str) -> dict:

@@ -21,8 +21,8 @@ import pandas as pd
 from cellcc import _core
 from cellcc.errors import UserError
 from cellcc.provenance import provenance
-from cellcc.result import Result
-from cellcc.scenario import Scenario, bundled_names
+from cellcc.result import LTE_COLUMNS, Result
+from cellcc.scenario import Scenario, load_document
 
 from . import crosscheck as xc
 from . import linux
@@ -38,7 +38,8 @@ class DocScenario:
 
     def __init__(self, doc: dict[str, Any], source: str):
         neutral = copy.deepcopy(doc)
-        for f in neutral.get("flows", []):
+        flows = neutral.get("flows")
+        for f in flows if isinstance(flows, list) else []:
             if isinstance(f, dict):
                 f.pop("cca", None)
                 f.pop("cca_params", None)
@@ -66,15 +67,10 @@ class DocScenario:
 
 
 def resolve(spec: str | Path | dict[str, Any]) -> DocScenario:
-    """A scenario file, bundled name or dict, validated by the engine except for its CCAs."""
-    if isinstance(spec, dict):
-        return DocScenario(spec, "<dict>")
-    path = Path(spec)
-    if not path.exists() and str(spec) in bundled_names():
-        return DocScenario(Scenario.bundled(str(spec)).to_dict(), str(spec))
-    if not path.is_file():
-        raise UserError("scenario", json.dumps(str(spec)), "an existing .toml/.json file or a bundled scenario name")
-    return DocScenario(xc.load_scenario(path), str(path))
+    """A scenario file, bundled name or dict (read by the one loader, `cellcc.scenario`),
+    validated by the engine except for its CCAs."""
+    doc, source = load_document(spec)
+    return DocScenario(doc, source)
 
 
 def backend_of(doc: dict[str, Any], choice: str | None) -> str:
@@ -103,6 +99,7 @@ def run_linux(sc: DocScenario, seed: int) -> Result:
         queues=out.queues,
         cwnd=out.cwnd,
         rtt=out.rtt,
+        lte=pd.DataFrame(columns=LTE_COLUMNS),  # the linux backend refuses cells
     )
 
 

@@ -333,9 +333,8 @@ def plan(sc: dict, seed: int | None = None, base_dir: Path | None = None) -> Run
     if sc.get("output", {}).get("pcap"):
         raise NotSupported("output.pcap", sc["output"]["pcap"], "[] (no packet capture in the linux backend)")
     if sc.get("cells"):
-        raise NotSupported(
-            "cells", f"{len(sc['cells'])} LTE cell(s)", "[] (the linux backend runs wired and trace paths; use the engine)"
-        )
+        why = "[] (the linux backend runs wired and trace paths; use the engine)"
+        raise NotSupported("cells", f"{len(sc['cells'])} LTE cell(s)", why)
     a, b, chain = _chain(sc)
     mtu = min(int(sc["links"][i].get("mtu_bytes", DEFAULT_MTU_BYTES)) for i, _ in chain)
     flows = [_flow(sc, i, a, b) for i in range(len(sc["flows"]))]

@@ -3,12 +3,14 @@
 - A user mistake (bad scenario field, missing or unparsable file, unknown name
   in an option) prints ``error: <path>: got <value>; allowed: <...>`` and exits 2.
 - An engine failure that is not the user's fault exits 1 with ``internal error: ...``.
+- Ctrl-C / SIGTERM print ``interrupted`` and exit 128 + the signal number (130, 143).
   Set ``CELLCC_DEBUG=1`` to get the traceback instead.
 """
 
 from __future__ import annotations
 
 import os
+import signal
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -20,8 +22,9 @@ from cellcc.errors import EngineError, ScenarioError, UserError
 EXIT_USER_ERROR = 2
 #: Exit code of an engine failure.
 EXIT_ENGINE_ERROR = 1
-#: Exit code after Ctrl-C (128 + SIGINT).
-EXIT_INTERRUPTED = 130
+#: Exit code after a signal is 128 + its number (the shell's convention): Ctrl-C gives 130.
+EXIT_SIGNAL_BASE = 128
+EXIT_INTERRUPTED = EXIT_SIGNAL_BASE + signal.SIGINT
 
 
 @contextmanager
@@ -34,7 +37,8 @@ def reported() -> Iterator[None]:
     except EngineError as e:
         _fail(f"internal error: {e}", EXIT_ENGINE_ERROR, e)
     except KeyboardInterrupt as e:
-        _fail("interrupted", EXIT_INTERRUPTED, e)
+        # cellcc.cli.signals.Interrupted carries the signal; a plain KeyboardInterrupt is Ctrl-C.
+        _fail("interrupted", EXIT_SIGNAL_BASE + getattr(e, "signum", signal.SIGINT), e)
 
 
 def _fail(line: str, code: int, cause: BaseException) -> None:

@@ -4,18 +4,19 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from cellcc.catalogue import Store
 from cellcc.cli.errors import reported
 from cellcc.errors import UserError
-from cellcc.runner import run_sweep
-from cellcc.sweep import Sweep
+
+if TYPE_CHECKING:
+    from cellcc.recommend import Recommendation
 
 sweep_app = typer.Typer(
     help="Expand and run sweeps: a base scenario x axes by field path x seeds.", no_args_is_help=True
@@ -49,6 +50,31 @@ def _frame_table(frame, title: str, limit: int = 50) -> Table:
     return table
 
 
+def _ranking_table(rec: Recommendation, title: str) -> Table:
+    """The recommendation's ranking: mean with its Student-t and bootstrap 95% intervals, the test."""
+    from cellcc.recommend import OBJECTIVES
+
+    obj = OBJECTIVES[rec.objective]
+    table = Table(title=title)
+    for heading in ("#", "cca", "seeds", f"{obj.metric}\nmean ± t 95%", "bootstrap\n95% interval", "p vs best\n(Holm)"):
+        table.add_column(heading, justify="left" if heading == "cca" else "right")
+    table.add_column("significantly\nworse")
+    for _, row in rec.ranking.iterrows():
+        m = obj.metric
+        half = "" if math.isnan(row[f"{m}_ci95"]) else f" ± {row[f'{m}_ci95']:.3g}"
+        p = row["p_value_vs_best"]
+        table.add_row(
+            str(row["rank"]),
+            str(row["cca"]),
+            str(row["n"]),
+            f"{row[f'{m}_mean']:.4g}{half}",
+            f"[{row[f'{m}_boot95_low']:.4g}, {row[f'{m}_boot95_high']:.4g}]",
+            "-" if math.isnan(p) else f"{p:.2g}",
+            "yes" if row["significant"] else "no" if row["cca"] != rec.ranking.iloc[0]["cca"] else "(best)",
+        )
+    return table
+
+
 def register(app: typer.Typer, out: Console) -> None:
     """Add the experiment commands to ``app``; tables print on ``out``."""
 
@@ -60,6 +86,9 @@ def register(app: typer.Typer, out: Console) -> None:
         dask: DaskOpt = None,
     ) -> None:
         """Run every run of FILE that --out does not hold yet (resumable; Ctrl-C keeps the store consistent)."""
+        from cellcc.runner import run_sweep
+        from cellcc.sweep import Sweep
+
         with reported():
             outcome = run_sweep(Sweep.load(file), out_dir, workers=jobs, scheduler=dask)
             out.print(
@@ -72,6 +101,8 @@ def register(app: typer.Typer, out: Console) -> None:
         file: SweepArg, as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False
     ) -> None:
         """List the runs FILE expands to (key, seed, axis values) without running anything."""
+        from cellcc.sweep import Sweep
+
         with reported():
             sweep = Sweep.load(file)
             rows = [{"key": r.key, "seed": r.seed, **r.params} for r in sweep.expand()]
@@ -98,6 +129,8 @@ def register(app: typer.Typer, out: Console) -> None:
     ) -> None:
         """Query a sweep's results with SQL (DuckDB). Views: runs, flows, timeseries, queues, cwnd, rtt, pm,
         metrics, each with the sweep's axis columns. No SQL: list the views and their columns."""
+        from cellcc.catalogue import Store
+
         with reported():
             store = Store.open(store_dir)
             if export is not None:
@@ -122,6 +155,7 @@ def register(app: typer.Typer, out: Console) -> None:
         objective: ObjectiveOpt = "throughput",
     ) -> None:
         """Write the report of a sweep: ranking tables with 95% CIs, figures and the recommendation."""
+        from cellcc.catalogue import Store
         from cellcc.report import write_report
 
         with reported():
@@ -150,7 +184,7 @@ def register(app: typer.Typer, out: Console) -> None:
             runs = compare_runs(scenario, cca, seeds, workers=jobs, progress=True)
             rec = recommend(runs, objective, delay_budget_ms=delay_budget_ms)
             if not rec.ranking.empty:
-                out.print(_frame_table(rec.ranking, f"{scenario}: ranked by {objective}", limit=len(rec.ranking)))
+                out.print(_ranking_table(rec, f"{scenario}: ranked by {objective}"))
             out.print(rec.verdict)
             out.print(f"Criterion: {rec.criterion}.")
             for line in rec.reasons:

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
 from rich.console import Group
 from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from cellcc.compare import METRICS
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: (column of the engine's flows table, heading, scale, decimals) shown by `cellcc run`.
 _FLOW_COLUMNS: tuple[tuple[str, str, float, int], ...] = (
@@ -62,6 +62,8 @@ _METRIC_DECIMALS = {"throughput_mbps": 2, "goodput_mbps": 2, "delay_ms": 1, "los
 
 def compare_table(summary: pd.DataFrame, scenario: str, seeds: int) -> Table:
     """One scenario's ranking: mean ± 95% CI half-width (Student t) of each metric."""
+    from cellcc.compare import METRICS  # pandas/scipy: only where a comparison is shown
+
     table = Table(title=f"{scenario}: mean ± 95% CI over {seeds} seed(s), ranked by throughput")
     table.add_column("#", justify="right")
     table.add_column("cca")

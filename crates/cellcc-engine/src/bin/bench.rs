@@ -85,10 +85,10 @@ fn measure(name: &'static str, v: &Value) -> Row {
     let cpu_start = cpu_time_s();
     let started = Instant::now();
     let mut w = World::new(&sc, 1).expect("builds");
-    w.run();
+    w.run().expect("benchmark scenario runs");
     let sim_s = w.now().as_secs_f64();
     let events = w.events_processed();
-    let out = w.into_output();
+    let out = w.into_output().expect("benchmark scenario runs");
     let wall_s = started.elapsed().as_secs_f64();
     let cpu_s = cpu_start.zip(cpu_time_s()).map(|(a, b)| b - a);
     std::hint::black_box(out);

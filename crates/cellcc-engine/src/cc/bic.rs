@@ -23,7 +23,7 @@
 //! segment per ACK, settles at 31/16 rather than 1) follows Linux exactly.
 
 use super::common::{cong_avoid_ai, cum_acked_segs, jiffies, slow_start, LINUX_HZ};
-use super::registry::ParamError;
+use super::ParamError;
 use super::{AckSample, CaState, CongestionControl, ConnView, Window};
 use serde::{Deserialize, Serialize};
 

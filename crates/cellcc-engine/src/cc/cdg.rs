@@ -24,7 +24,7 @@
 //! - The backoff draw `get_random_u32()` comes from the flow's `RngStream`.
 
 use super::common::reno_cong_avoid;
-use super::registry::ParamError;
+use super::ParamError;
 use super::{AckSample, CaState, CongestionControl, ConnView, CwndEvent, Window};
 use crate::sim::RngStream;
 use rand::Rng;

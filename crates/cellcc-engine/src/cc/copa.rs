@@ -24,7 +24,7 @@
 //!   is 2 segments (mvfst `kMinCwndInMss`). After an RTO the sender restarts
 //!   cwnd at 1 (mvfst: min cwnd on persistent congestion).
 
-use super::registry::ParamError;
+use super::ParamError;
 use super::{AckSample, CongestionControl, ConnView, Window};
 use crate::sim::{SimDuration, SimTime};
 use serde::{Deserialize, Serialize};

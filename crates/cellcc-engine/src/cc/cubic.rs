@@ -33,7 +33,7 @@
 
 use super::common::{cong_avoid_ai, jiffies, slow_start, LINUX_HZ};
 use super::hystart::{self, HyStart};
-use super::registry::ParamError;
+use super::ParamError;
 use super::{AckSample, CaState, CongestionControl, ConnView, CwndEvent, Window};
 use crate::sim::time::NS_PER_S;
 use crate::sim::{SimDuration, SimTime};

@@ -22,7 +22,7 @@
 //! - PLB (protective load balancing) is not modelled.
 
 use super::common::reno_cong_avoid;
-use super::registry::ParamError;
+use super::ParamError;
 use super::{AckSample, CaState, CongestionControl, ConnView, CwndEvent, Window};
 use serde::{Deserialize, Serialize};
 

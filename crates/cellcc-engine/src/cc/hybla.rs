@@ -20,7 +20,7 @@
 //! `rho2_7ls` wraps once SRTT exceeds 181 x rtt0.
 
 use super::common::{reno_cong_avoid, reno_ssthresh};
-use super::registry::ParamError;
+use super::ParamError;
 use super::{AckSample, CaState, CongestionControl, ConnView, Window};
 use crate::sim::SimDuration;
 use serde::{Deserialize, Serialize};

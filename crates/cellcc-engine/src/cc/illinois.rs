@@ -21,7 +21,7 @@
 //! RTTs are microseconds from the simulator's nanosecond samples.
 
 use super::common::slow_start;
-use super::registry::ParamError;
+use super::ParamError;
 use super::{AckSample, CaState, CongestionControl, ConnView, Window};
 use serde::{Deserialize, Serialize};
 

@@ -32,7 +32,7 @@
 //! 150-packet one, where NewReno's sawtooth drains the queue below 100 ms.
 
 use super::common::slow_start;
-use super::registry::ParamError;
+use super::ParamError;
 use super::{AckSample, CongestionControl, ConnView, Window};
 use crate::sim::{SimDuration, SimTime};
 use serde::{Deserialize, Serialize};

@@ -26,6 +26,7 @@
 //! Every other hook defaults to Linux's behaviour when the op is NULL.
 
 pub mod common;
+mod doc;
 pub mod registry;
 
 pub mod bbr;
@@ -53,7 +54,8 @@ pub mod westwood;
 pub mod westwood_plus;
 pub mod yeah;
 
-pub use registry::{CcConfig, CcDoc, Family, REGISTRY};
+pub use doc::{CcDoc, Family, ParamError};
+pub use registry::{CcConfig, REGISTRY};
 
 use crate::sim::{SimDuration, SimTime};
 

@@ -18,7 +18,7 @@
 //!   (`BPF_SOCK_OPS_BASE_RTT`); 0, the default, means none, as without BPF.
 
 use super::common::{cong_avoid_ai, slow_start};
-use super::registry::ParamError;
+use super::ParamError;
 use super::{AckSample, CaState, CongestionControl, ConnView, Window, INFINITE_SSTHRESH};
 use crate::sim::{RngStream, SimDuration, SimTime};
 use rand::Rng;

@@ -29,7 +29,7 @@
 //! `CwndRestart`, Vegas off outside the Open state) follows Linux.
 
 use super::common::{reno_cong_avoid, reno_ssthresh, slow_start};
-use super::registry::ParamError;
+use super::ParamError;
 use super::{AckSample, CaState, CongestionControl, ConnView, CwndEvent, Window};
 use crate::sim::SimDuration;
 use serde::{Deserialize, Serialize};

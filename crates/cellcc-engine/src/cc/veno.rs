@@ -17,8 +17,8 @@
 //! since the previous ACK, and the sample count that enables Veno is never reset.
 
 use super::common::{cong_avoid_ai, reno_cong_avoid, slow_start};
-use super::registry::ParamError;
 use super::vegas::{MIN_SAMPLES_PER_ROUND, RTT_UNSET_US};
+use super::ParamError;
 use super::{AckSample, CaState, CongestionControl, ConnView, CwndEvent, Window};
 use serde::{Deserialize, Serialize};
 

@@ -29,7 +29,7 @@
 //!   (`CompleteCwr`), where a Linux-style sender would otherwise raise cwnd to ssthresh.
 
 use super::common::reno_cong_avoid;
-use super::registry::ParamError;
+use super::ParamError;
 use super::{AckSample, CongestionControl, ConnView, CwndEvent, Window};
 use crate::sim::time::NS_PER_S;
 use crate::sim::{SimDuration, SimTime};

@@ -22,8 +22,8 @@
 //! simulator's nanosecond samples, with Vegas' `+ 1`.
 
 use super::common::{cong_avoid_ai, slow_start};
-use super::registry::ParamError;
 use super::vegas::{VegasRtt, MIN_SAMPLES_PER_ROUND};
+use super::ParamError;
 use super::{AckSample, CaState, CongestionControl, ConnView, CwndEvent, Window};
 use serde::{Deserialize, Serialize};
 

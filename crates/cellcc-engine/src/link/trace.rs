@@ -7,17 +7,87 @@
 //! infinite schedule happens at `ms[k % n] + (k / n) * period_ms`.
 
 use crate::sim::{SimTime, NS_PER_MS};
+use std::io::Read;
+use std::path::Path;
+
+/// Largest trace file read, bytes (32 MiB: about 4 M opportunities of one 1500 B
+/// packet at ~8 bytes a line, i.e. 100 Mbit/s for 8 minutes before the trace
+/// loops). Parsed times take 4 bytes each, so a trace costs at most ~64 MiB of memory.
+pub const MAX_TRACE_BYTES: u64 = 32 * 1024 * 1024;
+/// Latest timestamp a trace may hold, ms: a day, the longest run a scenario may ask for
+/// (`scenario/validate.rs` MAX_DURATION_S); it also keeps every time in range of `SimTime`.
+pub const MAX_TRACE_MS: u32 = 86_400_000;
+
+/// Why a trace file could not be used.
+#[derive(Debug)]
+pub enum TraceError {
+    /// The file could not be opened or read.
+    Io(std::io::Error),
+    /// The file is larger than [`MAX_TRACE_BYTES`].
+    TooLarge { bytes: u64 },
+    /// The text is not a Mahimahi trace (the message names the line).
+    Format(String),
+}
+
+impl std::fmt::Display for TraceError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TraceError::Io(e) => write!(f, "a readable Mahimahi trace file ({e})"),
+            TraceError::TooLarge { bytes } => write!(
+                f,
+                "a Mahimahi trace file of at most {} MiB (this one has {:.1} MiB; a trace loops, so a shorter one will do)",
+                MAX_TRACE_BYTES >> 20,
+                *bytes as f64 / (1u64 << 20) as f64
+            ),
+            TraceError::Format(e) => write!(f, "a Mahimahi trace ({e})"),
+        }
+    }
+}
+
+/// The trace files of one run, each read once however many link directions use it.
+#[derive(Default)]
+pub struct TraceFiles {
+    loaded: Vec<(String, TraceSchedule)>,
+}
+
+impl TraceFiles {
+    /// The schedule in `path`, read on first use.
+    pub fn get(&mut self, path: &str) -> Result<TraceSchedule, TraceError> {
+        if let Some((_, schedule)) = self.loaded.iter().find(|(p, _)| p == path) {
+            return Ok(schedule.clone());
+        }
+        let schedule = TraceSchedule::load(Path::new(path))?;
+        self.loaded.push((path.to_string(), schedule.clone()));
+        Ok(schedule)
+    }
+}
 
 /// A parsed, looping delivery schedule.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TraceSchedule {
     /// Opportunity times within one period, ms, non-decreasing.
-    ms: Vec<u64>,
+    ms: Vec<u32>,
     /// Loop period: the trace's last timestamp (Mahimahi); at least 1 ms.
     period_ms: u64,
 }
 
 impl TraceSchedule {
+    /// Read and parse a trace file, refusing one larger than [`MAX_TRACE_BYTES`]
+    /// (checked on the bytes read, so a file that grows while being read is caught too).
+    pub fn load(path: &Path) -> Result<Self, TraceError> {
+        let file = std::fs::File::open(path).map_err(TraceError::Io)?;
+        let mut bytes = Vec::new();
+        file.take(MAX_TRACE_BYTES + 1).read_to_end(&mut bytes).map_err(TraceError::Io)?;
+        if bytes.len() as u64 > MAX_TRACE_BYTES {
+            let size = std::fs::metadata(path).map_or(bytes.len() as u64, |m| m.len());
+            return Err(TraceError::TooLarge { bytes: size });
+        }
+        let text = String::from_utf8(bytes).map_err(|e| {
+            TraceError::Format(format!("not UTF-8 text (invalid byte at offset {})", e.utf8_error().valid_up_to()))
+        })?;
+        Self::parse(&text).map_err(TraceError::Format)
+    }
+
     /// Parse Mahimahi's text format. Errors say which line is wrong.
     pub fn parse(text: &str) -> Result<Self, String> {
         let mut ms = Vec::new();
@@ -26,21 +96,23 @@ impl TraceSchedule {
             if line.is_empty() {
                 continue;
             }
-            let t: u64 =
-                line.parse().map_err(|_| format!("line {}: {line:?} is not a whole number of milliseconds", i + 1))?;
+            let t: u32 = line.parse().ok().filter(|&t| t <= MAX_TRACE_MS).ok_or_else(|| {
+                format!("line {}: {line:?} is not a whole number of milliseconds in [0, {MAX_TRACE_MS}]", i + 1)
+            })?;
             if ms.last().is_some_and(|&prev| t < prev) {
                 return Err(format!("line {}: {t} ms is earlier than the line before; times must not decrease", i + 1));
             }
             ms.push(t);
         }
         let period_ms = *ms.last().ok_or_else(|| "the trace has no delivery opportunities".to_string())?;
-        Ok(TraceSchedule { ms, period_ms: period_ms.max(1) })
+        ms.shrink_to_fit();
+        Ok(TraceSchedule { ms, period_ms: u64::from(period_ms).max(1) })
     }
 
     /// Time of opportunity `k`.
     pub fn time_of(&self, k: u64) -> SimTime {
         let n = self.ms.len() as u64;
-        SimTime((self.ms[(k % n) as usize] + (k / n) * self.period_ms) * NS_PER_MS)
+        SimTime((u64::from(self.ms[(k % n) as usize]) + (k / n) * self.period_ms) * NS_PER_MS)
     }
 
     /// Index of the first opportunity at or after `t`.
@@ -49,7 +121,7 @@ impl TraceSchedule {
         let t_ms = t.as_ns().div_ceil(NS_PER_MS);
         let lap = t_ms / self.period_ms;
         let within = t_ms - lap * self.period_ms;
-        let mut k = lap * n + self.ms.partition_point(|&m| m < within) as u64;
+        let mut k = lap * n + self.ms.partition_point(|&m| u64::from(m) < within) as u64;
         // The period equals the last timestamp, so a lap boundary also belongs
         // to the previous lap's last entries: settle on the earliest valid k.
         while k > 0 && self.time_of(k - 1) >= t {
@@ -103,5 +175,19 @@ mod tests {
         assert!(TraceSchedule::parse("1\nx\n").unwrap_err().contains("line 2"));
         assert!(TraceSchedule::parse("5\n3\n").unwrap_err().contains("line 2"));
         assert!(TraceSchedule::parse("").is_err());
+        assert!(TraceSchedule::parse("86400001\n").unwrap_err().contains("line 1"));
+        assert!(TraceSchedule::parse("-1\n").unwrap_err().contains("line 1"));
+    }
+
+    #[test]
+    fn a_file_over_the_size_limit_is_refused_with_its_size() {
+        let dir = std::env::temp_dir().join(format!("cellcc-trace-limit-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("big.trace");
+        std::fs::write(&path, "1\n".repeat((MAX_TRACE_BYTES / 2 + 1) as usize)).unwrap();
+        let err = TraceSchedule::load(&path).unwrap_err();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(matches!(err, TraceError::TooLarge { bytes } if bytes == MAX_TRACE_BYTES + 2), "{err}");
+        assert!(err.to_string().contains("at most 32 MiB"), "{err}");
     }
 }

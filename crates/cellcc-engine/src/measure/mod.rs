@@ -2,5 +2,6 @@
 //! them, slotted time series, and pcap capture.
 
 pub mod flow_monitor;
+pub mod histogram;
 pub mod pcap;
 pub mod timeseries;

@@ -298,12 +298,13 @@ pub struct OutputSpec {
     /// Width of the time-series slots, ms (the seeds use 100 ms).
     #[serde(default = "default_slot_ms")]
     pub slot_ms: f64,
-    /// Record cwnd/ssthresh/pacing rate at every change.
-    #[serde(default = "yes")]
-    pub cwnd_trace: bool,
-    /// Record every RTT sample.
-    #[serde(default = "yes")]
-    pub rtt_trace: bool,
+    /// Record cwnd/ssthresh/pacing rate at every change. Default (unset): on for runs of
+    /// at most [`LONG_RUN_S`], off for longer ones (a per-sample trace is opt-in there).
+    #[serde(default)]
+    pub cwnd_trace: Option<bool>,
+    /// Record every RTT sample. Default as `cwnd_trace`.
+    #[serde(default)]
+    pub rtt_trace: Option<bool>,
     /// Link ids to capture as pcap, both directions (`"id"`) or one (`"id:forward"`, `"id:reverse"`).
     #[serde(default)]
     pub pcap: Vec<String>,
@@ -312,13 +313,23 @@ pub struct OutputSpec {
 fn default_slot_ms() -> f64 {
     100.0
 }
-fn yes() -> bool {
-    true
-}
+
+/// Longest run whose per-sample traces are on by default, simulated seconds: a minute of a
+/// 100 Mbit/s flow is ~0.5 M trace rows (the decimation cap of `world/report.rs`).
+pub const LONG_RUN_S: f64 = 60.0;
 
 impl Default for OutputSpec {
     fn default() -> Self {
-        OutputSpec { slot_ms: default_slot_ms(), cwnd_trace: true, rtt_trace: true, pcap: Vec::new() }
+        OutputSpec { slot_ms: default_slot_ms(), cwnd_trace: None, rtt_trace: None, pcap: Vec::new() }
+    }
+}
+
+impl OutputSpec {
+    /// Whether the cwnd and RTT traces are recorded in a run of `duration_s`: as set, else
+    /// only for a run of at most [`LONG_RUN_S`].
+    pub fn traces_on(&self, duration_s: f64) -> (bool, bool) {
+        let short = duration_s <= LONG_RUN_S;
+        (self.cwnd_trace.unwrap_or(short), self.rtt_trace.unwrap_or(short))
     }
 }
 
@@ -329,12 +340,8 @@ impl Scenario {
     /// Parse a JSON document and validate it; every error names its field.
     pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
         let de = &mut serde_json::Deserializer::from_str(text);
-        let sc: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
-            let path = e.path().to_string();
-            let msg = e.inner().to_string();
-            let msg = msg.split(" at line ").next().unwrap_or(&msg).to_string();
-            ScenarioError::new(if path == "." { "scenario".to_string() } else { path }, "", msg)
-        })?;
+        let sc: Scenario = serde_path_to_error::deserialize(de)
+            .map_err(|e| type_error(&e.path().to_string(), &e.inner().to_string()))?;
         sc.validate()?;
         Ok(sc)
     }
@@ -347,5 +354,34 @@ impl Scenario {
     /// The id of flow `i`, defaulted.
     pub fn flow_id(&self, i: usize) -> String {
         self.flows[i].id.clone().unwrap_or_else(|| format!("flow{i}"))
+    }
+}
+
+/// A deserialization error as a [`ScenarioError`]: a missing field is named by its own path
+/// (`links[0].id`, not `links[0]`), and serde_json's "at line ..." suffix is dropped.
+fn type_error(path: &str, msg: &str) -> ScenarioError {
+    let msg = msg.split(" at line ").next().unwrap_or(msg);
+    let parent = if path == "." { "" } else { path };
+    let missing = msg.strip_prefix("missing field `").and_then(|rest| rest.strip_suffix('`'));
+    match missing {
+        Some(field) if parent.is_empty() => ScenarioError::new(field, "", "missing: this field is required"),
+        Some(field) => ScenarioError::new(format!("{parent}.{field}"), "", "missing: this field is required"),
+        None => ScenarioError::new(if parent.is_empty() { "scenario" } else { parent }, "", msg),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Scenario;
+
+    #[test]
+    fn a_missing_field_is_named_by_its_own_path() {
+        let e = Scenario::from_json(r#"{"duration_s": 1, "nodes": [], "links": [], "flows": []}"#).unwrap_err();
+        assert_eq!((e.path.as_str(), e.allowed.as_str()), ("version", "missing: this field is required"));
+        let doc = r#"{"version": 1, "duration_s": 1, "nodes": [{"id": "a"}], "links": [], "flows": []}"#;
+        assert_eq!(Scenario::from_json(doc).unwrap_err().path, "nodes[0].kind");
+        // Anything else keeps serde's message, at the field it names.
+        let e = Scenario::from_json(r#"{"version": "one"}"#).unwrap_err();
+        assert!(e.path == "version" && e.allowed.starts_with("invalid type"), "{e}");
     }
 }

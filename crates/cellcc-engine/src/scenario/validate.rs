@@ -14,9 +14,77 @@ pub(super) const MIN_MTU_BYTES: u32 = 68;
 /// Largest IPv4 datagram (RFC 791 total-length field).
 pub(super) const MAX_MTU_BYTES: u32 = 65_535;
 /// A day of simulated time: beyond it a typo is likelier than intent.
-const MAX_DURATION_S: f64 = 86_400.0;
+pub const MAX_DURATION_S: f64 = 86_400.0;
+/// Slowest rate a link or application may have, Mbit/s: 1 kbit/s, below any data
+/// service a CCA is studied on (GSM circuit data is 9.6 kbit/s, 3GPP TS 22.002).
+pub const MIN_RATE_MBPS: f64 = 0.001;
+/// Fastest rate, Mbit/s: 100 Gbit/s, the fastest Ethernet rate of IEEE 802.3ba.
+pub const MAX_RATE_MBPS: f64 = 100_000.0;
+/// Longest one-way propagation delay, ms: 10 s, beyond any terrestrial or satellite
+/// path (a geostationary hop is ~270 ms one way).
+pub const MAX_DELAY_MS: f64 = 10_000.0;
+/// Largest queue limit, packets and bytes: a full queue must fit in memory
+/// (a queued packet costs ~100 B of engine memory whatever its size).
+pub const MAX_QUEUE_PACKETS: u32 = 1_000_000;
+pub const MAX_QUEUE_BYTES: u64 = 1 << 30;
+/// Shortest interval between an application's writes (rate-limited) or datagrams (CBR), ns:
+/// a 100 Gbit/s link carries a 1500 B packet every 120 ns, so a faster tick is a
+/// mistake (e.g. a rate in bit/s written as Mbit/s), and ticks of 1 ns would stop the clock.
+pub const MIN_APP_TICK_NS: f64 = 100.0;
+/// Shortest and longest TCP timer setting (RTO bounds, delayed-ACK timer), ms:
+/// 1 µs, and 10 minutes (5 x Linux TCP_RTO_MAX, include/net/tcp.h).
+pub const MIN_TIMER_MS: f64 = 0.001;
+pub const MAX_TIMER_MS: f64 = 600_000.0;
+/// Smallest MSS, bytes: Linux TCP_MIN_MSS (include/net/tcp.h).
+pub const MIN_MSS_BYTES: u32 = 88;
+/// Largest socket buffer, bytes: the largest TCP window with window scaling, 2^30 (RFC 7323 §2.3).
+pub const MAX_SOCKET_BUF_BYTES: u64 = 1 << 30;
+/// Largest initial window, segments (RFC 6928 recommends 10; CDNs use tens to hundreds).
+pub const MAX_INITIAL_CWND_SEGS: u32 = 100_000;
+/// Most SYN retransmissions: Linux MAX_TCP_SYNCNT (include/net/tcp.h).
+pub const MAX_SYN_RETRIES: u32 = 127;
+/// Largest application write, bytes (1 GiB).
+pub const MAX_WRITE_BYTES: u32 = 1 << 30;
+/// Most rows the slotted tables (`timeseries`: one per flow and slot; `queues`: one per
+/// link direction and slot) may have together: 2 M rows are ~200 MB in Python.
+/// A run asking for more must use wider slots (`output.slot_ms`).
+pub const MAX_SLOT_ROWS: f64 = 2_000_000.0;
+/// Narrowest slot, ms (1 µs).
+pub const MIN_SLOT_MS: f64 = 0.001;
+
+/// Largest `finite` application transfer, bytes: what the fastest link carries in the
+/// longest run (MAX_RATE_MBPS x MAX_DURATION_S / 8, ~1.08 x 10^15 B); more could never finish.
+pub const MAX_FINITE_BYTES: u64 = 1_080_000_000_000_000;
 
 pub(super) type Check = Result<(), ScenarioError>;
+
+/// A number as a message shows it: plain when it reads well, else in exponent form
+/// (`1e300`, not three hundred digits).
+struct Num(f64);
+
+/// Magnitudes shown plainly: [1e-4, 1e16).
+const PLAIN_MIN: f64 = 1e-4;
+const PLAIN_MAX: f64 = 1e16;
+
+impl std::fmt::Display for Num {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let a = self.0.abs();
+        if a == 0.0 || !a.is_finite() || (PLAIN_MIN..PLAIN_MAX).contains(&a) {
+            write!(f, "{}", self.0)
+        } else {
+            write!(f, "{:e}", self.0)
+        }
+    }
+}
+
+/// `x` rounded up to three significant digits, so that a bound shown to the user is itself allowed.
+fn round_up_3(x: f64) -> f64 {
+    if x <= 0.0 || !x.is_finite() {
+        return x;
+    }
+    let scale = 10f64.powi(2 - x.log10().floor() as i32);
+    (x * scale).ceil() / scale
+}
 
 pub(super) fn ensure(ok: bool, path: impl FnOnce() -> String, value: impl std::fmt::Display, allowed: &str) -> Check {
     if ok {
@@ -27,15 +95,20 @@ pub(super) fn ensure(ok: bool, path: impl FnOnce() -> String, value: impl std::f
 }
 
 pub(super) fn positive(x: f64, path: impl FnOnce() -> String) -> Check {
-    ensure(x.is_finite() && x > 0.0, path, x, "a finite number > 0")
+    ensure(x.is_finite() && x > 0.0, path, Num(x), "a finite number > 0")
 }
 
-pub(super) fn non_negative(x: f64, path: impl FnOnce() -> String) -> Check {
-    ensure(x.is_finite() && x >= 0.0, path, x, "a finite number >= 0")
+/// `x` in `[lo, hi]` (finite), else an error naming the range and its unit.
+fn within(x: f64, lo: f64, hi: f64, unit: &str, path: impl FnOnce() -> String) -> Check {
+    ensure(x.is_finite() && (lo..=hi).contains(&x), path, Num(x), &format!("{unit} in [{}, {}]", Num(lo), Num(hi)))
+}
+
+fn rate(x: f64, path: impl FnOnce() -> String) -> Check {
+    within(x, MIN_RATE_MBPS, MAX_RATE_MBPS, "Mbit/s", path)
 }
 
 fn probability(x: f64, path: impl FnOnce() -> String) -> Check {
-    ensure((0.0..=1.0).contains(&x), path, x, "a probability in [0, 1]")
+    ensure((0.0..=1.0).contains(&x), path, Num(x), "a probability in [0, 1]")
 }
 
 pub(super) fn unique_id(seen: &mut HashSet<String>, id: &str, path: impl Fn() -> String) -> Check {
@@ -49,7 +122,7 @@ impl Scenario {
         ensure(
             self.duration_s.is_finite() && self.duration_s > 0.0 && self.duration_s <= MAX_DURATION_S,
             || "duration_s".into(),
-            self.duration_s,
+            Num(self.duration_s),
             "seconds in (0, 86400]",
         )?;
         let mut node_ids = HashSet::new();
@@ -136,11 +209,11 @@ impl Scenario {
                         "missing: give rate_mbps or trace (for both directions, or in forward/reverse)",
                     ))
                 }
-                (Some(r), None) => positive(r, || dp("rate_mbps"))?,
+                (Some(r), None) => rate(r, || dp("rate_mbps"))?,
                 (None, Some(t)) => ensure(!t.is_empty(), || dp("trace"), "\"\"", "a path to a Mahimahi trace file")?,
             }
             validate_rate_changes(&d, &dp("rate_changes"))?;
-            non_negative(d.delay_ms.unwrap_or(0.0), || dp("delay_ms"))?;
+            within(d.delay_ms.unwrap_or(0.0), 0.0, MAX_DELAY_MS, "ms", || dp("delay_ms"))?;
             if let Some(q) = &d.queue {
                 validate_queue(q, &dp("queue"))?;
             }
@@ -173,11 +246,16 @@ impl Scenario {
         ensure(
             f.start_s.is_finite() && f.start_s >= 0.0 && f.start_s < self.duration_s,
             || p("start_s"),
-            f.start_s,
+            Num(f.start_s),
             "seconds in [0, duration_s)",
         )?;
         if let Some(stop) = f.stop_s {
-            ensure(stop.is_finite() && stop > f.start_s, || p("stop_s"), stop, "seconds > start_s")?;
+            ensure(
+                stop.is_finite() && stop > f.start_s && stop <= MAX_DURATION_S,
+                || p("stop_s"),
+                Num(stop),
+                "seconds in (start_s, 86400]",
+            )?;
         }
         match (&f.transport, &f.app) {
             (Transport::Udp, AppSpec::Cbr { .. })
@@ -242,7 +320,24 @@ impl Scenario {
     }
 
     fn validate_output(&self, link_ids: &HashSet<String>) -> Check {
-        positive(self.output.slot_ms, || "output.slot_ms".into())?;
+        within(self.output.slot_ms, MIN_SLOT_MS, MAX_DURATION_S * 1e3, "ms", || "output.slot_ms".into())?;
+        // One timeseries row per flow and slot, one queues row per link direction and slot.
+        // One series per flow, per link direction, and per LTE UE direction (the `lte` table).
+        let ue_dirs: usize = self.cells.iter().map(|c| 2 * c.ues.len()).sum();
+        let series = (self.flows.len() + 2 * self.links.len() + ue_dirs) as f64;
+        let slots_ms = |slot_ms: f64| (self.duration_s * 1e3 / slot_ms).ceil();
+        // The narrowest slot within the budget: duration / floor(rows / series), shown rounded up.
+        let min_slot_ms = round_up_3(self.duration_s * 1e3 / (MAX_SLOT_ROWS / series).floor());
+        ensure(
+            slots_ms(self.output.slot_ms) * series <= MAX_SLOT_ROWS,
+            || "output.slot_ms".into(),
+            Num(self.output.slot_ms),
+            &format!(
+                "ms >= {} for this scenario: duration_s / slot x (flows + 2 x links + 2 x UEs) must be at most \
+                 {MAX_SLOT_ROWS} output rows",
+                Num(min_slot_ms)
+            ),
+        )?;
         for (i, cap) in self.output.pcap.iter().enumerate() {
             let (id, dir) = cap.split_once(':').unwrap_or((cap.as_str(), "both"));
             ensure(
@@ -290,8 +385,13 @@ fn validate_rate_changes(d: &DirectionSpec, path: &str) -> Check {
     ensure(d.trace.is_none(), || path.to_string(), "set with a trace", "rate_changes only on a rate_mbps link")?;
     let mut last = 0.0;
     for (i, c) in changes.iter().enumerate() {
-        ensure(c.at_s.is_finite() && c.at_s > last, || format!("{path}[{i}].at_s"), c.at_s, "seconds > 0, increasing")?;
-        positive(c.rate_mbps, || format!("{path}[{i}].rate_mbps"))?;
+        ensure(
+            c.at_s.is_finite() && c.at_s > last && c.at_s <= MAX_DURATION_S,
+            || format!("{path}[{i}].at_s"),
+            Num(c.at_s),
+            "seconds in (0, 86400], increasing",
+        )?;
+        rate(c.rate_mbps, || format!("{path}[{i}].rate_mbps"))?;
         last = c.at_s;
     }
     Ok(())
@@ -299,12 +399,18 @@ fn validate_rate_changes(d: &DirectionSpec, path: &str) -> Check {
 
 fn validate_queue(q: &QueueSpec, path: &str) -> Check {
     let QueueSpec::DropTail { limit_packets, limit_bytes, ecn_threshold_packets } = q;
+    let packets = format!("packets in [1, {MAX_QUEUE_PACKETS}]");
     if let Some(k) = ecn_threshold_packets {
-        ensure(*k >= 1, || format!("{path}.ecn_threshold_packets"), k, "packets >= 1")?;
+        ensure((1..=MAX_QUEUE_PACKETS).contains(k), || format!("{path}.ecn_threshold_packets"), k, &packets)?;
     }
     match (limit_packets, limit_bytes) {
-        (Some(n), None) => ensure(*n > 0, || format!("{path}.limit_packets"), n, "packets >= 1"),
-        (None, Some(b)) => ensure(*b > 0, || format!("{path}.limit_bytes"), b, "bytes >= 1"),
+        (Some(n), None) => ensure((1..=MAX_QUEUE_PACKETS).contains(n), || format!("{path}.limit_packets"), n, &packets),
+        (None, Some(b)) => ensure(
+            (1..=MAX_QUEUE_BYTES).contains(b),
+            || format!("{path}.limit_bytes"),
+            b,
+            &format!("bytes in [1, {MAX_QUEUE_BYTES}]"),
+        ),
         _ => Err(ScenarioError::new(path, "", "exactly one of limit_packets or limit_bytes")),
     }
 }
@@ -325,33 +431,59 @@ fn validate_loss(l: &LossSpec, path: &str) -> Check {
 fn validate_app(a: &AppSpec, path: &str) -> Check {
     match a {
         AppSpec::Bulk => Ok(()),
-        AppSpec::Finite { bytes } => ensure(*bytes > 0, || format!("{path}.bytes"), bytes, "bytes >= 1"),
+        AppSpec::Finite { bytes } => ensure(
+            (1..=MAX_FINITE_BYTES).contains(bytes),
+            || format!("{path}.bytes"),
+            bytes,
+            &format!("bytes in [1, {MAX_FINITE_BYTES}] (what the fastest link carries in the longest run)"),
+        ),
         AppSpec::RateLimited { rate_mbps, write_bytes } => {
-            positive(*rate_mbps, || format!("{path}.rate_mbps"))?;
+            rate(*rate_mbps, || format!("{path}.rate_mbps"))?;
+            let w = write_bytes.unwrap_or(MAX_MTU_BYTES);
             ensure(
-                write_bytes.is_none_or(|w| w > 0),
+                (1..=MAX_WRITE_BYTES).contains(&w),
                 || format!("{path}.write_bytes"),
-                write_bytes.unwrap_or(0),
-                "bytes >= 1",
-            )
+                w,
+                &format!("bytes in [1, {MAX_WRITE_BYTES}]"),
+            )?;
+            // Without write_bytes a write is one MSS, and the rate bound keeps its tick >= 7 ns.
+            write_bytes.map_or(Ok(()), |w| app_tick(w, *rate_mbps, || format!("{path}.rate_mbps")))
         }
         AppSpec::Cbr { rate_mbps, packet_bytes } => {
-            positive(*rate_mbps, || format!("{path}.rate_mbps"))?;
+            rate(*rate_mbps, || format!("{path}.rate_mbps"))?;
             ensure(
                 (1..=MAX_MTU_BYTES - 28).contains(packet_bytes),
                 || format!("{path}.packet_bytes"),
                 packet_bytes,
                 "bytes in [1, 65507] (IPv4 + UDP headers take 28)",
-            )
+            )?;
+            app_tick(*packet_bytes, *rate_mbps, || format!("{path}.rate_mbps"))
         }
     }
+}
+
+/// One write (or datagram) of `bytes` at `rate_mbps` must take at least [`MIN_APP_TICK_NS`].
+fn app_tick(bytes: u32, rate_mbps: f64, path: impl FnOnce() -> String) -> Check {
+    let tick_ns = f64::from(bytes) * 8.0 / (rate_mbps * 1e6) * 1e9;
+    let max_mbps = f64::from(bytes) * 8.0 / MIN_APP_TICK_NS * 1e3;
+    ensure(
+        tick_ns >= MIN_APP_TICK_NS,
+        path,
+        Num(rate_mbps),
+        &format!("at most {} Mbit/s for {bytes} B writes (at most one write per {MIN_APP_TICK_NS} ns)", Num(max_mbps)),
+    )
 }
 
 impl TcpSpec {
     pub fn validate(&self, path: &str) -> Check {
         let p = |f: &str| format!("{path}.{f}");
         if let Some(m) = self.mss_bytes {
-            ensure((1..=MAX_MTU_BYTES - 40).contains(&m), || p("mss_bytes"), m, "bytes in [1, 65495]")?;
+            ensure(
+                (MIN_MSS_BYTES..=MAX_MTU_BYTES - 40).contains(&m),
+                || p("mss_bytes"),
+                m,
+                &format!("bytes in [{MIN_MSS_BYTES}, 65495]"),
+            )?;
         }
         for (name, v) in [
             ("min_rto_ms", self.min_rto_ms),
@@ -360,11 +492,11 @@ impl TcpSpec {
             ("delayed_ack_timeout_ms", self.delayed_ack_timeout_ms),
         ] {
             if let Some(x) = v {
-                positive(x, || p(name))?;
+                within(x, MIN_TIMER_MS, MAX_TIMER_MS, "ms", || p(name))?;
             }
         }
         if let (Some(lo), Some(hi)) = (self.min_rto_ms, self.max_rto_ms) {
-            ensure(lo <= hi, || p("min_rto_ms"), lo, "at most max_rto_ms")?;
+            ensure(lo <= hi, || p("min_rto_ms"), Num(lo), "at most max_rto_ms")?;
         }
         for (name, v) in [
             ("delayed_ack_count", self.delayed_ack_count),
@@ -377,8 +509,24 @@ impl TcpSpec {
         }
         for (name, v) in [("rcv_buf_bytes", self.rcv_buf_bytes), ("snd_buf_bytes", self.snd_buf_bytes)] {
             if let Some(x) = v {
-                ensure(x >= 2048, || p(name), x, "bytes >= 2048 (Linux SOCK_MIN_RCVBUF/SNDBUF order)")?;
+                ensure(
+                    (2048..=MAX_SOCKET_BUF_BYTES).contains(&x),
+                    || p(name),
+                    x,
+                    &format!("bytes in [2048, {MAX_SOCKET_BUF_BYTES}] (Linux SOCK_MIN_RCVBUF order; RFC 7323 largest window)"),
+                )?;
             }
+        }
+        if let Some(n) = self.initial_cwnd_segs {
+            ensure(
+                n <= MAX_INITIAL_CWND_SEGS,
+                || p("initial_cwnd_segs"),
+                n,
+                &format!("segments in [1, {MAX_INITIAL_CWND_SEGS}]"),
+            )?;
+        }
+        if let Some(n) = self.syn_retries {
+            ensure(n <= MAX_SYN_RETRIES, || p("syn_retries"), n, &format!("an integer in [0, {MAX_SYN_RETRIES}]"))?;
         }
         Ok(())
     }
@@ -411,6 +559,82 @@ mod tests {
     fn reachability_follows_links_in_either_direction() {
         let mut v = base();
         v["links"] = json!([{"id": "ba", "a": "b", "b": "a", "rate_mbps": 10}]);
+        assert!(Scenario::from_json(&v.to_string()).is_ok());
+    }
+
+    fn error_of(v: &serde_json::Value) -> crate::ScenarioError {
+        Scenario::from_json(&v.to_string()).unwrap_err()
+    }
+
+    #[test]
+    fn absurd_rates_and_delays_are_refused_with_the_value_and_the_allowed_range() {
+        // The issue's examples: delay_ms = 1e300 and rate_mbps = 1e-9 were accepted.
+        let mut v = base();
+        v["links"][0]["delay_ms"] = json!(1e300);
+        let e = error_of(&v);
+        assert_eq!(
+            (e.path.as_str(), e.value.as_str(), e.allowed.as_str()),
+            ("links[0].forward.delay_ms", "1e300", "ms in [0, 10000]")
+        );
+        let mut v = base();
+        v["links"][0]["rate_mbps"] = json!(1e-9);
+        let e = error_of(&v);
+        assert_eq!(
+            (e.path.as_str(), e.value.as_str(), e.allowed.as_str()),
+            ("links[0].forward.rate_mbps", "1e-9", "Mbit/s in [0.001, 100000]")
+        );
+    }
+
+    #[test]
+    fn durations_and_sizes_beyond_the_longest_run_are_refused() {
+        let mut v = base();
+        v["flows"][0]["stop_s"] = json!(1e300);
+        let e = error_of(&v);
+        assert_eq!((e.path.as_str(), e.allowed.as_str()), ("flows[0].stop_s", "seconds in (start_s, 86400]"));
+        let mut v = base();
+        v["flows"][0]["app"] = json!({"kind": "finite", "bytes": super::MAX_FINITE_BYTES + 1});
+        assert_eq!(error_of(&v).path, "flows[0].app.bytes");
+        v["flows"][0]["app"] = json!({"kind": "finite", "bytes": super::MAX_FINITE_BYTES});
+        assert!(Scenario::from_json(&v.to_string()).is_ok());
+    }
+
+    #[test]
+    fn numbers_in_messages_are_plain_unless_very_large_or_small() {
+        use super::Num;
+        let shown: Vec<String> = [0.0, 0.001, 1e-9, 20.5, 1e15, 1e300, -1e300].map(|x| Num(x).to_string()).into();
+        assert_eq!(shown, ["0", "0.001", "1e-9", "20.5", "1000000000000000", "1e300", "-1e300"]);
+    }
+
+    #[test]
+    fn an_application_faster_than_one_write_per_100_ns_is_refused() {
+        let mut v = base();
+        v["flows"][0]["app"] = json!({"kind": "rate_limited", "rate_mbps": 1e300});
+        assert_eq!(error_of(&v).path, "flows[0].app.rate_mbps");
+        // 1000 B every 100 ns is 80 Gbit/s: allowed; 81 Gbit/s is not.
+        v["flows"][0]["app"] = json!({"kind": "rate_limited", "rate_mbps": 80_000.0, "write_bytes": 1000});
+        assert!(Scenario::from_json(&v.to_string()).is_ok());
+        v["flows"][0]["app"] = json!({"kind": "rate_limited", "rate_mbps": 81_000.0, "write_bytes": 1000});
+        let e = error_of(&v);
+        assert!(e.allowed.starts_with("at most 80000 Mbit/s for 1000 B writes"), "{e}");
+    }
+
+    #[test]
+    fn a_slot_too_narrow_for_the_row_budget_names_the_smallest_slot_allowed() {
+        // 1 s x (1 flow + 2 link directions): at most floor(2e6 / 3) = 666666 slots, so a slot of
+        // 1000 ms / 666666 = 0.0015000015 ms, shown rounded up to 3 digits: 0.00151 (itself allowed).
+        let mut v = base();
+        v["output"] = json!({"slot_ms": 1e-4});
+        let e = error_of(&v);
+        assert_eq!(e.path, "output.slot_ms");
+        assert!(e.allowed.starts_with("ms in [0.001,"), "{e}");
+        v["output"] = json!({"slot_ms": 0.001});
+        let e = error_of(&v);
+        assert!(e.allowed.starts_with("ms >= 0.00151 for this scenario"), "{e}");
+        v["output"] = json!({"slot_ms": 0.00151});
+        assert!(Scenario::from_json(&v.to_string()).is_ok());
+        v["output"] = json!({"slot_ms": 0.0015});
+        assert!(Scenario::from_json(&v.to_string()).is_err());
+        v["output"] = json!({"slot_ms": 1.0});
         assert!(Scenario::from_json(&v.to_string()).is_ok());
     }
 }

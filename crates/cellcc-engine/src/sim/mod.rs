@@ -7,9 +7,11 @@
 pub mod id;
 pub mod queue;
 pub mod rng;
+pub mod stall;
 pub mod time;
 
 pub use id::{CellId, FlowId, LinkId, NodeId};
 pub use queue::EventQueue;
 pub use rng::RngStream;
+pub use stall::{StallGuard, Stalled};
 pub use time::{SimDuration, SimTime, NS_PER_MS, NS_PER_S, NS_PER_US};

@@ -11,7 +11,7 @@ use crate::link::channel::{ChannelStats, RateSchedule, TraceState};
 use crate::link::loss::LossModel;
 use crate::link::queue::drop_tail::Limit;
 use crate::link::queue::DropTail;
-use crate::link::trace::TraceSchedule;
+use crate::link::trace::TraceFiles;
 use crate::link::{Channel, Server};
 use crate::lte::cell::Cell;
 use crate::measure::pcap::PcapWriter;
@@ -29,12 +29,13 @@ pub(super) fn build(sc: &Scenario, seed: u64) -> Result<World, RunError> {
     sc.validate()?;
     let node = |name: &str| NodeId(sc.nodes.iter().position(|n| n.id == name).expect("validated") as u32);
     let mut channels = Vec::with_capacity(sc.links.len() * 2);
+    let mut traces = TraceFiles::default();
     for (i, l) in sc.links.iter().enumerate() {
         for (dir, over, from, to) in [("forward", &l.forward, &l.a, &l.b), ("reverse", &l.reverse, &l.b, &l.a)] {
             let d = l.direction(over);
             let name = format!("{}:{dir}", l.id);
             let path = format!("links[{i}].{dir}");
-            let mut ch = channel(&d, name, &path, node(from), node(to), l.mtu_bytes, seed)?;
+            let mut ch = channel(&d, name, &path, (node(from), node(to)), l.mtu_bytes, seed, &mut traces)?;
             ch.overhead_bytes = l.tunnel.map_or(0, |t| t.overhead_bytes());
             channels.push(ch);
         }
@@ -59,6 +60,7 @@ pub(super) fn build(sc: &Scenario, seed: u64) -> Result<World, RunError> {
     }
     let duration = end - SimTime::ZERO;
     let pcaps = channels.iter().map(|c| captured(sc, &c.name).then(PcapWriter::new)).collect();
+    let traces_on = sc.output.traces_on(sc.duration_s);
     let mut w = World {
         now: SimTime::ZERO,
         end,
@@ -69,7 +71,7 @@ pub(super) fn build(sc: &Scenario, seed: u64) -> Result<World, RunError> {
         node_names: sc.nodes.iter().map(|n| n.id.clone()).collect(),
         flow_slots: flows.iter().map(|_| Slots::new(slot, duration)).collect(),
         queue_slots: channels.iter().map(|_| Slots::new(slot, duration)).collect(),
-        trace: Traces::new(flows.len(), sc.output.cwnd_trace, sc.output.rtt_trace),
+        trace: Traces::new(flows.len(), traces_on.0, traces_on.1),
         nodes,
         channels,
         cells_armed: vec![None; cells.len()],
@@ -81,6 +83,7 @@ pub(super) fn build(sc: &Scenario, seed: u64) -> Result<World, RunError> {
         pcaps,
         frag_scratch: Vec::new(),
         acct: Default::default(),
+        stall: Default::default(),
     };
     for (i, f) in w.flows.iter().enumerate() {
         w.events.schedule(f.start, Event::FlowStart(FlowId(i as u32)));
@@ -96,23 +99,16 @@ fn channel(
     d: &DirectionSpec,
     name: String,
     path: &str,
-    from: NodeId,
-    to: NodeId,
+    (from, to): (NodeId, NodeId),
     mtu: u32,
     seed: u64,
+    traces: &mut TraceFiles,
 ) -> Result<Channel, ScenarioError> {
     let server = match (&d.trace, d.rate_mbps) {
         (Some(file), _) => {
-            let text = std::fs::read_to_string(file).map_err(|e| {
-                ScenarioError::new(
-                    format!("{path}.trace"),
-                    format!("{file:?}"),
-                    format!("a readable Mahimahi trace file ({e})"),
-                )
-            })?;
-            let schedule = TraceSchedule::parse(&text).map_err(|e| {
-                ScenarioError::new(format!("{path}.trace"), format!("{file:?}"), format!("a Mahimahi trace ({e})"))
-            })?;
+            let schedule = traces
+                .get(file)
+                .map_err(|e| ScenarioError::new(format!("{path}.trace"), format!("{file:?}"), e.to_string()))?;
             Server::Trace { schedule, next_k: 0, head_bytes_left: 0, state: TraceState::Idle }
         }
         (None, Some(mbps)) => {

@@ -28,7 +28,7 @@ use crate::measure::timeseries::{FlowSlot, QueueSlot, Slots};
 use crate::packet::ipv4::{fragment, Reassembled, Reassembly};
 use crate::packet::{FlowDir, Packet, PacketId, PacketSlab};
 use crate::scenario::Scenario;
-use crate::sim::{CellId, EventQueue, FlowId, LinkId, NodeId, SimTime};
+use crate::sim::{CellId, EventQueue, FlowId, LinkId, NodeId, SimTime, StallGuard};
 use crate::{RunError, RunOutput};
 use flow::{End, Flow};
 use std::collections::HashSet;
@@ -110,6 +110,8 @@ pub struct World {
     /// Reused buffer for fragmenting.
     frag_scratch: Vec<Packet>,
     acct: Conservation,
+    /// Fails the run if simulated time stops advancing.
+    stall: StallGuard,
 }
 
 impl World {
@@ -119,18 +121,36 @@ impl World {
     }
 
     /// Run to the time limit or until every flow is done.
-    pub fn run(&mut self) {
-        self.run_until(self.end);
+    pub fn run(&mut self) -> Result<(), RunError> {
+        self.run_until(self.end).map(|_| ())
     }
 
     /// Process every event up to `limit` (capped at the run's end); true if the run is over.
-    pub fn run_until(&mut self, limit: SimTime) -> bool {
+    pub fn run_until(&mut self, limit: SimTime) -> Result<bool, RunError> {
+        self.advance(limit, u64::MAX)
+    }
+
+    /// Process at most `budget` events (up to the run's end); true if the run is over.
+    /// Slicing a run this way changes nothing in its results: the binding does it to
+    /// look for Ctrl-C between slices.
+    pub fn run_events(&mut self, budget: u64) -> Result<bool, RunError> {
+        self.advance(self.end, budget)
+    }
+
+    fn advance(&mut self, limit: SimTime, budget: u64) -> Result<bool, RunError> {
         let limit = limit.min(self.end);
+        let mut left = budget;
         while let Some(t) = self.events.peek_time() {
             if t > limit || self.flows_done == self.flows.len() {
                 break;
             }
+            if left == 0 {
+                // Out of budget with an event due before `limit`: the clock stays.
+                return Ok(false);
+            }
+            left -= 1;
             let (t, ev) = self.events.pop().expect("peeked");
+            self.stall.observe(t)?;
             self.now = t;
             self.dispatch(ev);
         }
@@ -138,13 +158,13 @@ impl World {
             // Nothing else happens before `limit`: the clock moves there.
             self.now = self.now.max(limit);
         }
-        self.flows_done == self.flows.len() || self.events.peek_time().is_none_or(|t| t > self.end)
+        Ok(self.flows_done == self.flows.len() || self.events.peek_time().is_none_or(|t| t > self.end))
     }
 
-    /// Run and collect the output tables.
-    pub fn into_output(mut self) -> RunOutput {
-        self.run();
-        report::collect(self)
+    /// Run (what is left of the run) and collect the output tables.
+    pub fn into_output(mut self) -> Result<RunOutput, RunError> {
+        self.run()?;
+        Ok(report::collect(self))
     }
 
     pub fn events_processed(&self) -> u64 {
@@ -375,5 +395,5 @@ impl World {
 
 /// Simulate `scenario` with `seed`.
 pub fn run(scenario: &Scenario, seed: u64) -> Result<RunOutput, RunError> {
-    Ok(World::new(scenario, seed)?.into_output())
+    World::new(scenario, seed)?.into_output()
 }

@@ -3,77 +3,114 @@
 use super::flow::{Flow, Transport};
 use super::World;
 use crate::cc::CaState;
+use crate::measure::histogram::DurationHistogram;
 use crate::measure::timeseries::{FlowSlot, Slots};
 use crate::output::{Column, RunOutput, Table};
 use crate::packet::PacketId;
 use crate::sim::{FlowId, SimTime};
 use crate::tcp::sender::RttObs;
 
-/// Rows recorded during the run, column by column.
-#[derive(Default)]
+/// Most rows a per-sample trace (cwnd, RTT) keeps in memory. A trace that reaches it
+/// is decimated: every other row of each flow is dropped, and from then on each flow
+/// records only every 2nd (then 4th, 8th, ...) sample. A trace so stays a uniform
+/// subsample by sample index (row k of a flow is its sample k x stride), the same for every
+/// flow, and its memory stays bounded whatever the run's length: 500 k rows are ~28 MB
+/// (cwnd) and ~16 MB (RTT) in the engine, ~100 MB as Python objects. `summary.json`
+/// gives the final stride of each trace (`cwnd_trace_stride`, `rtt_trace_stride`).
+pub const MAX_TRACE_ROWS: usize = 500_000;
+
+/// One row of the cwnd trace.
+#[derive(Clone, Copy)]
+struct CwndRow {
+    flow: u32,
+    t: SimTime,
+    cwnd_bytes: u64,
+    ssthresh_bytes: u64,
+    pacing_bps: u64,
+    ca_state: CaState,
+}
+
+/// One row of the RTT trace.
+#[derive(Clone, Copy)]
+struct RttRow {
+    flow: u32,
+    obs: RttObs,
+}
+
+/// A per-sample trace, decimated by the rule of [`MAX_TRACE_ROWS`].
+struct Decimated<R> {
+    on: bool,
+    rows: Vec<R>,
+    /// Every `stride`-th sample of a flow is kept (a power of two).
+    stride: u64,
+    /// Samples seen per flow.
+    seen: Vec<u64>,
+}
+
+impl<R: Copy> Decimated<R> {
+    fn new(on: bool, flows: usize) -> Self {
+        Decimated { on, rows: Vec::new(), stride: 1, seen: vec![0; flows] }
+    }
+
+    fn push(&mut self, flow: usize, row: R, flow_of: impl Fn(&R) -> u32) {
+        let k = self.seen[flow];
+        self.seen[flow] += 1;
+        if !self.on || !k.is_multiple_of(self.stride) {
+            return;
+        }
+        self.rows.push(row);
+        if self.rows.len() >= MAX_TRACE_ROWS {
+            self.halve(flow_of);
+        }
+    }
+
+    /// Keep each flow's even-numbered rows and double the stride.
+    fn halve(&mut self, flow_of: impl Fn(&R) -> u32) {
+        let mut ordinal = vec![0u64; self.seen.len()];
+        self.rows.retain(|r| {
+            let o = &mut ordinal[flow_of(r) as usize];
+            *o += 1;
+            (*o - 1).is_multiple_of(2)
+        });
+        self.stride *= 2;
+    }
+}
+
+/// What the run records for the output tables beyond the slotted series.
 pub struct Traces {
-    pub cwnd_trace: bool,
-    pub rtt_trace: bool,
-    cwnd_flow: Vec<u64>,
-    cwnd_t: Vec<f64>,
-    cwnd_bytes: Vec<u64>,
-    ssthresh_bytes: Vec<u64>,
-    pacing_bps: Vec<u64>,
-    ca_state: Vec<&'static str>,
-    rtt_flow: Vec<u64>,
-    rtt_t: Vec<f64>,
-    rtt_ms: Vec<f64>,
-    srtt_ms: Vec<f64>,
-    /// Per-flow RTT samples for percentiles, ms.
-    rtt_by_flow: Vec<Vec<f64>>,
+    cwnd: Decimated<CwndRow>,
+    rtt: Decimated<RttRow>,
+    /// Every RTT sample of each flow, for its mean and percentiles (bounded memory).
+    rtt_by_flow: Vec<DurationHistogram>,
     /// Reused buffer of packet ids (trace opportunities).
     pub scratch_ids: Vec<PacketId>,
 }
 
 impl Traces {
     pub fn new(flows: usize, cwnd_trace: bool, rtt_trace: bool) -> Self {
-        Traces { cwnd_trace, rtt_trace, rtt_by_flow: vec![Vec::new(); flows], ..Default::default() }
+        Traces {
+            cwnd: Decimated::new(cwnd_trace, flows),
+            rtt: Decimated::new(rtt_trace, flows),
+            rtt_by_flow: vec![DurationHistogram::default(); flows],
+            scratch_ids: Vec::new(),
+        }
     }
 
     pub fn cwnd_row(&mut self, f: FlowId, now: SimTime, row: (u64, u64, u64, CaState)) {
-        if !self.cwnd_trace {
-            return;
-        }
-        self.cwnd_flow.push(f.0 as u64);
-        self.cwnd_t.push(now.as_secs_f64());
-        self.cwnd_bytes.push(row.0);
-        self.ssthresh_bytes.push(row.1);
-        self.pacing_bps.push(row.2);
-        self.ca_state.push(row.3.as_str());
+        let (cwnd_bytes, ssthresh_bytes, pacing_bps, ca_state) = row;
+        let row = CwndRow { flow: f.0, t: now, cwnd_bytes, ssthresh_bytes, pacing_bps, ca_state };
+        self.cwnd.push(f.index(), row, |r| r.flow);
     }
 
     pub fn rtt_row(&mut self, f: FlowId, o: RttObs) {
-        self.rtt_by_flow[f.index()].push(o.rtt.as_ms_f64());
-        if !self.rtt_trace {
-            return;
-        }
-        self.rtt_flow.push(f.0 as u64);
-        self.rtt_t.push(o.at.as_secs_f64());
-        self.rtt_ms.push(o.rtt.as_ms_f64());
-        self.srtt_ms.push(o.srtt.as_ms_f64());
+        self.rtt_by_flow[f.index()].record(o.rtt.as_ns());
+        self.rtt.push(f.index(), RttRow { flow: f.0, obs: o }, |r| r.flow);
     }
-}
-
-/// Nearest-rank percentile (NaN when empty); reorders `v` (selection, O(n)).
-fn percentile(v: &mut [f64], q: f64) -> f64 {
-    if v.is_empty() {
-        return f64::NAN;
-    }
-    let rank = ((q * v.len() as f64).ceil() as usize).clamp(1, v.len());
-    *v.select_nth_unstable_by(rank - 1, f64::total_cmp).1
 }
 
 /// Flow ids of rows given as flow indices, dictionary-encoded.
-fn ids(world: &World, idx: &[u64]) -> Column {
-    Column::Cat {
-        codes: idx.iter().map(|&i| i as u32).collect(),
-        labels: world.flows.iter().map(|f| f.id.clone()).collect(),
-    }
+fn ids(world: &World, codes: Vec<u32>) -> Column {
+    Column::Cat { codes, labels: world.flows.iter().map(|f| f.id.clone()).collect() }
 }
 
 pub fn collect(mut w: World) -> RunOutput {
@@ -84,6 +121,8 @@ pub fn collect(mut w: World) -> RunOutput {
             "seed": w.seed,
             "sim_end_s": end.as_secs_f64(),
             "events": w.events.events_processed(),
+            "cwnd_trace_stride": w.trace.cwnd.stride,
+            "rtt_trace_stride": w.trace.rtt.stride,
         }),
         ..RunOutput::default()
     };
@@ -137,17 +176,11 @@ fn flows_table(w: &mut World, end: SimTime) -> Table {
     t.push("timeouts", col_u(&|x| tcp(x).map_or(0, |s| s.stats.timeouts)));
     t.push("ecn_marked_packets", col_u(&|x| x.ce_marked));
     t.push("ecn_reductions", col_u(&|x| tcp(x).map_or(0, |s| s.stats.ecn_reductions)));
-    let mut rtts: Vec<Vec<f64>> = std::mem::take(&mut w.trace.rtt_by_flow);
-    let mean = |v: &Vec<f64>| {
-        if v.is_empty() {
-            f64::NAN
-        } else {
-            v.iter().sum::<f64>() / v.len() as f64
-        }
-    };
-    t.push("rtt_mean_ms", Column::F64(rtts.iter().map(mean).collect()));
-    t.push("rtt_p50_ms", Column::F64(rtts.iter_mut().map(|v| percentile(v, 0.5)).collect()));
-    t.push("rtt_p95_ms", Column::F64(rtts.iter_mut().map(|v| percentile(v, 0.95)).collect()));
+    let rtts = &w.trace.rtt_by_flow;
+    let ms = |ns: Option<f64>| ns.map_or(f64::NAN, |ns| ns / 1e6);
+    t.push("rtt_mean_ms", Column::F64(rtts.iter().map(|h| ms(h.mean_ns())).collect()));
+    t.push("rtt_p50_ms", Column::F64(rtts.iter().map(|h| ms(h.percentile_ns(0.5))).collect()));
+    t.push("rtt_p95_ms", Column::F64(rtts.iter().map(|h| ms(h.percentile_ns(0.95))).collect()));
     t.push("app_bytes_delivered", col_u(&|x| x.app_bytes));
     t.push("first_tx_s", col_f(&|x| x.stats.first_tx.map_or(f64::NAN, |t| t.as_secs_f64())));
     t.push("last_rx_s", col_f(&|x| x.stats.last_rx.map_or(f64::NAN, |t| t.as_secs_f64())));
@@ -233,37 +266,54 @@ fn queues_table(w: &World) -> Table {
 }
 
 fn cwnd_table(w: &World) -> Table {
-    let tr = &w.trace;
+    let rows = &w.trace.cwnd.rows;
     let mut t = Table::default();
-    t.push("flow_id", ids(w, &tr.cwnd_flow));
-    t.push("t_s", Column::F64(tr.cwnd_t.clone()));
-    t.push("cwnd_bytes", Column::U64(tr.cwnd_bytes.clone()));
-    t.push("ssthresh_bytes", Column::U64(tr.ssthresh_bytes.clone()));
-    t.push("pacing_rate_bps", Column::U64(tr.pacing_bps.clone()));
-    t.push("ca_state", Column::Str(tr.ca_state.iter().map(|s| s.to_string()).collect()));
+    t.push("flow_id", ids(w, rows.iter().map(|r| r.flow).collect()));
+    t.push("t_s", Column::F64(rows.iter().map(|r| r.t.as_secs_f64()).collect()));
+    t.push("cwnd_bytes", Column::U64(rows.iter().map(|r| r.cwnd_bytes).collect()));
+    t.push("ssthresh_bytes", Column::U64(rows.iter().map(|r| r.ssthresh_bytes).collect()));
+    t.push("pacing_rate_bps", Column::U64(rows.iter().map(|r| r.pacing_bps).collect()));
+    t.push("ca_state", Column::Str(rows.iter().map(|r| r.ca_state.as_str().to_string()).collect()));
     t
 }
 
 fn rtt_table(w: &World) -> Table {
-    let tr = &w.trace;
+    let rows = &w.trace.rtt.rows;
     let mut t = Table::default();
-    t.push("flow_id", ids(w, &tr.rtt_flow));
-    t.push("t_s", Column::F64(tr.rtt_t.clone()));
-    t.push("rtt_ms", Column::F64(tr.rtt_ms.clone()));
-    t.push("srtt_ms", Column::F64(tr.srtt_ms.clone()));
+    t.push("flow_id", ids(w, rows.iter().map(|r| r.flow).collect()));
+    t.push("t_s", Column::F64(rows.iter().map(|r| r.obs.at.as_secs_f64()).collect()));
+    t.push("rtt_ms", Column::F64(rows.iter().map(|r| r.obs.rtt.as_ms_f64()).collect()));
+    t.push("srtt_ms", Column::F64(rows.iter().map(|r| r.obs.srtt.as_ms_f64()).collect()));
     t
 }
 
 #[cfg(test)]
 mod tests {
-    use super::percentile;
+    use super::{Decimated, MAX_TRACE_ROWS};
 
     #[test]
-    fn nearest_rank_percentiles() {
-        // Nearest rank: p50 of 1..=10 is the 5th value, p95 the 10th.
-        let mut v: Vec<f64> = (1..=10).rev().map(f64::from).collect();
-        assert_eq!(percentile(&mut v, 0.5), 5.0);
-        assert_eq!(percentile(&mut v, 0.95), 10.0);
-        assert!(percentile(&mut [], 0.5).is_nan());
+    fn a_full_trace_keeps_every_other_sample_of_each_flow_and_doubles_its_stride() {
+        // Two flows alternate samples; a row is (flow, that flow's sample index).
+        let mut d = Decimated::new(true, 2);
+        let mut next = [0u64; 2];
+        for i in 0..(MAX_TRACE_ROWS + 4) {
+            let f = i % 2;
+            d.push(f, (f as u32, next[f]), |r: &(u32, u64)| r.0);
+            next[f] += 1;
+        }
+        // At MAX rows, samples 0, 2, 4, ... of each flow were kept (MAX/2 rows); of the
+        // 4 samples after (indices MAX/2 and MAX/2 + 1 of each flow) the even ones are kept.
+        assert_eq!(d.stride, 2);
+        assert_eq!(d.rows.len(), MAX_TRACE_ROWS / 2 + 2);
+        assert!(d.rows.iter().all(|&(_, k)| k % 2 == 0));
+        let flow1: Vec<u64> = d.rows.iter().filter(|r| r.0 == 1).map(|r| r.1).take(3).collect();
+        assert_eq!(flow1, vec![0, 2, 4]);
+    }
+
+    #[test]
+    fn a_trace_that_is_off_records_nothing() {
+        let mut d = Decimated::new(false, 1);
+        d.push(0, (0u32, 0u64), |r: &(u32, u64)| r.0);
+        assert!(d.rows.is_empty());
     }
 }

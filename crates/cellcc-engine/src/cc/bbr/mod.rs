@@ -53,7 +53,7 @@ mod startup;
 #[cfg(test)]
 mod tests;
 
-use super::registry::ParamError;
+use super::ParamError;
 use super::{AckSample, CaState, CongestionControl, ConnView, CwndEvent, RateSample, Window};
 use crate::sim::time::NS_PER_US;
 use crate::sim::{RngStream, SimDuration, SimTime};

@@ -44,7 +44,7 @@ mod startup;
 mod tests;
 
 use super::bbr::app_limited::AppLimitedSpan;
-use super::registry::ParamError;
+use super::ParamError;
 use super::{AckSample, CaState, CongestionControl, ConnView, CwndEvent, RateSample, Window};
 use crate::sim::time::NS_PER_US;
 use crate::sim::{RngStream, SimTime};

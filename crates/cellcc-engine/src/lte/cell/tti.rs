@@ -274,11 +274,15 @@ impl Cell {
             TbOutcome::Decoded
         };
         record(link.slots.at(now), a, outcome);
-        if outcome == TbOutcome::Decoded {
-            link.arrivals.push_back((tti_end(now), payload));
-            link.harq.transmitted(a, TbPayload::new(), decode.history);
-        } else {
-            link.harq.transmitted(a, payload, decode.history);
+        match outcome {
+            TbOutcome::Decoded => {
+                link.arrivals.push_back((tti_end(now), payload));
+                link.harq.transmitted(a, TbPayload::new(), decode.history);
+            }
+            // Combining (IR) keeps the mutual information of the copies the UE received.
+            TbOutcome::Corrupted => link.harq.transmitted(a, payload, decode.history),
+            // A UE that missed its DCI received nothing: its soft buffer is as it was.
+            TbOutcome::ControlLost => link.harq.transmitted(a, payload, history),
         }
         link.feedback.push_back((now + HARQ_FEEDBACK_DELAY, a.harq, outcome));
         outcome
