@@ -68,3 +68,13 @@ def test_unknown_study_exits_2_with_one_line(cli, tmp_path: Path) -> None:
     assert result.exit_code == 2
     assert "nor-maulana" in result.stderr and len(result.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "x").exists()
+
+
+def test_spider_axis_with_a_zero_best_scores_the_zero_groups_one() -> None:
+    # seed 003's retransmission axis: a CCA with no retransmissions is the best (1), not 0; values by hand.
+    from cellcc.plots import _spider_score
+
+    assert _spider_score(0.0, 0.0, higher=False) == 1.0
+    assert _spider_score(0.5, 0.0, higher=False) == 0.0
+    assert _spider_score(2.0, 1.0, higher=False) == 0.5
+    assert _spider_score(5.0, 10.0, higher=True) == 0.5
