@@ -12,7 +12,7 @@ RUST_INPUTS := Cargo.toml Cargo.lock rustfmt.toml $(shell find crates -name '*.r
 TOOLS_STAMP := $(VENV)/.stamp-tools
 BUILD_STAMP := $(VENV)/.stamp-cellcc
 
-.PHONY: run test bench lint docs install
+.PHONY: run test bench lint docs install studies
 
 run: $(BUILD_STAMP)
 	$(BIN)/cellcc compare
@@ -36,6 +36,16 @@ docs: $(BUILD_STAMP)
 	$(BIN)/python scripts/make_docs.py
 
 install: $(BUILD_STAMP)
+
+# The seed studies (issue 11), full grids with 10 seeds; each report is copied to docs/studies/NAME/.
+STUDIES := nor-maulana atxutegi li-celledge
+studies: $(BUILD_STAMP)
+	for s in $(STUDIES); do \
+	  $(BIN)/cellcc study $$s --out results/studies/$$s || exit 1; \
+	  rm -rf docs/studies/$$s && mkdir -p docs/studies/$$s && \
+	  cp results/studies/$$s/report.md results/studies/$$s/report.html docs/studies/$$s/ && \
+	  if [ -d results/studies/$$s/report_figures ]; then cp -r results/studies/$$s/report_figures docs/studies/$$s/; fi; \
+	done
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)

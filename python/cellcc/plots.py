@@ -90,7 +90,7 @@ def spider(means: pd.DataFrame, group: str, axes: list[tuple[str, str, bool]], t
             col = means[column].astype(float)
             best = col.max() if higher else col.min()
             value = float(row[column])
-            scores.append((value / best if higher else best / value) if best and value else 0.0)
+            scores.append(_spider_score(value, best, higher))
         ax.plot([*angles, angles[0]], [*scores, scores[0]], label=str(name))
     ax.set_xticks(angles)
     ax.set_xticklabels([label for _, label, _ in axes])
@@ -98,6 +98,16 @@ def spider(means: pd.DataFrame, group: str, axes: list[tuple[str, str, bool]], t
     ax.set_title(title)
     ax.legend(fontsize="small", loc="lower right", bbox_to_anchor=(1.3, 0))
     return _png(fig)
+
+
+def _spider_score(value: float, best: float, higher: bool) -> float:
+    """``value`` against the best group's, 1 = best. On a lower-is-better axis whose best is 0 (no
+    retransmissions at all), the groups at 0 score 1 and the others 0 (best / value = 0)."""
+    if not higher and best == 0:
+        return 1.0 if value == 0 else 0.0
+    if not best or not value:
+        return 0.0
+    return value / best if higher else best / value
 
 
 def timeseries_plot(frame: pd.DataFrame, column: str, group: str, ylabel: str, title: str) -> bytes:
