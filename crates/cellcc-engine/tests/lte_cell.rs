@@ -317,3 +317,18 @@ fn pdcch_errors_lose_tbs_that_harq_retransmits() {
     let off = run(&v, 1);
     assert_eq!(lte_mean(&off, "ue0", "dl", "control_losses", 0.0, 3.0), 0.0);
 }
+
+/// `capacity_bps` is what the band would carry at the UE's MCS in every TTI, busy or idle:
+/// a light load and a saturating one read the same capacity (Pm's A = K/Kt needs that).
+#[test]
+fn capacity_does_not_depend_on_the_offered_load() {
+    let (rate_bps, _) = phy_rate_bps(20.0, 50);
+    let capacity = |load_mbps: f64| {
+        let mut v = cell(&[(fixed(20.0), "um")], 10.0, "round_robin", 2.0);
+        v["flows"] = json!([cbr_down(0, load_mbps)]);
+        lte_mean(&run(&v, 1), "ue0", "dl", "capacity_bps", 0.5, 2.0)
+    };
+    let (light, heavy) = (capacity(0.5), capacity(2.0 * rate_bps / 1e6));
+    assert_eq!(light, heavy, "capacity at 0.5 Mbit/s offered {light}, saturated {heavy}");
+    assert!((heavy / rate_bps - 1.0).abs() < 1e-9, "{heavy} vs the TBS rate {rate_bps}");
+}

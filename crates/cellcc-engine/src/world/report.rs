@@ -131,6 +131,9 @@ pub fn collect(mut w: World) -> RunOutput {
     out.queues = queues_table(&w);
     out.cwnd = cwnd_table(&w);
     out.rtt = rtt_table(&w);
+    for c in &mut w.cells {
+        c.finish(end);
+    }
     out.lte = crate::lte::cell::lte_table(w.cells.iter().flat_map(|c| c.slots()));
     for (i, p) in w.pcaps.iter_mut().enumerate() {
         if let Some(writer) = p.take() {

@@ -192,6 +192,15 @@ impl Cell {
         self.ues.iter().map(UeContext::held_bytes).sum()
     }
 
+    /// Close the books at the end of the run (the capacity of the TTIs since the last one run).
+    pub fn finish(&mut self, end: SimTime) {
+        for ue in &mut self.ues {
+            for link in [&mut ue.dl, &mut ue.ul] {
+                link.capacity.run_to(end, &mut link.slots);
+            }
+        }
+    }
+
     /// The `lte` table rows of this cell.
     pub fn slots(&self) -> impl Iterator<Item = (&str, &str, &'static str, &LteSlots)> {
         self.ues.iter().zip(&self.ue_names).flat_map(move |(u, name)| {

@@ -125,11 +125,9 @@ impl Cell {
             let cqi = link.cqi.current(now);
             let usable_cqi = cqi.unwrap_or(CQI_BEFORE_FIRST_REPORT);
             let mcs = phy::mcs_from_cqi(usable_cqi);
-            let slot = link.slots.at(now);
-            slot.cqi = cqi;
-            if usable_cqi > 0 {
-                slot.capacity_bits += phy::tbs_bits(dir, mcs, n_rbs) as u64;
-            }
+            link.slots.at(now).cqi = cqi;
+            let capacity_bits = if usable_cqi > 0 { phy::tbs_bits(dir, mcs, n_rbs) as u64 } else { 0 };
+            link.capacity.set(now, capacity_bits, &mut link.slots);
             demand.push(UeDemand {
                 ue: UeIndex(i as u16),
                 // CQI 0 is out of range: the UE cannot be served (TS 36.213 Table 7.2.3-1).

@@ -84,6 +84,31 @@ impl SinrMemo {
     }
 }
 
+/// What the whole band would carry to the UE at its current MCS, counted for every TTI of
+/// the run: the TTIs an idle cell skips count at the rate last known (the `capacity_bps` column).
+#[derive(Debug, Default)]
+pub struct CapacityClock {
+    /// The first TTI not yet counted.
+    next_tti: SimTime,
+    bits_per_tti: u64,
+}
+
+impl CapacityClock {
+    /// Count the TTIs before `upto` at the rate in force, then switch to `bits_per_tti`.
+    pub fn set(&mut self, upto: SimTime, bits_per_tti: u64, slots: &mut LteSlots) {
+        self.run_to(upto, slots);
+        self.bits_per_tti = bits_per_tti;
+    }
+
+    /// Count the TTIs before `upto` at the rate in force.
+    pub fn run_to(&mut self, upto: SimTime, slots: &mut LteSlots) {
+        while self.next_tti < upto {
+            slots.at(self.next_tti).capacity_bits += self.bits_per_tti;
+            self.next_tti += TTI;
+        }
+    }
+}
+
 /// One direction of one UE's radio link.
 pub struct RadioLink {
     pub sdus: SduStore,
@@ -96,6 +121,7 @@ pub struct RadioLink {
     pub synchronous_retx: VecDeque<(SimTime, HarqId)>,
     pub cqi: CqiTracker,
     pub memo: SinrMemo,
+    pub capacity: CapacityClock,
     pub rng: RngStream,
     pub slots: LteSlots,
     /// The transmitting RLC entity's retransmission count at the last sample.
@@ -116,6 +142,7 @@ impl RadioLink {
             synchronous_retx: VecDeque::new(),
             cqi: CqiTracker::default(),
             memo: SinrMemo::default(),
+            capacity: CapacityClock::default(),
             rng: RngStream::new(seed, &format!("{label}:{d}:phy")),
             slots: LteSlots::new(slot, duration),
             rlc_retx_seen: 0,
