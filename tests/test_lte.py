@@ -122,3 +122,16 @@ def test_lte_columns_match_the_engine():
     result = cellcc.run(EXAMPLES / "lte_single_ue.toml", seed=1)
     assert list(result.lte.columns) == LTE_COLUMNS
     assert list(cellcc.run("bottleneck", seed=1).lte.columns) == LTE_COLUMNS
+
+
+def test_pm_takes_a_ue_flows_capacity_from_its_cell():
+    from cellcc.metrics import pm_slots
+
+    doc = Scenario.load(EXAMPLES / "lte_single_ue.toml").to_dict()
+    doc["duration_s"] = 1.0
+    result = cellcc.run(doc, seed=1)
+    pm = pm_slots(result)
+    dl = result.lte[result.lte["dir"] == "dl"].set_index("t_s")["capacity_bps"]
+    # One flow in the cell: its share is the cell's whole capacity for the UE, not the 1 Gbit/s wire.
+    assert pm["capacity_bps"].tolist() == dl.loc[pm["t_s"]].tolist()
+    assert pm["a"].between(0, 1).all() and pm["pm"].notna().all()

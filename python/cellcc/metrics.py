@@ -25,7 +25,9 @@ How the inputs are obtained (the paper measured them on its testbed; here they c
   that direction that have started and not stopped. A rate link gives its ``rate_mbps`` (with
   ``rate_changes`` averaged over the slot); a Mahimahi trace link gives its delivery
   opportunities in the slot x ``mtu_bytes`` (Mahimahi ``link_queue.cc``: one MTU per
-  opportunity). Other link kinds (the LTE cell, when it lands) give no capacity yet, so A and C
+  opportunity). A flow to or from a UE is also bounded by its LTE cell: the ``lte`` table's
+  ``capacity_bps`` for that UE and direction (the whole band at its MCS in every TTI) shared
+  among the flows the cell carries in that direction. Where no capacity is known, A and C
   are NaN and Pm averages what is known. ``A`` is clipped at 1: the receiver may count one
   packet more than a slot's capacity at its edges.
 - ``D``: the engine's per-slot mean one-way delay; a slot in which the flow received nothing
@@ -107,7 +109,8 @@ def pm_slots(result: Result, weights: tuple[float, float, float] = PM_WEIGHTS) -
         ts = ts[ts["t_s"] >= float(flow["start_s"]) - 1e-9]
         if ts.empty:
             continue
-        share = _fair_share_bps(doc, paths, fid, ts["t_s"].to_numpy(dtype=float), slot_s)
+        t_s = ts["t_s"].to_numpy(dtype=float)
+        share = np.fmin(_fair_share_bps(doc, paths, fid, t_s, slot_s), _cell_share_bps(result, doc, flow, t_s))
         frames.append(_pm_parts(ts, share, _rtt_min_ms(result, fid), _mss_bytes(doc, flow, paths[fid]), weights))
     columns = ["flow_id", "t_s", "goodput_bps", "capacity_bps", "delay_ms", "retransmits", "a", "b", "c", "pm"]
     return pd.concat(frames, ignore_index=True)[columns] if frames else pd.DataFrame(columns=columns)
@@ -241,6 +244,28 @@ def _fair_share_bps(
             stop = flow.get("stop_s")
             sharing += (t_s >= float(flow["start_s"]) - 1e-9) & (t_s < (math.inf if stop is None else float(stop)))
     return np.nanmin(caps, axis=0) / np.maximum(sharing, 1.0)
+
+
+def _cell_share_bps(result: Result, doc: dict[str, Any], flow: dict[str, Any], t_s: np.ndarray) -> np.ndarray:
+    """A flow to or from a UE: the cell's capacity for that UE in each slot (the ``lte`` table's
+    ``capacity_bps``, the whole band at the UE's MCS) over the flows the cell carries in that
+    direction then; NaN for a flow no cell carries."""
+    cell_of = {u["node"]: c["id"] for c in doc.get("cells", []) for u in c["ues"]}
+    for ue, direction, end in ((flow["dst"], "dl", "dst"), (flow["src"], "ul", "src")):
+        if ue not in cell_of:
+            continue
+        lte = result.lte
+        rows = lte[(lte["cell"] == cell_of[ue]) & (lte["ue"] == ue) & (lte["dir"] == direction)]
+        by_slot = dict(zip(np.round(rows["t_s"].to_numpy(dtype=float), 9), rows["capacity_bps"], strict=True))
+        capacity = np.array([by_slot.get(round(float(t), 9), math.nan) for t in t_s])
+        sharing = np.zeros(t_s.shape)
+        for other in doc["flows"]:
+            if cell_of.get(other[end]) == cell_of[ue]:
+                stop = other.get("stop_s")
+                active = (t_s >= float(other["start_s"]) - 1e-9) & (t_s < (math.inf if stop is None else float(stop)))
+                sharing += active
+        return capacity / np.maximum(sharing, 1.0)
+    return np.full(t_s.shape, np.nan)
 
 
 def _rtt_min_ms(result: Result, fid: str) -> float:
