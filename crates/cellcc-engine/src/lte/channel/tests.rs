@@ -300,7 +300,7 @@ fn the_scenario_shape_parses_as_documented() {
         r#"{"kind": "sweep", "from_db": 20, "to_db": 5, "duration_s": 30, "fading": {"profile": "eva", "speed_kmh": 60}}"#,
     )
     .unwrap();
-    assert!(matches!(sweep, Sinr::Sweep(_)));
+    assert!(matches!(sweep, Sinr::Sweep(s) if s.to_db == 5.0 && s.start_s == 0.0));
     assert!(serde_json::from_str::<Sinr>(r#"{"kind": "channel", "position_m": [1, 0], "heigth_m": 2}"#).is_err());
     let cell: ChannelSpec = serde_json::from_str(
         r#"{"enb": {"tx_power_dbm": 46, "antenna": {"kind": "parabolic", "beamwidth_deg": 70}},
