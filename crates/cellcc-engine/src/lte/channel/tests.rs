@@ -278,3 +278,35 @@ fn the_second_ring_of_sectors_adds_interference_and_the_edge_is_worse_than_the_c
     }
     assert!(at(&two_rings, 40.0) > at(&two_rings, 300.0) + 15.0);
 }
+
+/// The shape `scenario::lte` can wire: a per-UE `sinr` enum tagged by `kind` whose
+/// `channel` variant carries a `UePlacement` and `sweep` a `SweepSpec` (newtype variants),
+/// and a per-cell `channel: ChannelSpec`. Checked here so the wiring cannot drift.
+#[test]
+fn the_scenario_shape_parses_as_documented() {
+    #[derive(serde::Deserialize, Debug)]
+    #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+    enum Sinr {
+        Channel(UePlacement),
+        Sweep(super::sweep::SweepSpec),
+    }
+    let ue: Sinr = serde_json::from_str(
+        r#"{"kind": "channel", "position_m": [100, 0],
+            "mobility": {"kind": "random_walk", "speed_kmh": 3, "bounds_m": [90, -10, 110, 10]}}"#,
+    )
+    .unwrap();
+    assert!(matches!(ue, Sinr::Channel(UePlacement { height_m: 1.5, .. })));
+    let sweep: Sinr = serde_json::from_str(
+        r#"{"kind": "sweep", "from_db": 20, "to_db": 5, "duration_s": 30, "fading": {"profile": "eva", "speed_kmh": 60}}"#,
+    )
+    .unwrap();
+    assert!(matches!(sweep, Sinr::Sweep(s) if s.to_db == 5.0 && s.start_s == 0.0));
+    assert!(serde_json::from_str::<Sinr>(r#"{"kind": "channel", "position_m": [1, 0], "heigth_m": 2}"#).is_err());
+    let cell: ChannelSpec = serde_json::from_str(
+        r#"{"enb": {"tx_power_dbm": 46, "antenna": {"kind": "parabolic", "beamwidth_deg": 70}},
+            "pathloss": {"model": "itu_r1411_nlos_over_rooftop"}, "shadowing": {"sigma_db": 1},
+            "fading": {"profile": "epa"}, "hex_layout": {"rings": 2}}"#,
+    )
+    .unwrap();
+    cell.validate("cells[0].channel").unwrap();
+}
