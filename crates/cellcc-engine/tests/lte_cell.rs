@@ -332,3 +332,18 @@ fn capacity_does_not_depend_on_the_offered_load() {
     assert_eq!(light, heavy, "capacity at 0.5 Mbit/s offered {light}, saturated {heavy}");
     assert!((heavy / rate_bps - 1.0).abs() < 1e-9, "{heavy} vs the TBS rate {rate_bps}");
 }
+
+/// Seed 003's forward movement: the SINR falls from 20 to 5 dB with EVA fading at 60 km/h on top;
+/// the reported CQI follows the ramp down and the fading makes HARQ work.
+#[test]
+fn a_faded_sweep_lowers_the_cqi_and_exercises_harq() {
+    let sweep = json!({"kind": "sweep", "from_db": 20.0, "to_db": 5.0, "start_s": 0.0, "duration_s": 2.0,
+                       "fading": {"profile": "eva", "speed_kmh": 60.0}});
+    let mut v = cell(&[(sweep, "am")], 10.0, "proportional_fair", 2.0);
+    v["flows"] = json!([cbr_down(0, 60.0)]);
+    let out = run(&v, 1);
+    let (early, late) = (lte_mean(&out, "ue0", "dl", "cqi", 0.0, 0.5), lte_mean(&out, "ue0", "dl", "cqi", 1.5, 2.0));
+    assert!(early > late + 2.0, "CQI {early} at 20 dB vs {late} at 5 dB");
+    assert!(lte_mean(&out, "ue0", "dl", "harq_retx", 0.0, 2.0) > 0.0, "fading defeats some first transmissions");
+    assert_eq!(format!("{:?}", out.lte), format!("{:?}", run(&v, 1).lte));
+}

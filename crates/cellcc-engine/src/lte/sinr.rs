@@ -110,13 +110,14 @@ impl SinrSeries {
 }
 
 /// One UE's SINR when no geometric channel is modelled.
-#[derive(Clone, Debug, PartialEq)]
 pub enum UeSinr {
     Fixed {
         dl_db: f64,
         ul_db: f64,
     },
     Series(SinrSeries),
+    /// A faded ramp (one UE's own [`super::channel::sweep::SweepSinr`], queried as its UE 0).
+    Sweep(Box<super::channel::sweep::SweepSinr>),
     /// Linear from `from_db` at `start` to `to_db` at `end`, constant outside.
     Ramp {
         from_db: f64,
@@ -135,7 +136,7 @@ impl UeSinr {
                 let x = ((now.as_ns().saturating_sub(start.as_ns())) as f64 / 1e9 / span).min(1.0);
                 from_db + (to_db - from_db) * x
             }
-            UeSinr::Series(_) => unreachable!("a series fills per RB"),
+            UeSinr::Series(_) | UeSinr::Sweep(_) => unreachable!("fills per RB"),
         }
     }
 }
@@ -149,6 +150,7 @@ impl SinrSource for PerUeSinr {
     fn per_rb_sinr_db(&mut self, ue: UeIndex, dir: LinkDir, now: SimTime, out: &mut [f64]) {
         match &mut self.ues[ue.index()] {
             UeSinr::Series(s) => s.fill(now, out),
+            UeSinr::Sweep(s) => s.per_rb_sinr_db(UeIndex(0), dir, now, out),
             UeSinr::Fixed { ul_db, .. } if dir == LinkDir::Uplink => out.fill(*ul_db),
             other => out.fill(other.wideband_db(now)),
         }
@@ -156,6 +158,7 @@ impl SinrSource for PerUeSinr {
 
     fn row_id(&mut self, ue: UeIndex, _dir: LinkDir, now: SimTime) -> Option<u64> {
         Some(match &mut self.ues[ue.index()] {
+            UeSinr::Sweep(_) => return None,
             UeSinr::Fixed { .. } => 0,
             UeSinr::Series(s) => s.row_index(now) as u64,
             // Constant before and after the ramp; a new row every nanosecond on it.
@@ -167,6 +170,7 @@ impl SinrSource for PerUeSinr {
 
     fn control_sinr_db(&mut self, ue: UeIndex, now: SimTime) -> f64 {
         match &mut self.ues[ue.index()] {
+            UeSinr::Sweep(s) => s.control_sinr_db(UeIndex(0), now),
             UeSinr::Series(s) => {
                 // The control region spans the whole band: its mean SINR in linear terms.
                 let row = s.row_at(now);

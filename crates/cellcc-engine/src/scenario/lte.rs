@@ -16,6 +16,7 @@
 //! field's doc), else the 3GPP value.
 
 use crate::lte::channel::spec::{ChannelSpec, UePlacement};
+use crate::lte::channel::sweep::SweepSpec;
 use crate::lte::mac::scheduler::SchedulerKind;
 use crate::lte::mac::uplink::UplinkConfig;
 use crate::lte::rlc::RlcConfig;
@@ -161,6 +162,9 @@ pub enum SinrSpec {
     },
     /// From the cell's `channel` model, for a UE placed (and moving) as given.
     Channel(UePlacement),
+    /// A ramp like `ramp` with fast fading on top (seed 003's forward and backward
+    /// movements under EVA60 / HST300; docs/lte/channel.md).
+    Sweep(SweepSpec),
 }
 
 /// Channel bandwidths and their RB counts, TS 36.101 Table 5.6-1.
@@ -315,6 +319,7 @@ impl SinrSpec {
             SinrSpec::Csv { file } => ensure(!file.is_empty(), || p("file"), "\"\"", "a path to a SINR CSV file"),
             // Checked against the cell's channel model (`validate_sinr_source`).
             SinrSpec::Channel(_) => Ok(()),
+            SinrSpec::Sweep(sweep) => sweep.validate(path),
             SinrSpec::Ramp { from_db, to_db, start_s, duration_s: ramp_s } => {
                 sinr_db(*from_db, || p("from_db"))?;
                 sinr_db(*to_db, || p("to_db"))?;

@@ -23,6 +23,7 @@ mod ue;
 pub use stats::{lte_table, LteSlot, LteSlots};
 
 use super::channel::spec::UePlacement;
+use super::channel::sweep::SweepSinr;
 use super::channel::ChannelSinr;
 use super::sap::{LinkDir, UeIndex};
 use super::sinr::{PerUeSinr, SinrSeries, SinrSource, UeSinr};
@@ -227,14 +228,19 @@ fn sinr_source(spec: &CellSpec, path: &str, n_rbs: u32, seed: u64) -> Result<Box
         .ues
         .iter()
         .enumerate()
-        .map(|(j, u)| ue_sinr(&u.sinr, &format!("{path}.ues[{j}].sinr"), n_rbs))
+        .map(|(j, u)| {
+            let streams = format!("cell:{}:ue:{}", spec.id, u.node);
+            ue_sinr(&u.sinr, &format!("{path}.ues[{j}].sinr"), n_rbs, seed, &streams)
+        })
         .collect::<Result<Vec<_>, _>>()?;
     Ok(Box::new(PerUeSinr { ues: sources }))
 }
 
 /// A UE's SINR source from its spec (reads a CSV file named there).
-fn ue_sinr(spec: &SinrSpec, path: &str, n_rbs: u32) -> Result<UeSinr, ScenarioError> {
+fn ue_sinr(spec: &SinrSpec, path: &str, n_rbs: u32, seed: u64, streams: &str) -> Result<UeSinr, ScenarioError> {
     Ok(match spec {
+        // Keyed by cell and UE names, like the UE's other streams.
+        SinrSpec::Sweep(sweep) => UeSinr::Sweep(Box::new(SweepSinr::new(sweep, 1, seed, streams)?)),
         SinrSpec::Fixed { db, ul_db } => UeSinr::Fixed { dl_db: *db, ul_db: ul_db.unwrap_or(*db) },
         SinrSpec::Ramp { from_db, to_db, start_s, duration_s } => UeSinr::Ramp {
             from_db: *from_db,
