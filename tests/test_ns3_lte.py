@@ -248,3 +248,18 @@ def test_three_ues_round_robin_with_an_uplink_flow_is_deterministic():
     assert flows.loc[["f1", "f2"], "goodput_bps"].between(0.9e6, 1.01e6).all()
     assert flows.loc["up", "throughput_bps"] > 5e6 and flows.loc["up", "dst"] == "server"
     assert a.flows.equals(b.flows) and a.lte.equals(b.lte)
+
+
+def test_channel_models_are_refused_by_name_not_dropped():
+    from cellcc import Scenario
+    from cellcc.backends.ns3.records import NotSupported as PlanRefusal
+
+    doc = Scenario.load(Path(__file__).parent.parent / "examples" / "lte_channel_edge.toml").to_dict()
+    with pytest.raises(PlanRefusal) as refused:
+        ns3_plan.plan(doc)
+    assert refused.value.path == "cells[0].channel"
+    sweep = one_ue()
+    sweep["cells"][0]["ues"][0]["sinr"] = {"kind": "sweep", "from_db": 20, "to_db": 5, "duration_s": 1}
+    with pytest.raises(PlanRefusal) as refused:
+        ns3_plan.plan(Scenario.from_dict(sweep).to_dict())
+    assert refused.value.path == "cells[0].ues[0].sinr.kind"

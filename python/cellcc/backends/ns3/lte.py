@@ -232,6 +232,8 @@ def sinr_points(sinr: dict, path: str, duration_s: float, base_dir: Path) -> lis
             (start + k * RAMP_STEP_S, lo + (hi - lo) * min(k * RAMP_STEP_S / span, 1.0)) for k in range(1, steps + 1)
         ]
         return pts
+    if kind != "csv":
+        raise NotSupported(f"{path}.kind", kind, '"fixed", "ramp" or "csv" (the channel models are not mapped to LENA)')
     return _csv_points(Path(sinr["file"]) if Path(sinr["file"]).is_absolute() else base_dir / sinr["file"], path)
 
 
@@ -280,6 +282,8 @@ def lte_plan(sc: dict, node_index: dict[str, int], base_dir: Path) -> LtePlan:
             "cells", f"{len(cells)} cells", "one cell (a fixed SINR cannot hold with inter-cell interference)"
         )
     c, path = cells[0], "cells[0]"
+    if c.get("channel") is not None:
+        raise NotSupported(f"{path}.channel", "a channel model", "absent: LENA runs take fixed, ramp or csv SINRs")
     n_rbs = BANDWIDTH_RBS.get(float(c.get("bandwidth_mhz", 5.0)))
     if n_rbs is None:
         raise NotSupported(f"{path}.bandwidth_mhz", c["bandwidth_mhz"], "1.4, 3, 5, 10, 15 or 20")
