@@ -71,6 +71,7 @@ BAD_CELLS = [
     ),
     ("rlc-buffer", ["cells", 0, "ues", 0, "rlc", "tx_buffer_bytes"], 0, "cells[0].ues[0].rlc.tx_buffer_bytes"),
     ("unknown-cell-field", ["cells", 0, "colour"], "red", "cells[0].colour"),
+    ("pf-window", ["cells", 0, "pf_window_ttis"], 0, "cells[0].pf_window_ttis"),
     ("ue-in-two-cells", ["cells", 1], None, "cells[1]"),
     (
         "channel-ue-without-channel",

@@ -17,6 +17,7 @@
 
 use crate::lte::channel::spec::{ChannelSpec, UePlacement};
 use crate::lte::channel::sweep::SweepSpec;
+use crate::lte::mac::scheduler::proportional_fair::DEFAULT_TIME_WINDOW_TTIS;
 use crate::lte::mac::scheduler::SchedulerKind;
 use crate::lte::mac::uplink::UplinkConfig;
 use crate::lte::rlc::RlcConfig;
@@ -51,6 +52,10 @@ pub struct CellSpec {
     /// `LteHelper::Scheduler` = `ns3::PfFfMacScheduler`), "round_robin" or "max_throughput".
     #[serde(default)]
     pub scheduler: SchedulerKind,
+    /// Proportional fair's averaging window, TTIs (ms): the time constant of each UE's
+    /// average throughput. Default 99 (ns-3 `PfFfMacScheduler` `m_timeWindow`). Range [1, 100000].
+    #[serde(default = "default_pf_window_ttis")]
+    pub pf_window_ttis: f64,
     /// Uplink scheduling requests and grants (TS 36.321 §5.4).
     #[serde(default)]
     pub uplink: UplinkConfig,
@@ -72,6 +77,12 @@ fn default_bandwidth_mhz() -> f64 {
 fn default_cell_mtu() -> u32 {
     DEFAULT_CELL_MTU_BYTES
 }
+fn default_pf_window_ttis() -> f64 {
+    DEFAULT_TIME_WINDOW_TTIS
+}
+/// Longest PF window accepted, TTIs (100 s: beyond it the average no longer tracks anything).
+const MAX_PF_WINDOW_TTIS: f64 = 100_000.0;
+
 fn yes() -> bool {
     true
 }
@@ -238,6 +249,12 @@ impl CellSpec {
         self.cqi.validate(&p("cqi"))?;
         self.harq.validate(&p("harq"))?;
         self.uplink.validate(&p("uplink"))?;
+        ensure(
+            (1.0..=MAX_PF_WINDOW_TTIS).contains(&self.pf_window_ttis),
+            || p("pf_window_ttis"),
+            self.pf_window_ttis,
+            "TTIs in [1, 100000]",
+        )?;
         if let Some(ch) = &self.channel {
             ch.validate(&p("channel"))?;
         }

@@ -192,10 +192,17 @@ def _rlc_line(ues: list[dict], path: str) -> str:
     return record("rlc", **fields)
 
 
+#: PfFfMacScheduler's averaging window, TTIs: a constant in ns-3 3.44, not an attribute.
+NS3_PF_WINDOW_TTIS = 99.0
+
+
 def _cell_line(c: dict, path: str, enb_idx: int, n_rbs: int) -> str:
     scheduler = c.get("scheduler") or "proportional_fair"
     if scheduler not in SCHEDULERS:
         raise NotSupported(f"{path}.scheduler", scheduler, " or ".join(SCHEDULERS))
+    window = float(c.get("pf_window_ttis", NS3_PF_WINDOW_TTIS))
+    if window != NS3_PF_WINDOW_TTIS:
+        raise NotSupported(f"{path}.pf_window_ttis", window, "99 (hard-coded m_timeWindow in pf-ff-mac-scheduler.cc)")
     harq = int((c.get("harq") or {}).get("max_retx", NS3_HARQ_MAX_RETX))
     if harq not in (0, NS3_HARQ_MAX_RETX):
         raise NotSupported(f"{path}.harq.max_retx", harq, "0 (HARQ off) or 3 (LENA's schedulers: rv == 3 drops)")

@@ -33,8 +33,9 @@ impl Macs {
     pub fn new(spec: &CellSpec, n_rbs: u32) -> Self {
         let n = spec.ues.len();
         Macs {
-            dl: Scheduler::new(spec.scheduler, LinkDir::Downlink, n_rbs, n),
-            ul: Scheduler::new(spec.scheduler, LinkDir::Uplink, n_rbs, n),
+            dl: Scheduler::new(spec.scheduler, LinkDir::Downlink, n_rbs, n)
+                .with_pf_time_window_ttis(spec.pf_window_ttis),
+            ul: Scheduler::new(spec.scheduler, LinkDir::Uplink, n_rbs, n).with_pf_time_window_ttis(spec.pf_window_ttis),
             uplink: UplinkRequests::new(&spec.uplink, n),
             ul_retx_delay: SimDuration::from_ms(spec.uplink.grant_delay_ms as u64),
             demand: Vec::with_capacity(n),
