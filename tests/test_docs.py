@@ -25,7 +25,7 @@ def _keys(node: Any) -> set[str]:
 
 
 def test_readme_documents_every_scenario_field():
-    scenarios = [Scenario.bundled(n) for n in ("bottleneck", "variable")]
+    scenarios = [Scenario.bundled(n) for n in ("bottleneck", "variable", "lte")]
     scenarios += [Scenario.load(p) for p in sorted(EXAMPLES.glob("*.toml")) if not p.name.startswith("sweep_")]
     keys = set().union(*(_keys(s.to_dict()) for s in scenarios))
     readme = (REPO / "README.md").read_text(encoding="utf-8")

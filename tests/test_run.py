@@ -129,11 +129,11 @@ def test_compare_defaults_to_every_registered_cca():
     assert parse_cca_list(None) == [c["name"] for c in cellcc.ccas()]
 
 
-def test_compare_with_no_scenario_ranks_every_cca_on_both_defaults(cli):
-    """What `make run` runs (with one seed instead of five)."""
+def test_compare_with_no_scenario_ranks_every_cca_on_the_defaults(cli):
+    """What `make run` runs (one seed instead of five): the wired, trace and LTE defaults."""
     result = cli("compare", "--seeds", "1")
     assert result.exit_code == 0, result.stderr
-    for name in ["bottleneck:", "variable:", *parse_cca_list(None)]:
+    for name in ["bottleneck:", "variable:", "lte:", *parse_cca_list(None)]:
         assert name in result.stdout
 
 

@@ -38,7 +38,7 @@ else:  # pragma: no cover - Python 3.10
 __all__ = ["DEFAULT_SET", "MAX_TRACE_BYTES", "Scenario", "bundled_names", "load_document", "resolve_many"]
 
 #: The scenarios `cellcc compare` runs when given none (or `default`).
-DEFAULT_SET = ("bottleneck", "variable")
+DEFAULT_SET = ("bottleneck", "variable", "lte")
 
 #: Keys whose string values are file paths, resolved against the scenario's folder.
 _PATH_KEYS = frozenset({"trace", "file"})
