@@ -5,8 +5,8 @@
   file and no worker process behind.
 - In the API, `cellcc.run()` raises KeyboardInterrupt on Ctrl-C in the main thread and
   on `_core.interrupt()` from any thread, and runs again once the flag is cleared.
-- The peak RSS of a long run (600 simulated seconds of a 100 Mbit/s flow, per-sample traces
-  explicitly on) stays under :data:`RSS_BOUND_MB` (the issue measured 746 MB before).
+- The peak RSS of a long run (3000 simulated seconds of a 100 Mbit/s flow, per-sample traces
+  explicitly on) stays under :data:`RSS_BOUND_MB` (the issue measured 2.8 GB before).
 """
 
 from __future__ import annotations
@@ -27,9 +27,9 @@ from cellcc import _core
 
 #: A signalled command must be gone within this many wall seconds.
 STOP_BOUND_S = 5.0
-#: Peak resident memory of the long run, MB (measured ~215 MB; the bound leaves room for
-#: other Python/pandas versions).
-RSS_BOUND_MB = 400
+#: Peak resident memory of the long run, MB: measured 285-350 MB (505 MB once on a
+#: loaded machine); the same run with unbounded traces took 2.8 GB.
+RSS_BOUND_MB = 1000
 #: How long a command is left running once it handles SIGTERM (it then is inside
 #: `cellcc.cli.signals.interruptible`, loading the scenario or simulating) before it is signalled.
 SETTLE_S = 1.0
@@ -156,8 +156,10 @@ def test_an_api_run_stops_with_keyboard_interrupt_and_runs_again_after(tmp_path,
 
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="needs Linux /proc")
 def test_peak_memory_of_a_long_run_is_bounded(tmp_path):
-    # 600 simulated s with every per-sample trace on: the traces are decimated at 500 k rows.
-    scenario = _long_scenario(tmp_path, duration_s=600, traces=True)
+    # 3000 simulated s with every per-sample trace on: the traces are decimated at 500 k rows.
+    # Unbounded traces took 2.8 GB here; bounded ones take ~300 MB (up to ~500 MB seen on a
+    # loaded machine, the allocator's doing), so the bound sits well between the two.
+    scenario = _long_scenario(tmp_path, duration_s=3000, traces=True)
     proc = subprocess.Popen([*CELLCC, "run", str(scenario)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(proc.pid, 0)
     peak_mb = usage.ru_maxrss / 1024  # Linux reports KiB
