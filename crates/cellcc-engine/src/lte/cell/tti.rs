@@ -127,7 +127,7 @@ impl Cell {
             let usable_cqi = cqi.unwrap_or(CQI_BEFORE_FIRST_REPORT);
             let mcs = phy::mcs_from_cqi(usable_cqi);
             link.slots.at(now).cqi = cqi;
-            let capacity_bits = if usable_cqi > 0 { phy::tbs_bits(dir, mcs, n_rbs) as u64 } else { 0 };
+            let capacity_bits = if usable_cqi > 0 { link.capacity.band_bits(dir, mcs, n_rbs) } else { 0 };
             link.capacity.set(now, capacity_bits, &mut link.slots);
             demand.push(UeDemand {
                 ue: UeIndex(i as u16),

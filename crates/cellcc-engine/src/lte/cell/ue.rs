@@ -91,9 +91,23 @@ pub struct CapacityClock {
     /// The first TTI not yet counted.
     next_tti: SimTime,
     bits_per_tti: u64,
+    /// The last MCS looked up and its whole-band TBS, bits (the MCS rarely changes).
+    last_lookup: Option<(u8, u64)>,
 }
 
 impl CapacityClock {
+    /// Bits per TTI of the whole band (`n_rbs`) at `mcs`, the TBS table's (TS 36.213 7.1.7.2.1).
+    pub fn band_bits(&mut self, dir: LinkDir, mcs: u8, n_rbs: u32) -> u64 {
+        match self.last_lookup {
+            Some((m, bits)) if m == mcs => bits,
+            _ => {
+                let bits = crate::lte::phy::tbs_bits(dir, mcs, n_rbs) as u64;
+                self.last_lookup = Some((mcs, bits));
+                bits
+            }
+        }
+    }
+
     /// Count the TTIs before `upto` at the rate in force, then switch to `bits_per_tti`.
     pub fn set(&mut self, upto: SimTime, bits_per_tti: u64, slots: &mut LteSlots) {
         self.run_to(upto, slots);
