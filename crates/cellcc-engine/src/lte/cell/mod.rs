@@ -71,6 +71,8 @@ pub struct Cell {
     last_tti: Option<SimTime>,
     /// When the cell next needs waking: recomputed after each wake-up, lowered by enqueues.
     deadline: Option<SimTime>,
+    /// The earliest RLC timer of any UE (admissions start none, so only wake-ups move it).
+    rlc_deadline: Option<SimTime>,
     /// The end of the run: a TTI starting there would fall outside every time-series slot.
     end: SimTime,
     now: SimTime,
@@ -111,6 +113,7 @@ impl Cell {
             sinr_db: vec![0.0; n_rbs as usize],
             last_tti: None,
             deadline: None,
+            rlc_deadline: None,
             end,
             now: SimTime::ZERO,
         })
@@ -157,13 +160,14 @@ impl Cell {
     }
 
     /// The next wake-up, from every UE's state: a TTI if any has work, else the first RLC timer.
-    fn compute_deadline(&self) -> Option<SimTime> {
+    fn refresh_deadline(&mut self) {
         let next_tti = self.ues.iter().any(|u| u.needs_tti(self.now)).then(|| self.next_tti_after(self.now));
-        let timers = self.ues.iter().filter_map(UeContext::rlc_deadline).min();
-        match (next_tti, timers) {
+        self.rlc_deadline = self.ues.iter().filter_map(UeContext::rlc_deadline).min();
+        let deadline = match (next_tti, self.rlc_deadline) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
-        }
+        };
+        self.deadline = deadline.filter(|&t| t < self.end);
     }
 
     /// The first TTI boundary at or after `t` not yet processed.
@@ -178,14 +182,16 @@ impl Cell {
     /// Run what is due at `now`: RLC timers, and the TTI if `now` is a TTI boundary.
     pub fn handle_timeout(&mut self, now: SimTime, out: &mut CellOutput) {
         self.now = now;
-        for ue in &mut self.ues {
-            ue.handle_rlc_timers(now, out);
+        if self.rlc_deadline.is_some_and(|t| t <= now) {
+            for ue in &mut self.ues {
+                ue.handle_rlc_timers(now, out);
+            }
         }
         if now.as_ns().is_multiple_of(NS_PER_MS) && self.last_tti.is_none_or(|l| now > l) {
             self.last_tti = Some(now);
             self.run_tti(now, out);
         }
-        self.deadline = self.compute_deadline().filter(|&t| t < self.end);
+        self.refresh_deadline();
     }
 
     /// IP bytes held in the cell (RLC buffers, HARQ, the air), for the conservation ledger.
