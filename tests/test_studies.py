@@ -27,7 +27,7 @@ HEADINGS = {
         "spider plots",
         "ECDF of Pm",
         "Table 3 re-made",
-        "What the missing fading changes",
+        "What the fading changes",
         "findings beside ours",
     ],
     "li-celledge": [
