@@ -665,7 +665,8 @@ def _newreno_finding(runs: pd.DataFrame, bwd4: pd.Series) -> Finding:
         _listing(bwd4, "{:.1f} Mbit/s") + f"; NewReno {below:.0%} below the best of the four",
         Verdict.AGREES if ok else Verdict.DIFFERS,
         "One segment per 68 ms RTT adds about 2.5 Mbit/s per second of sending rate (MSS x 8 / RTT^2), less than "
-        "the capacity gains on the 300 km/h ramp (16 -> 71 Mbit/s in 10 s). But a loss-based flow keeps the 1 MiB "
+        "the capacity gains on the 300 km/h backward ramp (the 5 -> 20 dB baseline takes 10 s). "
+        "But a loss-based flow keeps the 1 MiB "
         f"RLC buffer as a reserve (mean backlog {backlog.get('newreno', math.nan):.0f} kB for NewReno), which "
         "feeds the growing capacity while cwnd catches up, so the slow growth costs little here"
         + (
