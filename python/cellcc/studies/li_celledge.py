@@ -1,28 +1,31 @@
 """Seed 004: Li, Shariat & Nekovee, "Transport Protocols Behaviour Study in Evolving Mobile
 Networks" (ns-3 LENA): TCP NewReno vs UDP at the cell edge, RLC AM vs UM, PCFICH/PDCCH errors on/off.
 
-The paper's grid is distance (40 .. 300 m in 20 m steps) x RLC {AM, UM} x control errors {on, off}
-x {TCP, UDP}, one UE in a 20 m box at 3 km/h in a 57-cell hexagonal layout with ITU-R P.1411 path
-loss, log-normal shadowing and EPA fading. Every one of those radio pieces is the channel issue's
-work and is NOT available: the distance axis, the interference, the RTT CDF per distance and the
-no-interference 300 m reference run are BLOCKED, and the report says so finding by finding.
-
-What runs now (sweep ``protocols``) is the part that does not depend on geometry: the same
-protocol grid (RLC mode x control errors x transport) on the paper's cell (10 MHz, 1024 KB RLC
-buffer, 1024 B packets, 10 Gbit/s / 10 ms server link, 50 s) at fixed SINRs standing in for
-"centre" and "edge". It tests the paper's protocol findings (AM recovers what UM loses, UDP loses
-packets that TCP recovers, control errors hurt TCP on UM) but NOT their dependence on distance.
+Grid (the paper's Section III): distance of the UE's 20 m box from its eNB 40 .. 300 m in 20 m
+steps x RLC {AM, UM} x control errors {on, off} x {NewReno, UDP}, one UE walking at 3 km/h in
+its box, 50 s, 10 MHz, in the 57-cell layout of Table I (2 rings of 3-sector sites, ISD 500 m,
+46 dBm, 70-degree parabolic antennas) with ITU-R P.1411 path loss, log-normal shadowing
+(sigma 1 dB) and EPA fading (``cells[].channel``, docs/lte/channel.md). One sweep per
+(transport, RLC mode) with distance x control errors as axes, plus sweep ``reference``: the
+paper's no-interference run at 300 m (Figure 7's dashed curve).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import numpy as np
 import pandas as pd
 
 from cellcc.catalogue import Store
+from cellcc.plots import _png
 from cellcc.report import Block
-from cellcc.studies.common import Finding, Param, SweepDef, Verdict, ci_text, findings_blocks, params_block
+from cellcc.stats import ecdf
+from cellcc.studies.common import Finding, Param, SweepDef, Verdict, ci_text, figure, findings_blocks, params_block
 from cellcc.studies.lte_base import lte_scenario
 
 NAME = "li-celledge"
@@ -34,45 +37,106 @@ BANDWIDTH_MHZ = 10
 RLC_BUFFER_BYTES = 1024 * 1024
 PACKET_BYTES = 1024
 DURATION_S = 50.0
+QUICK_DURATION_S = 3.0
 SERVER_RATE_MBPS = 10_000
 SERVER_DELAY_MS = 10
-#: The paper's distances (Section III): 40 to 300 m in 20 m steps (blocked: needs the channel).
+#: Section III: box centres 40 to 300 m from the eNB in 20 m steps; the box is 20 m square.
 DISTANCES_M = tuple(range(40, 301, 20))
-#: Fixed SINRs standing in for "cell centre" and "cell edge" (not derived from any distance).
-PROXY_SINRS_DB = (15.0, -5.0)
-#: Uplink SINR, fixed for every run: the paper does not describe the uplink, and with the downlink's -5 dB an
-#: uplink CQI is 0, which the scheduler never serves (TS 36.213 Table 7.2.3-1 "out of range", as ns-3 LENA's
-#: schedulers), so TCP could not even connect. 10 dB lets the ACKs through without limiting them.
-UPLINK_SINR_DB = 10.0
+QUICK_DISTANCES_M = (40, 160, 300)
+BOX_HALF_M = 10.0
+#: Section III: the UE walks at 3 km/h in a random direction inside its box.
+UE_SPEED_KMH = 3.0
+#: Figure 7's reference run: interference off, UE at 300 m.
+REFERENCE_DISTANCE_M = 300
+#: Table I: 46 dBm, site height 30 m, UE height 1.5 m, parabolic 70 degrees, ISD 500 m, 0.5 m sector offset,
+#: shadowing sigma 1 dB; Section III: 2 rings of 3-sector sites, P.1411, EPA (TS 36.104 Annex B.2).
+ENB_TX_POWER_DBM = 46.0
+ENB_HEIGHT_M = 30.0
+UE_HEIGHT_M = 1.5
+BEAMWIDTH_DEG = 70.0
+#: ns-3 ParabolicAntennaModel MaxAttenuation default (the paper does not give it).
+MAX_ATTENUATION_DB = 20.0
+ISD_M = 500.0
+RINGS = 2
+SECTORS = 3
+SECTOR_OFFSET_M = 0.5
+SHADOWING_SIGMA_DB = 1.0
+#: TR 36.814 Table A.2.1.1-2 decorrelation distance (the paper gives only sigma).
+SHADOWING_DECORRELATION_M = 50.0
+#: "Cell edge" for the findings that name it: the last three distances (the paper's Fig. 5 discussion).
+EDGE_FROM_M = 260
+#: "Near the eNB" (Section IV: "at the distance of 40 m to 80 m").
+CENTRE_TO_M = 80
 #: "Far below": TCP on AM must beat TCP on UM by this factor for AM to have "lifted" it.
 UM_FAR_BELOW = 1.1
+#: "Close to UDP": TCP on AM within this fraction of UDP UM (the paper: "marginally lower than UDP's").
+CLOSE_TO_UDP = 0.8
 #: UDP offered load: more than a 10 MHz cell carries at any SINR (docs/lte.md: 36.7 Mbit/s peak), "backlogged".
 UDP_RATE_MBPS = 50.0
+#: A "falling" trend: Spearman rank correlation of the mean against distance at most this.
+FALLING_RHO = -0.8
+_BPS = 1e6
 
-BLOCKED = (
-    "distance axis 40-300 m",
-    "57-cell hexagonal layout, ISD 500 m, 3 sectors, 46 dBm, 70-degree parabolic antennas (interference)",
-    "ITU-R P.1411 path loss, log-normal shadowing (sigma 1), EPA fading",
-    "UE mobility: 3 km/h random direction in a 20 m box",
-    "the no-interference 300 m reference run (Figure 7)",
-)
+CHANNEL: dict[str, Any] = {
+    "enb": {
+        "position_m": [0.0, 0.0],
+        "height_m": ENB_HEIGHT_M,
+        "tx_power_dbm": ENB_TX_POWER_DBM,
+        "antenna": {
+            "kind": "parabolic",
+            "orientation_deg": 0.0,
+            "beamwidth_deg": BEAMWIDTH_DEG,
+            "max_attenuation_db": MAX_ATTENUATION_DB,
+        },
+    },
+    "pathloss": {"model": "itu_r1411_los"},
+    "shadowing": {"sigma_db": SHADOWING_SIGMA_DB, "decorrelation_m": SHADOWING_DECORRELATION_M},
+    "fading": {"profile": "epa", "speed_kmh": UE_SPEED_KMH},
+    "hex_layout": {
+        "rings": RINGS,
+        "isd_m": ISD_M,
+        "sectors": SECTORS,
+        "beamwidth_deg": BEAMWIDTH_DEG,
+        "max_attenuation_db": MAX_ATTENUATION_DB,
+        "sector_offset_m": SECTOR_OFFSET_M,
+    },
+}
 
 PARAMS = (
     Param(
-        "radio geometry",
-        "BLOCKED: " + "; ".join(BLOCKED),
-        "The channel issue's models are not available on this branch.",
+        "P.1411 variant",
+        "ITU-R P.1411 line of sight (ns-3 ItuR1411LosPropagationLossModel) on every link, serving and interfering",
+        "The paper names only 'ITU-R P1411'. ns-3's hybrid buildings model switches links beyond 200 m to "
+        "NLOS-over-rooftop; cellcc has one model per cell, so every interferer is as strong as in LOS. This makes the "
+        "cell interference-limited everywhere (docs/lte/channel.md: 12.9 dB at 40 m, -3.2 dB at 300 m without "
+        "shadowing or fading).",
     ),
     Param(
-        "proxy SINRs",
-        f"{PROXY_SINRS_DB[0]:g} dB ('centre'), {PROXY_SINRS_DB[1]:g} dB ('edge'), fixed",
-        "Only to exercise the protocol grid; not derived from the paper's distances.",
+        "box placement",
+        f"box centre on the serving sector's boresight at (d, 0), d = 40..300 m; random walk at "
+        f"{UE_SPEED_KMH:g} km/h, 1 s legs, reflecting at the box walls",
+        "The paper gives distance only; the boresight is the serving sector's best direction (ns-3 RandomWalk2d "
+        "Mode=Time, its default 1 s).",
     ),
     Param(
-        "uplink SINR",
-        f"{UPLINK_SINR_DB:g} dB, fixed",
-        "Not described; at a -5 dB uplink the UE's uplink CQI is 0 (out of range) and it is never scheduled, so "
-        "TCP's SYN-ACK never leaves; a working uplink carries the ACKs as in the paper.",
+        "carriers, UE power, noise figures",
+        "DL 2120 MHz / UL 1930 MHz (ns-3 EARFCN 100 / 18100), UE 10 dBm, NF 9 dB UE / 5 dB eNB",
+        "Table I's '2.1 / 1.9 GHz' rounds LENA's defaults; the rest is LENA's default too.",
+    ),
+    Param(
+        "shadowing decorrelation",
+        f"{SHADOWING_DECORRELATION_M:g} m (Gauss-Markov along the walk)",
+        "Table I gives only sigma = 1 dB; 50 m is TR 36.814 Table A.2.1.1-2's value.",
+    ),
+    Param(
+        "parabolic max attenuation",
+        f"{MAX_ATTENUATION_DB:g} dB",
+        "Not given; ns-3 ParabolicAntennaModel's default.",
+    ),
+    Param(
+        "seeds",
+        "10 per point (shadowing, fading, walk and every run's randomness differ)",
+        "The paper uses ns-3's default seed: one run per point, so it has no spread; ours shows it.",
     ),
     Param(
         "UDP load",
@@ -85,39 +149,69 @@ PARAMS = (
         "Table I's packet size, read as the application's packet.",
     ),
     Param(
-        "P.1411 variant, distance direction",
-        "not chosen yet (blocked)",
-        "The paper names neither; the channel issue must.",
+        "RTT for the CDFs",
+        "100 ms slot means of the RTT (the per-sample trace is off)",
+        "A per-ACK trace of 1120 runs of 50 s would make the store gigabytes; slot means keep the shape.",
     ),
 )
 
 CLAIMS = (
-    ("Throughput of TCP and UDP falls as the UE moves from 40 m to 300 m", "Fig. 4-5: steep fall beyond ~200 m", True),
-    ("UDP gets at most ~0.5 Mbit/s (UM) / ~1 Mbit/s (AM) more throughput than TCP", "Fig. 4", False),
-    ("TCP has no data-segment loss", "Fig. 4 (loss count): none", False),
-    ("UDP loses heavily in UM", "Fig. 4 (loss count)", False),
-    ("RLC AM roughly halves UDP's loss compared with UM", "Fig. 4", False),
-    ("With control errors on, RLC AM lifts TCP close to UDP at the cell edge (UM far below)", "Fig. 5", False),
-    ("With control errors on, near the eNB (40-80 m) AM is slightly below UM", "Fig. 5", True),
-    ("CWND median is lower with control errors, lowest on UM", "Fig. 6", False),
-    ("RTT grows with distance (UM); AM's RTT slightly above UM's at 40 m", "Fig. 7", True),
-    ("The no-interference 300 m run has the shortest RTT", "Fig. 7 reference", True),
+    "Throughput of TCP and UDP falls as the UE moves from 40 m to 300 m",
+    "UDP gets at most ~0.5 Mbit/s (UM) / ~1 Mbit/s (AM) more throughput than TCP",
+    "TCP has no data-segment loss",
+    "UDP loses heavily in UM",
+    "RLC AM roughly halves UDP's loss compared with UM",
+    "With control errors on, RLC AM lifts TCP close to UDP at the cell edge (UM far below)",
+    "With control errors on, near the eNB (40-80 m) AM is slightly below UM",
+    "CWND median is lower with control errors, lowest on UM",
+    "RTT grows with distance (UM); AM's RTT slightly above UM's at 40 m",
+    "The no-interference 300 m run has the shortest RTT",
+)
+PAPER = (
+    "Fig. 4-5: steep fall beyond ~200 m",
+    "Fig. 4",
+    "Fig. 4 (loss count): none",
+    "Fig. 4 (loss count)",
+    "Fig. 4",
+    "Fig. 5",
+    "Fig. 5",
+    "Fig. 6",
+    "Fig. 7",
+    "Fig. 7 reference",
 )
 
 
-def _base(duration_s: float, rlc_mode: str, transport: str) -> dict[str, Any]:
+# -- grid --------------------------------------------------------------------------------------
+
+
+def _placement(distance_m: float) -> dict[str, Any]:
+    return {
+        "kind": "channel",
+        "position_m": [float(distance_m), 0.0],
+        "height_m": UE_HEIGHT_M,
+        "mobility": {
+            "kind": "random_walk",
+            "speed_kmh": UE_SPEED_KMH,
+            "bounds_m": [distance_m - BOX_HALF_M, -BOX_HALF_M, distance_m + BOX_HALF_M, BOX_HALF_M],
+        },
+    }
+
+
+def _base(duration_s: float, rlc_mode: str, transport: str, interference: bool = True) -> dict[str, Any]:
+    channel = {k: v for k, v in CHANNEL.items() if interference or k != "hex_layout"}
     doc = lte_scenario(
         name="li-celledge",
-        description="Seed 004 protocol grid at fixed SINR (the channel is blocked)",
+        description="Seed 004: one UE in a 20 m box, 57-cell layout, P.1411, shadowing, EPA",
         duration_s=duration_s,
         n_ues=1,
         bandwidth_mhz=BANDWIDTH_MHZ,
-        sinr={"kind": "fixed", "db": PROXY_SINRS_DB[0], "ul_db": UPLINK_SINR_DB},
+        sinr=_placement(DISTANCES_M[0]),
         rlc={"mode": rlc_mode, "tx_buffer_bytes": RLC_BUFFER_BYTES},
         internet_rate_mbps=SERVER_RATE_MBPS,
         internet_delay_ms=SERVER_DELAY_MS,
         cca="newreno",
         tcp={"mss_bytes": PACKET_BYTES},
+        cell={"channel": channel},
     )
     if transport == "udp":
         doc["flows"][0] = {
@@ -130,208 +224,405 @@ def _base(duration_s: float, rlc_mode: str, transport: str) -> dict[str, Any]:
     return doc
 
 
+def _distance_axes(distances: tuple[int, ...]) -> list[dict[str, Any]]:
+    """The box centre and its walls move together (zip ``distance``)."""
+    sinr = "cells[0].ues[0].sinr"
+    return [
+        {
+            "path": f"{sinr}.position_m[0]",
+            "values": [float(d) for d in distances],
+            "zip": "distance",
+            "name": "distance_m",
+        },
+        {
+            "path": f"{sinr}.mobility.bounds_m[0]",
+            "values": [d - BOX_HALF_M for d in distances],
+            "zip": "distance",
+            "name": "box_x_min_m",
+        },
+        {
+            "path": f"{sinr}.mobility.bounds_m[2]",
+            "values": [d + BOX_HALF_M for d in distances],
+            "zip": "distance",
+            "name": "box_x_max_m",
+        },
+    ]
+
+
 def sweeps(seeds: int, quick: bool) -> list[SweepDef]:
-    """One sweep per (transport, RLC mode), each SINR x control errors.
+    """One sweep per (transport, RLC mode), each distance x control errors, and the reference run.
 
     A sweep per RLC mode, not an axis on ``rlc.mode``: the canonical base carries the other mode's
     fields (UM's ``sn_bits``), which the engine refuses under AM.
     """
-    duration = 3.0 if quick else DURATION_S
-    axes = [
-        {"path": "cells[0].ues[0].sinr.db", "values": list(PROXY_SINRS_DB), "name": "sinr_db"},
-        {"path": "cells[0].control_errors", "values": [False, True]},
-    ]
-    return [
+    duration = QUICK_DURATION_S if quick else DURATION_S
+    distances = QUICK_DISTANCES_M if quick else DISTANCES_M
+    axes = [*_distance_axes(distances), {"path": "cells[0].control_errors", "values": [False, True]}]
+    grid = [
         SweepDef(
             f"{transport}-{mode}",
             _base(duration, mode, transport),
             axes,
             seeds,
-            description=f"{transport.upper()} on RLC {mode.upper()}: SINR x control errors",
+            description=f"{transport.upper()} on RLC {mode.upper()}: distance x control errors",
         )
         for transport in ("tcp", "udp")
         for mode in ("um", "am")
     ]
+    reference = SweepDef(
+        "reference",
+        _base(duration, "um", "tcp", interference=False),
+        [*_distance_axes((REFERENCE_DISTANCE_M,)), {"path": "cells[0].control_errors", "values": [False]}],
+        seeds,
+        description="TCP on RLC UM at 300 m with no interfering cells (Figure 7's reference)",
+    )
+    return [*grid, reference]
+
+
+# -- data --------------------------------------------------------------------------------------
 
 
 def _flows(store: Store, transport: str, mode: str) -> pd.DataFrame:
     return store.query(
-        "SELECT seed, sinr_db, control_errors, throughput_bps / 1e6 AS throughput_mbps, "
+        "SELECT seed, distance_m, control_errors, throughput_bps / 1e6 AS throughput_mbps, "
         f"lost_packets, loss_ratio * 100 AS loss_pct, rtt_p50_ms, '{transport}' AS transport, '{mode}' AS rlc_mode "
         "FROM flows"
     )
 
 
-def report(stores: dict[str, Store], quick: bool) -> list[Block]:
-    flows = pd.concat([_flows(store, *name.split("-")) for name, store in sorted(stores.items())], ignore_index=True)
-    cwnd = pd.concat(
-        [
-            stores[f"tcp-{mode}"].query(
-                f"SELECT seed, sinr_db, '{mode}' AS rlc_mode, control_errors, median(cwnd_bytes) AS cwnd_median_bytes "
-                "FROM timeseries GROUP BY ALL"
-            )
-            for mode in ("um", "am")
-        ],
-        ignore_index=True,
+def _cwnd(store: Store, mode: str) -> pd.DataFrame:
+    return store.query(
+        f"SELECT seed, distance_m, '{mode}' AS rlc_mode, control_errors, median(cwnd_bytes) AS cwnd_median_bytes "
+        "FROM timeseries GROUP BY ALL"
     )
+
+
+def _rtt_slots(store: Store, mode: str) -> pd.DataFrame:
+    return store.query(
+        f"SELECT seed, distance_m, '{mode}' AS rlc_mode, control_errors, rtt_ms FROM timeseries WHERE rtt_ms > 0"
+    )
+
+
+def _radio(store: Store) -> pd.DataFrame:
+    return store.query(
+        "SELECT distance_m, control_errors, avg(cqi) AS cqi_mean, avg(CASE WHEN cqi = 0 THEN 1.0 ELSE 0.0 END) "
+        "AS cqi0_share, avg(capacity_bps) / 1e6 AS capacity_mbps, sum(control_losses) AS control_losses, "
+        "sum(harq_residual_losses) AS harq_losses FROM lte WHERE dir = 'dl' GROUP BY ALL ORDER BY ALL"
+    )
+
+
+def report(stores: dict[str, Store], quick: bool) -> list[Block]:
+    grid = {k: v for k, v in stores.items() if k != "reference"}
+    flows = pd.concat([_flows(store, *name.split("-")) for name, store in sorted(grid.items())], ignore_index=True)
+    cwnd = pd.concat([_cwnd(stores[f"tcp-{m}"], m) for m in ("um", "am")], ignore_index=True)
+    rtt = pd.concat([_rtt_slots(stores[f"tcp-{m}"], m) for m in ("um", "am")], ignore_index=True)
+    reference = _rtt_slots(stores["reference"], "um")
+    ref_flows = _flows(stores["reference"], "tcp", "um")
+    radio = _radio(stores["tcp-um"])
     return [
         Block("h1", TITLE),
         Block(
             "p",
-            "BLOCKED: the paper's x axis is the UE's distance from the eNB in a 57-cell interference layout with "
-            "P.1411 path loss, shadowing and EPA fading. None of that radio model is in cellcc yet (the channel "
-            "issue), so the distance sweep, the RTT CDFs per distance and the no-interference reference are not run. "
-            "What is run is the protocol grid at two fixed SINRs, which tests the paper's protocol findings but "
-            "not their dependence on distance." + (" QUICK MODE: short runs; not a result." if quick else ""),
-        ),
-        Block(
-            "p",
-            f"Grid when the channel lands: distance {list(DISTANCES_M)} m x RLC {{AM, UM}} x control errors "
-            "{on, off} x {NewReno, UDP}, 50 s, 14 distances x 8 = 112 points per seed.",
+            "The paper's grid on cellcc's radio channel: the UE's 20 m box at 40-300 m from its eNB in the 57-cell "
+            "layout, P.1411 path loss, shadowing and EPA fading (parameters below). Numbers are means ± 95% CI over "
+            "seeds (the paper ran one seed)."
+            + (" QUICK MODE: short runs, three distances; not a result." if quick else ""),
         ),
         *params_block(PARAMS),
-        Block("h2", "Protocol grid at fixed SINR (proxy for centre / edge)"),
-        Block("table", table=_summary(flows, cwnd)),
-        *findings_blocks(_findings(flows, cwnd)),
+        Block("h2", "Radio conditions per distance (TCP on UM)"),
+        Block("p", _radio_text(radio)),
+        Block("table", table=radio.round(3)),
+        Block("h2", "Figure 4 re-made: throughput and loss vs distance, control errors off"),
+        Block("table", table=_pivot(flows, False, "throughput_mbps")),
+        figure("throughput vs distance, control errors off", lambda: _lines(flows, False, "throughput_mbps")),
+        Block("table", table=_pivot(flows, False, "lost_packets", "{:.0f}")),
+        figure("lost packets vs distance, control errors off", lambda: _lines(flows, False, "lost_packets")),
+        Block("h2", "Figure 5 re-made: throughput vs distance, control errors on"),
+        Block("table", table=_pivot(flows, True, "throughput_mbps")),
+        figure("throughput vs distance, control errors on", lambda: _lines(flows, True, "throughput_mbps")),
+        Block("h2", "Figure 6 re-made: TCP's median cwnd"),
+        Block("table", table=_cwnd_table(cwnd)),
+        figure("median cwnd vs distance", lambda: _cwnd_lines(cwnd)),
+        Block("h2", "Figure 7 re-made: CDF of TCP's RTT (100 ms slot means), control errors off"),
+        figure("RTT CDF per distance (UM), AM at 40 m, no-interference reference", lambda: _rtt_cdf(rtt, reference)),
+        *findings_blocks(_findings(flows, cwnd, rtt, reference, ref_flows)),
     ]
 
 
-def _summary(flows: pd.DataFrame, cwnd: pd.DataFrame) -> pd.DataFrame:
+def _radio_text(radio: pd.DataFrame) -> str:
+    dead = radio[radio["cqi0_share"] > 0]
+    if dead.empty:
+        return "No slot had a wideband CQI of 0 at any distance: the UE is servable everywhere in the grid."
+    worst = dead.loc[dead["cqi0_share"].idxmax()]
+    return (
+        f"UNSERVABLE SLOTS: a wideband CQI of 0 ('out of range', TS 36.213 Table 7.2.3-1; the scheduler does not "
+        f"serve it) occurs at {sorted(set(dead['distance_m'].astype(int)))} m; worst {worst['cqi0_share'] * 100:.1f}% "
+        f"of slots at {worst['distance_m']:.0f} m. Not tuned away: that is what this geometry gives."
+    )
+
+
+def _label(transport: str, mode: str) -> str:
+    return f"{transport.upper()} {mode.upper()}"
+
+
+def _pivot(flows: pd.DataFrame, errors: bool, metric: str, fmt: str = "{:.3g}") -> pd.DataFrame:
     rows = []
-    keys = ["sinr_db", "rlc_mode", "control_errors", "transport"]
-    for key, g in flows.groupby(keys, sort=True):
-        row = dict(zip(keys, key, strict=True))
-        row["throughput Mbit/s"] = ci_text(g["throughput_mbps"])
-        row["lost packets"] = ci_text(g["lost_packets"], "{:.0f}")
-        row["median RTT ms"] = ci_text(g["rtt_p50_ms"]) if key[3] == "tcp" else "-"
-        c = cwnd[(cwnd[keys[:3]] == pd.Series(key[:3], index=keys[:3])).all(axis=1)]
-        row["cwnd median kB"] = ci_text(c["cwnd_median_bytes"] / 1e3) if key[3] == "tcp" and len(c) else "-"
+    on = flows[flows["control_errors"] == errors]
+    for d, g in on.groupby("distance_m", sort=True):
+        row: dict[str, Any] = {"distance m": int(d)}
+        for (t, m), h in g.groupby(["transport", "rlc_mode"], sort=True):
+            row[_label(t, m)] = ci_text(h[metric], fmt)
         rows.append(row)
     return pd.DataFrame(rows)
 
 
-def _at(flows: pd.DataFrame, **where: Any) -> pd.DataFrame:
-    mask = pd.Series(True, index=flows.index)
+def _lines(flows: pd.DataFrame, errors: bool, metric: str) -> bytes:
+    fig, ax = plt.subplots(figsize=(6.0, 4.0))
+    on = flows[flows["control_errors"] == errors]
+    for (t, m), g in on.groupby(["transport", "rlc_mode"], sort=True):
+        mean = g.groupby("distance_m")[metric].mean()
+        ax.plot(mean.index, mean.to_numpy(), marker="o", label=_label(t, m))
+    ax.set_xlabel("distance from the eNB (m)")
+    ax.set_ylabel(metric.replace("_", " "))
+    ax.set_title(f"{metric.replace('_', ' ')}, control errors {'on' if errors else 'off'} (mean over seeds)")
+    ax.legend(fontsize="small")
+    ax.grid(alpha=0.3)
+    return _png(fig)
+
+
+def _cwnd_table(cwnd: pd.DataFrame) -> pd.DataFrame:
+    rows = []
+    for d, g in cwnd.groupby("distance_m", sort=True):
+        row: dict[str, Any] = {"distance m": int(d)}
+        for (m, e), h in g.groupby(["rlc_mode", "control_errors"], sort=True):
+            row[f"{m.upper()} errors {'on' if e else 'off'} kB"] = ci_text(h["cwnd_median_bytes"] / 1e3)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _cwnd_lines(cwnd: pd.DataFrame) -> bytes:
+    fig, ax = plt.subplots(figsize=(6.0, 4.0))
+    for (m, e), g in cwnd.groupby(["rlc_mode", "control_errors"], sort=True):
+        mean = g.groupby("distance_m")["cwnd_median_bytes"].mean() / 1e3
+        ax.plot(mean.index, mean.to_numpy(), marker="o", label=f"{m.upper()}, errors {'on' if e else 'off'}")
+    ax.set_xlabel("distance from the eNB (m)")
+    ax.set_ylabel("median cwnd (kB)")
+    ax.set_title("TCP NewReno median cwnd (mean over seeds)")
+    ax.legend(fontsize="small")
+    ax.grid(alpha=0.3)
+    return _png(fig)
+
+
+def _rtt_cdf(rtt: pd.DataFrame, reference: pd.DataFrame) -> bytes:
+    fig, ax = plt.subplots(figsize=(7.0, 4.5))
+    um = rtt[(rtt["rlc_mode"] == "um") & ~rtt["control_errors"]]
+    cmap = plt.get_cmap("viridis")
+    distances = sorted(um["distance_m"].unique())
+    for i, (d, g) in enumerate(um.groupby("distance_m", sort=True)):
+        curve = ecdf(g["rtt_ms"].to_numpy(dtype=float))
+        ax.step(curve["x"], curve["p"], where="post", color=cmap(i / max(1, len(distances) - 1)), label=f"UM {d:.0f} m")
+    am = rtt[(rtt["rlc_mode"] == "am") & ~rtt["control_errors"] & (rtt["distance_m"] == min(distances))]
+    for frame, style, label in (
+        (am, "-", f"AM {min(distances):.0f} m"),
+        (reference, "--", f"no interference {REFERENCE_DISTANCE_M} m"),
+    ):
+        curve = ecdf(frame["rtt_ms"].to_numpy(dtype=float))
+        ax.step(curve["x"], curve["p"], where="post", color="black", linestyle=style, label=label)
+    ax.set_xscale("log")
+    ax.set_xlabel("RTT, 100 ms slot mean (ms)")
+    ax.set_ylabel("P(X <= x)")
+    ax.set_title("TCP RTT, control errors off")
+    ax.legend(fontsize="x-small", ncol=2)
+    ax.grid(alpha=0.3)
+    return _png(fig)
+
+
+# -- findings ----------------------------------------------------------------------------------
+
+
+def _at(frame: pd.DataFrame, **where: Any) -> pd.DataFrame:
+    mask = pd.Series(True, index=frame.index)
     for column, value in where.items():
-        mask &= flows[column] == value
-    return flows[mask]
+        mask &= frame[column] == value
+    return frame[mask]
 
 
-def _findings(flows: pd.DataFrame, cwnd: pd.DataFrame) -> list[Finding]:
-    edge = min(PROXY_SINRS_DB)
-    out = []
-    for claim, paper, needs_distance in CLAIMS:
-        if needs_distance:
-            out.append(
-                Finding(
-                    claim,
-                    paper,
-                    "not run",
-                    Verdict.BLOCKED,
-                    "Needs the distance axis and the interference layout "
-                    "(channel issue): no fixed-SINR run can stand in for a trend over distance.",
-                )
-            )
-            continue
-        out.append(_protocol_finding(claim, paper, flows, cwnd, edge))
-    return out
+def _by_distance(frame: pd.DataFrame, metric: str, **where: Any) -> pd.Series:
+    return _at(frame, **where).groupby("distance_m")[metric].mean()
 
 
-def _protocol_finding(claim: str, paper: str, flows: pd.DataFrame, cwnd: pd.DataFrame, edge: float) -> Finding:
-    off = _at(flows, sinr_db=edge, control_errors=False)
-    if claim.startswith("UDP gets"):
-        gaps = {
-            m: _at(off, rlc_mode=m, transport="udp")["throughput_mbps"].mean()
-            - _at(off, rlc_mode=m, transport="tcp")["throughput_mbps"].mean()
-            for m in ("um", "am")
-        }
-        ours = f"UDP - TCP at {edge:g} dB: UM {gaps['um']:+.2f}, AM {gaps['am']:+.2f} Mbit/s"
-        ok = all(0 <= g <= 1.5 for g in gaps.values())
-        return Finding(
-            claim,
-            paper,
-            ours,
-            Verdict.AGREES if ok else Verdict.DIFFERS,
-            "At a fixed SINR (not the paper's geometry); the gap is the TCP/IP and ACK overhead plus "
-            "TCP's backoffs after losses.",
-        )
-    if claim.startswith("TCP has no"):
-        tcp_loss = _at(off, transport="tcp")["lost_packets"].mean()
-        return Finding(
-            claim,
-            paper,
-            f"at {edge:g} dB, no control errors: {tcp_loss:.0f} lost packets per run (mean over RLC modes)",
-            Verdict.AGREES if tcp_loss == 0 else Verdict.DIFFERS,
-            "Model difference. Our TCP losses are eNB RLC buffer overflows: the engine's receive window is "
-            "Linux's (6 MiB), so NewReno grows until the 1024 KB buffer overflows. ns-3's TcpSocket "
-            "RcvBufSize/SndBufSize default to 131072 B (ns-3 TCP model attributes), which caps the window below "
-            "the RLC buffer, so in LENA the buffer never overflows and TCP loses nothing.",
-        )
-    if claim.startswith("UDP loses"):
-        udp_um = _at(off, transport="udp", rlc_mode="um")
-        return Finding(
-            claim,
-            paper,
-            f"at {edge:g} dB: {udp_um['lost_packets'].mean():.0f} lost packets ({udp_um['loss_pct'].mean():.0f}%)",
-            Verdict.AGREES if udp_um["loss_pct"].mean() > 1 else Verdict.DIFFERS,
-            f"A backlogged CBR source ({UDP_RATE_MBPS:g} Mbit/s) overflows the RLC buffer of a cell that carries "
-            "a few Mbit/s; most of the loss is that overflow, in both tools.",
-        )
-    if claim.startswith("With control errors on, RLC AM"):
-        on = _at(flows, sinr_db=edge, control_errors=True)
-        rate = {
-            (t, m): _at(on, transport=t, rlc_mode=m)["throughput_mbps"].mean()
-            for t in ("tcp", "udp")
-            for m in ("um", "am")
-        }
-        ours = (
-            f"at {edge:g} dB with errors: TCP UM {rate[('tcp', 'um')]:.2f}, TCP AM {rate[('tcp', 'am')]:.2f}, "
-            f"UDP UM {rate[('udp', 'um')]:.2f} Mbit/s"
-        )
-        lifted = rate[("tcp", "am")] > UM_FAR_BELOW * rate[("tcp", "um")]
-        return Finding(
-            claim,
-            paper,
-            ours,
-            Verdict.AGREES if lifted else Verdict.DIFFERS,
-            "PDCCH errors at this SINR lose about a tenth of the TBs (the lte table's control_losses), enough to "
-            "cut TCP's cwnd on UM (see finding 8) but not below the path's BDP (1.2 Mbit/s x ~60 ms ~ 9 kB), so "
-            "TCP on UM still fills the cell and AM has nothing to lift. The paper's edge, with the control "
-            "channel under full interference from 56 cells, has a higher error rate than this proxy; that needs "
-            "the channel.",
-        )
-    if claim.startswith("RLC AM roughly"):
-        um = _at(off, transport="udp", rlc_mode="um")["lost_packets"].mean()
-        am = _at(off, transport="udp", rlc_mode="am")["lost_packets"].mean()
-        ratio = am / um if um else float("nan")
-        return Finding(
-            claim,
-            paper,
-            f"UDP lost packets AM / UM = {ratio:.2f} at {edge:g} dB",
-            Verdict.AGREES if 0.2 <= ratio <= 0.8 else Verdict.DIFFERS,
-            "With a CBR source above capacity most UDP loss is RLC buffer overflow, which ARQ cannot "
-            "recover; only the air losses are AM's to repair, so the ratio depends on how much of the loss "
-            "is overflow (a load the paper does not state).",
-        )
-    on = _at(cwnd, sinr_db=edge)
-    medians = on.groupby(["control_errors", "rlc_mode"])["cwnd_median_bytes"].mean()
+def _rho(series: pd.Series) -> float:
+    """Spearman rank correlation of a per-distance series with distance."""
+    if len(series) < 2:
+        return float("nan")
+    return float(pd.Series(series.index, dtype=float).rank().corr(pd.Series(series.to_numpy()).rank()))
+
+
+def _findings(
+    flows: pd.DataFrame, cwnd: pd.DataFrame, rtt: pd.DataFrame, reference: pd.DataFrame, ref_flows: pd.DataFrame
+) -> list[Finding]:
+    off = _at(flows, control_errors=False)
+    on = _at(flows, control_errors=True)
+    makers = (
+        lambda: _falls(off),
+        lambda: _udp_gap(off),
+        lambda: _tcp_loss(off),
+        lambda: _udp_um_loss(off),
+        lambda: _am_halves(off),
+        lambda: _am_lifts(on),
+        lambda: _centre_am_below(on),
+        lambda: _cwnd_finding(cwnd),
+        lambda: _rtt_grows(rtt, flows),
+        lambda: _reference(rtt, reference, ref_flows),
+    )
+    return [Finding(claim, paper, *make()) for claim, paper, make in zip(CLAIMS, PAPER, makers, strict=True)]
+
+
+def _falls(off: pd.DataFrame) -> tuple[str, Verdict, str]:
+    parts, ok = [], True
+    for t in ("tcp", "udp"):
+        for m in ("um", "am"):
+            s = _by_distance(off, "throughput_mbps", transport=t, rlc_mode=m)
+            ok &= _rho(s) <= FALLING_RHO
+            parts.append(f"{_label(t, m)} {s.iloc[0]:.2f} -> {s.iloc[-1]:.2f} Mbit/s (rho {_rho(s):.2f})")
+    s = _by_distance(off, "throughput_mbps", transport="udp", rlc_mode="um")
+    mid = s[s.index <= 200]
+    steep = (
+        f"; UDP UM loses {(s.iloc[0] - mid.iloc[-1]) / max(1, mid.index[-1] - s.index[0]) * 100:.2f} Mbit/s per 100 m "
+        f"up to 200 m and {(mid.iloc[-1] - s.iloc[-1]) / max(1, s.index[-1] - mid.index[-1]) * 100:.2f} beyond"
+        if len(mid) and mid.index[-1] < s.index[-1]
+        else ""
+    )
+    return (
+        "; ".join(parts) + steep,
+        Verdict.AGREES if ok else Verdict.DIFFERS,
+        "The SINR falls with distance because the serving signal weakens while the 56 interferers stay (the radio "
+        "table above). With P.1411 LOS on every interfering link the fall starts at 40 m rather than 'beyond ~200 m'.",
+    )
+
+
+def _udp_gap(off: pd.DataFrame) -> tuple[str, Verdict, str]:
+    gaps = {
+        m: _by_distance(off, "throughput_mbps", transport="udp", rlc_mode=m)
+        - _by_distance(off, "throughput_mbps", transport="tcp", rlc_mode=m)
+        for m in ("um", "am")
+    }
+    ours = ", ".join(f"{m.upper()} {g.min():+.2f} .. {g.max():+.2f} Mbit/s" for m, g in gaps.items())
+    ok = all(g.min() >= -0.1 and g.max() <= 1.5 for g in gaps.values())
+    return (
+        f"UDP - TCP over the distances: {ours}",
+        Verdict.AGREES if ok else Verdict.DIFFERS,
+        "The gap is TCP/IP and ACK overhead plus TCP's backoffs after losses; the paper's Fig. 4 shows 0.5-1 Mbit/s.",
+    )
+
+
+def _tcp_loss(off: pd.DataFrame) -> tuple[str, Verdict, str]:
+    loss = _by_distance(off, "lost_packets", transport="tcp")
+    return (
+        f"TCP lost packets per run (mean over RLC modes): {loss.min():.0f} .. {loss.max():.0f} over the distances "
+        f"({loss.idxmax():.0f} m most)",
+        Verdict.AGREES if loss.max() == 0 else Verdict.DIFFERS,
+        "Model difference. Our TCP losses are mostly eNB RLC buffer overflows: the engine's receive window is "
+        "Linux's (6 MiB), so NewReno grows until the 1024 KB buffer overflows. ns-3's TcpSocket RcvBufSize/SndBufSize "
+        "default to 131072 B, which caps the window below the RLC buffer, so in LENA the buffer never overflows.",
+    )
+
+
+def _udp_um_loss(off: pd.DataFrame) -> tuple[str, Verdict, str]:
+    pct = _by_distance(off, "loss_pct", transport="udp", rlc_mode="um")
+    return (
+        f"UDP UM loses {pct.min():.0f}% .. {pct.max():.0f}% of its packets over the distances",
+        Verdict.AGREES if pct.min() > 1 else Verdict.DIFFERS,
+        f"A backlogged CBR source ({UDP_RATE_MBPS:g} Mbit/s) overflows the RLC buffer of a cell that carries a few "
+        "Mbit/s; most of the loss is that overflow, in both tools.",
+    )
+
+
+def _am_halves(off: pd.DataFrame) -> tuple[str, Verdict, str]:
+    um = _at(off, transport="udp", rlc_mode="um")["lost_packets"].sum()
+    am = _at(off, transport="udp", rlc_mode="am")["lost_packets"].sum()
+    ratio = am / um if um else float("nan")
+    return (
+        f"UDP lost packets AM / UM = {ratio:.2f} (summed over distances and seeds)",
+        Verdict.AGREES if 0.2 <= ratio <= 0.8 else Verdict.DIFFERS,
+        "With a CBR source above capacity most UDP loss is RLC buffer overflow, which ARQ cannot recover; only the air "
+        "losses are AM's to repair, so the ratio depends on how much of the loss is overflow.",
+    )
+
+
+def _am_lifts(on: pd.DataFrame) -> tuple[str, Verdict, str]:
+    edge = on[on["distance_m"] >= EDGE_FROM_M]
+    rate = {
+        (t, m): _at(edge, transport=t, rlc_mode=m)["throughput_mbps"].mean()
+        for t in ("tcp", "udp")
+        for m in ("um", "am")
+    }
+    lifted = rate[("tcp", "am")] > UM_FAR_BELOW * rate[("tcp", "um")]
+    close = rate[("tcp", "am")] >= CLOSE_TO_UDP * rate[("udp", "um")]
+    return (
+        f">= {EDGE_FROM_M} m with errors: TCP UM {rate[('tcp', 'um')]:.2f}, TCP AM {rate[('tcp', 'am')]:.2f}, "
+        f"UDP UM {rate[('udp', 'um')]:.2f} Mbit/s",
+        Verdict.AGREES if lifted and close else Verdict.DIFFERS,
+        "PDCCH/PCFICH errors lose whole TBs; AM's ARQ repairs them below TCP, UM passes them up as losses that halve "
+        "cwnd. Whether that costs throughput depends on whether the halved window still covers the path's BDP."
+        + ("" if lifted else " Here TCP on UM keeps the cell busy, so AM has nothing to lift."),
+    )
+
+
+def _centre_am_below(on: pd.DataFrame) -> tuple[str, Verdict, str]:
+    centre = on[(on["distance_m"] <= CENTRE_TO_M) & (on["transport"] == "tcp")]
+    um = _at(centre, rlc_mode="um")["throughput_mbps"]
+    am = _at(centre, rlc_mode="am")["throughput_mbps"]
+    below = am.mean() < um.mean()
+    return (
+        f"TCP at <= {CENTRE_TO_M} m with errors: AM {ci_text(am)} vs UM {ci_text(um)} Mbit/s",
+        Verdict.AGREES if below else Verdict.DIFFERS,
+        "The paper blames AM's extra segmentation/overhead. Our AM adds its 2-byte header and status PDUs on the "
+        "uplink" + ("." if below else ", which near the eNB costs less than the spread over seeds: no visible gap."),
+    )
+
+
+def _cwnd_finding(cwnd: pd.DataFrame) -> tuple[str, Verdict, str]:
+    medians = cwnd.groupby(["control_errors", "rlc_mode"])["cwnd_median_bytes"].mean()
     ours = ", ".join(f"errors {'on' if k[0] else 'off'}/{k[1].upper()}: {v / 1e3:.0f} kB" for k, v in medians.items())
-    lowest = medians.idxmin() if len(medians) else (None, None)
+    lowest = medians.idxmin()
     both_drop = len(medians) == 4 and all(medians[(True, m)] < medians[(False, m)] for m in ("um", "am"))
     ok = bool(lowest[0]) and lowest[1] == "um" and both_drop
-    return Finding(
-        claim,
-        paper,
-        ours,
+    return (
+        f"mean over distances and seeds: {ours}",
         Verdict.AGREES if ok else Verdict.DIFFERS,
-        "Control-channel errors lose whole TBs; on UM they reach TCP as losses and halve its cwnd, on AM "
-        "ARQ repairs them first, so UM with errors has the smallest median cwnd"
-        + (
-            "."
-            if ok
-            else " (as in the paper); but on AM the median is not lower with errors: with no air losses to "
-            "repair, the window's sawtooth is set by when the 1024 KB buffer overflows rather than by air losses."
-        )
-        + " At -5 dB the medians are large because the window grows over a multi-second RTT (the buffer "
-        "drains at ~1.3 Mbit/s).",
+        "Control-channel errors lose whole TBs; on UM they reach TCP as losses and cut its cwnd, on AM ARQ repairs "
+        "them first. Where the window is set by RLC buffer overflow rather than air losses (our 6 MiB receive "
+        "window, see the TCP-loss finding), the errors move the median less.",
+    )
+
+
+def _rtt_grows(rtt: pd.DataFrame, flows: pd.DataFrame) -> tuple[str, Verdict, str]:
+    um = _at(rtt, rlc_mode="um", control_errors=False).groupby("distance_m")["rtt_ms"].median()
+    first = min(um.index)
+    am40 = _at(rtt, rlc_mode="am", control_errors=False, distance_m=first)["rtt_ms"].median()
+    grows = _rho(um) > -FALLING_RHO
+    above = am40 > um.loc[first]
+    return (
+        f"UM median RTT {um.iloc[0]:.0f} ms at {first:.0f} m -> {um.iloc[-1]:.0f} ms at {um.index[-1]:.0f} m "
+        f"(rho {_rho(um):.2f}); at {first:.0f} m AM {am40:.0f} vs UM {um.loc[first]:.0f} ms",
+        Verdict.AGREES if grows and above else Verdict.DIFFERS,
+        "NewReno fills the 1024 KB RLC buffer at every distance, so the RTT is mostly queueing delay: buffer / rate. "
+        "As the rate falls with distance the same buffer takes longer to drain."
+        + ("" if grows else " Here the RTT does not rise with distance."),
+    )
+
+
+def _reference(rtt: pd.DataFrame, reference: pd.DataFrame, ref_flows: pd.DataFrame) -> tuple[str, Verdict, str]:
+    um = _at(rtt, rlc_mode="um", control_errors=False).groupby("distance_m")["rtt_ms"].median()
+    ref = float(np.median(reference["rtt_ms"])) if len(reference) else float("nan")
+    shortest = ref < um.min()
+    return (
+        f"reference median RTT {ref:.0f} ms ({ref_flows['throughput_mbps'].mean():.2f} Mbit/s) vs UM with "
+        f"interference {um.min():.0f} .. {um.max():.0f} ms",
+        Verdict.AGREES if shortest else Verdict.DIFFERS,
+        "Without interference the 300 m UE is noise-limited at a high SINR and drains the buffer fastest."
+        if shortest
+        else "The RTT is queueing in the 1024 KB RLC buffer that NewReno fills (our 6 MiB window): a faster link "
+        "drains it faster, so the reference's RTT is shorter only if its rate is higher than at every distance.",
     )
