@@ -12,8 +12,6 @@ from __future__ import annotations
 import base64
 import html
 import math
-import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,6 +22,7 @@ from cellcc import plots
 from cellcc.catalogue import Store
 from cellcc.recommend import Recommendation, recommend
 from cellcc.stats import mean_ci
+from cellcc.store import write_file_atomically
 
 __all__ = ["REPORT_METRICS", "build_report", "summarise_runs", "write_report"]
 
@@ -269,18 +268,6 @@ def render_markdown(blocks: list[Block], figure_dir: Path) -> tuple[str, dict[st
     return "\n\n".join(parts) + "\n", figures
 
 
-def _write_bytes(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def write_report(
     store: Store, out: str | Path, objective: str = "throughput", delay_budget_ms: float | None = None
 ) -> Path:
@@ -291,8 +278,8 @@ def write_report(
         figure_dir = out.with_name(f"{out.stem}_figures")
         text, figures = render_markdown(blocks, figure_dir)
         for name, png in figures.items():
-            _write_bytes(figure_dir / name, png)
-        _write_bytes(out, text.encode("utf-8"))
+            write_file_atomically(figure_dir / name, png)
+        write_file_atomically(out, text.encode("utf-8"))
     else:
-        _write_bytes(out, render_html(blocks).encode("utf-8"))
+        write_file_atomically(out, render_html(blocks).encode("utf-8"))
     return out

@@ -37,7 +37,15 @@ if TYPE_CHECKING:
 
     from cellcc.result import Result
 
-__all__ = ["TABLES", "read_fields", "run_files", "write_atomically", "write_files", "write_run"]
+__all__ = [
+    "TABLES",
+    "read_fields",
+    "run_files",
+    "write_atomically",
+    "write_file_atomically",
+    "write_files",
+    "write_run",
+]
 
 #: The engine's tables, in the order they are written (one ``<name>.parquet`` each).
 TABLES = ("flows", "timeseries", "queues", "cwnd", "rtt", "lte")
@@ -67,6 +75,19 @@ def _parquet_bytes(frame: pd.DataFrame) -> bytes:
     sink = pa.BufferOutputStream()
     pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), sink, compression="zstd")
     return sink.getvalue().to_pybytes()
+
+
+def write_file_atomically(path: Path, data: bytes) -> None:
+    """Write one file as a temporary file beside it renamed into place."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 def write_atomically(out_dir: str | Path, fill) -> Path:

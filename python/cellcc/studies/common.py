@@ -23,7 +23,6 @@ import enum
 import json
 import math
 import os
-import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -38,6 +37,7 @@ from cellcc.recommend import ALPHA
 from cellcc.report import Block, render_html, render_markdown
 from cellcc.runner import run_sweep
 from cellcc.stats import mean_ci, paired_test
+from cellcc.store import write_file_atomically
 from cellcc.sweep import Sweep
 
 __all__ = [
@@ -164,7 +164,7 @@ def run_study(
     md_path, html_path = out / "report.md", out / "report.html"
     text, figures = render_markdown(blocks, out / "report_figures")
     for name, png in figures.items():
-        _write_bytes(out / "report_figures" / name, png)
+        write_file_atomically(out / "report_figures" / name, png)
     _write_text(md_path, text)
     _write_text(html_path, render_html(blocks))
     return StudyOutcome(total, ran, wall_s, md_path, html_path)
@@ -263,20 +263,8 @@ def ordering_verdict(claim_a_greater: bool, diff: Difference, need_significance:
     return Verdict.AGREES if same_sign and (diff.significant or not need_significance) else Verdict.DIFFERS
 
 
-def _write_bytes(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def _write_text(path: Path, text: str) -> None:
-    _write_bytes(path, text.encode("utf-8"))
+    write_file_atomically(path, text.encode("utf-8"))
 
 
 def figure(caption: str, draw: Callable[[], bytes]) -> Block:
