@@ -310,3 +310,17 @@ def test_expansion_size_is_the_product_of_groups_times_seeds(doc):
     runs = sweep.expand()
     assert len(runs) == size * doc["seeds"]
     assert len({r.key for r in runs}) == len(runs)
+
+
+def test_an_axis_can_switch_a_tagged_field_of_the_base():
+    # The axes apply to the base as written: switching RLC AM -> UM does not carry AM's
+    # filled-in timers (unknown to UM) over from the canonical form.
+    sweep = Sweep.from_dict(
+        {
+            "base": str(EXAMPLES / "lte_single_ue.toml"),
+            "set": {"duration_s": 1},
+            "axes": [{"path": "cells[0].ues[0].rlc.mode", "values": ["am", "um", "tm"]}],
+        }
+    )
+    modes = [r.scenario.to_dict()["cells"][0]["ues"][0]["rlc"]["mode"] for r in sweep.expand()]
+    assert modes == ["am", "um", "tm"]

@@ -37,6 +37,7 @@ called, so a store keeps one result per key and a sweep resumes by key.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import itertools
 import json
@@ -49,7 +50,7 @@ from cellcc import _core
 from cellcc.errors import ScenarioError, UserError
 from cellcc.fieldpath import FieldPath, Segment, parse_path, set_path
 from cellcc.metrics import RUN_METRICS
-from cellcc.scenario import Scenario
+from cellcc.scenario import Scenario, load_document
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -109,6 +110,10 @@ class Sweep:
     fixed: tuple[tuple[FieldPath, Any], ...] = ()
     description: str = ""
     base_dir: Path = field(default_factory=Path.cwd)
+    #: The base as its author wrote it (relative paths made absolute): axes are applied to this,
+    #: not to the canonical form, so switching a tagged field (an RLC ``mode``, a SINR ``kind``)
+    #: does not carry over the other variant's filled-in defaults.
+    base_doc: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def load(cls, path: str | Path) -> Sweep:
@@ -123,7 +128,7 @@ class Sweep:
         """Check a parsed sweep document; relative paths are read from ``base_dir`` (default: cwd)."""
         root = Path(base_dir) if base_dir is not None else Path.cwd()
         _check_keys(doc, _TOP_KEYS, "")
-        base = _base_scenario(doc.get("base"), root)
+        base, base_doc = _base_scenario(doc.get("base"), root)
         axes = tuple(_axis(a, i) for i, a in enumerate(_list(doc.get("axes", []), "axes")))
         _check_columns(axes)
         _check_zips(axes)
@@ -136,6 +141,7 @@ class Sweep:
             fixed=fixed,
             description=str(doc.get("description", "")),
             base_dir=root,
+            base_doc=base_doc,
         )
 
     @property
@@ -168,7 +174,7 @@ class Sweep:
 
     def scenario_at(self, point: dict[str, Any]) -> Scenario:
         """The base scenario with the fixed settings and ``point``'s axis values applied."""
-        doc = self.base.to_dict()
+        doc = copy.deepcopy(self.base_doc) if self.base_doc else self.base.to_dict()
         edits = [*self.fixed, *((a.path, point[a.column]) for a in self.axes)]
         sets_params = any(fp.leaf == "cca_params" for fp, _ in edits)
         for fp, value in edits:
@@ -239,11 +245,13 @@ def _list(value: Any, where: str) -> list[Any]:
     return value
 
 
-def _base_scenario(spec: Any, root: Path) -> Scenario:
+def _base_scenario(spec: Any, root: Path) -> tuple[Scenario, dict[str, Any]]:
+    """The base scenario, checked, and the document it was written as."""
     if not isinstance(spec, str) or not spec:
         raise UserError("base", json.dumps(spec), "a scenario file (relative to the sweep file) or a bundled name")
     path = root / spec
-    return Scenario.load(path) if path.exists() else Scenario.resolve(spec)
+    doc, source = load_document(path if path.exists() else spec)
+    return Scenario.from_dict(copy.deepcopy(doc), source=source), doc
 
 
 def _axis(doc: Any, i: int) -> Axis:
