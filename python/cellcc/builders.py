@@ -14,6 +14,8 @@ __all__ = ["lte_cell", "two_hosts"]
 #: ns-3 ``PointToPointEpcHelper`` S1-U: 10 Gbit/s, MTU 2000 (the GTP-U header must fit).
 S1U_RATE_MBPS = 10_000.0
 S1U_MTU_BYTES = 2000
+#: One millisecond of S1-U propagation (examples/lte_single_ue.toml; ns-3's default is 0).
+S1U_DELAY_MS = 1
 
 
 def two_hosts(
@@ -44,15 +46,18 @@ def lte_cell(
     flows: list[dict[str, Any]] | None = None,
     duration_s: float = 2.0,
     internet_delay_ms: float = 10,
+    internet_rate_mbps: float = 1000,
+    names: list[str] | None = None,
     **cell: Any,
 ) -> dict[str, Any]:
     """An LTE cell behind an EPC: server -- pgw -- (S1-U) -- enb ~~ the UEs.
 
     ``ues`` are the cell's UE entries without ``node`` (``{"sinr": ..., "rlc": ...}``); they
-    are named ``ue`` when there is one, else ``ue0``, ``ue1``, .... ``cell`` adds cell fields
-    (``scheduler``, ``control_errors``, ...). ``flows`` defaults to none.
+    are named by ``names``, by default ``ue`` when there is one, else ``ue0``, ``ue1``, ....
+    ``cell`` adds cell fields (``scheduler``, ``control_errors``, ...). ``flows`` defaults to none.
     """
-    names = ["ue"] if len(ues) == 1 else [f"ue{i}" for i in range(len(ues))]
+    if names is None:
+        names = ["ue"] if len(ues) == 1 else [f"ue{i}" for i in range(len(ues))]
     return {
         "version": 1,
         "duration_s": duration_s,
@@ -63,13 +68,19 @@ def lte_cell(
             *({"id": n, "kind": "ue"} for n in names),
         ],
         "links": [
-            {"id": "internet", "a": "server", "b": "pgw", "rate_mbps": 1000, "delay_ms": internet_delay_ms},
+            {
+                "id": "internet",
+                "a": "server",
+                "b": "pgw",
+                "rate_mbps": internet_rate_mbps,
+                "delay_ms": internet_delay_ms,
+            },
             {
                 "id": "s1u",
                 "a": "pgw",
                 "b": "enb",
                 "rate_mbps": S1U_RATE_MBPS,
-                "delay_ms": 1,
+                "delay_ms": S1U_DELAY_MS,
                 "mtu_bytes": S1U_MTU_BYTES,
                 "tunnel": "gtpu",
             },
