@@ -21,7 +21,7 @@ import pandas as pd
 from cellcc import _core
 from cellcc.errors import UserError
 from cellcc.provenance import provenance
-from cellcc.result import LTE_COLUMNS, Result
+from cellcc.result import Result
 from cellcc.scenario import Scenario, load_document
 
 from . import crosscheck as xc
@@ -30,6 +30,7 @@ from .netns import Unsupported
 from .ns3 import build as ns3_build
 from .ns3 import plan as ns3_plan
 from .ns3 import run as ns3_run
+from .output import BackendRunOutput
 from .plan import NotSupported, kernel_ccas
 
 BACKENDS = ("engine", "linux", "ns3")
@@ -94,8 +95,7 @@ def run_linux(sc: DocScenario, seed: int) -> Result:
         raise UserError(e.path, json.dumps(e.value, default=str), f"(linux backend) {e.why}") from None
     except Unsupported as e:
         raise UserError("--backend", '"linux"', str(e)) from None
-    # The linux backend refuses cells: its lte table is empty.
-    return _result(sc, seed, out, "linux", pd.DataFrame(columns=LTE_COLUMNS))
+    return _result(sc, seed, out, "linux")
 
 
 def run_ns3(sc: DocScenario, seed: int) -> Result:
@@ -106,10 +106,10 @@ def run_ns3(sc: DocScenario, seed: int) -> Result:
         raise UserError(e.path, json.dumps(e.value, default=str), f"(ns3 backend) {e.why}") from None
     except ns3_build.DriverUnavailable as e:
         raise UserError("--backend", '"ns3"', str(e).splitlines()[0]) from None
-    return _result(sc, seed, out, "ns3", out.lte)
+    return _result(sc, seed, out, "ns3")
 
 
-def _result(sc: DocScenario, seed: int, out: Any, backend: str, lte: pd.DataFrame) -> Result:
+def _result(sc: DocScenario, seed: int, out: BackendRunOutput, backend: str) -> Result:
     """A backend's tables as a Result, its provenance naming the backend."""
     return Result(
         scenario=sc,  # type: ignore[arg-type]  # duck-typed Scenario, see DocScenario
@@ -121,7 +121,7 @@ def _result(sc: DocScenario, seed: int, out: Any, backend: str, lte: pd.DataFram
         queues=out.queues,
         cwnd=out.cwnd,
         rtt=out.rtt,
-        lte=lte,
+        lte=out.lte,
     )
 
 

@@ -1,7 +1,7 @@
 """The Linux backend: run a cellcc scenario over the kernel's own TCP in network namespaces,
 through the `cellcc-emu` link emulator, and return the engine's output tables.
 
-    run(scenario) -> LinuxRunOutput(summary, flows, timeseries, queues, cwnd, rtt)
+    run(scenario) -> BackendRunOutput(summary, flows, timeseries, queues, cwnd, rtt)
 
 `scenario` is the dict (or JSON text) of a scenario in THE schema (crates/cellcc-engine/src/
 scenario); `plan.py` says which subset runs here and refuses the rest by field. The kernel's
@@ -17,14 +17,12 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
-
-import pandas as pd
 
 from . import tables
 from .emu import emulator_binary
 from .netns import RECEIVER_SIDE_ADDR, SENDER_SIDE_ADDR, Testbed, Unsupported, missing_privileges
+from .output import BackendRunOutput
 from .plan import FlowPlan, NotSupported, RunPlan, maxseg_bytes, plan
 
 AGENT = Path(__file__).with_name("agent.py")
@@ -39,20 +37,7 @@ EMU_STATS_INTERVAL_MS = 10.0
 #: Extra wall time a process gets beyond the run's end before it is stopped.
 FINISH_GRACE_S = 15.0
 
-__all__ = ["LinuxRunOutput", "NotSupported", "Unsupported", "plan", "run"]
-
-
-@dataclass
-class LinuxRunOutput:
-    """The tables of one run, with the engine's RunOutput names and columns."""
-
-    summary: dict
-    flows: pd.DataFrame
-    timeseries: pd.DataFrame
-    queues: pd.DataFrame
-    cwnd: pd.DataFrame
-    rtt: pd.DataFrame
-    pcaps: list = field(default_factory=list)
+__all__ = ["NotSupported", "Unsupported", "plan", "run"]
 
 
 def _as_dict(scenario: dict | str) -> dict:
@@ -170,7 +155,7 @@ def _wait(procs: list, names: list[str], workdir: Path, deadline: float) -> None
 
 def run(
     scenario: dict | str, seed: int | None = None, base_dir: Path | None = None, workdir: Path | None = None
-) -> LinuxRunOutput:
+) -> BackendRunOutput:
     """Run the scenario on the Linux kernel; raises NotSupported (scenario) or Unsupported (machine)."""
     sc = _as_dict(scenario)
     p = plan(sc, seed, base_dir)
@@ -198,7 +183,7 @@ def run(
         return _collect(p, wd, t0)
 
 
-def _collect(p: RunPlan, wd: Path, t0: int) -> LinuxRunOutput:
+def _collect(p: RunPlan, wd: Path, t0: int) -> BackendRunOutput:
     senders = [json.loads((wd / f"send{f.index}.json").read_text()) for f in p.flows]
     receivers = [json.loads((wd / f"recv{f.index}.json").read_text()) for f in p.flows]
     emu = json.loads((wd / "emu-summary.json").read_text())
@@ -218,7 +203,7 @@ def _collect(p: RunPlan, wd: Path, t0: int) -> LinuxRunOutput:
     }
     stats_csv = (wd / "queues.csv").read_text()
     queues = tables.queues_table(p, t0, stats_csv)
-    return LinuxRunOutput(
+    return BackendRunOutput(
         summary=summary,
         flows=tables.flows_table(p, t0, senders, receivers, emu),
         timeseries=tables.timeseries_table(p, t0, senders, receivers, queues, tables.emu_records(t0, stats_csv)),

@@ -1,7 +1,7 @@
 """The ns-3 backend: run a cellcc scenario on ns-3 3.44 through the compiled driver and return
 the engine's output tables (crates/cellcc-engine/src/output.rs: same names, same columns).
 
-    run(scenario) -> Ns3RunOutput(summary, flows, timeseries, queues, cwnd, rtt)
+    run(scenario) -> BackendRunOutput(summary, flows, timeseries, queues, cwnd, rtt)
 
 Definitions, where ns-3 measures something its own way:
 - `flows`: FlowMonitor's statistics of the flow's data direction (ns-3 src/flow-monitor), as the
@@ -33,7 +33,6 @@ import math
 import subprocess
 import tempfile
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -41,6 +40,7 @@ import pandas as pd
 
 from cellcc.result import LTE_COLUMNS
 
+from ..output import BackendRunOutput
 from ..tables import percentile
 from ..tcp_info import CA_STATES
 from .build import driver_binary
@@ -53,24 +53,10 @@ NS_PER_S = 1e9
 NS3_INFINITE_SSTHRESH = 2**32 - 1
 U64_MAX = 2**64 - 1
 
-__all__ = ["NotSupported", "Ns3RunOutput", "plan", "run"]
+__all__ = ["NotSupported", "plan", "run"]
 
 
-@dataclass
-class Ns3RunOutput:
-    """The tables of one run, with the engine's RunOutput names and columns."""
-
-    summary: dict
-    flows: pd.DataFrame
-    timeseries: pd.DataFrame
-    queues: pd.DataFrame
-    cwnd: pd.DataFrame
-    rtt: pd.DataFrame
-    lte: pd.DataFrame
-    pcaps: list = field(default_factory=list)
-
-
-def run(scenario: dict | str, seed: int | None = None, base_dir: Path | None = None) -> Ns3RunOutput:
+def run(scenario: dict | str, seed: int | None = None, base_dir: Path | None = None) -> BackendRunOutput:
     """Plan (refusing what cannot map), run the driver, and build the tables. `base_dir` resolves
     a relative SINR CSV path."""
     sc = json.loads(scenario) if isinstance(scenario, str) else scenario
@@ -90,7 +76,7 @@ def run(scenario: dict | str, seed: int | None = None, base_dir: Path | None = N
     summary |= {"backend": "ns3", "seed": p.seed, "wall_s": wall_s, "notes": p.notes}
     if p.cell_id is not None:
         summary["lte_dl_sinr_db"] = mean_sinr_db(p, raw["lte"])
-    return Ns3RunOutput(
+    return BackendRunOutput(
         summary=summary,
         flows=flows_table(p, raw["flows"], raw["rtt"]),
         timeseries=timeseries_table(p, raw["slots"], raw["cwnd"], raw["rtt"]),

@@ -1,0 +1,30 @@
+"""What a non-engine backend (linux, ns3) returns: the engine's tables, by the engine's names."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from cellcc.result import LTE_COLUMNS
+
+__all__ = ["BackendRunOutput"]
+
+
+def _no_cells() -> pd.DataFrame:
+    return pd.DataFrame(columns=LTE_COLUMNS)
+
+
+@dataclass
+class BackendRunOutput:
+    """The tables of one run, with the engine's RunOutput names and columns
+    (``lte`` stays empty on a backend that runs no cell)."""
+
+    summary: dict
+    flows: pd.DataFrame
+    timeseries: pd.DataFrame
+    queues: pd.DataFrame
+    cwnd: pd.DataFrame
+    rtt: pd.DataFrame
+    lte: pd.DataFrame = field(default_factory=_no_cells)
+    pcaps: list = field(default_factory=list)
