@@ -31,6 +31,16 @@ def _png(fig: plt.Figure) -> bytes:
     return buf.getvalue()
 
 
+def _finish(fig, ax, xlabel: str, ylabel: str, title: str) -> bytes:
+    """Axis labels, title, legend and grid as every line plot here has them; the PNG."""
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.legend(fontsize="small")
+    ax.grid(alpha=0.3)
+    return _png(fig)
+
+
 def throughput_delay_scatter(runs: pd.DataFrame, group: str, title: str) -> bytes:
     """Pantheon-style: p95 RTT (x, reversed: better to the right) vs throughput; seeds small, means large."""
     fig, ax = plt.subplots(figsize=_FIGSIZE_IN)
@@ -39,12 +49,7 @@ def throughput_delay_scatter(runs: pd.DataFrame, group: str, title: str) -> byte
         ax.scatter(g["rtt_p95_ms"], g["throughput_mbps"], s=12, alpha=0.4, color=color)
         ax.scatter(g["rtt_p95_ms"].mean(), g["throughput_mbps"].mean(), s=80, color=color, label=str(name))
     ax.invert_xaxis()
-    ax.set_xlabel("95th-percentile RTT (ms)")
-    ax.set_ylabel("throughput (Mbit/s)")
-    ax.set_title(title)
-    ax.legend(fontsize="small")
-    ax.grid(alpha=0.3)
-    return _png(fig)
+    return _finish(fig, ax, "95th-percentile RTT (ms)", "throughput (Mbit/s)", title)
 
 
 def ecdf_plot(values: pd.DataFrame, column: str, group: str, xlabel: str, title: str) -> bytes:
@@ -53,12 +58,7 @@ def ecdf_plot(values: pd.DataFrame, column: str, group: str, xlabel: str, title:
     for name, g in values.groupby(group, sort=True):
         curve = ecdf(g[column].to_numpy(dtype=float))
         ax.step(curve["x"], curve["p"], where="post", label=str(name))
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel("P(X <= x)")
-    ax.set_title(title)
-    ax.legend(fontsize="small")
-    ax.grid(alpha=0.3)
-    return _png(fig)
+    return _finish(fig, ax, xlabel, "P(X <= x)", title)
 
 
 def metric_vs_param(summary: pd.DataFrame, param: str, metric: str, group: str, ylabel: str) -> bytes:
@@ -69,12 +69,7 @@ def metric_vs_param(summary: pd.DataFrame, param: str, metric: str, group: str, 
         x, mean, half = g[param].to_numpy(dtype=float), g[f"{metric}_mean"], g[f"{metric}_ci95"].fillna(0.0)
         ax.plot(x, mean, marker="o", label=str(name))
         ax.fill_between(x, mean - half, mean + half, alpha=0.2)
-    ax.set_xlabel(param)
-    ax.set_ylabel(ylabel)
-    ax.set_title(f"{ylabel} vs {param} (95% CI)")
-    ax.legend(fontsize="small")
-    ax.grid(alpha=0.3)
-    return _png(fig)
+    return _finish(fig, ax, param, ylabel, f"{ylabel} vs {param} (95% CI)")
 
 
 def spider(means: pd.DataFrame, group: str, axes: list[tuple[str, str, bool]], title: str) -> bytes:
@@ -115,9 +110,4 @@ def timeseries_plot(frame: pd.DataFrame, column: str, group: str, ylabel: str, t
     fig, ax = plt.subplots(figsize=_FIGSIZE_IN)
     for name, g in frame.groupby(group, sort=True):
         ax.plot(g["t_s"], g[column], label=str(name), linewidth=1)
-    ax.set_xlabel("time (s)")
-    ax.set_ylabel(ylabel)
-    ax.set_title(title)
-    ax.legend(fontsize="small")
-    ax.grid(alpha=0.3)
-    return _png(fig)
+    return _finish(fig, ax, "time (s)", ylabel, title)
