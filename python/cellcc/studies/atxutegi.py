@@ -6,7 +6,7 @@ Grid (sweep ``grid``): CCA {CUBIC, NewReno, Westwood+, Illinois, BBR} x movement
 60 km/h takes five times as long)} x base latency {4G: 68 ms, low: 18 ms minimum RTT} x seeds;
 one greedy downlink flow to one UE on a 20 MHz (100 PRB) band-7 cell, metrics per 100 ms slot.
 
-Fast fading on top of the ramp (the ``sweep`` SINR source, docs/lte/channel.md): EVA at 60 km/h
+Fast fading on top of the ramp (the ``sweep`` SINR source, docs/channel.md): EVA at 60 km/h
 (TS 36.101 Table B.2.1-3) and, for HST300, EPA taps at 300 km/h with a Rician K = 30 dB line-of-sight
 ray on the first tap: the closest the channel offers to TS 36.101 Annex B.3's high-speed-train
 channel, a single non-fading line-of-sight path. B.3's Doppler-shift trajectory (the train passing

@@ -5,7 +5,7 @@ Grid (the paper's Section III): distance of the UE's 20 m box from its eNB 40 ..
 steps x RLC {AM, UM} x control errors {on, off} x {NewReno, UDP}, one UE walking at 3 km/h in
 its box, 50 s, 10 MHz, in the 57-cell layout of Table I (2 rings of 3-sector sites, ISD 500 m,
 46 dBm, 70-degree parabolic antennas) with ITU-R P.1411 path loss, log-normal shadowing
-(sigma 1 dB) and EPA fading (``cells[].channel``, docs/lte/channel.md). One sweep per
+(sigma 1 dB) and EPA fading (``cells[].channel``, docs/channel.md). One sweep per
 (transport, RLC mode) with distance x control errors as axes, plus sweep ``reference``: the
 paper's no-interference run at 300 m (Figure 7's dashed curve).
 """
@@ -108,7 +108,7 @@ PARAMS = (
         "ITU-R P.1411 line of sight (ns-3 ItuR1411LosPropagationLossModel) on every link, serving and interfering",
         "The paper names only 'ITU-R P1411'. ns-3's hybrid buildings model switches links beyond 200 m to "
         "NLOS-over-rooftop; cellcc has one model per cell, so every interferer is as strong as in LOS. This makes the "
-        "cell interference-limited everywhere (docs/lte/channel.md: 12.9 dB at 40 m, -3.2 dB at 300 m without "
+        "cell interference-limited everywhere (docs/channel.md: 12.9 dB at 40 m, -3.2 dB at 300 m without "
         "shadowing or fading).",
     ),
     Param(

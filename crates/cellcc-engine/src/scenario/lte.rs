@@ -59,7 +59,7 @@ pub struct CellSpec {
     /// Uplink scheduling requests and grants (TS 36.321 §5.4).
     #[serde(default)]
     pub uplink: UplinkConfig,
-    /// The cell's radio channel (path loss, shadowing, fading, interference; docs/lte/channel.md).
+    /// The cell's radio channel (path loss, shadowing, fading, interference; docs/channel.md).
     /// With it, every UE's `sinr` is `{kind = "channel", position_m, ...}`; without it, none is.
     #[serde(default)]
     pub channel: Option<ChannelSpec>,
@@ -174,7 +174,7 @@ pub enum SinrSpec {
     /// From the cell's `channel` model, for a UE placed (and moving) as given.
     Channel(UePlacement),
     /// A ramp like `ramp` with fast fading on top (seed 003's forward and backward
-    /// movements under EVA60 / HST300; docs/lte/channel.md).
+    /// movements under EVA60 / HST300; docs/channel.md).
     Sweep(SweepSpec),
 }
 

@@ -208,7 +208,7 @@ fn cost_per_tti() {
     println!("channel cost: {per_tti_us:.1} us per TTI (14 UEs x 100 RBs, EVA, DL+UL+control)");
 }
 
-/// Seed 004's geometry, for docs/lte/channel.md: wideband DL SINR at 40..300 m along the serving
+/// Seed 004's geometry, for docs/channel.md: wideband DL SINR at 40..300 m along the serving
 /// sector's boresight from a 46 dBm eNB (50 RBs, 2.1 GHz), alone, with the first ring of six
 /// isotropic 46 dBm sites at ISD 500 m, and in seed 004's 57-cell layout (2 rings of 3-sector
 /// sites, parabolic 70 degree antennas, the serving cell a sector at 0 degrees).
@@ -265,7 +265,7 @@ fn seed004_variants(pathloss: PathLossSpec) -> [ChannelSpec; 3] {
 fn the_second_ring_of_sectors_adds_interference_and_the_edge_is_worse_than_the_centre() {
     // Seed 004's 57 cells (2 rings of 3-sector sites) against 1 ring of 3-sector sites: the 12
     // more sites can only add interference. Along the serving boresight the SINR falls by
-    // ~20 dB from 40 m to 300 m (table in docs/lte/channel.md: 17.0 -> -2.5 dB with UMa NLOS).
+    // ~20 dB from 40 m to 300 m (table in docs/channel.md: 17.0 -> -2.5 dB with UMa NLOS).
     let [_, _, two_rings] = seed004_variants(PathLossSpec::Tr36814Uma { condition: LosCondition::Nlos });
     let one_ring =
         ChannelSpec { hex_layout: two_rings.hex_layout.map(|l| HexLayoutSpec { rings: 1, ..l }), ..two_rings.clone() };
