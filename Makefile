@@ -21,10 +21,12 @@ test: $(BUILD_STAMP)
 	cargo test --workspace
 	$(BIN)/pytest
 
-# The engine's benchmark set, then the CLI's start-up time (both into BENCHMARKS.md).
+# The engine's benchmark set, the CLI's start-up time, then ns-3 / engine wall time side by side
+# (all into BENCHMARKS.md; the ns-3 row is skipped with one line when ns-3 is not installed).
 bench: $(BUILD_STAMP)
 	cargo run --release -p cellcc-engine --bin cellcc-bench
 	$(BIN)/python scripts/bench_startup.py BENCHMARKS.md
+	$(BIN)/python scripts/bench_ns3.py BENCHMARKS.md
 
 lint: $(BUILD_STAMP)
 	cargo fmt --all --check

@@ -55,18 +55,29 @@ def _rows() -> list[str]:
     return rows
 
 
+def replace_section(text: str, section: str, body: str) -> str:
+    """`text` with the section headed `section` (up to the next `## ` heading) replaced by `body`,
+    or `body` appended if the section is absent."""
+    head, sep, rest = text.partition(f"\n{section}\n")
+    tail = ""
+    if sep:
+        _, nxt, after = rest.partition("\n## ")
+        tail = f"\n## {after}" if nxt else ""
+    return head.rstrip("\n") + "\n\n" + body.rstrip("\n") + "\n" + tail
+
+
 def main() -> None:
     path = Path(sys.argv[1] if len(sys.argv) > 1 else "BENCHMARKS.md")
     text = path.read_text(encoding="utf-8") if path.exists() else ""
-    text = text.split(f"\n{SECTION}\n")[0].rstrip("\n") + "\n"
-    text += (
-        f"\n{SECTION}\n\nWritten by `make bench` (`scripts/bench_startup.py`): wall time of a fresh process, "
+    body = (
+        f"{SECTION}\n\nWritten by `make bench` (`scripts/bench_startup.py`): wall time of a fresh process, "
         f"median and fastest of {REPEATS}, and median CPU time (user + system), which a busy machine does not "
         f"inflate. Goal (issue 13): under {GOAL_S} s.\n\n"
         "| command | wall median s | wall fastest s | CPU median s | under goal |\n|---|---:|---:|---:|---|\n"
         + "\n".join(_rows())
         + "\n"
     )
+    text = replace_section(text, SECTION, body)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.resolve().parent)
     with os.fdopen(fd, "w", encoding="utf-8") as f:
         f.write(text)

@@ -250,14 +250,15 @@ def test_three_ues_round_robin_with_an_uplink_flow_is_deterministic():
     assert a.flows.equals(b.flows) and a.lte.equals(b.lte)
 
 
-def test_channel_models_are_refused_by_name_not_dropped():
+def test_what_lena_cannot_model_of_the_channel_is_refused_by_name_not_dropped():
     from cellcc import Scenario
     from cellcc.backends.ns3.records import NotSupported as PlanRefusal
 
     doc = Scenario.load(Path(__file__).parent.parent / "examples" / "lte_channel_edge.toml").to_dict()
     with pytest.raises(PlanRefusal) as refused:
         ns3_plan.plan(doc)
-    assert refused.value.path == "cells[0].channel"
+    # The rest of that channel maps (tests/test_ns3_channel.py); its correlated shadowing does not.
+    assert refused.value.path == "cells[0].channel.shadowing"
     sweep = one_ue()
     sweep["cells"][0]["ues"][0]["sinr"] = {"kind": "sweep", "from_db": 20, "to_db": 5, "duration_s": 1}
     with pytest.raises(PlanRefusal) as refused:

@@ -12,6 +12,7 @@
 //!   change link= dir=ab|ba at_s= rate_bps=
 //!   route node= net=link<i>|ue via_link=        (LTE plans: static routes instead of global routing)
 //!   epc, cell, rlc, ue, move                    (the LTE cell: see lte.cc)
+//!   chan, object, attr, interferer, fading, mobility  (its channel model: see channel.cc)
 //!   flow idx= src= dst= transport=tcp|udp app=bulk|finite|rate_limited|cbr bytes= rate_bps=
 //!        write_bytes= start_s= stop_s= port= cca= (ns-3 TypeId) and TCP attributes (see ApplyTcp)
 //! Output (OUTDIR): flows.csv, slots.csv, cwnd.csv, rtt.csv, queues.csv (columns in their
@@ -351,20 +352,30 @@ struct Plan
     const Record* epc = nullptr;
     const Record* cell = nullptr;
     const Record* rlc = nullptr;
-    std::vector<const Record*> nodes, links, changes, routes, ues, moves, flows;
+    std::vector<const Record*> nodes, links, changes, routes, flows;
+    LtePlanRecords lte;
 };
 
 Plan
 Sort(const std::vector<Record>& records)
 {
     Plan p;
-    std::map<std::string, const Record**> one{{"run", &p.run}, {"epc", &p.epc}, {"cell", &p.cell}, {"rlc", &p.rlc}};
+    std::map<std::string, const Record**> one{{"run", &p.run},
+                                              {"epc", &p.epc},
+                                              {"cell", &p.cell},
+                                              {"rlc", &p.rlc},
+                                              {"chan", &p.lte.chan},
+                                              {"fading", &p.lte.fading}};
     std::map<std::string, std::vector<const Record*>*> many{{"node", &p.nodes},
                                                             {"link", &p.links},
                                                             {"change", &p.changes},
                                                             {"route", &p.routes},
-                                                            {"ue", &p.ues},
-                                                            {"move", &p.moves},
+                                                            {"ue", &p.lte.ues},
+                                                            {"move", &p.lte.moves},
+                                                            {"object", &p.lte.objects},
+                                                            {"attr", &p.lte.attrs},
+                                                            {"interferer", &p.lte.interferers},
+                                                            {"mobility", &p.lte.mobility},
                                                             {"flow", &p.flows}};
     for (const Record& r : records)
     {
@@ -509,14 +520,15 @@ Run(const std::vector<Record>& records, const std::string& dir)
     LteCell* lte = nullptr;
     if (p.cell)
     {
-        ConfigureLte(*p.cell, *p.rlc);
+        ConfigureLte(*p.cell, *p.rlc, p.lte.chan);
         lte = CreateLte(*p.epc);
     }
     BuildNodes(w, p, lte);
     BuildLinks(w, p);
     if (lte)
     {
-        BuildCell(w, lte, *p.cell, p.ues, p.moves);
+        p.lte.cell = p.cell;
+        BuildCell(w, lte, p.lte, dir);
         for (const Record* r : p.routes)
         {
             AddRoute(w, lte, *r);

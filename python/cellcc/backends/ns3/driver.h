@@ -20,7 +20,13 @@
 #include "ns3/point-to-point-module.h"
 #include "ns3/traffic-control-module.h"
 
+namespace ns3
+{
+class LteHelper;
+}
+
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -110,19 +116,37 @@ void CountDropOfIpPacket(World* w, Ptr<Packet> p);
 // flows.cc
 void BuildFlow(World& w, const Record& f, FILE* cwndOut, FILE* rttOut);
 
+/// The LTE cell's records (lte.py; channel.py when the cell has a channel model).
+struct LtePlanRecords
+{
+    const Record* cell = nullptr;
+    /// The channel model; absent: SINR set by position under Friis (`move` records).
+    const Record* chan = nullptr;
+    const Record* fading = nullptr;
+    std::vector<const Record*> ues, moves, objects, attrs, interferers, mobility;
+};
+
 // lte.cc
 struct LteCell;
 /// Attribute defaults that must be in place before LENA creates its objects.
-void ConfigureLte(const Record& cell, const Record& rlc);
+void ConfigureLte(const Record& cell, const Record& rlc, const Record* chan);
 /// The EPC (its PGW node stands for the plan's gateway router) and the LTE helper.
 LteCell* CreateLte(const Record& epc);
 Ptr<Node> PgwNode(LteCell* lte);
 /// eNB and UE devices, positions, UE addresses and default routes, attach; moves scheduled.
-void BuildCell(World& w,
-               LteCell* lte,
-               const Record& cell,
-               const std::vector<const Record*>& ues,
-               const std::vector<const Record*>& moves);
+/// `dir` holds the plan's side files (the fading trace).
+void BuildCell(World& w, LteCell* lte, const LtePlanRecords& r, const std::string& dir);
+
+// channel.cc
+/// Powers and noise figures of the channel model, as LENA attribute defaults.
+void ConfigureChannel(const Record& chan);
+/// Path-loss model, eNB antenna and fading model on the helper, before it creates its channels.
+void SetUpChannel(Ptr<LteHelper> h, const LtePlanRecords& r, const std::string& dir);
+Vector EnbPosition(const Record& chan);
+/// A channel-placed UE's position and mobility model.
+void PlaceChannelUe(Ptr<Node> node, const Record& ue, const Record& mobility);
+/// One full-buffer transmitter per interfering site on the downlink channel.
+void StartInterferers(Ptr<LteHelper> h, const LtePlanRecords& r);
 /// Write each UE's slot statistics (lte.csv) and start the next slot.
 void SampleCell(LteCell* lte, FILE* out, int64_t nowNs);
 /// At scenario t = 0: every UE attached, RLC drop traces connected.

@@ -7,8 +7,10 @@
 //!   ue   idx= node= distance_m= angle_rad= tx_power_dbm=
 //!   move ue= at_s= distance_m=                  (the UE steps radially: a new SINR)
 //!
-//! Path loss is LteHelper's default Friis model, set explicitly; no fading, no shadowing, one
-//! cell (so no interference): the SINR a UE sees is fixed by its distance (lte.py's formula).
+//! Without a channel model: path loss is LteHelper's default Friis model, set explicitly; no
+//! fading, no shadowing, one cell (so no interference): the SINR a UE sees is fixed by its
+//! distance (lte.py's formula). With one (`chan` records), channel.cc sets path loss, antenna,
+//! fading, interferers and mobility; the UE records then carry positions.
 //!
 //! Statistics (lte.csv, one row per UE, direction and slot) come from LENA's trace sources:
 //! transport blocks from LteSpectrumPhy DlPhyReception (at the UE) / UlPhyReception (at the
@@ -203,9 +205,13 @@ SampleCell(LteCell* lte, FILE* out, int64_t nowNs)
 }
 
 void
-ConfigureLte(const Record& cell, const Record& rlc)
+ConfigureLte(const Record& cell, const Record& rlc, const Record* chan)
 {
     ConfigureRlc(rlc);
+    if (chan)
+    {
+        ConfigureChannel(*chan);
+    }
     Config::SetDefault("ns3::LteSpectrumPhy::CtrlErrorModelEnabled", BooleanValue(cell.Str("ctrl_errors") == "1"));
     Config::SetDefault("ns3::LteUePhy::DownlinkCqiPeriodicity", TimeValue(Seconds(cell.Num("cqi_period_s"))));
     // The UE's TxPower is set per UE for its uplink SINR (lte.py); power control would override it.
@@ -246,12 +252,9 @@ UeMask()
 }
 
 void
-BuildCell(World& w,
-          LteCell* lte,
-          const Record& cell,
-          const std::vector<const Record*>& ues,
-          const std::vector<const Record*>& moves)
+BuildCell(World& w, LteCell* lte, const LtePlanRecords& r, const std::string& dir)
 {
+    const Record& cell = *r.cell;
     Ptr<LteHelper> h = lte->helper;
     h->SetSchedulerType(cell.Str("scheduler"));
     h->SetSchedulerAttribute("HarqEnabled", BooleanValue(cell.Str("harq") == "1"));
@@ -260,31 +263,50 @@ BuildCell(World& w,
     h->SetEnbDeviceAttribute("DlEarfcn", UintegerValue(cell.U64("dl_earfcn")));
     h->SetEnbDeviceAttribute("UlEarfcn", UintegerValue(cell.U64("ul_earfcn")));
     h->SetUeDeviceAttribute("DlEarfcn", UintegerValue(cell.U64("dl_earfcn")));
+    if (r.chan)
+    {
+        SetUpChannel(h, r, dir);
+    }
     lte->enb = w.nodes.Get(cell.U64("enb"));
-    Place(lte->enb, Vector(0, 0, 0));
+    Place(lte->enb, r.chan ? EnbPosition(*r.chan) : Vector(0, 0, 0));
     lte->enbDevs = h->InstallEnbDevice(NodeContainer(lte->enb));
     NodeContainer ueNodes;
-    for (const Record* u : ues)
+    for (size_t j = 0; j < r.ues.size(); j++)
     {
+        const Record* u = r.ues[j];
         Ptr<Node> n = w.nodes.Get(u->U64("node"));
         lte->ues.push_back(n);
-        lte->angleRad.push_back(u->Num("angle_rad"));
-        Place(n, Position(u->Num("distance_m"), u->Num("angle_rad")));
+        if (r.chan)
+        {
+            PlaceChannelUe(n, *u, *r.mobility.at(j));
+        }
+        else
+        {
+            lte->angleRad.push_back(u->Num("angle_rad"));
+            Place(n, Position(u->Num("distance_m"), u->Num("angle_rad")));
+        }
         ueNodes.Add(n);
     }
     lte->ueDevs = h->InstallUeDevice(ueNodes);
     lte->epc->AssignUeIpv4Address(lte->ueDevs);
-    for (size_t j = 0; j < ues.size(); j++)
+    for (size_t j = 0; j < r.ues.size(); j++)
     {
-        DynamicCast<LteUeNetDevice>(lte->ueDevs.Get(j))->GetPhy()->SetTxPower(ues[j]->Num("tx_power_dbm"));
+        if (!r.chan)
+        {
+            DynamicCast<LteUeNetDevice>(lte->ueDevs.Get(j))->GetPhy()->SetTxPower(r.ues[j]->Num("tx_power_dbm"));
+        }
         auto routing = Ipv4StaticRoutingHelper().GetStaticRouting(lte->ues[j]->GetObject<Ipv4>());
         routing->SetDefaultRoute(lte->epc->GetUeDefaultGatewayAddress(), 1);
+    }
+    if (r.chan)
+    {
+        StartInterferers(h, r);
     }
     // Attach (ideal RRC) and the default EPS bearer; done during the warm-up before t = 0.
     h->Attach(lte->ueDevs, lte->enbDevs.Get(0));
     lte->lastRv = cell.Str("harq") == "1" ? kLastHarqRv : 0;
     WatchPhy(lte);
-    for (const Record* m : moves)
+    for (const Record* m : r.moves)
     {
         size_t j = m->U64("ue");
         Simulator::Schedule(At(m->Num("at_s")),

@@ -42,6 +42,7 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .channel import FadingTrace, channel_plan, ue_placement_lines
 from .records import NotSupported, record
 
 #: ns-3 3.44 defaults the SINR-to-position mapping rests on (src/lte/model).
@@ -98,6 +99,8 @@ class LtePlan:
     s1u_link: int
     mtu_bytes: int
     notes: list[str] = field(default_factory=list)
+    #: The fading trace run.py writes for the driver (a channel with fast fading), else None.
+    fading: FadingTrace | None = None
 
 
 def friis_loss_db(distance_m: float, freq_hz: float) -> float:
@@ -196,7 +199,7 @@ def _rlc_line(ues: list[dict], path: str) -> str:
 NS3_PF_WINDOW_TTIS = 99.0
 
 
-def _cell_line(c: dict, path: str, enb_idx: int, n_rbs: int) -> str:
+def _cell_line(c: dict, path: str, enb_idx: int, n_rbs: int, earfcns: tuple[int, int]) -> str:
     scheduler = c.get("scheduler") or "proportional_fair"
     if scheduler not in SCHEDULERS:
         raise NotSupported(f"{path}.scheduler", scheduler, " or ".join(SCHEDULERS))
@@ -220,8 +223,8 @@ def _cell_line(c: dict, path: str, enb_idx: int, n_rbs: int) -> str:
         harq=harq > 0,
         ctrl_errors=bool(c.get("control_errors", True)),
         cqi_period_s=float(cqi.get("period_ms", 1)) / 1e3,
-        dl_earfcn=DL_EARFCN,
-        ul_earfcn=UL_EARFCN,
+        dl_earfcn=earfcns[0],
+        ul_earfcn=earfcns[1],
     )
 
 
@@ -239,8 +242,15 @@ def sinr_points(sinr: dict, path: str, duration_s: float, base_dir: Path) -> lis
             (start + k * RAMP_STEP_S, lo + (hi - lo) * min(k * RAMP_STEP_S / span, 1.0)) for k in range(1, steps + 1)
         ]
         return pts
+    if kind == "sweep":
+        raise NotSupported(
+            f"{path}.kind",
+            kind,
+            '"fixed", "ramp" or "csv", or a cell `channel`: seed 003\'s sweep (a SINR ramp with fading on top, '
+            "no geometry) has no LENA counterpart",
+        )
     if kind != "csv":
-        raise NotSupported(f"{path}.kind", kind, '"fixed", "ramp" or "csv" (the channel models are not mapped to LENA)')
+        raise NotSupported(f"{path}.kind", kind, '"fixed", "ramp" or "csv", or a cell `channel` model')
     return _csv_points(Path(sinr["file"]) if Path(sinr["file"]).is_absolute() else base_dir / sinr["file"], path)
 
 
@@ -289,8 +299,6 @@ def lte_plan(sc: dict, node_index: dict[str, int], base_dir: Path) -> LtePlan:
             "cells", f"{len(cells)} cells", "one cell (a fixed SINR cannot hold with inter-cell interference)"
         )
     c, path = cells[0], "cells[0]"
-    if c.get("channel") is not None:
-        raise NotSupported(f"{path}.channel", "a channel model", "absent: LENA runs take fixed, ramp or csv SINRs")
     n_rbs = BANDWIDTH_RBS.get(float(c.get("bandwidth_mhz", 5.0)))
     if n_rbs is None:
         raise NotSupported(f"{path}.bandwidth_mhz", c["bandwidth_mhz"], "1.4, 3, 5, 10, 15 or 20")
@@ -299,18 +307,26 @@ def lte_plan(sc: dict, node_index: dict[str, int], base_dir: Path) -> LtePlan:
     for i, link in enumerate(sc["links"]):
         if ue_ids & {link["a"], link["b"]}:
             raise NotSupported(f"links[{i}]", link["id"], "no wired link to a UE (it reaches the world by radio)")
+    chan = None
+    if c.get("channel") is not None:
+        chan = channel_plan(c, path, n_rbs, float(sc["duration_s"]), ATTACH_WARMUP_S)
+    earfcns = (DL_EARFCN, UL_EARFCN) if chan is None else chan.earfcns
     lines = [
         _s1u_line(sc["links"][s1u]),
-        _cell_line(c, path, node_index[c["enb"]], n_rbs),
+        _cell_line(c, path, node_index[c["enb"]], n_rbs, earfcns),
         _rlc_line(c["ues"], path),
+        *(chan.lines if chan else []),
     ]
     for j, u in enumerate(c["ues"]):
-        lines += _ue_lines(u, j, node_index[u["node"]], n_rbs, path, sc, base_dir)
-    notes = []
+        if chan is None:
+            lines += _ue_lines(u, j, node_index[u["node"]], n_rbs, path, sc, base_dir)
+        else:
+            lines += ue_placement_lines(u, j, node_index[u["node"]], f"{path}.ues[{j}].sinr")
+    notes = [*(chan.notes if chan else [])]
     if (c.get("uplink") or {}).get("sr_period_ms") is not None:
         notes.append(
             f"{path}.uplink.sr_period_ms = {c['uplink']['sr_period_ms']}: ns-3 has no SR period "
             "(LteUeMac sends its scheduling request as an ideal control message at the next TTI)"
         )
     roles = {gateway: "pgw", c["enb"]: "enb", **dict.fromkeys(ue_ids, "ue")}
-    return LtePlan(lines, roles, s1u, int(c.get("mtu_bytes") or 1500), notes)
+    return LtePlan(lines, roles, s1u, int(c.get("mtu_bytes") or 1500), notes, chan.fading if chan else None)

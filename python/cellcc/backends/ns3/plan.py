@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..plan import DEFAULT_CCA, DEFAULT_MTU_BYTES, DEFAULT_QUEUE
+from .channel import FadingTrace
 from .lte import ATTACH_WARMUP_S, lte_plan
 from .records import NotSupported, record
 
@@ -115,6 +116,8 @@ class Ns3Plan:
     #: The LTE cell's id and its UEs' node ids in plan order (the driver numbers UEs 0..n-1).
     cell_id: str | None = None
     ue_ids: list[str] = field(default_factory=list)
+    #: The fading trace the driver reads (a cell channel with fast fading): run.py writes it.
+    fading: FadingTrace | None = None
 
 
 def _set(d: dict | None) -> dict:
@@ -343,7 +346,8 @@ def plan(sc: dict, seed: int | None = None, base_dir: Path | None = None) -> Ns3
     if not cell:
         return Ns3Plan(text, duration, slot_ms, seed, flows, names, notes)
     c = sc["cells"][0]
-    return Ns3Plan(text, duration, slot_ms, seed, flows, names, notes, c["id"], [u["node"] for u in c["ues"]])
+    ue_ids = [u["node"] for u in c["ues"]]
+    return Ns3Plan(text, duration, slot_ms, seed, flows, names, notes, c["id"], ue_ids, cell.fading)
 
 
 def _rto_note(sc: dict) -> list[str]:

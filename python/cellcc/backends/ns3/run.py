@@ -44,6 +44,7 @@ from ..output import BackendRunOutput
 from ..tables import percentile
 from ..tcp_info import CA_STATES
 from .build import driver_binary
+from .channel import FADING_FILE, FadingTrace
 from .plan import NotSupported, Ns3Plan, plan
 
 NAN = float("nan")
@@ -65,6 +66,8 @@ def run(scenario: dict | str, seed: int | None = None, base_dir: Path | None = N
     with tempfile.TemporaryDirectory(prefix="cellcc-ns3-") as tmp:
         out = Path(tmp)
         (out / "plan.txt").write_text(p.text)
+        if p.fading is not None:
+            write_fading_trace(p.fading, p.seed, out / FADING_FILE)
         started = time.perf_counter()
         proc = subprocess.run([str(binary), str(out / "plan.txt"), str(out)], capture_output=True, text=True)
         wall_s = time.perf_counter() - started
@@ -85,6 +88,19 @@ def run(scenario: dict | str, seed: int | None = None, base_dir: Path | None = N
         rtt=rtt_table(p, raw["rtt"]),
         lte=lte_table(p, raw["lte"]),
     )
+
+
+def write_fading_trace(t: FadingTrace, seed: int, path: Path) -> None:
+    """The engine's fading of UE `t.ue` in TraceFadingLossModel's layout: one line per RB of
+    `t.samples` dB values (trace-fading-loss-model.cc LoadTrace), the first `t.lead` samples
+    holding TTI 0's values."""
+    from cellcc import _core
+
+    rows = _core.fading_trace_db(t.channel_json, seed, t.cell_id, t.ue, t.n_rbs, t.samples - t.lead)
+    with path.open("w") as f:
+        for row in rows:
+            f.write(" ".join(f"{v:.4f}" for v in [row[0]] * t.lead + row))
+            f.write("\n")
 
 
 def _flow_ids(p: Ns3Plan, idx: pd.Series) -> pd.Series:

@@ -173,7 +173,7 @@ impl ChannelSinr {
 }
 
 /// The listed interferers, then the hexagonal layout's cells (power and height of the serving eNB).
-fn interferer_sites(spec: &ChannelSpec) -> Vec<Site> {
+pub fn interferer_sites(spec: &ChannelSpec) -> Vec<Site> {
     let enb = &spec.enb;
     let listed = spec.interferers.iter().map(|f| {
         let h = f.height_m.unwrap_or(enb.height_m);
@@ -227,6 +227,33 @@ fn new_ue(
         large: LargeScale::default(),
         large_at_step: None,
     }
+}
+
+/// UE `ue`'s downlink fast fading exactly as [`ChannelSinr`] draws it (same stream key, Doppler
+/// at the DL carrier), as per-RB power gains in dB: one row per RB, `n_steps` TTIs from t = 0.
+/// This is the layout of ns-3's fading traces (src/spectrum/model/trace-fading-loss-model.cc
+/// `LoadTrace`: `RbNum` rows of `SamplesNum` dB values), so the ns-3 backend can replay the
+/// engine's fading in LENA. `None` when the spec has no fading.
+pub fn downlink_fading_trace_db(
+    spec: &ChannelSpec,
+    seed: u64,
+    label: &str,
+    ue: usize,
+    n_rb: usize,
+    n_steps: u64,
+) -> Option<Vec<Vec<f64>>> {
+    let profile = tap_profile(spec.fading.profile)?;
+    let fd = doppler_hz(&spec.fading, &profile, spec.dl_carrier_mhz);
+    let rng = RngStream::new(seed, &format!("{label}:channel:ue{ue}:fading:dl"));
+    let mut fading = FadingProcess::new(&profile, fd, spec.fading.k_factor_db, rng);
+    let steer = RbSteering::new(&profile, n_rb);
+    let mut rows = vec![Vec::with_capacity(n_steps as usize); n_rb];
+    for k in 0..n_steps {
+        for (row, g) in rows.iter_mut().zip(fading.rb_gains(k * fading::FADING_STEP_NS, &steer)) {
+            row.push(to_db(*g));
+        }
+    }
+    Some(rows)
 }
 
 /// The TS 36.104 Annex B.2 tap profile named in the spec.

@@ -310,3 +310,22 @@ fn the_scenario_shape_parses_as_documented() {
     .unwrap();
     cell.validate("cells[0].channel").unwrap();
 }
+
+#[test]
+fn the_fading_trace_is_the_channels_own_fading() {
+    // A static UE under Friis: the per-RB SINR is the constant link budget of
+    // `friis_link_budget_at_100_m_worked_by_hand` (49.5757 dB) plus the fading, so the trace
+    // handed to ns-3 must equal SINR - 49.5757 dB on every RB and TTI.
+    let fading = FadingSpec { profile: FadingProfile::Epa, doppler_hz: None, speed_kmh: Some(3.0), k_factor_db: None };
+    let spec = ChannelSpec { fading, ..flat_spec() };
+    let trace = downlink_fading_trace_db(&spec, 9, "cell:c0", 0, 25, 40).unwrap();
+    assert_eq!((trace.len(), trace[0].len()), (25, 40));
+    let mut ch = ChannelSinr::new(&spec, &[ue_at(100.0, 0.0)], 9, "cell:c0").unwrap();
+    for t_ms in [0, 1, 17, 39] {
+        let dl = sinr(&mut ch, 0, LinkDir::Downlink, t_ms, 25);
+        for (rb, row) in trace.iter().enumerate() {
+            assert!((dl[rb] - 49.5757 - row[t_ms as usize]).abs() < 1e-3, "rb {rb} t {t_ms}");
+        }
+    }
+    assert!(downlink_fading_trace_db(&flat_spec(), 9, "cell:c0", 0, 25, 40).is_none());
+}

@@ -1,0 +1,229 @@
+//! cellcc's ns-3 driver, a cell's channel model on LENA (channel.py makes the records and
+//! explains the mapping):
+//!
+//!   chan dl_earfcn= ul_earfcn= enb_tx_dbm= enb_nf_db= ue_tx_dbm= ue_nf_db= enb_x_m= enb_y_m= enb_z_m=
+//!   object role=pathloss|enb_antenna|interferer:<k> type=<ns-3 TypeId>
+//!   attr role= name= value=                     (an attribute of that object, ns-3's text form)
+//!   interferer idx= x_m= y_m= z_m= tx_dbm= rbs= earfcn=
+//!   fading file= rbs= samples= length_s= window_s=
+//!   ue idx= node= x_m= y_m= z_m=
+//!   mobility ue= model=static|constant_velocity|random_walk|random_waypoint [vx_mps= vy_mps=]
+//!            [speed_mps= leg_s=] [min_mps= max_mps= pause_s=] [x0= y0= x1= y1=]
+
+#include "driver.h"
+
+#include "ns3/antenna-module.h"
+#include "ns3/lte-module.h"
+#include "ns3/mobility-module.h"
+#include "ns3/spectrum-module.h"
+
+namespace cellcc
+{
+
+namespace
+{
+
+//! A full-buffer interferer sends without pause: one signal per TTI (TS 36.211 §4.1, 1 ms)
+//! lasting the whole period (WaveformGenerator DutyCycle 1).
+constexpr double kInterfererPeriodS = 1e-3;
+constexpr double kInterfererDutyCycle = 1.0;
+
+std::string
+Role(const Record& r)
+{
+    return r.Str("role");
+}
+
+/// The object record of `role`, its attributes applied; nullptr-free: throws if absent.
+ObjectFactory
+Factory(const LtePlanRecords& r, const std::string& role)
+{
+    ObjectFactory f;
+    bool found = false;
+    for (const Record* o : r.objects)
+    {
+        if (Role(*o) == role)
+        {
+            f.SetTypeId(o->Str("type"));
+            found = true;
+        }
+    }
+    if (!found)
+    {
+        throw std::runtime_error("plan lacks the object record of role '" + role + "'");
+    }
+    for (const Record* a : r.attrs)
+    {
+        if (Role(*a) == role)
+        {
+            f.Set(a->Str("name"), StringValue(a->Str("value")));
+        }
+    }
+    return f;
+}
+
+void
+ApplyAttributes(const LtePlanRecords& r,
+                const std::string& role,
+                const std::function<void(const std::string&, const AttributeValue&)>& set)
+{
+    for (const Record* a : r.attrs)
+    {
+        if (Role(*a) == role)
+        {
+            set(a->Str("name"), StringValue(a->Str("value")));
+        }
+    }
+}
+
+std::string
+TypeOf(const LtePlanRecords& r, const std::string& role)
+{
+    for (const Record* o : r.objects)
+    {
+        if (Role(*o) == role)
+        {
+            return o->Str("type");
+        }
+    }
+    throw std::runtime_error("plan lacks the object record of role '" + role + "'");
+}
+
+Ptr<MobilityModel>
+RandomWalk(const Record& m)
+{
+    auto walk = CreateObject<RandomWalk2dMobilityModel>();
+    walk->SetAttribute("Mode", EnumValue(RandomWalk2dMobilityModel::MODE_TIME));
+    walk->SetAttribute("Time", TimeValue(Seconds(m.Num("leg_s"))));
+    auto speed = CreateObject<ConstantRandomVariable>();
+    speed->SetAttribute("Constant", DoubleValue(m.Num("speed_mps")));
+    walk->SetAttribute("Speed", PointerValue(speed));
+    walk->SetAttribute("Bounds", RectangleValue(Rectangle(m.Num("x0"), m.Num("x1"), m.Num("y0"), m.Num("y1"))));
+    return walk;
+}
+
+Ptr<MobilityModel>
+RandomWaypoint(const Record& m, double zM)
+{
+    auto uniform = [](double lo, double hi) {
+        auto v = CreateObject<UniformRandomVariable>();
+        v->SetAttribute("Min", DoubleValue(lo));
+        v->SetAttribute("Max", DoubleValue(hi));
+        return v;
+    };
+    auto where = CreateObject<RandomRectanglePositionAllocator>();
+    where->SetAttribute("X", PointerValue(uniform(m.Num("x0"), m.Num("x1"))));
+    where->SetAttribute("Y", PointerValue(uniform(m.Num("y0"), m.Num("y1"))));
+    where->SetAttribute("Z", DoubleValue(zM));
+    auto pause = CreateObject<ConstantRandomVariable>();
+    pause->SetAttribute("Constant", DoubleValue(m.Num("pause_s")));
+    auto wp = CreateObject<RandomWaypointMobilityModel>();
+    wp->SetAttribute("Speed", PointerValue(uniform(m.Num("min_mps"), m.Num("max_mps"))));
+    wp->SetAttribute("Pause", PointerValue(pause));
+    wp->SetAttribute("PositionAllocator", PointerValue(where));
+    return wp;
+}
+
+} // namespace
+
+void
+ConfigureChannel(const Record& chan)
+{
+    Config::SetDefault("ns3::LteEnbPhy::TxPower", DoubleValue(chan.Num("enb_tx_dbm")));
+    Config::SetDefault("ns3::LteEnbPhy::NoiseFigure", DoubleValue(chan.Num("enb_nf_db")));
+    Config::SetDefault("ns3::LteUePhy::TxPower", DoubleValue(chan.Num("ue_tx_dbm")));
+    Config::SetDefault("ns3::LteUePhy::NoiseFigure", DoubleValue(chan.Num("ue_nf_db")));
+}
+
+void
+SetUpChannel(Ptr<LteHelper> h, const LtePlanRecords& r, const std::string& dir)
+{
+    h->SetPathlossModelType(TypeId::LookupByName(TypeOf(r, "pathloss")));
+    ApplyAttributes(r, "pathloss", [&](auto& n, auto& v) { h->SetPathlossModelAttribute(n, v); });
+    h->SetEnbAntennaModelType(TypeOf(r, "enb_antenna"));
+    ApplyAttributes(r, "enb_antenna", [&](auto& n, auto& v) { h->SetEnbAntennaModelAttribute(n, v); });
+    if (const Record* f = r.fading)
+    {
+        h->SetFadingModel("ns3::TraceFadingLossModel");
+        h->SetFadingModelAttribute("TraceFilename", StringValue(dir + "/" + f->Str("file")));
+        h->SetFadingModelAttribute("TraceLength", TimeValue(Seconds(f->Num("length_s"))));
+        h->SetFadingModelAttribute("SamplesNum", UintegerValue(f->U64("samples")));
+        h->SetFadingModelAttribute("WindowSize", TimeValue(Seconds(f->Num("window_s"))));
+        h->SetFadingModelAttribute("RbNum", UintegerValue(f->U64("rbs")));
+    }
+}
+
+Vector
+EnbPosition(const Record& chan)
+{
+    return Vector(chan.Num("enb_x_m"), chan.Num("enb_y_m"), chan.Num("enb_z_m"));
+}
+
+void
+PlaceChannelUe(Ptr<Node> node, const Record& ue, const Record& m)
+{
+    Vector at(ue.Num("x_m"), ue.Num("y_m"), ue.Num("z_m"));
+    const std::string& kind = m.Str("model");
+    Ptr<MobilityModel> model;
+    if (kind == "static")
+    {
+        model = CreateObject<ConstantPositionMobilityModel>();
+    }
+    else if (kind == "constant_velocity")
+    {
+        // Start the line one warm-up earlier so the UE is at its position at scenario t = 0.
+        Vector v(m.Num("vx_mps"), m.Num("vy_mps"), 0.0);
+        double t0 = g_t0.GetSeconds();
+        at = Vector(at.x - v.x * t0, at.y - v.y * t0, at.z);
+        auto line = CreateObject<ConstantVelocityMobilityModel>();
+        line->SetVelocity(v);
+        model = line;
+    }
+    else if (kind == "random_walk")
+    {
+        model = RandomWalk(m);
+    }
+    else if (kind == "random_waypoint")
+    {
+        model = RandomWaypoint(m, at.z);
+    }
+    else
+    {
+        throw std::runtime_error("unknown mobility kind '" + kind + "'");
+    }
+    model->SetPosition(at);
+    node->AggregateObject(model);
+}
+
+void
+StartInterferers(Ptr<LteHelper> h, const LtePlanRecords& r)
+{
+    for (const Record* i : r.interferers)
+    {
+        auto node = CreateObject<Node>();
+        auto where = CreateObject<ConstantPositionMobilityModel>();
+        where->SetPosition(Vector(i->Num("x_m"), i->Num("y_m"), i->Num("z_m")));
+        node->AggregateObject(where);
+        std::vector<int> everyRb(i->U64("rbs"));
+        for (size_t k = 0; k < everyRb.size(); k++)
+        {
+            everyRb[k] = static_cast<int>(k);
+        }
+        WaveformGeneratorHelper wg;
+        wg.SetChannel(h->GetDownlinkSpectrumChannel());
+        wg.SetTxPowerSpectralDensity(LteSpectrumValueHelper::CreateTxPowerSpectralDensity(
+            static_cast<uint32_t>(i->U64("earfcn")),
+            static_cast<uint16_t>(i->U64("rbs")),
+            i->Num("tx_dbm"),
+            everyRb));
+        wg.SetPhyAttribute("Period", TimeValue(Seconds(kInterfererPeriodS)));
+        wg.SetPhyAttribute("DutyCycle", DoubleValue(kInterfererDutyCycle));
+        NetDeviceContainer dev = wg.Install(node);
+        auto phy = DynamicCast<WaveformGenerator>(DynamicCast<NonCommunicatingNetDevice>(dev.Get(0))->GetPhy());
+        std::string role = "interferer:" + i->Str("idx");
+        phy->SetAntenna(Factory(r, role).Create<AntennaModel>());
+        Simulator::Schedule(Seconds(0), &WaveformGenerator::Start, phy);
+    }
+}
+
+} // namespace cellcc

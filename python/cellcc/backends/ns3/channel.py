@@ -1,0 +1,322 @@
+"""A cell's `channel` model (docs/channel.md) on ns-3 3.44 LENA: what has a faithful ns-3
+counterpart is mapped, the rest refused by field name. Pure apart from the engine calls that place
+the interferers and draw the fading trace (both deterministic functions of the scenario and seed).
+
+Mapping (ns-3 file in brackets):
+- carriers -> DL/UL EARFCN by TS 36.101 Table 5.7.3-1 as ns-3 tabulates it
+  (lte-spectrum-value-helper.cc `g_eutraChannelNumbers`, FDD bands 1-21); LteHelper then sets each
+  path-loss model's `Frequency` from the EARFCN (lte-helper.cc InstallSingleEnbDevice).
+- powers and noise figures -> `LteEnbPhy::TxPower/NoiseFigure`, `LteUePhy::TxPower/NoiseFigure`
+  (uplink power control off, as the engine spreads a fixed UE power).
+- positions and heights -> node positions (x, y, z): ns-3's models read the heights from z.
+- path loss -> `LteHelper::PathlossModel` and its attributes: friis -> Friis; log_distance ->
+  LogDistance (Exponent, ReferenceDistance, ReferenceLoss); okumura_hata -> OkumuraHata
+  (Environment, CitySize); itu_r1411_los -> ItuR1411Los; itu_r1411_nlos_over_rooftop ->
+  ItuR1411NlosOverRooftop (RooftopLevel, StreetsOrientation, StreetsWidth, BuildingsExtend,
+  BuildingSeparation; see `_p1411_city` for its k_f labels).
+- eNB antenna -> `LteHelper::EnbAntennaModelType` ParabolicAntennaModel (Orientation, Beamwidth,
+  MaxAttenuation: the same -min(12 (phi/phi_3dB)^2, A_m) as the engine, parabolic-antenna-model.cc).
+- interferers and the hexagonal layout -> one full-buffer transmitter per site on the downlink
+  channel: a `WaveformGenerator` (src/spectrum) sending the eNB's PSD on every RB without pause
+  (Period 1 ms, DutyCycle 1), with the site's antenna. LteSpectrumPhy::StartRx counts a non-LTE
+  signal as interference on data and control (lte-spectrum-phy.cc, "other type of signal"), which
+  is the engine's full-buffer interferer; the sites are the engine's own (`_core.interferer_sites`).
+- mobility -> static: ConstantPositionMobilityModel; constant_velocity:
+  ConstantVelocityMobilityModel; random_walk: RandomWalk2dMobilityModel (Mode Time, Time = leg,
+  constant Speed, uniform Direction, Bounds); random_waypoint: RandomWaypointMobilityModel
+  (uniform Speed, constant Pause, RandomRectanglePositionAllocator over the bounds). The random
+  ones draw from ns-3's generator, so their track is another realization of the same process.
+- fast fading -> `TraceFadingLossModel` (src/spectrum/model/trace-fading-loss-model.cc) fed with a
+  trace cellcc writes from the engine's own generator (`_core.fading_trace_db`: per RB, per TTI,
+  dB, its `LoadTrace` layout). One UE and no interferer: the trace is that UE's engine realization
+  laid out so that LENA's window offset (drawn in [1, 1] ms) puts engine TTI k at scenario time k ms:
+  the same fading on both sides. Otherwise LENA's usual use: a 10 s trace, a random offset per
+  link redrawn every 0.5 s (its defaults), so each UE and each interferer link fades on its own.
+  LENA applies the one model to the downlink and the uplink channels alike.
+
+Refused: TR 36.942 and TR 36.814 path loss (ns-3 3.44 has neither; its ThreeGpp* models are
+TR 38.901's), log-normal shadowing (ns-3 has it only inside the buildings module, drawn per link
+and not correlated along a track), TDD carriers, carriers off the EARFCN raster.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+
+from .records import NotSupported, record
+
+#: TS 36.101 Table 5.7.3-1 as ns-3 3.44 tabulates it (lte-spectrum-value-helper.cc
+#: g_eutraChannelNumbers), FDD bands: band, F_DL_low MHz, N_Offs-DL, N_DL range, F_UL_low MHz,
+#: N_Offs-UL, N_UL range.
+FDD_BANDS = (
+    (1, 2110.0, 0, 0, 599, 1920.0, 18000, 18000, 18599),
+    (2, 1930.0, 600, 600, 1199, 1850.0, 18600, 18600, 19199),
+    (3, 1805.0, 1200, 1200, 1949, 1710.0, 19200, 19200, 19949),
+    (4, 2110.0, 1950, 1950, 2399, 1710.0, 19950, 19950, 20399),
+    (5, 869.0, 2400, 2400, 2649, 824.0, 20400, 20400, 20649),
+    (6, 875.0, 2650, 2650, 2749, 830.0, 20650, 20650, 20749),
+    (7, 2620.0, 2750, 2750, 3449, 2500.0, 20750, 20750, 21449),
+    (8, 925.0, 3450, 3450, 3799, 880.0, 21450, 21450, 21799),
+    (9, 1844.9, 3800, 3800, 4149, 1749.9, 21800, 21800, 22149),
+    (10, 2110.0, 4150, 4150, 4749, 1710.0, 22150, 22150, 22749),
+    (11, 1475.9, 4750, 4750, 4949, 1427.9, 22750, 22750, 22949),
+    (12, 728.0, 5000, 5000, 5179, 698.0, 23000, 23000, 23179),
+    (13, 746.0, 5180, 5180, 5279, 777.0, 23180, 23180, 23279),
+    (14, 758.0, 5280, 5280, 5379, 788.0, 23280, 23280, 23379),
+    (17, 734.0, 5730, 5730, 5849, 704.0, 23730, 23730, 23849),
+    (18, 860.0, 5850, 5850, 5999, 815.0, 23850, 23850, 23999),
+    (19, 875.0, 6000, 6000, 6149, 830.0, 24000, 24000, 24149),
+    (20, 791.0, 6150, 6150, 6449, 832.0, 24150, 24150, 24449),
+    (21, 1495.9, 6450, 6450, 6599, 1447.9, 24450, 24450, 24599),
+)
+#: The EARFCN raster: 100 kHz (TS 36.101 §5.7.3).
+RASTER_MHZ = 0.1
+#: Engine channel defaults (crates/cellcc-engine/src/lte/channel/spec.rs), used when a field is absent.
+DEFAULTS = {
+    "dl_carrier_mhz": 2120.0,
+    "ul_carrier_mhz": 1930.0,
+    "ue_tx_power_dbm": 10.0,
+    "ue_noise_figure_db": 9.0,
+    "enb_height_m": 30.0,
+    "enb_tx_power_dbm": 30.0,
+    "enb_noise_figure_db": 5.0,
+    "ue_height_m": 1.5,
+    "walk_leg_s": 1.0,
+}
+#: km/h -> m/s.
+MPS_PER_KMH = 1 / 3.6
+#: LENA's fading-trace defaults (TraceFadingLossModel TraceLength 10 s, SamplesNum 10000, WindowSize 0.5 s).
+LENA_TRACE_LENGTH_MS = 10_000
+LENA_WINDOW_S = 0.5
+#: Fading sample period: one TTI, TS 36.211 §4.1 (ns-3's traces and the engine's generator alike).
+TTI_MS = 1
+#: File the driver reads the fading trace from, in its output directory.
+FADING_FILE = "fading.fad"
+
+
+@dataclass(frozen=True)
+class FadingTrace:
+    """What run.py writes to FADING_FILE: the engine's DL fading of `ue`, `samples` TTIs, the first
+    `lead` samples held at TTI 0 (ns-3 time before the scenario's t = 0, plus LENA's 1 ms offset)."""
+
+    channel_json: str
+    cell_id: str
+    ue: int
+    n_rbs: int
+    samples: int
+    lead: int
+
+
+@dataclass
+class ChannelPlan:
+    lines: list[str]
+    fading: FadingTrace | None
+    notes: list[str]
+    #: (DL, UL) EARFCN of the carriers.
+    earfcns: tuple[int, int]
+
+
+def earfcn(carrier_mhz: float, downlink: bool, path: str) -> int:
+    """The EARFCN of an FDD carrier: N = N_Offs + (F - F_low) / 0.1 MHz (TS 36.101 §5.7.3)."""
+    for band in FDD_BANDS:
+        f_low, n_offs, lo, hi = band[1:5] if downlink else band[5:9]
+        n = n_offs + (carrier_mhz - f_low) / RASTER_MHZ
+        if lo - 1e-6 <= n <= hi + 1e-6 and abs(n - round(n)) < 1e-6:
+            return round(n)
+    raise NotSupported(path, carrier_mhz, "an FDD carrier on the 100 kHz EARFCN raster of bands 1-21 (LENA is FDD)")
+
+
+def _p1411_city(metropolitan: bool) -> dict[str, str]:
+    """ns-3's ItuR1411NlosOverRooftop takes k_f's medium-city slope 0.7 for Urban + Large city and
+    the metropolitan 1.5 otherwise (its GetLoss, 3.44): the labels that give the engine's slope."""
+    return {"Environment": "Urban", "CitySize": "Medium" if metropolitan else "Large"}
+
+
+HATA_ENVIRONMENTS = {"urban": "Urban", "suburban": "SubUrban", "open_areas": "OpenAreas"}
+HATA_CITIES = {"small": "Small", "medium": "Medium", "large": "Large"}
+
+
+def pathloss_model(pl: dict, path: str) -> tuple[str, dict[str, object]]:
+    """The ns-3 TypeId and attributes of the engine's path-loss model, or NotSupported."""
+    model = pl.get("model", "friis")
+    if model == "friis":
+        return "ns3::FriisPropagationLossModel", {}
+    if model == "log_distance":
+        return "ns3::LogDistancePropagationLossModel", {
+            "Exponent": float(pl.get("exponent", 3.0)),
+            "ReferenceDistance": float(pl.get("reference_distance_m", 1.0)),
+            "ReferenceLoss": float(pl.get("reference_loss_db", 46.6777)),
+        }
+    if model == "okumura_hata":
+        return "ns3::OkumuraHataPropagationLossModel", {
+            "Environment": HATA_ENVIRONMENTS[pl.get("environment", "urban")],
+            "CitySize": HATA_CITIES[pl.get("city", "large")],
+        }
+    if model == "itu_r1411_los":
+        return "ns3::ItuR1411LosPropagationLossModel", {}
+    if model == "itu_r1411_nlos_over_rooftop":
+        return "ns3::ItuR1411NlosOverRooftopPropagationLossModel", {
+            "RooftopLevel": float(pl.get("rooftop_height_m", 20.0)),
+            "StreetsOrientation": float(pl.get("street_orientation_deg", 45.0)),
+            "StreetsWidth": float(pl.get("street_width_m", 20.0)),
+            "BuildingsExtend": float(pl.get("buildings_extent_m", 80.0)),
+            "BuildingSeparation": float(pl.get("building_separation_m", 50.0)),
+            **_p1411_city(bool(pl.get("metropolitan", True))),
+        }
+    raise NotSupported(
+        f"{path}.model",
+        model,
+        "friis, log_distance, okumura_hata, itu_r1411_los or itu_r1411_nlos_over_rooftop "
+        "(ns-3 3.44 has no TR 36.942 / TR 36.814 model; its ThreeGpp* models are TR 38.901's)",
+    )
+
+
+def hata_note(pl: dict, carrier_mhz: float, ue_height_m: float) -> str | None:
+    """ns-3's COST-231 (above 1500 MHz) large-city a(h_m) is 3.2 (log10 11.75 h_m)^2, without the
+    -4.97 dB of Hata's large-city formula and unlike COST 231's own a(h_m) (the small/medium-city
+    one, which the engine uses; okumura-hata-propagation-loss-model.cc GetLoss): its loss is lower."""
+    if pl.get("model") != "okumura_hata" or carrier_mhz <= 1500 or pl.get("city", "large") != "large":
+        return None
+    lf, hm = math.log10(carrier_mhz), ue_height_m
+    engine_a = (1.1 * lf - 0.7) * hm - (1.56 * lf - 0.8)
+    ns3_a = 3.2 * math.log10(11.75 * hm) ** 2
+    return (
+        f"okumura_hata at {carrier_mhz} MHz, city large: ns-3's COST-231 a(h_m) for a large city "
+        f"(3.2 (log10 11.75 h_m)^2) makes its path loss {ns3_a - engine_a:.2f} dB lower than the engine's "
+        f"at h_m = {hm} m (okumura-hata-propagation-loss-model.cc)"
+    )
+
+
+def antenna_lines(role: str, antenna: dict | None) -> list[str]:
+    """`object`/`attr` records of an eNB antenna (isotropic or parabolic)."""
+    a = antenna or {"kind": "isotropic"}
+    if a.get("kind", "isotropic") == "isotropic":
+        return [record("object", role=role, type="ns3::IsotropicAntennaModel")]
+    attrs = {
+        "Orientation": float(a.get("orientation_deg", 0.0)),
+        "Beamwidth": float(a.get("beamwidth_deg", 60.0)),
+        "MaxAttenuation": float(a.get("max_attenuation_db", 20.0)),
+    }
+    return [record("object", role=role, type="ns3::ParabolicAntennaModel"), *_attr_lines(role, attrs)]
+
+
+def _attr_lines(role: str, attrs: dict[str, object]) -> list[str]:
+    return [record("attr", role=role, name=k, value=v) for k, v in attrs.items()]
+
+
+def mobility_line(j: int, placement: dict, path: str) -> str:
+    """One UE's `mobility` record (ns-3 model and its parameters, SI units)."""
+    m = placement.get("mobility") or {"kind": "static"}
+    kind = m.get("kind", "static")
+    if kind == "static":
+        return record("mobility", ue=j, model=kind)
+    if kind == "constant_velocity":
+        v, h = float(m["speed_kmh"]) * MPS_PER_KMH, math.radians(float(m.get("heading_deg", 0.0)))
+        return record("mobility", ue=j, model=kind, vx_mps=v * math.cos(h), vy_mps=v * math.sin(h))
+    x0, y0, x1, y1 = (float(b) for b in m["bounds_m"])
+    box = {"x0": x0, "y0": y0, "x1": x1, "y1": y1}
+    if kind == "random_walk":
+        speed = float(m["speed_kmh"]) * MPS_PER_KMH
+        return record("mobility", ue=j, model=kind, speed_mps=speed, leg_s=float(m.get("leg_s", 1.0)), **box)
+    if kind == "random_waypoint":
+        lo, hi = float(m["min_speed_kmh"]) * MPS_PER_KMH, float(m["max_speed_kmh"]) * MPS_PER_KMH
+        return record("mobility", ue=j, model=kind, min_mps=lo, max_mps=hi, pause_s=float(m.get("pause_s", 0.0)), **box)
+    raise NotSupported(f"{path}.mobility.kind", kind, "static, constant_velocity, random_walk or random_waypoint")
+
+
+def interferer_lines(ch: dict, n_rbs: int, dl_earfcn: int) -> list[str]:
+    """One `interferer` record (and antenna) per site the engine places."""
+    from cellcc import _core
+
+    lines = []
+    for k, (x, y, h, p_dbm, antenna) in enumerate(_core.interferer_sites(json.dumps(ch))):
+        role = f"interferer:{k}"
+        lines.append(record("interferer", idx=k, x_m=x, y_m=y, z_m=h, tx_dbm=p_dbm, rbs=n_rbs, earfcn=dl_earfcn))
+        spec = None
+        if antenna is not None:
+            o, bw, am = antenna
+            spec = {"kind": "parabolic", "orientation_deg": o, "beamwidth_deg": bw, "max_attenuation_db": am}
+        lines += antenna_lines(role, spec)
+    return lines
+
+
+def _fading(ch: dict, cell: dict, n_rbs: int, duration_s: float, warmup_s: float, path: str) -> tuple:
+    """The `fading` record and the trace run.py writes, or ([], None) without fading."""
+    profile = (ch.get("fading") or {}).get("profile", "none")
+    if profile == "none":
+        return [], None, []
+    channel_json = json.dumps(ch)
+    if len(cell["ues"]) == 1 and not ch.get("interferers") and not ch.get("hex_layout"):
+        # LENA's offset is uniform in [1, (TraceLength - WindowSize) ms] = [1, 1]; WindowSize covers the run,
+        # so the window never moves and ns-3 time T ms reads sample 1 + T = engine TTI T - warm-up.
+        lead = 1 + round(warmup_s * 1e3)
+        samples = lead + math.ceil(duration_s * 1e3) + 1
+        window_s = (samples - TTI_MS) / 1e3
+        notes = []
+    else:
+        lead, samples, window_s = 0, LENA_TRACE_LENGTH_MS, LENA_WINDOW_S
+        notes = [
+            f"{path}.fading: LENA replays one {LENA_TRACE_LENGTH_MS / 1e3:g} s trace of the engine's fading "
+            "(UE 0's) at a random offset per link, redrawn every 0.5 s: the same statistics, not the "
+            "engine's per-UE realizations"
+        ]
+    trace = FadingTrace(channel_json, cell["id"], 0, n_rbs, samples, lead)
+    line = record(
+        "fading", file=FADING_FILE, rbs=n_rbs, samples=samples, length_s=samples * TTI_MS / 1e3, window_s=window_s
+    )
+    return [line], trace, notes
+
+
+def channel_plan(cell: dict, path: str, n_rbs: int, duration_s: float, warmup_s: float) -> ChannelPlan:
+    """Records of a cell with a channel model: `chan`, path-loss and antenna objects, interferers,
+    fading; the UEs' placement is `ue_placement_lines`."""
+    ch, p = cell["channel"], f"{path}.channel"
+    if ch.get("shadowing") is not None:
+        raise NotSupported(
+            f"{p}.shadowing",
+            ch["shadowing"],
+            "absent: ns-3 has log-normal shadowing only in the buildings module, drawn once per link "
+            "(buildings-propagation-loss-model.cc), not correlated along the UE's track",
+        )
+    dl_mhz = float(ch.get("dl_carrier_mhz", DEFAULTS["dl_carrier_mhz"]))
+    ul_mhz = float(ch.get("ul_carrier_mhz", DEFAULTS["ul_carrier_mhz"]))
+    dl, ul = earfcn(dl_mhz, True, f"{p}.dl_carrier_mhz"), earfcn(ul_mhz, False, f"{p}.ul_carrier_mhz")
+    enb = ch.get("enb") or {}
+    x, y = (float(v) for v in enb.get("position_m", (0.0, 0.0)))
+    type_id, attrs = pathloss_model(ch.get("pathloss") or {"model": "friis"}, f"{p}.pathloss")
+    lines = [
+        record(
+            "chan",
+            dl_earfcn=dl,
+            ul_earfcn=ul,
+            enb_tx_dbm=float(enb.get("tx_power_dbm", DEFAULTS["enb_tx_power_dbm"])),
+            enb_nf_db=float(enb.get("noise_figure_db", DEFAULTS["enb_noise_figure_db"])),
+            ue_tx_dbm=float(ch.get("ue_tx_power_dbm", DEFAULTS["ue_tx_power_dbm"])),
+            ue_nf_db=float(ch.get("ue_noise_figure_db", DEFAULTS["ue_noise_figure_db"])),
+            enb_x_m=x,
+            enb_y_m=y,
+            enb_z_m=float(enb.get("height_m", DEFAULTS["enb_height_m"])),
+        ),
+        record("object", role="pathloss", type=type_id),
+        *_attr_lines("pathloss", attrs),
+        *antenna_lines("enb_antenna", enb.get("antenna")),
+    ]
+    if ch.get("interferers") or ch.get("hex_layout"):
+        lines += interferer_lines(ch, n_rbs, dl)
+    fading_lines, trace, notes = _fading(ch, cell, n_rbs, duration_s, warmup_s, p)
+    lines += fading_lines
+    h_ue = min(float(u["sinr"].get("height_m", DEFAULTS["ue_height_m"])) for u in cell["ues"])
+    notes += [n for n in [hata_note(ch.get("pathloss") or {}, dl_mhz, h_ue)] if n]
+    return ChannelPlan(lines, trace, notes, (dl, ul))
+
+
+def ue_placement_lines(ue: dict, j: int, node_idx: int, path: str) -> list[str]:
+    """A channel-placed UE: its `ue` record (position, height) and its `mobility` record."""
+    s = ue["sinr"]
+    if s.get("kind") != "channel":
+        raise NotSupported(f"{path}.kind", s.get("kind"), '"channel" (the cell has a channel model)')
+    x, y = (float(v) for v in s["position_m"])
+    z = float(s.get("height_m", DEFAULTS["ue_height_m"]))
+    return [record("ue", idx=j, node=node_idx, x_m=x, y_m=y, z_m=z), mobility_line(j, s, path)]

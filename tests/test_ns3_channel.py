@@ -1,0 +1,263 @@
+"""The ns-3 backend's mapping of a cell's channel model to LENA (python/cellcc/backends/ns3/
+channel.py): each model's records (pure, no ns-3), the fading trace written from the engine's
+generator, and one short one-UE LENA run with Friis path loss and EPA fading whose measured SINR
+must be the link budget worked by hand plus the trace's own mean gain (skipped without ns-3).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from cellcc import Scenario, _core, builders
+from cellcc.backends.ns3 import channel
+from cellcc.backends.ns3 import plan as ns3_plan
+from cellcc.backends.ns3.records import NotSupported
+
+from .test_ns3_backend import WHY_NOT, _record, _records
+
+needs_ns3 = pytest.mark.skipif(WHY_NOT is not None, reason=WHY_NOT or "")
+EXAMPLES = Path(__file__).parent.parent / "examples"
+
+
+def channel_cell(ch: dict, placement: dict | None = None, duration_s: float = 2.0, bandwidth_mhz: float = 5) -> dict:
+    """One UE placed by `placement` (default 3000 m east, static) in a cell with channel `ch`."""
+    sinr = {"kind": "channel", "position_m": [3000.0, 0.0], **(placement or {})}
+    ue = {"sinr": sinr, "rlc": {"mode": "am"}}
+    flow = {"id": "down", "src": "server", "dst": "ue", "cca": "cubic", "app": {"kind": "bulk"}}
+    sc = builders.lte_cell([ue], bandwidth_mhz, [flow], duration_s)
+    sc["cells"][0]["channel"] = ch
+    return Scenario.from_dict(sc).to_dict()
+
+
+def _by_role(text: str, role: str) -> tuple[str, dict[str, str]]:
+    obj = next(r for r in _records(text, "object") if r["role"] == role)
+    return obj["type"], {a["name"]: a["value"] for a in _records(text, "attr") if a["role"] == role}
+
+
+# --- carriers -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("mhz", "downlink", "n"),
+    [
+        # TS 36.101 Table 5.7.3-1: N = N_Offs + 10 (F - F_low).
+        (2120.0, True, 100),  # band 1: 0 + 10 x 10 (ns-3's default DL EARFCN)
+        (1930.0, False, 18100),  # band 1 UL: 18000 + 10 x 10 (ns-3's default UL EARFCN)
+        (1842.5, True, 1575),  # band 3: 1200 + 10 x 37.5
+        (1747.5, False, 19575),  # band 3 UL: 19200 + 10 x 37.5
+        (806.0, True, 6300),  # band 20: 6150 + 10 x 15
+    ],
+)
+def test_carriers_become_earfcns(mhz, downlink, n):
+    assert channel.earfcn(mhz, downlink, "x") == n
+
+
+@pytest.mark.parametrize("mhz", [2120.05, 2600.0, 3500.0])
+def test_carriers_off_the_raster_or_outside_fdd_bands_are_refused(mhz):
+    with pytest.raises(NotSupported, match="EARFCN raster"):
+        channel.earfcn(mhz, True, "c.dl_carrier_mhz")
+
+
+# --- path loss, antenna, powers -------------------------------------------------------------
+
+
+def test_friis_cell_sets_powers_noise_position_and_earfcns():
+    ch = {"enb": {"position_m": [10, 20], "height_m": 25, "tx_power_dbm": 43}, "ue_tx_power_dbm": 23}
+    p = ns3_plan.plan(channel_cell(ch))
+    chan = _record(p.text, "chan")
+    assert (chan["dl_earfcn"], chan["ul_earfcn"], chan["enb_tx_dbm"], chan["ue_tx_dbm"]) == (
+        "100",
+        "18100",
+        "43.0",
+        "23.0",
+    )
+    assert (chan["enb_nf_db"], chan["ue_nf_db"]) == ("5.0", "9.0")  # engine = ns-3 defaults
+    assert (chan["enb_x_m"], chan["enb_y_m"], chan["enb_z_m"]) == ("10.0", "20.0", "25.0")
+    cell = _record(p.text, "cell")
+    assert (cell["dl_earfcn"], cell["ul_earfcn"]) == ("100", "18100")
+    assert _by_role(p.text, "pathloss") == ("ns3::FriisPropagationLossModel", {})
+    assert _by_role(p.text, "enb_antenna") == ("ns3::IsotropicAntennaModel", {})
+    assert _record(p.text, "ue") == {"idx": "0", "node": "3", "x_m": "3000.0", "y_m": "0.0", "z_m": "1.5"}
+    assert _record(p.text, "mobility") == {"ue": "0", "model": "static"}
+    assert not _records(p.text, "fading") and not _records(p.text, "interferer") and p.fading is None
+
+
+@pytest.mark.parametrize(
+    ("pathloss", "type_id", "attrs"),
+    [
+        (
+            {"model": "log_distance", "exponent": 3.5, "reference_distance_m": 10, "reference_loss_db": 60},
+            "ns3::LogDistancePropagationLossModel",
+            {"Exponent": "3.5", "ReferenceDistance": "10.0", "ReferenceLoss": "60.0"},
+        ),
+        (
+            {"model": "okumura_hata", "environment": "suburban", "city": "medium"},
+            "ns3::OkumuraHataPropagationLossModel",
+            {"Environment": "SubUrban", "CitySize": "Medium"},
+        ),
+        ({"model": "itu_r1411_los"}, "ns3::ItuR1411LosPropagationLossModel", {}),
+        (
+            # metropolitan = k_f slope 1.5, which ns-3 gives for anything but Urban + Large city.
+            {"model": "itu_r1411_nlos_over_rooftop", "street_width_m": 30, "metropolitan": True},
+            "ns3::ItuR1411NlosOverRooftopPropagationLossModel",
+            {
+                "RooftopLevel": "20.0",
+                "StreetsOrientation": "45.0",
+                "StreetsWidth": "30.0",
+                "BuildingsExtend": "80.0",
+                "BuildingSeparation": "50.0",
+                "Environment": "Urban",
+                "CitySize": "Medium",
+            },
+        ),
+    ],
+)
+def test_each_path_loss_model_maps_to_its_ns3_model(pathloss, type_id, attrs):
+    ch = {"pathloss": pathloss, "dl_carrier_mhz": 1842.5, "ul_carrier_mhz": 1747.5}
+    assert _by_role(ns3_plan.plan(channel_cell(ch)).text, "pathloss") == (type_id, attrs)
+
+
+def test_p1411_medium_city_is_ns3s_urban_large():
+    # ns-3 3.44 ItuR1411NlosOverRooftop GetLoss: k_f = -4 + 0.7 (f/925 - 1) for Urban + LargeCity.
+    assert (
+        channel.pathloss_model({"model": "itu_r1411_nlos_over_rooftop", "metropolitan": False}, "x")[1]["CitySize"]
+        == "Large"
+    )
+
+
+@pytest.mark.parametrize("model", ["tr36942_urban", "tr36814_uma", "tr36814_umi"])
+def test_3gpp_tr_path_loss_ns3_lacks_is_refused_by_name(model):
+    with pytest.raises(NotSupported) as e:
+        ns3_plan.plan(channel_cell({"pathloss": {"model": model}}))
+    assert e.value.path == "cells[0].channel.pathloss.model" and "TR 38.901" in e.value.why
+
+
+def test_the_cost231_large_city_difference_is_said_with_its_size():
+    ch = {"pathloss": {"model": "okumura_hata"}, "dl_carrier_mhz": 1842.5, "ul_carrier_mhz": 1747.5}
+    # lf = log10 1842.5 = 3.26541, h_m = 1.5: COST 231 a(h_m) = (1.1 lf - 0.7) 1.5 - (1.56 lf - 0.8) = 0.0439;
+    # ns-3's 3.2 (log10 17.625)^2 = 3.2 x 1.24613^2 = 4.9691: ns-3's loss is 4.93 dB lower.
+    notes = ns3_plan.plan(channel_cell(ch, {"position_m": [1500.0, 0.0]})).notes
+    assert any("4.93 dB lower" in n for n in notes)
+
+
+def test_a_parabolic_enb_antenna_keeps_its_pattern():
+    ant = {"kind": "parabolic", "orientation_deg": 30, "beamwidth_deg": 70, "max_attenuation_db": 25}
+    p = ns3_plan.plan(channel_cell({"enb": {"antenna": ant}}))
+    assert _by_role(p.text, "enb_antenna") == (
+        "ns3::ParabolicAntennaModel",
+        {"Orientation": "30.0", "Beamwidth": "70.0", "MaxAttenuation": "25.0"},
+    )
+
+
+def test_interferers_and_the_hex_layout_are_the_engines_sites():
+    ch = {"interferers": [{"position_m": [500, 0], "tx_power_dbm": 40}], "hex_layout": {"rings": 1}}
+    p = ns3_plan.plan(channel_cell(ch, {"position_m": [100.0, 0.0]}))
+    sites = _core.interferer_sites(json.dumps(ch))
+    rows = _records(p.text, "interferer")
+    # 1 listed + 7 sites x 3 sectors - the serving sector = 21 (TR 36.814 layout, one ring).
+    assert len(rows) == len(sites) == 21
+    assert rows[0] | {"idx": "0"} == {
+        "idx": "0",
+        "x_m": "500.0",
+        "y_m": "0.0",
+        "z_m": "30.0",
+        "tx_dbm": "40.0",
+        "rbs": "25",
+        "earfcn": "100",
+    }
+    assert _by_role(p.text, "interferer:0")[0] == "ns3::IsotropicAntennaModel"
+    assert _by_role(p.text, "interferer:1") == (
+        "ns3::ParabolicAntennaModel",
+        {"Orientation": repr(sites[1][4][0]), "Beamwidth": "70.0", "MaxAttenuation": "20.0"},
+    )
+
+
+# --- mobility -------------------------------------------------------------------------------
+
+
+def test_mobility_models_map_to_ns3s_in_si_units():
+    line = {"kind": "constant_velocity", "speed_kmh": 36, "heading_deg": 90}
+    m = _record(ns3_plan.plan(channel_cell({}, {"mobility": line})).text, "mobility")
+    # 36 km/h = 10 m/s, heading 90 degrees: (0, 10) m/s.
+    assert m["model"] == "constant_velocity" and float(m["vx_mps"]) == pytest.approx(0, abs=1e-12)
+    assert float(m["vy_mps"]) == pytest.approx(10.0)
+    walk = {"kind": "random_walk", "speed_kmh": 3.6, "leg_s": 2, "bounds_m": [2990, -10, 3010, 10]}
+    m = _record(ns3_plan.plan(channel_cell({}, {"mobility": walk})).text, "mobility")
+    assert m == {"ue": "0", "model": "random_walk", "speed_mps": "1.0", "leg_s": "2.0"} | {
+        "x0": "2990.0",
+        "y0": "-10.0",
+        "x1": "3010.0",
+        "y1": "10.0",
+    }
+    wp = {"kind": "random_waypoint", "min_speed_kmh": 3.6, "max_speed_kmh": 7.2, "bounds_m": [2990, -10, 3010, 10]}
+    m = _record(ns3_plan.plan(channel_cell({}, {"mobility": wp})).text, "mobility")
+    assert (m["model"], m["min_mps"], m["max_mps"], m["pause_s"]) == ("random_waypoint", "1.0", "2.0", "0.0")
+
+
+# --- fading ---------------------------------------------------------------------------------
+
+
+def test_one_ue_replays_the_engines_own_fading_at_a_fixed_offset():
+    p = ns3_plan.plan(channel_cell({"fading": {"profile": "epa"}}, duration_s=2.0))
+    f = _record(p.text, "fading")
+    # 500 ms warm-up + LENA's 1 ms minimum offset lead; 2000 scenario TTIs; one spare sample.
+    assert (f["file"], f["rbs"], f["samples"], f["length_s"]) == ("fading.fad", "25", "2502", "2.502")
+    # WindowSize = TraceLength - 1 ms: LENA's offset draw is uniform in [1, 1] ms and never redrawn.
+    assert float(f["window_s"]) == pytest.approx(2.501)
+    assert (p.fading.lead, p.fading.samples, p.fading.ue, p.fading.cell_id) == (501, 2502, 0, "cell0")
+
+
+def test_with_interferers_lena_uses_its_usual_random_window_and_says_so():
+    ch = {"fading": {"profile": "eva"}, "interferers": [{"position_m": [500, 0]}]}
+    p = ns3_plan.plan(channel_cell(ch, {"position_m": [100.0, 0.0]}))
+    f = _record(p.text, "fading")
+    assert (f["samples"], f["length_s"], f["window_s"]) == ("10000", "10.0", "0.5")
+    assert any("random offset per link" in n for n in p.notes)
+
+
+def test_the_trace_file_is_the_engines_fading_in_lenas_layout(tmp_path: Path):
+    from cellcc.backends.ns3.run import write_fading_trace
+
+    trace = channel.FadingTrace('{"fading": {"profile": "epa"}}', "c0", 0, 6, 12, 3)
+    write_fading_trace(trace, 7, tmp_path / "f.fad")
+    rows = [[float(v) for v in line.split()] for line in (tmp_path / "f.fad").read_text().splitlines()]
+    engine = _core.fading_trace_db('{"fading": {"profile": "epa"}}', 7, "c0", 0, 6, 9)
+    assert len(rows) == 6 and all(len(r) == 12 for r in rows)
+    for row, want in zip(rows, engine, strict=True):
+        assert row[:3] == pytest.approx([want[0]] * 3, abs=1e-4)
+        assert row[3:] == pytest.approx(want, abs=1e-4)
+
+
+def test_shadowing_and_sweeps_are_refused_by_name():
+    doc = Scenario.load(EXAMPLES / "lte_channel_edge.toml").to_dict()
+    with pytest.raises(NotSupported) as e:
+        ns3_plan.plan(doc)
+    assert e.value.path == "cells[0].channel.shadowing" and "buildings module" in e.value.why
+
+
+# --- one UE on LENA with path loss and fading -------------------------------------------------
+
+
+@needs_ns3
+def test_one_ue_friis_and_epa_lands_in_the_tables_at_the_link_budget_plus_fading():
+    from cellcc.backends.ns3 import run as ns3_run
+
+    sc = channel_cell({"enb": {"height_m": 1.5}, "fading": {"profile": "epa"}}, duration_s=1.5)
+    out = ns3_run.run(sc)
+    # Link budget per RB, 25 RBs at 2120 MHz, UE 3000 m away at the eNB's height:
+    # 30 - 10 log10 25 = 16.0206 dBm; Friis 20 log10(4 pi 3000 / 0.1414118 m) = 108.5165 dB;
+    # noise -174 + 10 log10 180e3 + 9 = -112.4473 dBm: SNR 16.0206 - 108.5165 + 112.4473 = 19.9514 dB.
+    budget_db = 19.9514
+    # LENA averages the linear SINR over RBs and TTIs: the budget times the trace's mean linear gain
+    # over the run (engine TTIs 0..1499 of UE 0's downlink).
+    gains = _core.fading_trace_db(json.dumps(sc["cells"][0]["channel"]), sc["seed"], "cell0", 0, 25, 1500)
+    mean_gain_db = 10 * math.log10(sum(10 ** (g / 10) for row in gains for g in row) / (25 * 1500))
+    assert out.summary["lte_dl_sinr_db"]["ue"] == pytest.approx(budget_db + mean_gain_db, abs=0.3)
+    f = out.flows.iloc[0]
+    assert f["throughput_bps"] > 2e6 and f["app_bytes_delivered"] > 200_000
+    dl = out.lte[out.lte["dir"] == "dl"]
+    assert len(dl) == 15 and dl["tbs"].sum() > 0
