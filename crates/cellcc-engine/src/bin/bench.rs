@@ -137,7 +137,7 @@ fn main() -> std::io::Result<()> {
     }
     md += "\nGoals: the single 100 Mbit/s flow at least 200x faster than real time on one core (issue 2);\n\
            the LTE cells at least 100x faster than ns-3.44 LENA, i.e. at most ~8 ms of wall time per simulated\n\
-           second for the seed-000 cell (issue 7; ns-3 side by side: `docs/crosscheck.md`).\n\
+           second for the seed-000 cell (issue 7; ns-3 side by side: the section of that name below, `scripts/bench_ns3.py`).\n\
            Where the time goes, and what was optimised: `docs/performance.md`.\n";
     let tmp = format!("{path}.tmp");
     std::fs::write(&tmp, md)?;
