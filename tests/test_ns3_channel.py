@@ -261,3 +261,17 @@ def test_one_ue_friis_and_epa_lands_in_the_tables_at_the_link_budget_plus_fading
     assert f["throughput_bps"] > 2e6 and f["app_bytes_delivered"] > 200_000
     dl = out.lte[out.lte["dir"] == "dl"]
     assert len(dl) == 15 and dl["tbs"].sum() > 0
+
+
+@needs_ns3
+def test_a_ue_driving_away_sees_the_friis_budget_fall_along_its_track():
+    from cellcc.backends.ns3 import run as ns3_run
+
+    line = {"kind": "constant_velocity", "speed_kmh": 360, "heading_deg": 0}
+    sc = channel_cell({"enb": {"height_m": 1.5}}, {"position_m": [1000.0, 0.0], "mobility": line}, duration_s=1.0)
+    out = ns3_run.run(sc)
+    # At 1000 m the budget is 19.9514 + 20 log10(3000 / 1000) = 29.4938 dB (the test above); the UE
+    # drives to 1100 m at 100 m/s, so the linear mean over the second is the budget times
+    # mean((d / 1000 m)^-2) = (1 - 1 / 1.1) / 0.1 = 0.90909, i.e. -0.4139 dB: 29.0799 dB
+    # (a UE left standing, or moved during the warm-up, would show 29.49 dB or less than 29.0).
+    assert out.summary["lte_dl_sinr_db"]["ue"] == pytest.approx(29.0799, abs=0.1)

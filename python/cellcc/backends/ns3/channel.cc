@@ -172,12 +172,15 @@ PlaceChannelUe(Ptr<Node> node, const Record& ue, const Record& m)
     else if (kind == "constant_velocity")
     {
         // Start the line one warm-up earlier so the UE is at its position at scenario t = 0.
+        // Position first: ConstantVelocityHelper::SetPosition zeroes the velocity
+        // (constant-velocity-helper.cc).
         Vector v(m.Num("vx_mps"), m.Num("vy_mps"), 0.0);
         double t0 = g_t0.GetSeconds();
-        at = Vector(at.x - v.x * t0, at.y - v.y * t0, at.z);
         auto line = CreateObject<ConstantVelocityMobilityModel>();
+        line->SetPosition(Vector(at.x - v.x * t0, at.y - v.y * t0, at.z));
         line->SetVelocity(v);
-        model = line;
+        node->AggregateObject(line);
+        return;
     }
     else if (kind == "random_walk")
     {
