@@ -153,27 +153,14 @@ def test_a_parabolic_enb_antenna_keeps_its_pattern():
     )
 
 
-def test_interferers_and_the_hex_layout_are_the_engines_sites():
-    ch = {"interferers": [{"position_m": [500, 0], "tx_power_dbm": 40}], "hex_layout": {"rings": 1}}
-    p = ns3_plan.plan(channel_cell(ch, {"position_m": [100.0, 0.0]}))
-    sites = _core.interferer_sites(json.dumps(ch))
-    rows = _records(p.text, "interferer")
-    # 1 listed + 7 sites x 3 sectors - the serving sector = 21 (TR 36.814 layout, one ring).
-    assert len(rows) == len(sites) == 21
-    assert rows[0] | {"idx": "0"} == {
-        "idx": "0",
-        "x_m": "500.0",
-        "y_m": "0.0",
-        "z_m": "30.0",
-        "tx_dbm": "40.0",
-        "rbs": "25",
-        "earfcn": "100",
-    }
-    assert _by_role(p.text, "interferer:0")[0] == "ns3::IsotropicAntennaModel"
-    assert _by_role(p.text, "interferer:1") == (
-        "ns3::ParabolicAntennaModel",
-        {"Orientation": repr(sites[1][4][0]), "Beamwidth": "70.0", "MaxAttenuation": "20.0"},
-    )
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [("interferers", [{"position_m": [500, 0]}]), ("hex_layout", {"rings": 1})],
+)
+def test_interferers_and_the_hex_layout_are_refused_by_name(key, value):
+    with pytest.raises(NotSupported) as e:
+        ns3_plan.plan(channel_cell({key: value}, {"position_m": [100.0, 0.0]}))
+    assert e.value.path == f"cells[0].channel.{key}" and "WaveformGenerator" in e.value.why
 
 
 # --- mobility -------------------------------------------------------------------------------
@@ -211,9 +198,11 @@ def test_one_ue_replays_the_engines_own_fading_at_a_fixed_offset():
     assert (p.fading.lead, p.fading.samples, p.fading.ue, p.fading.cell_id) == (501, 2502, 0, "cell0")
 
 
-def test_with_interferers_lena_uses_its_usual_random_window_and_says_so():
-    ch = {"fading": {"profile": "eva"}, "interferers": [{"position_m": [500, 0]}]}
-    p = ns3_plan.plan(channel_cell(ch, {"position_m": [100.0, 0.0]}))
+def test_several_ues_get_lenas_usual_random_window_and_it_is_said():
+    sc = channel_cell({"fading": {"profile": "eva"}})
+    sc["nodes"].append({"id": "ue2", "kind": "ue"})
+    sc["cells"][0]["ues"].append({**sc["cells"][0]["ues"][0], "node": "ue2"})
+    p = ns3_plan.plan(sc)
     f = _record(p.text, "fading")
     assert (f["samples"], f["length_s"], f["window_s"]) == ("10000", "10.0", "0.5")
     assert any("random offset per link" in n for n in p.notes)
@@ -232,7 +221,7 @@ def test_the_trace_file_is_the_engines_fading_in_lenas_layout(tmp_path: Path):
         assert row[3:] == pytest.approx(want, abs=1e-4)
 
 
-def test_shadowing_and_sweeps_are_refused_by_name():
+def test_shadowing_is_refused_by_name():
     doc = Scenario.load(EXAMPLES / "lte_channel_edge.toml").to_dict()
     with pytest.raises(NotSupported) as e:
         ns3_plan.plan(doc)
@@ -275,3 +264,13 @@ def test_a_ue_driving_away_sees_the_friis_budget_fall_along_its_track():
     # mean((d / 1000 m)^-2) = (1 - 1 / 1.1) / 0.1 = 0.90909, i.e. -0.4139 dB: 29.0799 dB
     # (a UE left standing, or moved during the warm-up, would show 29.49 dB or less than 29.0).
     assert out.summary["lte_dl_sinr_db"]["ue"] == pytest.approx(29.0799, abs=0.1)
+
+
+def test_the_channel_crosscheck_example_plans_for_ns3():
+    # docs/ns3.md's channel table: one UE, so LENA replays the engine's own fading on the same track.
+    from cellcc.backends import frontend
+
+    p = ns3_plan.plan(frontend.resolve(EXAMPLES / "crosscheck" / "lte-channel-drive.toml").to_dict())
+    assert (_record(p.text, "chan")["dl_earfcn"], p.fading.lead) == ("1575", 501)
+    assert _record(p.text, "mobility")["model"] == "constant_velocity"
+    assert not any("fading" in n or "okumura" in n for n in p.notes)

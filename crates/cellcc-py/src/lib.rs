@@ -11,10 +11,8 @@ mod convert;
 mod errors;
 
 use cellcc_engine::cc::REGISTRY;
-use cellcc_engine::lte::channel::antenna::Antenna;
-use cellcc_engine::lte::channel::interference::Site;
+use cellcc_engine::lte::channel::downlink_fading_trace_db;
 use cellcc_engine::lte::channel::spec::ChannelSpec;
-use cellcc_engine::lte::channel::{self, downlink_fading_trace_db};
 use cellcc_engine::scenario::SCHEMA_VERSION;
 use cellcc_engine::world::World;
 use cellcc_engine::{Scenario, ENGINE_VERSION};
@@ -124,31 +122,6 @@ fn fading_trace_db(
     .map_err(|f| f.into_pyerr(py))
 }
 
-/// The interfering eNBs of a cell's channel spec (JSON) as the engine places them: the listed
-/// interferers, then the hexagonal layout's cells (`cellcc_engine::lte::channel::interferer_sites`).
-/// Each is `(x_m, y_m, height_m, tx_power_dbm, antenna)`, antenna `None` (isotropic) or
-/// `(orientation_deg, beamwidth_deg, max_attenuation_db)` of the parabolic pattern.
-#[pyfunction]
-fn interferer_sites(py: Python<'_>, channel_json: &str) -> PyResult<Vec<InterfererSite>> {
-    guarded(|| {
-        let spec = parse_channel(channel_json)?;
-        Ok(channel::interferer_sites(&spec).iter().map(site_tuple).collect())
-    })
-    .map_err(|f| f.into_pyerr(py))
-}
-
-type InterfererSite = (f64, f64, f64, f64, Option<(f64, f64, f64)>);
-
-fn site_tuple(s: &Site) -> InterfererSite {
-    let antenna = match s.antenna {
-        Antenna::Isotropic => None,
-        Antenna::Parabolic { orientation_rad, beamwidth_rad, max_attenuation_db } => {
-            Some((orientation_rad.to_degrees(), beamwidth_rad.to_degrees(), max_attenuation_db))
-        }
-    };
-    (s.xy_m[0], s.xy_m[1], s.height_m, 10.0 * s.tx_power_mw.log10(), antenna)
-}
-
 fn parse_channel(json: &str) -> Result<ChannelSpec, Failure> {
     let spec: ChannelSpec = serde_json::from_str(json)
         .map_err(|e| cellcc_engine::ScenarioError::new("channel", e.to_string(), "a cell's channel spec"))?;
@@ -168,7 +141,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(ccas, m)?)?;
     m.add_function(wrap_pyfunction!(engine_version, m)?)?;
     m.add_function(wrap_pyfunction!(fading_trace_db, m)?)?;
-    m.add_function(wrap_pyfunction!(interferer_sites, m)?)?;
     m.add_function(wrap_pyfunction!(interrupt, m)?)?;
     m.add_function(wrap_pyfunction!(clear_interrupt, m)?)?;
     m.add("SCHEMA_VERSION", SCHEMA_VERSION)?;

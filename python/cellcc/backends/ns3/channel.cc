@@ -2,9 +2,8 @@
 //! explains the mapping):
 //!
 //!   chan dl_earfcn= ul_earfcn= enb_tx_dbm= enb_nf_db= ue_tx_dbm= ue_nf_db= enb_x_m= enb_y_m= enb_z_m=
-//!   object role=pathloss|enb_antenna|interferer:<k> type=<ns-3 TypeId>
+//!   object role=pathloss|enb_antenna type=<ns-3 TypeId>
 //!   attr role= name= value=                     (an attribute of that object, ns-3's text form)
-//!   interferer idx= x_m= y_m= z_m= tx_dbm= rbs= earfcn=
 //!   fading file= rbs= samples= length_s= window_s=
 //!   ue idx= node= x_m= y_m= z_m=
 //!   mobility ue= model=static|constant_velocity|random_walk|random_waypoint [vx_mps= vy_mps=]
@@ -15,7 +14,6 @@
 #include "ns3/antenna-module.h"
 #include "ns3/lte-module.h"
 #include "ns3/mobility-module.h"
-#include "ns3/spectrum-module.h"
 
 namespace cellcc
 {
@@ -23,43 +21,10 @@ namespace cellcc
 namespace
 {
 
-//! A full-buffer interferer sends without pause: one signal per TTI (TS 36.211 §4.1, 1 ms)
-//! lasting the whole period (WaveformGenerator DutyCycle 1).
-constexpr double kInterfererPeriodS = 1e-3;
-constexpr double kInterfererDutyCycle = 1.0;
-
 std::string
 Role(const Record& r)
 {
     return r.Str("role");
-}
-
-/// The object record of `role`, its attributes applied; nullptr-free: throws if absent.
-ObjectFactory
-Factory(const LtePlanRecords& r, const std::string& role)
-{
-    ObjectFactory f;
-    bool found = false;
-    for (const Record* o : r.objects)
-    {
-        if (Role(*o) == role)
-        {
-            f.SetTypeId(o->Str("type"));
-            found = true;
-        }
-    }
-    if (!found)
-    {
-        throw std::runtime_error("plan lacks the object record of role '" + role + "'");
-    }
-    for (const Record* a : r.attrs)
-    {
-        if (Role(*a) == role)
-        {
-            f.Set(a->Str("name"), StringValue(a->Str("value")));
-        }
-    }
-    return f;
 }
 
 void
@@ -196,37 +161,6 @@ PlaceChannelUe(Ptr<Node> node, const Record& ue, const Record& m)
     }
     model->SetPosition(at);
     node->AggregateObject(model);
-}
-
-void
-StartInterferers(Ptr<LteHelper> h, const LtePlanRecords& r)
-{
-    for (const Record* i : r.interferers)
-    {
-        auto node = CreateObject<Node>();
-        auto where = CreateObject<ConstantPositionMobilityModel>();
-        where->SetPosition(Vector(i->Num("x_m"), i->Num("y_m"), i->Num("z_m")));
-        node->AggregateObject(where);
-        std::vector<int> everyRb(i->U64("rbs"));
-        for (size_t k = 0; k < everyRb.size(); k++)
-        {
-            everyRb[k] = static_cast<int>(k);
-        }
-        WaveformGeneratorHelper wg;
-        wg.SetChannel(h->GetDownlinkSpectrumChannel());
-        wg.SetTxPowerSpectralDensity(LteSpectrumValueHelper::CreateTxPowerSpectralDensity(
-            static_cast<uint32_t>(i->U64("earfcn")),
-            static_cast<uint16_t>(i->U64("rbs")),
-            i->Num("tx_dbm"),
-            everyRb));
-        wg.SetPhyAttribute("Period", TimeValue(Seconds(kInterfererPeriodS)));
-        wg.SetPhyAttribute("DutyCycle", DoubleValue(kInterfererDutyCycle));
-        NetDeviceContainer dev = wg.Install(node);
-        auto phy = DynamicCast<WaveformGenerator>(DynamicCast<NonCommunicatingNetDevice>(dev.Get(0))->GetPhy());
-        std::string role = "interferer:" + i->Str("idx");
-        phy->SetAntenna(Factory(r, role).Create<AntennaModel>());
-        Simulator::Schedule(Seconds(0), &WaveformGenerator::Start, phy);
-    }
 }
 
 } // namespace cellcc

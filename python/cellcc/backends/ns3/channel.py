@@ -1,6 +1,6 @@
 """A cell's `channel` model (docs/channel.md) on ns-3 3.44 LENA: what has a faithful ns-3
-counterpart is mapped, the rest refused by field name. Pure apart from the engine calls that place
-the interferers and draw the fading trace (both deterministic functions of the scenario and seed).
+counterpart is mapped, the rest refused by field name. Pure: dict in, plan records out (run.py
+writes the fading trace from the engine's generator).
 
 Mapping (ns-3 file in brackets):
 - carriers -> DL/UL EARFCN by TS 36.101 Table 5.7.3-1 as ns-3 tabulates it
@@ -16,11 +16,6 @@ Mapping (ns-3 file in brackets):
   BuildingSeparation; see `_p1411_city` for its k_f labels).
 - eNB antenna -> `LteHelper::EnbAntennaModelType` ParabolicAntennaModel (Orientation, Beamwidth,
   MaxAttenuation: the same -min(12 (phi/phi_3dB)^2, A_m) as the engine, parabolic-antenna-model.cc).
-- interferers and the hexagonal layout -> one full-buffer transmitter per site on the downlink
-  channel: a `WaveformGenerator` (src/spectrum) sending the eNB's PSD on every RB without pause
-  (Period 1 ms, DutyCycle 1), with the site's antenna. LteSpectrumPhy::StartRx counts a non-LTE
-  signal as interference on data and control (lte-spectrum-phy.cc, "other type of signal"), which
-  is the engine's full-buffer interferer; the sites are the engine's own (`_core.interferer_sites`).
 - mobility -> static: ConstantPositionMobilityModel; constant_velocity:
   ConstantVelocityMobilityModel; random_walk: RandomWalk2dMobilityModel (Mode Time, Time = leg,
   constant Speed, uniform Direction, Bounds); random_waypoint: RandomWaypointMobilityModel
@@ -28,13 +23,15 @@ Mapping (ns-3 file in brackets):
   ones draw from ns-3's generator, so their track is another realization of the same process.
 - fast fading -> `TraceFadingLossModel` (src/spectrum/model/trace-fading-loss-model.cc) fed with a
   trace cellcc writes from the engine's own generator (`_core.fading_trace_db`: per RB, per TTI,
-  dB, its `LoadTrace` layout). One UE and no interferer: the trace is that UE's engine realization
+  dB, its `LoadTrace` layout). One UE: the trace is that UE's engine realization
   laid out so that LENA's window offset (drawn in [1, 1] ms) puts engine TTI k at scenario time k ms:
-  the same fading on both sides. Otherwise LENA's usual use: a 10 s trace, a random offset per
-  link redrawn every 0.5 s (its defaults), so each UE and each interferer link fades on its own.
+  the same fading on both sides. Several UEs: LENA's usual use, a 10 s trace, a random offset per
+  link redrawn every 0.5 s (its defaults), so each UE fades on its own.
   LENA applies the one model to the downlink and the uplink channels alike.
 
-Refused: TR 36.942 and TR 36.814 path loss (ns-3 3.44 has neither; its ThreeGpp* models are
+Refused: interferers and the hexagonal layout (a WaveformGenerator sending the eNB's PSD on every
+RB was tried and did not reproduce the interference-limited link budget: docs/ns3.md), TR 36.942
+and TR 36.814 path loss (ns-3 3.44 has neither; its ThreeGpp* models are
 TR 38.901's), log-normal shadowing (ns-3 has it only inside the buildings module, drawn per link
 and not correlated along a track), TDD carriers, carriers off the EARFCN raster.
 """
@@ -226,29 +223,13 @@ def mobility_line(j: int, placement: dict, path: str) -> str:
     raise NotSupported(f"{path}.mobility.kind", kind, "static, constant_velocity, random_walk or random_waypoint")
 
 
-def interferer_lines(ch: dict, n_rbs: int, dl_earfcn: int) -> list[str]:
-    """One `interferer` record (and antenna) per site the engine places."""
-    from cellcc import _core
-
-    lines = []
-    for k, (x, y, h, p_dbm, antenna) in enumerate(_core.interferer_sites(json.dumps(ch))):
-        role = f"interferer:{k}"
-        lines.append(record("interferer", idx=k, x_m=x, y_m=y, z_m=h, tx_dbm=p_dbm, rbs=n_rbs, earfcn=dl_earfcn))
-        spec = None
-        if antenna is not None:
-            o, bw, am = antenna
-            spec = {"kind": "parabolic", "orientation_deg": o, "beamwidth_deg": bw, "max_attenuation_db": am}
-        lines += antenna_lines(role, spec)
-    return lines
-
-
 def _fading(ch: dict, cell: dict, n_rbs: int, duration_s: float, warmup_s: float, path: str) -> tuple:
     """The `fading` record and the trace run.py writes, or ([], None) without fading."""
     profile = (ch.get("fading") or {}).get("profile", "none")
     if profile == "none":
         return [], None, []
     channel_json = json.dumps(ch)
-    if len(cell["ues"]) == 1 and not ch.get("interferers") and not ch.get("hex_layout"):
+    if len(cell["ues"]) == 1:
         # LENA's offset is uniform in [1, (TraceLength - WindowSize) ms] = [1, 1]; WindowSize covers the run,
         # so the window never moves and ns-3 time T ms reads sample 1 + T = engine TTI T - warm-up.
         lead = 1 + round(warmup_s * 1e3)
@@ -270,8 +251,8 @@ def _fading(ch: dict, cell: dict, n_rbs: int, duration_s: float, warmup_s: float
 
 
 def channel_plan(cell: dict, path: str, n_rbs: int, duration_s: float, warmup_s: float) -> ChannelPlan:
-    """Records of a cell with a channel model: `chan`, path-loss and antenna objects, interferers,
-    fading; the UEs' placement is `ue_placement_lines`."""
+    """Records of a cell with a channel model: `chan`, path-loss and antenna objects, fading; the
+    UEs' placement is `ue_placement_lines`."""
     ch, p = cell["channel"], f"{path}.channel"
     if ch.get("shadowing") is not None:
         raise NotSupported(
@@ -280,6 +261,14 @@ def channel_plan(cell: dict, path: str, n_rbs: int, duration_s: float, warmup_s:
             "absent: ns-3 has log-normal shadowing only in the buildings module, drawn once per link "
             "(buildings-propagation-loss-model.cc), not correlated along the UE's track",
         )
+    for key in ("interferers", "hex_layout"):
+        if ch.get(key):
+            raise NotSupported(
+                f"{p}.{key}",
+                ch[key],
+                "absent: a full-buffer neighbour has no LENA counterpart that was validated here (a "
+                "WaveformGenerator on the downlink channel did not reproduce the link budget: docs/ns3.md)",
+            )
     dl_mhz = float(ch.get("dl_carrier_mhz", DEFAULTS["dl_carrier_mhz"]))
     ul_mhz = float(ch.get("ul_carrier_mhz", DEFAULTS["ul_carrier_mhz"]))
     dl, ul = earfcn(dl_mhz, True, f"{p}.dl_carrier_mhz"), earfcn(ul_mhz, False, f"{p}.ul_carrier_mhz")
@@ -303,8 +292,6 @@ def channel_plan(cell: dict, path: str, n_rbs: int, duration_s: float, warmup_s:
         *_attr_lines("pathloss", attrs),
         *antenna_lines("enb_antenna", enb.get("antenna")),
     ]
-    if ch.get("interferers") or ch.get("hex_layout"):
-        lines += interferer_lines(ch, n_rbs, dl)
     fading_lines, trace, notes = _fading(ch, cell, n_rbs, duration_s, warmup_s, p)
     lines += fading_lines
     h_ue = min(float(u["sinr"].get("height_m", DEFAULTS["ue_height_m"])) for u in cell["ues"])

@@ -12,7 +12,7 @@
 //!   change link= dir=ab|ba at_s= rate_bps=
 //!   route node= net=link<i>|ue via_link=        (LTE plans: static routes instead of global routing)
 //!   epc, cell, rlc, ue, move                    (the LTE cell: see lte.cc)
-//!   chan, object, attr, interferer, fading, mobility  (its channel model: see channel.cc)
+//!   chan, object, attr, fading, mobility        (its channel model: see channel.cc)
 //!   flow idx= src= dst= transport=tcp|udp app=bulk|finite|rate_limited|cbr bytes= rate_bps=
 //!        write_bytes= start_s= stop_s= port= cca= (ns-3 TypeId) and TCP attributes (see ApplyTcp)
 //! Output (OUTDIR): flows.csv, slots.csv, cwnd.csv, rtt.csv, queues.csv (columns in their
@@ -374,7 +374,6 @@ Sort(const std::vector<Record>& records)
                                                             {"move", &p.lte.moves},
                                                             {"object", &p.lte.objects},
                                                             {"attr", &p.lte.attrs},
-                                                            {"interferer", &p.lte.interferers},
                                                             {"mobility", &p.lte.mobility},
                                                             {"flow", &p.flows}};
     for (const Record& r : records)

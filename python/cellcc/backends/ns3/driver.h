@@ -123,7 +123,7 @@ struct LtePlanRecords
     /// The channel model; absent: SINR set by position under Friis (`move` records).
     const Record* chan = nullptr;
     const Record* fading = nullptr;
-    std::vector<const Record*> ues, moves, objects, attrs, interferers, mobility;
+    std::vector<const Record*> ues, moves, objects, attrs, mobility;
 };
 
 // lte.cc
@@ -145,8 +145,6 @@ void SetUpChannel(Ptr<LteHelper> h, const LtePlanRecords& r, const std::string& 
 Vector EnbPosition(const Record& chan);
 /// A channel-placed UE's position and mobility model.
 void PlaceChannelUe(Ptr<Node> node, const Record& ue, const Record& mobility);
-/// One full-buffer transmitter per interfering site on the downlink channel.
-void StartInterferers(Ptr<LteHelper> h, const LtePlanRecords& r);
 /// Write each UE's slot statistics (lte.csv) and start the next slot.
 void SampleCell(LteCell* lte, FILE* out, int64_t nowNs);
 /// At scenario t = 0: every UE attached, RLC drop traces connected.

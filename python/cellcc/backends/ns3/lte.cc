@@ -10,7 +10,7 @@
 //! Without a channel model: path loss is LteHelper's default Friis model, set explicitly; no
 //! fading, no shadowing, one cell (so no interference): the SINR a UE sees is fixed by its
 //! distance (lte.py's formula). With one (`chan` records), channel.cc sets path loss, antenna,
-//! fading, interferers and mobility; the UE records then carry positions.
+//! fading and mobility; the UE records then carry positions.
 //!
 //! Statistics (lte.csv, one row per UE, direction and slot) come from LENA's trace sources:
 //! transport blocks from LteSpectrumPhy DlPhyReception (at the UE) / UlPhyReception (at the
@@ -297,10 +297,6 @@ BuildCell(World& w, LteCell* lte, const LtePlanRecords& r, const std::string& di
         }
         auto routing = Ipv4StaticRoutingHelper().GetStaticRouting(lte->ues[j]->GetObject<Ipv4>());
         routing->SetDefaultRoute(lte->epc->GetUeDefaultGatewayAddress(), 1);
-    }
-    if (r.chan)
-    {
-        StartInterferers(h, r);
     }
     // Attach (ideal RRC) and the default EPS bearer; done during the warm-up before t = 0.
     h->Attach(lte->ueDevs, lte->enbDevs.Get(0));

@@ -173,7 +173,7 @@ impl ChannelSinr {
 }
 
 /// The listed interferers, then the hexagonal layout's cells (power and height of the serving eNB).
-pub fn interferer_sites(spec: &ChannelSpec) -> Vec<Site> {
+fn interferer_sites(spec: &ChannelSpec) -> Vec<Site> {
     let enb = &spec.enb;
     let listed = spec.interferers.iter().map(|f| {
         let h = f.height_m.unwrap_or(enb.height_m);
