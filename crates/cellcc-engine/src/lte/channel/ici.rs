@@ -66,6 +66,25 @@ pub fn with_ici(gamma_lin: f64, kept: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// ICI only ever lowers the SINR, never below `kept` times it, and never above kept / (1 - kept).
+        #[test]
+        fn ici_lowers_the_sinr_within_its_bounds(gamma in 1e-3f64..1e7, offset_hz in 0.0f64..7500.0) {
+            let kept = offset_kept_share(offset_hz);
+            let s = with_ici(gamma, kept);
+            prop_assert!(s <= gamma * (1.0 + 1e-12));
+            prop_assert!(s <= kept / (1.0 - kept) * (1.0 + 1e-9) || kept == 1.0);
+            prop_assert!(s >= kept * gamma / (1.0 + gamma) * (1.0 - 1e-12));
+        }
+
+        /// More Doppler spread, less power kept (the integrand falls with f_d while 2 pi f_d T_u x < 2.4).
+        #[test]
+        fn more_doppler_keeps_less(fd in 0.0f64..2000.0, more in 1.0f64..500.0) {
+            prop_assert!(doppler_spread_kept_share(fd + more) < doppler_spread_kept_share(fd));
+        }
+    }
 
     #[test]
     fn an_offset_of_a_twentieth_subcarrier_keeps_sinc_squared() {
