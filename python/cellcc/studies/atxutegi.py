@@ -508,7 +508,7 @@ def _fading_section(runs: pd.DataFrame) -> list[Block]:
             "the bare ramp; B.3 alone cannot produce the paper's low, fluctuating HST300 CQIs. Our 300 km/h goodput "
             f"is {ratio:.2f}x the 60 km/h goodput (mean over CCAs, latencies and movements), against roughly 0.4x in "
             "the paper's Table 1: whatever lowered the paper's HST300 CQIs (an emulator pattern beyond B.3, or a UE "
-            "that tracked poorly: without tracking the DL SINR is capped at 20.8 dB) is not in the paper.",
+            "that tracked poorly: without tracking the DL SINR is capped at 20.8 dB) the paper does not describe.",
         ),
         Block(
             "table",
