@@ -18,7 +18,8 @@
 //! 1 ms subframe, TS 36.211 §6.10.1, so a receiver can re-estimate the offset once per
 //! subframe); the residual is `f_s(t) - f_s(t - lag)`. [`FrequencyTracking::None`]: the whole
 //! shift is residual (a receiver locked to the nominal carrier).
-//! Evaluated once per TTI at the TTI's start, as the multipath fading.
+//! Evaluated once per TTI at the TTI's start, as the multipath fading. The trajectory is B.3's own
+//! train kinematics, independent of the UE's `mobility` (which drives path loss and shadowing).
 
 use super::fading::FADING_STEP_NS;
 use super::ici::offset_kept_share;
