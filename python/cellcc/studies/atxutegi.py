@@ -7,10 +7,10 @@ Grid (sweep ``grid``): CCA {CUBIC, NewReno, Westwood+, Illinois, BBR} x movement
 one greedy downlink flow to one UE on a 20 MHz (100 PRB) band-7 cell, metrics per 100 ms slot.
 
 Fast fading on top of the ramp (the ``sweep`` SINR source, docs/channel.md): EVA at 60 km/h
-(TS 36.101 Table B.2.1-3) and, for HST300, EPA taps at 300 km/h with a Rician K = 30 dB line-of-sight
-ray on the first tap: the closest the channel offers to TS 36.101 Annex B.3's high-speed-train
-channel, a single non-fading line-of-sight path. B.3's Doppler-shift trajectory (the train passing
-the mast) is not modelled. Pm's Kt is the cell's own ``capacity_bps`` per slot (every TTI counted).
+(TS 36.101 Table B.2.1-3) and, for HST300, TS 36.101 Annex B.3's high-speed-train channel (scenario 3,
+300 km/h: one non-fading line-of-sight path whose Doppler shift swings between +-750 Hz as the train
+passes each mast), seen through the UE's frequency tracking as inter-carrier interference. Pm's Kt is
+the cell's own ``capacity_bps`` per slot (every TTI counted).
 """
 
 from __future__ import annotations
@@ -59,10 +59,10 @@ INTERNET_RATE_MBPS = 1000
 CARRIER_MHZ = 2655.0
 #: Section 4.2's EVA60: TS 36.101 Table B.2.1-3 taps at 60 km/h.
 EVA60 = {"profile": "eva", "speed_kmh": 60.0}
-#: Section 4.2's HST300 (TS 36.101 Annex B.3: one non-fading line-of-sight path, Doppler shift swinging +-f_d).
-#: The channel has no single-ray profile, so: EPA (the B.2 profile with the shortest delay spread, 410 ns) at
-#: 300 km/h with its first tap Rician at K = 30 dB, the engine's largest K (the nearest to B.3's non-fading ray).
-HST300 = {"profile": "epa", "speed_kmh": 300.0, "k_factor_db": 30.0}
+#: Section 4.2's HST300: TS 36.101 Annex B.3, the scenario at 300 km/h (TS 36.104 Table B.3-1 scenario 3:
+#: Ds 300 m, Dmin 2 m; f_d 750 Hz, TS 36.101 Table B.3-1, derived for band 7 like this cell), with the
+#: engine's default receiver tracking (the shift measured one 1 ms subframe earlier is removed).
+HST300 = {"profile": "hst", "scenario": 3}
 FADING = {"60 km/h": EVA60, "300 km/h": HST300}
 #: Half-widths below this fraction of the mean are rounding of identical replicates.
 IDENTICAL_RELATIVE = 1e-9
@@ -151,14 +151,15 @@ PARAMS = (
     ),
     Param(
         "fast fading HST300",
-        "EPA taps at 300 km/h (f_d = 738 Hz) with a Rician K = 30 dB line-of-sight ray on the first tap",
-        "TS 36.101 Annex B.3's HST channel is one non-fading line-of-sight path whose Doppler shift swings between "
-        "+f_d and -f_d (738 Hz on band 7 at 300 km/h) as the train passes the mast. In a SINR abstraction a "
-        "non-fading ray only matters as a "
-        "line-of-sight term, which the channel gives as the first tap's K (30 dB is its maximum). No profile has a "
-        "single tap, so the other EPA taps (68% of the power) still fade (Rayleigh); EPA has the smallest delay "
-        "spread. NOT MODELLED: B.3's Doppler trajectory and the receiver's inter-carrier interference at 738 Hz, "
-        "which is what lowers the paper's HST300 CQIs (its Figure 2).",
+        "TS 36.101 Annex B.3 scenario 3 (Ds 300 m, Dmin 2 m, 300 km/h, f_d 750 Hz DL / 1150 Hz UL): one "
+        "non-fading path; the UE removes the shift it measured 1 ms earlier, and the residual offset costs "
+        "sinc^2 of the wanted power as inter-carrier interference",
+        "'HST300' names B.3's 300 km/h scenario (scenario 3; scenario 1 is 350 km/h). B.3 shifts the carrier by "
+        "up to +-750 Hz, swinging sign within ~50 ms as the train passes each mast (every 3.6 s). A receiver "
+        "locked to the nominal carrier would lose 0.8% of the power to ICI at 750 Hz, capping the DL SINR at "
+        "20.8 dB; a UE re-estimating the offset every subframe (reference signals in every subframe) leaves at "
+        "most 31 Hz, an ICI floor 48 dB down. The paper's UE tracked (HST is a conformance test of exactly that), "
+        "so we keep the engine's 1 ms tracking; the paper's Figure 2 does not say what its emulator added.",
     ),
     Param(
         "run and ramp length",
@@ -360,8 +361,8 @@ def report(stores: dict[str, Store], quick: bool) -> list[Block]:
         Block(
             "p",
             "Each run's SINR is the paper's baseline ramp with fast fading per RB on top: EVA at 60 km/h, and for "
-            "HST300 a line-of-sight-dominated stand-in (EPA taps at 300 km/h, first tap Rician K = 30 dB; TS 36.101 "
-            "Annex B.3's Doppler trajectory is not modelled, see the parameters). Numbers are means "
+            "HST300 TS 36.101 Annex B.3's high-speed train (one non-fading path whose Doppler shift the UE tracks; "
+            "the residual offset acts as inter-carrier interference, see the parameters). Numbers are means "
             f"over {runs['seed'].nunique()} seeds with Student-t 95% intervals."
             + (" QUICK MODE: short runs, two CCAs; not a result." if quick else ""),
         ),
@@ -496,16 +497,18 @@ def _fading_section(runs: pd.DataFrame) -> list[Block]:
     )
     ratio = _speed_ratio(runs)
     return [
-        Block("h2", "What the fading changes, and what HST300 still lacks"),
+        Block("h2", "What the fading changes, and why our HST300 is the easier channel"),
         Block(
             "p",
             "The paper explains most of its per-speed results by the channel's variability: 'big jumps between "
             "consecutive samples' of capacity under EVA60 and low, fluctuating CQIs under HST300 (its Figure 2). "
             "With fading on top of the ramp our CQI now jumps between consecutive 100 ms slots too (table). "
-            "Our HST300 stand-in is line-of-sight dominated on its first tap, and B.3's Doppler trajectory and the "
-            "inter-carrier interference it causes at 738 Hz are not modelled, so it cannot reproduce the paper's low "
-            f"HST300 CQIs: our 300 km/h goodput is {ratio:.2f}x the 60 km/h goodput (mean over CCAs, latencies and "
-            "movements), against roughly 0.4x in the paper's Table 1.",
+            "Our HST300 is TS 36.101 Annex B.3 as written: one non-fading path whose +-750 Hz Doppler shift a "
+            "tracking UE removes to within 31 Hz, so its inter-carrier interference is 48 dB down and the SINR is "
+            "the bare ramp; B.3 alone cannot produce the paper's low, fluctuating HST300 CQIs. Our 300 km/h goodput "
+            f"is {ratio:.2f}x the 60 km/h goodput (mean over CCAs, latencies and movements), against roughly 0.4x in "
+            "the paper's Table 1: whatever lowered the paper's HST300 CQIs (an emulator pattern beyond B.3, or a UE "
+            "that tracked poorly: without tracking the DL SINR is capped at 20.8 dB) the paper does not describe.",
         ),
         Block(
             "table",
@@ -570,8 +573,8 @@ def _table3_finding(row: dict[str, str], what: str, runs: pd.DataFrame) -> Findi
         if verdict is Verdict.AGREES
         else f"The paper explains its pick by {fading}'s capacity variability; {evidence}. "
         + (
-            "Our HST300 is a line-of-sight-dominated stand-in without B.3's Doppler trajectory (see 'What the fading "
-            "changes'), so it is not the paper's channel."
+            "Our HST300 is B.3 with a tracking UE, nearly the bare ramp (see 'What the fading changes'), while the "
+            "paper's HST300 lowered and scattered the CQIs."
             if fading == "HST300"
             else "Our EVA60 fades per RB around the ramp, but the 1 MiB RLC buffer rides out the capacity dips, so "
             "the loss-based CCAs stay close together."

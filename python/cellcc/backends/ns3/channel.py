@@ -228,6 +228,13 @@ def _fading(ch: dict, cell: dict, n_rbs: int, duration_s: float, warmup_s: float
     profile = (ch.get("fading") or {}).get("profile", "none")
     if profile == "none":
         return [], None, []
+    if profile == "hst":
+        raise NotSupported(
+            f"{path}.fading.profile",
+            profile,
+            '"none", "epa", "eva" or "etu": the TS 36.101 B.3 train is a non-fading path whose effect is '
+            "inter-carrier interference, which LENA does not model (its fading trace holds per-RB gains only)",
+        )
     channel_json = json.dumps(ch)
     if len(cell["ues"]) == 1:
         # LENA's offset is uniform in [1, (TraceLength - WindowSize) ms] = [1, 1]; WindowSize covers the run,

@@ -130,6 +130,7 @@ mod tests {
             beamwidth_deg: 70.0,
             max_attenuation_db: 20.0,
             sector_offset_m: 0.5,
+            load: Default::default(),
         };
         let cells = hex_layout_cells([0.0, 0.0], &l);
         assert_eq!(cells.len(), 56);

@@ -1,17 +1,91 @@
 //! Power received from an eNB (the serving one or a neighbour), mW per whole band.
 //!
-//! Neighbour eNBs are full-buffer: each transmits its full power on every downlink
-//! RB in every TTI (TR 36.814 §A.2.1.1 full-buffer traffic model; seed 004's data
-//! and control interference). Their links get path loss and shadowing (each link its
-//! own Gudmundson process) but no fast fading: summed over many interferers the fast
-//! fading averages out, and it would multiply the cost per TTI by the number of sites.
-//! Uplink interference (from UEs of neighbour cells) is not modelled.
-//! Each site's antenna pattern ([`super::antenna`]) weighs its power towards the UE.
+//! Each neighbour eNB has a data-region load ([`InterfererLoad`], issue 8):
+//! - `full_buffer` (default): its full power on every downlink RB in every TTI (TR 36.814
+//!   §A.2.1.1 full-buffer traffic model; seed 004's data and control interference);
+//! - `idle`: no data-region power;
+//! - `fraction`: it serves `round(f N_rb)` RBs per TTI as one contiguous block (wrapping at
+//!   the band's edge) whose first RB is drawn uniformly each TTI from the interferer's own
+//!   stream ([`RbPicker`]), at the same per-RB power as a full-buffer cell (the eNB spreads its
+//!   power evenly over all RBs and leaves unscheduled RBs empty), so the mean interference is
+//!   `round(f N_rb) / N_rb` of the full-buffer one.
+//!
+//! The control region (PDCCH, PCFICH, reference signals) spans the band in every subframe of
+//! every cell, loaded or not, so it always sees full interference (seed 004).
+//! Interfering links get path loss and shadowing (each link its own Gudmundson process) but
+//! no fast fading: summed over many interferers the fast fading averages out, and it would
+//! multiply the cost per TTI by the number of sites. Uplink interference (from UEs of
+//! neighbour cells) is not modelled. Each site's antenna pattern ([`super::antenna`]) weighs
+//! its power towards the UE.
 
 use super::antenna::Antenna;
 use super::noise::dbm_to_mw;
 use super::pathloss::{loss_db, LinkGeometry};
 use super::spec::PathLossSpec;
+use crate::error::ScenarioError;
+use crate::sim::RngStream;
+use rand::RngCore;
+use serde::{Deserialize, Serialize};
+
+/// How much of the band a neighbour cell fills with data.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, Default)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum InterfererLoad {
+    #[default]
+    FullBuffer,
+    Idle,
+    /// `fraction` of the RBs, in [0, 1], per TTI.
+    Fraction {
+        fraction: f64,
+    },
+}
+
+impl InterfererLoad {
+    pub fn validate(&self, path: &str) -> Result<(), ScenarioError> {
+        match *self {
+            InterfererLoad::Fraction { fraction } if !(fraction.is_finite() && (0.0..=1.0).contains(&fraction)) => {
+                Err(ScenarioError::new(format!("{path}.fraction"), fraction, "a share of the RBs in [0, 1]"))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// RBs this cell serves per TTI out of `n_rb`.
+    pub fn active_rbs(&self, n_rb: usize) -> usize {
+        match *self {
+            InterfererLoad::FullBuffer => n_rb,
+            InterfererLoad::Idle => 0,
+            InterfererLoad::Fraction { fraction } => ((fraction * n_rb as f64).round() as usize).min(n_rb),
+        }
+    }
+}
+
+/// Where a fractionally loaded interferer's block of RBs starts in each TTI: a pure function of
+/// (stream, TTI), read by seeking the interferer's ChaCha stream to word `2 k` (so every UE of
+/// the cell sees the same block, whichever TTIs were asked before).
+pub struct RbPicker {
+    rng: RngStream,
+    at: Option<(u64, usize)>,
+    start: usize,
+}
+
+impl RbPicker {
+    pub fn new(rng: RngStream) -> Self {
+        RbPicker { rng, at: None, start: 0 }
+    }
+
+    /// First RB of the block in TTI `tti` for a band of `n_rb` (> 0) RBs.
+    pub fn start(&mut self, tti: u64, n_rb: usize) -> usize {
+        if self.at != Some((tti, n_rb)) {
+            let r = self.rng.inner();
+            r.set_word_pos(u128::from(tti) * 2);
+            // Modulo bias below n_rb / 2^64: negligible.
+            self.start = (r.next_u64() % n_rb as u64) as usize;
+            self.at = Some((tti, n_rb));
+        }
+        self.start
+    }
+}
 
 /// A transmitting eNB.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -43,21 +117,57 @@ impl Site {
     }
 }
 
-/// Sum of the whole-band power received from `sites`, mW, each with its own shadowing (dB).
-pub fn total_interference_mw(
+/// The whole-band power received from each of `sites` into `out_mw`, each with its own shadowing (dB); returns the sum, mW.
+pub fn interference_mw(
     sites: &[Site],
     shadow_db: impl Iterator<Item = f64>,
     model: &PathLossSpec,
-    ue_xy_m: [f64; 2],
-    ue_height_m: f64,
+    ue: ([f64; 2], f64),
     f_mhz: f64,
+    out_mw: &mut [f64],
 ) -> f64 {
-    sites.iter().zip(shadow_db).map(|(s, sh)| s.tx_power_mw * s.gain_lin(model, ue_xy_m, ue_height_m, f_mhz, sh)).sum()
+    let (ue_xy_m, ue_height_m) = ue;
+    for ((o, s), sh) in out_mw.iter_mut().zip(sites).zip(shadow_db) {
+        *o = s.tx_power_mw * s.gain_lin(model, ue_xy_m, ue_height_m, f_mhz, sh);
+    }
+    out_mw.iter().sum()
+}
+
+/// Add each site's per-RB data-region power `site_mw[j] / n_rb` to `out_mw` on the RBs its load
+/// fills during TTI `tti` (`out_mw.len()` = n_rb).
+pub fn add_data_interference(
+    site_mw: &[f64],
+    loads: &[InterfererLoad],
+    pickers: &mut [RbPicker],
+    tti: u64,
+    out_mw: &mut [f64],
+) {
+    let n_rb = out_mw.len();
+    // Full-buffer sites cover every RB: one sum, one pass (57-cell layouts are mostly full-buffer).
+    let mut everywhere_mw = 0.0;
+    for ((p_mw, load), picker) in site_mw.iter().zip(loads).zip(pickers) {
+        let per_rb = p_mw / n_rb as f64;
+        let active = load.active_rbs(n_rb);
+        if active == n_rb {
+            everywhere_mw += per_rb;
+        } else if active > 0 {
+            let start = picker.start(tti, n_rb);
+            for k in 0..active {
+                out_mw[(start + k) % n_rb] += per_rb;
+            }
+        }
+    }
+    out_mw.iter_mut().for_each(|o| *o += everywhere_mw);
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn total(sites: &[Site], shadow: &[f64]) -> f64 {
+        let mut out = vec![0.0; sites.len()];
+        interference_mw(sites, shadow.iter().copied(), &PathLossSpec::Friis, ([0.0, 0.0], 1.5), 2100.0, &mut out)
+    }
 
     #[test]
     fn two_equal_interferers_at_equal_distance_double_the_power() {
@@ -65,14 +175,58 @@ mod tests {
         // is 104.0 m, +0.34 dB). One 46 dBm site: 46 - 79.23 = -33.23 dBm; two: +3.01 dB.
         let a = Site::new([100.0, 0.0], 30.0, 46.0, Antenna::Isotropic);
         let b = Site::new([-100.0, 0.0], 30.0, 46.0, Antenna::Isotropic);
-        let one = total_interference_mw(&[a], [0.0].into_iter(), &PathLossSpec::Friis, [0.0, 0.0], 1.5, 2100.0);
-        let two = total_interference_mw(&[a, b], [0.0, 0.0].into_iter(), &PathLossSpec::Friis, [0.0, 0.0], 1.5, 2100.0);
+        let one = total(&[a], &[0.0]);
+        let two = total(&[a, b], &[0.0, 0.0]);
         let d3 = 100f64.hypot(28.5);
         let want_dbm = 46.0 - 20.0 * (4.0 * std::f64::consts::PI * d3 * 2.1e9 / 299_792_458.0).log10();
         assert!((10.0 * one.log10() - want_dbm).abs() < 1e-9);
         assert!((two / one - 2.0).abs() < 1e-12);
         // Shadowing of +10 dB on a link divides its power by 10.
-        let shaded = total_interference_mw(&[a], [10.0].into_iter(), &PathLossSpec::Friis, [0.0, 0.0], 1.5, 2100.0);
+        let shaded = total(&[a], &[10.0]);
         assert!((one / shaded - 10.0).abs() < 1e-9);
+    }
+
+    fn data_rbs(load: InterfererLoad, tti: u64, picker: &mut RbPicker) -> Vec<f64> {
+        let mut out = vec![0.0; 50];
+        add_data_interference(&[50.0], &[load], std::slice::from_mut(picker), tti, &mut out);
+        out
+    }
+
+    #[test]
+    fn loads_fill_all_none_or_a_contiguous_share_of_the_rbs() {
+        // 50 mW over 50 RBs = 1 mW per served RB.
+        let mut picker = RbPicker::new(RngStream::new(1, "i0"));
+        assert!(data_rbs(InterfererLoad::FullBuffer, 0, &mut picker).iter().all(|&x| x == 1.0));
+        assert!(data_rbs(InterfererLoad::Idle, 0, &mut picker).iter().all(|&x| x == 0.0));
+        let half = InterfererLoad::Fraction { fraction: 0.5 };
+        let mut starts = std::collections::BTreeSet::new();
+        for tti in 0..200 {
+            let rbs = data_rbs(half, tti, &mut picker);
+            // round(0.5 * 50) = 25 RBs at 1 mW: half the full-buffer power in every TTI.
+            assert_eq!(rbs.iter().sum::<f64>(), 25.0);
+            let start = picker.start(tti, 50);
+            assert!((0..25).all(|k| rbs[(start + k) % 50] == 1.0), "one block from {start}");
+            starts.insert(start);
+        }
+        // The block moves: 200 uniform draws over 50 starts hit nearly all of them.
+        assert!(starts.len() > 40, "{} distinct starts", starts.len());
+        // 0.3 of 25 RBs: round(7.5) = 8 RBs.
+        assert_eq!(InterfererLoad::Fraction { fraction: 0.3 }.active_rbs(25), 8);
+    }
+
+    #[test]
+    fn the_block_is_a_function_of_the_tti_alone() {
+        let mut a = RbPicker::new(RngStream::new(3, "i0"));
+        let mut b = RbPicker::new(RngStream::new(3, "i0"));
+        let seq: Vec<usize> = (0..100).map(|t| a.start(t, 50)).collect();
+        assert_eq!(b.start(77, 50), seq[77]);
+        assert_eq!(b.start(3, 50), seq[3]);
+    }
+
+    #[test]
+    fn a_load_outside_zero_one_names_its_field() {
+        let e = InterfererLoad::Fraction { fraction: 1.5 }.validate("c.interferers[0].load").unwrap_err();
+        assert_eq!(e.path, "c.interferers[0].load.fraction");
+        assert!(InterfererLoad::Fraction { fraction: 0.0 }.validate("x").is_ok());
     }
 }

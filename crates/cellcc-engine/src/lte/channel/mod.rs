@@ -5,9 +5,11 @@
 //!  mobility ─► position(t) ─► path loss (pathloss.rs) + shadowing (shadowing.rs) ─► large-scale gain
 //!                                  per link: serving eNB, each interferer
 //!  fading.rs: H_k(t) per RB (EPA/EVA/ETU, sum of sinusoids) ────────────────────► |H_k|^2
+//!  hst.rs: TS 36.101 B.3 Doppler shift f_s(t), residual after tracking ───────────► ICI share
 //!
-//!  DL SINR_k = (P_enb / N_rb) g_serving |H_k|^2 / (N_rb,UE + sum_i (P_i / N_rb) g_i)
-//!  UL SINR_k = (P_ue  / N_rb) g_serving |H_k|^2 /  N_rb,eNB
+//!  DL gamma_k = (P_enb / N_rb) g_serving |H_k|^2 / (N_rb,UE + sum_i (P_i / N_rb) g_i 1[i serves k])
+//!  UL gamma_k = (P_ue  / N_rb) g_serving |H_k|^2 /  N_rb,eNB
+//!  SINR_k = a gamma_k / (1 + (1 - a) gamma_k)    (ici.rs: a = share kept by the subcarrier)
 //! ```
 //! Simplifications (each a modelling choice, stated once here):
 //! - DL: the eNB spreads its power evenly over all RBs (ns-3 `LteEnbPhy` without
@@ -16,34 +18,39 @@
 //!   of fewer RBs would see 10 log10(N_rb / n) dB more.
 //! - UL and DL share the shadowing (large-scale reciprocity) but have independent
 //!   fast fading (the FDD duplex gap is far wider than the coherence bandwidth).
-//! - Interferers: see [`interference`]. Control region: full interference on every RB.
+//! - Interferers and their loads: see [`interference`]. Control region: full interference on every RB.
+//! - Small-scale channel (multipath or HST) and its inter-carrier interference: [`small_scale`].
 //! - Antennas: isotropic or the parabolic sector pattern, horizontal plane only (no tilt).
 //! - Path loss, shadowing and interference are sampled every [`LARGE_SCALE_STEP_NS`],
 //!   fast fading every TTI ([`fading::FADING_STEP_NS`]).
 //!
 //! Randomness: per UE `i`, keyed streams `"{label}:channel:ue{i}:{mobility|fading:dl|fading:ul|
 //! shadowing:serving|shadowing:interferer{j}}"`, so adding a UE at the end of the list leaves
-//! the other UEs' channels unchanged.
+//! the other UEs' channels unchanged; per interferer `j`, `"{label}:channel:interferer{j}:load"`
+//! places a fractional load's RBs (shared by every UE).
 
 pub mod antenna;
 pub mod fading;
+pub mod hst;
+pub mod ici;
 pub mod interference;
 pub mod mobility;
 pub mod noise;
 pub mod pathloss;
 pub mod shadowing;
+pub mod small_scale;
 pub mod spec;
 pub mod sweep;
 pub mod trace;
 
 use self::antenna::{hex_layout_cells, Antenna};
-use self::fading::{FadingProcess, RbSteering, TapProfile, EPA, ETU, EVA};
-use self::interference::{total_interference_mw, Site};
-use self::mobility::{Mobility, MPS_PER_KMH};
+use self::fading::{FadingProcess, RbSteering, TapProfile, FADING_STEP_NS};
+use self::interference::{add_data_interference, interference_mw, InterfererLoad, RbPicker, Site};
+use self::mobility::Mobility;
 use self::noise::{dbm_to_mw, noise_per_rb_dbm, to_db};
-use self::pathloss::SPEED_OF_LIGHT_MPS;
 use self::shadowing::{Shadowing, SHADOWING_STEP_NS};
-use self::spec::{AntennaSpec, ChannelSpec, FadingProfile, FadingSpec, PathLossSpec, UePlacement};
+use self::small_scale::{tap_profile, LinkFading};
+use self::spec::{AntennaSpec, ChannelSpec, PathLossSpec, UePlacement};
 use super::sap::{LinkDir, UeIndex};
 use super::sinr::SinrSource;
 use crate::error::ScenarioError;
@@ -59,8 +66,16 @@ struct LargeScale {
     /// Serving link gain (path loss and shadowing), linear, per direction's carrier.
     dl_gain: f64,
     ul_gain: f64,
-    /// Whole-band downlink interference received, mW.
+    /// Whole-band downlink interference received from every interferer at full load, mW.
     interference_mw: f64,
+}
+
+/// Which part of the subframe a SINR is for: the data region sees each interferer's load,
+/// the control region every interferer at full power.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Region {
+    Data,
+    Control,
 }
 
 /// One UE's channel state.
@@ -72,8 +87,10 @@ struct UeChannel {
     /// Shadowing grid step reached, and the UE's position then.
     shadow_step: u64,
     shadow_xy_m: [f64; 2],
-    /// Per direction (DL, UL); `None` without fast fading.
-    fading: [Option<FadingProcess>; 2],
+    /// Per direction (DL, UL).
+    fading: [LinkFading; 2],
+    /// Whole-band power received from each interferer at full load, mW (at `large_at_step`).
+    site_mw: Vec<f64>,
     large: LargeScale,
     large_at_step: Option<u64>,
 }
@@ -85,6 +102,7 @@ struct Derived {
     ul_carrier_mhz: f64,
     serving: Site,
     interferers: Vec<Site>,
+    loads: Vec<InterfererLoad>,
     ue_tx_power_mw: f64,
     /// Noise per RB at the UE (DL) and the eNB (UL), mW.
     dl_noise_rb_mw: f64,
@@ -98,8 +116,11 @@ pub struct ChannelSinr {
     profile: Option<TapProfile>,
     /// Per-RB tap phases, built on the first call (when the RB count is known).
     steering: Option<RbSteering>,
-    /// Scratch: per-RB fading gains.
+    /// Per interferer: where a fractional load's RBs lie in each TTI.
+    pickers: Vec<RbPicker>,
+    /// Scratch: per-RB linear SINR, and per-RB data-region interference, mW.
     gains: Vec<f64>,
+    interference_rb_mw: Vec<f64>,
 }
 
 fn dir_index(dir: LinkDir) -> usize {
@@ -117,24 +138,36 @@ impl ChannelSinr {
             spec.validate_placement(u, &format!("{label}.ues[{i}].placement"))?;
         }
         let enb = &spec.enb;
-        let d = Derived {
+        let mut d = Derived {
             pathloss: spec.pathloss.clone(),
             dl_carrier_mhz: spec.dl_carrier_mhz,
             ul_carrier_mhz: spec.ul_carrier_mhz,
             serving: Site::new(enb.position_m, enb.height_m, enb.tx_power_dbm, Antenna::from_spec(&enb.antenna)),
-            interferers: interferer_sites(spec),
+            interferers: Vec::new(),
+            loads: Vec::new(),
             ue_tx_power_mw: dbm_to_mw(spec.ue_tx_power_dbm),
             dl_noise_rb_mw: dbm_to_mw(noise_per_rb_dbm(spec.ue_noise_figure_db)),
             ul_noise_rb_mw: dbm_to_mw(noise_per_rb_dbm(enb.noise_figure_db)),
         };
-        let profile = tap_profile(spec.fading.profile);
+        (d.interferers, d.loads) = interferer_sites(spec).into_iter().unzip();
         let n_interferers = d.interferers.len();
         let ues = ues
             .iter()
             .enumerate()
-            .map(|(i, u)| new_ue(spec, n_interferers, profile.as_ref(), u, seed, &format!("{label}:channel:ue{i}")))
+            .map(|(i, u)| new_ue(spec, n_interferers, u, seed, &format!("{label}:channel:ue{i}")))
             .collect();
-        Ok(ChannelSinr { d, ues, profile, steering: None, gains: Vec::new() })
+        let pickers = (0..n_interferers)
+            .map(|j| RbPicker::new(RngStream::new(seed, &format!("{label}:channel:interferer{j}:load"))))
+            .collect();
+        Ok(ChannelSinr {
+            d,
+            ues,
+            profile: tap_profile(spec.fading.profile),
+            steering: None,
+            pickers,
+            gains: Vec::new(),
+            interference_rb_mw: Vec::new(),
+        })
     }
 
     /// Where UE `ue` is at `now`, m (for traces and tests).
@@ -146,38 +179,44 @@ impl ChannelSinr {
     fn fit(&mut self, n_rb: usize) {
         if self.gains.len() != n_rb {
             self.gains = vec![1.0; n_rb];
+            self.interference_rb_mw = vec![0.0; n_rb];
             self.steering = self.profile.as_ref().map(|p| RbSteering::new(p, n_rb));
         }
     }
 
-    /// Per-RB linear SINR of `ue` in `dir` at `now` into `self.gains`.
-    fn sinr_lin(&mut self, ue: UeIndex, dir: LinkDir, now: SimTime) {
+    /// Per-RB linear SINR of `ue` in `dir` at `now` for `region` into `self.gains`.
+    fn sinr_lin(&mut self, ue: UeIndex, dir: LinkDir, now: SimTime, region: Region) {
         let d = &self.d;
         let u = &mut self.ues[ue.index()];
         let large = u.large_scale(d, now.as_ns());
         let n_rb = self.gains.len() as f64;
-        match (&mut u.fading[dir_index(dir)], &self.steering) {
-            (Some(f), Some(steer)) => self.gains.copy_from_slice(f.rb_gains(now.as_ns(), steer)),
-            _ => self.gains.fill(1.0),
-        }
-        let (signal_rb_mw, noise_rb_mw) = match dir {
-            LinkDir::Downlink => {
-                (d.serving.tx_power_mw / n_rb * large.dl_gain, d.dl_noise_rb_mw + large.interference_mw / n_rb)
+        match (dir, region) {
+            (LinkDir::Downlink, Region::Data) => {
+                self.interference_rb_mw.fill(0.0);
+                let tti = now.as_ns() / FADING_STEP_NS;
+                add_data_interference(&u.site_mw, &d.loads, &mut self.pickers, tti, &mut self.interference_rb_mw);
+                let signal_rb_mw = d.serving.tx_power_mw / n_rb * large.dl_gain;
+                for (g, i_mw) in self.gains.iter_mut().zip(&self.interference_rb_mw) {
+                    *g = signal_rb_mw / (d.dl_noise_rb_mw + i_mw);
+                }
             }
-            LinkDir::Uplink => (d.ue_tx_power_mw / n_rb * large.ul_gain, d.ul_noise_rb_mw),
-        };
-        for g in &mut self.gains {
-            *g *= signal_rb_mw / noise_rb_mw;
+            (LinkDir::Downlink, Region::Control) => {
+                let noise_rb_mw = d.dl_noise_rb_mw + large.interference_mw / n_rb;
+                self.gains.fill(d.serving.tx_power_mw / n_rb * large.dl_gain / noise_rb_mw);
+            }
+            (LinkDir::Uplink, _) => self.gains.fill(d.ue_tx_power_mw / n_rb * large.ul_gain / d.ul_noise_rb_mw),
         }
+        u.fading[dir_index(dir)].apply(now.as_ns(), self.steering.as_ref(), &mut self.gains);
     }
 }
 
-/// The listed interferers, then the hexagonal layout's cells (power and height of the serving eNB).
-fn interferer_sites(spec: &ChannelSpec) -> Vec<Site> {
+/// The listed interferers, then the hexagonal layout's cells (power and height of the serving eNB), with their loads.
+fn interferer_sites(spec: &ChannelSpec) -> Vec<(Site, InterfererLoad)> {
     let enb = &spec.enb;
     let listed = spec.interferers.iter().map(|f| {
         let h = f.height_m.unwrap_or(enb.height_m);
-        Site::new(f.position_m, h, f.tx_power_dbm.unwrap_or(enb.tx_power_dbm), Antenna::from_spec(&f.antenna))
+        let power_dbm = f.tx_power_dbm.unwrap_or(enb.tx_power_dbm);
+        (Site::new(f.position_m, h, power_dbm, Antenna::from_spec(&f.antenna)), f.load)
     });
     let layout = spec.hex_layout.iter().flat_map(|l| {
         hex_layout_cells(enb.position_m, l).into_iter().map(move |c| {
@@ -189,20 +228,13 @@ fn interferer_sites(spec: &ChannelSpec) -> Vec<Site> {
                     max_attenuation_db: l.max_attenuation_db,
                 }),
             };
-            Site::new(c.xy_m, enb.height_m, enb.tx_power_dbm, antenna)
+            (Site::new(c.xy_m, enb.height_m, enb.tx_power_dbm, antenna), l.load)
         })
     });
     listed.chain(layout).collect()
 }
 
-fn new_ue(
-    spec: &ChannelSpec,
-    n_interferers: usize,
-    profile: Option<&TapProfile>,
-    u: &UePlacement,
-    seed: u64,
-    key: &str,
-) -> UeChannel {
+fn new_ue(spec: &ChannelSpec, n_interferers: usize, u: &UePlacement, seed: u64, key: &str) -> UeChannel {
     let stream = |what: &str| RngStream::new(seed, &format!("{key}:{what}"));
     let shadowing = match &spec.shadowing {
         None => Vec::new(),
@@ -211,11 +243,8 @@ fn new_ue(
             .map(|rng| Shadowing::new(s.sigma_db, s.decorrelation_m, rng))
             .collect(),
     };
-    let fading = |dir: &str, carrier_mhz: f64| {
-        profile.map(|p| {
-            let fd = doppler_hz(&spec.fading, p, carrier_mhz);
-            FadingProcess::new(p, fd, spec.fading.k_factor_db, stream(&format!("fading:{dir}")))
-        })
+    let fading = |dir: LinkDir, name: &str| {
+        LinkFading::new(&spec.fading, dir, spec.dl_carrier_mhz, spec.ul_carrier_mhz, stream(&format!("fading:{name}")))
     };
     UeChannel {
         height_m: u.height_m,
@@ -223,7 +252,8 @@ fn new_ue(
         shadowing,
         shadow_step: 0,
         shadow_xy_m: u.position_m,
-        fading: [fading("dl", spec.dl_carrier_mhz), fading("ul", spec.ul_carrier_mhz)],
+        fading: [fading(LinkDir::Downlink, "dl"), fading(LinkDir::Uplink, "ul")],
+        site_mw: vec![0.0; n_interferers],
         large: LargeScale::default(),
         large_at_step: None,
     }
@@ -233,7 +263,8 @@ fn new_ue(
 /// at the DL carrier), as per-RB power gains in dB: one row per RB, `n_steps` TTIs from t = 0.
 /// This is the layout of ns-3's fading traces (src/spectrum/model/trace-fading-loss-model.cc
 /// `LoadTrace`: `RbNum` rows of `SamplesNum` dB values), so the ns-3 backend can replay the
-/// engine's fading in LENA. `None` when the spec has no fading.
+/// engine's fading in LENA. `None` without multipath fading (none, or the B.3 train, which has no
+/// per-RB gain to replay: its effect is inter-carrier interference).
 pub fn downlink_fading_trace_db(
     spec: &ChannelSpec,
     seed: u64,
@@ -243,7 +274,7 @@ pub fn downlink_fading_trace_db(
     n_steps: u64,
 ) -> Option<Vec<Vec<f64>>> {
     let profile = tap_profile(spec.fading.profile)?;
-    let fd = doppler_hz(&spec.fading, &profile, spec.dl_carrier_mhz);
+    let fd = small_scale::multipath_doppler_hz(&spec.fading, &profile, spec.dl_carrier_mhz);
     let rng = RngStream::new(seed, &format!("{label}:channel:ue{ue}:fading:dl"));
     let mut fading = FadingProcess::new(&profile, fd, spec.fading.k_factor_db, rng);
     let steer = RbSteering::new(&profile, n_rb);
@@ -254,25 +285,6 @@ pub fn downlink_fading_trace_db(
         }
     }
     Some(rows)
-}
-
-/// The TS 36.104 Annex B.2 tap profile named in the spec.
-fn tap_profile(p: FadingProfile) -> Option<TapProfile> {
-    match p {
-        FadingProfile::None => None,
-        FadingProfile::Epa => Some(EPA),
-        FadingProfile::Eva => Some(EVA),
-        FadingProfile::Etu => Some(ETU),
-    }
-}
-
-/// Maximum Doppler: given, or from the speed at this carrier (f_d = v f_c / c), or the profile's usual one.
-fn doppler_hz(f: &FadingSpec, p: &TapProfile, carrier_mhz: f64) -> f64 {
-    match (f.doppler_hz, f.speed_kmh) {
-        (Some(fd), _) => fd,
-        (None, Some(v)) => v * MPS_PER_KMH * carrier_mhz * 1e6 / SPEED_OF_LIGHT_MPS,
-        (None, None) => p.usual_doppler_hz,
-    }
 }
 
 impl UeChannel {
@@ -290,13 +302,13 @@ impl UeChannel {
         self.large = LargeScale {
             dl_gain: d.serving.gain_lin(&d.pathloss, xy, h, d.dl_carrier_mhz, sh(0)),
             ul_gain: d.serving.gain_lin(&d.pathloss, xy, h, d.ul_carrier_mhz, sh(0)),
-            interference_mw: total_interference_mw(
+            interference_mw: interference_mw(
                 &d.interferers,
                 (1..=d.interferers.len()).map(sh),
                 &d.pathloss,
-                xy,
-                h,
+                (xy, h),
                 d.dl_carrier_mhz,
+                &mut self.site_mw,
             ),
         };
         self.large_at_step = Some(step);
@@ -323,7 +335,7 @@ impl UeChannel {
 impl SinrSource for ChannelSinr {
     fn per_rb_sinr_db(&mut self, ue: UeIndex, dir: LinkDir, now: SimTime, out: &mut [f64]) {
         self.fit(out.len());
-        self.sinr_lin(ue, dir, now);
+        self.sinr_lin(ue, dir, now, Region::Data);
         for (o, g) in out.iter_mut().zip(&self.gains) {
             *o = to_db(*g);
         }
@@ -334,7 +346,7 @@ impl SinrSource for ChannelSinr {
         // every interferer transmitting (seed 004: control-channel interference always full).
         let n_rb = self.gains.len().max(1);
         self.fit(n_rb);
-        self.sinr_lin(ue, LinkDir::Downlink, now);
+        self.sinr_lin(ue, LinkDir::Downlink, now, Region::Control);
         to_db(self.gains.iter().sum::<f64>() / n_rb as f64)
     }
 }

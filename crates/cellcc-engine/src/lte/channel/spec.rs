@@ -16,6 +16,8 @@
 //! else the 3GPP evaluation value. Every field is checked by `validate` with the
 //! range its model is defined on.
 
+pub use super::hst::FrequencyTracking;
+pub use super::interference::InterfererLoad;
 use crate::error::ScenarioError;
 use serde::{Deserialize, Serialize};
 
@@ -78,7 +80,7 @@ pub struct ChannelSpec {
     /// Fast fading. Default none (ns-3 LENA: no `FadingModel` unless set).
     #[serde(default)]
     pub fading: FadingSpec,
-    /// Neighbour eNBs transmitting full-buffer on every downlink RB. Default none.
+    /// Neighbour eNBs transmitting on the downlink RBs their load fills. Default none.
     #[serde(default)]
     pub interferers: Vec<InterfererSpec>,
     /// More neighbours: a hexagonal grid of sites around the serving eNB (same power and
@@ -108,7 +110,7 @@ pub struct EnbSpec {
     pub antenna: AntennaSpec,
 }
 
-/// A neighbour eNB whose downlink interferes on every RB (full buffer).
+/// A neighbour eNB whose downlink interferes on the RBs its load fills.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct InterfererSpec {
@@ -123,6 +125,10 @@ pub struct InterfererSpec {
     /// Default isotropic.
     #[serde(default)]
     pub antenna: AntennaSpec,
+    /// Data-region load: full_buffer | idle | fraction. Default full_buffer (the control region
+    /// always sees full interference).
+    #[serde(default)]
+    pub load: InterfererLoad,
 }
 
 /// An eNB's horizontal antenna pattern.
@@ -146,7 +152,7 @@ pub enum AntennaSpec {
 }
 
 /// Neighbour cells on a hexagonal grid of sites around the serving eNB (ns-3
-/// `LteHexGridEnbTopologyHelper`; TR 36.814 Table A.2.1.1-2 layout), all full-buffer.
+/// `LteHexGridEnbTopologyHelper`; TR 36.814 Table A.2.1.1-2 layout), all with one load.
 /// With 3 sectors the serving eNB is the centre site's sector at 0 degrees (give it
 /// `antenna = { kind = "parabolic" }` to match); its two sister sectors interfere too.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -169,6 +175,9 @@ pub struct HexLayoutSpec {
     /// Sector antenna offset from the site towards its boresight, m, in [0, 10]. Default 0.5 (ns-3, seed 004).
     #[serde(default = "d_sector_offset")]
     pub sector_offset_m: f64,
+    /// Every layout cell's data-region load. Default full_buffer.
+    #[serde(default)]
+    pub load: InterfererLoad,
 }
 
 /// Where a UE starts and how it moves (one per UE of the cell).
@@ -298,24 +307,33 @@ pub struct ShadowingSpec {
     pub decorrelation_m: f64,
 }
 
-/// Fast fading: a TS 36.104 Annex B.2 multipath profile at a maximum Doppler.
+/// Fast fading: a TS 36.104 Annex B.2 multipath profile at a maximum Doppler, or the
+/// Annex B.3 high-speed train ([`super::hst`]).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 pub struct FadingSpec {
-    /// none | epa | eva | etu. Default none.
+    /// none | epa | eva | etu | hst. Default none.
     #[serde(default)]
     pub profile: FadingProfile,
     /// Maximum Doppler, Hz, in [0, 2000]. Give this or `speed_kmh`, not both;
-    /// neither = the profile's usual value (EPA 5, EVA 70, ETU 300 Hz; TS 36.104 Table B.2-3).
+    /// neither = the profile's usual value (EPA 5, EVA 70, ETU 300 Hz; TS 36.104 Table B.2-3;
+    /// hst: its scenario's f_d, TS 36.101 / TS 36.104 Table B.3-1).
     #[serde(default)]
     pub doppler_hz: Option<f64>,
-    /// UE speed, km/h, in [0, 500]: Doppler = v f_c / c at each direction's carrier.
+    /// UE speed, km/h, in [0, 500] (hst: (0, 500], replacing the scenario's v): Doppler = v f_c / c
+    /// at each direction's carrier (hst uplink: v (f_DL + f_UL) / c).
     #[serde(default)]
     pub speed_kmh: Option<f64>,
     /// Rician K-factor of a line-of-sight ray added to the first tap, dB, in [-30, 30].
-    /// Absent = Rayleigh.
+    /// Absent = Rayleigh. Not with hst (its one path does not fade).
     #[serde(default)]
     pub k_factor_db: Option<f64>,
+    /// hst only: TS 36.104 Table B.3-1 scenario, 1 (open space) or 3 (tunnel). Default 3.
+    #[serde(default)]
+    pub scenario: Option<u8>,
+    /// hst only: the receiver's frequency tracking. Default `{ kind = "lagged", lag_ms = 1 }`.
+    #[serde(default)]
+    pub tracking: Option<FrequencyTracking>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -326,6 +344,7 @@ pub enum FadingProfile {
     Epa,
     Eva,
     Etu,
+    Hst,
 }
 
 /// How a UE moves.
@@ -532,6 +551,7 @@ impl ChannelSpec {
                 in_range(t, 0.0, 60.0, || format!("{ip}.tx_power_dbm"), "dBm in [0, 60]")?;
             }
             f.antenna.validate(&format!("{ip}.antenna"))?;
+            f.load.validate(&format!("{ip}.load"))?;
         }
         self.hex_layout.as_ref().map_or(Ok(()), |l| l.validate(&p("hex_layout")))
     }
@@ -580,7 +600,8 @@ impl HexLayoutSpec {
         positive_upto(self.isd_m, 10_000.0, || p("isd_m"), "m in (0, 10000]")?;
         positive_upto(self.beamwidth_deg, 180.0, || p("beamwidth_deg"), "degrees in (0, 180]")?;
         in_range(self.max_attenuation_db, 0.0, 50.0, || p("max_attenuation_db"), "dB in [0, 50]")?;
-        in_range(self.sector_offset_m, 0.0, 10.0, || p("sector_offset_m"), "m in [0, 10]")
+        in_range(self.sector_offset_m, 0.0, 10.0, || p("sector_offset_m"), "m in [0, 10]")?;
+        self.load.validate(&p("load"))
     }
 }
 
@@ -679,7 +700,34 @@ impl FadingSpec {
         if let Some(k) = self.k_factor_db {
             in_range(k, -30.0, 30.0, || p("k_factor_db"), "dB in [-30, 30]")?;
         }
-        Ok(())
+        if self.profile == FadingProfile::Hst {
+            self.validate_hst(path)
+        } else if let Some(n) = self.scenario {
+            Err(ScenarioError::new(p("scenario"), n, "only with profile = \"hst\""))
+        } else if self.tracking.is_some() {
+            Err(ScenarioError::new(p("tracking"), "given", "only with profile = \"hst\""))
+        } else {
+            Ok(())
+        }
+    }
+
+    fn validate_hst(&self, path: &str) -> Check {
+        let p = |f: &str| format!("{path}.{f}");
+        if let Some(n) = self.scenario.filter(|n| super::hst::scenario(*n).is_none()) {
+            return Err(ScenarioError::new(p("scenario"), n, "1 (open space) or 3 (tunnel), TS 36.104 Table B.3-1"));
+        }
+        if let Some(k) = self.k_factor_db {
+            return Err(ScenarioError::new(p("k_factor_db"), k, "absent for hst (one non-fading path)"));
+        }
+        if let Some(v) = self.speed_kmh {
+            positive_upto(v, MAX_SPEED_KMH, || p("speed_kmh"), "km/h in (0, 500] for hst")?;
+        }
+        match self.tracking {
+            Some(FrequencyTracking::Lagged { lag_ms }) => {
+                in_range(lag_ms, 0.0, 1000.0, || p("tracking.lag_ms"), "ms in [0, 1000]")
+            }
+            _ => Ok(()),
+        }
     }
 }
 
@@ -781,8 +829,12 @@ mod tests {
 
     #[test]
     fn bad_values_name_their_field() {
-        let fading =
-            FadingSpec { profile: FadingProfile::Epa, doppler_hz: Some(5.0), speed_kmh: Some(3.0), k_factor_db: None };
+        let fading = FadingSpec {
+            profile: FadingProfile::Epa,
+            doppler_hz: Some(5.0),
+            speed_kmh: Some(3.0),
+            ..FadingSpec::default()
+        };
         let s = ChannelSpec { fading, ..ChannelSpec::default() };
         assert_eq!(s.validate("c").unwrap_err().path, "c.fading.speed_kmh");
         let mut s = ChannelSpec::default();

@@ -5,11 +5,14 @@
 //! Atxutegi, Fajardo & Liberal (seed 003, §4.2): "the external SINR traces that
 //! periodically command the baseline SINR" plus "a selected fading pattern". Here
 //! `SINR_k(t) = baseline(t) + 10 log10 |H_k(t)|^2`, with |H_k|^2 from [`super::fading`]
-//! (mean 1, so the baseline is the mean SINR). UL gets the same baseline and its own,
-//! independent fading; the control region sees the linear mean over the band.
+//! (mean 1, so the baseline is the mean SINR), less the inter-carrier interference of the
+//! Doppler ([`super::small_scale`]; with `profile = "hst"`, TS 36.101 Annex B.3's shifting
+//! line-of-sight path). UL gets the same baseline and its own, independent fading; the
+//! control region sees the linear mean over the band.
 
-use super::fading::{FadingProcess, RbSteering, TapProfile};
+use super::fading::{RbSteering, TapProfile};
 use super::noise::to_db;
+use super::small_scale::{tap_profile, LinkFading};
 use super::spec::{FadingSpec, DEFAULT_DL_CARRIER_MHZ};
 use crate::error::ScenarioError;
 use crate::lte::sap::{LinkDir, UeIndex};
@@ -33,7 +36,7 @@ pub struct SweepSpec {
     /// The fading on top; `profile = "none"` leaves the bare ramp.
     #[serde(default)]
     pub fading: FadingSpec,
-    /// Carrier for a Doppler given as a speed, MHz in [400, 6000]. Default 2120.
+    /// Carrier for a Doppler given as a speed, MHz in [400, 6000], both directions. Default 2120.
     #[serde(default = "d_carrier")]
     pub carrier_mhz: f64,
 }
@@ -75,26 +78,25 @@ pub struct SweepSinr {
     profile: Option<TapProfile>,
     steering: Option<RbSteering>,
     /// Per UE, per direction (DL, UL).
-    fading: Vec<[Option<FadingProcess>; 2]>,
+    fading: Vec<[LinkFading; 2]>,
+    /// Scratch: per-RB linear SINR (one RB until the band is known).
+    sinr_lin: Vec<f64>,
 }
 
 impl SweepSinr {
     pub fn new(spec: &SweepSpec, n_ues: usize, seed: u64, label: &str) -> Result<Self, ScenarioError> {
         spec.validate(label)?;
-        let profile = super::tap_profile(spec.fading.profile);
         let fading = (0..n_ues)
             .map(|i| {
-                let make = |dir: &str| {
-                    profile.map(|p| {
-                        let fd = super::doppler_hz(&spec.fading, &p, spec.carrier_mhz);
-                        let rng = RngStream::new(seed, &format!("{label}:sweep:ue{i}:fading:{dir}"));
-                        FadingProcess::new(&p, fd, spec.fading.k_factor_db, rng)
-                    })
+                let make = |dir: LinkDir, name: &str| {
+                    let rng = RngStream::new(seed, &format!("{label}:sweep:ue{i}:fading:{name}"));
+                    LinkFading::new(&spec.fading, dir, spec.carrier_mhz, spec.carrier_mhz, rng)
                 };
-                [make("dl"), make("ul")]
+                [make(LinkDir::Downlink, "dl"), make(LinkDir::Uplink, "ul")]
             })
             .collect();
-        Ok(SweepSinr { spec: spec.clone(), profile, steering: None, fading })
+        let profile = tap_profile(spec.fading.profile);
+        Ok(SweepSinr { spec: spec.clone(), profile, steering: None, fading, sinr_lin: vec![1.0] })
     }
 
     /// The baseline at `now`, dB.
@@ -103,34 +105,32 @@ impl SweepSinr {
         let x = ((now.as_secs_f64() - s.start_s) / s.duration_s).clamp(0.0, 1.0);
         s.from_db + (s.to_db - s.from_db) * x
     }
+
+    /// Per-RB linear SINR of `ue` in `dir` at `now` into `self.sinr_lin`.
+    fn sinr_lin(&mut self, ue: UeIndex, dir: LinkDir, now: SimTime) {
+        let base_lin = 10f64.powf(self.baseline_db(now) / 10.0);
+        self.sinr_lin.fill(base_lin);
+        let d = usize::from(dir == LinkDir::Uplink);
+        self.fading[ue.index()][d].apply(now.as_ns(), self.steering.as_ref(), &mut self.sinr_lin);
+    }
 }
 
 impl SinrSource for SweepSinr {
     fn per_rb_sinr_db(&mut self, ue: UeIndex, dir: LinkDir, now: SimTime, out: &mut [f64]) {
-        let base = self.baseline_db(now);
-        if self.steering.as_ref().is_none_or(|s| s.n_rb() != out.len()) {
+        if self.sinr_lin.len() != out.len() {
+            // Allocates only when the RB count changes: once per cell.
+            self.sinr_lin = vec![1.0; out.len()];
             self.steering = self.profile.as_ref().map(|p| RbSteering::new(p, out.len()));
         }
-        let d = usize::from(dir == LinkDir::Uplink);
-        match (&mut self.fading[ue.index()][d], &self.steering) {
-            (Some(f), Some(steer)) => {
-                for (o, g) in out.iter_mut().zip(f.rb_gains(now.as_ns(), steer)) {
-                    *o = base + to_db(*g);
-                }
-            }
-            _ => out.fill(base),
+        self.sinr_lin(ue, dir, now);
+        for (o, s) in out.iter_mut().zip(&self.sinr_lin) {
+            *o = to_db(*s);
         }
     }
 
     fn control_sinr_db(&mut self, ue: UeIndex, now: SimTime) -> f64 {
-        let base = self.baseline_db(now);
-        match (&mut self.fading[ue.index()][0], &self.steering) {
-            (Some(f), Some(steer)) => {
-                let g = f.rb_gains(now.as_ns(), steer);
-                base + to_db(g.iter().sum::<f64>() / g.len() as f64)
-            }
-            _ => base,
-        }
+        self.sinr_lin(ue, LinkDir::Downlink, now);
+        to_db(self.sinr_lin.iter().sum::<f64>() / self.sinr_lin.len() as f64)
     }
 }
 
@@ -147,7 +147,7 @@ mod tests {
             to_db: 5.0,
             start_s: 1.0,
             duration_s: 10.0,
-            fading: FadingSpec { profile, doppler_hz: None, speed_kmh: Some(60.0), k_factor_db: None },
+            fading: FadingSpec { profile, doppler_hz: None, speed_kmh: Some(60.0), ..FadingSpec::default() },
             carrier_mhz: 2120.0,
         }
     }
@@ -180,6 +180,28 @@ mod tests {
         // 1 s at f_d = 118 Hz is ~118 fade cycles: the mean gain is within ~1 dB of 0 dB.
         assert!((mean_db - 20.0).abs() < 1.0, "mean {mean_db} dB");
         assert!(spread > 5.0, "EVA over 9 MHz is frequency-selective: spread {spread} dB");
+    }
+
+    #[test]
+    fn hst_rides_on_the_baseline_with_its_ici() {
+        // TS 36.101 B.3 scenario 3 at 300 km/h without tracking, baseline 20 dB (before start_s). The speed
+        // sets f_d at 2120 MHz: 83.333 * 2.12e9 / 299792458 = 589.30 Hz; at t = 0, cos theta = 0.999911, offset
+        // 589.24 Hz, kept = sinc^2(0.039283) = 0.994934, so every RB sees 99.4934 / (1 + 0.5066) = 66.04 = 18.1978 dB;
+        // at 1.8 s (no shift) the baseline, 20 dB. Uplink f_d = v (2120 + 2120) MHz / c = 1178.59 Hz: eps =
+        // 0.078566, kept = 0.979857, 97.9857 / (1 + 2.0143) = 32.505 = 15.1198 dB.
+        let mut spec = forward(FadingProfile::Hst);
+        spec.fading.speed_kmh = Some(300.0);
+        spec.fading.tracking = Some(crate::lte::channel::spec::FrequencyTracking::None);
+        spec.start_s = 10.0;
+        let mut s = SweepSinr::new(&spec, 1, 1, "c").unwrap();
+        let mut out = [0.0; 25];
+        s.per_rb_sinr_db(UeIndex(0), LinkDir::Downlink, SimTime::ZERO, &mut out);
+        assert!(out.iter().all(|&x| (x - 18.1978).abs() < 1e-3), "{out:?}");
+        assert!((s.control_sinr_db(UeIndex(0), SimTime::ZERO) - 18.1978).abs() < 1e-3);
+        s.per_rb_sinr_db(UeIndex(0), LinkDir::Uplink, SimTime::ZERO, &mut out);
+        assert!(out.iter().all(|&x| (x - 15.1198).abs() < 1e-3), "{out:?}");
+        s.per_rb_sinr_db(UeIndex(0), LinkDir::Downlink, SimTime(1800 * NS_PER_MS), &mut out);
+        assert!(out.iter().all(|&x| (x - 20.0).abs() < 1e-9), "{out:?}");
     }
 
     #[test]

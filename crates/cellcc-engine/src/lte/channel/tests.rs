@@ -48,6 +48,7 @@ fn an_equidistant_equal_power_interferer_caps_the_sinr_near_zero_db() {
             height_m: None,
             tx_power_dbm: None,
             antenna: AntennaSpec::Isotropic,
+            load: InterfererLoad::FullBuffer,
         }],
         ..flat_spec()
     };
@@ -60,15 +61,112 @@ fn an_equidistant_equal_power_interferer_caps_the_sinr_near_zero_db() {
     assert!((ul[0] - 34.4450).abs() < 1e-3);
 }
 
+fn one_interferer(load: InterfererLoad) -> ChannelSpec {
+    ChannelSpec {
+        interferers: vec![InterfererSpec {
+            position_m: [200.0, 0.0],
+            height_m: None,
+            tx_power_dbm: None,
+            antenna: AntennaSpec::Isotropic,
+            load,
+        }],
+        ..flat_spec()
+    }
+}
+
+#[test]
+fn an_idle_interferer_leaves_the_data_region_clean_but_not_the_control_region() {
+    // Idle: the data SINR is the interference-free 49.5757 dB - 10 log10(50/25) = 46.5654 dB per RB of 50;
+    // the control region still sees the full-buffer interferer: S = I, SINR ~ 0 dB (previous test).
+    let mut ch = ChannelSinr::new(&one_interferer(InterfererLoad::Idle), &[ue_at(100.0, 0.0)], 1, "c").unwrap();
+    for t in [0, 1, 17] {
+        let dl = sinr(&mut ch, 0, LinkDir::Downlink, t, 50);
+        assert!(dl.iter().all(|&x| (x - 46.5654).abs() < 1e-3), "{dl:?}");
+        let control = ch.control_sinr_db(UeIndex(0), SimTime(t * NS_PER_MS));
+        assert!(control.abs() < 1e-3, "control {control}");
+    }
+}
+
+#[test]
+fn a_half_loaded_interferer_halves_the_mean_interference() {
+    // 50 RBs, fraction 0.5: 25 RBs per TTI carry I = S (SINR 1/(1 + N/S) ~ 0 dB), 25 carry none
+    // (46.5654 dB). Mean interference per RB over RBs and TTIs = I / 2, recovered as S / SINR - N.
+    let spec = one_interferer(InterfererLoad::Fraction { fraction: 0.5 });
+    let mut ch = ChannelSinr::new(&spec, &[ue_at(100.0, 0.0)], 1, "c").unwrap();
+    let snr = 10f64.powf(4.65654); // S / N
+    let (mut i_over_s, mut n) = (0.0, 0.0);
+    for t in 0..100 {
+        let dl = sinr(&mut ch, 0, LinkDir::Downlink, t, 50);
+        let hit = dl.iter().filter(|&&x| x < 1.0).count();
+        assert_eq!(hit, 25, "t = {t}: {dl:?}");
+        for x in dl {
+            i_over_s += 1.0 / 10f64.powf(x / 10.0) - 1.0 / snr;
+            n += 1.0;
+        }
+    }
+    // I / S = 1 on the loaded RBs, so the mean is 0.5 exactly (up to the 1e-4 dB rounding of the noise term).
+    assert!((i_over_s / n - 0.5).abs() < 1e-6, "{}", i_over_s / n);
+    // The control region stays at full interference.
+    assert!(ch.control_sinr_db(UeIndex(0), SimTime::ZERO).abs() < 1e-3);
+}
+
+#[test]
+fn hst_without_tracking_caps_a_clean_link_at_the_ici_limit() {
+    // 100 m Friis link, 46.5654 dB per RB of 50, TS 36.101 B.3 (scenario 3, f_d 750 Hz) without tracking:
+    // at t = 0 the offset is 749.9333 Hz, sinc^2 = 0.991804 (hst.rs), so the SINR is capped near
+    // kept / (1 - kept) = 20.83 dB: 0.991804 g / (1 + 0.008196 g) with g = 10^4.65654 = 45 344 -> 20.8165 dB.
+    // At t = 1.8 s (abreast of the eNB, no shift) the link is clean again.
+    let fading = FadingSpec {
+        profile: FadingProfile::Hst,
+        scenario: Some(3),
+        tracking: Some(FrequencyTracking::None),
+        ..FadingSpec::default()
+    };
+    let mut ch = ChannelSinr::new(&ChannelSpec { fading, ..flat_spec() }, &[ue_at(100.0, 0.0)], 1, "c").unwrap();
+    let at0 = sinr(&mut ch, 0, LinkDir::Downlink, 0, 50);
+    assert!(at0.iter().all(|&x| (x - 20.8165).abs() < 1e-3), "{at0:?}");
+    let abreast = sinr(&mut ch, 0, LinkDir::Downlink, 1800, 50);
+    assert!(abreast.iter().all(|&x| (x - 46.5654).abs() < 1e-3), "{abreast:?}");
+    // With the default tracking (1 ms lag) the residual at t = 0 is ~0 Hz: the link is clean.
+    let tracked = FadingSpec { tracking: None, ..fading };
+    let mut ch =
+        ChannelSinr::new(&ChannelSpec { fading: tracked, ..flat_spec() }, &[ue_at(100.0, 0.0)], 1, "c").unwrap();
+    assert!((sinr(&mut ch, 0, LinkDir::Downlink, 0, 50)[0] - 46.5654).abs() < 1e-3);
+}
+
+#[test]
+fn hst_fields_are_checked() {
+    let hst = |f: FadingSpec| ChannelSpec { fading: f, ..ChannelSpec::default() }.validate("c");
+    let base = FadingSpec { profile: FadingProfile::Hst, ..FadingSpec::default() };
+    hst(base).unwrap();
+    assert_eq!(hst(FadingSpec { scenario: Some(2), ..base }).unwrap_err().path, "c.fading.scenario");
+    assert_eq!(hst(FadingSpec { k_factor_db: Some(10.0), ..base }).unwrap_err().path, "c.fading.k_factor_db");
+    assert_eq!(hst(FadingSpec { speed_kmh: Some(0.0), ..base }).unwrap_err().path, "c.fading.speed_kmh");
+    let bad_lag = FadingSpec { tracking: Some(FrequencyTracking::Lagged { lag_ms: -1.0 }), ..base };
+    assert_eq!(hst(bad_lag).unwrap_err().path, "c.fading.tracking.lag_ms");
+    let eva_with_scenario = FadingSpec { profile: FadingProfile::Eva, scenario: Some(1), ..FadingSpec::default() };
+    let e = hst(eva_with_scenario).unwrap_err();
+    assert_eq!((e.path.as_str(), e.allowed.as_str()), ("c.fading.scenario", "only with profile = \"hst\""));
+    let parsed: FadingSpec =
+        serde_json::from_str(r#"{"profile": "hst", "scenario": 1, "tracking": {"kind": "none"}}"#).unwrap();
+    assert_eq!((parsed.scenario, parsed.tracking), (Some(1), Some(FrequencyTracking::None)));
+}
+
 fn rich_spec() -> ChannelSpec {
     ChannelSpec {
         shadowing: Some(ShadowingSpec { sigma_db: 8.0, decorrelation_m: 50.0 }),
-        fading: FadingSpec { profile: FadingProfile::Eva, doppler_hz: None, speed_kmh: Some(60.0), k_factor_db: None },
+        fading: FadingSpec {
+            profile: FadingProfile::Eva,
+            doppler_hz: None,
+            speed_kmh: Some(60.0),
+            ..FadingSpec::default()
+        },
         interferers: vec![InterfererSpec {
             position_m: [500.0, 0.0],
             height_m: None,
             tx_power_dbm: None,
             antenna: AntennaSpec::Isotropic,
+            load: InterfererLoad::FullBuffer,
         }],
         pathloss: PathLossSpec::Tr36814Uma { condition: LosCondition::Nlos },
         ..ChannelSpec::default()
@@ -117,8 +215,15 @@ fn the_answer_does_not_depend_on_which_ttis_were_asked() {
 
 #[test]
 fn fading_varies_across_rbs_and_averages_to_the_unfaded_sinr() {
+    // A low Doppler (5 Hz) keeps the Doppler-spread ICI (ici.rs: 1 - kept = (2 pi 5 / 15000)^2 / 24 = 1.8e-7,
+    // a 67 dB cap) out of this 46.6 dB link; at ETU's usual 300 Hz it would cap the SINR at 31.8 dB.
     let faded = ChannelSpec {
-        fading: FadingSpec { profile: FadingProfile::Etu, doppler_hz: Some(300.0), speed_kmh: None, k_factor_db: None },
+        fading: FadingSpec {
+            profile: FadingProfile::Etu,
+            doppler_hz: Some(5.0),
+            speed_kmh: None,
+            ..FadingSpec::default()
+        },
         ..flat_spec()
     };
     let ues: Vec<UePlacement> = (0..20).map(|_| ue_at(100.0, 0.0)).collect();
@@ -149,6 +254,7 @@ fn sinr_falls_with_distance_in_an_interference_limited_cell() {
             height_m: None,
             tx_power_dbm: None,
             antenna: AntennaSpec::Isotropic,
+            load: InterfererLoad::FullBuffer,
         }],
         ..ChannelSpec::default()
     };
@@ -186,6 +292,7 @@ fn cost_per_tti() {
                     height_m: None,
                     tx_power_dbm: None,
                     antenna: AntennaSpec::Isotropic,
+                    load: InterfererLoad::FullBuffer,
                 }
             })
             .collect(),
@@ -247,6 +354,7 @@ fn seed004_variants(pathloss: PathLossSpec) -> [ChannelSpec; 3] {
             beamwidth_deg: 70.0,
             max_attenuation_db: 20.0,
             sector_offset_m: 0.5,
+            load: InterfererLoad::FullBuffer,
         }),
         ..alone.clone()
     };
@@ -314,17 +422,28 @@ fn the_scenario_shape_parses_as_documented() {
 #[test]
 fn the_fading_trace_is_the_channels_own_fading() {
     // A static UE under Friis: the per-RB SINR is the constant link budget of
-    // `friis_link_budget_at_100_m_worked_by_hand` (49.5757 dB) plus the fading, so the trace
-    // handed to ns-3 must equal SINR - 49.5757 dB on every RB and TTI.
-    let fading = FadingSpec { profile: FadingProfile::Epa, doppler_hz: None, speed_kmh: Some(3.0), k_factor_db: None };
+    // `friis_link_budget_at_100_m_worked_by_hand` (49.5757 dB) times the fading gain, less the
+    // inter-carrier interference of EPA's Doppler spread (ici.rs), so the trace handed to ns-3
+    // must be the gain that, through that ICI, gives the channel's SINR on every RB and TTI.
+    let fading = FadingSpec {
+        profile: FadingProfile::Epa,
+        doppler_hz: None,
+        speed_kmh: Some(3.0),
+        k_factor_db: None,
+        scenario: None,
+        tracking: None,
+    };
     let spec = ChannelSpec { fading, ..flat_spec() };
+    let fd_hz = 3.0 * mobility::MPS_PER_KMH * spec.dl_carrier_mhz * 1e6 / pathloss::SPEED_OF_LIGHT_MPS;
+    let kept = ici::doppler_spread_kept_share(fd_hz);
     let trace = downlink_fading_trace_db(&spec, 9, "cell:c0", 0, 25, 40).unwrap();
     assert_eq!((trace.len(), trace[0].len()), (25, 40));
     let mut ch = ChannelSinr::new(&spec, &[ue_at(100.0, 0.0)], 9, "cell:c0").unwrap();
     for t_ms in [0, 1, 17, 39] {
         let dl = sinr(&mut ch, 0, LinkDir::Downlink, t_ms, 25);
         for (rb, row) in trace.iter().enumerate() {
-            assert!((dl[rb] - 49.5757 - row[t_ms as usize]).abs() < 1e-3, "rb {rb} t {t_ms}");
+            let want_db = to_db(ici::with_ici(10f64.powf((49.5757 + row[t_ms as usize]) / 10.0), kept));
+            assert!((dl[rb] - want_db).abs() < 1e-3, "rb {rb} t {t_ms}");
         }
     }
     assert!(downlink_fading_trace_db(&flat_spec(), 9, "cell:c0", 0, 25, 40).is_none());

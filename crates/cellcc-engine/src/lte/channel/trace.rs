@@ -52,7 +52,7 @@ mod tests {
                 profile: FadingProfile::Epa,
                 doppler_hz: Some(5.0),
                 speed_kmh: None,
-                k_factor_db: None,
+                ..FadingSpec::default()
             },
             ..ChannelSpec::default()
         };

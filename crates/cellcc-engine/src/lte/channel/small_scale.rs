@@ -1,0 +1,100 @@
+//! One link's small-scale channel in one direction, as the per-RB SINR sources use it: none,
+//! a TS 36.104 Annex B.2 multipath profile ([`super::fading`]) or the Annex B.3 high-speed
+//! train ([`super::hst`]), each with the inter-carrier interference its Doppler causes
+//! ([`super::ici`]):
+//!
+//! ```text
+//!  multipath: SINR_k = ici(gamma_k |H_k(t)|^2, a_spread(f_d))   a_spread constant per link (Jakes spread)
+//!  hst:       SINR_k = ici(gamma_k, sinc^2(f_res(t) / Δf))       |H_k|^2 = 1 (one non-fading path)
+//! ```
+//! with `gamma_k` the SINR without fading and `ici(g, a) = a g / (1 + (1 - a) g)`.
+
+use super::fading::{FadingProcess, RbSteering, TapProfile, EPA, ETU, EVA};
+use super::hst::{self, HstProcess, DEFAULT_SCENARIO};
+use super::ici::{doppler_spread_kept_share, with_ici};
+use super::mobility::MPS_PER_KMH;
+use super::pathloss::SPEED_OF_LIGHT_MPS;
+use super::spec::{FadingProfile, FadingSpec};
+use crate::lte::sap::LinkDir;
+use crate::sim::RngStream;
+
+/// The TS 36.104 Annex B.2 tap profile named in the spec (`None` for none and hst).
+pub fn tap_profile(p: FadingProfile) -> Option<TapProfile> {
+    match p {
+        FadingProfile::None | FadingProfile::Hst => None,
+        FadingProfile::Epa => Some(EPA),
+        FadingProfile::Eva => Some(EVA),
+        FadingProfile::Etu => Some(ETU),
+    }
+}
+
+/// Maximum Doppler: given, or from the speed at this carrier (f_d = v f_c / c), or the profile's usual one.
+pub fn multipath_doppler_hz(f: &FadingSpec, p: &TapProfile, carrier_mhz: f64) -> f64 {
+    match (f.doppler_hz, f.speed_kmh) {
+        (Some(fd), _) => fd,
+        (None, Some(v)) => v * MPS_PER_KMH * carrier_mhz * 1e6 / SPEED_OF_LIGHT_MPS,
+        (None, None) => p.usual_doppler_hz,
+    }
+}
+
+/// The small-scale channel of one link in one direction.
+#[derive(Clone, Debug)]
+pub enum LinkFading {
+    Flat,
+    Multipath {
+        process: Box<FadingProcess>,
+        /// Share of the wanted power its Doppler spread keeps on the subcarrier.
+        kept: f64,
+    },
+    Hst(HstProcess),
+}
+
+impl LinkFading {
+    /// The fading `spec` describes for direction `dir`, the carriers in MHz (`spec` validated).
+    pub fn new(spec: &FadingSpec, dir: LinkDir, dl_carrier_mhz: f64, ul_carrier_mhz: f64, rng: RngStream) -> Self {
+        let carrier_mhz = match dir {
+            LinkDir::Downlink => dl_carrier_mhz,
+            LinkDir::Uplink => ul_carrier_mhz,
+        };
+        match (spec.profile, tap_profile(spec.profile)) {
+            (_, Some(p)) => {
+                let fd = multipath_doppler_hz(spec, &p, carrier_mhz);
+                let process = Box::new(FadingProcess::new(&p, fd, spec.k_factor_db, rng));
+                LinkFading::Multipath { process, kept: doppler_spread_kept_share(fd) }
+            }
+            (FadingProfile::Hst, None) => {
+                // `validate` admits scenarios 1 and 3 only; an unknown number falls back to the default, 3.
+                let sc = hst::scenario(spec.scenario.unwrap_or(DEFAULT_SCENARIO)).unwrap_or(hst::SCENARIO_3);
+                let speed_kmh = spec.speed_kmh.unwrap_or(sc.speed_kmh);
+                let ul = (dir == LinkDir::Uplink).then_some(ul_carrier_mhz);
+                let fd = match (spec.doppler_hz, spec.speed_kmh, dir) {
+                    (Some(fd), _, _) => fd,
+                    (None, Some(v), _) => hst::doppler_from_speed_hz(v, dl_carrier_mhz, ul),
+                    (None, None, LinkDir::Downlink) => sc.dl_doppler_hz,
+                    (None, None, LinkDir::Uplink) => sc.ul_doppler_hz,
+                };
+                LinkFading::Hst(HstProcess::new(&sc, speed_kmh, fd, spec.tracking.unwrap_or_default()))
+            }
+            _ => LinkFading::Flat,
+        }
+    }
+
+    /// Turn `sinr_lin`, the per-RB linear SINR without fading, into the faded SINR with ICI during
+    /// the TTI containing `now_ns`. `steer` is the cell's per-RB tap phases (multipath only).
+    pub fn apply(&mut self, now_ns: u64, steer: Option<&RbSteering>, sinr_lin: &mut [f64]) {
+        match (self, steer) {
+            (LinkFading::Multipath { process, kept }, Some(steer)) => {
+                for (s, g) in sinr_lin.iter_mut().zip(process.rb_gains(now_ns, steer)) {
+                    *s = with_ici(*s * g, *kept);
+                }
+            }
+            (LinkFading::Hst(p), _) => {
+                let kept = p.kept_share(now_ns);
+                for s in sinr_lin.iter_mut() {
+                    *s = with_ici(*s, kept);
+                }
+            }
+            (LinkFading::Flat, _) | (LinkFading::Multipath { .. }, None) => {}
+        }
+    }
+}
