@@ -76,6 +76,10 @@ struct UeChannel {
     fading: [Option<FadingProcess>; 2],
     large: LargeScale,
     large_at_step: Option<u64>,
+    /// Per direction: the last per-RB row handed out (dB) and its [`row_key`], so that the
+    /// PHY's second request in a TTI (CQI, then the transport block) costs a copy.
+    row_db: [Vec<f64>; 2],
+    row_at: [Option<u64>; 2],
 }
 
 /// Cell-wide quantities derived once from the spec.
@@ -226,6 +230,8 @@ fn new_ue(
         fading: [fading("dl", spec.dl_carrier_mhz), fading("ul", spec.ul_carrier_mhz)],
         large: LargeScale::default(),
         large_at_step: None,
+        row_db: [Vec::new(), Vec::new()],
+        row_at: [None, None],
     }
 }
 
@@ -293,13 +299,38 @@ impl UeChannel {
     }
 }
 
+impl ChannelSinr {
+    /// The step that fixes a row: the TTI with fast fading, else the large-scale step.
+    fn row_key(&self, now: SimTime) -> u64 {
+        match self.profile {
+            Some(_) => FadingProcess::step_of(now.as_ns()),
+            None => now.as_ns() / LARGE_SCALE_STEP_NS,
+        }
+    }
+}
+
 impl SinrSource for ChannelSinr {
     fn per_rb_sinr_db(&mut self, ue: UeIndex, dir: LinkDir, now: SimTime, out: &mut [f64]) {
+        let key = self.row_key(now);
+        let d = dir_index(dir);
+        let u = &self.ues[ue.index()];
+        if u.row_at[d] == Some(key) && u.row_db[d].len() == out.len() {
+            out.copy_from_slice(&u.row_db[d]);
+            return;
+        }
         self.fit(out.len());
         self.sinr_lin(ue, dir, now);
         for (o, g) in out.iter_mut().zip(&self.gains) {
             *o = to_db(*g);
         }
+        let u = &mut self.ues[ue.index()];
+        u.row_db[d].clear();
+        u.row_db[d].extend_from_slice(out);
+        u.row_at[d] = Some(key);
+    }
+
+    fn row_id(&mut self, _ue: UeIndex, _dir: LinkDir, now: SimTime) -> Option<u64> {
+        Some(self.row_key(now))
     }
 
     fn control_sinr_db(&mut self, ue: UeIndex, now: SimTime) -> f64 {
