@@ -26,6 +26,7 @@
 //! the other UEs' channels unchanged.
 
 pub mod antenna;
+pub mod calibration;
 pub mod fading;
 pub mod interference;
 pub mod mobility;
