@@ -80,7 +80,8 @@ fn trace() {
         eprintln!("{}: {} (allowed: {})", e.path, e.value, e.allowed);
         std::process::exit(2)
     });
-    let base = row(&mut ChannelSinr::new(&flat, &[ue_at(100.0)], seed, "figure").expect("defaults are valid"), 0, n_rb)[0];
+    let base =
+        row(&mut ChannelSinr::new(&flat, &[ue_at(100.0)], seed, "figure").expect("defaults are valid"), 0, n_rb)[0];
     let header: Vec<String> = (0..n_rb).map(|k| format!("rb{k}")).collect();
     println!("t_ms,{}", header.join(","));
     for t in 0..ttis {
@@ -91,7 +92,8 @@ fn trace() {
 
 /// Seed 004's cell alone, or as the centre site's 0-degree sector of the 57-cell layout.
 fn walk_spec(pathloss: &serde_json::Value, layout: bool, fading: bool) -> ChannelSpec {
-    let mut v = json!({"dl_carrier_mhz": 2100, "ul_carrier_mhz": 1900, "enb": {"tx_power_dbm": 46}, "pathloss": pathloss});
+    let mut v =
+        json!({"dl_carrier_mhz": 2100, "ul_carrier_mhz": 1900, "enb": {"tx_power_dbm": 46}, "pathloss": pathloss});
     if layout {
         v["enb"]["antenna"] = json!({"kind": "parabolic", "beamwidth_deg": 70});
         v["hex_layout"] = json!({"rings": 2, "isd_m": 500, "sectors": 3});
@@ -105,15 +107,20 @@ fn walk_spec(pathloss: &serde_json::Value, layout: bool, fading: bool) -> Channe
 fn walk() {
     let seed: u64 = num(2);
     println!("distance_m,pathloss,layout,sinr_db,control_error,control_error_epa");
-    for (name, pl) in [("itu_r1411_los", json!({"model": "itu_r1411_los"})), ("tr36814_uma_nlos", json!({"model": "tr36814_uma"}))] {
+    for (name, pl) in
+        [("itu_r1411_los", json!({"model": "itu_r1411_los"})), ("tr36814_uma_nlos", json!({"model": "tr36814_uma"}))]
+    {
         for (layout_name, layout) in [("alone", false), ("57_cells", true)] {
             for d in (40..=300).step_by(10) {
                 let d = f64::from(d);
-                let mut still = ChannelSinr::new(&walk_spec(&pl, layout, false), &[ue_at(d)], seed, "walk").expect("valid");
+                let mut still =
+                    ChannelSinr::new(&walk_spec(&pl, layout, false), &[ue_at(d)], seed, "walk").expect("valid");
                 let r = row(&mut still, 0, WALK_RBS);
-                let mut faded = ChannelSinr::new(&walk_spec(&pl, layout, true), &[ue_at(d)], seed, "walk").expect("valid");
-                let p_epa = (0..WALK_FADED_TTIS).map(|t| pcfich_pdcch_error_rate(&row(&mut faded, t, WALK_RBS))).sum::<f64>()
-                    / WALK_FADED_TTIS as f64;
+                let mut faded =
+                    ChannelSinr::new(&walk_spec(&pl, layout, true), &[ue_at(d)], seed, "walk").expect("valid");
+                let p_epa =
+                    (0..WALK_FADED_TTIS).map(|t| pcfich_pdcch_error_rate(&row(&mut faded, t, WALK_RBS))).sum::<f64>()
+                        / WALK_FADED_TTIS as f64;
                 println!("{d},{name},{layout_name},{:.3},{:.5},{:.5}", r[0], pcfich_pdcch_error_rate(&r), p_epa);
             }
         }

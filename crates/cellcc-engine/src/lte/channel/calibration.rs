@@ -147,7 +147,8 @@ impl Layout {
     /// Geometry of a UE at `ue` with per-site shadowing: (serving cell, S / (N + I) in dB).
     pub fn geometry(&self, ue: [f64; 2], shadow_db: &[f64], scratch: &mut Vec<f64>) -> (usize, f64) {
         self.received_mw(ue, shadow_db, scratch);
-        let (serving, s) = scratch.iter().copied().enumerate().fold((0, 0.0), |b, (i, p)| if p > b.1 { (i, p) } else { b });
+        let (serving, s) =
+            scratch.iter().copied().enumerate().fold((0, 0.0), |b, (i, p)| if p > b.1 { (i, p) } else { b });
         let total: f64 = scratch.iter().sum();
         (serving, 10.0 * (s / (self.noise_mw + total - s)).log10())
     }
