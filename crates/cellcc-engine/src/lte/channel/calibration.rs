@@ -206,5 +206,7 @@ pub fn quantile(values: &[f64], q: f64) -> f64 {
     v.get(i).copied().unwrap_or(f64::NAN)
 }
 
+pub mod uma3d;
+
 #[cfg(test)]
 mod tests;
