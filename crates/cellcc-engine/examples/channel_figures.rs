@@ -1,17 +1,18 @@
 //! Data for docs/channel.md's figures, as CSV on stdout (`scripts/channel_figures.py` runs it):
 //!
 //! ```text
-//! cargo run --release -p cellcc-engine --example channel_figures -- geometry <n_ues> <seed> [open]
+//! cargo run --release -p cellcc-engine --example channel_figures -- geometry <n_ues> <seed> [open|uma3d]
 //! cargo run --release -p cellcc-engine --example channel_figures -- trace '<fading json>' <n_rb> <ttis> <seed>
 //! cargo run --release -p cellcc-engine --example channel_figures -- walk <seed>
 //! ```
-//! `geometry`: TR 36.814 Case 1 drops (calibration.rs), with wrap-around unless `open`.
+//! `geometry`: TR 36.814 Case 1 drops (calibration.rs), with wrap-around unless `open`;
+//! `uma3d`: TR 36.873 phase-1 3D-UMa K = M = 1 geometry (S / I) on the same layout.
 //! `trace`: per-RB fading gain |H_k|^2 in dB every TTI, for a `cells[].channel.fading` object
 //! (e.g. `{"profile": "eva", "doppler_hz": 70}`): the faded SINR minus the unfaded one.
 //! `walk`: seed 004's geometry along the serving boresight, 40-300 m: wideband SINR and
 //! PCFICH/PDCCH error probability alone and in the 57-cell layout, without fading and with EPA 5 Hz.
 
-use cellcc_engine::lte::channel::calibration::{drop_ues, CalibrationCase, TR36814_CASE1};
+use cellcc_engine::lte::channel::calibration::{drop_ues, uma3d, CalibrationCase, TR36814_CASE1};
 use cellcc_engine::lte::channel::spec::{ChannelSpec, UePlacement};
 use cellcc_engine::lte::channel::ChannelSinr;
 use cellcc_engine::lte::phy::pcfich_pdcch_error_rate;
@@ -59,6 +60,13 @@ fn row(ch: &mut ChannelSinr, t_ms: u64, n_rb: usize) -> Vec<f64> {
 fn geometry() {
     let case = match std::env::args().nth(4).as_deref() {
         Some("open") => CalibrationCase { wrap_around: false, ..TR36814_CASE1 },
+        Some("uma3d") => {
+            println!("geometry_db");
+            for g in uma3d::geometry_sir_db(num(2), num(3)) {
+                println!("{g:.4}");
+            }
+            return;
+        }
         _ => TR36814_CASE1,
     };
     println!("x_m,y_m,serving_cell,geometry_db");
