@@ -63,6 +63,27 @@ fn seed000_cell(mode: &str, duration_s: f64) -> Value {
     lte_cell(&ues, 20.0, json!({"kind": "rate_limited", "rate_mbps": 1.0}), "newreno", 1000, duration_s)
 }
 
+/// Seed 000's cell with the radio channel instead of fixed SINRs (issue 8's performance check):
+/// EVA 70 Hz fading, 8 dB shadowing, seed 004's 57-cell layout (56 full-buffer interferers),
+/// TR 36.814 UMa NLOS, 46 dBm; 14 UEs walking (3 km/h) at 40..300 m; 20 MHz = 100 RBs.
+fn channel_cell(duration_s: f64) -> Value {
+    let mut v = seed000_cell("am", duration_s);
+    let cell = &mut v["cells"][0];
+    cell["channel"] = json!({
+        "enb": {"tx_power_dbm": 46, "antenna": {"kind": "parabolic", "beamwidth_deg": 70}},
+        "pathloss": {"model": "tr36814_uma"},
+        "shadowing": {"sigma_db": 8, "decorrelation_m": 50},
+        "fading": {"profile": "eva"},
+        "hex_layout": {"rings": 2, "isd_m": 500, "sectors": 3},
+    });
+    for (i, ue) in cell["ues"].as_array_mut().expect("ues").iter_mut().enumerate() {
+        let x = 40.0 + 20.0 * i as f64;
+        ue["sinr"] = json!({"kind": "channel", "position_m": [x, 0.0],
+            "mobility": {"kind": "random_walk", "speed_kmh": 3, "bounds_m": [x - 10.0, -10.0, x + 10.0, 10.0]}});
+    }
+    v
+}
+
 struct Row {
     name: &'static str,
     sim_s: f64,
@@ -107,6 +128,7 @@ fn main() -> std::io::Result<()> {
             "LTE 1 UE bulk CUBIC, 20 MHz, 25 dB, RLC AM 1 MiB, 20 s",
             lte_cell(&[(25.0, "am")], 20.0, json!({"kind": "bulk"}), "cubic", 1448, 20.0),
         ),
+        ("LTE seed-000 cell on the channel: EVA 70 Hz, 57 cells, shadowing, 20 MHz, RLC AM, 20 s", channel_cell(20.0)),
     ];
     let rows: Vec<Row> = set.iter().filter(|(n, _)| n.contains(&only)).map(|(n, v)| measure(n, v)).collect();
     let mut md = String::from(

@@ -66,35 +66,43 @@ pub struct LayoutCell {
 /// Sites sit on a hexagonal grid of pitch `isd_m` (axial coordinates, rows along x as in
 /// ns-3's helper); a sector's antenna is `sector_offset_m` from the site towards its boresight.
 pub fn hex_layout_cells(centre_m: [f64; 2], l: &HexLayoutSpec) -> Vec<LayoutCell> {
-    let n = i64::from(l.rings);
     let mut cells = Vec::new();
-    for r in -n..=n {
-        for q in -n..=n {
-            if (q + r).abs() > n {
+    for site in hex_sites(centre_m, l.rings, l.isd_m) {
+        let centre_site = site == centre_m;
+        if l.sectors == 1 {
+            if !centre_site {
+                cells.push(LayoutCell { xy_m: site, orientation_deg: None });
+            }
+            continue;
+        }
+        for (s, o) in SECTOR_ORIENTATIONS_DEG.iter().enumerate() {
+            if centre_site && s == 0 {
                 continue;
             }
-            let site = [
-                centre_m[0] + l.isd_m * (q as f64 + r as f64 / 2.0),
-                centre_m[1] + l.isd_m * (0.75f64).sqrt() * r as f64,
-            ];
-            let centre_site = q == 0 && r == 0;
-            if l.sectors == 1 {
-                if !centre_site {
-                    cells.push(LayoutCell { xy_m: site, orientation_deg: None });
-                }
-                continue;
-            }
-            for (s, o) in SECTOR_ORIENTATIONS_DEG.iter().enumerate() {
-                if centre_site && s == 0 {
-                    continue;
-                }
-                let (sin, cos) = o.to_radians().sin_cos();
-                let xy_m = [site[0] + l.sector_offset_m * cos, site[1] + l.sector_offset_m * sin];
-                cells.push(LayoutCell { xy_m, orientation_deg: Some(*o) });
-            }
+            let (sin, cos) = o.to_radians().sin_cos();
+            let xy_m = [site[0] + l.sector_offset_m * cos, site[1] + l.sector_offset_m * sin];
+            cells.push(LayoutCell { xy_m, orientation_deg: Some(*o) });
         }
     }
     cells
+}
+
+/// The sites of `rings` rings around `centre_m` on a hexagonal grid of pitch `isd_m`
+/// (axial coordinates, rows along x as in ns-3's helper); 1 + 3 n (n + 1) of them.
+pub fn hex_sites(centre_m: [f64; 2], rings: u8, isd_m: f64) -> Vec<[f64; 2]> {
+    let n = i64::from(rings);
+    let mut sites = Vec::new();
+    for r in -n..=n {
+        for q in -n..=n {
+            if (q + r).abs() <= n {
+                sites.push([
+                    centre_m[0] + isd_m * (q as f64 + r as f64 / 2.0),
+                    centre_m[1] + isd_m * (0.75f64).sqrt() * r as f64,
+                ]);
+            }
+        }
+    }
+    sites
 }
 
 #[cfg(test)]

@@ -76,8 +76,8 @@ pub const ETU: TapProfile = TapProfile {
 /// shared by every UE with the same profile and bandwidth.
 #[derive(Clone, Debug)]
 pub struct RbSteering {
-    n_taps: usize,
-    /// Row-major `[rb][tap]`.
+    n_rb: usize,
+    /// Tap-major `[tap][rb]`, so that the per-RB sums run along contiguous RBs (vectorised).
     re: Vec<f64>,
     im: Vec<f64>,
 }
@@ -86,19 +86,24 @@ impl RbSteering {
     pub fn new(profile: &TapProfile, n_rb: usize) -> Self {
         let n_taps = profile.delays_ns.len();
         let (mut re, mut im) = (Vec::with_capacity(n_rb * n_taps), Vec::with_capacity(n_rb * n_taps));
-        for k in 0..n_rb {
-            let f_hz = rb_centre_offset_hz(k, n_rb);
-            for tau_ns in profile.delays_ns {
+        for tau_ns in profile.delays_ns {
+            for k in 0..n_rb {
+                let f_hz = rb_centre_offset_hz(k, n_rb);
                 let (s, c) = (-TAU * f_hz * tau_ns * 1e-9).sin_cos();
                 re.push(c);
                 im.push(s);
             }
         }
-        RbSteering { n_taps, re, im }
+        RbSteering { n_rb, re, im }
     }
 
     pub fn n_rb(&self) -> usize {
-        self.re.len() / self.n_taps.max(1)
+        self.n_rb
+    }
+
+    /// exp(-j 2 pi f_k tau_l) of RB `k` and tap `l` as (re, im).
+    pub fn at(&self, k: usize, l: usize) -> (f64, f64) {
+        (self.re[l * self.n_rb + k], self.im[l * self.n_rb + k])
     }
 }
 
@@ -131,6 +136,9 @@ pub struct FadingProcess {
     taps_at: Option<u64>,
     rb_gain: Vec<f64>,
     rb_at: Option<u64>,
+    /// Scratch: H_k (re, im) per RB while the taps are summed.
+    h_re: Vec<f64>,
+    h_im: Vec<f64>,
 }
 
 impl FadingProcess {
@@ -182,6 +190,8 @@ impl FadingProcess {
             taps_at: None,
             rb_gain: Vec::new(),
             rb_at: None,
+            h_re: Vec::new(),
+            h_im: Vec::new(),
         }
     }
 
@@ -241,15 +251,22 @@ impl FadingProcess {
             return &self.rb_gain;
         }
         self.taps(now_ns);
-        self.rb_gain.resize(steer.n_rb(), 0.0);
-        let n = steer.n_taps;
-        let (tr, ti) = (&self.tap_re, &self.tap_im);
-        for (g, (sr, si)) in self.rb_gain.iter_mut().zip(steer.re.chunks_exact(n).zip(steer.im.chunks_exact(n))) {
-            let (mut re, mut im) = (0.0, 0.0);
-            for l in 0..n {
-                re += tr[l] * sr[l] - ti[l] * si[l];
-                im += tr[l] * si[l] + ti[l] * sr[l];
+        let n_rb = steer.n_rb();
+        self.rb_gain.resize(n_rb, 0.0);
+        self.h_re.clear();
+        self.h_re.resize(n_rb, 0.0);
+        self.h_im.clear();
+        self.h_im.resize(n_rb, 0.0);
+        // H_k = sum_l tap_l exp(-j 2 pi f_k tau_l), taps added in order l = 0, 1, ... for every RB
+        // (tap by tap across all RBs, so the inner loop is a contiguous, vectorisable sweep).
+        for (l, (sr, si)) in steer.re.chunks_exact(n_rb).zip(steer.im.chunks_exact(n_rb)).enumerate() {
+            let (tr, ti) = (self.tap_re[l], self.tap_im[l]);
+            for (((hr, hi), &c), &s) in self.h_re.iter_mut().zip(self.h_im.iter_mut()).zip(sr).zip(si) {
+                *hr += tr * c - ti * s;
+                *hi += tr * s + ti * c;
             }
+        }
+        for ((g, &re), &im) in self.rb_gain.iter_mut().zip(&self.h_re).zip(&self.h_im) {
             *g = re * re + im * im;
         }
         self.rb_at = Some(k);
@@ -425,9 +442,8 @@ mod tests {
                 let mut f = process(&profile, 5.0, i);
                 let (tr, ti) = f.taps(0);
                 let h = |k: usize| -> (f64, f64) {
-                    let n = steer.n_taps;
-                    (0..n).fold((0.0, 0.0), |(a, b), l| {
-                        let (sr, si) = (steer.re[k * n + l], steer.im[k * n + l]);
+                    (0..tr.len()).fold((0.0, 0.0), |(a, b), l| {
+                        let (sr, si) = steer.at(k, l);
                         (a + tr[l] * sr - ti[l] * si, b + tr[l] * si + ti[l] * sr)
                     })
                 };

@@ -30,6 +30,7 @@
 //! places a fractional load's RBs (shared by every UE).
 
 pub mod antenna;
+pub mod calibration;
 pub mod fading;
 pub mod hst;
 pub mod ici;
@@ -93,6 +94,10 @@ struct UeChannel {
     site_mw: Vec<f64>,
     large: LargeScale,
     large_at_step: Option<u64>,
+    /// Per direction: the last per-RB row handed out (dB) and its [`row_key`], so that the
+    /// PHY's second request in a TTI (CQI, then the transport block) costs a copy.
+    row_db: [Vec<f64>; 2],
+    row_at: [Option<u64>; 2],
 }
 
 /// Cell-wide quantities derived once from the spec.
@@ -256,6 +261,8 @@ fn new_ue(spec: &ChannelSpec, n_interferers: usize, u: &UePlacement, seed: u64, 
         site_mw: vec![0.0; n_interferers],
         large: LargeScale::default(),
         large_at_step: None,
+        row_db: [Vec::new(), Vec::new()],
+        row_at: [None, None],
     }
 }
 
@@ -332,13 +339,38 @@ impl UeChannel {
     }
 }
 
+impl ChannelSinr {
+    /// The step that fixes a row: the TTI with fast fading, else the large-scale step.
+    fn row_key(&self, now: SimTime) -> u64 {
+        match self.profile {
+            Some(_) => FadingProcess::step_of(now.as_ns()),
+            None => now.as_ns() / LARGE_SCALE_STEP_NS,
+        }
+    }
+}
+
 impl SinrSource for ChannelSinr {
     fn per_rb_sinr_db(&mut self, ue: UeIndex, dir: LinkDir, now: SimTime, out: &mut [f64]) {
+        let key = self.row_key(now);
+        let d = dir_index(dir);
+        let u = &self.ues[ue.index()];
+        if u.row_at[d] == Some(key) && u.row_db[d].len() == out.len() {
+            out.copy_from_slice(&u.row_db[d]);
+            return;
+        }
         self.fit(out.len());
         self.sinr_lin(ue, dir, now, Region::Data);
         for (o, g) in out.iter_mut().zip(&self.gains) {
             *o = to_db(*g);
         }
+        let u = &mut self.ues[ue.index()];
+        u.row_db[d].clear();
+        u.row_db[d].extend_from_slice(out);
+        u.row_at[d] = Some(key);
+    }
+
+    fn row_id(&mut self, _ue: UeIndex, _dir: LinkDir, now: SimTime) -> Option<u64> {
+        Some(self.row_key(now))
     }
 
     fn control_sinr_db(&mut self, ue: UeIndex, now: SimTime) -> f64 {
