@@ -228,12 +228,12 @@ def test_shadowing_is_refused_by_name():
     assert e.value.path == "cells[0].channel.shadowing" and "buildings module" in e.value.why
 
 
-
 def test_the_high_speed_train_is_refused_by_name():
     doc = channel_cell({"fading": {"profile": "hst", "scenario": 3}})
     with pytest.raises(NotSupported) as e:
         ns3_plan.plan(doc)
     assert e.value.path == "cells[0].channel.fading.profile" and "inter-carrier interference" in e.value.why
+
 
 # --- one UE on LENA with path loss and fading -------------------------------------------------
 
