@@ -46,6 +46,8 @@ pub const DEFAULT_LOG_DISTANCE_REF_M: f64 = 1.0;
 pub const DEFAULT_LOG_DISTANCE_REF_LOSS_DB: f64 = 46.6777;
 /// TR 36.942 §4.5.2: base station antenna 15 m above the average rooftop.
 pub const DEFAULT_ROOFTOP_CLEARANCE_M: f64 = 15.0;
+/// ns-3 `HybridBuildingsPropagationLossModel::Los2NlosThr` default: P.1411 LOS below 200 m.
+pub const DEFAULT_LOS_THRESHOLD_M: f64 = 200.0;
 /// ns-3 `RandomWalk2dMobilityModel::Time` default: change direction every 1 s.
 pub const DEFAULT_WALK_LEG_S: f64 = 1.0;
 
@@ -258,6 +260,32 @@ pub enum PathLossSpec {
         #[serde(default = "yes")]
         metropolitan: bool,
     },
+    /// ns-3 `HybridBuildingsPropagationLossModel` between outdoor nodes: ITU-R P.1411 LOS below
+    /// `los_threshold_m`, P.1411 §4.2.1 NLOS over rooftops from it, and beyond 1 km Okumura-Hata
+    /// (COST-231 above 1500 MHz) unless both ends are below the rooftops. Distances are 3-D.
+    ItuR1411Hybrid {
+        /// ns-3 `Los2NlosThr`, m, in (0, 1e6]. Default 200 (its default; lena-dual-stripe.cc sets 1e6).
+        #[serde(default = "d_los_threshold")]
+        los_threshold_m: f64,
+        /// ns-3 `Environment`, for Okumura-Hata. Default urban.
+        #[serde(default)]
+        environment: HataEnvironment,
+        /// ns-3 `CitySize`; urban + large is P.1411's metropolitan centre. Default large.
+        #[serde(default)]
+        city: CitySize,
+        /// ns-3 `RooftopLevel`, m, in (0, 90]. Default 20. The street fields below are as in
+        /// `itu_r1411_nlos_over_rooftop` (ns-3 leaves its NLOS model's defaults in place).
+        #[serde(default = "d_rooftop_m")]
+        rooftop_height_m: f64,
+        #[serde(default = "d_street_orientation")]
+        street_orientation_deg: f64,
+        #[serde(default = "d_street_width")]
+        street_width_m: f64,
+        #[serde(default = "d_buildings_extent")]
+        buildings_extent_m: f64,
+        #[serde(default = "d_building_separation")]
+        building_separation_m: f64,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -430,6 +458,9 @@ fn d_buildings_extent() -> f64 {
 fn d_building_separation() -> f64 {
     50.0
 }
+fn d_los_threshold() -> f64 {
+    DEFAULT_LOS_THRESHOLD_M
+}
 fn yes() -> bool {
     true
 }
@@ -591,6 +622,32 @@ const HATA_MAX_MHZ: f64 = 2000.0;
 const HATA_ENB_HEIGHT_M: (f64, f64) = (30.0, 200.0);
 const HATA_UE_HEIGHT_M: (f64, f64) = (1.0, 10.0);
 
+/// ns-3 `HybridBuildingsPropagationLossModel`: ITU-R P.1411's range starts at 300 MHz (its title);
+/// above 2.3 GHz ns-3 swaps Okumura-Hata for `Kun2600MhzPropagationLossModel`, which cellcc lacks.
+const HYBRID_CARRIER_MHZ: (f64, f64) = (300.0, 2300.0);
+/// Largest `los_threshold_m`: lena-dual-stripe.cc's "always LOS" value, m.
+const MAX_LOS_THRESHOLD_M: f64 = 1e6;
+
+/// ITU-R P.1411 §4.2.1's street canyon `[h_r, phi, w, l, b]`: each in its range, and the eNB off the
+/// rooftop level (Dhb != 0, which the diffraction terms divide by).
+fn validate_street(root: &str, ch: &ChannelSpec, street: [f64; 5]) -> Check {
+    let p = |f: &str| format!("{root}.pathloss.{f}");
+    let [rooftop_height_m, street_orientation_deg, street_width_m, buildings_extent_m, building_separation_m] = street;
+    positive_upto(rooftop_height_m, 90.0, || p("rooftop_height_m"), "m in (0, 90]")?;
+    in_range(street_orientation_deg, 0.0, 90.0, || p("street_orientation_deg"), "degrees in [0, 90]")?;
+    positive_upto(street_width_m, 1000.0, || p("street_width_m"), "m in (0, 1000]")?;
+    positive_upto(buildings_extent_m, 10_000.0, || p("buildings_extent_m"), "m in (0, 10000]")?;
+    positive_upto(building_separation_m, 1000.0, || p("building_separation_m"), "m in (0, 1000]")?;
+    if (ch.enb.height_m - rooftop_height_m).abs() < 1e-3 {
+        return Err(ScenarioError::new(
+            format!("{root}.enb.height_m"),
+            ch.enb.height_m,
+            "a height other than rooftop_height_m",
+        ));
+    }
+    Ok(())
+}
+
 impl PathLossSpec {
     /// `root` is the channel spec's path: the carriers and heights this model bounds live there.
     fn validate(&self, root: &str, ch: &ChannelSpec) -> Check {
@@ -622,20 +679,37 @@ impl PathLossSpec {
                 building_separation_m,
                 ..
             } => {
-                positive_upto(rooftop_height_m, 90.0, || p("rooftop_height_m"), "m in (0, 90]")?;
-                in_range(street_orientation_deg, 0.0, 90.0, || p("street_orientation_deg"), "degrees in [0, 90]")?;
-                positive_upto(street_width_m, 1000.0, || p("street_width_m"), "m in (0, 1000]")?;
-                positive_upto(buildings_extent_m, 10_000.0, || p("buildings_extent_m"), "m in (0, 10000]")?;
-                positive_upto(building_separation_m, 1000.0, || p("building_separation_m"), "m in (0, 1000]")?;
-                // The model needs the eNB off the rooftop level (Dhb != 0) and the UE below it.
-                if (ch.enb.height_m - rooftop_height_m).abs() < 1e-3 {
-                    return Err(ScenarioError::new(
-                        format!("{root}.enb.height_m"),
-                        ch.enb.height_m,
-                        "a height other than rooftop_height_m",
-                    ));
-                }
-                Ok(())
+                let street = [
+                    rooftop_height_m,
+                    street_orientation_deg,
+                    street_width_m,
+                    buildings_extent_m,
+                    building_separation_m,
+                ];
+                validate_street(root, ch, street)
+            }
+            PathLossSpec::ItuR1411Hybrid {
+                los_threshold_m,
+                rooftop_height_m,
+                street_orientation_deg,
+                street_width_m,
+                buildings_extent_m,
+                building_separation_m,
+                ..
+            } => {
+                positive_upto(los_threshold_m, MAX_LOS_THRESHOLD_M, || p("los_threshold_m"), "m in (0, 1000000]")?;
+                let allowed = "MHz in [300, 2300] for itu_r1411_hybrid (P.1411 from 300 MHz; ns-3 leaves Okumura-Hata above 2.3 GHz)";
+                let (lo, hi) = HYBRID_CARRIER_MHZ;
+                in_range(ch.dl_carrier_mhz, lo, hi, || format!("{root}.dl_carrier_mhz"), allowed)?;
+                in_range(ch.ul_carrier_mhz, lo, hi, || format!("{root}.ul_carrier_mhz"), allowed)?;
+                let street = [
+                    rooftop_height_m,
+                    street_orientation_deg,
+                    street_width_m,
+                    buildings_extent_m,
+                    building_separation_m,
+                ];
+                validate_street(root, ch, street)
             }
             PathLossSpec::Tr36942Urban { rooftop_clearance_m } => {
                 in_range(rooftop_clearance_m, 0.1, 50.0, || p("rooftop_clearance_m"), "m in [0.1, 50]")
@@ -649,8 +723,11 @@ impl PathLossSpec {
 
     fn validate_ue_height(&self, h_m: f64, path: &str) -> Check {
         match *self {
-            PathLossSpec::ItuR1411NlosOverRooftop { rooftop_height_m, .. } if h_m >= rooftop_height_m => {
-                Err(ScenarioError::new(path, h_m, "m below rooftop_height_m for itu_r1411_nlos_over_rooftop"))
+            PathLossSpec::ItuR1411NlosOverRooftop { rooftop_height_m, .. }
+            | PathLossSpec::ItuR1411Hybrid { rooftop_height_m, .. }
+                if h_m >= rooftop_height_m =>
+            {
+                Err(ScenarioError::new(path, h_m, "m below rooftop_height_m for the P.1411 NLOS over-rooftop model"))
             }
             PathLossSpec::OkumuraHata { .. } => {
                 let (lo, hi) = HATA_UE_HEIGHT_M;
@@ -793,6 +870,29 @@ mod tests {
             ..ChannelSpec::default()
         };
         assert_eq!(s.validate("c").unwrap_err().path, "c.dl_carrier_mhz", "2120 MHz is above COST-231's 2000");
+    }
+
+    #[test]
+    fn the_hybrid_p1411_takes_ns3_defaults_and_checks_its_ranges() {
+        let s = parse(r#"{"pathloss": {"model": "itu_r1411_hybrid"}}"#).unwrap();
+        let PathLossSpec::ItuR1411Hybrid { los_threshold_m, city, rooftop_height_m, .. } = s.pathloss else {
+            panic!("{:?}", s.pathloss)
+        };
+        assert_eq!((los_threshold_m, city, rooftop_height_m), (200.0, CitySize::Large, 20.0));
+        s.validate("c").unwrap();
+        let with = |json: &str| {
+            let s = parse(&format!(r#"{{"pathloss": {{"model": "itu_r1411_hybrid", {json}}}}}"#)).unwrap();
+            s.validate("c").map_err(|e| e.path)
+        };
+        assert_eq!(with(r#""los_threshold_m": 1e6"#), Ok(()), "lena-dual-stripe's always-LOS value");
+        assert_eq!(with(r#""los_threshold_m": 0"#).unwrap_err(), "c.pathloss.los_threshold_m");
+        assert_eq!(with(r#""los_threshold_m": 2e6"#).unwrap_err(), "c.pathloss.los_threshold_m");
+        assert_eq!(with(r#""street_width_m": -1"#).unwrap_err(), "c.pathloss.street_width_m");
+        assert_eq!(with(r#""rooftop_height_m": 30"#).unwrap_err(), "c.enb.height_m", "eNB at the rooftops");
+        let s = parse(r#"{"pathloss": {"model": "itu_r1411_hybrid"}, "dl_carrier_mhz": 2600}"#).unwrap();
+        assert_eq!(s.validate("c").unwrap_err().path, "c.dl_carrier_mhz", "ns-3 uses Kun 2600 MHz there");
+        let ue = UePlacement { position_m: [100.0, 0.0], height_m: 25.0, mobility: MobilitySpec::Static };
+        assert_eq!(s.validate_placement(&ue, "u").unwrap_err().path, "u.height_m", "UE above the rooftops");
     }
 
     #[test]
