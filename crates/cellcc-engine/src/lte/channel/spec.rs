@@ -19,7 +19,7 @@
 use crate::error::ScenarioError;
 use serde::{Deserialize, Serialize};
 
-type Check = Result<(), ScenarioError>;
+pub(super) type Check = Result<(), ScenarioError>;
 
 /// ns-3 `LteHelper` default DL EARFCN 100 -> 2120 MHz (TS 36.101 Table 5.7.3-1, band 1).
 pub const DEFAULT_DL_CARRIER_MHZ: f64 = 2120.0;
@@ -513,7 +513,7 @@ impl Default for ChannelSpec {
 }
 
 /// `x` finite and in `[lo, hi]`, else a ScenarioError naming `path` and `allowed`.
-fn in_range(x: f64, lo: f64, hi: f64, path: impl FnOnce() -> String, allowed: &str) -> Check {
+pub(super) fn in_range(x: f64, lo: f64, hi: f64, path: impl FnOnce() -> String, allowed: &str) -> Check {
     if x.is_finite() && (lo..=hi).contains(&x) {
         Ok(())
     } else {
@@ -522,7 +522,7 @@ fn in_range(x: f64, lo: f64, hi: f64, path: impl FnOnce() -> String, allowed: &s
 }
 
 /// `x` finite and in `(0, hi]`.
-fn positive_upto(x: f64, hi: f64, path: impl FnOnce() -> String, allowed: &str) -> Check {
+pub(super) fn positive_upto(x: f64, hi: f64, path: impl FnOnce() -> String, allowed: &str) -> Check {
     in_range(x, f64::MIN_POSITIVE, hi, path, allowed)
 }
 
@@ -612,129 +612,6 @@ impl HexLayoutSpec {
         positive_upto(self.beamwidth_deg, 180.0, || p("beamwidth_deg"), "degrees in (0, 180]")?;
         in_range(self.max_attenuation_db, 0.0, 50.0, || p("max_attenuation_db"), "dB in [0, 50]")?;
         in_range(self.sector_offset_m, 0.0, 10.0, || p("sector_offset_m"), "m in [0, 10]")
-    }
-}
-
-/// Okumura-Hata / COST-231 validity (COST 231 final report §4.4): f 150-2000 MHz,
-/// h_b 30-200 m, h_m 1-10 m.
-const HATA_MIN_MHZ: f64 = 150.0;
-const HATA_MAX_MHZ: f64 = 2000.0;
-const HATA_ENB_HEIGHT_M: (f64, f64) = (30.0, 200.0);
-const HATA_UE_HEIGHT_M: (f64, f64) = (1.0, 10.0);
-
-/// ns-3 `HybridBuildingsPropagationLossModel`: ITU-R P.1411's range starts at 300 MHz (its title);
-/// above 2.3 GHz ns-3 swaps Okumura-Hata for `Kun2600MhzPropagationLossModel`, which cellcc lacks.
-const HYBRID_CARRIER_MHZ: (f64, f64) = (300.0, 2300.0);
-/// Largest `los_threshold_m`: lena-dual-stripe.cc's "always LOS" value, m.
-const MAX_LOS_THRESHOLD_M: f64 = 1e6;
-
-/// ITU-R P.1411 §4.2.1's street canyon `[h_r, phi, w, l, b]`: each in its range, and the eNB off the
-/// rooftop level (Dhb != 0, which the diffraction terms divide by).
-fn validate_street(root: &str, ch: &ChannelSpec, street: [f64; 5]) -> Check {
-    let p = |f: &str| format!("{root}.pathloss.{f}");
-    let [rooftop_height_m, street_orientation_deg, street_width_m, buildings_extent_m, building_separation_m] = street;
-    positive_upto(rooftop_height_m, 90.0, || p("rooftop_height_m"), "m in (0, 90]")?;
-    in_range(street_orientation_deg, 0.0, 90.0, || p("street_orientation_deg"), "degrees in [0, 90]")?;
-    positive_upto(street_width_m, 1000.0, || p("street_width_m"), "m in (0, 1000]")?;
-    positive_upto(buildings_extent_m, 10_000.0, || p("buildings_extent_m"), "m in (0, 10000]")?;
-    positive_upto(building_separation_m, 1000.0, || p("building_separation_m"), "m in (0, 1000]")?;
-    if (ch.enb.height_m - rooftop_height_m).abs() < 1e-3 {
-        return Err(ScenarioError::new(
-            format!("{root}.enb.height_m"),
-            ch.enb.height_m,
-            "a height other than rooftop_height_m",
-        ));
-    }
-    Ok(())
-}
-
-impl PathLossSpec {
-    /// `root` is the channel spec's path: the carriers and heights this model bounds live there.
-    fn validate(&self, root: &str, ch: &ChannelSpec) -> Check {
-        let p = |f: &str| format!("{root}.pathloss.{f}");
-        match *self {
-            PathLossSpec::LogDistance { exponent, reference_distance_m, reference_loss_db } => {
-                in_range(exponent, 1.0, 8.0, || p("exponent"), "in [1, 8]")?;
-                positive_upto(reference_distance_m, 1000.0, || p("reference_distance_m"), "m in (0, 1000]")?;
-                in_range(reference_loss_db, 0.0, 200.0, || p("reference_loss_db"), "dB in [0, 200]")
-            }
-            PathLossSpec::OkumuraHata { .. } => {
-                let allowed = "MHz in [150, 2000] for okumura_hata (COST-231 Hata's range)";
-                in_range(ch.dl_carrier_mhz, HATA_MIN_MHZ, HATA_MAX_MHZ, || format!("{root}.dl_carrier_mhz"), allowed)?;
-                in_range(ch.ul_carrier_mhz, HATA_MIN_MHZ, HATA_MAX_MHZ, || format!("{root}.ul_carrier_mhz"), allowed)?;
-                let (lo, hi) = HATA_ENB_HEIGHT_M;
-                let allowed = "m in [30, 200] for okumura_hata";
-                in_range(ch.enb.height_m, lo, hi, || format!("{root}.enb.height_m"), allowed)?;
-                for (i, f) in ch.interferers.iter().enumerate() {
-                    let h = f.height_m.unwrap_or(ch.enb.height_m);
-                    in_range(h, lo, hi, || format!("{root}.interferers[{i}].height_m"), allowed)?;
-                }
-                Ok(())
-            }
-            PathLossSpec::ItuR1411NlosOverRooftop {
-                rooftop_height_m,
-                street_orientation_deg,
-                street_width_m,
-                buildings_extent_m,
-                building_separation_m,
-                ..
-            } => {
-                let street = [
-                    rooftop_height_m,
-                    street_orientation_deg,
-                    street_width_m,
-                    buildings_extent_m,
-                    building_separation_m,
-                ];
-                validate_street(root, ch, street)
-            }
-            PathLossSpec::ItuR1411Hybrid {
-                los_threshold_m,
-                rooftop_height_m,
-                street_orientation_deg,
-                street_width_m,
-                buildings_extent_m,
-                building_separation_m,
-                ..
-            } => {
-                positive_upto(los_threshold_m, MAX_LOS_THRESHOLD_M, || p("los_threshold_m"), "m in (0, 1000000]")?;
-                let allowed = "MHz in [300, 2300] for itu_r1411_hybrid (P.1411 from 300 MHz; ns-3 leaves Okumura-Hata above 2.3 GHz)";
-                let (lo, hi) = HYBRID_CARRIER_MHZ;
-                in_range(ch.dl_carrier_mhz, lo, hi, || format!("{root}.dl_carrier_mhz"), allowed)?;
-                in_range(ch.ul_carrier_mhz, lo, hi, || format!("{root}.ul_carrier_mhz"), allowed)?;
-                let street = [
-                    rooftop_height_m,
-                    street_orientation_deg,
-                    street_width_m,
-                    buildings_extent_m,
-                    building_separation_m,
-                ];
-                validate_street(root, ch, street)
-            }
-            PathLossSpec::Tr36942Urban { rooftop_clearance_m } => {
-                in_range(rooftop_clearance_m, 0.1, 50.0, || p("rooftop_clearance_m"), "m in [0.1, 50]")
-            }
-            PathLossSpec::Friis
-            | PathLossSpec::Tr36814Uma { .. }
-            | PathLossSpec::Tr36814Umi { .. }
-            | PathLossSpec::ItuR1411Los => Ok(()),
-        }
-    }
-
-    fn validate_ue_height(&self, h_m: f64, path: &str) -> Check {
-        match *self {
-            PathLossSpec::ItuR1411NlosOverRooftop { rooftop_height_m, .. }
-            | PathLossSpec::ItuR1411Hybrid { rooftop_height_m, .. }
-                if h_m >= rooftop_height_m =>
-            {
-                Err(ScenarioError::new(path, h_m, "m below rooftop_height_m for the P.1411 NLOS over-rooftop model"))
-            }
-            PathLossSpec::OkumuraHata { .. } => {
-                let (lo, hi) = HATA_UE_HEIGHT_M;
-                in_range(h_m, lo, hi, || path.to_string(), "m in [1, 10] for okumura_hata")
-            }
-            _ => Ok(()),
-        }
     }
 }
 
