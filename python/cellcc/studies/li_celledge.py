@@ -163,7 +163,7 @@ PARAMS = (
     Param(
         "RTT for the CDFs",
         "100 ms slot means of the RTT (the per-sample trace is off)",
-        "A per-ACK trace of 1120 runs of 50 s would make the store gigabytes; slot means keep the shape.",
+        "A per-ACK trace of 1410 runs of 50 s would make the store gigabytes; slot means keep the shape.",
     ),
 )
 
@@ -378,6 +378,10 @@ def _sensitivity_blocks(flows: pd.DataFrame, radio: pd.DataFrame, store: Store) 
     """TCP on UM with ns-3's default 200 m threshold beside the study's 1e6 m, per distance."""
     alt_flows = _flows(store, "tcp", "um")
     alt_radio = _radio(store)
+    alt_ul = store.query(
+        "SELECT distance_m, control_errors, avg(CASE WHEN cqi = 0 THEN 1.0 ELSE 0.0 END) AS ul_cqi0_share "
+        "FROM lte WHERE dir = 'ul' GROUP BY ALL"
+    )
     rows = []
     for (d, e), g in _at(flows, transport="tcp", rlc_mode="um").groupby(["distance_m", "control_errors"], sort=True):
         alt = _at(alt_flows, distance_m=d, control_errors=e)["throughput_mbps"]
@@ -389,6 +393,9 @@ def _sensitivity_blocks(flows: pd.DataFrame, radio: pd.DataFrame, store: Store) 
                 "control errors": "on" if e else "off",
                 "CQI, 1e6 m": round(float(cqi.mean()), 2),
                 "CQI, 200 m": round(float(alt_cqi.mean()), 2),
+                "UL CQI-0 share, 200 m": round(
+                    float(_at(alt_ul, distance_m=d, control_errors=e)["ul_cqi0_share"].mean()), 3
+                ),
                 "Mbit/s, 1e6 m": ci_text(g["throughput_mbps"]),
                 "Mbit/s, 200 m": ci_text(alt),
             }
@@ -401,10 +408,27 @@ def _sensitivity_blocks(flows: pd.DataFrame, radio: pd.DataFrame, store: Store) 
             "instead of lena-dual-stripe.cc's 1e6 m. Links shorter than 200 m (3-D) stay P.1411 LOS, longer ones "
             "take P.1411 NLOS over rooftops (about 33 dB more at 250 m): up to 180 m only the serving site is LOS "
             "and its two other sectors (20 dB down the parabolic pattern) set the SINR near 17 dB; past 200 m the "
-            "serving link turns NLOS too (docs/channel.md, SINR vs distance).",
+            "serving link turns NLOS too (docs/channel.md, SINR vs distance). CQI is the downlink's. "
+            + _uplink_text(alt_ul),
         ),
         Block("table", table=pd.DataFrame(rows)),
     ]
+
+
+def _uplink_text(alt_ul: pd.DataFrame) -> str:
+    """Where the 200 m threshold's NLOS uplink stops carrying TCP's ACKs."""
+    past = alt_ul[alt_ul["distance_m"] > NS3_DEFAULT_LOS_THRESHOLD_M]
+    if past.empty:
+        return ""
+    lo, hi = past["ul_cqi0_share"].min() * 100, past["ul_cqi0_share"].max() * 100
+    share = f"{hi:.0f}%" if round(lo) == round(hi) else f"{lo:.0f}-{hi:.0f}%"
+    return (
+        f"Past 200 m the uplink's wideband CQI is 0 in {share} of slots: cellcc's UE sends a fixed 10 dBm spread "
+        "over the band (no uplink power control, docs/channel.md), about 121 dB of NLOS loss leaves it below the "
+        "noise, TCP's ACKs do not get through and TCP stalls although the downlink could carry a few Mbit/s. ns-3 "
+        "LENA's uplink power control (LteUePhy EnableUplinkPowerControl, on by default, up to Pcmax 23 dBm in "
+        "lte-ue-power-control.cc) and its small ACK grants would give that link 13 dB or more."
+    )
 
 
 def _radio_text(radio: pd.DataFrame) -> str:
@@ -575,7 +599,8 @@ def _threshold_text(los200: pd.DataFrame) -> str:
     return (
         f"With ns-3's default 200 m threshold (sensitivity section) TCP on UM gets {before.iloc[0]:.2f} Mbit/s at "
         f"{before.index[0]:.0f} m, {before.iloc[-1]:.2f} at {before.index[-1]:.0f} m and {after.iloc[0]:.2f} at "
-        f"{after.index[0]:.0f} m: the other sites are NLOS from 40 m on and the serving link turns NLOS past 200 m."
+        f"{after.index[0]:.0f} m: the other sites are NLOS from 40 m on, the serving link turns NLOS past 200 m and "
+        "its uplink then no longer carries TCP's ACKs."
     )
 
 
@@ -671,7 +696,19 @@ def _cwnd_finding(cwnd: pd.DataFrame) -> tuple[str, Verdict, str]:
         Verdict.AGREES if ok else Verdict.DIFFERS,
         "Control-channel errors lose whole TBs; on UM they reach TCP as losses and cut its cwnd, on AM ARQ repairs "
         "them first. Where the window is set by RLC buffer overflow rather than air losses (our 6 MiB receive "
-        "window, see the TCP-loss finding), the errors move the median less.",
+        "window, see the TCP-loss finding), the errors move the median less." + _am_cwnd_text(cwnd),
+    )
+
+
+def _am_cwnd_text(cwnd: pd.DataFrame) -> str:
+    """On AM the errors barely move cwnd: say so with the per-seed spread when they do not lower it."""
+    am = _at(cwnd, rlc_mode="am")
+    per_seed = {e: g.groupby("seed")["cwnd_median_bytes"].mean() / 1e3 for e, g in am.groupby("control_errors")}
+    if len(per_seed) < 2 or per_seed[True].mean() < per_seed[False].mean():
+        return ""
+    return (
+        f" On AM the median with errors ({ci_text(per_seed[True])} kB over seeds) is not below the one without "
+        f"({ci_text(per_seed[False])} kB): ARQ repairs the lost TBs, and the two differ by less than their spread."
     )
 
 
