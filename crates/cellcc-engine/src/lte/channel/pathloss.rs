@@ -2,10 +2,12 @@
 //!
 //! Each model is the formula of its source evaluated at the link's geometry.
 //! Outside a model's validity range (checked on the scenario where it depends on
-//! configuration: carrier, heights) the formula is extrapolated, as ns-3 does;
-//! only distances under [`MIN_DISTANCE_M`] are clamped so that no log of zero occurs.
+//! configuration: carrier, heights, by `PathLossSpec::validate` at the end of this file) the
+//! formula is extrapolated, as ns-3 does; only distances under [`MIN_DISTANCE_M`] are clamped
+//! so that no log of zero occurs.
 
-use super::spec::{CitySize, HataEnvironment, LosCondition, PathLossSpec};
+use super::spec::{in_range, positive_upto, ChannelSpec, Check, CitySize, HataEnvironment, LosCondition, PathLossSpec};
+use crate::error::ScenarioError;
 use std::f64::consts::PI;
 
 /// Speed of light, m/s (SI definition).
@@ -61,6 +63,27 @@ pub fn loss_db(model: &PathLossSpec, g: &LinkGeometry, f_mhz: f64) -> f64 {
                 metropolitan,
             };
             itu_r_1411_nlos_rooftop_db(g, f_mhz, &street)
+        }
+        PathLossSpec::ItuR1411Hybrid {
+            los_threshold_m,
+            environment,
+            city,
+            rooftop_height_m,
+            street_orientation_deg,
+            street_width_m,
+            buildings_extent_m,
+            building_separation_m,
+        } => {
+            let street = Street {
+                rooftop_m: rooftop_height_m,
+                orientation_deg: street_orientation_deg,
+                width_m: street_width_m,
+                extent_m: buildings_extent_m,
+                separation_m: building_separation_m,
+                // ns-3 ItuR1411NlosOverRooftopPropagationLossModel: k_f's 1.5 slope for Urban + LargeCity.
+                metropolitan: environment == HataEnvironment::Urban && city == CitySize::Large,
+            };
+            itu_r_1411_hybrid_db(g, f_mhz, los_threshold_m, &street, (environment, city))
         }
     };
     l.max(0.0)
@@ -246,6 +269,155 @@ fn multi_screen_diffraction_db(g: &LinkGeometry, f_mhz: f64, st: &Street) -> f64
     -10.0 * (q_m * q_m).log10()
 }
 
+/// ns-3 `HybridBuildingsPropagationLossModel::GetLoss`: outdoor links longer than this leave
+/// P.1411 (a short-range model, "less than 1 km" in its scope) for Okumura-Hata, m.
+const HYBRID_HATA_BEYOND_M: f64 = 1000.0;
+
+// ns-3 src/buildings/model/hybrid-buildings-propagation-loss-model.cc (GetLoss, outdoor-outdoor, and
+// ItuR1411): d > 1 km with an end at or above the rooftops -> Okumura-Hata (COST-231 above 1500 MHz);
+// else P.1411 §4.1.1 LOS if d < the threshold, §4.2.1 NLOS over rooftops otherwise. d 3-D.
+fn itu_r_1411_hybrid_db(
+    g: &LinkGeometry,
+    f_mhz: f64,
+    los_threshold_m: f64,
+    st: &Street,
+    (env, city): (HataEnvironment, CitySize),
+) -> f64 {
+    let both_below_rooftops = g.enb_height_m < st.rooftop_m && g.ue_height_m < st.rooftop_m;
+    if g.d3_m > HYBRID_HATA_BEYOND_M && !both_below_rooftops {
+        hata_db(g, f_mhz, env, city)
+    } else if g.d3_m < los_threshold_m {
+        itu_r_1411_los_db(g, f_mhz)
+    } else {
+        itu_r_1411_nlos_rooftop_db(g, f_mhz, st)
+    }
+}
+
+// -- validity ranges, checked on the scenario (ChannelSpec::validate) ---------------------------
+
+/// Okumura-Hata / COST-231 validity (COST 231 final report §4.4): f 150-2000 MHz,
+/// h_b 30-200 m, h_m 1-10 m.
+const HATA_MIN_MHZ: f64 = 150.0;
+const HATA_MAX_MHZ: f64 = 2000.0;
+const HATA_ENB_HEIGHT_M: (f64, f64) = (30.0, 200.0);
+const HATA_UE_HEIGHT_M: (f64, f64) = (1.0, 10.0);
+
+/// ns-3 `HybridBuildingsPropagationLossModel`: ITU-R P.1411's range starts at 300 MHz (its title);
+/// above 2.3 GHz ns-3 swaps Okumura-Hata for `Kun2600MhzPropagationLossModel`, which cellcc lacks.
+const HYBRID_CARRIER_MHZ: (f64, f64) = (300.0, 2300.0);
+/// Largest `los_threshold_m`: lena-dual-stripe.cc's "always LOS" value, m.
+const MAX_LOS_THRESHOLD_M: f64 = 1e6;
+
+/// ITU-R P.1411 §4.2.1's street canyon `[h_r, phi, w, l, b]`: each in its range, and the eNB off the
+/// rooftop level (Dhb != 0, which the diffraction terms divide by).
+fn validate_street(root: &str, ch: &ChannelSpec, street: [f64; 5]) -> Check {
+    let p = |f: &str| format!("{root}.pathloss.{f}");
+    let [rooftop_height_m, street_orientation_deg, street_width_m, buildings_extent_m, building_separation_m] = street;
+    positive_upto(rooftop_height_m, 90.0, || p("rooftop_height_m"), "m in (0, 90]")?;
+    in_range(street_orientation_deg, 0.0, 90.0, || p("street_orientation_deg"), "degrees in [0, 90]")?;
+    positive_upto(street_width_m, 1000.0, || p("street_width_m"), "m in (0, 1000]")?;
+    positive_upto(buildings_extent_m, 10_000.0, || p("buildings_extent_m"), "m in (0, 10000]")?;
+    positive_upto(building_separation_m, 1000.0, || p("building_separation_m"), "m in (0, 1000]")?;
+    if (ch.enb.height_m - rooftop_height_m).abs() < 1e-3 {
+        return Err(ScenarioError::new(
+            format!("{root}.enb.height_m"),
+            ch.enb.height_m,
+            "a height other than rooftop_height_m",
+        ));
+    }
+    Ok(())
+}
+
+impl PathLossSpec {
+    /// `root` is the channel spec's path: the carriers and heights this model bounds live there.
+    pub(super) fn validate(&self, root: &str, ch: &ChannelSpec) -> Check {
+        let p = |f: &str| format!("{root}.pathloss.{f}");
+        match *self {
+            PathLossSpec::LogDistance { exponent, reference_distance_m, reference_loss_db } => {
+                in_range(exponent, 1.0, 8.0, || p("exponent"), "in [1, 8]")?;
+                positive_upto(reference_distance_m, 1000.0, || p("reference_distance_m"), "m in (0, 1000]")?;
+                in_range(reference_loss_db, 0.0, 200.0, || p("reference_loss_db"), "dB in [0, 200]")
+            }
+            PathLossSpec::OkumuraHata { .. } => {
+                let allowed = "MHz in [150, 2000] for okumura_hata (COST-231 Hata's range)";
+                in_range(ch.dl_carrier_mhz, HATA_MIN_MHZ, HATA_MAX_MHZ, || format!("{root}.dl_carrier_mhz"), allowed)?;
+                in_range(ch.ul_carrier_mhz, HATA_MIN_MHZ, HATA_MAX_MHZ, || format!("{root}.ul_carrier_mhz"), allowed)?;
+                let (lo, hi) = HATA_ENB_HEIGHT_M;
+                let allowed = "m in [30, 200] for okumura_hata";
+                in_range(ch.enb.height_m, lo, hi, || format!("{root}.enb.height_m"), allowed)?;
+                for (i, f) in ch.interferers.iter().enumerate() {
+                    let h = f.height_m.unwrap_or(ch.enb.height_m);
+                    in_range(h, lo, hi, || format!("{root}.interferers[{i}].height_m"), allowed)?;
+                }
+                Ok(())
+            }
+            PathLossSpec::ItuR1411NlosOverRooftop {
+                rooftop_height_m,
+                street_orientation_deg,
+                street_width_m,
+                buildings_extent_m,
+                building_separation_m,
+                ..
+            } => {
+                let street = [
+                    rooftop_height_m,
+                    street_orientation_deg,
+                    street_width_m,
+                    buildings_extent_m,
+                    building_separation_m,
+                ];
+                validate_street(root, ch, street)
+            }
+            PathLossSpec::ItuR1411Hybrid {
+                los_threshold_m,
+                rooftop_height_m,
+                street_orientation_deg,
+                street_width_m,
+                buildings_extent_m,
+                building_separation_m,
+                ..
+            } => {
+                positive_upto(los_threshold_m, MAX_LOS_THRESHOLD_M, || p("los_threshold_m"), "m in (0, 1000000]")?;
+                let allowed = "MHz in [300, 2300] for itu_r1411_hybrid (P.1411 from 300 MHz; ns-3 leaves Okumura-Hata above 2.3 GHz)";
+                let (lo, hi) = HYBRID_CARRIER_MHZ;
+                in_range(ch.dl_carrier_mhz, lo, hi, || format!("{root}.dl_carrier_mhz"), allowed)?;
+                in_range(ch.ul_carrier_mhz, lo, hi, || format!("{root}.ul_carrier_mhz"), allowed)?;
+                let street = [
+                    rooftop_height_m,
+                    street_orientation_deg,
+                    street_width_m,
+                    buildings_extent_m,
+                    building_separation_m,
+                ];
+                validate_street(root, ch, street)
+            }
+            PathLossSpec::Tr36942Urban { rooftop_clearance_m } => {
+                in_range(rooftop_clearance_m, 0.1, 50.0, || p("rooftop_clearance_m"), "m in [0.1, 50]")
+            }
+            PathLossSpec::Friis
+            | PathLossSpec::Tr36814Uma { .. }
+            | PathLossSpec::Tr36814Umi { .. }
+            | PathLossSpec::ItuR1411Los => Ok(()),
+        }
+    }
+
+    pub(super) fn validate_ue_height(&self, h_m: f64, path: &str) -> Check {
+        match *self {
+            PathLossSpec::ItuR1411NlosOverRooftop { rooftop_height_m, .. }
+            | PathLossSpec::ItuR1411Hybrid { rooftop_height_m, .. }
+                if h_m >= rooftop_height_m =>
+            {
+                Err(ScenarioError::new(path, h_m, "m below rooftop_height_m for the P.1411 NLOS over-rooftop model"))
+            }
+            PathLossSpec::OkumuraHata { .. } => {
+                let (lo, hi) = HATA_UE_HEIGHT_M;
+                in_range(h_m, lo, hi, || path.to_string(), "m in [1, 10] for okumura_hata")
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -357,6 +529,51 @@ mod tests {
         close(loss_db(&model(45.0), &geom(900.0, 30.0, 1.0), 2114.0), 143.68, 0.05, "2114 MHz 900 m");
         close(loss_db(&model(45.0), &geom(500.0, 30.0, 1.0), 1865.0), 132.84, 0.05, "1865 MHz 500 m");
         close(loss_db(&model(80.0), &geom(900.0, 30.0, 1.0), 2114.0), 141.59, 0.05, "street at 80 degrees");
+    }
+
+    fn hybrid(los_threshold_m: f64) -> PathLossSpec {
+        PathLossSpec::ItuR1411Hybrid {
+            los_threshold_m,
+            environment: HataEnvironment::Urban,
+            city: CitySize::Large,
+            rooftop_height_m: 20.0,
+            street_orientation_deg: 45.0,
+            street_width_m: 20.0,
+            buildings_extent_m: 80.0,
+            building_separation_m: 50.0,
+        }
+    }
+
+    #[test]
+    fn itu_r_1411_hybrid_switches_los_nlos_hata_as_ns3() {
+        // Seed 004's link: hb = 30 m, hm = 1.5 m, 2120 MHz, lambda = c / f = 0.141412 m; ns-3's
+        // defaults (threshold 200 m, rooftops 20 m, phi 45, w 20, l 80, b 50, urban large city).
+        let at = |m: &PathLossSpec, d2: f64| loss_db(m, &geom(d2, 30.0, 1.5), 2120.0);
+        // 150 m (d3 = hypot(150, 28.5) = 152.684 m < 200): P.1411 §4.1.1 LOS. R_bp = 4*30*1.5/lambda
+        // = 1272.88 m, L_bp = |20 log10(lambda^2 / (8 pi 30 1.5))| = 95.0497 dB, x = log10(d / R_bp) = -0.92100:
+        // low = L_bp + 20x = 76.6297, up = L_bp + 20 + 25x = 92.0248, median 84.3273 dB.
+        close(at(&hybrid(200.0), 150.0), 84.3273, 1e-3, "LOS below the threshold");
+        // 250 m (d3 = 251.619 m >= 200): §4.2.1 NLOS. L_bf = 32.4 + 20 log10(0.251619) + 20 log10 2120
+        // = 86.9416; L_ori = 2.5 + 0.075*10 = 3.25, L_rts = -8.2 - 10 log10 20 + 10 log10 2120
+        // + 20 log10 18.5 + 3.25 = 40.6465; d_s = lambda d^2 / 10^2 = 89.53 >= l = 80, so
+        // Q_M = 2.35 (10 / d sqrt(50 / lambda))^0.9 = 1.80808 and L_msd = -20 log10 Q_M = -5.1443:
+        // L = 86.9416 + 40.6465 - 5.1443 = 122.4438 dB (LOS there would be 89.2087: a 33 dB step).
+        close(at(&hybrid(200.0), 250.0), 122.4438, 1e-3, "NLOS from the threshold on");
+        // 1500 m (d3 = 1500.271 m > 1 km, eNB above the rooftops): COST-231 Hata (f > 1500 MHz),
+        // large city: a(hm) = (1.1 log f - 0.7) 1.5 - (1.56 log f - 0.8) = 0.04937;
+        // 46.3 + 33.9 log 2120 - 13.82 log 30 - a + (44.9 - 6.55 log 30) log10 1.500271 + 3
+        // = 46.3 + 112.7628 - 20.4138 - 0.0494 + 35.2249*0.17617 + 3 = 147.8051 dB.
+        close(at(&hybrid(200.0), 1500.0), 147.8051, 1e-3, "Okumura-Hata beyond 1 km");
+        // lena-dual-stripe.cc's 1e6 m threshold: LOS up to 1 km, Hata beyond it all the same.
+        close(at(&hybrid(1e6), 250.0), 89.2087, 1e-3, "always-LOS threshold at 250 m");
+        close(at(&hybrid(1e6), 1500.0), 147.8051, 1e-3, "always-LOS threshold beyond 1 km");
+        // The threshold is a strict "d < threshold" for LOS: at d3 = threshold the link is NLOS.
+        let d3 = geom(250.0, 30.0, 1.5).d3_m;
+        close(at(&hybrid(d3), 250.0), 122.4438, 1e-3, "at the threshold");
+        // Both ends below the rooftops (eNB 15 m): no Hata beyond 1 km, P.1411 still. Threshold 1e6 ->
+        // LOS at d3 = hypot(1500, 13.5) = 1500.061 m: R_bp = 4*15*1.5/lambda = 636.44 m, L_bp = 89.0291,
+        // x = 0.37235 > 0: low = L_bp + 40x = 103.9231, up = low + 20, median 113.9231 dB.
+        close(loss_db(&hybrid(1e6), &geom(1500.0, 15.0, 1.5), 2120.0), 113.9231, 1e-3, "below the rooftops");
     }
 
     #[test]

@@ -21,7 +21,7 @@ pub use super::interference::InterfererLoad;
 use crate::error::ScenarioError;
 use serde::{Deserialize, Serialize};
 
-type Check = Result<(), ScenarioError>;
+pub(super) type Check = Result<(), ScenarioError>;
 
 /// ns-3 `LteHelper` default DL EARFCN 100 -> 2120 MHz (TS 36.101 Table 5.7.3-1, band 1).
 pub const DEFAULT_DL_CARRIER_MHZ: f64 = 2120.0;
@@ -48,6 +48,8 @@ pub const DEFAULT_LOG_DISTANCE_REF_M: f64 = 1.0;
 pub const DEFAULT_LOG_DISTANCE_REF_LOSS_DB: f64 = 46.6777;
 /// TR 36.942 §4.5.2: base station antenna 15 m above the average rooftop.
 pub const DEFAULT_ROOFTOP_CLEARANCE_M: f64 = 15.0;
+/// ns-3 `HybridBuildingsPropagationLossModel::Los2NlosThr` default: P.1411 LOS below 200 m.
+pub const DEFAULT_LOS_THRESHOLD_M: f64 = 200.0;
 /// ns-3 `RandomWalk2dMobilityModel::Time` default: change direction every 1 s.
 pub const DEFAULT_WALK_LEG_S: f64 = 1.0;
 
@@ -267,6 +269,32 @@ pub enum PathLossSpec {
         #[serde(default = "yes")]
         metropolitan: bool,
     },
+    /// ns-3 `HybridBuildingsPropagationLossModel` between outdoor nodes: ITU-R P.1411 LOS below
+    /// `los_threshold_m`, P.1411 §4.2.1 NLOS over rooftops from it, and beyond 1 km Okumura-Hata
+    /// (COST-231 above 1500 MHz) unless both ends are below the rooftops. Distances are 3-D.
+    ItuR1411Hybrid {
+        /// ns-3 `Los2NlosThr`, m, in (0, 1e6]. Default 200 (its default; lena-dual-stripe.cc sets 1e6).
+        #[serde(default = "d_los_threshold")]
+        los_threshold_m: f64,
+        /// ns-3 `Environment`, for Okumura-Hata. Default urban.
+        #[serde(default)]
+        environment: HataEnvironment,
+        /// ns-3 `CitySize`; urban + large is P.1411's metropolitan centre. Default large.
+        #[serde(default)]
+        city: CitySize,
+        /// ns-3 `RooftopLevel`, m, in (0, 90]. Default 20. The street fields below are as in
+        /// `itu_r1411_nlos_over_rooftop` (ns-3 leaves its NLOS model's defaults in place).
+        #[serde(default = "d_rooftop_m")]
+        rooftop_height_m: f64,
+        #[serde(default = "d_street_orientation")]
+        street_orientation_deg: f64,
+        #[serde(default = "d_street_width")]
+        street_width_m: f64,
+        #[serde(default = "d_buildings_extent")]
+        buildings_extent_m: f64,
+        #[serde(default = "d_building_separation")]
+        building_separation_m: f64,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -449,6 +477,9 @@ fn d_buildings_extent() -> f64 {
 fn d_building_separation() -> f64 {
     50.0
 }
+fn d_los_threshold() -> f64 {
+    DEFAULT_LOS_THRESHOLD_M
+}
 fn yes() -> bool {
     true
 }
@@ -501,7 +532,7 @@ impl Default for ChannelSpec {
 }
 
 /// `x` finite and in `[lo, hi]`, else a ScenarioError naming `path` and `allowed`.
-fn in_range(x: f64, lo: f64, hi: f64, path: impl FnOnce() -> String, allowed: &str) -> Check {
+pub(super) fn in_range(x: f64, lo: f64, hi: f64, path: impl FnOnce() -> String, allowed: &str) -> Check {
     if x.is_finite() && (lo..=hi).contains(&x) {
         Ok(())
     } else {
@@ -510,7 +541,7 @@ fn in_range(x: f64, lo: f64, hi: f64, path: impl FnOnce() -> String, allowed: &s
 }
 
 /// `x` finite and in `(0, hi]`.
-fn positive_upto(x: f64, hi: f64, path: impl FnOnce() -> String, allowed: &str) -> Check {
+pub(super) fn positive_upto(x: f64, hi: f64, path: impl FnOnce() -> String, allowed: &str) -> Check {
     in_range(x, f64::MIN_POSITIVE, hi, path, allowed)
 }
 
@@ -602,83 +633,6 @@ impl HexLayoutSpec {
         in_range(self.max_attenuation_db, 0.0, 50.0, || p("max_attenuation_db"), "dB in [0, 50]")?;
         in_range(self.sector_offset_m, 0.0, 10.0, || p("sector_offset_m"), "m in [0, 10]")?;
         self.load.validate(&p("load"))
-    }
-}
-
-/// Okumura-Hata / COST-231 validity (COST 231 final report §4.4): f 150-2000 MHz,
-/// h_b 30-200 m, h_m 1-10 m.
-const HATA_MIN_MHZ: f64 = 150.0;
-const HATA_MAX_MHZ: f64 = 2000.0;
-const HATA_ENB_HEIGHT_M: (f64, f64) = (30.0, 200.0);
-const HATA_UE_HEIGHT_M: (f64, f64) = (1.0, 10.0);
-
-impl PathLossSpec {
-    /// `root` is the channel spec's path: the carriers and heights this model bounds live there.
-    fn validate(&self, root: &str, ch: &ChannelSpec) -> Check {
-        let p = |f: &str| format!("{root}.pathloss.{f}");
-        match *self {
-            PathLossSpec::LogDistance { exponent, reference_distance_m, reference_loss_db } => {
-                in_range(exponent, 1.0, 8.0, || p("exponent"), "in [1, 8]")?;
-                positive_upto(reference_distance_m, 1000.0, || p("reference_distance_m"), "m in (0, 1000]")?;
-                in_range(reference_loss_db, 0.0, 200.0, || p("reference_loss_db"), "dB in [0, 200]")
-            }
-            PathLossSpec::OkumuraHata { .. } => {
-                let allowed = "MHz in [150, 2000] for okumura_hata (COST-231 Hata's range)";
-                in_range(ch.dl_carrier_mhz, HATA_MIN_MHZ, HATA_MAX_MHZ, || format!("{root}.dl_carrier_mhz"), allowed)?;
-                in_range(ch.ul_carrier_mhz, HATA_MIN_MHZ, HATA_MAX_MHZ, || format!("{root}.ul_carrier_mhz"), allowed)?;
-                let (lo, hi) = HATA_ENB_HEIGHT_M;
-                let allowed = "m in [30, 200] for okumura_hata";
-                in_range(ch.enb.height_m, lo, hi, || format!("{root}.enb.height_m"), allowed)?;
-                for (i, f) in ch.interferers.iter().enumerate() {
-                    let h = f.height_m.unwrap_or(ch.enb.height_m);
-                    in_range(h, lo, hi, || format!("{root}.interferers[{i}].height_m"), allowed)?;
-                }
-                Ok(())
-            }
-            PathLossSpec::ItuR1411NlosOverRooftop {
-                rooftop_height_m,
-                street_orientation_deg,
-                street_width_m,
-                buildings_extent_m,
-                building_separation_m,
-                ..
-            } => {
-                positive_upto(rooftop_height_m, 90.0, || p("rooftop_height_m"), "m in (0, 90]")?;
-                in_range(street_orientation_deg, 0.0, 90.0, || p("street_orientation_deg"), "degrees in [0, 90]")?;
-                positive_upto(street_width_m, 1000.0, || p("street_width_m"), "m in (0, 1000]")?;
-                positive_upto(buildings_extent_m, 10_000.0, || p("buildings_extent_m"), "m in (0, 10000]")?;
-                positive_upto(building_separation_m, 1000.0, || p("building_separation_m"), "m in (0, 1000]")?;
-                // The model needs the eNB off the rooftop level (Dhb != 0) and the UE below it.
-                if (ch.enb.height_m - rooftop_height_m).abs() < 1e-3 {
-                    return Err(ScenarioError::new(
-                        format!("{root}.enb.height_m"),
-                        ch.enb.height_m,
-                        "a height other than rooftop_height_m",
-                    ));
-                }
-                Ok(())
-            }
-            PathLossSpec::Tr36942Urban { rooftop_clearance_m } => {
-                in_range(rooftop_clearance_m, 0.1, 50.0, || p("rooftop_clearance_m"), "m in [0.1, 50]")
-            }
-            PathLossSpec::Friis
-            | PathLossSpec::Tr36814Uma { .. }
-            | PathLossSpec::Tr36814Umi { .. }
-            | PathLossSpec::ItuR1411Los => Ok(()),
-        }
-    }
-
-    fn validate_ue_height(&self, h_m: f64, path: &str) -> Check {
-        match *self {
-            PathLossSpec::ItuR1411NlosOverRooftop { rooftop_height_m, .. } if h_m >= rooftop_height_m => {
-                Err(ScenarioError::new(path, h_m, "m below rooftop_height_m for itu_r1411_nlos_over_rooftop"))
-            }
-            PathLossSpec::OkumuraHata { .. } => {
-                let (lo, hi) = HATA_UE_HEIGHT_M;
-                in_range(h_m, lo, hi, || path.to_string(), "m in [1, 10] for okumura_hata")
-            }
-            _ => Ok(()),
-        }
     }
 }
 
@@ -845,6 +799,29 @@ mod tests {
             ..ChannelSpec::default()
         };
         assert_eq!(s.validate("c").unwrap_err().path, "c.dl_carrier_mhz", "2120 MHz is above COST-231's 2000");
+    }
+
+    #[test]
+    fn the_hybrid_p1411_takes_ns3_defaults_and_checks_its_ranges() {
+        let s = parse(r#"{"pathloss": {"model": "itu_r1411_hybrid"}}"#).unwrap();
+        let PathLossSpec::ItuR1411Hybrid { los_threshold_m, city, rooftop_height_m, .. } = s.pathloss else {
+            panic!("{:?}", s.pathloss)
+        };
+        assert_eq!((los_threshold_m, city, rooftop_height_m), (200.0, CitySize::Large, 20.0));
+        s.validate("c").unwrap();
+        let with = |json: &str| {
+            let s = parse(&format!(r#"{{"pathloss": {{"model": "itu_r1411_hybrid", {json}}}}}"#)).unwrap();
+            s.validate("c").map_err(|e| e.path)
+        };
+        assert_eq!(with(r#""los_threshold_m": 1e6"#), Ok(()), "lena-dual-stripe's always-LOS value");
+        assert_eq!(with(r#""los_threshold_m": 0"#).unwrap_err(), "c.pathloss.los_threshold_m");
+        assert_eq!(with(r#""los_threshold_m": 2e6"#).unwrap_err(), "c.pathloss.los_threshold_m");
+        assert_eq!(with(r#""street_width_m": -1"#).unwrap_err(), "c.pathloss.street_width_m");
+        assert_eq!(with(r#""rooftop_height_m": 30"#).unwrap_err(), "c.enb.height_m", "eNB at the rooftops");
+        let s = parse(r#"{"pathloss": {"model": "itu_r1411_hybrid"}, "dl_carrier_mhz": 2600}"#).unwrap();
+        assert_eq!(s.validate("c").unwrap_err().path, "c.dl_carrier_mhz", "ns-3 uses Kun 2600 MHz there");
+        let ue = UePlacement { position_m: [100.0, 0.0], height_m: 25.0, mobility: MobilitySpec::Static };
+        assert_eq!(s.validate_placement(&ue, "u").unwrap_err().path, "u.height_m", "UE above the rooftops");
     }
 
     #[test]

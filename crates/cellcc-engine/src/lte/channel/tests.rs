@@ -318,23 +318,55 @@ fn cost_per_tti() {
 /// Seed 004's geometry, for docs/channel.md: wideband DL SINR at 40..300 m along the serving
 /// sector's boresight from a 46 dBm eNB (50 RBs, 2.1 GHz), alone, with the first ring of six
 /// isotropic 46 dBm sites at ISD 500 m, and in seed 004's 57-cell layout (2 rings of 3-sector
-/// sites, parabolic 70 degree antennas, the serving cell a sector at 0 degrees).
+/// sites, parabolic 70 degree antennas, the serving cell a sector at 0 degrees); the ns-3 hybrid
+/// P.1411 model in the 57 cells with lena-dual-stripe.cc's threshold (1e6 m) and ns-3's default (200 m).
 /// `cargo test -p cellcc-engine --release --lib lte::channel::tests::seed004_sinr_vs_distance -- --ignored --nocapture`
 #[test]
 #[ignore]
 fn seed004_sinr_vs_distance() {
-    println!("| distance m | P.1411 alone | P.1411 + ring | P.1411 57 cells | UMa NLOS alone | UMa NLOS + ring | UMa NLOS 57 cells |");
+    println!(
+        "| distance m | P.1411 LOS alone | + omni ring | 57 cells | hybrid 1e6 m, 57 cells | hybrid 200 m, 57 cells \
+         | TR 36.814 UMa NLOS alone | + omni ring | 57 cells |"
+    );
     for k in 0..14 {
         let d = 40.0 + 20.0 * k as f64;
+        let at = |spec: &ChannelSpec| {
+            let mut ch = ChannelSinr::new(spec, &[ue_at(d, 0.0)], 1, "c").unwrap();
+            format!(" {:.1} |", sinr(&mut ch, 0, LinkDir::Downlink, 0, 50)[0])
+        };
         let mut row = format!("| {d} |");
-        for pl in [PathLossSpec::ItuR1411Los, PathLossSpec::Tr36814Uma { condition: LosCondition::Nlos }] {
-            for spec in seed004_variants(pl) {
-                let mut ch = ChannelSinr::new(&spec, &[ue_at(d, 0.0)], 1, "c").unwrap();
-                row += &format!(" {:.1} |", sinr(&mut ch, 0, LinkDir::Downlink, 0, 50)[0]);
-            }
+        seed004_variants(PathLossSpec::ItuR1411Los).iter().for_each(|s| row += &at(s));
+        for threshold_m in [1e6, 200.0] {
+            row += &at(&seed004_variants(hybrid_p1411(threshold_m))[2]);
         }
+        seed004_variants(PathLossSpec::Tr36814Uma { condition: LosCondition::Nlos }).iter().for_each(|s| row += &at(s));
         println!("{row}");
     }
+}
+
+/// ns-3 `HybridBuildingsPropagationLossModel` with its attribute defaults but the LOS threshold.
+fn hybrid_p1411(los_threshold_m: f64) -> PathLossSpec {
+    let json = format!(r#"{{"model": "itu_r1411_hybrid", "los_threshold_m": {los_threshold_m}}}"#);
+    serde_json::from_str(&json).unwrap()
+}
+
+#[test]
+fn the_hybrid_p1411_cuts_far_interferers_and_steps_at_its_threshold() {
+    // 57 cells, along the serving boresight. Sites of the second ring are 866-1000 m from the
+    // centre, so some links pass 1 km and leave P.1411 LOS (~103 dB at 1 km) for COST-231 Hata
+    // (~141 dB): with LOS up to 1 km (lena-dual-stripe) the SINR can only be higher than with
+    // LOS on every link. With the 200 m default the serving link turns NLOS past 200 m (+33 dB
+    // loss, pathloss tests) while the neighbours already are: a step between 180 and 220 m.
+    let at = |pl: PathLossSpec, d: f64| {
+        let mut ch = ChannelSinr::new(&seed004_variants(pl)[2], &[ue_at(d, 0.0)], 1, "c").unwrap();
+        sinr(&mut ch, 0, LinkDir::Downlink, 0, 50)[0]
+    };
+    for d in [40.0, 160.0, 300.0] {
+        let (los, hybrid) = (at(PathLossSpec::ItuR1411Los, d), at(hybrid_p1411(1e6), d));
+        assert!(hybrid > los, "{d} m: hybrid {hybrid} vs LOS {los}");
+    }
+    let (before, after) = (at(hybrid_p1411(200.0), 180.0), at(hybrid_p1411(200.0), 220.0));
+    assert!(before > after + 10.0, "180 m {before} dB, 220 m {after} dB");
 }
 
 /// Alone, + an isotropic first ring, the 57-cell sectorised layout.
