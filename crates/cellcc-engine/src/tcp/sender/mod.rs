@@ -238,6 +238,10 @@ impl TcpSender {
             s => s as u64 * self.mss as u64,
         }
     }
+    /// The resolved TCP parameters this sender runs with.
+    pub fn params(&self) -> &TcpParams {
+        &self.p
+    }
     pub fn mss(&self) -> u32 {
         self.mss
     }
