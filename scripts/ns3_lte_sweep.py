@@ -1,13 +1,13 @@
-"""One UE on an LTE cell at fixed SINRs, on ns-3 LENA through cellcc's ns-3 backend: the
-reference tables of docs/crosscheck.md (issue 9). Prints Markdown.
+"""One UE on an LTE cell at fixed SINRs, on the engine and on ns-3 LENA (cellcc's ns-3 backend),
+side by side: the tables of docs/ns3.md (issue 9). Prints Markdown; each cell is
+"engine / ns-3", a `*` marks a throughput ratio outside 0.9-1.1 or a delay ratio outside 0.8-1.2.
 
     .venv/bin/python scripts/ns3_lte_sweep.py udp    # saturated UDP, 5/10/20 MHz, 0..25 dB
     .venv/bin/python scripts/ns3_lte_sweep.py tcp    # bulk TCP at 20 MHz (TCP_ROWS)
     .venv/bin/python scripts/ns3_lte_sweep.py seed000  # seed 000's cell: 14 UEs, 1 Mbit/s TCP each
 
 The scenarios are lte_single_ue.toml's shape (server -- 1 Gbit/s, 10 ms -- PGW -- S1-U
-10 Gbit/s, 1 ms -- eNB ~~ UE) as dicts, so they run before the engine's schema has cells;
-once it has, `cellcc crosscheck` runs the same files on both sides.
+10 Gbit/s, 1 ms -- eNB ~~ UE), built by `cellcc.builders.lte_cell`.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from __future__ import annotations
 import sys
 import time
 
+import cellcc
 from cellcc import builders
 from cellcc.backends.ns3 import run as ns3_run
 
@@ -32,6 +33,32 @@ TCP_ROWS = (
 )
 
 
+#: Issue 9's tolerances: throughput within 10 %, delay within 20 %.
+THROUGHPUT_TOLERANCE = 0.10
+DELAY_TOLERANCE = 0.20
+
+
+def both(sc: dict):
+    """(engine output, ns-3 output, engine wall s, ns-3 wall s) of one scenario."""
+    started = time.perf_counter()
+    engine = cellcc.run(sc)
+    engine_wall = time.perf_counter() - started
+    started = time.perf_counter()
+    ns3 = ns3_run.run(sc)
+    return engine, ns3, engine_wall, time.perf_counter() - started
+
+
+def pair(engine: float, ns3: float, fmt: str, tolerance: float) -> str:
+    """ "engine / ns-3", starred when their ratio is outside 1 +- tolerance."""
+    star = " *" if ns3 > 0 and abs(engine / ns3 - 1) > tolerance else ""
+    return f"{engine:{fmt}} / {ns3:{fmt}}{star}"
+
+
+def dl_mcs(lte) -> float:
+    dl = lte[lte["dir"] == "dl"]
+    return float((dl["mcs_mean"] * dl["tbs"]).sum() / dl["tbs"].sum())
+
+
 def scenario(db: float, mhz: float, app: dict, rlc: dict, cca: str = "cubic", duration_s: float = 2.0) -> dict:
     flow = {"id": "down", "src": "server", "dst": "ue", "app": app}
     flow |= {"transport": "udp"} if app["kind"] == "cbr" else {"cca": cca}
@@ -39,32 +66,34 @@ def scenario(db: float, mhz: float, app: dict, rlc: dict, cca: str = "cubic", du
 
 
 def udp_table() -> None:
-    print("| SINR dB | " + " | ".join(f"{m} MHz Mbit/s (MCS, wall s)" for m in BANDWIDTHS_MHZ) + " |")
+    print("| SINR dB | " + " | ".join(f"{m} MHz Mbit/s (DL MCS)" for m in BANDWIDTHS_MHZ) + " |")
     print("|---:|" + "---:|" * len(BANDWIDTHS_MHZ))
     app = {"kind": "cbr", "rate_mbps": SATURATING_UDP_MBPS, "packet_bytes": 1400}
     for db in SINRS_DB:
         cells = []
         for mhz in BANDWIDTHS_MHZ:
-            started = time.perf_counter()
-            out = ns3_run.run(scenario(db, mhz, app, {"mode": "um"}, duration_s=1.0))
-            wall = time.perf_counter() - started
-            dl = out.lte[out.lte["dir"] == "dl"]
-            mcs = (dl["mcs_mean"] * dl["tbs"]).sum() / dl["tbs"].sum()
-            cells.append(f"{out.flows['throughput_bps'].iloc[0] / 1e6:.2f} ({mcs:.1f}, {wall:.1f})")
+            engine, ns3, _, _ = both(scenario(db, mhz, app, {"mode": "um"}, duration_s=1.0))
+            rates = [out.flows["throughput_bps"].iloc[0] / 1e6 for out in (engine, ns3)]
+            mcs = f"{dl_mcs(engine.lte):.1f} / {dl_mcs(ns3.lte):.1f}"
+            cells.append(f"{pair(*rates, '.2f', THROUGHPUT_TOLERANCE)} ({mcs})")
         print(f"| {db} | " + " | ".join(cells) + " |", flush=True)
 
 
 def tcp_table() -> None:
-    print("| CCA | RLC | buffer | " + " | ".join(f"{db} dB" for db in SINRS_DB) + " |")
-    print("|---|---|---|" + "---:|" * len(SINRS_DB))
+    """Throughput Mbit/s and mean one-way delay ms, engine / ns-3."""
+    print("| CCA | RLC | buffer | SINR dB | throughput Mbit/s | delay ms | retransmissions |")
+    print("|---|---|---|---:|---:|---:|---:|")
     for cca, mode, label in TCP_ROWS:
-        cells = []
         for db in SINRS_DB:
             rlc = {"mode": mode, "tx_buffer_bytes": RLC_BUFFERS[label]}
-            out = ns3_run.run(scenario(db, 20, {"kind": "bulk"}, rlc, cca))
-            f = out.flows.iloc[0]
-            cells.append(f"{f['throughput_bps'] / 1e6:.1f} / {f['mean_delay_ms']:.0f}")
-        print(f"| {cca} | {mode.upper()} | {label} | " + " | ".join(cells) + " |", flush=True)
+            engine, ns3 = (out.flows.iloc[0] for out in both(scenario(db, 20, {"kind": "bulk"}, rlc, cca))[:2])
+            print(
+                f"| {cca} | {mode.upper()} | {label} | {db} | "
+                f"{pair(engine['throughput_bps'] / 1e6, ns3['throughput_bps'] / 1e6, '.1f', THROUGHPUT_TOLERANCE)} | "
+                f"{pair(engine['mean_delay_ms'], ns3['mean_delay_ms'], '.0f', DELAY_TOLERANCE)} | "
+                f"{engine['retransmits']} / {ns3['retransmits']} |",
+                flush=True,
+            )
 
 
 #: Seed 000 (Malekzadeh & Abdul Ghani): 14 UEs, 20 MHz, one 1 Mbit/s NewReno flow each from a
@@ -89,17 +118,23 @@ def seed000_scenario(mode: str, segment_bytes: int) -> dict:
 
 
 def seed000_table() -> None:
-    print("| RLC | segment B | throughput Mbit/s (mean per UE) | delay ms | jitter ms | loss % | ns-3 wall s |")
+    print(
+        "| RLC | segment B | throughput Mbit/s (mean per UE) | delay ms | jitter ms | loss % | "
+        "wall s engine / ns-3 (ratio) |"
+    )
     print("|---|---:|---:|---:|---:|---:|---:|")
     for mode in ("am", "um"):
         for segment in (1000, 3000):
-            started = time.perf_counter()
-            f = ns3_run.run(seed000_scenario(mode, segment)).flows
-            wall = time.perf_counter() - started
-            loss = 100 * f["lost_packets"].sum() / f["tx_packets"].sum()
+            engine, ns3, engine_wall, ns3_wall = both(seed000_scenario(mode, segment))
+            e, n = engine.flows, ns3.flows
+            rate = pair(e["throughput_bps"].mean() / 1e6, n["throughput_bps"].mean() / 1e6, ".3f", THROUGHPUT_TOLERANCE)
+            loss = [100 * f["lost_packets"].sum() / f["tx_packets"].sum() for f in (e, n)]
             print(
-                f"| {mode.upper()} | {segment} | {f['throughput_bps'].mean() / 1e6:.3f} | "
-                f"{f['mean_delay_ms'].mean():.1f} | {f['mean_jitter_ms'].mean():.2f} | {loss:.2f} | {wall:.1f} |",
+                f"| {mode.upper()} | {segment} | "
+                f"{rate}"
+                f" | {pair(e['mean_delay_ms'].mean(), n['mean_delay_ms'].mean(), '.1f', DELAY_TOLERANCE)} | "
+                f"{e['mean_jitter_ms'].mean():.2f} / {n['mean_jitter_ms'].mean():.2f} | "
+                f"{loss[0]:.2f} / {loss[1]:.2f} | {engine_wall:.2f} / {ns3_wall:.1f} ({ns3_wall / engine_wall:.0f}x) |",
                 flush=True,
             )
 

@@ -165,3 +165,23 @@ def test_an_edited_resolved_table_is_refused_by_name(cli, base_doc, write_doc, t
     result = cli("validate", write_doc(doc, "edited.json"))
     assert result.exit_code == 2
     assert "resolved.flows[0].tcp.initial_cwnd_segs" in result.stderr and "output only" in result.stderr
+
+
+#: Libraries whose import alone costs a large part of the 0.3 s start-up budget (issue 13).
+HEAVY_MODULES = ("pandas", "numpy", "scipy", "pyarrow", "duckdb", "matplotlib", "pydantic")
+
+
+@pytest.mark.parametrize("argv", [["--version"], ["validate", "bottleneck"], ["ccas"]], ids=" ".join)
+def test_light_commands_import_no_heavy_library(argv):
+    """The start-up goal holds by construction: these commands never import a heavy library."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys\nfrom cellcc.cli.main import main\n"
+        f"sys.argv = ['cellcc', *{argv!r}]\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        f"print(sorted(m for m in {HEAVY_MODULES!r} if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert out.strip().splitlines()[-1] == "[]"

@@ -31,10 +31,19 @@ const WINDOW_SCALE_SHIFT: u32 = 7;
 /// IPv4 flags: more fragments.
 const IP_MF: u16 = 0x2000;
 
-/// An in-memory pcap file.
+/// Largest pcap kept in memory per captured link direction: ~2.8 million records of
+/// `RECORD_HEADER_BYTES + SNAPLEN_BYTES`. Capture stops there (as `tcpdump -c` does) so memory
+/// stays bounded whatever the run's length (issue 13); the summary counts the records left out.
+pub const PCAP_MAX_BYTES: usize = 256 << 20;
+/// Per-record header of the classic format: seconds, nanoseconds, incl_len, orig_len.
+const RECORD_HEADER_BYTES: usize = 16;
+
+/// An in-memory pcap file, capped at `PCAP_MAX_BYTES`.
 pub struct PcapWriter {
     buf: Vec<u8>,
     scratch: Vec<u8>,
+    max_bytes: usize,
+    dropped_records: u64,
 }
 
 impl Default for PcapWriter {
@@ -45,6 +54,11 @@ impl Default for PcapWriter {
 
 impl PcapWriter {
     pub fn new() -> Self {
+        Self::with_limit(PCAP_MAX_BYTES)
+    }
+
+    /// A writer that keeps at most `max_bytes` (global header included).
+    pub fn with_limit(max_bytes: usize) -> Self {
         let mut buf = Vec::with_capacity(1 << 16);
         buf.extend_from_slice(&PCAP_MAGIC_NS.to_le_bytes());
         buf.extend_from_slice(&PCAP_VERSION.0.to_le_bytes());
@@ -53,19 +67,28 @@ impl PcapWriter {
         buf.extend_from_slice(&0u32.to_le_bytes()); // sigfigs
         buf.extend_from_slice(&SNAPLEN_BYTES.to_le_bytes());
         buf.extend_from_slice(&LINKTYPE_RAW.to_le_bytes());
-        PcapWriter { buf, scratch: Vec::with_capacity(SNAPLEN_BYTES as usize) }
+        PcapWriter { buf, scratch: Vec::with_capacity(SNAPLEN_BYTES as usize), max_bytes, dropped_records: 0 }
     }
 
     pub fn record(&mut self, now: SimTime, p: &Packet) {
         self.scratch.clear();
         encode(now, p, &mut self.scratch);
         let incl = (self.scratch.len() as u32).min(SNAPLEN_BYTES);
+        if self.buf.len() + RECORD_HEADER_BYTES + incl as usize > self.max_bytes {
+            self.dropped_records += 1;
+            return;
+        }
         let b = &mut self.buf;
         b.extend_from_slice(&((now.as_ns() / NS_PER_S) as u32).to_le_bytes());
         b.extend_from_slice(&((now.as_ns() % NS_PER_S) as u32).to_le_bytes());
         b.extend_from_slice(&incl.to_le_bytes());
         b.extend_from_slice(&p.ip_bytes.to_le_bytes());
         b.extend_from_slice(&self.scratch[..incl as usize]);
+    }
+
+    /// Records not written because the capture reached `PCAP_MAX_BYTES`.
+    pub fn dropped_records(&self) -> u64 {
+        self.dropped_records
     }
 
     pub fn into_bytes(self) -> Vec<u8> {
@@ -178,5 +201,20 @@ mod tests {
         assert_eq!(u32::from_le_bytes(b[36..40].try_into().unwrap()), 1500);
         // IPv4 header checksum verifies to zero.
         assert_eq!(checksum(&b[40..60]), 0);
+    }
+
+    #[test]
+    fn capture_stops_at_its_byte_limit_and_counts_what_it_left_out() {
+        // Room for the 24-byte global header and two 16 + 52 byte records, not a third.
+        let limit = 24 + 2 * (16 + 52) + 10;
+        let mut w = PcapWriter::with_limit(limit);
+        let seg = TcpSegment { flags: TcpFlags(TcpFlags::ACK), len: 1448, timestamps: true, ..Default::default() };
+        let p =
+            Packet::datagram(FlowId(0), FlowDir::Forward, NodeId(0), NodeId(1), Payload::Tcp(seg), 1, SimTime::ZERO);
+        for _ in 0..5 {
+            w.record(SimTime::ZERO, &p);
+        }
+        assert_eq!(w.dropped_records(), 3);
+        assert_eq!(w.into_bytes().len(), 24 + 2 * (16 + 52));
     }
 }

@@ -135,11 +135,15 @@ pub fn collect(mut w: World) -> RunOutput {
         c.finish(end);
     }
     out.lte = crate::lte::cell::lte_table(w.cells.iter().flat_map(|c| c.slots()));
+    let mut pcap_dropped = serde_json::Map::new();
     for (i, p) in w.pcaps.iter_mut().enumerate() {
         if let Some(writer) = p.take() {
-            out.pcaps.push((w.channels[i].name.replace(':', "-"), writer.into_bytes()));
+            let name = w.channels[i].name.replace(':', "-");
+            pcap_dropped.insert(name.clone(), writer.dropped_records().into());
+            out.pcaps.push((name, writer.into_bytes()));
         }
     }
+    out.summary["pcap_records_dropped"] = pcap_dropped.into();
     out
 }
 
