@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
 import cellcc
 from cellcc import _core
+
+from .conftest import EXAMPLES
 
 COMMANDS = ["run", "compare", "validate", "ccas"]
 
@@ -76,6 +79,92 @@ def test_validate_json_prints_canonical_defaults(cli, base_doc, write_doc):
     doc = json.loads(result.stdout)
     assert doc["output"]["slot_ms"] == 100.0
     assert doc["links"][1]["mtu_bytes"] == 1500
+
+
+#: The engine's `[tcp]` defaults (crates/cellcc-engine/src/scenario/tcp.rs `TcpSpec::resolve`,
+#: each from Linux or the RFC named there), except mss_bytes, which follows the path.
+ENGINE_TCP_DEFAULTS = {
+    "sack": True,
+    "timestamps": True,
+    "rto_estimator": "linux",
+    "min_rto_ms": 200.0,  # TCP_RTO_MIN
+    "initial_rto_ms": 1000.0,  # TCP_TIMEOUT_INIT, RFC 6298 §2.1
+    "max_rto_ms": 120000.0,  # TCP_RTO_MAX
+    "delayed_ack_count": 2,  # RFC 5681 §4.2
+    "delayed_ack_timeout_ms": 40.0,  # TCP_DELACK_MIN
+    "initial_cwnd_segs": 10,  # RFC 6928
+    "rcv_buf_bytes": 6291456,  # tcp_rmem max
+    "snd_buf_bytes": 4194304,  # tcp_wmem max
+    "dupack_threshold": 3,  # RFC 5681
+    "syn_retries": 6,  # tcp_syn_retries
+    "pacing": "auto",
+    "ecn": False,
+    "recovery": 1,  # tcp_recovery
+    "early_retrans": 3,  # tcp_early_retrans
+    "dsack": True,  # tcp_dsack
+    "frto": 2,  # tcp_frto
+}
+#: ns-3's DropTailQueue default (scenario/mod.rs DEFAULT_QUEUE_LIMIT_PACKETS).
+DEFAULT_QUEUE = {"kind": "drop_tail", "limit_packets": 100}
+
+
+def _null_paths(node, path="resolved"):
+    if node is None:
+        yield path
+    elif isinstance(node, dict):
+        for key, value in node.items():
+            yield from _null_paths(value, f"{path}.{key}")
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            yield from _null_paths(value, f"{path}[{i}]")
+
+
+def _example_scenarios():
+    files = sorted(EXAMPLES.glob("*.toml")) + sorted((EXAMPLES / "crosscheck").glob("*.toml"))
+    return [str(p) for p in files if p.stem != "sweep_ccas_buffers"] + ["bottleneck", "variable", "lte"]
+
+
+@pytest.mark.parametrize("scenario", _example_scenarios(), ids=lambda s: Path(s).stem)
+def test_validate_json_resolves_every_default_to_the_engines_value(cli, scenario):
+    result = cli("validate", scenario, "--json")
+    assert result.exit_code == 0, result.stderr
+    doc = json.loads(result.stdout)
+    resolved = doc["resolved"]
+    assert list(_null_paths(resolved)) == []
+    cca_defaults = {c["name"]: {p["name"]: p["default"] for p in c["params"]} for c in _core.ccas()}
+    for written, flow in zip(doc["flows"], resolved["flows"], strict=True):
+        if written["transport"] == "udp":
+            assert flow["cca"] == "udp" and "tcp" not in flow and "cca_params" not in flow
+            continue
+        assert flow["cca"] == (written["cca"] or "newreno")
+        assert flow["cca_params"] == cca_defaults[flow["cca"]] | (written["cca_params"] or {})
+        explicit = {k: v for k, v in {**doc["tcp"], **(written["tcp"] or {})}.items() if v is not None}
+        assert flow["tcp"] == {**ENGINE_TCP_DEFAULTS, "mss_bytes": flow["tcp"]["mss_bytes"], **explicit}
+        if "mss_bytes" not in explicit:
+            # The smallest MTU (1500 or less) less 40 bytes of headers and 12 of timestamps.
+            assert 0 < flow["tcp"]["mss_bytes"] <= 1500 - 40 - 12 * flow["tcp"]["timestamps"]
+    for written, link in zip(doc["links"], resolved["links"], strict=True):
+        for side in ("forward", "reverse"):
+            queue = written[side]["queue"] or written["queue"]
+            expected = DEFAULT_QUEUE if queue is None else {k: v for k, v in queue.items() if v is not None}
+            assert link[side]["queue"] == expected
+
+
+def test_validate_json_of_a_wired_path_gives_each_flow_its_own_mss(cli, base_doc, write_doc):
+    base_doc["flows"].append({**base_doc["flows"][0], "id": "plain", "tcp": {"timestamps": False}})
+    base_doc["links"][1]["mtu_bytes"] = 1000
+    doc = json.loads(cli("validate", write_doc(base_doc), "--json").stdout)
+    # The 1000-byte link is the smallest on the path: 1000 - 40 - 12 = 948 with timestamps, 960 without.
+    assert [f["tcp"]["mss_bytes"] for f in doc["resolved"]["flows"]] == [948, 960]
+    assert doc["tcp"]["mss_bytes"] is None  # the input stays as written
+
+
+def test_an_edited_resolved_table_is_refused_by_name(cli, base_doc, write_doc, tmp_path):
+    doc = json.loads(cli("validate", write_doc(base_doc), "--json").stdout)
+    doc["resolved"]["flows"][0]["tcp"]["initial_cwnd_segs"] = 4
+    result = cli("validate", write_doc(doc, "edited.json"))
+    assert result.exit_code == 2
+    assert "resolved.flows[0].tcp.initial_cwnd_segs" in result.stderr and "output only" in result.stderr
 
 
 #: Libraries whose import alone costs a large part of the 0.3 s start-up budget (issue 13).

@@ -162,3 +162,16 @@ def test_the_engine_releases_the_gil_while_it_runs(base_doc):
     longest_stall = max(b - a for a, b in itertools.pairwise(ticks)) if len(ticks) > 1 else elapsed
     # Holding the GIL would stall this loop for the whole run; released, it only waits for thread switches.
     assert longest_stall < 0.5 * elapsed, (longest_stall, elapsed)
+
+
+def test_a_run_rerun_from_its_written_scenario_json_is_byte_identical(cli, base_doc, write_doc, tmp_path: Path):
+    first = tmp_path / "first"
+    assert cli("run", write_doc(base_doc), "--seed", "3", "--out", first).exit_code == 0
+    written = json.loads((first / "scenario.json").read_text(encoding="utf-8"))
+    assert written["resolved"]["flows"][0]["tcp"]["mss_bytes"] == 1448
+    again = tmp_path / "again"
+    result = cli("run", first / "scenario.json", "--seed", "3", "--out", again)
+    assert result.exit_code == 0, result.stderr
+    # Every file: the tables, the summary with its provenance (same scenario hash), scenario.json.
+    assert _files(first) == _files(again)
+    assert Result.load(first).scenario == Scenario.from_dict(base_doc)

@@ -81,3 +81,18 @@ def test_reflect_folds_far_values_in_constant_time():
     assert _reflect(-0.25, 0.0, 1.0) == 0.25
     assert _reflect(1e12, 0.0, 1e-9) <= 1e-9
     assert _reflect(3.0, 2.0, 2.0) == 2.0
+
+
+def test_committed_crosscheck_traces_are_what_their_script_generates():
+    spec = importlib.util.spec_from_file_location(
+        "make_crosscheck_traces", REPO / "scripts" / "make_crosscheck_traces.py"
+    )
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    for path, lines in ((script.WALK_PATH, script.walk_lines()), (script.STEP_PATH, script.step_trace_lines())):
+        assert path.read_text(encoding="ascii") == "\n".join(map(str, lines)) + "\n"
+    # The step: 24 Mbit/s = 2 packets of 1500 B per ms for 10 s, then 6 Mbit/s = 0.5 per ms.
+    step = script.step_trace_lines()
+    assert sum(ms <= 10_000 for ms in step) == 20_000 and sum(ms > 10_000 for ms in step) == 5_000
+    rates = rate_steps(script.WALK)
+    assert min(rates) >= 2.0 and max(rates) <= 40.0 and max(rates) - min(rates) > 20.0

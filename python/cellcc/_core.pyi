@@ -40,6 +40,9 @@ class RunTables(TypedDict):
 def validate(json: str) -> str:
     """Validate a scenario (JSON text) and return its canonical JSON. Raises ScenarioError."""
 
+def resolve(json: str) -> str:
+    """Every default a run of the scenario (JSON text) uses, as JSON text. Raises ScenarioError."""
+
 def run(json: str, seed: int) -> RunTables:
     """Simulate a scenario (JSON text) with ``seed``; releases the GIL while the engine runs."""
 

@@ -202,8 +202,25 @@ class Scenario:
         return json.loads(self._json)
 
     def to_dict(self) -> dict[str, Any]:
-        """A fresh copy of the canonical document (every default filled in)."""
+        """A fresh copy of the canonical document: the scenario as written, what is hashed
+        and what backends are given (fields left unset stay ``null``; see :meth:`resolved`)."""
         return copy.deepcopy(self._doc)
+
+    @cached_property
+    def _resolved(self) -> dict[str, Any]:
+        return json.loads(_core.resolve(self._json))
+
+    def resolved(self) -> dict[str, Any]:
+        """Every default a run uses, as the engine resolves it (``world/resolved.rs``): per
+        flow the algorithm's full ``cca_params`` and every ``tcp`` field (``mss_bytes`` from
+        that flow's path MTU), per link direction rate, delay, queue and loss, the output traces."""
+        return copy.deepcopy(self._resolved)
+
+    def to_written_dict(self) -> dict[str, Any]:
+        """The canonical document plus its ``resolved`` table: ``validate --json`` prints it and
+        every run's ``scenario.json`` holds it. Loaded again, ``resolved`` must still equal the
+        engine's resolution and is not hashed, so the file re-runs the same scenario."""
+        return {**self.to_dict(), "resolved": self.resolved()}
 
     @property
     def name(self) -> str:

@@ -3,7 +3,7 @@
 Layout of a run folder::
 
     summary.json      {"provenance": {...}, "summary": {...}}  (sorted keys)
-    scenario.json     the canonical scenario the engine ran
+    scenario.json     the canonical scenario the engine ran, with its ``resolved`` defaults
     flows.parquet  timeseries.parquet  queues.parquet  cwnd.parquet  rtt.parquet  lte.parquet
     <capture>.pcap    one per captured link direction
     pm.parquet  metrics.parquet   in sweeps: Pm per (flow, slot) and the per-run metrics row
@@ -118,7 +118,7 @@ def run_files(result: Result, derived: bool = False) -> dict[str, bytes]:
     """
     files = {
         "summary.json": _dump_json({"provenance": result.provenance, "summary": result.summary}).encode("utf-8"),
-        "scenario.json": _dump_json(result.scenario.to_dict()).encode("utf-8"),
+        "scenario.json": _dump_json(result.scenario.to_written_dict()).encode("utf-8"),
     }
     tables = dict(result.tables())
     if derived:
@@ -158,6 +158,8 @@ def read_fields(run_dir: str | Path) -> dict[str, Any]:
     run_dir = Path(run_dir)
     head = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
     scenario_doc = json.loads((run_dir / "scenario.json").read_text(encoding="utf-8"))
+    # The folder's own record of what ran: an older engine may have resolved other defaults.
+    scenario_doc.pop("resolved", None)
     scenario = Scenario(json.dumps(scenario_doc), source=str(run_dir / "scenario.json"))
     tables = {name: pq.read_table(run_dir / f"{name}.parquet").to_pandas() for name in TABLES}
     pcaps = {p.stem: p.read_bytes() for p in sorted(run_dir.glob("*.pcap"))}

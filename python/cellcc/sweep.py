@@ -175,6 +175,8 @@ class Sweep:
     def scenario_at(self, point: dict[str, Any]) -> Scenario:
         """The base scenario with the fixed settings and ``point``'s axis values applied."""
         doc = copy.deepcopy(self.base_doc) if self.base_doc else self.base.to_dict()
+        # A run's scenario.json as the base: its resolved defaults are those of the base, not of this point.
+        doc.pop("resolved", None)
         edits = [*self.fixed, *((a.path, point[a.column]) for a in self.axes)]
         sets_params = any(fp.leaf == "cca_params" for fp, _ in edits)
         for fp, value in edits:

@@ -23,7 +23,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["MAHIMAHI_PACKET_BYTES", "RandomWalk", "mahimahi_lines", "rate_steps", "write_trace"]
+__all__ = [
+    "MAHIMAHI_PACKET_BYTES",
+    "RandomWalk",
+    "mahimahi_lines",
+    "rate_steps",
+    "step_lines",
+    "write_lines",
+    "write_trace",
+]
 
 #: Bytes per delivery opportunity in a Mahimahi trace (an Ethernet MTU).
 MAHIMAHI_PACKET_BYTES = 1500
@@ -75,20 +83,31 @@ def rate_steps(walk: RandomWalk) -> list[float]:
     return rates
 
 
-def mahimahi_lines(walk: RandomWalk) -> Iterator[int]:
-    """Millisecond timestamps (1 .. duration) of each delivery opportunity."""
+def step_lines(rates_mbps: list[float], step_ms: int) -> Iterator[int]:
+    """Millisecond timestamps (1 .. len x step_ms) of each delivery opportunity of a rate
+    that holds each of ``rates_mbps`` for ``step_ms`` in turn."""
     credit = 0.0
-    for k, rate_mbps in enumerate(rate_steps(walk)):
+    for k, rate_mbps in enumerate(rates_mbps):
         packets_per_ms = rate_mbps * 1e6 / (_BITS_PER_BYTE * MAHIMAHI_PACKET_BYTES * _MS_PER_S)
-        for ms in range(k * walk.step_ms + 1, (k + 1) * walk.step_ms + 1):
+        for ms in range(k * step_ms + 1, (k + 1) * step_ms + 1):
             credit += packets_per_ms
             whole = int(credit)
             credit -= whole
             yield from (ms for _ in range(whole))
 
 
+def mahimahi_lines(walk: RandomWalk) -> Iterator[int]:
+    """Millisecond timestamps (1 .. duration) of each delivery opportunity."""
+    return step_lines(rate_steps(walk), walk.step_ms)
+
+
+def write_lines(lines: Iterator[int], path: str | Path) -> int:
+    """Write delivery opportunities as a Mahimahi trace file; returns how many."""
+    text = [str(ms) for ms in lines]
+    Path(path).write_text("\n".join(text) + "\n", encoding="ascii")
+    return len(text)
+
+
 def write_trace(walk: RandomWalk, path: str | Path) -> int:
     """Write ``walk`` as a Mahimahi trace file; returns the number of opportunities."""
-    lines = [str(ms) for ms in mahimahi_lines(walk)]
-    Path(path).write_text("\n".join(lines) + "\n", encoding="ascii")
-    return len(lines)
+    return write_lines(mahimahi_lines(walk), path)

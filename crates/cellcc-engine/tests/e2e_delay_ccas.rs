@@ -57,35 +57,17 @@ fn every_delay_cca_fills_a_lossless_1bdp_path() {
 
 #[test]
 fn two_flows_of_each_delay_cca_share_fairly_within_30s() {
-    // Illinois is left out: its fairness hinges on each flow's lifetime base RTT (below).
-    for cca in ALGORITHMS.iter().filter(|&&c| c != "illinois") {
+    // Illinois' fairness hinges on each flow's lifetime base RTT (tcp_illinois.c never resets
+    // it): the second flow must not start into a standing queue. It does not since the first
+    // flow's start-up recovery ends as Linux's does (a new episode while retransmitted lost
+    // segments remain, `lost_out`): the latecomer's smallest slot RTT is 49.9 ms vs 46.1 ms.
+    for cca in ALGORITHMS {
         let out = run(&scenario(cca, 2, bdp_packets(RATE_MBPS, RTT_MS), 30.0), 1);
         let rates = [mean_throughput(&out, "flow0", 20.0, 30.0), mean_throughput(&out, "flow1", 20.0, 30.0)];
         let j = jain(&rates);
         assert!(j >= 0.9, "{cca}: Jain {j:.3} over 20-30 s (rates {rates:?} bit/s)");
         assert!(rates.iter().sum::<f64>() >= 0.9 * payload_rate_bps(), "{cca}: the two flows leave the path idle");
     }
-}
-
-/// Smallest per-slot mean RTT of `flow`, ms.
-fn min_slot_rtt_ms(out: &RunOutput, flow: &str) -> f64 {
-    let ids = out.timeseries.strs("flow_id");
-    let rtt = out.timeseries.f64s("rtt_ms");
-    (0..ids.len()).filter(|&i| ids[i] == flow && rtt[i].is_finite()).map(|i| rtt[i]).fold(f64::MAX, f64::min)
-}
-
-#[test]
-fn an_illinois_latecomer_that_never_sees_the_empty_queue_takes_the_larger_share() {
-    // tcp_illinois.c keeps base_rtt (the smallest RTT) for the connection's life and
-    // sizes alpha from (avg RTT - base_rtt). The second flow starts at 1 s into a standing
-    // queue (with Linux's quick-ACK start the first flow is past slow start by then), so its
-    // base_rtt includes queueing, it reads less delay, grows faster and keeps more of the
-    // path: Liu, Basar, Srikant (2008) assume an accurate base RTT. Both flows still fill it.
-    let out = run(&scenario("illinois", 2, bdp_packets(RATE_MBPS, RTT_MS), 30.0), 1);
-    let (early, late) = (mean_throughput(&out, "flow0", 20.0, 30.0), mean_throughput(&out, "flow1", 20.0, 30.0));
-    assert!(min_slot_rtt_ms(&out, "flow1") > min_slot_rtt_ms(&out, "flow0") + 5.0, "the latecomer saw a queue");
-    assert!(late > early, "latecomer {late:.0} vs first flow {early:.0} bit/s");
-    assert!(early + late >= 0.9 * payload_rate_bps(), "the two flows leave the path idle");
 }
 
 #[test]

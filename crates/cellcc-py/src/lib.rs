@@ -14,7 +14,7 @@ use cellcc_engine::cc::REGISTRY;
 use cellcc_engine::lte::channel::downlink_fading_trace_db;
 use cellcc_engine::lte::channel::spec::ChannelSpec;
 use cellcc_engine::scenario::SCHEMA_VERSION;
-use cellcc_engine::world::World;
+use cellcc_engine::world::{resolved, World};
 use cellcc_engine::{Scenario, ENGINE_VERSION};
 use errors::{guarded, guarded_py, EngineError, Failure, ScenarioError};
 use pyo3::prelude::*;
@@ -31,10 +31,26 @@ const INTERRUPT_CHECK_EVERY: Duration = Duration::from_millis(2);
 /// Set by [`interrupt`]: every run in this process stops at its next look.
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
-/// Validate a scenario given as JSON text; return its canonical JSON.
+/// Validate a scenario given as JSON text; return its canonical JSON. A `resolved` table
+/// (read back from a run's scenario.json) must equal the engine's resolution.
 #[pyfunction]
 fn validate(py: Python<'_>, json: &str) -> PyResult<String> {
-    guarded(|| Ok(Scenario::from_json(json)?.to_canonical_json())).map_err(|f| f.into_pyerr(py))
+    guarded(|| {
+        let sc = Scenario::from_json(json)?;
+        resolved::check(&sc)?;
+        Ok(sc.to_canonical_json())
+    })
+    .map_err(|f| f.into_pyerr(py))
+}
+
+/// Every default a run of the scenario (JSON text) uses, as JSON text (`world::resolved`).
+#[pyfunction]
+fn resolve(py: Python<'_>, json: &str) -> PyResult<String> {
+    guarded(|| {
+        let sc = Scenario::from_json(json)?;
+        Ok(resolved::resolve_json(&sc)?.to_string())
+    })
+    .map_err(|f| f.into_pyerr(py))
 }
 
 /// Run a scenario (JSON text) with `seed`, without holding the GIL.
@@ -137,6 +153,7 @@ fn engine_version() -> &'static str {
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(resolve, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(ccas, m)?)?;
     m.add_function(wrap_pyfunction!(engine_version, m)?)?;

@@ -43,6 +43,8 @@ class DocScenario:
     Offers what `Result` and the store use of a `Scenario` (name, seed, json, sha256, to_dict)."""
 
     def __init__(self, doc: dict[str, Any], source: str):
+        # A run's scenario.json given back: its `resolved` table is re-derived (to_written_dict).
+        doc = {k: v for k, v in doc.items() if k != "resolved"}
         neutral = copy.deepcopy(doc)
         flows = neutral.get("flows")
         for f in flows if isinstance(flows, list) else []:
@@ -70,6 +72,21 @@ class DocScenario:
 
     def with_cca(self, cca: str) -> DocScenario:
         return DocScenario(xc.with_cca(self._doc, cca), self.source)
+
+    def to_written_dict(self) -> dict[str, Any]:
+        """The document plus the engine's resolution of its defaults (`Scenario.to_written_dict`).
+        A flow whose CCA only the kernel has keeps its name there and no `cca_params`: the
+        kernel module's own parameters apply, which the engine cannot know."""
+        engine_ccas = {c["name"] for c in _core.ccas()}
+        doc = self.to_dict()
+        foreign = [i for i, f in enumerate(doc["flows"]) if f.get("cca") and f["cca"] not in engine_ccas]
+        for i in foreign:
+            doc["flows"][i]["cca"] = doc["flows"][i]["cca_params"] = None
+        resolved = json.loads(_core.resolve(json.dumps(doc)))
+        for i in foreign:
+            resolved["flows"][i]["cca"] = self._doc["flows"][i]["cca"]
+            resolved["flows"][i].pop("cca_params", None)
+        return {**self.to_dict(), "resolved": resolved}
 
 
 def resolve(spec: str | Path | dict[str, Any]) -> DocScenario:

@@ -45,9 +45,15 @@ FIELDS: tuple[tuple[str, str, int], ...] = (
     ("data_segs_in", "I", 152),
     ("data_segs_out", "I", 156),
     ("delivery_rate_Bps", "Q", 160),
+    ("busy_time_us", "Q", 168),
+    ("rwnd_limited_us", "Q", 176),
+    ("sndbuf_limited_us", "Q", 184),
     ("delivered", "I", 192),
     ("bytes_sent", "Q", 200),
     ("bytes_retrans", "Q", 208),
+    ("dsack_dups", "I", 216),
+    ("reord_seen", "I", 220),
+    ("snd_wnd", "I", 228),
     ("total_rto", "H", 240),
 )
 

@@ -158,11 +158,11 @@ def crosscheck(
 
 @app.command()
 def validate(scenario: ScenarioArg, as_json: JsonOpt = False) -> None:
-    """Check SCENARIO against the schema; --json prints the canonical form with every default."""
+    """Check SCENARIO against the schema; --json prints the canonical form and, under `resolved`, every default used."""
     with reported():
         sc = Scenario.resolve(scenario)
         if as_json:
-            typer.echo(json.dumps(sc.to_dict(), indent=2, sort_keys=True))
+            typer.echo(json.dumps(sc.to_written_dict(), indent=2, sort_keys=True))
             return
         doc = sc.to_dict()
         typer.echo(

@@ -55,6 +55,12 @@ pub struct Scenario {
     pub flows: Vec<FlowSpec>,
     #[serde(default)]
     pub output: OutputSpec,
+    /// Output only: every default the engine resolved (`world::resolved`), written beside the
+    /// scenario by `cellcc validate --json` and in each run's `scenario.json`. Never
+    /// serialized back into the canonical JSON, so it takes no part in the scenario hash;
+    /// read back, it must equal the engine's own resolution (`world::resolved::check`).
+    #[serde(default, skip_serializing)]
+    pub resolved: Option<serde_json::Value>,
 }
 
 fn default_seed() -> u64 {

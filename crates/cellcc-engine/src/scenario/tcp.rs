@@ -121,6 +121,35 @@ pub struct TcpParams {
     pub frto: u32,
 }
 
+impl TcpParams {
+    /// These parameters as a `[tcp]` table with every field set, `mss_bytes` the one the flow
+    /// uses (for the resolved view of a scenario; durations back in ms, as written).
+    pub fn to_spec(&self, mss_bytes: u32) -> TcpSpec {
+        TcpSpec {
+            mss_bytes: Some(mss_bytes),
+            sack: Some(self.sack),
+            timestamps: Some(self.timestamps),
+            rto_estimator: Some(self.rto_estimator),
+            min_rto_ms: Some(self.min_rto.as_ms_f64()),
+            initial_rto_ms: Some(self.initial_rto.as_ms_f64()),
+            max_rto_ms: Some(self.max_rto.as_ms_f64()),
+            delayed_ack_count: Some(self.delayed_ack_count),
+            delayed_ack_timeout_ms: Some(self.delayed_ack_timeout.as_ms_f64()),
+            initial_cwnd_segs: Some(self.initial_cwnd_segs),
+            rcv_buf_bytes: Some(self.rcv_buf_bytes),
+            snd_buf_bytes: Some(self.snd_buf_bytes),
+            dupack_threshold: Some(self.dupack_threshold),
+            syn_retries: Some(self.syn_retries),
+            pacing: Some(self.pacing),
+            ecn: Some(self.ecn),
+            recovery: Some(self.recovery),
+            early_retrans: Some(self.early_retrans),
+            dsack: Some(self.dsack),
+            frto: Some(self.frto),
+        }
+    }
+}
+
 impl TcpSpec {
     /// `self` with every unset field taken from `base`.
     pub fn over(&self, base: &TcpSpec) -> TcpSpec {

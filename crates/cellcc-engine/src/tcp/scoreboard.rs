@@ -29,6 +29,9 @@ pub struct Seg {
     pub sent_at: SimTime,
     /// Times retransmitted (Karn: no RTT sample once > 0).
     pub retransmits: u32,
+    /// Marked lost and not since SACKed or unmarked (Linux `TCPCB_LOST`): a retransmission
+    /// keeps the mark, so the segment still counts in `lost_out` until it is delivered.
+    pub marked_lost: bool,
     pub tx: TxSnapshot,
 }
 
@@ -67,6 +70,8 @@ pub struct Scoreboard {
     sacked: u32,
     lost: u32,
     retrans: u32,
+    /// Segments carrying the lost mark, retransmitted or not (Linux `tp->lost_out`).
+    lost_out: u32,
     /// Duplicate ACKs counted as "SACKed" segments when SACK is off (Linux `tcp_add_reno_sack`).
     dupacks: u32,
     /// End of the highest SACKed segment: where the IsLost scan starts.
@@ -92,10 +97,25 @@ impl Scoreboard {
         if s == SegState::Lost {
             self.lost_hint = self.lost_hint.min(self.segs[i].start);
         }
+        // Linux sets TCPCB_LOST when it marks a segment lost and clears it when the segment
+        // is SACKed (`tcp_sacktag_one`) or the marks are undone (`tcp_undo_cwnd_reduction`).
+        let marked = match s {
+            SegState::Lost => true,
+            SegState::Sacked | SegState::InFlight => false,
+            SegState::Retransmitted => self.segs[i].marked_lost,
+        };
+        self.set_marked_lost(i, marked);
         let old = self.segs[i].state;
         self.count(old, -1);
         self.count(s, 1);
         self.segs[i].state = s;
+    }
+
+    fn set_marked_lost(&mut self, i: usize, marked: bool) {
+        if self.segs[i].marked_lost != marked {
+            self.segs[i].marked_lost = marked;
+            self.lost_out = if marked { self.lost_out + 1 } else { self.lost_out - 1 };
+        }
     }
 
     pub fn push(&mut self, seg: Seg) {
@@ -119,6 +139,11 @@ impl Scoreboard {
     }
     pub fn lost(&self) -> u32 {
         self.lost
+    }
+    /// Segments marked lost, retransmitted or not (Linux `lost_out`): what
+    /// `tcp_time_to_recover` tests.
+    pub fn lost_out(&self) -> u32 {
+        self.lost_out
     }
     pub fn is_empty(&self) -> bool {
         self.segs.is_empty()
@@ -146,6 +171,7 @@ impl Scoreboard {
             }
             let mut seg = self.segs.pop_front().expect("front exists");
             self.count(seg.state, -1);
+            self.lost_out -= seg.marked_lost as u32;
             on_acked(&mut seg);
         }
     }
@@ -260,13 +286,14 @@ impl Scoreboard {
     /// Linux `tcp_undo_cwnd_reduction(unmark_loss)`: the losses were not real; what was
     /// marked lost counts as in flight again.
     pub fn unmark_lost(&mut self) {
-        if self.lost == 0 {
+        if self.lost_out == 0 {
             return;
         }
         for i in 0..self.segs.len() {
             if self.segs[i].state == SegState::Lost {
                 self.set_state(i, SegState::InFlight);
             }
+            self.set_marked_lost(i, false);
         }
     }
 
@@ -318,6 +345,7 @@ mod tests {
                 state: SegState::InFlight,
                 sent_at: SimTime::ZERO,
                 retransmits: 0,
+                marked_lost: false,
                 tx,
             });
         }
@@ -368,6 +396,34 @@ mod tests {
         b.retransmitted(0, SimTime(5), tx);
         assert_eq!(b.packets_in_flight(), 1);
         assert_eq!(b.next_lost(), Some(1));
+    }
+
+    #[test]
+    fn lost_out_keeps_a_retransmitted_lost_segment_until_it_is_delivered() {
+        // Linux TCPCB_LOST: set by marking, kept by retransmission, cleared by SACK, cumulative
+        // ACK or undo; `lost_out` counts it (what tcp_time_to_recover tests), `lost` does not.
+        let mut b = board(6);
+        b.sack(300, 600, |_| {}); // 3, 4, 5 SACKed
+        assert_eq!(b.mark_lost_by_sack(3), 3); // 0, 1, 2 lost
+        let tx = b.get(0).tx;
+        b.retransmitted(0, SimTime(1), tx);
+        b.retransmitted(1, SimTime(1), tx);
+        assert_eq!((b.lost(), b.lost_out(), b.retrans_out()), (1, 3, 2));
+        b.ack_cumulative(100, |_| {}); // segment 0 delivered
+        assert_eq!(b.lost_out(), 2);
+        b.sack(100, 200, |_| {}); // the retransmitted segment 1 SACKed
+        assert_eq!(b.lost_out(), 1);
+        b.unmark_lost(); // segment 2: the losses were not real
+        assert_eq!((b.lost(), b.lost_out()), (0, 0));
+    }
+
+    #[test]
+    fn a_probe_retransmission_is_not_marked_lost() {
+        // Linux tcp_send_loss_probe retransmits without TCPCB_LOST: retrans_out, not lost_out.
+        let mut b = board(3);
+        let tx = b.get(2).tx;
+        b.retransmitted(2, SimTime(1), tx);
+        assert_eq!((b.retrans_out(), b.lost_out()), (1, 0));
     }
 
     #[test]

@@ -18,6 +18,7 @@
 mod build;
 mod flow;
 mod report;
+pub mod resolved;
 
 use crate::link::channel::Enqueued;
 use crate::link::queue::QueueDiscipline;

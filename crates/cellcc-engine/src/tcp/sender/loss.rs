@@ -189,7 +189,8 @@ impl TcpSender {
             self.try_keep_open(now);
         }
         let newly = self.identify_loss(now, f);
-        if self.ca_state != CaState::Recovery && self.board.lost() > 0 {
+        // Linux `tcp_time_to_recover`: `lost_out`, which counts retransmitted lost segments too.
+        if self.ca_state != CaState::Recovery && self.board.lost_out() > 0 {
             self.enter_recovery(now, f.ece);
         }
         newly
@@ -201,7 +202,9 @@ impl TcpSender {
             self.try_undo_dsack(now);
         }
         let newly = self.identify_loss(now, f);
-        if self.board.lost() == 0 {
+        // Linux `tcp_time_to_recover` tests `lost_out`: a recovery that ends while segments
+        // marked lost (even retransmitted ones) are outstanding starts a new one.
+        if self.board.lost_out() == 0 {
             self.try_to_open(now, f.ece);
         } else {
             self.enter_recovery(now, f.ece);

@@ -238,6 +238,10 @@ impl TcpSender {
             s => s as u64 * self.mss as u64,
         }
     }
+    /// The resolved TCP parameters this sender runs with.
+    pub fn params(&self) -> &TcpParams {
+        &self.p
+    }
     pub fn mss(&self) -> u32 {
         self.mss
     }
@@ -611,7 +615,15 @@ impl TcpSender {
         let tx = self.rate.on_send(now, self.board.packets_out(), in_flight, self.lost_total);
         let seq = self.snd_nxt;
         let cwr = if std::mem::take(&mut self.cwr_pending) { TcpFlags::CWR } else { 0 };
-        self.board.push(Seg { start: seq, len, state: SegState::InFlight, sent_at: now, retransmits: 0, tx });
+        self.board.push(Seg {
+            start: seq,
+            len,
+            state: SegState::InFlight,
+            sent_at: now,
+            retransmits: 0,
+            marked_lost: false,
+            tx,
+        });
         self.snd_nxt += len as u64;
         self.on_sent(now, len);
         // Linux tcp_write_xmit: every transmission of new data re-plans the loss probe.

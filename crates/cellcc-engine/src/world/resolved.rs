@@ -1,0 +1,273 @@
+//! The resolved view of a scenario: every value a run actually uses, defaults filled in,
+//! for display (`cellcc validate --json`) and for the `scenario.json` of every run.
+//!
+//! The scenario as written stays the input: its canonical JSON (and so the scenario hash and
+//! the sweep run keys) leaves unset fields unset, because filling them in would change what a
+//! backend is told (the ns-3 plan refuses an explicit `rto_estimator`, the Linux plan maps
+//! every explicit `[tcp]` field to a sysctl). The resolved view sits beside it, under the
+//! top-level key `resolved`, which the engine ignores for the run and hashes never; read back,
+//! it must equal the engine's own resolution, so an edit there cannot silently do nothing.
+//!
+//! Values come from a built [`World`]: per flow the TCP parameters and the MSS its sender
+//! runs with (the MSS follows each flow's path MTU, so there is no one global value) and the
+//! algorithm's full parameter set from its own `Config` defaults; per link direction the rate,
+//! delay, queue and loss after the link-level and direction-level settings are merged.
+
+use super::flow::Transport;
+use super::World;
+use crate::error::ScenarioError;
+use crate::scenario::{LinkSpec, LossSpec, QueueSpec, RateChange, Scenario, TcpSpec};
+use crate::RunError;
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+/// Every default a run of the scenario uses, resolved.
+#[derive(Clone, Debug, Serialize)]
+pub struct Resolved {
+    pub flows: Vec<ResolvedFlow>,
+    pub links: Vec<ResolvedLink>,
+    pub output: ResolvedOutput,
+}
+
+/// One flow as it runs.
+#[derive(Clone, Debug, Serialize)]
+pub struct ResolvedFlow {
+    pub id: String,
+    /// The algorithm's registry name, or "udp".
+    pub cca: String,
+    /// Every parameter of the algorithm with the value used (absent for UDP).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cca_params: Option<Map<String, Value>>,
+    /// Every `[tcp]` field with the value used, `mss_bytes` from this flow's path (absent for UDP).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tcp: Option<TcpSpec>,
+}
+
+/// Both directions of one link.
+#[derive(Clone, Debug, Serialize)]
+pub struct ResolvedLink {
+    pub id: String,
+    pub forward: ResolvedDirection,
+    pub reverse: ResolvedDirection,
+}
+
+/// One link direction after the link's and the direction's settings are merged.
+#[derive(Clone, Debug, Serialize)]
+pub struct ResolvedDirection {
+    /// Absent when a trace sets the capacity.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rate_mbps: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rate_changes: Option<Vec<RateChange>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trace: Option<String>,
+    pub delay_ms: f64,
+    pub queue: ResolvedQueue,
+    pub loss: LossSpec,
+}
+
+/// A queue with the one limit it enforces.
+#[derive(Clone, Debug, Serialize)]
+pub struct ResolvedQueue {
+    pub kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub limit_packets: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub limit_bytes: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ecn_threshold_packets: Option<u32>,
+}
+
+/// What the run records.
+#[derive(Clone, Debug, Serialize)]
+pub struct ResolvedOutput {
+    pub slot_ms: f64,
+    pub cwnd_trace: bool,
+    pub rtt_trace: bool,
+}
+
+/// The resolved view of `sc` (validated and built as a run would be, with its own seed).
+pub fn resolve(sc: &Scenario) -> Result<Resolved, RunError> {
+    let world = World::new(sc, sc.seed)?;
+    let mut flows = Vec::with_capacity(world.flows.len());
+    for (i, f) in world.flows.iter().enumerate() {
+        let (cca_params, tcp) = match &f.transport {
+            Transport::Udp { .. } => (None, None),
+            Transport::Tcp(ends) => {
+                let params = match serde_json::to_value(sc.flow_cca(i)?) {
+                    Ok(Value::Object(mut m)) => {
+                        m.remove("name");
+                        m
+                    }
+                    _ => Map::new(),
+                };
+                (Some(params), Some(ends.sender.params().to_spec(ends.sender.mss())))
+            }
+        };
+        flows.push(ResolvedFlow { id: f.id.clone(), cca: f.cca.clone(), cca_params, tcp });
+    }
+    let (cwnd_trace, rtt_trace) = sc.output.traces_on(sc.duration_s);
+    Ok(Resolved {
+        flows,
+        links: sc.links.iter().map(link).collect(),
+        output: ResolvedOutput { slot_ms: sc.output.slot_ms, cwnd_trace, rtt_trace },
+    })
+}
+
+fn link(l: &LinkSpec) -> ResolvedLink {
+    let dir = |over| {
+        let d = l.direction(over);
+        let QueueSpec::DropTail { limit_packets, limit_bytes, ecn_threshold_packets } = d.queue.unwrap_or_default();
+        ResolvedDirection {
+            rate_mbps: d.rate_mbps,
+            rate_changes: d.rate_changes,
+            trace: d.trace,
+            delay_ms: d.delay_ms.unwrap_or(0.0),
+            queue: ResolvedQueue { kind: "drop_tail", limit_packets, limit_bytes, ecn_threshold_packets },
+            loss: d.loss.unwrap_or(LossSpec::None),
+        }
+    };
+    ResolvedLink { id: l.id.clone(), forward: dir(&l.forward), reverse: dir(&l.reverse) }
+}
+
+/// The resolved view as JSON.
+pub fn resolve_json(sc: &Scenario) -> Result<Value, RunError> {
+    let r = resolve(sc)?;
+    Ok(serde_json::to_value(r).unwrap_or(Value::Null))
+}
+
+/// A scenario read back with a `resolved` table (a run's `scenario.json`): it must equal the
+/// engine's resolution, else the first differing field is an error (edit the input fields).
+pub fn check(sc: &Scenario) -> Result<(), RunError> {
+    let Some(given) = &sc.resolved else { return Ok(()) };
+    let ours = resolve_json(sc)?;
+    match first_difference(given, &ours, "resolved") {
+        None => Ok(()),
+        Some((path, value, expected)) => Err(ScenarioError::new(
+            path,
+            value,
+            format!("{expected} (the engine's resolution; `resolved` is output only: set the scenario's own fields)"),
+        )
+        .into()),
+    }
+}
+
+/// Path, given value and the engine's value of the first place `given` and `ours` differ.
+fn first_difference(given: &Value, ours: &Value, path: &str) -> Option<(String, String, String)> {
+    match (given, ours) {
+        (Value::Object(g), Value::Object(o)) => {
+            let keys = o.keys().chain(g.keys().filter(|k| !o.contains_key(*k)));
+            keys.into_iter().find_map(|k| {
+                let (gv, ov) = (g.get(k).unwrap_or(&Value::Null), o.get(k).unwrap_or(&Value::Null));
+                first_difference(gv, ov, &format!("{path}.{k}"))
+            })
+        }
+        (Value::Array(g), Value::Array(o)) if g.len() == o.len() => {
+            g.iter().zip(o).enumerate().find_map(|(i, (gv, ov))| first_difference(gv, ov, &format!("{path}[{i}]")))
+        }
+        _ if same(given, ours) => None,
+        _ => Some((path.to_string(), given.to_string(), ours.to_string())),
+    }
+}
+
+/// Equal as JSON values, a number compared by value (`200` equals `200.0`).
+fn same(a: &Value, b: &Value) -> bool {
+    match (a.as_f64(), b.as_f64()) {
+        (Some(x), Some(y)) => x == y,
+        _ => a == b,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::cubic;
+    use serde_json::json;
+
+    /// Two hosts joined by a router: the first link's MTU 1500, the second's `mtu`; one cubic
+    /// flow and one newreno flow without timestamps; nothing else set.
+    fn doc(mtu: u32) -> Value {
+        json!({
+            "version": 1, "duration_s": 5,
+            "nodes": [{"id": "s", "kind": "host"}, {"id": "r", "kind": "router"}, {"id": "c", "kind": "host"}],
+            "links": [
+                {"id": "l0", "a": "s", "b": "r", "rate_mbps": 100, "delay_ms": 1},
+                {"id": "l1", "a": "r", "b": "c", "rate_mbps": 10, "mtu_bytes": mtu,
+                 "queue": {"kind": "drop_tail", "limit_bytes": 50000}, "reverse": {"delay_ms": 7}}
+            ],
+            "flows": [
+                {"src": "s", "dst": "c", "cca": "cubic", "app": {"kind": "bulk"}},
+                {"src": "s", "dst": "c", "app": {"kind": "bulk"}, "tcp": {"timestamps": false}}
+            ]
+        })
+    }
+
+    fn resolved(doc: &Value) -> Value {
+        resolve_json(&Scenario::from_json(&doc.to_string()).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn every_default_is_filled_in_with_the_value_the_run_uses() {
+        let r = resolved(&doc(1500));
+        let cubic_flow = &r["flows"][0];
+        // cubic.rs `Config::default()`: the algorithm's own defaults, every one of them.
+        assert_eq!(cubic_flow["cca_params"], serde_json::to_value(cubic::Config::default()).unwrap());
+        assert_eq!(cubic_flow["cca_params"]["beta"], 717);
+        // Linux defaults (scenario/tcp.rs `resolve`): SACK, timestamps, 200 ms min RTO, IW 10, RACK, TLP.
+        let tcp = &cubic_flow["tcp"];
+        assert_eq!((tcp["sack"].clone(), tcp["timestamps"].clone()), (json!(true), json!(true)));
+        assert_eq!((tcp["min_rto_ms"].clone(), tcp["initial_cwnd_segs"].clone()), (json!(200.0), json!(10)));
+        assert_eq!((tcp["recovery"].clone(), tcp["early_retrans"].clone()), (json!(1), json!(3)));
+        assert_eq!(tcp["rto_estimator"], "linux");
+        assert!(tcp.as_object().unwrap().values().all(|v| !v.is_null()), "{tcp}");
+        // The default algorithm is named: ns-3's newreno.
+        assert_eq!(r["flows"][1]["cca"], "newreno");
+        assert_eq!(r["flows"][1]["id"], "flow1");
+        // l0 has no queue: the default 100 packets; l1's byte limit and its reverse delay override.
+        assert_eq!(r["links"][0]["forward"]["queue"], json!({"kind": "drop_tail", "limit_packets": 100}));
+        assert_eq!(r["links"][1]["reverse"]["queue"], json!({"kind": "drop_tail", "limit_bytes": 50000}));
+        assert_eq!(
+            (r["links"][1]["forward"]["delay_ms"].clone(), r["links"][1]["reverse"]["delay_ms"].clone()),
+            (json!(0.0), json!(7.0))
+        );
+        assert_eq!(r["links"][0]["forward"]["loss"], json!({"kind": "none"}));
+        // A 5-s run is short: both traces on (scenario/mod.rs LONG_RUN_S = 60).
+        assert_eq!(r["output"], json!({"slot_ms": 100.0, "cwnd_trace": true, "rtt_trace": true}));
+    }
+
+    #[test]
+    fn mss_follows_each_flows_path_mtu_and_options() {
+        // MTU 1500 - 20 IPv4 - 20 TCP - 12 timestamps = 1448; without timestamps 1460.
+        let r = resolved(&doc(1500));
+        assert_eq!(
+            (r["flows"][0]["tcp"]["mss_bytes"].clone(), r["flows"][1]["tcp"]["mss_bytes"].clone()),
+            (json!(1448), json!(1460))
+        );
+        // The sender's first hop is the 1500-byte link, but the receiver's first hop back is the
+        // 1000-byte one: Linux takes the smaller (build.rs), 1000 - 52 = 948 and 1000 - 40 = 960.
+        let r = resolved(&doc(1000));
+        assert_eq!(
+            (r["flows"][0]["tcp"]["mss_bytes"].clone(), r["flows"][1]["tcp"]["mss_bytes"].clone()),
+            (json!(948), json!(960))
+        );
+    }
+
+    #[test]
+    fn a_resolved_table_read_back_must_be_the_engines_own() {
+        let mut d = doc(1500);
+        d["resolved"] = resolved(&d);
+        let sc = Scenario::from_json(&d.to_string()).unwrap();
+        assert!(check(&sc).is_ok());
+        // Not hashed: the canonical JSON is the one without the table.
+        let plain = Scenario::from_json(&doc(1500).to_string()).unwrap();
+        assert_eq!(sc.to_canonical_json(), plain.to_canonical_json());
+        // An edit in the output-only table is an error naming the field, not silently ignored.
+        d["resolved"]["flows"][0]["tcp"]["min_rto_ms"] = json!(1000.0);
+        let Err(RunError::Scenario(e)) = check(&Scenario::from_json(&d.to_string()).unwrap()) else { panic!() };
+        assert_eq!((e.path.as_str(), e.value.as_str()), ("resolved.flows[0].tcp.min_rto_ms", "1000.0"));
+        assert!(e.allowed.starts_with("200.0 "), "{}", e.allowed);
+        // 200 written as an integer is the same number.
+        d["resolved"]["flows"][0]["tcp"]["min_rto_ms"] = json!(200);
+        assert!(check(&Scenario::from_json(&d.to_string()).unwrap()).is_ok());
+    }
+}

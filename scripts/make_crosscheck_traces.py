@@ -1,0 +1,46 @@
+"""Regenerate the two crosscheck traces of issue 12 (docs/crosscheck.md): paths the engine was
+never tuned on, for the engine-vs-kernel comparison.
+
+- ``walk-2-40mbps.trace``: a bounded random walk of the capacity between 2 and 40 Mbit/s
+  (mean 21, up to +-4 Mbit/s per 100 ms step, weak pull to the mean), 20 s, seed 12.
+- ``step-24-6mbps.trace``: 24 Mbit/s for 10 s, then 6 Mbit/s for 10 s (one capacity step).
+
+Run from the repo root: ``.venv/bin/python scripts/make_crosscheck_traces.py``.
+The test suite checks that the committed files equal this script's output.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cellcc.traces import RandomWalk, mahimahi_lines, step_lines, write_lines
+
+TRACE_DIR = Path(__file__).resolve().parent.parent / "docs" / "crosscheck" / "traces"
+
+#: The random walk: 2-40 Mbit/s, 100 ms steps, 20 s (the crosscheck's run length, so it does not loop).
+WALK = RandomWalk(
+    mean_mbps=21.0, low_mbps=2.0, high_mbps=40.0, step_mbps=4.0, theta=0.05, step_ms=100, duration_ms=20_000, seed=12
+)
+#: The capacity step: (rate Mbit/s, how long ms) in turn.
+STEP_MBPS = (24.0, 6.0)
+STEP_HOLD_MS = 10_000
+
+WALK_PATH = TRACE_DIR / "walk-2-40mbps.trace"
+STEP_PATH = TRACE_DIR / "step-24-6mbps.trace"
+
+
+def walk_lines() -> list[int]:
+    """Delivery opportunities of the random-walk trace."""
+    return list(mahimahi_lines(WALK))
+
+
+def step_trace_lines() -> list[int]:
+    """Delivery opportunities of the capacity-step trace."""
+    return list(step_lines(list(STEP_MBPS), STEP_HOLD_MS))
+
+
+if __name__ == "__main__":
+    TRACE_DIR.mkdir(parents=True, exist_ok=True)
+    for path, lines in ((WALK_PATH, walk_lines()), (STEP_PATH, step_trace_lines())):
+        count = write_lines(iter(lines), path)
+        print(f"wrote {path} ({count} delivery opportunities)")
