@@ -166,7 +166,9 @@ def pathloss_model(pl: dict, path: str) -> tuple[str, dict[str, object]]:
         f"{path}.model",
         model,
         "friis, log_distance, okumura_hata, itu_r1411_los or itu_r1411_nlos_over_rooftop "
-        "(ns-3 3.44 has no TR 36.942 / TR 36.814 model; its ThreeGpp* models are TR 38.901's)",
+        "(ns-3 3.44 has no TR 36.942 / TR 36.814 model; its ThreeGpp* models are TR 38.901's; "
+        "itu_r1411_hybrid is HybridBuildingsPropagationLossModel, which needs building data on every "
+        "node, not mapped here)",
     )
 
 
