@@ -18,7 +18,7 @@
 //! [`super::antenna::SECTOR_ORIENTATIONS_DEG`], the same layout the channel uses.
 
 use super::antenna::{hex_sites, Antenna, SECTOR_ORIENTATIONS_DEG};
-use super::noise::{dbm_to_mw, THERMAL_NOISE_DBM_PER_HZ};
+use super::noise::{dbm_to_mw, to_db, THERMAL_NOISE_DBM_PER_HZ};
 use crate::sim::RngStream;
 use rand_distr::{Distribution, StandardNormal};
 
@@ -150,7 +150,7 @@ impl Layout {
         let (serving, s) =
             scratch.iter().copied().enumerate().fold((0, 0.0), |b, (i, p)| if p > b.1 { (i, p) } else { b });
         let total: f64 = scratch.iter().sum();
-        (serving, 10.0 * (s / (self.noise_mw + total - s)).log10())
+        (serving, to_db(s / (self.noise_mw + total - s)))
     }
 
     /// A point drawn uniformly over the centre site's hexagon (the area closer to it than to any

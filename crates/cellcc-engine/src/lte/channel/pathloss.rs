@@ -46,44 +46,9 @@ pub fn loss_db(model: &PathLossSpec, g: &LinkGeometry, f_mhz: f64) -> f64 {
         PathLossSpec::Tr36814Uma { condition } => tr36814_uma_db(g, f_mhz, condition),
         PathLossSpec::Tr36814Umi { condition } => tr36814_umi_db(g, f_mhz, condition),
         PathLossSpec::ItuR1411Los => itu_r_1411_los_db(g, f_mhz),
-        PathLossSpec::ItuR1411NlosOverRooftop {
-            rooftop_height_m,
-            street_orientation_deg,
-            street_width_m,
-            buildings_extent_m,
-            building_separation_m,
-            metropolitan,
-        } => {
-            let street = Street {
-                rooftop_m: rooftop_height_m,
-                orientation_deg: street_orientation_deg,
-                width_m: street_width_m,
-                extent_m: buildings_extent_m,
-                separation_m: building_separation_m,
-                metropolitan,
-            };
-            itu_r_1411_nlos_rooftop_db(g, f_mhz, &street)
-        }
-        PathLossSpec::ItuR1411Hybrid {
-            los_threshold_m,
-            environment,
-            city,
-            rooftop_height_m,
-            street_orientation_deg,
-            street_width_m,
-            buildings_extent_m,
-            building_separation_m,
-        } => {
-            let street = Street {
-                rooftop_m: rooftop_height_m,
-                orientation_deg: street_orientation_deg,
-                width_m: street_width_m,
-                extent_m: buildings_extent_m,
-                separation_m: building_separation_m,
-                // ns-3 ItuR1411NlosOverRooftopPropagationLossModel: k_f's 1.5 slope for Urban + LargeCity.
-                metropolitan: environment == HataEnvironment::Urban && city == CitySize::Large,
-            };
-            itu_r_1411_hybrid_db(g, f_mhz, los_threshold_m, &street, (environment, city))
+        PathLossSpec::ItuR1411NlosOverRooftop { .. } => itu_r_1411_nlos_rooftop_db(g, f_mhz, &street_of(model)),
+        PathLossSpec::ItuR1411Hybrid { los_threshold_m, environment, city, .. } => {
+            itu_r_1411_hybrid_db(g, f_mhz, los_threshold_m, &street_of(model), (environment, city))
         }
     };
     l.max(0.0)
@@ -210,6 +175,51 @@ struct Street {
     metropolitan: bool,
 }
 
+/// The street canyon a P.1411 over-rooftop model (alone or in the hybrid) names; `None` for the others.
+fn street(model: &PathLossSpec) -> Option<Street> {
+    match *model {
+        PathLossSpec::ItuR1411NlosOverRooftop {
+            rooftop_height_m,
+            street_orientation_deg,
+            street_width_m,
+            buildings_extent_m,
+            building_separation_m,
+            metropolitan,
+        } => Some(Street {
+            rooftop_m: rooftop_height_m,
+            orientation_deg: street_orientation_deg,
+            width_m: street_width_m,
+            extent_m: buildings_extent_m,
+            separation_m: building_separation_m,
+            metropolitan,
+        }),
+        PathLossSpec::ItuR1411Hybrid {
+            environment,
+            city,
+            rooftop_height_m,
+            street_orientation_deg,
+            street_width_m,
+            buildings_extent_m,
+            building_separation_m,
+            ..
+        } => Some(Street {
+            rooftop_m: rooftop_height_m,
+            orientation_deg: street_orientation_deg,
+            width_m: street_width_m,
+            extent_m: buildings_extent_m,
+            separation_m: building_separation_m,
+            // ns-3 ItuR1411NlosOverRooftopPropagationLossModel: k_f's 1.5 slope for Urban + LargeCity.
+            metropolitan: environment == HataEnvironment::Urban && city == CitySize::Large,
+        }),
+        _ => None,
+    }
+}
+
+/// [`street`] of a model known to be one of the two over-rooftop variants.
+fn street_of(model: &PathLossSpec) -> Street {
+    street(model).expect("an over-rooftop P.1411 model names its street")
+}
+
 // ITU-R P.1411 §4.2.1 (NLOS, over rooftops), as ns-3 ItuR1411NlosOverRooftopPropagationLossModel:
 // L = L_bf + L_rts + L_msd (L_bf alone when L_rts + L_msd <= 0); d 3-D, f in MHz.
 fn itu_r_1411_nlos_rooftop_db(g: &LinkGeometry, f_mhz: f64, st: &Street) -> f64 {
@@ -310,15 +320,14 @@ const MAX_LOS_THRESHOLD_M: f64 = 1e6;
 
 /// ITU-R P.1411 §4.2.1's street canyon `[h_r, phi, w, l, b]`: each in its range, and the eNB off the
 /// rooftop level (Dhb != 0, which the diffraction terms divide by).
-fn validate_street(root: &str, ch: &ChannelSpec, street: [f64; 5]) -> Check {
+fn validate_street(root: &str, ch: &ChannelSpec, st: &Street) -> Check {
     let p = |f: &str| format!("{root}.pathloss.{f}");
-    let [rooftop_height_m, street_orientation_deg, street_width_m, buildings_extent_m, building_separation_m] = street;
-    positive_upto(rooftop_height_m, 90.0, || p("rooftop_height_m"), "m in (0, 90]")?;
-    in_range(street_orientation_deg, 0.0, 90.0, || p("street_orientation_deg"), "degrees in [0, 90]")?;
-    positive_upto(street_width_m, 1000.0, || p("street_width_m"), "m in (0, 1000]")?;
-    positive_upto(buildings_extent_m, 10_000.0, || p("buildings_extent_m"), "m in (0, 10000]")?;
-    positive_upto(building_separation_m, 1000.0, || p("building_separation_m"), "m in (0, 1000]")?;
-    if (ch.enb.height_m - rooftop_height_m).abs() < 1e-3 {
+    positive_upto(st.rooftop_m, 90.0, || p("rooftop_height_m"), "m in (0, 90]")?;
+    in_range(st.orientation_deg, 0.0, 90.0, || p("street_orientation_deg"), "degrees in [0, 90]")?;
+    positive_upto(st.width_m, 1000.0, || p("street_width_m"), "m in (0, 1000]")?;
+    positive_upto(st.extent_m, 10_000.0, || p("buildings_extent_m"), "m in (0, 10000]")?;
+    positive_upto(st.separation_m, 1000.0, || p("building_separation_m"), "m in (0, 1000]")?;
+    if (ch.enb.height_m - st.rooftop_m).abs() < 1e-3 {
         return Err(ScenarioError::new(
             format!("{root}.enb.height_m"),
             ch.enb.height_m,
@@ -351,45 +360,14 @@ impl PathLossSpec {
                 }
                 Ok(())
             }
-            PathLossSpec::ItuR1411NlosOverRooftop {
-                rooftop_height_m,
-                street_orientation_deg,
-                street_width_m,
-                buildings_extent_m,
-                building_separation_m,
-                ..
-            } => {
-                let street = [
-                    rooftop_height_m,
-                    street_orientation_deg,
-                    street_width_m,
-                    buildings_extent_m,
-                    building_separation_m,
-                ];
-                validate_street(root, ch, street)
-            }
-            PathLossSpec::ItuR1411Hybrid {
-                los_threshold_m,
-                rooftop_height_m,
-                street_orientation_deg,
-                street_width_m,
-                buildings_extent_m,
-                building_separation_m,
-                ..
-            } => {
+            PathLossSpec::ItuR1411NlosOverRooftop { .. } => validate_street(root, ch, &street_of(self)),
+            PathLossSpec::ItuR1411Hybrid { los_threshold_m, .. } => {
                 positive_upto(los_threshold_m, MAX_LOS_THRESHOLD_M, || p("los_threshold_m"), "m in (0, 1000000]")?;
                 let allowed = "MHz in [300, 2300] for itu_r1411_hybrid (P.1411 from 300 MHz; ns-3 leaves Okumura-Hata above 2.3 GHz)";
                 let (lo, hi) = HYBRID_CARRIER_MHZ;
                 in_range(ch.dl_carrier_mhz, lo, hi, || format!("{root}.dl_carrier_mhz"), allowed)?;
                 in_range(ch.ul_carrier_mhz, lo, hi, || format!("{root}.ul_carrier_mhz"), allowed)?;
-                let street = [
-                    rooftop_height_m,
-                    street_orientation_deg,
-                    street_width_m,
-                    buildings_extent_m,
-                    building_separation_m,
-                ];
-                validate_street(root, ch, street)
+                validate_street(root, ch, &street_of(self))
             }
             PathLossSpec::Tr36942Urban { rooftop_clearance_m } => {
                 in_range(rooftop_clearance_m, 0.1, 50.0, || p("rooftop_clearance_m"), "m in [0.1, 50]")

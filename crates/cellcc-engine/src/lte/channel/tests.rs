@@ -43,13 +43,7 @@ fn friis_link_budget_at_100_m_worked_by_hand() {
 #[test]
 fn an_equidistant_equal_power_interferer_caps_the_sinr_near_zero_db() {
     let spec = ChannelSpec {
-        interferers: vec![InterfererSpec {
-            position_m: [200.0, 0.0],
-            height_m: None,
-            tx_power_dbm: None,
-            antenna: AntennaSpec::Isotropic,
-            load: InterfererLoad::FullBuffer,
-        }],
+        interferers: vec![isotropic_interferer([200.0, 0.0], InterfererLoad::FullBuffer)],
         ..flat_spec()
     };
     let mut ch = ChannelSinr::new(&spec, &[ue_at(100.0, 0.0)], 1, "cell0").unwrap();
@@ -61,17 +55,13 @@ fn an_equidistant_equal_power_interferer_caps_the_sinr_near_zero_db() {
     assert!((ul[0] - 34.4450).abs() < 1e-3);
 }
 
+/// An isotropic neighbour eNB at `position_m` with the serving eNB's height and power.
+fn isotropic_interferer(position_m: [f64; 2], load: InterfererLoad) -> InterfererSpec {
+    InterfererSpec { position_m, height_m: None, tx_power_dbm: None, antenna: AntennaSpec::Isotropic, load }
+}
+
 fn one_interferer(load: InterfererLoad) -> ChannelSpec {
-    ChannelSpec {
-        interferers: vec![InterfererSpec {
-            position_m: [200.0, 0.0],
-            height_m: None,
-            tx_power_dbm: None,
-            antenna: AntennaSpec::Isotropic,
-            load,
-        }],
-        ..flat_spec()
-    }
+    ChannelSpec { interferers: vec![isotropic_interferer([200.0, 0.0], load)], ..flat_spec() }
 }
 
 #[test]
@@ -161,13 +151,7 @@ fn rich_spec() -> ChannelSpec {
             speed_kmh: Some(60.0),
             ..FadingSpec::default()
         },
-        interferers: vec![InterfererSpec {
-            position_m: [500.0, 0.0],
-            height_m: None,
-            tx_power_dbm: None,
-            antenna: AntennaSpec::Isotropic,
-            load: InterfererLoad::FullBuffer,
-        }],
+        interferers: vec![isotropic_interferer([500.0, 0.0], InterfererLoad::FullBuffer)],
         pathloss: PathLossSpec::Tr36814Uma { condition: LosCondition::Nlos },
         ..ChannelSpec::default()
     }
@@ -249,13 +233,7 @@ fn sinr_falls_with_distance_in_an_interference_limited_cell() {
     let spec = ChannelSpec {
         enb: EnbSpec { tx_power_dbm: 46.0, ..EnbSpec::default() },
         pathloss: PathLossSpec::Tr36814Uma { condition: LosCondition::Nlos },
-        interferers: vec![InterfererSpec {
-            position_m: [500.0, 0.0],
-            height_m: None,
-            tx_power_dbm: None,
-            antenna: AntennaSpec::Isotropic,
-            load: InterfererLoad::FullBuffer,
-        }],
+        interferers: vec![isotropic_interferer([500.0, 0.0], InterfererLoad::FullBuffer)],
         ..ChannelSpec::default()
     };
     let ues: Vec<UePlacement> = (0..14).map(|k| ue_at(40.0 + 20.0 * k as f64, 0.0)).collect();
@@ -287,13 +265,7 @@ fn cost_per_tti() {
         interferers: (0..6)
             .map(|k| {
                 let a = k as f64 * std::f64::consts::FRAC_PI_3;
-                InterfererSpec {
-                    position_m: [500.0 * a.cos(), 500.0 * a.sin()],
-                    height_m: None,
-                    tx_power_dbm: None,
-                    antenna: AntennaSpec::Isotropic,
-                    load: InterfererLoad::FullBuffer,
-                }
+                isotropic_interferer([500.0 * a.cos(), 500.0 * a.sin()], InterfererLoad::FullBuffer)
             })
             .collect(),
         ..rich_spec()

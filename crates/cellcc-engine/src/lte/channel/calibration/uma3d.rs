@@ -12,7 +12,7 @@
 
 use super::{Layout, TR36814_CASE1};
 use crate::lte::channel::antenna::SECTOR_ORIENTATIONS_DEG;
-use crate::lte::channel::noise::dbm_to_mw;
+use crate::lte::channel::noise::{dbm_to_mw, to_db};
 use crate::lte::channel::pathloss::SPEED_OF_LIGHT_MPS;
 use crate::sim::RngStream;
 use rand_distr::{Distribution, StandardNormal};
@@ -131,7 +131,7 @@ pub fn geometry_sir_db(n_ues: usize, seed: u64) -> Vec<f64> {
             }
             let s = rx.iter().copied().fold(0.0, f64::max);
             let total: f64 = rx.iter().sum();
-            10.0 * (s / (total - s)).log10()
+            to_db(s / (total - s))
         })
         .collect()
 }
