@@ -11,8 +11,11 @@ mod convert;
 mod errors;
 
 use cellcc_engine::cc::REGISTRY;
-use cellcc_engine::lte::channel::downlink_fading_trace_db;
-use cellcc_engine::lte::channel::spec::ChannelSpec;
+use cellcc_engine::lte::channel::interference::InterfererLoad;
+use cellcc_engine::lte::channel::spec::{AntennaSpec, ChannelSpec, UePlacement};
+use cellcc_engine::lte::channel::{
+    downlink_fading_trace_db, interfering_cells as engine_interfering_cells, wideband_dl_sinr_db as engine_wideband,
+};
 use cellcc_engine::scenario::SCHEMA_VERSION;
 use cellcc_engine::world::{resolved, World};
 use cellcc_engine::{Scenario, ENGINE_VERSION};
@@ -138,6 +141,64 @@ fn fading_trace_db(
     .map_err(|f| f.into_pyerr(py))
 }
 
+/// The channel's interfering cells as the engine resolves them (listed interferers, then the
+/// hexagonal layout's cells), one dict each: `x_m`, `y_m`, `height_m`, `tx_power_dbm`, `antenna`
+/// (`"isotropic"` or `"parabolic"`, with `orientation_deg`, `beamwidth_deg`, `max_attenuation_db`),
+/// `load` (`"full_buffer"`, `"idle"` or `"fraction"`, with `fraction`). The ns-3 backend places one
+/// LENA eNB per cell from this list (`cellcc_engine::lte::channel::interfering_cells`).
+#[pyfunction]
+fn interfering_cells<'py>(py: Python<'py>, channel_json: &str) -> PyResult<Bound<'py, PyList>> {
+    let spec = guarded(|| parse_channel(channel_json)).map_err(|f| f.into_pyerr(py))?;
+    let list = PyList::empty(py);
+    for c in engine_interfering_cells(&spec) {
+        let d = PyDict::new(py);
+        d.set_item("x_m", c.xy_m[0])?;
+        d.set_item("y_m", c.xy_m[1])?;
+        d.set_item("height_m", c.height_m)?;
+        d.set_item("tx_power_dbm", c.tx_power_dbm)?;
+        match c.antenna {
+            AntennaSpec::Isotropic => d.set_item("antenna", "isotropic")?,
+            AntennaSpec::Parabolic { orientation_deg, beamwidth_deg, max_attenuation_db } => {
+                d.set_item("antenna", "parabolic")?;
+                d.set_item("orientation_deg", orientation_deg)?;
+                d.set_item("beamwidth_deg", beamwidth_deg)?;
+                d.set_item("max_attenuation_db", max_attenuation_db)?;
+            }
+        }
+        match c.load {
+            InterfererLoad::FullBuffer => d.set_item("load", "full_buffer")?,
+            InterfererLoad::Idle => d.set_item("load", "idle")?,
+            InterfererLoad::Fraction { fraction } => {
+                d.set_item("load", "fraction")?;
+                d.set_item("fraction", fraction)?;
+            }
+        }
+        list.append(d)?;
+    }
+    Ok(list)
+}
+
+/// The engine's wideband downlink SINR, dB, of one UE (`placement_json`: a UE placement) of cell
+/// `cell_id` at t = 0 over `n_rb` RBs: (data region, control region)
+/// (`cellcc_engine::lte::channel::wideband_dl_sinr_db`).
+#[pyfunction]
+fn wideband_dl_sinr_db(
+    py: Python<'_>,
+    channel_json: &str,
+    placement_json: &str,
+    seed: u64,
+    cell_id: &str,
+    n_rb: usize,
+) -> PyResult<(f64, f64)> {
+    guarded(|| {
+        let spec = parse_channel(channel_json)?;
+        let placement: UePlacement = serde_json::from_str(placement_json)
+            .map_err(|e| cellcc_engine::ScenarioError::new("placement", e.to_string(), "a UE placement"))?;
+        Ok(engine_wideband(&spec, &placement, seed, &format!("cell:{cell_id}"), n_rb)?)
+    })
+    .map_err(|f| f.into_pyerr(py))
+}
+
 fn parse_channel(json: &str) -> Result<ChannelSpec, Failure> {
     let spec: ChannelSpec = serde_json::from_str(json)
         .map_err(|e| cellcc_engine::ScenarioError::new("channel", e.to_string(), "a cell's channel spec"))?;
@@ -158,6 +219,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(ccas, m)?)?;
     m.add_function(wrap_pyfunction!(engine_version, m)?)?;
     m.add_function(wrap_pyfunction!(fading_trace_db, m)?)?;
+    m.add_function(wrap_pyfunction!(interfering_cells, m)?)?;
+    m.add_function(wrap_pyfunction!(wideband_dl_sinr_db, m)?)?;
     m.add_function(wrap_pyfunction!(interrupt, m)?)?;
     m.add_function(wrap_pyfunction!(clear_interrupt, m)?)?;
     m.add("SCHEMA_VERSION", SCHEMA_VERSION)?;

@@ -21,7 +21,7 @@ from pathlib import Path
 
 HERE = Path(__file__).parent
 #: Compiled together into one binary; driver.h is included by each.
-DRIVER_SOURCES = tuple(HERE / name for name in ("driver.cc", "flows.cc", "lte.cc", "channel.cc"))
+DRIVER_SOURCES = tuple(HERE / name for name in ("driver.cc", "flows.cc", "lte.cc", "channel.cc", "interferers.cc"))
 DRIVER_HEADERS = (HERE / "driver.h",)
 #: The ns-3 release the mapping is written for (plan.py's TypeIds and attributes).
 NS3_VERSION = "3.44"

@@ -116,6 +116,10 @@ SetUpChannel(Ptr<LteHelper> h, const LtePlanRecords& r, const std::string& dir)
         h->SetFadingModelAttribute("WindowSize", TimeValue(Seconds(f->Num("window_s"))));
         h->SetFadingModelAttribute("RbNum", UintegerValue(f->U64("rbs")));
     }
+    if (r.interference)
+    {
+        SetCqiSource(h, *r.interference);
+    }
 }
 
 Vector

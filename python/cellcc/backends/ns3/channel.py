@@ -29,8 +29,9 @@ Mapping (ns-3 file in brackets):
   link redrawn every 0.5 s (its defaults), so each UE fades on its own.
   LENA applies the one model to the downlink and the uplink channels alike.
 
-Refused: interferers and the hexagonal layout (a WaveformGenerator sending the eNB's PSD on every
-RB was tried and did not reproduce the interference-limited link budget: docs/ns3.md), TR 36.942
+- interferers and the hexagonal layout -> one LENA eNB per interfering cell (interferers.py).
+
+Refused: a `fraction` interferer load (interferers.py), TR 36.942
 and TR 36.814 path loss (ns-3 3.44 has neither; its ThreeGpp* models are
 TR 38.901's), log-normal shadowing (ns-3 has it only inside the buildings module, drawn per link
 and not correlated along a track), TDD carriers, carriers off the EARFCN raster.
@@ -42,6 +43,7 @@ import json
 import math
 from dataclasses import dataclass
 
+from .interferers import interferer_lines
 from .records import NotSupported, record
 
 #: TS 36.101 Table 5.7.3-1 as ns-3 3.44 tabulates it (lte-spectrum-value-helper.cc
@@ -225,7 +227,7 @@ def mobility_line(j: int, placement: dict, path: str) -> str:
     raise NotSupported(f"{path}.mobility.kind", kind, "static, constant_velocity, random_walk or random_waypoint")
 
 
-def _fading(ch: dict, cell: dict, n_rbs: int, duration_s: float, warmup_s: float, path: str) -> tuple:
+def _fading(ch: dict, cell: dict, n_rbs: int, duration_s: float, warmup_s: float, path: str, interfered: bool) -> tuple:
     """The `fading` record and the trace run.py writes, or ([], None) without fading."""
     profile = (ch.get("fading") or {}).get("profile", "none")
     if profile == "none":
@@ -238,7 +240,7 @@ def _fading(ch: dict, cell: dict, n_rbs: int, duration_s: float, warmup_s: float
             "inter-carrier interference, which LENA does not model (its fading trace holds per-RB gains only)",
         )
     channel_json = json.dumps(ch)
-    if len(cell["ues"]) == 1:
+    if len(cell["ues"]) == 1 and not interfered:
         # LENA's offset is uniform in [1, (TraceLength - WindowSize) ms] = [1, 1]; WindowSize covers the run,
         # so the window never moves and ns-3 time T ms reads sample 1 + T = engine TTI T - warm-up.
         lead = 1 + round(warmup_s * 1e3)
@@ -252,6 +254,11 @@ def _fading(ch: dict, cell: dict, n_rbs: int, duration_s: float, warmup_s: float
             "(UE 0's) at a random offset per link, redrawn every 0.5 s: the same statistics, not the "
             "engine's per-UE realizations"
         ]
+        if interfered:
+            notes.append(
+                f"{path}.fading: LENA's TraceFadingLossModel fades every link, the interfering cells' too (each "
+                "its own random window of the trace); the engine fades only the serving link (interference.rs)"
+            )
     trace = FadingTrace(channel_json, cell["id"], 0, n_rbs, samples, lead)
     line = record(
         "fading", file=FADING_FILE, rbs=n_rbs, samples=samples, length_s=samples * TTI_MS / 1e3, window_s=window_s
@@ -270,14 +277,6 @@ def channel_plan(cell: dict, path: str, n_rbs: int, duration_s: float, warmup_s:
             "absent: ns-3 has log-normal shadowing only in the buildings module, drawn once per link "
             "(buildings-propagation-loss-model.cc), not correlated along the UE's track",
         )
-    for key in ("interferers", "hex_layout"):
-        if ch.get(key):
-            raise NotSupported(
-                f"{p}.{key}",
-                ch[key],
-                "absent: a full-buffer neighbour has no LENA counterpart that was validated here (a "
-                "WaveformGenerator on the downlink channel did not reproduce the link budget: docs/ns3.md)",
-            )
     dl_mhz = float(ch.get("dl_carrier_mhz", DEFAULTS["dl_carrier_mhz"]))
     ul_mhz = float(ch.get("ul_carrier_mhz", DEFAULTS["ul_carrier_mhz"]))
     dl, ul = earfcn(dl_mhz, True, f"{p}.dl_carrier_mhz"), earfcn(ul_mhz, False, f"{p}.ul_carrier_mhz")
@@ -301,8 +300,10 @@ def channel_plan(cell: dict, path: str, n_rbs: int, duration_s: float, warmup_s:
         *_attr_lines("pathloss", attrs),
         *antenna_lines("enb_antenna", enb.get("antenna")),
     ]
-    fading_lines, trace, notes = _fading(ch, cell, n_rbs, duration_s, warmup_s, p)
-    lines += fading_lines
+    icell_lines, notes = interferer_lines(ch, n_rbs, p)
+    fading_lines, trace, fading_notes = _fading(ch, cell, n_rbs, duration_s, warmup_s, p, bool(icell_lines))
+    lines += icell_lines + fading_lines
+    notes += fading_notes
     h_ue = min(float(u["sinr"].get("height_m", DEFAULTS["ue_height_m"])) for u in cell["ues"])
     notes += [n for n in [hata_note(ch.get("pathloss") or {}, dl_mhz, h_ue)] if n]
     return ChannelPlan(lines, trace, notes, (dl, ul))

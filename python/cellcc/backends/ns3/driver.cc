@@ -13,6 +13,7 @@
 //!   route node= net=link<i>|ue via_link=        (LTE plans: static routes instead of global routing)
 //!   epc, cell, rlc, ue, move                    (the LTE cell: see lte.cc)
 //!   chan, object, attr, fading, mobility        (its channel model: see channel.cc)
+//!   interference, icell                         (its interfering cells: see interferers.cc)
 //!   flow idx= src= dst= transport=tcp|udp app=bulk|finite|rate_limited|cbr bytes= rate_bps=
 //!        write_bytes= start_s= stop_s= port= cca= (ns-3 TypeId) and TCP attributes (see ApplyTcp)
 //! Output (OUTDIR): flows.csv, slots.csv, cwnd.csv, rtt.csv, queues.csv (columns in their
@@ -365,7 +366,8 @@ Sort(const std::vector<Record>& records)
                                               {"cell", &p.cell},
                                               {"rlc", &p.rlc},
                                               {"chan", &p.lte.chan},
-                                              {"fading", &p.lte.fading}};
+                                              {"fading", &p.lte.fading},
+                                              {"interference", &p.lte.interference}};
     std::map<std::string, std::vector<const Record*>*> many{{"node", &p.nodes},
                                                             {"link", &p.links},
                                                             {"change", &p.changes},
@@ -375,6 +377,7 @@ Sort(const std::vector<Record>& records)
                                                             {"object", &p.lte.objects},
                                                             {"attr", &p.lte.attrs},
                                                             {"mobility", &p.lte.mobility},
+                                                            {"icell", &p.lte.icells},
                                                             {"flow", &p.flows}};
     for (const Record& r : records)
     {
@@ -553,6 +556,7 @@ Run(const std::vector<Record>& records, const std::string& dir)
     Simulator::Stop(At(w.durationS) + NanoSeconds(1));
     Simulator::Run();
     WriteFlows(dir, w, monitor, cls);
+    WriteInterference(dir);
     for (FILE* f : {cwndOut, rttOut, slotsOut, queuesOut, lteOut})
     {
         std::fclose(f);

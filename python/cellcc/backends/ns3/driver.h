@@ -23,6 +23,7 @@
 namespace ns3
 {
 class LteHelper;
+class PointToPointEpcHelper;
 }
 
 #include <cstdio>
@@ -123,7 +124,9 @@ struct LtePlanRecords
     /// The channel model; absent: SINR set by position under Friis (`move` records).
     const Record* chan = nullptr;
     const Record* fading = nullptr;
-    std::vector<const Record*> ues, moves, objects, attrs, mobility;
+    /// With interfering cells: which SINR the UEs' CQI follows (interferers.py).
+    const Record* interference = nullptr;
+    std::vector<const Record*> ues, moves, objects, attrs, mobility, icells;
 };
 
 // lte.cc
@@ -145,6 +148,17 @@ void SetUpChannel(Ptr<LteHelper> h, const LtePlanRecords& r, const std::string& 
 Vector EnbPosition(const Record& chan);
 /// A channel-placed UE's position and mobility model.
 void PlaceChannelUe(Ptr<Node> node, const Record& ue, const Record& mobility);
+// interferers.cc
+/// One LENA eNB per `icell` record (after the serving eNB, on the same helper), and a saturated UE
+/// of its own for each full-buffer one.
+void BuildInterferers(Ptr<LteHelper> h, Ptr<PointToPointEpcHelper> epc, const LtePlanRecords& r, uint64_t nRbs);
+/// LteHelper::UsePdschForCqiGeneration from the `interference` record (before the UEs are installed).
+void SetCqiSource(Ptr<LteHelper> h, const Record& interference);
+/// Control- and data-region SINR probes on the scenario's UEs (before BuildInterferers).
+void WatchDlSinr(const NetDeviceContainer& ueDevs);
+/// sinr.csv and interferers.csv, after the run.
+void WriteInterference(const std::string& dir);
+
 /// Write each UE's slot statistics (lte.csv) and start the next slot.
 void SampleCell(LteCell* lte, FILE* out, int64_t nowNs);
 /// At scenario t = 0: every UE attached, RLC drop traces connected.

@@ -300,6 +300,8 @@ BuildCell(World& w, LteCell* lte, const LtePlanRecords& r, const std::string& di
     }
     // Attach (ideal RRC) and the default EPS bearer; done during the warm-up before t = 0.
     h->Attach(lte->ueDevs, lte->enbDevs.Get(0));
+    WatchDlSinr(lte->ueDevs);
+    BuildInterferers(h, lte->epc, r, cell.U64("rbs"));
     lte->lastRv = cell.Str("harq") == "1" ? kLastHarqRv : 0;
     WatchPhy(lte);
     for (const Record* m : r.moves)

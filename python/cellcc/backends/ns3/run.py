@@ -23,7 +23,8 @@ Definitions, where ns-3 measures something its own way:
   redundancy version), `rlc_drops`. What LENA exposes no trace for (the CQI the scheduler used,
   PRBs, control losses, RLC retransmissions and buffer, capacity) is NaN. The summary gives each
   UE's mean downlink SINR as LENA measured it (`lte_dl_sinr_db`): the check that the position
-  realises the scenario's SINR.
+  realises the scenario's SINR; `lte_dl_ctrl_sinr_db` and `lte_dl_data_sinr_db` the control- and
+  data-region SINR (interferers.py), and with interfering cells `lte_interferer_rb_share`.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ from ..tables import percentile
 from ..tcp_info import CA_STATES
 from .build import driver_binary
 from .channel import FADING_FILE, FadingTrace
+from .interferers import interference_summary
 from .plan import NotSupported, Ns3Plan, plan
 
 NAN = float("nan")
@@ -76,6 +78,8 @@ def run(scenario: dict | str, seed: int | None = None, base_dir: Path | None = N
         names = ("flows", "slots", "cwnd", "rtt", "queues", "lte")
         raw = {name: pd.read_csv(out / f"{name}.csv") for name in names}
         summary = json.loads((out / "summary.json").read_text())
+        if p.cell_id is not None:
+            summary |= interference_summary(out, p.ue_ids, float(sc["duration_s"]))
     summary |= {"backend": "ns3", "seed": p.seed, "wall_s": wall_s, "notes": p.notes}
     if p.cell_id is not None:
         summary["lte_dl_sinr_db"] = mean_sinr_db(p, raw["lte"])

@@ -215,28 +215,71 @@ impl ChannelSinr {
     }
 }
 
-/// The listed interferers, then the hexagonal layout's cells (power and height of the serving eNB), with their loads.
-fn interferer_sites(spec: &ChannelSpec) -> Vec<(Site, InterfererLoad)> {
+/// One interfering cell as the channel resolves it: the listed interferers first, then the
+/// hexagonal layout's cells (power and height of the serving eNB). The ns-3 backend builds one
+/// LENA eNB per entry (`_core.interfering_cells`), so both sides use this one geometry.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct InterferingCell {
+    pub xy_m: [f64; 2],
+    pub height_m: f64,
+    pub tx_power_dbm: f64,
+    pub antenna: AntennaSpec,
+    pub load: InterfererLoad,
+}
+
+/// Every interfering cell of `spec`, in the order the channel indexes them.
+pub fn interfering_cells(spec: &ChannelSpec) -> Vec<InterferingCell> {
     let enb = &spec.enb;
-    let listed = spec.interferers.iter().map(|f| {
-        let h = f.height_m.unwrap_or(enb.height_m);
-        let power_dbm = f.tx_power_dbm.unwrap_or(enb.tx_power_dbm);
-        (Site::new(f.position_m, h, power_dbm, Antenna::from_spec(&f.antenna)), f.load)
+    let listed = spec.interferers.iter().map(|f| InterferingCell {
+        xy_m: f.position_m,
+        height_m: f.height_m.unwrap_or(enb.height_m),
+        tx_power_dbm: f.tx_power_dbm.unwrap_or(enb.tx_power_dbm),
+        antenna: f.antenna,
+        load: f.load,
     });
     let layout = spec.hex_layout.iter().flat_map(|l| {
-        hex_layout_cells(enb.position_m, l).into_iter().map(move |c| {
-            let antenna = match c.orientation_deg {
-                None => Antenna::Isotropic,
-                Some(o) => Antenna::from_spec(&AntennaSpec::Parabolic {
+        hex_layout_cells(enb.position_m, l).into_iter().map(move |c| InterferingCell {
+            xy_m: c.xy_m,
+            height_m: enb.height_m,
+            tx_power_dbm: enb.tx_power_dbm,
+            antenna: match c.orientation_deg {
+                None => AntennaSpec::Isotropic,
+                Some(o) => AntennaSpec::Parabolic {
                     orientation_deg: o,
                     beamwidth_deg: l.beamwidth_deg,
                     max_attenuation_db: l.max_attenuation_db,
-                }),
-            };
-            (Site::new(c.xy_m, enb.height_m, enb.tx_power_dbm, antenna), l.load)
+                },
+            },
+            load: l.load,
         })
     });
     listed.chain(layout).collect()
+}
+
+fn interferer_sites(spec: &ChannelSpec) -> Vec<(Site, InterfererLoad)> {
+    interfering_cells(spec)
+        .into_iter()
+        .map(|c| (Site::new(c.xy_m, c.height_m, c.tx_power_dbm, Antenna::from_spec(&c.antenna)), c.load))
+        .collect()
+}
+
+/// The engine's wideband downlink SINR of one UE at `placement` at t = 0, dB: the data region
+/// (mean over the `n_rb` RBs of the per-RB linear SINR, each interferer at its load) and the
+/// control region (every interferer at full power). The reference the ns-3 backend's
+/// interference check compares LENA's measurements with (fast fading included if the spec has it).
+pub fn wideband_dl_sinr_db(
+    spec: &ChannelSpec,
+    placement: &UePlacement,
+    seed: u64,
+    label: &str,
+    n_rb: usize,
+) -> Result<(f64, f64), ScenarioError> {
+    let mut ch = ChannelSinr::new(spec, std::slice::from_ref(placement), seed, label)?;
+    let mut row_db = vec![0.0; n_rb.max(1)];
+    ch.per_rb_sinr_db(UeIndex(0), LinkDir::Downlink, SimTime::ZERO, &mut row_db);
+    let data_lin = row_db.iter().map(|x| 10f64.powf(x / 10.0)).sum::<f64>() / row_db.len() as f64;
+    let control_db = ch.control_sinr_db(UeIndex(0), SimTime::ZERO);
+    Ok((to_db(data_lin), control_db))
 }
 
 fn new_ue(spec: &ChannelSpec, n_interferers: usize, u: &UePlacement, seed: u64, key: &str) -> UeChannel {
