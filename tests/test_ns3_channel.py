@@ -153,16 +153,6 @@ def test_a_parabolic_enb_antenna_keeps_its_pattern():
     )
 
 
-@pytest.mark.parametrize(
-    ("key", "value"),
-    [("interferers", [{"position_m": [500, 0]}]), ("hex_layout", {"rings": 1})],
-)
-def test_interferers_and_the_hex_layout_are_refused_by_name(key, value):
-    with pytest.raises(NotSupported) as e:
-        ns3_plan.plan(channel_cell({key: value}, {"position_m": [100.0, 0.0]}))
-    assert e.value.path == f"cells[0].channel.{key}" and "WaveformGenerator" in e.value.why
-
-
 # --- mobility -------------------------------------------------------------------------------
 
 

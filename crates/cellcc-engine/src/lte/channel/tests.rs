@@ -78,6 +78,47 @@ fn an_idle_interferer_leaves_the_data_region_clean_but_not_the_control_region() 
 }
 
 #[test]
+fn the_wideband_reference_is_the_data_and_control_sinr_worked_by_hand() {
+    // The previous test's geometry, 50 RBs: idle -> data 46.5654 dB (noise only), control ~0 dB (S = I).
+    let idle = wideband_dl_sinr_db(&one_interferer(InterfererLoad::Idle), &ue_at(100.0, 0.0), 1, "c", 50).unwrap();
+    assert!((idle.0 - 46.5654).abs() < 1e-3 && idle.1.abs() < 1e-3, "{idle:?}");
+    // Full buffer: both regions see S = I: -10 log10(1 + N/S) ~ -1e-4 dB.
+    let full =
+        wideband_dl_sinr_db(&one_interferer(InterfererLoad::FullBuffer), &ue_at(100.0, 0.0), 1, "c", 50).unwrap();
+    assert!(full.0.abs() < 1e-3 && full.1.abs() < 1e-3, "{full:?}");
+}
+
+#[test]
+fn the_interfering_cells_are_the_listed_ones_then_the_layout_with_the_serving_enbs_power() {
+    let layout = HexLayoutSpec {
+        rings: 1,
+        isd_m: 500.0,
+        sectors: 3,
+        beamwidth_deg: 70.0,
+        max_attenuation_db: 20.0,
+        sector_offset_m: 0.5,
+        load: InterfererLoad::Idle,
+    };
+    let listed =
+        InterfererSpec { tx_power_dbm: Some(40.0), ..isotropic_interferer([900.0, 0.0], InterfererLoad::FullBuffer) };
+    let spec = ChannelSpec { interferers: vec![listed], hex_layout: Some(layout), ..flat_spec() };
+    let cells = interfering_cells(&spec);
+    // 1 listed + 7 sites x 3 sectors - the serving one = 21.
+    assert_eq!(cells.len(), 21);
+    assert_eq!((cells[0].xy_m, cells[0].tx_power_dbm, cells[0].load), ([900.0, 0.0], 40.0, InterfererLoad::FullBuffer));
+    // The centre site keeps its sister sectors at 120 and -120 degrees, 0.5 m off the site.
+    let sisters: Vec<_> = cells.iter().filter(|c| c.xy_m[0].hypot(c.xy_m[1]) < 1.0).collect();
+    assert_eq!(sisters.len(), 2);
+    for (c, want_deg) in sisters.iter().zip([120.0, -120.0]) {
+        let AntennaSpec::Parabolic { orientation_deg, beamwidth_deg, .. } = c.antenna else { panic!("omni") };
+        assert_eq!((orientation_deg, beamwidth_deg), (want_deg, 70.0));
+        assert!((c.xy_m[0].hypot(c.xy_m[1]) - 0.5).abs() < 1e-12);
+    }
+    // Layout cells take the serving eNB's height and power (flat_spec: 1.5 m, 30 dBm).
+    assert!(cells[1..].iter().all(|c| c.height_m == 1.5 && c.tx_power_dbm == 30.0 && c.load == InterfererLoad::Idle));
+}
+
+#[test]
 fn a_half_loaded_interferer_halves_the_mean_interference() {
     // 50 RBs, fraction 0.5: 25 RBs per TTI carry I = S (SINR 1/(1 + N/S) ~ 0 dB), 25 carry none
     // (46.5654 dB). Mean interference per RB over RBs and TTIs = I / 2, recovered as S / SINR - N.
