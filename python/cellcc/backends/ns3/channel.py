@@ -275,7 +275,8 @@ def channel_plan(cell: dict, path: str, n_rbs: int, duration_s: float, warmup_s:
             f"{p}.shadowing",
             ch["shadowing"],
             "absent: ns-3 has log-normal shadowing only in the buildings module, drawn once per link "
-            "(buildings-propagation-loss-model.cc), not correlated along the UE's track",
+            "(buildings-propagation-loss-model.cc), not correlated along the UE's track; its one correlated "
+            "shadowing belongs to the TR 38.901 ThreeGpp* path-loss models, with their own sigma and distance",
         )
     dl_mhz = float(ch.get("dl_carrier_mhz", DEFAULTS["dl_carrier_mhz"]))
     ul_mhz = float(ch.get("ul_carrier_mhz", DEFAULTS["ul_carrier_mhz"]))

@@ -21,8 +21,8 @@ Load, as LENA realises it (lte-enb-phy.cc, ns-3.44):
   (+x for an omni site), attached to it explicitly (ideal RRC; LteHelper's default
   NoOpHandoverAlgorithm and no X2, so it never hands over), and a saturating downlink UDP flow
   (`SATURATING_BPS_PER_RB` per RB, above any MCS's rate): with one backlogged UE every scheduler
-  gives it every RBG in every TTI, so the data frame covers the band (the driver counts these
-  cells' DL transport blocks per TTI as the check, `summary.lte_interferer_tbs_per_tti`);
+  gives it every RBG in every TTI, so the data frame covers the band (the check: the driver
+  counts the RBs that UE receives data on, `summary.lte_interferer_rb_share`);
 - `fraction` is refused: with one UE a LENA scheduler gives the whole band to any backlog, so a
   lower rate gives full-band TTIs part of the time, not round(f N) RBs in every TTI as the engine.
 

@@ -10,7 +10,8 @@
 //! Without a channel model: path loss is LteHelper's default Friis model, set explicitly; no
 //! fading, no shadowing, one cell (so no interference): the SINR a UE sees is fixed by its
 //! distance (lte.py's formula). With one (`chan` records), channel.cc sets path loss, antenna,
-//! fading and mobility; the UE records then carry positions.
+//! fading and mobility; the UE records then carry positions. With interfering cells
+//! (`interference`, `icell` records) interferers.cc adds their eNBs after this cell's.
 //!
 //! Statistics (lte.csv, one row per UE, direction and slot) come from LENA's trace sources:
 //! transport blocks from LteSpectrumPhy DlPhyReception (at the UE) / UlPhyReception (at the
