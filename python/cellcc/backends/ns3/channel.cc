@@ -107,7 +107,7 @@ SetUpChannel(Ptr<LteHelper> h, const LtePlanRecords& r, const std::string& dir)
     ApplyAttributes(r, "pathloss", [&](auto& n, auto& v) { h->SetPathlossModelAttribute(n, v); });
     h->SetEnbAntennaModelType(TypeOf(r, "enb_antenna"));
     ApplyAttributes(r, "enb_antenna", [&](auto& n, auto& v) { h->SetEnbAntennaModelAttribute(n, v); });
-    if (const Record* f = r.fading)
+    if (const Record* f = r.fading; f && HelperFading(r.diag))
     {
         h->SetFadingModel("ns3::TraceFadingLossModel");
         h->SetFadingModelAttribute("TraceFilename", StringValue(dir + "/" + f->Str("file")));

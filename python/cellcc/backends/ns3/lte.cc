@@ -269,7 +269,15 @@ BuildCell(World& w, LteCell* lte, const LtePlanRecords& r, const std::string& di
     }
     lte->enb = w.nodes.Get(cell.U64("enb"));
     Place(lte->enb, r.chan ? EnbPosition(*r.chan) : Vector(0, 0, 0));
+    if (r.diag)
+    {
+        SetUpDiag(h, *r.diag);
+    }
     lte->enbDevs = h->InstallEnbDevice(NodeContainer(lte->enb));
+    if (r.diag && r.fading)
+    {
+        AddDownlinkFading(h, *r.diag, *r.fading, dir);
+    }
     NodeContainer ueNodes;
     for (size_t j = 0; j < r.ues.size(); j++)
     {
@@ -302,6 +310,10 @@ BuildCell(World& w, LteCell* lte, const LtePlanRecords& r, const std::string& di
     h->Attach(lte->ueDevs, lte->enbDevs.Get(0));
     lte->lastRv = cell.Str("harq") == "1" ? kLastHarqRv : 0;
     WatchPhy(lte);
+    if (r.diag)
+    {
+        Simulator::Schedule(g_t0, &StartDiagTrace, *r.diag, lte->enbDevs, lte->ueDevs);
+    }
     for (const Record* m : r.moves)
     {
         size_t j = m->U64("ue");
