@@ -30,6 +30,8 @@ ROOT = Path(__file__).resolve().parent.parent
 DRIVE = ROOT / "examples" / "crosscheck" / "lte-channel-drive.toml"
 #: ns-3's default RLC MaxTxBufferSize (lte-rlc-um.cc, lte-rlc-am.cc): 10 KiB.
 NS3_RLC_BUFFER_BYTES = 10 * 1024
+#: LENA's default SRS period (LteEnbRrc::SrsPeriodicity), ms.
+SRS_MS = 40
 #: Packets closer than this belong to one burst: a 1500-B packet takes 12 us at 1 Gbit/s.
 BURST_GAP_NS = 100_000
 #: libpcap's microsecond magic, little-endian (the engine's pcap.rs), and its record header.
@@ -137,8 +139,9 @@ def drive(options: str, cca: str = "cubic") -> None:
         ul_ms = pd.read_csv(Path(trace) / "diag.csv").query("event == 'ul_tb'")["t_ns"].to_numpy() / 1e6
         gaps = np.diff(ul_ms)
         long = gaps[gaps > 5]
-        print(f"  uplink silent > 5 ms: {len(long)} gaps, {long.sum():.0f} ms in all; ends mod 40 ms:")
-        print("  ", sorted({round(float(e) % 40) for e in ul_ms[1:][gaps > 5]}))
+        phases = pd.Series(np.round(ul_ms[1:][gaps > 5] % SRS_MS)).value_counts()
+        print(f"  uplink silent > 5 ms: {len(long)} gaps, {long.sum():.0f} ms in all; their ends mod {SRS_MS} ms:")
+        print("  ", phases.to_dict())
 
 
 if __name__ == "__main__":
