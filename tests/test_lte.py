@@ -63,6 +63,7 @@ BAD_CELLS = [
     ("mtu", ["cells", 0, "mtu_bytes"], 10, "cells[0].mtu_bytes"),
     ("cqi-period", ["cells", 0, "cqi"], {"period_ms": 0}, "cells[0].cqi.period_ms"),
     ("harq-retx", ["cells", 0, "harq"], {"max_retx": 9}, "cells[0].harq.max_retx"),
+    ("cqi-dl-mcs-from", ["cells", 0, "cqi"], {"dl_mcs_from": "best_subband"}, "dl_mcs_from"),
     (
         "ramp-duration",
         ["cells", 0, "ues", 0, "sinr"],
@@ -111,6 +112,19 @@ def test_channel_example_is_deterministic_and_moves_data():
     pd.testing.assert_frame_equal(a.lte, b.lte)
     assert a.lte["cqi"].nunique() > 1, "fading and shadowing move the CQI"
     assert a.flows.loc[0, "rx_bytes"] > 0
+
+
+def test_the_worst_subband_cqi_lowers_the_mcs_under_frequency_selective_fading():
+    # The lte-channel-drive crosscheck's cell (EVA: 2.5 us of delay spread over 10 MHz), 1 s: the
+    # worst of 17 one-RBG sub-bands sits below the wideband CQI (15 at 100 m), and the MCS with it.
+    doc = Scenario.load(EXAMPLES / "crosscheck" / "lte-channel-drive.toml").to_dict()
+    doc["duration_s"] = 1.0
+    wide = cellcc.run(doc).lte
+    doc["cells"][0]["cqi"] = {"dl_mcs_from": "worst_subband"}
+    worst = cellcc.run(doc).lte
+    dl = [t[(t["dir"] == "dl") & (t["tbs"] > 0)] for t in (wide, worst)]
+    assert dl[1]["cqi"].mean() < dl[0]["cqi"].mean()
+    assert dl[1]["mcs_mean"].mean() < dl[0]["mcs_mean"].mean() - 1
 
 
 def test_linux_backend_refuses_a_cell(cli, lte_doc, write_doc):
