@@ -10,11 +10,11 @@
 //!   LteUePowerControl (TS 36.213 §5.1.1.1) with its ClosedLoop attribute false / true.
 //! - ul_cqi: FfMacScheduler::UlCqiFilter, SRS_UL_CQI (LENA's default) or PUSCH_UL_CQI.
 //! - srs_ms: LteEnbRrc::SrsPeriodicity, how often the UE sounds the uplink (LENA's default 40).
-//! - trace: per-packet events written to DIR/diag.csv (t_ns,event,bytes,value): `dl_rlc_in`
-//!   (eNB PDCP TxPDU: an SDU handed to the downlink RLC), `dl_rlc_drop` (its TxDrop), `ul_tx`
-//!   (UE PDCP TxPDU: an uplink SDU, the TCP ACKs), `ul_rx` (eNB PDCP RxPDU; value = its PDCP
-//!   delay ns), `ul_tb` (eNB UlPhyReception; bytes = TB size, value = MCS, negative if the TB
-//!   failed), `dl_tb` (the same at the UE).
+//! - trace: per-packet events written to DIR/diag.csv (t_ns,event,bytes,value), data radio
+//!   bearers only: `dl_rlc_in` (eNB PDCP TxPDU: an SDU handed to the downlink RLC, accepted or
+//!   not), `dl_rlc_drop` (the RLC's TxDrop), `ul_tx` (UE PDCP TxPDU: an uplink SDU, the TCP ACKs),
+//!   `ul_rx` (eNB PDCP RxPDU; value = its PDCP delay ns), `ul_tb` (eNB UlPhyReception; bytes = TB
+//!   size, value = MCS, or -1 - MCS if the TB failed), `dl_tb` (the same at the UE).
 
 #include "driver.h"
 
