@@ -28,6 +28,8 @@ namespace
 {
 
 FILE* g_diagOut = nullptr;
+//! LCIDs 1 and 2 are SRB1 and SRB2 (TS 36.321 Table 6.2.1-1): signalling, not a data bearer.
+constexpr uint8_t kLastSrbLcid = 2;
 
 void
 Event(const char* what, uint64_t bytes, int64_t value)
@@ -43,8 +45,7 @@ Event(const char* what, uint64_t bytes, int64_t value)
 void
 OnDlRlcIn(uint16_t, uint8_t lcid, uint32_t size)
 {
-    // LCIDs 1 and 2 are SRB1/SRB2 (TS 36.321 Table 6.2.1-1): signalling, not the data bearer.
-    if (lcid > 2)
+    if (lcid > kLastSrbLcid)
     {
         Event("dl_rlc_in", size, 0);
     }
@@ -59,7 +60,7 @@ OnDlRlcDrop(Ptr<const Packet> p)
 void
 OnUlTx(uint16_t, uint8_t lcid, uint32_t size)
 {
-    if (lcid > 2)
+    if (lcid > kLastSrbLcid)
     {
         Event("ul_tx", size, 0);
     }
@@ -68,7 +69,7 @@ OnUlTx(uint16_t, uint8_t lcid, uint32_t size)
 void
 OnUlRx(uint16_t, uint8_t lcid, uint32_t size, uint64_t delayNs)
 {
-    if (lcid > 2)
+    if (lcid > kLastSrbLcid)
     {
         Event("ul_rx", size, static_cast<int64_t>(delayNs));
     }
