@@ -86,6 +86,25 @@ def test_friis_cell_sets_powers_noise_position_and_earfcns():
     assert not _records(p.text, "fading") and not _records(p.text, "interferer") and p.fading is None
 
 
+def test_uplink_power_control_maps_to_lte_ue_power_control():
+    # Default: open loop with LteUePowerControl's own defaults (lte-ue-power-control.cc).
+    chan = _record(ns3_plan.plan(channel_cell({})).text, "chan")
+    got = {k: chan[k] for k in chan if k.startswith(("ul_pc", "pc_"))}
+    assert got == {
+        "ul_pc": "open_loop",
+        "pc_p0_nominal_dbm": "-80",
+        "pc_p0_ue_db": "0",
+        "pc_alpha": "1.0",
+        "pc_pcmax_dbm": "23.0",
+        "pc_psrs_offset": "7",
+    }
+    pc = {"kind": "open_loop", "p0_nominal_pusch_dbm": -100, "alpha": 0.8, "p_cmax_dbm": 20}
+    chan = _record(ns3_plan.plan(channel_cell({"ul_power_control": pc})).text, "chan")
+    assert (chan["pc_p0_nominal_dbm"], chan["pc_alpha"], chan["pc_pcmax_dbm"]) == ("-100", "0.8", "20.0")
+    chan = _record(ns3_plan.plan(channel_cell({"ul_power_control": {"kind": "fixed"}})).text, "chan")
+    assert chan["ul_pc"] == "fixed" and not any(k.startswith("pc_") for k in chan)
+
+
 @pytest.mark.parametrize(
     ("pathloss", "type_id", "attrs"),
     [
