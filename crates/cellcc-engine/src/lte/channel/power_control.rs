@@ -307,6 +307,29 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        /// Whatever the parameters: the total never exceeds P_CMAX nor falls below -40 dBm, a larger
+        /// grant never gets more power per PRB, and with the 0 dB SRS offset a grant within the band
+        /// gets at least the SRS's power per PRB.
+        #[test]
+        fn power_is_bounded_and_per_prb_falls_with_the_grant(
+            p0 in -126i32..=24, ue in -8i32..=7, a in 0usize..8, cmax in -40.0f64..33.0,
+            pl_db in 40.0f64..180.0, m in 1u32..100, n_rb in 1u32..=100,
+        ) {
+            let spec = UlPowerControlSpec::OpenLoop {
+                p0_nominal_pusch_dbm: p0, p0_ue_pusch_db: ue, alpha: ALPHAS[a], p_cmax_dbm: cmax,
+                p_srs_offset: DEFAULT_P_SRS_OFFSET,
+            };
+            let p = UlPower::new(&spec, 10.0);
+            let total = p.pusch_dbm(pl_db, m);
+            proptest::prop_assert!(total <= cmax.max(MIN_OUTPUT_POWER_DBM) + 1e-9 && total >= MIN_OUTPUT_POWER_DBM);
+            proptest::prop_assert!(p.pusch_per_prb_dbm(pl_db, m + 1) <= p.pusch_per_prb_dbm(pl_db, m) + 1e-9);
+            if m <= n_rb {
+                proptest::prop_assert!(p.pusch_per_prb_dbm(pl_db, m) >= p.srs_per_prb_dbm(pl_db, n_rb) - 1e-9);
+            }
+        }
+    }
+
     #[test]
     fn the_scenario_forms_parse() {
         let fixed: UlPowerControlSpec = serde_json::from_str(r#"{"kind": "fixed"}"#).unwrap();
