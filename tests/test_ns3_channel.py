@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+import cellcc
 from cellcc import Scenario, _core, builders
 from cellcc.backends.ns3 import channel
 from cellcc.backends.ns3 import plan as ns3_plan
@@ -300,3 +301,24 @@ def test_the_channel_crosscheck_example_plans_for_ns3():
     assert (_record(p.text, "chan")["dl_earfcn"], p.fading.lead) == ("1575", 501)
     assert _record(p.text, "mobility")["model"] == "constant_velocity"
     assert not any("fading" in n or "okumura" in n for n in p.notes)
+
+
+@needs_ns3
+@pytest.mark.parametrize(("pc", "cqi", "mcs"), [({"kind": "fixed"}, 4, 6), ({"kind": "open_loop"}, 11, 20)])
+def test_uplink_power_control_gives_lena_and_the_engine_the_same_uplink_mcs(pc, cqi, mcs):
+    from cellcc.backends.ns3 import run as ns3_run
+
+    sc = channel_cell({"enb": {"height_m": 1.5}, "ul_power_control": pc}, duration_s=1.5)
+    # UE 3000 m away, Friis, 25 RBs, no fading. PL (DL, 2120 MHz) = 108.5165 dB; UL loss at 1930 MHz
+    # 108.5165 + 20 log10(1930 / 2120) = 107.7012 dB; eNB noise -174 + 52.5527 + 5 = -116.4473 dBm per RB.
+    # fixed: 10 - 13.9794 = -3.9794 dBm per RB on the band-wide SRS, SINR 4.7667 dB. open loop: the SRS
+    # wants 13.9794 - 80 + 108.5165 = 42.5 dBm, capped at 23: 9.0206 dBm per RB, SINR 17.7667 dB.
+    # Both sides take the UL CQI from the SRS by ns-3's Shannon gap (pf-ff-mac-scheduler.cc, BER 5e-5):
+    # log2(1 + 10^0.47667 / 5.5293) = 0.625 -> CQI 4 -> MCS 6; log2(1 + 10^1.77667 / 5.5293) = 3.56 ->
+    # CQI 11 -> MCS 20 (TS 36.213 Table 7.2.3-1; ns-3 lte-amc.cc McsToItbs / CQI-to-MCS tables).
+    engine, lena = cellcc.run(sc).lte, ns3_run.run(sc).lte
+    for t in (engine, lena):
+        ul = t[(t["dir"] == "ul") & (t["tbs"] > 0)]
+        assert ul["tbs"].sum() > 100
+        assert (ul["mcs_mean"] * ul["tbs"]).sum() / ul["tbs"].sum() == pytest.approx(mcs)
+    assert (engine[engine["dir"] == "ul"]["cqi"].dropna() == cqi).all()
