@@ -67,7 +67,11 @@ def test_carriers_off_the_raster_or_outside_fdd_bands_are_refused(mhz):
 
 
 def test_friis_cell_sets_powers_noise_position_and_earfcns():
-    ch = {"enb": {"position_m": [10, 20], "height_m": 25, "tx_power_dbm": 43}, "ue_tx_power_dbm": 23}
+    ch = {
+        "enb": {"position_m": [10, 20], "height_m": 25, "tx_power_dbm": 43},
+        "ue_tx_power_dbm": 23,
+        "ul_power_control": {"kind": "fixed"},
+    }
     p = ns3_plan.plan(channel_cell(ch))
     chan = _record(p.text, "chan")
     assert (chan["dl_earfcn"], chan["ul_earfcn"], chan["enb_tx_dbm"], chan["ue_tx_dbm"]) == (

@@ -147,6 +147,11 @@ HATA_ENVIRONMENTS = {"urban": "Urban", "suburban": "SubUrban", "open_areas": "Op
 HATA_CITIES = {"small": "Small", "medium": "Medium", "large": "Large"}
 
 
+def _or_default(value: object, default: float) -> object:
+    """`value` unless absent (the canonical form writes an unset optional field as null)."""
+    return default if value is None else value
+
+
 def ul_power_control_fields(pc: dict | None) -> dict[str, object]:
     """The `chan` record's uplink power-control fields (ns-3 LteUePowerControl attributes)."""
     pc = pc or {"kind": "open_loop"}
@@ -319,7 +324,7 @@ def channel_plan(cell: dict, path: str, n_rbs: int, duration_s: float, warmup_s:
             ul_earfcn=ul,
             enb_tx_dbm=float(enb.get("tx_power_dbm", DEFAULTS["enb_tx_power_dbm"])),
             enb_nf_db=float(enb.get("noise_figure_db", DEFAULTS["enb_noise_figure_db"])),
-            ue_tx_dbm=float(ch.get("ue_tx_power_dbm", DEFAULTS["ue_tx_power_dbm"])),
+            ue_tx_dbm=float(_or_default(ch.get("ue_tx_power_dbm"), DEFAULTS["ue_tx_power_dbm"])),
             **ul_power_control_fields(ch.get("ul_power_control")),
             ue_nf_db=float(ch.get("ue_noise_figure_db", DEFAULTS["ue_noise_figure_db"])),
             enb_x_m=x,

@@ -54,7 +54,7 @@ use self::noise::{dbm_to_mw, noise_per_rb_dbm, to_db};
 use self::power_control::UlPower;
 use self::shadowing::{Shadowing, SHADOWING_STEP_NS};
 use self::small_scale::{tap_profile, LinkFading};
-use self::spec::{AntennaSpec, ChannelSpec, PathLossSpec, UePlacement};
+use self::spec::{AntennaSpec, ChannelSpec, PathLossSpec, UePlacement, DEFAULT_UE_TX_POWER_DBM};
 use super::sap::{LinkDir, UeIndex};
 use super::sinr::{PuschGrant, SinrSource};
 use crate::error::ScenarioError;
@@ -162,7 +162,7 @@ impl ChannelSinr {
             serving: Site::new(enb.position_m, enb.height_m, enb.tx_power_dbm, Antenna::from_spec(&enb.antenna)),
             interferers: Vec::new(),
             loads: Vec::new(),
-            ul_power: UlPower::new(&spec.ul_power_control, spec.ue_tx_power_dbm),
+            ul_power: UlPower::new(&spec.ul_power_control, spec.ue_tx_power_dbm.unwrap_or(DEFAULT_UE_TX_POWER_DBM)),
             dl_noise_rb_mw: dbm_to_mw(noise_per_rb_dbm(spec.ue_noise_figure_db)),
             ul_noise_rb_mw: dbm_to_mw(noise_per_rb_dbm(enb.noise_figure_db)),
         };

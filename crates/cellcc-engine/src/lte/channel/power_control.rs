@@ -331,6 +331,20 @@ mod tests {
     }
 
     #[test]
+    fn a_fixed_power_under_power_control_is_refused_not_ignored() {
+        use super::super::spec::ChannelSpec;
+        let spec = |pc: UlPowerControlSpec| ChannelSpec {
+            ue_tx_power_dbm: Some(23.0),
+            ul_power_control: pc,
+            ..ChannelSpec::default()
+        };
+        let e = spec(UlPowerControlSpec::default()).validate("cells[0].channel").unwrap_err();
+        assert_eq!((e.path.as_str(), e.value.as_str()), ("cells[0].channel.ue_tx_power_dbm", "23"));
+        assert!(e.allowed.contains("p_cmax_dbm") && e.allowed.contains("fixed"), "{e}");
+        assert!(spec(UlPowerControlSpec::Fixed).validate("c").is_ok());
+    }
+
+    #[test]
     fn the_scenario_forms_parse() {
         let fixed: UlPowerControlSpec = serde_json::from_str(r#"{"kind": "fixed"}"#).unwrap();
         assert_eq!(fixed, UlPowerControlSpec::Fixed);

@@ -70,8 +70,9 @@ pub struct ChannelSpec {
     pub enb: EnbSpec,
     /// UE transmit power under `ul_power_control = { kind = "fixed" }`, dBm, in [-40, 33].
     /// Default 10 (ns-3 `LteUePhy::TxPower`; TS 36.101 §6.2.2 power class 3 caps it at 23).
-    #[serde(default = "d_ue_tx")]
-    pub ue_tx_power_dbm: f64,
+    /// Refused under power control, which sets the power itself (its cap is `p_cmax_dbm`).
+    #[serde(default)]
+    pub ue_tx_power_dbm: Option<f64>,
     /// Uplink power control (TS 36.213 §5.1.1.1). Default open loop with ns-3 LENA's
     /// `LteUePowerControl` defaults ([`super::power_control`]).
     #[serde(default)]
@@ -429,9 +430,6 @@ fn d_dl_carrier() -> f64 {
 fn d_ul_carrier() -> f64 {
     DEFAULT_UL_CARRIER_MHZ
 }
-fn d_ue_tx() -> f64 {
-    DEFAULT_UE_TX_POWER_DBM
-}
 fn d_ue_nf() -> f64 {
     DEFAULT_UE_NOISE_FIGURE_DB
 }
@@ -526,7 +524,7 @@ impl Default for ChannelSpec {
             dl_carrier_mhz: DEFAULT_DL_CARRIER_MHZ,
             ul_carrier_mhz: DEFAULT_UL_CARRIER_MHZ,
             enb: EnbSpec::default(),
-            ue_tx_power_dbm: DEFAULT_UE_TX_POWER_DBM,
+            ue_tx_power_dbm: None,
             ul_power_control: UlPowerControlSpec::default(),
             ue_noise_figure_db: DEFAULT_UE_NOISE_FIGURE_DB,
             pathloss: PathLossSpec::default(),
@@ -571,7 +569,17 @@ impl ChannelSpec {
         in_range(self.dl_carrier_mhz, lo, hi, || p("dl_carrier_mhz"), "MHz in [400, 6000]")?;
         in_range(self.ul_carrier_mhz, lo, hi, || p("ul_carrier_mhz"), "MHz in [400, 6000]")?;
         self.enb.validate(&p("enb"))?;
-        in_range(self.ue_tx_power_dbm, -40.0, 33.0, || p("ue_tx_power_dbm"), "dBm in [-40, 33]")?;
+        match (self.ue_tx_power_dbm, self.ul_power_control) {
+            (None, _) => {}
+            (Some(tx_dbm), UlPowerControlSpec::Fixed) => {
+                in_range(tx_dbm, -40.0, 33.0, || p("ue_tx_power_dbm"), "dBm in [-40, 33]")?;
+            }
+            (Some(tx_dbm), UlPowerControlSpec::OpenLoop { .. }) => {
+                let allowed = "absent: ul_power_control (default open_loop) sets the UE's power, capped at its \
+                               p_cmax_dbm; or set ul_power_control = { kind = \"fixed\" }";
+                return Err(ScenarioError::new(p("ue_tx_power_dbm"), tx_dbm, allowed));
+            }
+        }
         self.ul_power_control.validate(&p("ul_power_control"))?;
         in_range(self.ue_noise_figure_db, 0.0, 20.0, || p("ue_noise_figure_db"), "dB in [0, 20]")?;
         self.pathloss.validate(path, self)?;
@@ -763,7 +771,7 @@ mod tests {
     fn an_empty_spec_takes_the_ns3_defaults() {
         let s = parse("{}").unwrap();
         assert_eq!(s, ChannelSpec::default());
-        assert_eq!((s.enb.tx_power_dbm, s.ue_tx_power_dbm), (30.0, 10.0));
+        assert_eq!((s.enb.tx_power_dbm, s.ue_tx_power_dbm), (30.0, None));
         assert_eq!((s.enb.noise_figure_db, s.ue_noise_figure_db), (5.0, 9.0));
         s.validate("c").unwrap();
     }
