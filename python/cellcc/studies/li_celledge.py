@@ -602,7 +602,7 @@ def _threshold_text(los200: pd.DataFrame) -> str:
         f"{before.index[0]:.0f} m, {before.iloc[-1]:.2f} at {before.index[-1]:.0f} m and {after.iloc[0]:.2f} at "
         f"{after.index[0]:.0f} m: the other sites are NLOS from 40 m on, the serving link turns NLOS past 200 m and "
         + (
-            "its uplink then no longer carries TCP's ACKs."
+            "its uplink, even at P_CMAX, then carries few of TCP's ACKs."
             if after.iloc[0] < STALLED_MBPS
             else "the downlink SINR, and the rate with it, falls."
         )
