@@ -6,8 +6,8 @@
 //! - fading: `both` is LteHelper's own use (one TraceFadingLossModel on both channels,
 //!   lte-helper.cc ChannelModelInitialization); `dl` adds it to the downlink channel only, so the
 //!   uplink sees path loss alone; `none` installs no fading.
-//! - ul_pc: `off` is the backend's mapping (fixed UE TxPower); `open` / `closed` turn on
-//!   LteUePowerControl (TS 36.213 §5.1.1.1) with its ClosedLoop attribute false / true.
+//! - ul_pc: `off` keeps the backend's mapping of the scenario's `ul_power_control`; `open` /
+//!   `closed` turn on LteUePowerControl (TS 36.213 §5.1.1.1), ClosedLoop false / true.
 //! - ul_cqi: FfMacScheduler::UlCqiFilter, SRS_UL_CQI (LENA's default) or PUSCH_UL_CQI.
 //! - srs_ms: LteEnbRrc::SrsPeriodicity, how often the UE sounds the uplink (LENA's default 40).
 //! - trace: per-packet events written to DIR/diag.csv (t_ns,event,bytes,value), data radio

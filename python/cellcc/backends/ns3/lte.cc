@@ -208,14 +208,15 @@ void
 ConfigureLte(const Record& cell, const Record& rlc, const Record* chan)
 {
     ConfigureRlc(rlc);
+    // Without a channel the UE's TxPower is set per UE for its uplink SINR (lte.py), which power
+    // control would override; a channel sets power control as its ul_power_control says.
+    Config::SetDefault("ns3::LteUePhy::EnableUplinkPowerControl", BooleanValue(false));
     if (chan)
     {
         ConfigureChannel(*chan);
     }
     Config::SetDefault("ns3::LteSpectrumPhy::CtrlErrorModelEnabled", BooleanValue(cell.Str("ctrl_errors") == "1"));
     Config::SetDefault("ns3::LteUePhy::DownlinkCqiPeriodicity", TimeValue(Seconds(cell.Num("cqi_period_s"))));
-    // The UE's TxPower is set per UE for its uplink SINR (lte.py); power control would override it.
-    Config::SetDefault("ns3::LteUePhy::EnableUplinkPowerControl", BooleanValue(false));
 }
 
 LteCell*

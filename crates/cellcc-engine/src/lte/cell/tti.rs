@@ -10,6 +10,7 @@ use crate::lte::mac::uplink::UplinkRequests;
 use crate::lte::mac::{subheader_bytes, BSR_CE_BYTES, MAX_SUBHEADER_BYTES};
 use crate::lte::phy::{self, HarqHistory};
 use crate::lte::sap::{LinkDir, RbMask, TbAssignment, TbOutcome, TxOpportunity, UeIndex};
+use crate::lte::sinr::PuschGrant;
 use crate::scenario::{CellSpec, DlCqiMode};
 use crate::sim::{SimDuration, SimTime};
 
@@ -263,10 +264,19 @@ impl Cell {
     /// One TB on the air: PDCCH error, then the BLER draw from the HARQ-combined
     /// effective SINR (ns-3 `LteSpectrumPhy::EndRxData`); record it and await feedback.
     fn send(&mut self, now: SimTime, a: &TbAssignment, payload: TbPayload, history: HarqHistory) -> TbOutcome {
-        self.sinr.per_rb_sinr_db(a.ue, a.dir, now, &mut self.sinr_db);
-        let id = self.sinr.row_id(a.ue, a.dir, now);
         let link = self.ues[a.ue.index()].link(a.dir);
-        link.memo.refresh(id, &self.sinr_db);
+        match a.dir {
+            LinkDir::Downlink => {
+                self.sinr.per_rb_sinr_db(a.ue, a.dir, now, &mut self.sinr_db);
+                link.memo.refresh(self.sinr.row_id(a.ue, a.dir, now), &self.sinr_db);
+            }
+            // The PUSCH's own power over its grant (TS 36.213 §5.1.1.1); the memo keeps the SRS
+            // row's CQI, which this row is not.
+            LinkDir::Uplink => {
+                let grant = PuschGrant { prbs: a.rbs.count() };
+                self.sinr.pusch_sinr_db(a.ue, now, grant, &mut self.sinr_db);
+            }
+        }
         let sinr_db = &self.sinr_db;
         // ns-3 models control errors on the downlink only (DCI on PDCCH, TS 36.213 §9.1).
         let control_lost = a.dir == LinkDir::Downlink
