@@ -39,7 +39,6 @@ def channel(rings: int, load: str) -> dict:
         "dl_carrier_mhz": 1842.5,
         "ul_carrier_mhz": 1747.5,
         "enb": {"tx_power_dbm": 46, "height_m": 30, "antenna": {"kind": "parabolic", "beamwidth_deg": 70}},
-        "ue_tx_power_dbm": 23,
         "pathloss": {"model": "okumura_hata", "environment": "urban", "city": "medium"},
         "hex_layout": {"rings": rings, "load": {"kind": load}},
     }

@@ -14,6 +14,7 @@
 //!   epc, cell, rlc, ue, move                    (the LTE cell: see lte.cc)
 //!   chan, object, attr, fading, mobility        (its channel model: see channel.cc)
 //!   interference, icell                         (its interfering cells: see interferers.cc)
+//!   diag                                        (diagnostic options, never by default: diag.cc)
 //!   flow idx= src= dst= transport=tcp|udp app=bulk|finite|rate_limited|cbr bytes= rate_bps=
 //!        write_bytes= start_s= stop_s= port= cca= (ns-3 TypeId) and TCP attributes (see ApplyTcp)
 //! Output (OUTDIR): flows.csv, slots.csv, cwnd.csv, rtt.csv, queues.csv (columns in their
@@ -367,7 +368,8 @@ Sort(const std::vector<Record>& records)
                                               {"rlc", &p.rlc},
                                               {"chan", &p.lte.chan},
                                               {"fading", &p.lte.fading},
-                                              {"interference", &p.lte.interference}};
+                                              {"interference", &p.lte.interference},
+                                              {"diag", &p.lte.diag}};
     std::map<std::string, std::vector<const Record*>*> many{{"node", &p.nodes},
                                                             {"link", &p.links},
                                                             {"change", &p.changes},
@@ -523,6 +525,10 @@ Run(const std::vector<Record>& records, const std::string& dir)
     if (p.cell)
     {
         ConfigureLte(*p.cell, *p.rlc, p.lte.chan);
+        if (p.lte.diag)
+        {
+            ConfigureDiag(*p.lte.diag);
+        }
         lte = CreateLte(*p.epc);
     }
     BuildNodes(w, p, lte);
@@ -562,6 +568,7 @@ Run(const std::vector<Record>& records, const std::string& dir)
         std::fclose(f);
     }
     WriteSummary(dir);
+    StopDiagTrace();
     Simulator::Destroy();
     FreeFlowTraces(w);
     FreeLte(lte);

@@ -126,6 +126,8 @@ struct LtePlanRecords
     const Record* fading = nullptr;
     /// With interfering cells: which SINR the UEs' CQI follows (interferers.py).
     const Record* interference = nullptr;
+    /// Diagnostic options (diag.cc); absent in every ordinary run.
+    const Record* diag = nullptr;
     std::vector<const Record*> ues, moves, objects, attrs, mobility, icells;
 };
 
@@ -158,6 +160,18 @@ void SetCqiSource(Ptr<LteHelper> h, const Record& interference);
 void WatchDlSinr(const NetDeviceContainer& ueDevs);
 /// sinr.csv and interferers.csv, after the run.
 void WriteInterference(const std::string& dir);
+// diag.cc (docs/ns3.md, "Diagnostic options")
+/// Attribute defaults of the diagnostic options, before LENA creates its objects.
+void ConfigureDiag(const Record& diag);
+/// Whether LteHelper carries the fading model (on both channels): without diagnostics, yes.
+bool HelperFading(const Record* diag);
+/// The scheduler's UL CQI filter, before the eNB device is installed.
+void SetUpDiag(Ptr<LteHelper> h, const Record& diag);
+/// With fading=dl: the fading model on the downlink channel alone, after the eNB is installed.
+void AddDownlinkFading(Ptr<LteHelper> h, const Record& diag, const Record& fading, const std::string& dir);
+/// With trace=DIR: per-packet RLC/PDCP/PHY events into DIR/diag.csv.
+void StartDiagTrace(const Record& diag, NetDeviceContainer enbDevs, NetDeviceContainer ueDevs);
+void StopDiagTrace();
 
 /// Write each UE's slot statistics (lte.csv) and start the next slot.
 void SampleCell(LteCell* lte, FILE* out, int64_t nowNs);
