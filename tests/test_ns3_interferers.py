@@ -42,7 +42,7 @@ def hata_channel(**extra) -> dict:
 
 
 def saturated_ue_cell(ch: dict, xy: tuple[float, float], duration_s: float) -> dict:
-    """One static UE at `xy` with a UDP flow above the cell's capacity, so it is served every subframe."""
+    """One static UE at `xy` with a UDP flow above the cell's capacity, so it is backlogged in every subframe."""
     ue = {"sinr": {"kind": "channel", "position_m": list(xy)}, "rlc": {"mode": "um"}}
     flow = {
         "id": "down",
