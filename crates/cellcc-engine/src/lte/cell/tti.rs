@@ -7,10 +7,10 @@ use crate::lte::mac::harq::Feedback;
 use crate::lte::mac::scheduler::{NewTb, Scheduler, UeDemand};
 use crate::lte::mac::uplink::UplinkRequests;
 use crate::lte::mac::{subheader_bytes, BSR_CE_BYTES, MAX_SUBHEADER_BYTES};
-use crate::lte::phy::{self, HarqHistory};
+use crate::lte::phy::{self, HarqHistory, UplinkSounding};
 use crate::lte::sap::{LinkDir, RbMask, TbAssignment, TbOutcome, TxOpportunity, UeIndex};
 use crate::scenario::CellSpec;
-use crate::sim::{SimDuration, SimTime};
+use crate::sim::{SimDuration, SimTime, NS_PER_MS};
 
 /// CQI assumed before a UE's first report reaches the eNB: the lowest
 /// in-range CQI, as ns-3's schedulers do without feedback (`m_cqiTimersThreshold` expiry → CQI 1).
@@ -21,6 +21,8 @@ pub(super) struct Macs {
     dl: Scheduler,
     ul: Scheduler,
     uplink: UplinkRequests,
+    /// Per UE: the eNB's uplink measurement from its SRS and PUSCH.
+    sounding: Vec<UplinkSounding>,
     /// An uplink retransmission happens a fixed time after its NACK (synchronous HARQ,
     /// TS 36.213 §8.0: PHICH at n+4, PUSCH retransmission at n+8).
     ul_retx_delay: SimDuration,
@@ -37,6 +39,7 @@ impl Macs {
                 .with_pf_time_window_ttis(spec.pf_window_ttis),
             ul: Scheduler::new(spec.scheduler, LinkDir::Uplink, n_rbs, n).with_pf_time_window_ttis(spec.pf_window_ttis),
             uplink: UplinkRequests::new(&spec.uplink, n),
+            sounding: (0..n).map(|i| UplinkSounding::new(i, spec.uplink.srs_period_ms, n_rbs as usize)).collect(),
             ul_retx_delay: SimDuration::from_ms(spec.uplink.grant_delay_ms as u64),
             demand: Vec::with_capacity(n),
             new_tbs: Vec::with_capacity(n),
@@ -86,28 +89,31 @@ impl Cell {
         }
     }
 
-    /// Each UE measures its channel and reports a wideband CQI; the eNB
-    /// measures the uplink (TS 36.213 §7.2; ns-3's uplink CQI from the minimum SINR).
+    /// Each UE measures its downlink and reports a wideband CQI every CQI period (TS 36.213 §7.2);
+    /// the eNB measures a UE's uplink on its SRS occasions (and on its PUSCH, in [`Self::send`]).
     fn measure_cqi(&mut self, now: SimTime) {
         let period = SimDuration::from_ms(self.cqi.period_ms as u64);
         let delay = SimDuration::from_ms(self.cqi.delay_ms as u64);
+        let now_ms = now.as_ns() / NS_PER_MS;
         for (i, ue) in self.ues.iter_mut().enumerate() {
-            for dir in [LinkDir::Downlink, LinkDir::Uplink] {
-                if !ue.link(dir).cqi.due(now, period) {
-                    continue;
-                }
-                let id = self.sinr.row_id(UeIndex(i as u16), dir, now);
-                let link = ue.link(dir);
-                if !link.memo.holds(id) {
-                    self.sinr.per_rb_sinr_db(UeIndex(i as u16), dir, now, &mut self.sinr_db);
-                    link.memo.refresh(id, &self.sinr_db);
+            let ue_index = UeIndex(i as u16);
+            if ue.dl.cqi.due(now, period) {
+                let id = self.sinr.row_id(ue_index, LinkDir::Downlink, now);
+                if !ue.dl.memo.holds(id) {
+                    self.sinr.per_rb_sinr_db(ue_index, LinkDir::Downlink, now, &mut self.sinr_db);
+                    ue.dl.memo.refresh(id, &self.sinr_db);
                 }
                 let sinr_db = &self.sinr_db;
-                let cqi = *link.memo.cqi.get_or_insert_with(|| match dir {
-                    LinkDir::Downlink => phy::wideband_cqi(sinr_db),
-                    LinkDir::Uplink => phy::uplink_cqi_shannon_gap(min_db(sinr_db)),
-                });
-                link.cqi.measured(now, cqi, now + delay);
+                let cqi = *ue.dl.memo.cqi.get_or_insert_with(|| phy::wideband_cqi(sinr_db));
+                ue.dl.cqi.measured(now, cqi, now + delay);
+            }
+            let sounding = &mut self.macs.sounding[i];
+            if sounding.srs_due(now_ms) {
+                self.sinr.per_rb_sinr_db(ue_index, LinkDir::Uplink, now, &mut self.sinr_db);
+                sounding.sounded(now_ms, &self.sinr_db);
+                if let Some(cqi) = sounding.cqi() {
+                    ue.ul.cqi.measured(now, cqi, now + delay);
+                }
             }
         }
     }
@@ -265,6 +271,14 @@ impl Cell {
             && self.control_errors
             && link.rng.uniform() < *link.memo.pdcch_error.get_or_insert_with(|| phy::pcfich_pdcch_error_rate(sinr_db));
         let decode = phy::decode_tb(a, &self.sinr_db, history);
+        if a.dir == LinkDir::Uplink {
+            // The PUSCH's DMRS measures its RBs (TS 36.211 §5.5.2): the uplink CQI follows.
+            let sounding = &mut self.macs.sounding[a.ue.index()];
+            sounding.pusch(a.rbs, sinr_db);
+            if let Some(cqi) = sounding.cqi() {
+                link.cqi.measured(now, cqi, now + SimDuration::from_ms(self.cqi.delay_ms as u64));
+            }
+        }
         let outcome = if control_lost {
             TbOutcome::ControlLost
         } else if link.rng.uniform() < decode.bler {
@@ -314,8 +328,4 @@ fn fill_tb(ue: &mut UeContext, a: &TbAssignment, now: SimTime) -> TbPayload {
         payload.push(pdu);
     }
     payload
-}
-
-fn min_db(sinr_db: &[f64]) -> f64 {
-    sinr_db.iter().copied().fold(f64::INFINITY, f64::min)
 }
