@@ -31,6 +31,7 @@
 
 pub mod antenna;
 pub mod calibration;
+pub mod db;
 pub mod fading;
 pub mod hst;
 pub mod ici;
@@ -360,9 +361,7 @@ impl SinrSource for ChannelSinr {
         }
         self.fit(out.len());
         self.sinr_lin(ue, dir, now, Region::Data);
-        for (o, g) in out.iter_mut().zip(&self.gains) {
-            *o = to_db(*g);
-        }
+        db::row_to_db(&self.gains, out);
         let u = &mut self.ues[ue.index()];
         u.row_db[d].clear();
         u.row_db[d].extend_from_slice(out);
