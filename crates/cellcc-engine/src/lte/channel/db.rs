@@ -36,14 +36,26 @@ const ATANH_COEFFS: [f64; 10] = [
 /// IEEE 754 binary64: 52 mantissa bits, exponent bias 1023.
 const MANTISSA_BITS: u32 = 52;
 const MANTISSA_MASK: u64 = (1 << MANTISSA_BITS) - 1;
-const EXPONENT_BIAS: i64 = 1023;
+const EXPONENT_BIAS: u64 = 1023;
+/// The bits of 2^52: OR-ing a biased exponent (< 2^11) into its mantissa and subtracting
+/// 2^52 + bias gives the unbiased exponent as an f64 exactly, with integer and f64 ops only
+/// (SSE2 has no packed i64 -> f64 conversion, so this keeps the row loop vectorised).
+const TWO_POW_52_BITS: u64 = 0x4330_0000_0000_0000;
+const TWO_POW_52_PLUS_BIAS: f64 = (1u64 << MANTISSA_BITS) as f64 + EXPONENT_BIAS as f64;
 /// Subnormals are multiplied by 2^54 before the split.
 const SUBNORMAL_SCALE_BITS: i32 = 54;
+
+/// Whether `x` is positive, normal and finite: the one range [`normal_to_db`] handles.
+#[inline]
+fn is_positive_normal(x: f64) -> bool {
+    let (lo, hi) = (f64::MIN_POSITIVE.to_bits(), f64::INFINITY.to_bits());
+    x.to_bits().wrapping_sub(lo) < hi - lo
+}
 
 /// `10 log10(x)`: a linear power ratio in dB (see the module doc for accuracy and special values).
 #[inline]
 pub fn lin_to_db(x: f64) -> f64 {
-    if x.is_normal() && x > 0.0 {
+    if is_positive_normal(x) {
         normal_to_db(x)
     } else if x > 0.0 && x.is_finite() {
         let scaled = x * 2f64.powi(SUBNORMAL_SCALE_BITS);
@@ -54,28 +66,34 @@ pub fn lin_to_db(x: f64) -> f64 {
     }
 }
 
-/// [`lin_to_db`] of every element of `lin` into `db` (same length).
+/// [`lin_to_db`] of every element of `lin` into `db` (same length): a branch-free pass the
+/// compiler vectorises, then the rare values outside the normal range redone one by one.
 pub fn row_to_db(lin: &[f64], db: &mut [f64]) {
     for (d, &x) in db.iter_mut().zip(lin) {
-        *d = lin_to_db(x);
+        *d = normal_to_db(x);
+    }
+    for (d, &x) in db.iter_mut().zip(lin) {
+        if !is_positive_normal(x) {
+            *d = lin_to_db(x);
+        }
     }
 }
 
-/// 10 log10 of a positive normal `x`.
+/// 10 log10 of a positive normal `x` (any other input gives a meaningless number).
 #[inline]
 fn normal_to_db(x: f64) -> f64 {
     let bits = x.to_bits();
-    let mut e = ((bits >> MANTISSA_BITS) as i64) - EXPONENT_BIAS;
-    let mut m = f64::from_bits((bits & MANTISSA_MASK) | ((EXPONENT_BIAS as u64) << MANTISSA_BITS));
-    if m > SQRT_2 {
-        m *= 0.5;
-        e += 1;
-    }
+    let e = f64::from_bits(TWO_POW_52_BITS | (bits >> MANTISSA_BITS)) - TWO_POW_52_PLUS_BIAS;
+    let m = f64::from_bits((bits & MANTISSA_MASK) | (EXPONENT_BIAS << MANTISSA_BITS));
+    // m in [1, 2): fold (sqrt 2, 2) onto (sqrt(1/2), 1) so that |s| <= 0.1716.
+    let high = m > SQRT_2;
+    let m = if high { m * 0.5 } else { m };
+    let e = if high { e + 1.0 } else { e };
     let s = (m - 1.0) / (m + 1.0);
     let z = s * s;
     let series = ATANH_COEFFS.iter().rev().fold(0.0, |acc, c| acc * z + c);
     let ln_m = 2.0 * (s + s * z * series);
-    DB_PER_OCTAVE * e as f64 + DB_PER_NEPER * ln_m
+    DB_PER_OCTAVE * e + DB_PER_NEPER * ln_m
 }
 
 #[cfg(test)]

@@ -72,38 +72,52 @@ pub const ETU: TapProfile = TapProfile {
     usual_doppler_hz: 300.0,
 };
 
+/// RBs summed side by side in one block of [`RbSteering`]: 8 f32 lanes fill two SSE or one
+/// AVX register, and the block's sums stay in registers across the taps.
+const LANES: usize = 8;
+
 /// exp(-j 2 pi f_k tau_l) for every (RB k, tap l): the per-RB phase of each tap,
 /// shared by every UE with the same profile and bandwidth.
 #[derive(Clone, Debug)]
 pub struct RbSteering {
     n_rb: usize,
-    /// Tap-major `[tap][rb]`, so that the per-RB sums run along contiguous RBs (vectorised).
-    re: Vec<f64>,
-    im: Vec<f64>,
+    n_taps: usize,
+    /// Blocks of [`LANES`] RBs, then taps: `[block][tap][lane]` (padding RBs are 0), in f32 for
+    /// the tap sums (see [`FadingProcess::rb_gains`] for the precision).
+    re: Vec<[f32; LANES]>,
+    im: Vec<[f32; LANES]>,
 }
 
 impl RbSteering {
     pub fn new(profile: &TapProfile, n_rb: usize) -> Self {
         let n_taps = profile.delays_ns.len();
-        let (mut re, mut im) = (Vec::with_capacity(n_rb * n_taps), Vec::with_capacity(n_rb * n_taps));
-        for tau_ns in profile.delays_ns {
-            for k in 0..n_rb {
-                let f_hz = rb_centre_offset_hz(k, n_rb);
-                let (s, c) = (-TAU * f_hz * tau_ns * 1e-9).sin_cos();
-                re.push(c);
-                im.push(s);
+        let n_blocks = n_rb.div_ceil(LANES);
+        let (mut re, mut im) = (vec![[0.0; LANES]; n_blocks * n_taps], vec![[0.0; LANES]; n_blocks * n_taps]);
+        for b in 0..n_blocks {
+            for l in 0..n_taps {
+                for j in 0..LANES.min(n_rb - b * LANES) {
+                    let (s, c) = Self::phase(profile, n_rb, b * LANES + j, l);
+                    re[b * n_taps + l][j] = c as f32;
+                    im[b * n_taps + l][j] = s as f32;
+                }
             }
         }
-        RbSteering { n_rb, re, im }
+        RbSteering { n_rb, n_taps, re, im }
+    }
+
+    /// sin and cos of -2 pi f_k tau_l.
+    fn phase(profile: &TapProfile, n_rb: usize, k: usize, l: usize) -> (f64, f64) {
+        (-TAU * rb_centre_offset_hz(k, n_rb) * profile.delays_ns[l] * 1e-9).sin_cos()
     }
 
     pub fn n_rb(&self) -> usize {
         self.n_rb
     }
 
-    /// exp(-j 2 pi f_k tau_l) of RB `k` and tap `l` as (re, im).
+    /// exp(-j 2 pi f_k tau_l) of RB `k` and tap `l` as (re, im), as stored (f32).
     pub fn at(&self, k: usize, l: usize) -> (f64, f64) {
-        (self.re[l * self.n_rb + k], self.im[l * self.n_rb + k])
+        let i = (k / LANES) * self.n_taps + l;
+        (f64::from(self.re[i][k % LANES]), f64::from(self.im[i][k % LANES]))
     }
 }
 
@@ -136,9 +150,6 @@ pub struct FadingProcess {
     taps_at: Option<u64>,
     rb_gain: Vec<f64>,
     rb_at: Option<u64>,
-    /// Scratch: H_k (re, im) per RB while the taps are summed.
-    h_re: Vec<f64>,
-    h_im: Vec<f64>,
 }
 
 impl FadingProcess {
@@ -190,8 +201,6 @@ impl FadingProcess {
             taps_at: None,
             rb_gain: Vec::new(),
             rb_at: None,
-            h_re: Vec::new(),
-            h_im: Vec::new(),
         }
     }
 
@@ -245,6 +254,12 @@ impl FadingProcess {
 
     /// |H_k|^2 for every RB of `steer` during the TTI containing `now_ns` (linear power gain, mean 1);
     /// cached, so the data and control regions of one TTI cost one evaluation.
+    ///
+    /// H_k = sum_l tap_l exp(-j 2 pi f_k tau_l) is summed in f32, taps in order l = 0, 1, ... for
+    /// every RB: 9 terms of magnitude <= ~1 each carry a rounding of 2^-24 = 6e-8, so H_k is off by
+    /// ~1e-6 absolute and |H_k|^2 by < 1e-5 dB at or above 0 dB and < 1e-3 dB down to a 40 dB fade
+    /// (tested on 400000 EVA gains: worst 7e-5 dB), far below what the MIESM tables resolve. The tap gains themselves stay f64 (they accumulate
+    /// rotations over 64 TTIs).
     pub fn rb_gains(&mut self, now_ns: u64, steer: &RbSteering) -> &[f64] {
         let k = Self::step_of(now_ns);
         if self.rb_at == Some(k) && self.rb_gain.len() == steer.n_rb() {
@@ -253,21 +268,21 @@ impl FadingProcess {
         self.taps(now_ns);
         let n_rb = steer.n_rb();
         self.rb_gain.resize(n_rb, 0.0);
-        self.h_re.clear();
-        self.h_re.resize(n_rb, 0.0);
-        self.h_im.clear();
-        self.h_im.resize(n_rb, 0.0);
-        // H_k = sum_l tap_l exp(-j 2 pi f_k tau_l), taps added in order l = 0, 1, ... for every RB
-        // (tap by tap across all RBs, so the inner loop is a contiguous, vectorisable sweep).
-        for (l, (sr, si)) in steer.re.chunks_exact(n_rb).zip(steer.im.chunks_exact(n_rb)).enumerate() {
-            let (tr, ti) = (self.tap_re[l], self.tap_im[l]);
-            for (((hr, hi), &c), &s) in self.h_re.iter_mut().zip(self.h_im.iter_mut()).zip(sr).zip(si) {
-                *hr += tr * c - ti * s;
-                *hi += tr * s + ti * c;
+        let n_taps = steer.n_taps;
+        let blocks = steer.re.chunks_exact(n_taps).zip(steer.im.chunks_exact(n_taps));
+        for ((sr, si), gains) in blocks.zip(self.rb_gain.chunks_mut(LANES)) {
+            let (mut hr, mut hi) = ([0f32; LANES], [0f32; LANES]);
+            for (l, (c, s)) in sr.iter().zip(si).enumerate() {
+                let (tr, ti) = (self.tap_re[l] as f32, self.tap_im[l] as f32);
+                for j in 0..LANES {
+                    hr[j] += tr * c[j] - ti * s[j];
+                    hi[j] += tr * s[j] + ti * c[j];
+                }
             }
-        }
-        for ((g, &re), &im) in self.rb_gain.iter_mut().zip(&self.h_re).zip(&self.h_im) {
-            *g = re * re + im * im;
+            for ((g, r), i) in gains.iter_mut().zip(hr).zip(hi) {
+                let (r, i) = (f64::from(r), f64::from(i));
+                *g = r * r + i * i;
+            }
         }
         self.rb_at = Some(k);
         &self.rb_gain
@@ -455,6 +470,42 @@ mod tests {
             let got = acc_re.hypot(acc_im) / pow;
             assert!((got - want).abs() < 0.08, "{} over {m} RBs: |rho| {got} vs {want}", profile.name);
         }
+    }
+
+    #[test]
+    fn f32_tap_sums_match_f64_within_the_stated_error() {
+        // 200 EVA links x 20 instants x 100 RBs against H_k summed in f64 from the f64 phases:
+        // |H_k|^2 within 1e-5 dB at or above 0 dB and 1e-3 dB down to -40 dB, as rb_gains says.
+        let (n_rb, steer) = (100, RbSteering::new(&EVA, 100));
+        let (mut worst_db_0, mut worst_db_40): (f64, f64) = (0.0, 0.0);
+        for i in 0..200 {
+            let mut f = process(&EVA, 70.0, i);
+            for t in 0..20u64 {
+                let now = t * 37 * NS_PER_MS;
+                let g32 = f.rb_gains(now, &steer).to_vec();
+                let (tr, ti) = f.taps(now);
+                for (k, g) in g32.iter().enumerate() {
+                    let (mut hr, mut hi) = (0.0, 0.0);
+                    for l in 0..tr.len() {
+                        let (s, c) = RbSteering::phase(&EVA, n_rb, k, l);
+                        hr += tr[l] * c - ti[l] * s;
+                        hi += tr[l] * s + ti[l] * c;
+                    }
+                    let g64 = hr * hr + hi * hi;
+                    let err_db = (10.0 * (g / g64).log10()).abs();
+                    if g64 >= 1.0 {
+                        worst_db_0 = worst_db_0.max(err_db);
+                    }
+                    if g64 >= 1e-4 {
+                        worst_db_40 = worst_db_40.max(err_db);
+                    }
+                }
+            }
+        }
+        assert!(
+            worst_db_0 < 1e-5 && worst_db_40 < 1e-3,
+            "{worst_db_0:e} dB above 0 dB, {worst_db_40:e} dB above -40 dB"
+        );
     }
 
     #[test]
