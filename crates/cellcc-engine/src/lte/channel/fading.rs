@@ -72,37 +72,29 @@ pub const ETU: TapProfile = TapProfile {
     usual_doppler_hz: 300.0,
 };
 
-/// RBs summed side by side in one block of [`RbSteering`]: 8 f32 lanes fill two SSE or one
-/// AVX register, and the block's sums stay in registers across the taps.
-const LANES: usize = 8;
-
 /// exp(-j 2 pi f_k tau_l) for every (RB k, tap l): the per-RB phase of each tap,
 /// shared by every UE with the same profile and bandwidth.
 #[derive(Clone, Debug)]
 pub struct RbSteering {
     n_rb: usize,
-    n_taps: usize,
-    /// Blocks of [`LANES`] RBs, then taps: `[block][tap][lane]` (padding RBs are 0), in f32 for
-    /// the tap sums (see [`FadingProcess::rb_gains`] for the precision).
-    re: Vec<[f32; LANES]>,
-    im: Vec<[f32; LANES]>,
+    /// Tap-major `[tap][rb]`, so that the per-RB sums run along contiguous RBs (vectorised),
+    /// in f32 for the tap sums (see [`FadingProcess::rb_gains`] for the precision).
+    re: Vec<f32>,
+    im: Vec<f32>,
 }
 
 impl RbSteering {
     pub fn new(profile: &TapProfile, n_rb: usize) -> Self {
         let n_taps = profile.delays_ns.len();
-        let n_blocks = n_rb.div_ceil(LANES);
-        let (mut re, mut im) = (vec![[0.0; LANES]; n_blocks * n_taps], vec![[0.0; LANES]; n_blocks * n_taps]);
-        for b in 0..n_blocks {
-            for l in 0..n_taps {
-                for j in 0..LANES.min(n_rb - b * LANES) {
-                    let (s, c) = Self::phase(profile, n_rb, b * LANES + j, l);
-                    re[b * n_taps + l][j] = c as f32;
-                    im[b * n_taps + l][j] = s as f32;
-                }
+        let (mut re, mut im) = (Vec::with_capacity(n_rb * n_taps), Vec::with_capacity(n_rb * n_taps));
+        for l in 0..n_taps {
+            for k in 0..n_rb {
+                let (s, c) = Self::phase(profile, n_rb, k, l);
+                re.push(c as f32);
+                im.push(s as f32);
             }
         }
-        RbSteering { n_rb, n_taps, re, im }
+        RbSteering { n_rb, re, im }
     }
 
     /// sin and cos of -2 pi f_k tau_l.
@@ -116,8 +108,7 @@ impl RbSteering {
 
     /// exp(-j 2 pi f_k tau_l) of RB `k` and tap `l` as (re, im), as stored (f32).
     pub fn at(&self, k: usize, l: usize) -> (f64, f64) {
-        let i = (k / LANES) * self.n_taps + l;
-        (f64::from(self.re[i][k % LANES]), f64::from(self.im[i][k % LANES]))
+        (f64::from(self.re[l * self.n_rb + k]), f64::from(self.im[l * self.n_rb + k]))
     }
 }
 
@@ -150,6 +141,9 @@ pub struct FadingProcess {
     taps_at: Option<u64>,
     rb_gain: Vec<f64>,
     rb_at: Option<u64>,
+    /// Scratch: H_k (re, im) per RB while the taps are summed (f32, see `rb_gains`).
+    h_re: Vec<f32>,
+    h_im: Vec<f32>,
 }
 
 impl FadingProcess {
@@ -201,6 +195,8 @@ impl FadingProcess {
             taps_at: None,
             rb_gain: Vec::new(),
             rb_at: None,
+            h_re: Vec::new(),
+            h_im: Vec::new(),
         }
     }
 
@@ -223,10 +219,12 @@ impl FadingProcess {
             }
         };
         for _ in from..k {
-            for i in 0..self.ph_re.len() {
-                let (a, b) = (self.ph_re[i], self.ph_im[i]);
-                self.ph_re[i] = a * self.rot_re[i] - b * self.rot_im[i];
-                self.ph_im[i] = a * self.rot_im[i] + b * self.rot_re[i];
+            // Zipped slices (no index checks) so the rotations vectorise.
+            let phasors = self.ph_re.iter_mut().zip(self.ph_im.iter_mut());
+            for ((re, im), (&cr, &ci)) in phasors.zip(self.rot_re.iter().zip(&self.rot_im)) {
+                let (a, b) = (*re, *im);
+                *re = a * cr - b * ci;
+                *im = a * ci + b * cr;
             }
         }
         self.phasors_at = Some(k);
@@ -268,21 +266,21 @@ impl FadingProcess {
         self.taps(now_ns);
         let n_rb = steer.n_rb();
         self.rb_gain.resize(n_rb, 0.0);
-        let n_taps = steer.n_taps;
-        let blocks = steer.re.chunks_exact(n_taps).zip(steer.im.chunks_exact(n_taps));
-        for ((sr, si), gains) in blocks.zip(self.rb_gain.chunks_mut(LANES)) {
-            let (mut hr, mut hi) = ([0f32; LANES], [0f32; LANES]);
-            for (l, (c, s)) in sr.iter().zip(si).enumerate() {
-                let (tr, ti) = (self.tap_re[l] as f32, self.tap_im[l] as f32);
-                for j in 0..LANES {
-                    hr[j] += tr * c[j] - ti * s[j];
-                    hi[j] += tr * s[j] + ti * c[j];
-                }
+        self.h_re.clear();
+        self.h_re.resize(n_rb, 0.0);
+        self.h_im.clear();
+        self.h_im.resize(n_rb, 0.0);
+        // Tap by tap across all RBs: the inner loop is a contiguous sweep the compiler vectorises.
+        for (l, (sr, si)) in steer.re.chunks_exact(n_rb).zip(steer.im.chunks_exact(n_rb)).enumerate() {
+            let (tr, ti) = (self.tap_re[l] as f32, self.tap_im[l] as f32);
+            for (((hr, hi), &c), &s) in self.h_re.iter_mut().zip(self.h_im.iter_mut()).zip(sr).zip(si) {
+                *hr += tr * c - ti * s;
+                *hi += tr * s + ti * c;
             }
-            for ((g, r), i) in gains.iter_mut().zip(hr).zip(hi) {
-                let (r, i) = (f64::from(r), f64::from(i));
-                *g = r * r + i * i;
-            }
+        }
+        for ((g, &re), &im) in self.rb_gain.iter_mut().zip(&self.h_re).zip(&self.h_im) {
+            let (re, im) = (f64::from(re), f64::from(im));
+            *g = re * re + im * im;
         }
         self.rb_at = Some(k);
         &self.rb_gain
