@@ -6,9 +6,12 @@ use crate::packet::PacketId;
 use std::cell::RefCell;
 use std::rc::Rc;
 
-/// A flat 15 dB source that records every per-RB row request as (UE, direction, ms).
+/// Per-RB row requests as (UE, direction, ms), shared between the source and the test.
+type Log = Rc<RefCell<Vec<(u16, LinkDir, u64)>>>;
+
+/// A flat 15 dB source that records every per-RB row request.
 struct Recording {
-    calls: Rc<RefCell<Vec<(u16, LinkDir, u64)>>>,
+    calls: Log,
 }
 
 impl SinrSource for Recording {
@@ -23,7 +26,7 @@ impl SinrSource for Recording {
 }
 
 /// Two UEs at fixed SINR, SRS every 10 ms; returns the cell and its request log.
-fn cell_with_log() -> (Cell, Rc<RefCell<Vec<(u16, LinkDir, u64)>>>) {
+fn cell_with_log() -> (Cell, Log) {
     let spec: CellSpec = serde_json::from_value(serde_json::json!({
         "id": "c", "enb": "enb", "uplink": {"srs_period_ms": 10},
         "ues": [{"node": "ue0", "sinr": {"kind": "fixed", "db": 15}},
