@@ -172,6 +172,11 @@ def _two_ues(sc: dict, rlc: dict) -> None:
         (lambda sc: sc["cells"][0].update(harq={"max_retx": 2}), "cells[0].harq.max_retx", "rv == 3"),
         (lambda sc: sc["cells"][0].update(cqi={"period_ms": 1, "delay_ms": 6}), "cells[0].cqi.delay_ms", "pipeline"),
         (lambda sc: sc["cells"][0].update(scheduler="fair_share"), "cells[0].scheduler", "round_robin"),
+        (
+            lambda sc: sc["cells"][0].update(uplink={"srs_period_ms": 20}),
+            "cells[0].uplink.srs_period_ms",
+            "SrsPeriodicity",
+        ),
         (lambda sc: _two_ues(sc, {"mode": "um"}), "cells[0].ues[1].rlc", "per eNB"),
         (
             lambda sc: sc["links"].append({"id": "x", "a": "server", "b": "ue", "rate_mbps": 1}),

@@ -24,11 +24,12 @@ pub trait SinrSource {
     /// eNB measures for link adaptation.
     fn per_rb_sinr_db(&mut self, ue: UeIndex, dir: LinkDir, now: SimTime, out: &mut [f64]);
 
-    /// The uplink row of a PUSCH over `grant` (what its transport block is decoded at): a source
-    /// that models the UE's power puts it on the grant's PRBs. Default: the SRS row (a source
-    /// given as SINR values has no power to spread).
-    fn pusch_sinr_db(&mut self, ue: UeIndex, now: SimTime, _grant: PuschGrant, out: &mut [f64]) {
-        self.per_rb_sinr_db(ue, LinkDir::Uplink, now, out);
+    /// How far (dB) a PUSCH over `grant` sits above the SRS row on each of its PRBs: a source
+    /// that models the UE's power control puts the PUSCH's power on the grant's PRBs, the SRS's
+    /// on the band (TS 36.213 §5.1.1.1, §5.1.3.1). Default 0: a source given as SINR values has
+    /// no power to spread.
+    fn pusch_offset_db(&mut self, _ue: UeIndex, _now: SimTime, _grant: PuschGrant) -> f64 {
+        0.0
     }
 
     /// SINR of the downlink control region (PCFICH/PDCCH) for `ue` at `now`, dB.

@@ -84,6 +84,8 @@ NS3_AM_FIXED = {"poll_pdu": 1, "poll_byte": 50, "max_retx_threshold": 5, "on_max
 NS3_UM_SN_BITS = 10
 #: TS 36.213 §8.0 FDD: a UL grant in subframe n is used in n + 4 (ns-3 lte-common.h UL_PUSCH_TTIS_DELAY).
 NS3_UL_GRANT_DELAY_MS = 4
+#: ns-3.44 lte-enb-rrc.cc attribute LteEnbRrc::SrsPeriodicity default (ms), the engine's default too.
+NS3_SRS_PERIOD_MS = 40
 #: Engine CQI reporting delay default (scenario/lte.rs CqiSpec::delay_ms); LENA's is its fixed pipeline.
 ENGINE_CQI_DELAY_MS = 4
 
@@ -215,6 +217,8 @@ def _cell_line(c: dict, path: str, enb_idx: int, n_rbs: int, earfcns: tuple[int,
     uplink = c.get("uplink") or {}
     if uplink.get("grant_delay_ms", NS3_UL_GRANT_DELAY_MS) != NS3_UL_GRANT_DELAY_MS:
         raise NotSupported(f"{path}.uplink.grant_delay_ms", uplink["grant_delay_ms"], "4 (UL_PUSCH_TTIS_DELAY)")
+    if uplink.get("srs_period_ms", NS3_SRS_PERIOD_MS) != NS3_SRS_PERIOD_MS:
+        raise NotSupported(f"{path}.uplink.srs_period_ms", uplink["srs_period_ms"], "40 (LteEnbRrc::SrsPeriodicity)")
     return record(
         "cell",
         enb=enb_idx,

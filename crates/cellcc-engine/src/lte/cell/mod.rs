@@ -266,3 +266,6 @@ fn ue_sinr(spec: &SinrSpec, path: &str, n_rbs: u32, seed: u64, streams: &str) ->
         }
     })
 }
+
+#[cfg(test)]
+mod tests;

@@ -8,11 +8,11 @@ use crate::lte::mac::scheduler::rbg::rbg_size;
 use crate::lte::mac::scheduler::{NewTb, Scheduler, UeDemand};
 use crate::lte::mac::uplink::UplinkRequests;
 use crate::lte::mac::{subheader_bytes, BSR_CE_BYTES, MAX_SUBHEADER_BYTES};
-use crate::lte::phy::{self, HarqHistory};
+use crate::lte::phy::{self, HarqHistory, UplinkSounding};
 use crate::lte::sap::{LinkDir, RbMask, TbAssignment, TbOutcome, TxOpportunity, UeIndex};
 use crate::lte::sinr::PuschGrant;
 use crate::scenario::{CellSpec, DlCqiMode};
-use crate::sim::{SimDuration, SimTime};
+use crate::sim::{SimDuration, SimTime, NS_PER_MS};
 
 /// CQI assumed before a UE's first report reaches the eNB: the lowest
 /// in-range CQI, as ns-3's schedulers do without feedback (`m_cqiTimersThreshold` expiry → CQI 1).
@@ -23,6 +23,8 @@ pub(super) struct Macs {
     dl: Scheduler,
     ul: Scheduler,
     uplink: UplinkRequests,
+    /// Per UE: the eNB's uplink measurement from its SRS and PUSCH.
+    sounding: Vec<UplinkSounding>,
     /// An uplink retransmission happens a fixed time after its NACK (synchronous HARQ,
     /// TS 36.213 §8.0: PHICH at n+4, PUSCH retransmission at n+8).
     ul_retx_delay: SimDuration,
@@ -39,6 +41,7 @@ impl Macs {
                 .with_pf_time_window_ttis(spec.pf_window_ttis),
             ul: Scheduler::new(spec.scheduler, LinkDir::Uplink, n_rbs, n).with_pf_time_window_ttis(spec.pf_window_ttis),
             uplink: UplinkRequests::new(&spec.uplink, n),
+            sounding: (0..n).map(|i| UplinkSounding::new(i, spec.uplink.srs_period_ms, n_rbs as usize)).collect(),
             ul_retx_delay: SimDuration::from_ms(spec.uplink.grant_delay_ms as u64),
             demand: Vec::with_capacity(n),
             new_tbs: Vec::with_capacity(n),
@@ -88,35 +91,38 @@ impl Cell {
         }
     }
 
-    /// Each UE measures its channel and reports a wideband CQI (or, with `dl_mcs_from =
-    /// "worst_subband"`, its worst sub-band CQI); the eNB
-    /// measures the uplink (TS 36.213 §7.2; ns-3's uplink CQI from the minimum SINR).
+    /// Each UE measures its downlink and reports a wideband CQI (or, with `dl_mcs_from =
+    /// "worst_subband"`, its worst sub-band CQI) every CQI period (TS 36.213 §7.2); the eNB
+    /// measures a UE's uplink on its SRS occasions (and on its PUSCH, in [`Self::send`]).
     fn measure_cqi(&mut self, now: SimTime) {
         let period = SimDuration::from_ms(self.cqi.period_ms as u64);
         let delay = SimDuration::from_ms(self.cqi.delay_ms as u64);
+        let now_ms = now.as_ns() / NS_PER_MS;
         let dl_mode = self.cqi.dl_mcs_from;
         // Mode 3-0 sub-bands of one RBG, as ns-3 LENA's A30 report (phy::worst_subband_cqi).
         let subband_rbs = rbg_size(self.n_rbs) as usize;
         for (i, ue) in self.ues.iter_mut().enumerate() {
-            for dir in [LinkDir::Downlink, LinkDir::Uplink] {
-                if !ue.link(dir).cqi.due(now, period) {
-                    continue;
-                }
-                let id = self.sinr.row_id(UeIndex(i as u16), dir, now);
-                let link = ue.link(dir);
-                if !link.memo.holds(id) {
-                    self.sinr.per_rb_sinr_db(UeIndex(i as u16), dir, now, &mut self.sinr_db);
-                    link.memo.refresh(id, &self.sinr_db);
+            let ue_index = UeIndex(i as u16);
+            if ue.dl.cqi.due(now, period) {
+                let id = self.sinr.row_id(ue_index, LinkDir::Downlink, now);
+                if !ue.dl.memo.holds(id) {
+                    self.sinr.per_rb_sinr_db(ue_index, LinkDir::Downlink, now, &mut self.sinr_db);
+                    ue.dl.memo.refresh(id, &self.sinr_db);
                 }
                 let sinr_db = &self.sinr_db;
-                let cqi = *link.memo.cqi.get_or_insert_with(|| match dir {
-                    LinkDir::Downlink => match dl_mode {
-                        DlCqiMode::Wideband => phy::wideband_cqi(sinr_db),
-                        DlCqiMode::WorstSubband => phy::worst_subband_cqi(sinr_db, subband_rbs),
-                    },
-                    LinkDir::Uplink => phy::uplink_cqi_shannon_gap(min_db(sinr_db)),
+                let cqi = *ue.dl.memo.cqi.get_or_insert_with(|| match dl_mode {
+                    DlCqiMode::Wideband => phy::wideband_cqi(sinr_db),
+                    DlCqiMode::WorstSubband => phy::worst_subband_cqi(sinr_db, subband_rbs),
                 });
-                link.cqi.measured(now, cqi, now + delay);
+                ue.dl.cqi.measured(now, cqi, now + delay);
+            }
+            let sounding = &mut self.macs.sounding[i];
+            if sounding.srs_due(now_ms) {
+                self.sinr.per_rb_sinr_db(ue_index, LinkDir::Uplink, now, &mut self.sinr_db);
+                sounding.sounded(now_ms, &self.sinr_db);
+                if let Some(cqi) = sounding.cqi() {
+                    ue.ul.cqi.measured(now, cqi, now + delay);
+                }
             }
         }
     }
@@ -265,17 +271,20 @@ impl Cell {
     /// effective SINR (ns-3 `LteSpectrumPhy::EndRxData`); record it and await feedback.
     fn send(&mut self, now: SimTime, a: &TbAssignment, payload: TbPayload, history: HarqHistory) -> TbOutcome {
         let link = self.ues[a.ue.index()].link(a.dir);
-        match a.dir {
-            LinkDir::Downlink => {
-                self.sinr.per_rb_sinr_db(a.ue, a.dir, now, &mut self.sinr_db);
-                link.memo.refresh(self.sinr.row_id(a.ue, a.dir, now), &self.sinr_db);
+        self.sinr.per_rb_sinr_db(a.ue, a.dir, now, &mut self.sinr_db);
+        if a.dir == LinkDir::Downlink {
+            link.memo.refresh(self.sinr.row_id(a.ue, a.dir, now), &self.sinr_db);
+        } else {
+            // The PUSCH's DMRS measures its RBs (TS 36.211 §5.5.2) on the SRS row's scale (the
+            // eNB knows the UE's power from its headroom reports): the uplink CQI follows.
+            let sounding = &mut self.macs.sounding[a.ue.index()];
+            sounding.pusch(a.rbs, &self.sinr_db);
+            if let Some(cqi) = sounding.cqi() {
+                link.cqi.measured(now, cqi, now + SimDuration::from_ms(self.cqi.delay_ms as u64));
             }
-            // The PUSCH's own power over its grant (TS 36.213 §5.1.1.1); the memo keeps the SRS
-            // row's CQI, which this row is not.
-            LinkDir::Uplink => {
-                let grant = PuschGrant { prbs: a.rbs.count() };
-                self.sinr.pusch_sinr_db(a.ue, now, grant, &mut self.sinr_db);
-            }
+            // The transport block is decoded at the PUSCH's own power over its grant (TS 36.213 §5.1.1.1).
+            let offset_db = self.sinr.pusch_offset_db(a.ue, now, PuschGrant { prbs: a.rbs.count() });
+            self.sinr_db.iter_mut().for_each(|x| *x += offset_db);
         }
         let sinr_db = &self.sinr_db;
         // ns-3 models control errors on the downlink only (DCI on PDCCH, TS 36.213 §9.1).
@@ -332,8 +341,4 @@ fn fill_tb(ue: &mut UeContext, a: &TbAssignment, now: SimTime) -> TbPayload {
         payload.push(pdu);
     }
     payload
-}
-
-fn min_db(sinr_db: &[f64]) -> f64 {
-    sinr_db.iter().copied().fold(f64::INFINITY, f64::min)
 }

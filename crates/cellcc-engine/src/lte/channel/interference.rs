@@ -113,9 +113,14 @@ impl Site {
     ) -> f64 {
         let g = LinkGeometry::new(self.xy_m, self.height_m, ue_xy_m, ue_height_m);
         let antenna_db = self.antenna.gain_db(self.xy_m, ue_xy_m);
-        10f64.powf((antenna_db - loss_db(model, &g, f_mhz) - shadow_db) / 10.0)
+        // 10^(x/10) as exp(x ln(10)/10): the same value to a few ulp, at a third of powf's cost
+        // (56 sites x every UE every 10 ms).
+        ((antenna_db - loss_db(model, &g, f_mhz) - shadow_db) * DB_TO_NEPER).exp()
     }
 }
+
+/// ln(10) / 10: a dB value times this is the natural log of its linear ratio.
+const DB_TO_NEPER: f64 = std::f64::consts::LN_10 / 10.0;
 
 /// The whole-band power received from each of `sites` into `out_mw`, each with its own shadowing (dB); returns the sum, mW.
 pub fn interference_mw(

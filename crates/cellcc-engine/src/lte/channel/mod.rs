@@ -16,7 +16,7 @@
 //!   power control). UL: the UE sets its power by [`power_control`] (TS 36.213 §5.1.1.1) and
 //!   spreads it over the PRBs it sends on: the band for the SRS row
 //!   ([`SinrSource::per_rb_sinr_db`], the eNB's link adaptation), its grant for a PUSCH
-//!   ([`SinrSource::pusch_sinr_db`], the transport block's decoding).
+//!   ([`SinrSource::pusch_offset_db`], the transport block's decoding).
 //! - UL and DL share the shadowing (large-scale reciprocity) but have independent
 //!   fast fading (the FDD duplex gap is far wider than the coherence bandwidth).
 //! - Interferers and their loads: see [`interference`]. Control region: full interference on every RB.
@@ -32,6 +32,7 @@
 
 pub mod antenna;
 pub mod calibration;
+pub mod db;
 pub mod fading;
 pub mod hst;
 pub mod ici;
@@ -419,9 +420,7 @@ impl SinrSource for ChannelSinr {
         }
         self.fit(out.len());
         self.sinr_lin(ue, dir, now, Region::Data);
-        for (o, g) in out.iter_mut().zip(&self.gains) {
-            *o = to_db(*g);
-        }
+        db::row_to_db(&self.gains, out);
         let u = &mut self.ues[ue.index()];
         u.row_db[d].clear();
         u.row_db[d].extend_from_slice(out);
@@ -432,16 +431,12 @@ impl SinrSource for ChannelSinr {
         Some(self.row_key(now))
     }
 
-    fn pusch_sinr_db(&mut self, ue: UeIndex, now: SimTime, grant: PuschGrant, out: &mut [f64]) {
-        self.per_rb_sinr_db(ue, LinkDir::Uplink, now, out);
+    fn pusch_offset_db(&mut self, ue: UeIndex, now: SimTime, grant: PuschGrant) -> f64 {
         // Same path, fading and noise as the SRS row (no uplink interference): only the power per
-        // PRB differs, by the PUSCH's over `grant` PRBs less the SRS's over the band.
+        // PRB differs, the PUSCH's over `grant` PRBs less the SRS's over the band.
         let pl_db = self.ues[ue.index()].large_scale(&self.d, now.as_ns()).path_loss_db();
         let power = &self.d.ul_power;
-        let gain_db = power.pusch_per_prb_dbm(pl_db, grant.prbs) - power.srs_per_prb_dbm(pl_db, out.len() as u32);
-        for o in out.iter_mut() {
-            *o += gain_db;
-        }
+        power.pusch_per_prb_dbm(pl_db, grant.prbs) - power.srs_per_prb_dbm(pl_db, self.gains.len() as u32)
     }
 
     fn control_sinr_db(&mut self, ue: UeIndex, now: SimTime) -> f64 {

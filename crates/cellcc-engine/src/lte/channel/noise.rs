@@ -15,9 +15,9 @@ pub fn dbm_to_mw(dbm: f64) -> f64 {
     10f64.powf(dbm / 10.0)
 }
 
-/// A linear power ratio to dB.
+/// A linear power ratio to dB (without libm: [`super::db`]).
 pub fn to_db(lin: f64) -> f64 {
-    10.0 * lin.log10()
+    super::db::lin_to_db(lin)
 }
 
 #[cfg(test)]

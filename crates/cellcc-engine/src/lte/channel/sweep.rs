@@ -172,7 +172,7 @@ mod tests {
         let mut s =
             SweepSinr::new(&SweepSpec { ul_db: Some(15.0), ..forward(FadingProfile::None) }, 1, 1, "c").unwrap();
         s.per_rb_sinr_db(UeIndex(0), LinkDir::Uplink, SimTime::from_secs_f64(6.0), &mut out);
-        assert!(out.iter().all(|&x| x == 15.0), "{out:?}");
+        assert!(out.iter().all(|&x| (x - 15.0).abs() < 1e-9), "{out:?}");
         let bad = SweepSpec { ul_db: Some(99.0), ..forward(FadingProfile::None) }.validate("u").unwrap_err();
         assert_eq!(bad.path, "u.ul_db");
     }

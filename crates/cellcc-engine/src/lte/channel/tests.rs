@@ -53,8 +53,9 @@ fn friis_link_budget_at_100_m_worked_by_hand() {
 
 fn pusch(ch: &mut ChannelSinr, prbs: u32, n_rb: usize) -> Vec<f64> {
     let mut out = vec![0.0; n_rb];
-    ch.pusch_sinr_db(UeIndex(0), SimTime::ZERO, PuschGrant { prbs }, &mut out);
-    out
+    ch.per_rb_sinr_db(UeIndex(0), LinkDir::Uplink, SimTime::ZERO, &mut out);
+    let offset_db = ch.pusch_offset_db(UeIndex(0), SimTime::ZERO, PuschGrant { prbs });
+    out.iter().map(|x| x + offset_db).collect()
 }
 
 #[test]

@@ -21,6 +21,7 @@ use serde::{Deserialize, Serialize};
 
 use super::scheduler::NewTb;
 use crate::error::ScenarioError;
+use crate::lte::phy::{DEFAULT_SRS_PERIOD_MS, SRS_PERIODS_MS};
 use crate::lte::sap::UeIndex;
 use crate::sim::{SimDuration, SimTime, NS_PER_MS};
 
@@ -80,11 +81,18 @@ pub struct UplinkConfig {
     pub sr_period_ms: u32,
     /// From UL grant to its PUSCH transmission, ms, 1..=8. Default 4 (TS 36.213 §8.0, FDD).
     pub grant_delay_ms: u32,
+    /// SRS period, ms: one of 2, 5, 10, 20, 40, 80, 160, 320 (TS 36.213 Table 8.2-1). Default 40
+    /// (ns-3 `LteEnbRrc::SrsPeriodicity`). The eNB measures the uplink on SRS and PUSCH only.
+    pub srs_period_ms: u32,
 }
 
 impl Default for UplinkConfig {
     fn default() -> Self {
-        UplinkConfig { sr_period_ms: DEFAULT_SR_PERIOD_MS, grant_delay_ms: DEFAULT_GRANT_DELAY_MS }
+        UplinkConfig {
+            sr_period_ms: DEFAULT_SR_PERIOD_MS,
+            grant_delay_ms: DEFAULT_GRANT_DELAY_MS,
+            srs_period_ms: DEFAULT_SRS_PERIOD_MS,
+        }
     }
 }
 
@@ -99,6 +107,13 @@ impl UplinkConfig {
         }
         if !(1..=MAX_GRANT_DELAY_MS).contains(&self.grant_delay_ms) {
             return Err(ScenarioError::new(format!("{path}.grant_delay_ms"), self.grant_delay_ms, "1..=8 ms"));
+        }
+        if !SRS_PERIODS_MS.contains(&self.srs_period_ms) {
+            return Err(ScenarioError::new(
+                format!("{path}.srs_period_ms"),
+                self.srs_period_ms,
+                "one of 2, 5, 10, 20, 40, 80, 160, 320 (TS 36.213 Table 8.2-1)",
+            ));
         }
         Ok(())
     }
@@ -309,7 +324,7 @@ mod tests {
     /// A UE whose BSR said "empty" and which gets new data raises an SR again.
     #[test]
     fn new_data_after_an_empty_bsr_triggers_a_new_sr() {
-        let cfg = UplinkConfig { sr_period_ms: 5, grant_delay_ms: 4 };
+        let cfg = UplinkConfig { sr_period_ms: 5, grant_delay_ms: 4, ..UplinkConfig::default() };
         let mut u = UplinkRequests::new(&cfg, 2);
         let ue = UeIndex(1);
         u.bsr_received(ue, 0);
@@ -339,9 +354,12 @@ mod tests {
         assert_eq!((e.path.as_str(), e.value.as_str()), ("cells[0].uplink.sr_period_ms", "3"));
         let e = UplinkConfig { grant_delay_ms: 0, ..d }.validate("u").unwrap_err();
         assert_eq!(e.path, "u.grant_delay_ms");
+        // 30 ms is no T_SRS of Table 8.2-1 (40 and 20 are).
+        let e = UplinkConfig { srs_period_ms: 30, ..d }.validate("u").unwrap_err();
+        assert_eq!((e.path.as_str(), e.value.as_str()), ("u.srs_period_ms", "30"));
         assert!(UplinkConfig { grant_delay_ms: 9, ..d }.validate("u").is_err());
         let parsed: UplinkConfig = serde_json::from_str(r#"{"sr_period_ms": 20}"#).unwrap();
-        assert_eq!(parsed, UplinkConfig { sr_period_ms: 20, grant_delay_ms: 4 });
+        assert_eq!(parsed, UplinkConfig { sr_period_ms: 20, ..UplinkConfig::default() });
         assert!(serde_json::from_str::<UplinkConfig>(r#"{"sr_period": 20}"#).is_err(), "unknown field");
     }
 }

@@ -33,6 +33,7 @@ pub mod control_channel;
 mod data;
 pub mod mi;
 pub mod segmentation;
+pub mod sounding;
 pub mod tbs;
 
 pub use amc::{
@@ -44,6 +45,7 @@ pub use bler::{decode_tb, tb_bler, tb_bler_harq, HarqHistory, TbDecodeStats, HAR
 pub use control_channel::{pcfich_pdcch_error_rate, pcfich_pdcch_error_rate_flat, ControlRegion};
 pub use mi::{effective_mi, mi_per_rb};
 pub use segmentation::{segment_tb, CodeBlocks};
+pub use sounding::{UplinkSounding, DEFAULT_SRS_PERIOD_MS, SRS_PERIODS_MS};
 pub use tbs::{tbs_bits, tbs_bits_for_itbs};
 
 #[cfg(test)]

@@ -1,0 +1,83 @@
+//! Which SINR rows the cell asks its source for, and when: the uplink only on SRS
+//! occasions and PUSCH transmissions (TS 36.213 §8.2, TS 36.211 §5.5.2).
+
+use super::*;
+use crate::packet::PacketId;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+/// Per-RB row requests as (UE, direction, ms), shared between the source and the test.
+type Log = Rc<RefCell<Vec<(u16, LinkDir, u64)>>>;
+
+/// A flat 15 dB source that records every per-RB row request.
+struct Recording {
+    calls: Log,
+}
+
+impl SinrSource for Recording {
+    fn per_rb_sinr_db(&mut self, ue: UeIndex, dir: LinkDir, now: SimTime, out: &mut [f64]) {
+        self.calls.borrow_mut().push((ue.0, dir, now.as_ns() / NS_PER_MS));
+        out.fill(15.0);
+    }
+
+    fn control_sinr_db(&mut self, _ue: UeIndex, _now: SimTime) -> f64 {
+        15.0
+    }
+}
+
+/// Two UEs at fixed SINR, SRS every 10 ms; returns the cell and its request log.
+fn cell_with_log() -> (Cell, Log) {
+    let spec: CellSpec = serde_json::from_value(serde_json::json!({
+        "id": "c", "enb": "enb", "uplink": {"srs_period_ms": 10},
+        "ues": [{"node": "ue0", "sinr": {"kind": "fixed", "db": 15}},
+                {"node": "ue1", "sinr": {"kind": "fixed", "db": 15}}]
+    }))
+    .expect("valid cell");
+    let node = |name: &str| NodeId(["enb", "ue0", "ue1"].iter().position(|n| *n == name).expect("known") as u32);
+    let end = SimTime::from_secs_f64(1.0);
+    let mut cell = Cell::build(&spec, "cells[0]", &node, 1, SimDuration::from_ms(100), end).expect("builds");
+    let calls = Rc::new(RefCell::new(Vec::new()));
+    cell.sinr = Box::new(Recording { calls: calls.clone() });
+    (cell, calls)
+}
+
+fn run_ms(cell: &mut Cell, from_ms: u64, to_ms: u64) {
+    let mut out = CellOutput::default();
+    for ms in from_ms..to_ms {
+        cell.handle_timeout(SimTime(ms * NS_PER_MS), &mut out);
+    }
+}
+
+fn uplink_ms(calls: &[(u16, LinkDir, u64)], ue: u16) -> Vec<u64> {
+    let mut ms: Vec<u64> = calls.iter().filter(|c| c.0 == ue && c.1 == LinkDir::Uplink).map(|c| c.2).collect();
+    ms.dedup();
+    ms
+}
+
+#[test]
+fn an_idle_ue_is_sounded_only_on_its_srs_occasions() {
+    // T_SRS = 10 ms, offsets = UE number: UE 0 at 0, 10, 20, 30 ms; UE 1 at 1, 11, 21, 31 ms.
+    // The downlink is measured every TTI (CQI period 1 ms).
+    let (mut cell, calls) = cell_with_log();
+    run_ms(&mut cell, 0, 40);
+    let calls = calls.borrow();
+    assert_eq!(uplink_ms(&calls, 0), [0, 10, 20, 30]);
+    assert_eq!(uplink_ms(&calls, 1), [1, 11, 21, 31]);
+    let dl0 = calls.iter().filter(|c| c.0 == 0 && c.1 == LinkDir::Downlink).count();
+    assert_eq!(dl0, 40);
+}
+
+#[test]
+fn uplink_rows_off_the_srs_grid_are_pusch_transmissions() {
+    // UE 0 sends one 1000-byte packet at 2 ms: SR at its next occasion, grants, PUSCH TBs.
+    // Every uplink row asked off its SRS grid is a TTI in which it sent an uplink TB.
+    let (mut cell, calls) = cell_with_log();
+    run_ms(&mut cell, 0, 2);
+    let enqueued = cell.enqueue(SimTime(2 * NS_PER_MS), NodeId(1), NodeId(0), PacketId(7), 1000);
+    assert!(matches!(enqueued, CellEnqueued::Accepted));
+    run_ms(&mut cell, 2, 100);
+    let ul_tbs: u64 = cell.ues[0].ul.slots.slots.iter().map(|s| s.tbs).sum();
+    assert!(ul_tbs > 0, "the packet went up");
+    let off_grid = uplink_ms(&calls.borrow(), 0).into_iter().filter(|ms| ms % 10 != 0).count() as u64;
+    assert!(off_grid > 0 && off_grid <= ul_tbs, "{off_grid} uplink rows off the SRS grid, {ul_tbs} uplink TBs");
+}
