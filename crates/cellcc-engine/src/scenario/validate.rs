@@ -644,6 +644,25 @@ mod tests {
     }
 
     #[test]
+    fn tcp_rmem_must_be_ordered_and_agree_with_rcv_buf_bytes() {
+        let mut v = base();
+        v["flows"][0]["tcp"] = json!({"tcp_rmem": [4096, 131072, 65536]});
+        let e = error_of(&v);
+        assert_eq!((e.path.as_str(), e.value.as_str()), ("flows[0].tcp.tcp_rmem", "[4096, 131072, 65536]"));
+        // A default below four full segments' memory (4 x 2304 B, tcp/rwnd.rs) is refused.
+        v["flows"][0]["tcp"] = json!({"tcp_rmem": [4096, 8192, 65536]});
+        assert_eq!(error_of(&v).path, "flows[0].tcp.tcp_rmem");
+        v["flows"][0]["tcp"] = json!({"tcp_rmem": [4096, 131072, 6291456], "rcv_buf_bytes": 1000000});
+        let e = error_of(&v);
+        assert_eq!(
+            (e.path.as_str(), e.allowed.as_str()),
+            ("flows[0].tcp.rcv_buf_bytes", "6291456 (tcp_rmem[2]; it is another name for it)")
+        );
+        v["flows"][0]["tcp"] = json!({"tcp_rmem": [4096, 131072, 1000000], "rcv_buf_bytes": 1000000});
+        assert!(Scenario::from_json(&v.to_string()).is_ok());
+    }
+
+    #[test]
     fn numbers_in_messages_are_plain_unless_very_large_or_small() {
         use super::Num;
         let shown: Vec<String> = [0.0, 0.001, 1e-9, 20.5, 1e15, 1e300, -1e300].map(|x| Num(x).to_string()).into();
