@@ -186,7 +186,16 @@ impl RcvWindow {
 
     /// The memory `bytes` of held (unread or out-of-order) data is charged for.
     pub fn held_memory_bytes(&self, bytes: u64) -> u64 {
+        // Nothing held is the common case (in order, read at once): no division per ACK.
+        if bytes == 0 {
+            return 0;
+        }
         bytes.div_ceil(self.rcv_mss.max(1)) * self.segment_truesize
+    }
+
+    /// `bytes` rounded up to the window-scale unit (`ALIGN(x, 1 << rcv_wscale)`).
+    fn align_up(&self, bytes: u64) -> u64 {
+        ((bytes + (1 << self.wscale) - 1) >> self.wscale) << self.wscale
     }
 
     /// `tcp_rcv_rtt_measure_ts`: a data segment echoing `tsecr` (our ACK's TSval) at `now`.
@@ -356,18 +365,17 @@ impl RcvWindow {
         let allowed = self.full_space() as i64;
         let full = (self.window_clamp as i64).min(allowed);
         let mss = (self.rcv_mss as i64).min(full);
-        let unit = 1i64 << self.wscale;
         let mut free = self.space(self.held_memory_bytes(held_bytes));
         let mut leave_quick = false;
         if free < full >> 1 {
             leave_quick = true;
-            free = free.div_euclid(unit) * unit;
+            free = (free >> self.wscale) << self.wscale;
             if free < allowed >> 4 || free < mss || free <= 0 {
                 return (0, leave_quick);
             }
         }
         let window = free.min(self.rcv_ssthresh as i64) as u64;
-        (window.div_ceil(unit as u64) * unit as u64, leave_quick)
+        (self.align_up(window), leave_quick)
     }
 
     /// `tcp_receive_window`: what is left of the window last offered.
@@ -379,11 +387,10 @@ impl RcvWindow {
     /// left of the last offer (RFC 7323 §2.4; net.ipv4.tcp_shrink_window = 0). Returns the
     /// bytes advertised and whether quick-ACK mode ends.
     pub fn advertise(&mut self, rcv_nxt: u64, held_bytes: u64) -> (u64, bool) {
-        let unit = 1u64 << self.wscale;
         let cur = self.remaining(rcv_nxt);
         let (mut new, leave_quick) = self.select(held_bytes);
         if new < cur {
-            new = cur.div_ceil(unit) * unit;
+            new = self.align_up(cur);
         }
         self.rcv_wnd = new;
         self.rcv_wup = rcv_nxt;
