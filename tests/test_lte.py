@@ -63,6 +63,7 @@ BAD_CELLS = [
     ("mtu", ["cells", 0, "mtu_bytes"], 10, "cells[0].mtu_bytes"),
     ("cqi-period", ["cells", 0, "cqi"], {"period_ms": 0}, "cells[0].cqi.period_ms"),
     ("harq-retx", ["cells", 0, "harq"], {"max_retx": 9}, "cells[0].harq.max_retx"),
+    ("cqi-dl-mcs-from", ["cells", 0, "cqi"], {"dl_mcs_from": "best_subband"}, "dl_mcs_from"),
     (
         "ramp-duration",
         ["cells", 0, "ues", 0, "sinr"],
@@ -111,6 +112,49 @@ def test_channel_example_is_deterministic_and_moves_data():
     pd.testing.assert_frame_equal(a.lte, b.lte)
     assert a.lte["cqi"].nunique() > 1, "fading and shadowing move the CQI"
     assert a.flows.loc[0, "rx_bytes"] > 0
+
+
+def test_the_worst_subband_cqi_lowers_the_mcs_under_frequency_selective_fading():
+    # The lte-channel-drive crosscheck's cell (EVA: 2.5 us of delay spread over 10 MHz), 1 s: the
+    # worst of 17 one-RBG sub-bands sits below the wideband CQI (15 at 100 m), and the MCS with it.
+    doc = Scenario.load(EXAMPLES / "crosscheck" / "lte-channel-drive.toml").to_dict()
+    doc["duration_s"] = 1.0
+    wide = cellcc.run(doc).lte
+    doc["cells"][0]["cqi"] = {"dl_mcs_from": "worst_subband"}
+    worst = cellcc.run(doc).lte
+    dl = [t[(t["dir"] == "dl") & (t["tbs"] > 0)] for t in (wide, worst)]
+    assert dl[1]["cqi"].mean() < dl[0]["cqi"].mean()
+    assert dl[1]["mcs_mean"].mean() < dl[0]["mcs_mean"].mean() - 1
+
+
+def _celledge_220m(pc: dict | None) -> dict[str, Any]:
+    """li-celledge's sensitivity case (ns-3's default 200 m LOS/NLOS threshold, TCP on UM) at 220 m,
+    3 s: its serving link is P.1411 NLOS (about 121 dB)."""
+    from cellcc.studies import li_celledge as li
+
+    doc = li._base(3.0, "um", "tcp")
+    ch = doc["cells"][0]["channel"]
+    ch["pathloss"] = {"model": "itu_r1411_hybrid", "los_threshold_m": li.NS3_DEFAULT_LOS_THRESHOLD_M}
+    if pc is not None:
+        ch["ul_power_control"] = pc
+    sinr = doc["cells"][0]["ues"][0]["sinr"]
+    sinr["position_m"][0] = 220.0
+    sinr["mobility"]["bounds_m"][0], sinr["mobility"]["bounds_m"][2] = 220.0 - li.BOX_HALF_M, 220.0 + li.BOX_HALF_M
+    return doc
+
+
+def test_uplink_power_control_lets_the_cell_edge_ue_connect():
+    """With a fixed 10 dBm spread over the band the 220 m UE's uplink never sends a TB and TCP stalls
+    (the study's finding before uplink power control); LENA's power control (the default) sends at
+    P_CMAX, some uplink TBs get through and TCP moves data (docs/channel.md, Uplink power control)."""
+    fixed = cellcc.run(_celledge_220m({"kind": "fixed"}), seed=1)
+    controlled = cellcc.run(_celledge_220m(None), seed=1)
+    ul = lambda r: r.lte[r.lte["dir"] == "ul"]  # noqa: E731
+    # Seed 1 measured: fixed 104 B (no uplink TB, UL CQI 0 throughout); open loop 23724 B, 10 UL TBs.
+    assert ul(fixed)["tbs"].sum() == 0 and (ul(fixed)["cqi"].fillna(0) == 0).all()
+    assert fixed.flows.loc[0, "rx_bytes"] < 1_000
+    assert ul(controlled)["tbs"].sum() > 0 and (ul(controlled)["cqi"] > 0).any()
+    assert controlled.flows.loc[0, "rx_bytes"] > 10_000
 
 
 def test_linux_backend_refuses_a_cell(cli, lte_doc, write_doc):

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+import cellcc
 from cellcc import Scenario, _core, builders
 from cellcc.backends.ns3 import channel
 from cellcc.backends.ns3 import plan as ns3_plan
@@ -66,7 +67,11 @@ def test_carriers_off_the_raster_or_outside_fdd_bands_are_refused(mhz):
 
 
 def test_friis_cell_sets_powers_noise_position_and_earfcns():
-    ch = {"enb": {"position_m": [10, 20], "height_m": 25, "tx_power_dbm": 43}, "ue_tx_power_dbm": 23}
+    ch = {
+        "enb": {"position_m": [10, 20], "height_m": 25, "tx_power_dbm": 43},
+        "ue_tx_power_dbm": 23,
+        "ul_power_control": {"kind": "fixed"},
+    }
     p = ns3_plan.plan(channel_cell(ch))
     chan = _record(p.text, "chan")
     assert (chan["dl_earfcn"], chan["ul_earfcn"], chan["enb_tx_dbm"], chan["ue_tx_dbm"]) == (
@@ -84,6 +89,25 @@ def test_friis_cell_sets_powers_noise_position_and_earfcns():
     assert _record(p.text, "ue") == {"idx": "0", "node": "3", "x_m": "3000.0", "y_m": "0.0", "z_m": "1.5"}
     assert _record(p.text, "mobility") == {"ue": "0", "model": "static"}
     assert not _records(p.text, "fading") and not _records(p.text, "interferer") and p.fading is None
+
+
+def test_uplink_power_control_maps_to_lte_ue_power_control():
+    # Default: open loop with LteUePowerControl's own defaults (lte-ue-power-control.cc).
+    chan = _record(ns3_plan.plan(channel_cell({})).text, "chan")
+    got = {k: chan[k] for k in chan if k.startswith(("ul_pc", "pc_"))}
+    assert got == {
+        "ul_pc": "open_loop",
+        "pc_p0_nominal_dbm": "-80",
+        "pc_p0_ue_db": "0",
+        "pc_alpha": "1.0",
+        "pc_pcmax_dbm": "23.0",
+        "pc_psrs_offset": "7",
+    }
+    pc = {"kind": "open_loop", "p0_nominal_pusch_dbm": -100, "alpha": 0.8, "p_cmax_dbm": 20}
+    chan = _record(ns3_plan.plan(channel_cell({"ul_power_control": pc})).text, "chan")
+    assert (chan["pc_p0_nominal_dbm"], chan["pc_alpha"], chan["pc_pcmax_dbm"]) == ("-100", "0.8", "20.0")
+    chan = _record(ns3_plan.plan(channel_cell({"ul_power_control": {"kind": "fixed"}})).text, "chan")
+    assert chan["ul_pc"] == "fixed" and not any(k.startswith("pc_") for k in chan)
 
 
 @pytest.mark.parametrize(
@@ -281,3 +305,71 @@ def test_the_channel_crosscheck_example_plans_for_ns3():
     assert (_record(p.text, "chan")["dl_earfcn"], p.fading.lead) == ("1575", 501)
     assert _record(p.text, "mobility")["model"] == "constant_velocity"
     assert not any("fading" in n or "okumura" in n for n in p.notes)
+
+
+# --- diagnostic options (CELLCC_NS3_DIAG, diag.cc; docs/ns3.md "Diagnostic options") ------------
+
+
+def test_diag_options_fill_the_defaults_and_refuse_unknown_words(tmp_path: Path):
+    from cellcc.backends.ns3 import run as ns3_run
+
+    assert ns3_run.diag_record("") == ""
+    assert ns3_run.diag_record("fading=dl") == "diag fading=dl ul_pc=off ul_cqi=srs srs_ms=40\n"
+    trace = tmp_path / "t"
+    assert ns3_run.diag_record(f"srs_ms=2 trace={trace}").endswith(f"srs_ms=2 trace={trace}\n")
+    assert trace.is_dir()
+    for bad in ("fading=ul", "srs_ms=3", "colour=red", "trace="):
+        with pytest.raises(ValueError, match="CELLCC_NS3_DIAG"):
+            ns3_run.diag_record(bad)
+
+
+@needs_ns3
+def test_diag_without_fading_measures_the_bare_budget_and_traces_the_packets(tmp_path: Path, monkeypatch):
+    from cellcc.backends.ns3 import run as ns3_run
+
+    monkeypatch.setenv(ns3_run.DIAG_ENV, f"fading=none trace={tmp_path}")
+    out = ns3_run.run(channel_cell({"enb": {"height_m": 1.5}, "fading": {"profile": "epa"}}, duration_s=0.5))
+    # No fading on either channel: the link budget worked by hand in the EPA test above.
+    assert out.summary["lte_dl_sinr_db"]["ue"] == pytest.approx(19.9514, abs=0.05)
+    assert any("diagnostic run" in n for n in out.summary["notes"])
+    events = (tmp_path / "diag.csv").read_text().splitlines()
+    assert events[0] == "t_ns,event,bytes,value"
+    kinds = {line.split(",")[1] for line in events[1:]}
+    # A TCP download: data SDUs into the eNB's RLC, ACKs out of the UE's PDCP and into the eNB's,
+    # transport blocks both ways (no drops with the 1 MiB default buffer).
+    assert {"dl_rlc_in", "ul_tx", "ul_rx", "dl_tb", "ul_tb"} <= kinds
+    assert sum(line.split(",")[1] == "dl_rlc_in" for line in events) >= out.flows.iloc[0]["rx_packets"]
+
+
+@needs_ns3
+def test_diag_fading_on_the_downlink_only_keeps_the_downlink_fading(monkeypatch):
+    from cellcc.backends.ns3 import run as ns3_run
+
+    monkeypatch.setenv(ns3_run.DIAG_ENV, "fading=dl")
+    sc = channel_cell({"enb": {"height_m": 1.5}, "fading": {"profile": "epa"}}, duration_s=0.5)
+    out = ns3_run.run(sc)
+    # The downlink sees the trace's mean gain over TTIs 0..499 on top of the budget, as without the option.
+    gains = _core.fading_trace_db(json.dumps(sc["cells"][0]["channel"]), sc["seed"], "cell0", 0, 25, 500)
+    mean_gain_db = 10 * math.log10(sum(10 ** (g / 10) for row in gains for g in row) / (25 * 500))
+    assert out.summary["lte_dl_sinr_db"]["ue"] == pytest.approx(19.9514 + mean_gain_db, abs=0.3)
+
+
+@needs_ns3
+@pytest.mark.parametrize(("pc", "cqi", "mcs"), [({"kind": "fixed"}, 4, 6), ({"kind": "open_loop"}, 11, 20)])
+def test_uplink_power_control_gives_lena_and_the_engine_the_same_uplink_mcs(pc, cqi, mcs):
+    from cellcc.backends.ns3 import run as ns3_run
+
+    sc = channel_cell({"enb": {"height_m": 1.5}, "ul_power_control": pc}, duration_s=1.5)
+    # UE 3000 m away, Friis, 25 RBs, no fading. PL (DL, 2120 MHz) = 108.5165 dB; UL loss at 1930 MHz
+    # 108.5165 + 20 log10(1930 / 2120) = 107.7012 dB; eNB noise -174 + 52.5527 + 5 = -116.4473 dBm per RB.
+    # fixed: 10 - 13.9794 = -3.9794 dBm per RB on the band-wide SRS, SINR 4.7667 dB. open loop: the SRS
+    # wants 13.9794 - 80 + 108.5165 = 42.5 dBm, capped at 23: 9.0206 dBm per RB, SINR 17.7667 dB.
+    # Both sides take the UL CQI from the SRS by ns-3's Shannon gap (pf-ff-mac-scheduler.cc, BER 5e-5):
+    # log2(1 + 10^0.47667 / 5.5293) = 0.625 -> CQI 4 -> MCS 6; log2(1 + 10^1.77667 / 5.5293) = 3.56 ->
+    # CQI 11 -> MCS 20 (TS 36.213 Table 7.2.3-1; ns-3 lte-amc.cc McsToItbs / CQI-to-MCS tables).
+    engine, lena = cellcc.run(sc).lte, ns3_run.run(sc).lte
+    for t in (engine, lena):
+        ul = t[(t["dir"] == "ul") & (t["tbs"] > 0)]
+        assert ul["tbs"].sum() > 100
+        assert (ul["mcs_mean"] * ul["tbs"]).sum() / ul["tbs"].sum() == pytest.approx(mcs)
+    assert (engine[engine["dir"] == "ul"]["cqi"].dropna() == cqi).all()

@@ -82,6 +82,8 @@ UDP_RATE_MBPS = 50.0
 #: A "falling" trend: Spearman rank correlation of the mean against distance at most this.
 FALLING_RHO = -0.8
 _BPS = 1e6
+#: Below this mean TCP rate a distance counts as stalled (no ACKs through), Mbit/s.
+STALLED_MBPS = 0.1
 #: The sensitivity sweep's name.
 SENSITIVITY = "tcp-um-los200"
 
@@ -416,18 +418,17 @@ def _sensitivity_blocks(flows: pd.DataFrame, radio: pd.DataFrame, store: Store) 
 
 
 def _uplink_text(alt_ul: pd.DataFrame) -> str:
-    """Where the 200 m threshold's NLOS uplink stops carrying TCP's ACKs."""
+    """What the 200 m threshold's NLOS serving link does to the uplink."""
     past = alt_ul[alt_ul["distance_m"] > NS3_DEFAULT_LOS_THRESHOLD_M]
     if past.empty:
         return ""
     lo, hi = past["ul_cqi0_share"].min() * 100, past["ul_cqi0_share"].max() * 100
     share = f"{hi:.0f}%" if round(lo) == round(hi) else f"{lo:.0f}-{hi:.0f}%"
     return (
-        f"Past 200 m the uplink's wideband CQI is 0 in {share} of slots: cellcc's UE sends a fixed 10 dBm spread "
-        "over the band (no uplink power control, docs/channel.md), about 121 dB of NLOS loss leaves it below the "
-        "noise, TCP's ACKs do not get through and TCP stalls although the downlink could carry a few Mbit/s. ns-3 "
-        "LENA's uplink power control (LteUePhy EnableUplinkPowerControl, on by default, up to Pcmax 23 dBm in "
-        "lte-ue-power-control.cc) and its small ACK grants would give that link 13 dB or more."
+        "Past 200 m about 121 dB of NLOS loss puts the UE at its P_CMAX of 23 dBm (uplink power control, TS 36.213 "
+        "§5.1.1.1 with ns-3 LENA's LteUePowerControl defaults, docs/channel.md): the SRS, spread over the band, "
+        f"shows a wideband uplink CQI of 0 in {share} of slots, while a small ACK grant gets the whole 23 dBm on "
+        "its few PRBs."
     )
 
 
@@ -600,7 +601,11 @@ def _threshold_text(los200: pd.DataFrame) -> str:
         f"With ns-3's default 200 m threshold (sensitivity section) TCP on UM gets {before.iloc[0]:.2f} Mbit/s at "
         f"{before.index[0]:.0f} m, {before.iloc[-1]:.2f} at {before.index[-1]:.0f} m and {after.iloc[0]:.2f} at "
         f"{after.index[0]:.0f} m: the other sites are NLOS from 40 m on, the serving link turns NLOS past 200 m and "
-        "its uplink then no longer carries TCP's ACKs."
+        + (
+            "its uplink, even at P_CMAX, then carries few of TCP's ACKs."
+            if after.iloc[0] < STALLED_MBPS
+            else "the downlink SINR, and the rate with it, falls."
+        )
     )
 
 

@@ -9,11 +9,27 @@
 use super::sap::{LinkDir, UeIndex};
 use crate::sim::SimTime;
 
+/// An uplink transmission's size: the UE spreads its PUSCH power over `prbs` PRBs
+/// (M_PUSCH of TS 36.213 §5.1.1.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PuschGrant {
+    pub prbs: u32,
+}
+
 /// Per-RB SINR for the UEs of one cell.
 pub trait SinrSource {
     /// Fill `out[rb]` with the SINR (dB) of RB `rb` for `ue` in `dir` during the TTI starting at `now`.
     /// `out.len()` is the cell's number of RBs. Calls come in non-decreasing `now` per UE.
+    /// The uplink row is the sounding reference signal's, sent over the whole band: what the
+    /// eNB measures for link adaptation.
     fn per_rb_sinr_db(&mut self, ue: UeIndex, dir: LinkDir, now: SimTime, out: &mut [f64]);
+
+    /// The uplink row of a PUSCH over `grant` (what its transport block is decoded at): a source
+    /// that models the UE's power puts it on the grant's PRBs. Default: the SRS row (a source
+    /// given as SINR values has no power to spread).
+    fn pusch_sinr_db(&mut self, ue: UeIndex, now: SimTime, _grant: PuschGrant, out: &mut [f64]) {
+        self.per_rb_sinr_db(ue, LinkDir::Uplink, now, out);
+    }
 
     /// SINR of the downlink control region (PCFICH/PDCCH) for `ue` at `now`, dB.
     fn control_sinr_db(&mut self, ue: UeIndex, now: SimTime) -> f64;

@@ -99,6 +99,21 @@ pub struct CqiSpec {
     /// travels on PUCCH in subframe n+4 for a measurement in subframe n (TS 36.213 §7.2.2).
     #[serde(default = "default_cqi_delay_ms")]
     pub delay_ms: u32,
+    /// Which downlink CQI sets the MCS: "wideband" (default: the wideband report, TS 36.213
+    /// §7.2.1 mode 1-0 as ns-3's periodic P10 CQI) or "worst_subband" (the lowest sub-band CQI of
+    /// a mode 3-0 report over sub-bands of one RBG, as ns-3 LENA's PF scheduler takes from its A30
+    /// report; see `phy::worst_subband_cqi`).
+    #[serde(default)]
+    pub dl_mcs_from: DlCqiMode,
+}
+
+/// The downlink CQI the scheduler's MCS comes from (see [`CqiSpec::dl_mcs_from`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DlCqiMode {
+    #[default]
+    Wideband,
+    WorstSubband,
 }
 
 fn default_cqi_period_ms() -> u32 {
@@ -110,7 +125,11 @@ fn default_cqi_delay_ms() -> u32 {
 
 impl Default for CqiSpec {
     fn default() -> Self {
-        CqiSpec { period_ms: default_cqi_period_ms(), delay_ms: default_cqi_delay_ms() }
+        CqiSpec {
+            period_ms: default_cqi_period_ms(),
+            delay_ms: default_cqi_delay_ms(),
+            dl_mcs_from: DlCqiMode::Wideband,
+        }
     }
 }
 

@@ -17,7 +17,7 @@ mod lte;
 mod tcp;
 mod validate;
 
-pub use lte::{CellSpec, CqiSpec, HarqSpec, SinrSpec, UeSpec, BANDWIDTHS_MHZ_RBS};
+pub use lte::{CellSpec, CqiSpec, DlCqiMode, HarqSpec, SinrSpec, UeSpec, BANDWIDTHS_MHZ_RBS};
 pub use tcp::{Pacing, RtoEstimator, TcpParams, TcpSpec};
 
 use crate::error::ScenarioError;

@@ -1,8 +1,8 @@
-"""Compile the ns-3 driver (`driver.cc`, `flows.cc`, `lte.cc`, `channel.cc`, `driver.h`) against the `ns3`
-wheel's headers and libraries on first use, and cache the binary in the user's cache dir, keyed by
-a hash of the sources, the ns-3 version and the compile command. Installs are atomic (compile
-to a temp name, rename), so concurrent runs and an interrupted compile never leave a half-written
-driver.
+"""Compile the ns-3 driver (`driver.cc`, `flows.cc`, `lte.cc`, `channel.cc`, `diag.cc`, `driver.h`)
+against the `ns3` wheel's headers and libraries on first use, and cache the binary in the user's
+cache dir, keyed by a hash of the sources, the ns-3 version and the compile command. Installs are
+atomic (compile to a temp name, rename), so concurrent runs and an interrupted compile never leave
+a half-written driver.
 
 The wheel (PyPI `ns3==3.44.post0`) ships `include/ns3/*.h` and `lib64/libns3.44-*.so`. Its
 config-store library names GTK symbols the wheel does not ship, hence `--allow-shlib-undefined`;
@@ -21,7 +21,7 @@ from pathlib import Path
 
 HERE = Path(__file__).parent
 #: Compiled together into one binary; driver.h is included by each.
-DRIVER_SOURCES = tuple(HERE / name for name in ("driver.cc", "flows.cc", "lte.cc", "channel.cc"))
+DRIVER_SOURCES = tuple(HERE / name for name in ("driver.cc", "flows.cc", "lte.cc", "channel.cc", "diag.cc"))
 DRIVER_HEADERS = (HERE / "driver.h",)
 #: The ns-3 release the mapping is written for (plan.py's TypeIds and attributes).
 NS3_VERSION = "3.44"

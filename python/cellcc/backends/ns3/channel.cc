@@ -2,6 +2,7 @@
 //! explains the mapping):
 //!
 //!   chan dl_earfcn= ul_earfcn= enb_tx_dbm= enb_nf_db= ue_tx_dbm= ue_nf_db= enb_x_m= enb_y_m= enb_z_m=
+//!        ul_pc=fixed|open_loop [pc_p0_nominal_dbm= pc_p0_ue_db= pc_alpha= pc_pcmax_dbm= pc_psrs_offset=]
 //!   object role=pathloss|enb_antenna type=<ns-3 TypeId>
 //!   attr role= name= value=                     (an attribute of that object, ns-3's text form)
 //!   fading file= rbs= samples= length_s= window_s=
@@ -10,6 +11,8 @@
 //!            [speed_mps= leg_s=] [min_mps= max_mps= pause_s=] [x0= y0= x1= y1=]
 
 #include "driver.h"
+
+#include <cmath>
 
 #include "ns3/antenna-module.h"
 #include "ns3/lte-module.h"
@@ -98,6 +101,18 @@ ConfigureChannel(const Record& chan)
     Config::SetDefault("ns3::LteEnbPhy::NoiseFigure", DoubleValue(chan.Num("enb_nf_db")));
     Config::SetDefault("ns3::LteUePhy::TxPower", DoubleValue(chan.Num("ue_tx_dbm")));
     Config::SetDefault("ns3::LteUePhy::NoiseFigure", DoubleValue(chan.Num("ue_nf_db")));
+    // Uplink power control as the engine's ul_power_control (channel.py maps the fields).
+    const bool openLoop = chan.Str("ul_pc") == "open_loop";
+    Config::SetDefault("ns3::LteUePhy::EnableUplinkPowerControl", BooleanValue(openLoop));
+    if (openLoop)
+    {
+        Config::SetDefault("ns3::LteUePowerControl::ClosedLoop", BooleanValue(false));
+        Config::SetDefault("ns3::LteUePowerControl::PoNominalPusch", IntegerValue(std::lround(chan.Num("pc_p0_nominal_dbm"))));
+        Config::SetDefault("ns3::LteUePowerControl::PoUePusch", IntegerValue(std::lround(chan.Num("pc_p0_ue_db"))));
+        Config::SetDefault("ns3::LteUePowerControl::Alpha", DoubleValue(chan.Num("pc_alpha")));
+        Config::SetDefault("ns3::LteUePowerControl::Pcmax", DoubleValue(chan.Num("pc_pcmax_dbm")));
+        Config::SetDefault("ns3::LteUePowerControl::PsrsOffset", IntegerValue(std::lround(chan.Num("pc_psrs_offset"))));
+    }
 }
 
 void
@@ -107,7 +122,7 @@ SetUpChannel(Ptr<LteHelper> h, const LtePlanRecords& r, const std::string& dir)
     ApplyAttributes(r, "pathloss", [&](auto& n, auto& v) { h->SetPathlossModelAttribute(n, v); });
     h->SetEnbAntennaModelType(TypeOf(r, "enb_antenna"));
     ApplyAttributes(r, "enb_antenna", [&](auto& n, auto& v) { h->SetEnbAntennaModelAttribute(n, v); });
-    if (const Record* f = r.fading)
+    if (const Record* f = r.fading; f && HelperFading(r.diag))
     {
         h->SetFadingModel("ns3::TraceFadingLossModel");
         h->SetFadingModelAttribute("TraceFilename", StringValue(dir + "/" + f->Str("file")));

@@ -6,8 +6,11 @@ Mapping (ns-3 file in brackets):
 - carriers -> DL/UL EARFCN by TS 36.101 Table 5.7.3-1 as ns-3 tabulates it
   (lte-spectrum-value-helper.cc `g_eutraChannelNumbers`, FDD bands 1-21); LteHelper then sets each
   path-loss model's `Frequency` from the EARFCN (lte-helper.cc InstallSingleEnbDevice).
-- powers and noise figures -> `LteEnbPhy::TxPower/NoiseFigure`, `LteUePhy::TxPower/NoiseFigure`
-  (uplink power control off, as the engine spreads a fixed UE power).
+- powers and noise figures -> `LteEnbPhy::TxPower/NoiseFigure`, `LteUePhy::TxPower/NoiseFigure`.
+- ul_power_control -> `LteUePhy::EnableUplinkPowerControl` (false for `fixed`); `open_loop` ->
+  `LteUePowerControl` (lte-ue-power-control.cc) PoNominalPusch, PoUePusch, Alpha, Pcmax, PsrsOffset,
+  ClosedLoop false: LENA's eNB sends TPC 0 dB (lte-fr-no-op-algorithm.cc DoGetTpc), so its default
+  closed loop never moves f(i) and open loop is the same power (docs/channel.md).
 - positions and heights -> node positions (x, y, z): ns-3's models read the heights from z.
 - path loss -> `LteHelper::PathlossModel` and its attributes: friis -> Friis; log_distance ->
   LogDistance (Exponent, ReferenceDistance, ReferenceLoss); okumura_hata -> OkumuraHata
@@ -82,6 +85,15 @@ DEFAULTS = {
     "ue_height_m": 1.5,
     "walk_leg_s": 1.0,
 }
+#: Engine `ul_power_control` defaults (crates/cellcc-engine/src/lte/channel/power_control.rs), which
+#: are ns-3 LteUePowerControl's attribute defaults.
+UL_POWER_CONTROL_DEFAULTS = {
+    "p0_nominal_pusch_dbm": -80,
+    "p0_ue_pusch_db": 0,
+    "alpha": 1.0,
+    "p_cmax_dbm": 23.0,
+    "p_srs_offset": 7,
+}
 #: km/h -> m/s.
 MPS_PER_KMH = 1 / 3.6
 #: LENA's fading-trace defaults (TraceFadingLossModel TraceLength 10 s, SamplesNum 10000, WindowSize 0.5 s).
@@ -133,6 +145,27 @@ def _p1411_city(metropolitan: bool) -> dict[str, str]:
 
 HATA_ENVIRONMENTS = {"urban": "Urban", "suburban": "SubUrban", "open_areas": "OpenAreas"}
 HATA_CITIES = {"small": "Small", "medium": "Medium", "large": "Large"}
+
+
+def _or_default(value: object, default: float) -> object:
+    """`value` unless absent (the canonical form writes an unset optional field as null)."""
+    return default if value is None else value
+
+
+def ul_power_control_fields(pc: dict | None) -> dict[str, object]:
+    """The `chan` record's uplink power-control fields (ns-3 LteUePowerControl attributes)."""
+    pc = pc or {"kind": "open_loop"}
+    if pc.get("kind") == "fixed":
+        return {"ul_pc": "fixed"}
+    v = {**UL_POWER_CONTROL_DEFAULTS, **{k: x for k, x in pc.items() if k != "kind"}}
+    return {
+        "ul_pc": "open_loop",
+        "pc_p0_nominal_dbm": int(v["p0_nominal_pusch_dbm"]),
+        "pc_p0_ue_db": int(v["p0_ue_pusch_db"]),
+        "pc_alpha": float(v["alpha"]),
+        "pc_pcmax_dbm": float(v["p_cmax_dbm"]),
+        "pc_psrs_offset": int(v["p_srs_offset"]),
+    }
 
 
 def pathloss_model(pl: dict, path: str) -> tuple[str, dict[str, object]]:
@@ -291,7 +324,8 @@ def channel_plan(cell: dict, path: str, n_rbs: int, duration_s: float, warmup_s:
             ul_earfcn=ul,
             enb_tx_dbm=float(enb.get("tx_power_dbm", DEFAULTS["enb_tx_power_dbm"])),
             enb_nf_db=float(enb.get("noise_figure_db", DEFAULTS["enb_noise_figure_db"])),
-            ue_tx_dbm=float(ch.get("ue_tx_power_dbm", DEFAULTS["ue_tx_power_dbm"])),
+            ue_tx_dbm=float(_or_default(ch.get("ue_tx_power_dbm"), DEFAULTS["ue_tx_power_dbm"])),
+            **ul_power_control_fields(ch.get("ul_power_control")),
             ue_nf_db=float(ch.get("ue_noise_figure_db", DEFAULTS["ue_noise_figure_db"])),
             enb_x_m=x,
             enb_y_m=y,

@@ -13,6 +13,7 @@
 //!   route node= net=link<i>|ue via_link=        (LTE plans: static routes instead of global routing)
 //!   epc, cell, rlc, ue, move                    (the LTE cell: see lte.cc)
 //!   chan, object, attr, fading, mobility        (its channel model: see channel.cc)
+//!   diag                                        (diagnostic options, never by default: diag.cc)
 //!   flow idx= src= dst= transport=tcp|udp app=bulk|finite|rate_limited|cbr bytes= rate_bps=
 //!        write_bytes= start_s= stop_s= port= cca= (ns-3 TypeId) and TCP attributes (see ApplyTcp)
 //! Output (OUTDIR): flows.csv, slots.csv, cwnd.csv, rtt.csv, queues.csv (columns in their
@@ -365,7 +366,8 @@ Sort(const std::vector<Record>& records)
                                               {"cell", &p.cell},
                                               {"rlc", &p.rlc},
                                               {"chan", &p.lte.chan},
-                                              {"fading", &p.lte.fading}};
+                                              {"fading", &p.lte.fading},
+                                              {"diag", &p.lte.diag}};
     std::map<std::string, std::vector<const Record*>*> many{{"node", &p.nodes},
                                                             {"link", &p.links},
                                                             {"change", &p.changes},
@@ -520,6 +522,10 @@ Run(const std::vector<Record>& records, const std::string& dir)
     if (p.cell)
     {
         ConfigureLte(*p.cell, *p.rlc, p.lte.chan);
+        if (p.lte.diag)
+        {
+            ConfigureDiag(*p.lte.diag);
+        }
         lte = CreateLte(*p.epc);
     }
     BuildNodes(w, p, lte);
@@ -558,6 +564,7 @@ Run(const std::vector<Record>& records, const std::string& dir)
         std::fclose(f);
     }
     WriteSummary(dir);
+    StopDiagTrace();
     Simulator::Destroy();
     FreeFlowTraces(w);
     FreeLte(lte);

@@ -123,6 +123,8 @@ struct LtePlanRecords
     /// The channel model; absent: SINR set by position under Friis (`move` records).
     const Record* chan = nullptr;
     const Record* fading = nullptr;
+    /// Diagnostic options (diag.cc); absent in every ordinary run.
+    const Record* diag = nullptr;
     std::vector<const Record*> ues, moves, objects, attrs, mobility;
 };
 
@@ -145,6 +147,19 @@ void SetUpChannel(Ptr<LteHelper> h, const LtePlanRecords& r, const std::string& 
 Vector EnbPosition(const Record& chan);
 /// A channel-placed UE's position and mobility model.
 void PlaceChannelUe(Ptr<Node> node, const Record& ue, const Record& mobility);
+// diag.cc (docs/ns3.md, "Diagnostic options")
+/// Attribute defaults of the diagnostic options, before LENA creates its objects.
+void ConfigureDiag(const Record& diag);
+/// Whether LteHelper carries the fading model (on both channels): without diagnostics, yes.
+bool HelperFading(const Record* diag);
+/// The scheduler's UL CQI filter, before the eNB device is installed.
+void SetUpDiag(Ptr<LteHelper> h, const Record& diag);
+/// With fading=dl: the fading model on the downlink channel alone, after the eNB is installed.
+void AddDownlinkFading(Ptr<LteHelper> h, const Record& diag, const Record& fading, const std::string& dir);
+/// With trace=DIR: per-packet RLC/PDCP/PHY events into DIR/diag.csv.
+void StartDiagTrace(const Record& diag, NetDeviceContainer enbDevs, NetDeviceContainer ueDevs);
+void StopDiagTrace();
+
 /// Write each UE's slot statistics (lte.csv) and start the next slot.
 void SampleCell(LteCell* lte, FILE* out, int64_t nowNs);
 /// At scenario t = 0: every UE attached, RLC drop traces connected.

@@ -208,14 +208,15 @@ void
 ConfigureLte(const Record& cell, const Record& rlc, const Record* chan)
 {
     ConfigureRlc(rlc);
+    // Without a channel the UE's TxPower is set per UE for its uplink SINR (lte.py), which power
+    // control would override; a channel sets power control as its ul_power_control says.
+    Config::SetDefault("ns3::LteUePhy::EnableUplinkPowerControl", BooleanValue(false));
     if (chan)
     {
         ConfigureChannel(*chan);
     }
     Config::SetDefault("ns3::LteSpectrumPhy::CtrlErrorModelEnabled", BooleanValue(cell.Str("ctrl_errors") == "1"));
     Config::SetDefault("ns3::LteUePhy::DownlinkCqiPeriodicity", TimeValue(Seconds(cell.Num("cqi_period_s"))));
-    // The UE's TxPower is set per UE for its uplink SINR (lte.py); power control would override it.
-    Config::SetDefault("ns3::LteUePhy::EnableUplinkPowerControl", BooleanValue(false));
 }
 
 LteCell*
@@ -269,7 +270,15 @@ BuildCell(World& w, LteCell* lte, const LtePlanRecords& r, const std::string& di
     }
     lte->enb = w.nodes.Get(cell.U64("enb"));
     Place(lte->enb, r.chan ? EnbPosition(*r.chan) : Vector(0, 0, 0));
+    if (r.diag)
+    {
+        SetUpDiag(h, *r.diag);
+    }
     lte->enbDevs = h->InstallEnbDevice(NodeContainer(lte->enb));
+    if (r.diag && r.fading)
+    {
+        AddDownlinkFading(h, *r.diag, *r.fading, dir);
+    }
     NodeContainer ueNodes;
     for (size_t j = 0; j < r.ues.size(); j++)
     {
@@ -302,6 +311,10 @@ BuildCell(World& w, LteCell* lte, const LtePlanRecords& r, const std::string& di
     h->Attach(lte->ueDevs, lte->enbDevs.Get(0));
     lte->lastRv = cell.Str("harq") == "1" ? kLastHarqRv : 0;
     WatchPhy(lte);
+    if (r.diag)
+    {
+        Simulator::Schedule(g_t0, &StartDiagTrace, *r.diag, lte->enbDevs, lte->ueDevs);
+    }
     for (const Record* m : r.moves)
     {
         size_t j = m->U64("ue");

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import subprocess
 import tempfile
 import time
@@ -56,16 +57,46 @@ U64_MAX = 2**64 - 1
 
 __all__ = ["NotSupported", "plan", "run"]
 
+#: Diagnostic options (docs/ns3.md, "Diagnostic options"; diag.cc): read from this environment
+#: variable as `key=value` words, e.g. `fading=dl ul_cqi=pusch trace=/tmp/t`; never set by default.
+DIAG_ENV = "CELLCC_NS3_DIAG"
+#: Each option's values, the first being what an ordinary run does (`trace` takes a directory).
+DIAG_OPTIONS = {
+    "fading": ("both", "dl", "none"),
+    "ul_pc": ("off", "open", "closed"),
+    "ul_cqi": ("srs", "pusch"),
+    # LteEnbRrc::SrsPeriodicity's default first, then its other values for one UE (lte-enb-rrc.cc).
+    "srs_ms": ("40", "2", "5", "10", "20", "80"),
+}
+
+
+def diag_record(text: str) -> str:
+    """The plan's `diag` record for the options in `text` (empty: no record). Refuses an unknown
+    option or value with a ValueError naming it."""
+    fields = {k: v[0] for k, v in DIAG_OPTIONS.items()}
+    for word in text.split():
+        key, _, value = word.partition("=")
+        allowed = DIAG_OPTIONS.get(key)
+        if key == "trace" and value:
+            fields[key] = str(Path(value).resolve())
+            Path(value).mkdir(parents=True, exist_ok=True)
+        elif allowed is None or value not in allowed:
+            raise ValueError(f"{DIAG_ENV}: {word!r}: allowed {DIAG_OPTIONS} or trace=DIR")
+        else:
+            fields[key] = value
+    return "diag " + " ".join(f"{k}={v}" for k, v in fields.items()) + "\n" if text.split() else ""
+
 
 def run(scenario: dict | str, seed: int | None = None, base_dir: Path | None = None) -> BackendRunOutput:
     """Plan (refusing what cannot map), run the driver, and build the tables. `base_dir` resolves
     a relative SINR CSV path."""
     sc = json.loads(scenario) if isinstance(scenario, str) else scenario
     p = plan(sc, seed, base_dir)
+    diag = diag_record(os.environ.get(DIAG_ENV, "")) if p.cell_id is not None else ""
     binary = driver_binary()
     with tempfile.TemporaryDirectory(prefix="cellcc-ns3-") as tmp:
         out = Path(tmp)
-        (out / "plan.txt").write_text(p.text)
+        (out / "plan.txt").write_text(p.text + diag)
         if p.fading is not None:
             write_fading_trace(p.fading, p.seed, out / FADING_FILE)
         started = time.perf_counter()
@@ -76,7 +107,8 @@ def run(scenario: dict | str, seed: int | None = None, base_dir: Path | None = N
         names = ("flows", "slots", "cwnd", "rtt", "queues", "lte")
         raw = {name: pd.read_csv(out / f"{name}.csv") for name in names}
         summary = json.loads((out / "summary.json").read_text())
-    summary |= {"backend": "ns3", "seed": p.seed, "wall_s": wall_s, "notes": p.notes}
+    notes = [*p.notes, f"diagnostic run: {diag.strip()}"] if diag else p.notes
+    summary |= {"backend": "ns3", "seed": p.seed, "wall_s": wall_s, "notes": notes}
     if p.cell_id is not None:
         summary["lte_dl_sinr_db"] = mean_sinr_db(p, raw["lte"])
     return BackendRunOutput(

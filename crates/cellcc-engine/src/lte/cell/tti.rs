@@ -4,12 +4,14 @@
 use super::ue::{tti_end, TbPayload, UeContext, HARQ_FEEDBACK_DELAY};
 use super::{Cell, CellOutput};
 use crate::lte::mac::harq::Feedback;
+use crate::lte::mac::scheduler::rbg::rbg_size;
 use crate::lte::mac::scheduler::{NewTb, Scheduler, UeDemand};
 use crate::lte::mac::uplink::UplinkRequests;
 use crate::lte::mac::{subheader_bytes, BSR_CE_BYTES, MAX_SUBHEADER_BYTES};
 use crate::lte::phy::{self, HarqHistory};
 use crate::lte::sap::{LinkDir, RbMask, TbAssignment, TbOutcome, TxOpportunity, UeIndex};
-use crate::scenario::CellSpec;
+use crate::lte::sinr::PuschGrant;
+use crate::scenario::{CellSpec, DlCqiMode};
 use crate::sim::{SimDuration, SimTime};
 
 /// CQI assumed before a UE's first report reaches the eNB: the lowest
@@ -86,11 +88,15 @@ impl Cell {
         }
     }
 
-    /// Each UE measures its channel and reports a wideband CQI; the eNB
+    /// Each UE measures its channel and reports a wideband CQI (or, with `dl_mcs_from =
+    /// "worst_subband"`, its worst sub-band CQI); the eNB
     /// measures the uplink (TS 36.213 §7.2; ns-3's uplink CQI from the minimum SINR).
     fn measure_cqi(&mut self, now: SimTime) {
         let period = SimDuration::from_ms(self.cqi.period_ms as u64);
         let delay = SimDuration::from_ms(self.cqi.delay_ms as u64);
+        let dl_mode = self.cqi.dl_mcs_from;
+        // Mode 3-0 sub-bands of one RBG, as ns-3 LENA's A30 report (phy::worst_subband_cqi).
+        let subband_rbs = rbg_size(self.n_rbs) as usize;
         for (i, ue) in self.ues.iter_mut().enumerate() {
             for dir in [LinkDir::Downlink, LinkDir::Uplink] {
                 if !ue.link(dir).cqi.due(now, period) {
@@ -104,7 +110,10 @@ impl Cell {
                 }
                 let sinr_db = &self.sinr_db;
                 let cqi = *link.memo.cqi.get_or_insert_with(|| match dir {
-                    LinkDir::Downlink => phy::wideband_cqi(sinr_db),
+                    LinkDir::Downlink => match dl_mode {
+                        DlCqiMode::Wideband => phy::wideband_cqi(sinr_db),
+                        DlCqiMode::WorstSubband => phy::worst_subband_cqi(sinr_db, subband_rbs),
+                    },
                     LinkDir::Uplink => phy::uplink_cqi_shannon_gap(min_db(sinr_db)),
                 });
                 link.cqi.measured(now, cqi, now + delay);
@@ -255,10 +264,19 @@ impl Cell {
     /// One TB on the air: PDCCH error, then the BLER draw from the HARQ-combined
     /// effective SINR (ns-3 `LteSpectrumPhy::EndRxData`); record it and await feedback.
     fn send(&mut self, now: SimTime, a: &TbAssignment, payload: TbPayload, history: HarqHistory) -> TbOutcome {
-        self.sinr.per_rb_sinr_db(a.ue, a.dir, now, &mut self.sinr_db);
-        let id = self.sinr.row_id(a.ue, a.dir, now);
         let link = self.ues[a.ue.index()].link(a.dir);
-        link.memo.refresh(id, &self.sinr_db);
+        match a.dir {
+            LinkDir::Downlink => {
+                self.sinr.per_rb_sinr_db(a.ue, a.dir, now, &mut self.sinr_db);
+                link.memo.refresh(self.sinr.row_id(a.ue, a.dir, now), &self.sinr_db);
+            }
+            // The PUSCH's own power over its grant (TS 36.213 §5.1.1.1); the memo keeps the SRS
+            // row's CQI, which this row is not.
+            LinkDir::Uplink => {
+                let grant = PuschGrant { prbs: a.rbs.count() };
+                self.sinr.pusch_sinr_db(a.ue, now, grant, &mut self.sinr_db);
+            }
+        }
         let sinr_db = &self.sinr_db;
         // ns-3 models control errors on the downlink only (DCI on PDCCH, TS 36.213 §9.1).
         let control_lost = a.dir == LinkDir::Downlink

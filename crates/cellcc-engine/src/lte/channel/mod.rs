@@ -8,14 +8,15 @@
 //!  hst.rs: TS 36.101 B.3 Doppler shift f_s(t), residual after tracking ───────────► ICI share
 //!
 //!  DL gamma_k = (P_enb / N_rb) g_serving |H_k|^2 / (N_rb,UE + sum_i (P_i / N_rb) g_i 1[i serves k])
-//!  UL gamma_k = (P_ue  / N_rb) g_serving |H_k|^2 /  N_rb,eNB
+//!  UL gamma_k = (P_ue(M) / M) g_serving |H_k|^2 /  N_rb,eNB   (power_control.rs: SRS M = N_rb, PUSCH M = grant)
 //!  SINR_k = a gamma_k / (1 + (1 - a) gamma_k)    (ici.rs: a = share kept by the subcarrier)
 //! ```
 //! Simplifications (each a modelling choice, stated once here):
 //! - DL: the eNB spreads its power evenly over all RBs (ns-3 `LteEnbPhy` without
-//!   power control). UL: the SINR source does not know the grant, so the UE's power is
-//!   spread over the whole band, as in ns-3 when one UE holds the full uplink; a grant
-//!   of fewer RBs would see 10 log10(N_rb / n) dB more.
+//!   power control). UL: the UE sets its power by [`power_control`] (TS 36.213 §5.1.1.1) and
+//!   spreads it over the PRBs it sends on: the band for the SRS row
+//!   ([`SinrSource::per_rb_sinr_db`], the eNB's link adaptation), its grant for a PUSCH
+//!   ([`SinrSource::pusch_sinr_db`], the transport block's decoding).
 //! - UL and DL share the shadowing (large-scale reciprocity) but have independent
 //!   fast fading (the FDD duplex gap is far wider than the coherence bandwidth).
 //! - Interferers and their loads: see [`interference`]. Control region: full interference on every RB.
@@ -38,6 +39,7 @@ pub mod interference;
 pub mod mobility;
 pub mod noise;
 pub mod pathloss;
+pub mod power_control;
 pub mod shadowing;
 pub mod small_scale;
 pub mod spec;
@@ -49,11 +51,12 @@ use self::fading::{FadingProcess, RbSteering, TapProfile, FADING_STEP_NS};
 use self::interference::{add_data_interference, interference_mw, InterfererLoad, RbPicker, Site};
 use self::mobility::Mobility;
 use self::noise::{dbm_to_mw, noise_per_rb_dbm, to_db};
+use self::power_control::UlPower;
 use self::shadowing::{Shadowing, SHADOWING_STEP_NS};
 use self::small_scale::{tap_profile, LinkFading};
-use self::spec::{AntennaSpec, ChannelSpec, PathLossSpec, UePlacement};
+use self::spec::{AntennaSpec, ChannelSpec, PathLossSpec, UePlacement, DEFAULT_UE_TX_POWER_DBM};
 use super::sap::{LinkDir, UeIndex};
-use super::sinr::SinrSource;
+use super::sinr::{PuschGrant, SinrSource};
 use crate::error::ScenarioError;
 use crate::sim::{RngStream, SimTime};
 
@@ -69,6 +72,15 @@ struct LargeScale {
     ul_gain: f64,
     /// Whole-band downlink interference received from every interferer at full load, mW.
     interference_mw: f64,
+}
+
+impl LargeScale {
+    /// The UE's path-loss estimate PL (TS 36.213 §5.1.1.1: referenceSignalPower minus the
+    /// L3-filtered RSRP): the serving link's large-scale DL loss, dB, fast fading filtered out
+    /// ([`power_control`] says why).
+    fn path_loss_db(&self) -> f64 {
+        -to_db(self.dl_gain)
+    }
 }
 
 /// Which part of the subframe a SINR is for: the data region sees each interferer's load,
@@ -108,7 +120,7 @@ struct Derived {
     serving: Site,
     interferers: Vec<Site>,
     loads: Vec<InterfererLoad>,
-    ue_tx_power_mw: f64,
+    ul_power: UlPower,
     /// Noise per RB at the UE (DL) and the eNB (UL), mW.
     dl_noise_rb_mw: f64,
     ul_noise_rb_mw: f64,
@@ -150,7 +162,7 @@ impl ChannelSinr {
             serving: Site::new(enb.position_m, enb.height_m, enb.tx_power_dbm, Antenna::from_spec(&enb.antenna)),
             interferers: Vec::new(),
             loads: Vec::new(),
-            ue_tx_power_mw: dbm_to_mw(spec.ue_tx_power_dbm),
+            ul_power: UlPower::new(&spec.ul_power_control, spec.ue_tx_power_dbm.unwrap_or(DEFAULT_UE_TX_POWER_DBM)),
             dl_noise_rb_mw: dbm_to_mw(noise_per_rb_dbm(spec.ue_noise_figure_db)),
             ul_noise_rb_mw: dbm_to_mw(noise_per_rb_dbm(enb.noise_figure_db)),
         };
@@ -209,7 +221,11 @@ impl ChannelSinr {
                 let noise_rb_mw = d.dl_noise_rb_mw + large.interference_mw / n_rb;
                 self.gains.fill(d.serving.tx_power_mw / n_rb * large.dl_gain / noise_rb_mw);
             }
-            (LinkDir::Uplink, _) => self.gains.fill(d.ue_tx_power_mw / n_rb * large.ul_gain / d.ul_noise_rb_mw),
+            (LinkDir::Uplink, _) => {
+                // The sounding reference signal spans the band (ns-3 `LteUePhy::SendSrs`).
+                let srs_rb_mw = dbm_to_mw(d.ul_power.srs_per_prb_dbm(large.path_loss_db(), self.gains.len() as u32));
+                self.gains.fill(srs_rb_mw * large.ul_gain / d.ul_noise_rb_mw);
+            }
         }
         u.fading[dir_index(dir)].apply(now.as_ns(), self.steering.as_ref(), &mut self.gains);
     }
@@ -371,6 +387,18 @@ impl SinrSource for ChannelSinr {
 
     fn row_id(&mut self, _ue: UeIndex, _dir: LinkDir, now: SimTime) -> Option<u64> {
         Some(self.row_key(now))
+    }
+
+    fn pusch_sinr_db(&mut self, ue: UeIndex, now: SimTime, grant: PuschGrant, out: &mut [f64]) {
+        self.per_rb_sinr_db(ue, LinkDir::Uplink, now, out);
+        // Same path, fading and noise as the SRS row (no uplink interference): only the power per
+        // PRB differs, by the PUSCH's over `grant` PRBs less the SRS's over the band.
+        let pl_db = self.ues[ue.index()].large_scale(&self.d, now.as_ns()).path_loss_db();
+        let power = &self.d.ul_power;
+        let gain_db = power.pusch_per_prb_dbm(pl_db, grant.prbs) - power.srs_per_prb_dbm(pl_db, out.len() as u32);
+        for o in out.iter_mut() {
+            *o += gain_db;
+        }
     }
 
     fn control_sinr_db(&mut self, ue: UeIndex, now: SimTime) -> f64 {

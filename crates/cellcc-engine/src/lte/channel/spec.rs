@@ -8,6 +8,7 @@
 //! shadowing = { sigma_db = 8, decorrelation_m = 50 }
 //! fading = { profile = "eva", speed_kmh = 60 }
 //! enb = { position_m = [0, 0], height_m = 30, tx_power_dbm = 46 }
+//! ul_power_control = { kind = "open_loop", p0_nominal_pusch_dbm = -80, alpha = 1.0 }
 //! interferers = [{ position_m = [500, 0] }]
 //! # per UE:
 //! placement = { position_m = [100, 0], mobility = { kind = "random_walk", speed_kmh = 3, bounds_m = [90, -10, 110, 10] } }
@@ -18,6 +19,7 @@
 
 pub use super::hst::FrequencyTracking;
 pub use super::interference::InterfererLoad;
+pub use super::power_control::UlPowerControlSpec;
 use crate::error::ScenarioError;
 use serde::{Deserialize, Serialize};
 
@@ -66,10 +68,15 @@ pub struct ChannelSpec {
     /// The serving eNB.
     #[serde(default)]
     pub enb: EnbSpec,
-    /// UE transmit power, dBm, in [-40, 33]. Default 10 (ns-3 `LteUePhy::TxPower`;
-    /// TS 36.101 §6.2.2 power class 3 caps it at 23).
-    #[serde(default = "d_ue_tx")]
-    pub ue_tx_power_dbm: f64,
+    /// UE transmit power under `ul_power_control = { kind = "fixed" }`, dBm, in [-40, 33].
+    /// Default 10 (ns-3 `LteUePhy::TxPower`; TS 36.101 §6.2.2 power class 3 caps it at 23).
+    /// Refused under power control, which sets the power itself (its cap is `p_cmax_dbm`).
+    #[serde(default)]
+    pub ue_tx_power_dbm: Option<f64>,
+    /// Uplink power control (TS 36.213 §5.1.1.1). Default open loop with ns-3 LENA's
+    /// `LteUePowerControl` defaults ([`super::power_control`]).
+    #[serde(default)]
+    pub ul_power_control: UlPowerControlSpec,
     /// UE receiver noise figure, dB, in [0, 20]. Default 9 (ns-3 `LteUePhy::NoiseFigure`).
     #[serde(default = "d_ue_nf")]
     pub ue_noise_figure_db: f64,
@@ -423,9 +430,6 @@ fn d_dl_carrier() -> f64 {
 fn d_ul_carrier() -> f64 {
     DEFAULT_UL_CARRIER_MHZ
 }
-fn d_ue_tx() -> f64 {
-    DEFAULT_UE_TX_POWER_DBM
-}
 fn d_ue_nf() -> f64 {
     DEFAULT_UE_NOISE_FIGURE_DB
 }
@@ -520,7 +524,8 @@ impl Default for ChannelSpec {
             dl_carrier_mhz: DEFAULT_DL_CARRIER_MHZ,
             ul_carrier_mhz: DEFAULT_UL_CARRIER_MHZ,
             enb: EnbSpec::default(),
-            ue_tx_power_dbm: DEFAULT_UE_TX_POWER_DBM,
+            ue_tx_power_dbm: None,
+            ul_power_control: UlPowerControlSpec::default(),
             ue_noise_figure_db: DEFAULT_UE_NOISE_FIGURE_DB,
             pathloss: PathLossSpec::default(),
             shadowing: None,
@@ -564,7 +569,18 @@ impl ChannelSpec {
         in_range(self.dl_carrier_mhz, lo, hi, || p("dl_carrier_mhz"), "MHz in [400, 6000]")?;
         in_range(self.ul_carrier_mhz, lo, hi, || p("ul_carrier_mhz"), "MHz in [400, 6000]")?;
         self.enb.validate(&p("enb"))?;
-        in_range(self.ue_tx_power_dbm, -40.0, 33.0, || p("ue_tx_power_dbm"), "dBm in [-40, 33]")?;
+        match (self.ue_tx_power_dbm, self.ul_power_control) {
+            (None, _) => {}
+            (Some(tx_dbm), UlPowerControlSpec::Fixed) => {
+                in_range(tx_dbm, -40.0, 33.0, || p("ue_tx_power_dbm"), "dBm in [-40, 33]")?;
+            }
+            (Some(tx_dbm), UlPowerControlSpec::OpenLoop { .. }) => {
+                let allowed = "absent: ul_power_control (default open_loop) sets the UE's power, capped at its \
+                               p_cmax_dbm; or set ul_power_control = { kind = \"fixed\" }";
+                return Err(ScenarioError::new(p("ue_tx_power_dbm"), tx_dbm, allowed));
+            }
+        }
+        self.ul_power_control.validate(&p("ul_power_control"))?;
         in_range(self.ue_noise_figure_db, 0.0, 20.0, || p("ue_noise_figure_db"), "dB in [0, 20]")?;
         self.pathloss.validate(path, self)?;
         if let Some(s) = &self.shadowing {
@@ -755,7 +771,7 @@ mod tests {
     fn an_empty_spec_takes_the_ns3_defaults() {
         let s = parse("{}").unwrap();
         assert_eq!(s, ChannelSpec::default());
-        assert_eq!((s.enb.tx_power_dbm, s.ue_tx_power_dbm), (30.0, 10.0));
+        assert_eq!((s.enb.tx_power_dbm, s.ue_tx_power_dbm), (30.0, None));
         assert_eq!((s.enb.noise_figure_db, s.ue_noise_figure_db), (5.0, 9.0));
         s.validate("c").unwrap();
     }

@@ -39,6 +39,11 @@ pub struct SweepSpec {
     /// Carrier for a Doppler given as a speed, MHz in [400, 6000], both directions. Default 2120.
     #[serde(default = "d_carrier")]
     pub carrier_mhz: f64,
+    /// The uplink's baseline, held fixed, dB in [-50, 60] (its own fading on top). Default: the
+    /// uplink rides the downlink's ramp, as one emulator baseline for the link (seed 003 names one
+    /// SINR); a ramp down to a few dB then starves TCP's ACKs too, so set it to sweep the downlink alone.
+    #[serde(default)]
+    pub ul_db: Option<f64>,
 }
 
 fn d_carrier() -> f64 {
@@ -53,7 +58,7 @@ impl SweepSpec {
         let p = |f: &str| format!("{path}.{f}");
         let bad = |f: &str, v: f64, allowed: &str| Err(ScenarioError::new(p(f), v, allowed));
         let (lo, hi) = SINR_RANGE_DB;
-        for (f, v) in [("from_db", self.from_db), ("to_db", self.to_db)] {
+        for (f, v) in [("from_db", self.from_db), ("to_db", self.to_db), ("ul_db", self.ul_db.unwrap_or(lo))] {
             if !(v.is_finite() && (lo..=hi).contains(&v)) {
                 return bad(f, v, "dB in [-50, 60]");
             }
@@ -108,7 +113,11 @@ impl SweepSinr {
 
     /// Per-RB linear SINR of `ue` in `dir` at `now` into `self.sinr_lin`.
     fn sinr_lin(&mut self, ue: UeIndex, dir: LinkDir, now: SimTime) {
-        let base_lin = 10f64.powf(self.baseline_db(now) / 10.0);
+        let base_db = match (dir, self.spec.ul_db) {
+            (LinkDir::Uplink, Some(ul_db)) => ul_db,
+            _ => self.baseline_db(now),
+        };
+        let base_lin = 10f64.powf(base_db / 10.0);
         self.sinr_lin.fill(base_lin);
         let d = usize::from(dir == LinkDir::Uplink);
         self.fading[ue.index()][d].apply(now.as_ns(), self.steering.as_ref(), &mut self.sinr_lin);
@@ -149,7 +158,23 @@ mod tests {
             duration_s: 10.0,
             fading: FadingSpec { profile, doppler_hz: None, speed_kmh: Some(60.0), ..FadingSpec::default() },
             carrier_mhz: 2120.0,
+            ul_db: None,
         }
+    }
+
+    #[test]
+    fn the_uplink_rides_the_ramp_unless_ul_db_holds_it() {
+        let mut s = SweepSinr::new(&forward(FadingProfile::None), 1, 1, "c").unwrap();
+        let mut out = [0.0; 2];
+        // At 6 s the ramp is at 12.5 dB (worked in the test below); the uplink follows it by default.
+        s.per_rb_sinr_db(UeIndex(0), LinkDir::Uplink, SimTime::from_secs_f64(6.0), &mut out);
+        assert!(out.iter().all(|&x| (x - 12.5).abs() < 1e-9), "{out:?}");
+        let mut s =
+            SweepSinr::new(&SweepSpec { ul_db: Some(15.0), ..forward(FadingProfile::None) }, 1, 1, "c").unwrap();
+        s.per_rb_sinr_db(UeIndex(0), LinkDir::Uplink, SimTime::from_secs_f64(6.0), &mut out);
+        assert!(out.iter().all(|&x| x == 15.0), "{out:?}");
+        let bad = SweepSpec { ul_db: Some(99.0), ..forward(FadingProfile::None) }.validate("u").unwrap_err();
+        assert_eq!(bad.path, "u.ul_db");
     }
 
     #[test]

@@ -3,6 +3,7 @@
 
 use super::spec::*;
 use super::*;
+use crate::lte::sinr::PuschGrant;
 use crate::sim::NS_PER_MS;
 
 fn ue_at(x: f64, y: f64) -> UePlacement {
@@ -32,12 +33,42 @@ fn friis_link_budget_at_100_m_worked_by_hand() {
     // noise -174 + 52.5527 + 9 = -112.4473 dBm. SNR = 16.0206 - 78.8922 + 112.4473 = 49.5757 dB.
     let dl = sinr(&mut ch, 0, LinkDir::Downlink, 0, 25);
     assert!(dl.iter().all(|&x| (x - 49.5757).abs() < 1e-3), "{dl:?}");
-    // UL: 10 - 13.9794 = -3.9794 dBm per RB; Friis 1.9 GHz 100 m = 78.8922 + 20 log10(1900/2100) = 78.0229 dB;
-    // eNB noise -116.4473 dBm. SNR = -3.9794 - 78.0229 + 116.4473 = 34.4450 dB.
+    // UL, LENA's power control (P0 = -80 dBm, alpha = 1, SRS offset 0 dB): PL = 78.8922 dB (DL Friis),
+    // SRS over 25 RBs wants 13.9794 - 80 + 78.8922 = 12.8716 dBm < 23: -1.1078 dBm per RB;
+    // Friis 1.9 GHz 100 m = 78.8922 + 20 log10(1900/2100) = 78.0229 dB; eNB noise -174 + 52.5527 + 5
+    // = -116.4473 dBm. SNR = -1.1078 - 78.0229 + 116.4473 = 37.3166 dB.
     let ul = sinr(&mut ch, 0, LinkDir::Uplink, 0, 25);
-    assert!(ul.iter().all(|&x| (x - 34.4450).abs() < 1e-3), "{ul:?}");
+    assert!(ul.iter().all(|&x| (x - 37.3166).abs() < 1e-3), "{ul:?}");
+    // Uncapped, a PUSCH has the same power per PRB whatever its grant.
+    assert!(pusch(&mut ch, 5, 25).iter().all(|&x| (x - 37.3166).abs() < 1e-3));
     // Without fading the control region sees the same SINR as every RB.
     assert!((ch.control_sinr_db(UeIndex(0), SimTime::ZERO) - 49.5757).abs() < 1e-3);
+    // Fixed 10 dBm (no power control) over the band: 10 - 13.9794 = -3.9794 dBm per RB,
+    // SNR = -3.9794 - 78.0229 + 116.4473 = 34.4450 dB; over a 5-PRB grant 10 log10 5 = 6.9897 dB more.
+    let fixed = ChannelSpec { ul_power_control: UlPowerControlSpec::Fixed, ..flat_spec() };
+    let mut ch = ChannelSinr::new(&fixed, &[ue_at(100.0, 0.0)], 1, "cell0").unwrap();
+    assert!(sinr(&mut ch, 0, LinkDir::Uplink, 0, 25).iter().all(|&x| (x - 34.4450).abs() < 1e-3));
+    assert!(pusch(&mut ch, 5, 25).iter().all(|&x| (x - 41.4347).abs() < 1e-3));
+}
+
+fn pusch(ch: &mut ChannelSinr, prbs: u32, n_rb: usize) -> Vec<f64> {
+    let mut out = vec![0.0; n_rb];
+    ch.pusch_sinr_db(UeIndex(0), SimTime::ZERO, PuschGrant { prbs }, &mut out);
+    out
+}
+
+#[test]
+fn a_far_ue_caps_at_p_cmax_and_a_small_grant_gains_what_the_band_spread_lost() {
+    let mut ch = ChannelSinr::new(&flat_spec(), &[ue_at(1000.0, 0.0)], 1, "cell0").unwrap();
+    // PL = Friis 2.1 GHz 1 km = 98.8922 dB, UL loss 98.0229 dB, eNB noise -116.4473 dBm per RB.
+    // SRS over 25 RBs wants 13.9794 - 80 + 98.8922 = 32.87 dBm: capped at 23, 9.0206 dBm per RB,
+    // SNR = 9.0206 - 98.0229 + 116.4473 = 27.4450 dB.
+    assert!(sinr(&mut ch, 0, LinkDir::Uplink, 0, 25).iter().all(|&x| (x - 27.4450).abs() < 1e-3));
+    // PUSCH over 1 PRB wants -80 + 98.8922 = 18.8922 dBm < 23: SNR = 18.8922 - 98.0229 + 116.4473 = 37.3166 dB.
+    assert!(pusch(&mut ch, 1, 25).iter().all(|&x| (x - 37.3166).abs() < 1e-3));
+    // Over 5 PRBs it wants 6.9897 + 18.8922 = 25.88 dBm: capped, 23 - 6.9897 = 16.0103 dBm per PRB,
+    // SNR = 16.0103 - 98.0229 + 116.4473 = 34.4347 dB.
+    assert!(pusch(&mut ch, 5, 25).iter().all(|&x| (x - 34.4347).abs() < 1e-3));
 }
 
 #[test]
@@ -50,9 +81,9 @@ fn an_equidistant_equal_power_interferer_caps_the_sinr_near_zero_db() {
     // S = I = -62.8716 dBm per RB; N = -112.4473 dBm: SINR = -10 log10(1 + N/S) = -4.8e-5 dB.
     let dl = sinr(&mut ch, 0, LinkDir::Downlink, 0, 25);
     assert!(dl.iter().all(|&x| x.abs() < 1e-3 && x < 0.0), "{dl:?}");
-    // No uplink interference is modelled: UL is unchanged.
+    // No uplink interference is modelled: UL is as without the interferer (the friis test above).
     let ul = sinr(&mut ch, 0, LinkDir::Uplink, 0, 25);
-    assert!((ul[0] - 34.4450).abs() < 1e-3);
+    assert!((ul[0] - 37.3166).abs() < 1e-3);
 }
 
 /// An isotropic neighbour eNB at `position_m` with the serving eNB's height and power.

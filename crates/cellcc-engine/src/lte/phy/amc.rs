@@ -251,6 +251,18 @@ pub fn wideband_cqi(sinr_db: &[f64]) -> u8 {
     cqi_for_found_mcs(mcs_at_bler_target(sinr_db))
 }
 
+/// The lowest sub-band CQI of a higher-layer-configured (mode 3-0) report whose sub-bands are
+/// `subband_rbs` consecutive RBs, the last one shorter when it does not divide the band
+/// (TS 36.213 §7.2.1): each sub-band's CQI is [`wideband_cqi`] over its own RBs. ns-3 LENA's
+/// A30 report uses sub-bands of one RBG (lte-ue-phy.cc `CreateDlCqiFeedbackMessage`,
+/// `CreateCqiFeedbacks(newSinr, GetRbgSize())`) and its PF scheduler takes the MCS from the worst
+/// sub-band over the RBGs it allocates (pf-ff-mac-scheduler.cc, `worstCqi`): with the whole band
+/// allocated, this value. An empty slice gives 0.
+pub fn worst_subband_cqi(sinr_db: &[f64], subband_rbs: usize) -> u8 {
+    debug_assert!(subband_rbs > 0, "sub-band of no RBs");
+    sinr_db.chunks(subband_rbs).map(wideband_cqi).min().unwrap_or(0)
+}
+
 /// [`wideband_cqi`] for a frequency-flat channel of `sinr_db` on `n_prb` RBs.
 pub fn wideband_cqi_flat(sinr_db: f64, n_prb: u32) -> u8 {
     cqi_for_found_mcs(mcs_at_bler_target_flat(sinr_db, n_prb))
@@ -281,6 +293,24 @@ mod tests {
     use crate::lte::phy::bler::tb_bler;
     use crate::lte::phy::tbs::tbs_bits;
     use crate::lte::sap::RbMask;
+
+    #[test]
+    fn worst_subband_cqi_is_the_wideband_cqi_of_the_weakest_subband() {
+        // A flat channel on 48 RBs: sixteen identical 3-RB sub-bands, each with the CQI of one.
+        let flat = [12.0; 48];
+        assert_eq!(worst_subband_cqi(&flat, 3), wideband_cqi(&flat[..3]));
+        // One sub-band 15 dB down (RBs 6..9 of 50, sub-bands of 3): it sets the CQI, which is
+        // that sub-band's own, below the wideband CQI of the band.
+        let mut faded = [20.0; 50];
+        faded[6..9].fill(5.0);
+        assert_eq!(worst_subband_cqi(&faded, 3), wideband_cqi(&faded[6..9]));
+        assert!(worst_subband_cqi(&faded, 3) < wideband_cqi(&faded));
+        // The short last sub-band (50 = 16 x 3 + 2) counts too.
+        let mut tail = [20.0; 50];
+        tail[48..].fill(0.0);
+        assert_eq!(worst_subband_cqi(&tail, 3), wideband_cqi(&tail[48..]));
+        assert_eq!(worst_subband_cqi(&[], 3), 0);
+    }
 
     #[test]
     fn cqi_table_matches_ts_36_213_table_7_2_3_1() {

@@ -1,0 +1,170 @@
+//! cellcc's ns-3 driver, diagnostics of an LTE run (docs/ns3.md, "Diagnostic options"): never on
+//! by default; run.py adds the record only when CELLCC_NS3_DIAG asks for it.
+//!
+//!   diag fading=both|dl|none ul_pc=off|open|closed ul_cqi=srs|pusch srs_ms=2|5|10|20|40|80 [trace=DIR]
+//!
+//! - fading: `both` is LteHelper's own use (one TraceFadingLossModel on both channels,
+//!   lte-helper.cc ChannelModelInitialization); `dl` adds it to the downlink channel only, so the
+//!   uplink sees path loss alone; `none` installs no fading.
+//! - ul_pc: `off` keeps the backend's mapping of the scenario's `ul_power_control`; `open` /
+//!   `closed` turn on LteUePowerControl (TS 36.213 §5.1.1.1), ClosedLoop false / true.
+//! - ul_cqi: FfMacScheduler::UlCqiFilter, SRS_UL_CQI (LENA's default) or PUSCH_UL_CQI.
+//! - srs_ms: LteEnbRrc::SrsPeriodicity, how often the UE sounds the uplink (LENA's default 40).
+//! - trace: per-packet events written to DIR/diag.csv (t_ns,event,bytes,value), data radio
+//!   bearers only: `dl_rlc_in` (eNB PDCP TxPDU: an SDU handed to the downlink RLC, accepted or
+//!   not), `dl_rlc_drop` (the RLC's TxDrop), `ul_tx` (UE PDCP TxPDU: an uplink SDU, the TCP ACKs),
+//!   `ul_rx` (eNB PDCP RxPDU; value = its PDCP delay ns), `ul_tb` (eNB UlPhyReception; bytes = TB
+//!   size, value = MCS, or -1 - MCS if the TB failed), `dl_tb` (the same at the UE).
+
+#include "driver.h"
+
+#include "ns3/lte-module.h"
+#include "ns3/trace-fading-loss-model.h"
+
+namespace cellcc
+{
+
+namespace
+{
+
+FILE* g_diagOut = nullptr;
+//! LCIDs 1 and 2 are SRB1 and SRB2 (TS 36.321 Table 6.2.1-1): signalling, not a data bearer.
+constexpr uint8_t kLastSrbLcid = 2;
+
+void
+Event(const char* what, uint64_t bytes, int64_t value)
+{
+    std::fprintf(g_diagOut,
+                 "%lld,%s,%llu,%lld\n",
+                 static_cast<long long>(NowNs()),
+                 what,
+                 static_cast<unsigned long long>(bytes),
+                 static_cast<long long>(value));
+}
+
+void
+OnDlRlcIn(uint16_t, uint8_t lcid, uint32_t size)
+{
+    if (lcid > kLastSrbLcid)
+    {
+        Event("dl_rlc_in", size, 0);
+    }
+}
+
+void
+OnDlRlcDrop(Ptr<const Packet> p)
+{
+    Event("dl_rlc_drop", p->GetSize(), 0);
+}
+
+void
+OnUlTx(uint16_t, uint8_t lcid, uint32_t size)
+{
+    if (lcid > kLastSrbLcid)
+    {
+        Event("ul_tx", size, 0);
+    }
+}
+
+void
+OnUlRx(uint16_t, uint8_t lcid, uint32_t size, uint64_t delayNs)
+{
+    if (lcid > kLastSrbLcid)
+    {
+        Event("ul_rx", size, static_cast<int64_t>(delayNs));
+    }
+}
+
+void
+OnTb(const char* what, PhyReceptionStatParameters p)
+{
+    Event(what, p.m_size, p.m_correctness ? p.m_mcs : -1 - int64_t{p.m_mcs});
+}
+
+} // namespace
+
+void
+ConfigureDiag(const Record& d)
+{
+    Config::SetDefault("ns3::LteEnbRrc::SrsPeriodicity", UintegerValue(d.U64("srs_ms")));
+    const std::string& pc = d.Str("ul_pc");
+    if (pc != "off")
+    {
+        Config::SetDefault("ns3::LteUePhy::EnableUplinkPowerControl", BooleanValue(true));
+        Config::SetDefault("ns3::LteUePowerControl::ClosedLoop", BooleanValue(pc == "closed"));
+    }
+}
+
+bool
+HelperFading(const Record* d)
+{
+    return !d || d->Str("fading") == "both";
+}
+
+void
+SetUpDiag(Ptr<LteHelper> h, const Record& d)
+{
+    auto filter = d.Str("ul_cqi") == "pusch" ? FfMacScheduler::PUSCH_UL_CQI : FfMacScheduler::SRS_UL_CQI;
+    h->SetSchedulerAttribute("UlCqiFilter", EnumValue(filter));
+}
+
+void
+AddDownlinkFading(Ptr<LteHelper> h, const Record& d, const Record& f, const std::string& dir)
+{
+    if (d.Str("fading") != "dl")
+    {
+        return;
+    }
+    // What LteHelper::ChannelModelInitialization does with its fading model, on the downlink
+    // channel only (the helper's channels exist once InstallEnbDevice has initialised it).
+    auto m = CreateObject<TraceFadingLossModel>();
+    m->SetAttribute("TraceFilename", StringValue(dir + "/" + f.Str("file")));
+    m->SetAttribute("TraceLength", TimeValue(Seconds(f.Num("length_s"))));
+    m->SetAttribute("SamplesNum", UintegerValue(f.U64("samples")));
+    m->SetAttribute("WindowSize", TimeValue(Seconds(f.Num("window_s"))));
+    m->SetAttribute("RbNum", UintegerValue(f.U64("rbs")));
+    m->Initialize();
+    h->GetDownlinkSpectrumChannel()->AddSpectrumPropagationLossModel(m);
+}
+
+void
+StartDiagTrace(const Record& d, NetDeviceContainer enbDevs, NetDeviceContainer ueDevs)
+{
+    auto it = d.fields.find("trace");
+    if (it == d.fields.end())
+    {
+        return;
+    }
+    g_diagOut = std::fopen((it->second + "/diag.csv").c_str(), "w");
+    if (!g_diagOut)
+    {
+        throw std::runtime_error("cannot write " + it->second + "/diag.csv");
+    }
+    std::fprintf(g_diagOut, "t_ns,event,bytes,value\n");
+    auto enb = DynamicCast<LteEnbNetDevice>(enbDevs.Get(0));
+    enb->GetPhy()->GetUlSpectrumPhy()->TraceConnectWithoutContext("UlPhyReception", MakeBoundCallback(&OnTb, "ul_tb"));
+    std::string enbPath = "/NodeList/" + std::to_string(enb->GetNode()->GetId()) + "/DeviceList/*/LteEnbRrc/UeMap/*";
+    Config::ConnectWithoutContext(enbPath + "/DataRadioBearerMap/*/LtePdcp/TxPDU", MakeCallback(&OnDlRlcIn));
+    Config::ConnectWithoutContext(enbPath + "/DataRadioBearerMap/*/LtePdcp/RxPDU", MakeCallback(&OnUlRx));
+    Config::ConnectWithoutContext(enbPath + "/DataRadioBearerMap/*/LteRlc/TxDrop", MakeCallback(&OnDlRlcDrop));
+    for (uint32_t j = 0; j < ueDevs.GetN(); j++)
+    {
+        auto ue = DynamicCast<LteUeNetDevice>(ueDevs.Get(j));
+        ue->GetPhy()->GetDlSpectrumPhy()->TraceConnectWithoutContext("DlPhyReception",
+                                                                     MakeBoundCallback(&OnTb, "dl_tb"));
+        std::string uePath = "/NodeList/" + std::to_string(ue->GetNode()->GetId()) + "/DeviceList/*/LteUeRrc";
+        Config::ConnectWithoutContext(uePath + "/DataRadioBearerMap/*/LtePdcp/TxPDU", MakeCallback(&OnUlTx));
+    }
+}
+
+void
+StopDiagTrace()
+{
+    if (g_diagOut)
+    {
+        std::fclose(g_diagOut);
+        g_diagOut = nullptr;
+    }
+}
+
+} // namespace cellcc
