@@ -148,6 +148,7 @@ impl TcpReceiver {
             self.fin_seq = Some(seg.seq + seg.len as u64);
             self.ack_due = true;
         }
+        let before = self.rcv_nxt;
         if seg.len > 0 {
             self.rcv_mss = self.rcv_mss.max(seg.len);
             if self.p.timestamps && seg.seq == self.rcv_nxt {
@@ -156,7 +157,9 @@ impl TcpReceiver {
             self.on_data(now, seg.seq, seg.seq + seg.len as u64);
         }
         self.consume_fin(now);
-        self.read(now);
+        if self.rcv_nxt > before {
+            self.read(now);
+        }
     }
 
     /// RFC 7323 §4.3 (2): a segment at or below Last.ACK.sent with a TSval not older
@@ -174,13 +177,11 @@ impl TcpReceiver {
         }
     }
 
-    /// The application reads everything in order (Linux `tcp_recvmsg`): autotuning measures
-    /// the read (`tcp_rcv_space_adjust`), and if no ACK is due yet, one goes out when the
-    /// window it frees is worth announcing (`__tcp_cleanup_rbuf`).
+    /// The application reads the bytes that just arrived in order (Linux `tcp_recvmsg`, which
+    /// only then runs): autotuning measures the read (`tcp_rcv_space_adjust`), and if no ACK is
+    /// due yet, one goes out when the window it frees is worth announcing (`__tcp_cleanup_rbuf`,
+    /// `copied > 0`).
     fn read(&mut self, now: SimTime) {
-        if self.state == ReceiverState::Listen {
-            return;
-        }
         self.rwnd.on_read(now, self.rcv_nxt);
         if !self.ack_due && self.rwnd.update_due(self.rcv_nxt, self.ooo_bytes()) {
             self.ack_due = true;
