@@ -94,6 +94,8 @@ ENGINE_TCP_DEFAULTS = {
     "delayed_ack_timeout_ms": 40.0,  # TCP_DELACK_MIN
     "initial_cwnd_segs": 10,  # RFC 6928
     "rcv_buf_bytes": 6291456,  # tcp_rmem max
+    "tcp_rmem": [4096, 131072, 6291456],  # tcp_rmem (net/ipv4/tcp.c tcp_init)
+    "tcp_moderate_rcvbuf": True,  # tcp_moderate_rcvbuf
     "snd_buf_bytes": 4194304,  # tcp_wmem max
     "dupack_threshold": 3,  # RFC 5681
     "syn_retries": 6,  # tcp_syn_retries

@@ -122,6 +122,21 @@ def test_plan_maps_the_recovery_sysctls_and_gives_the_kernel_payload_mss_plus_op
     assert plan_mod.maxseg_bytes(p, p.flows[0]) == 1000
 
 
+def test_plan_sets_the_receive_window_sysctls_the_engine_models():
+    # Defaults: Linux's tcp_rmem and autotuning, tcp_app_win 31, no window shrinking (tcp/rwnd.rs).
+    p = plan_mod.plan(two_hosts())
+    assert p.sysctls["net.ipv4.tcp_rmem"] == "4096 131072 6291456"
+    assert p.sysctls["net.ipv4.tcp_moderate_rcvbuf"] == "1"
+    assert (p.sysctls["net.ipv4.tcp_app_win"], p.sysctls["net.ipv4.tcp_shrink_window"]) == ("31", "0")
+    sc = two_hosts()
+    sc["tcp"] = {"tcp_rmem": [8192, 65536, 1000000], "tcp_moderate_rcvbuf": False}
+    p = plan_mod.plan(sc)
+    assert (p.sysctls["net.ipv4.tcp_rmem"], p.sysctls["net.ipv4.tcp_moderate_rcvbuf"]) == ("8192 65536 1000000", "0")
+    # rcv_buf_bytes is tcp_rmem[2]; the default no larger than it.
+    sc["tcp"] = {"rcv_buf_bytes": 100000}
+    assert plan_mod.plan(sc).sysctls["net.ipv4.tcp_rmem"] == "4096 100000 100000"
+
+
 def test_plan_refuses_a_kernel_cca_listing_the_available_ones():
     sc = two_hosts(cca="no_such_cca")
     with pytest.raises(plan_mod.NotSupported) as e:

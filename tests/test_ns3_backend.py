@@ -74,6 +74,18 @@ def test_plan_maps_link_queue_loss_and_engine_tcp_defaults():
     assert (flow["rcvbuf"], flow["sndbuf"], flow["sack"], flow["timestamps"]) == ("6291456", "4194304", "1", "1")
 
 
+def test_plan_maps_the_receive_buffer_to_a_fixed_rcvbufsize():
+    # ns-3 has no autotuning: with it on (default) the largest buffer, tcp_rmem[2]; off, the
+    # window Linux offers from tcp_rmem[1]: 131072 x 160 / 256 = 81920 (tcp/rwnd.rs ratio).
+    sc = two_hosts()
+    sc["tcp"] = {"tcp_rmem": [4096, 131072, 1000000]}
+    assert _record(ns3_plan.plan(sc).text, "flow")["rcvbuf"] == "1000000"
+    sc["tcp"]["tcp_moderate_rcvbuf"] = False
+    assert _record(ns3_plan.plan(sc).text, "flow")["rcvbuf"] == "81920"
+    sc["tcp"] = {"rcv_buf_bytes": 500000}
+    assert _record(ns3_plan.plan(sc).text, "flow")["rcvbuf"] == "500000"
+
+
 @pytest.mark.parametrize(
     ("edit", "path", "why"),
     [

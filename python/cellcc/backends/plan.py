@@ -245,6 +245,20 @@ def _collapse(sc: dict, chain: list[tuple[int, bool]], a_to_b: bool, base_dir: P
     )
 
 
+#: Linux's default net.ipv4.tcp_rmem (net/ipv4/tcp.c tcp_init), the engine's (scenario/tcp.rs).
+LINUX_TCP_RMEM = (4096, 131072, 6291456)
+
+
+def rmem_of(t: dict) -> tuple[int, int, int]:
+    """tcp_rmem as the engine resolves it (scenario/tcp.rs `TcpSpec::rmem`): as written, else
+    Linux's with rcv_buf_bytes as the max (min and default no larger than it)."""
+    if t.get("tcp_rmem") is not None:
+        lo, default, hi = (int(v) for v in t["tcp_rmem"])
+        return lo, default, hi
+    hi = int(t.get("rcv_buf_bytes") or LINUX_TCP_RMEM[2])
+    return min(LINUX_TCP_RMEM[0], hi), min(LINUX_TCP_RMEM[1], hi), hi
+
+
 def _tcp_settings(sc: dict, plan: RunPlan) -> list[int | None]:
     """Apply the TCP table (scenario-wide, flow overrides) to the plan; returns each flow's MSS."""
     merged = [{**_set(sc.get("tcp")), **_set(f.get("tcp"))} for f in sc["flows"]]
@@ -282,8 +296,14 @@ def _tcp_settings(sc: dict, plan: RunPlan) -> list[int | None]:
     for key, name in int_sysctls.items():
         if t.get(key) is not None:
             plan.sysctls[name] = str(t[key])
-    # Engine defaults are Linux's tcp_rmem/tcp_wmem maxima (tcp.rs); autotuning stays on up to them.
-    plan.sysctls["net.ipv4.tcp_rmem"] = f"4096 131072 {int(t.get('rcv_buf_bytes') or 6291456)}"
+    # The engine's receive window follows these (crates/cellcc-engine/src/tcp/rwnd.rs): tcp_rmem
+    # (rcv_buf_bytes is another name for its max), autotuning, and the two sysctls it assumes at
+    # their defaults (tcp_app_win 31 reserves 1/2^31 of the buffer; no window shrinking).
+    plan.sysctls["net.ipv4.tcp_rmem"] = " ".join(str(int(v)) for v in rmem_of(t))
+    moderate = t.get("tcp_moderate_rcvbuf")
+    plan.sysctls["net.ipv4.tcp_moderate_rcvbuf"] = "0" if moderate is False else "1"
+    plan.sysctls["net.ipv4.tcp_app_win"] = "31"
+    plan.sysctls["net.ipv4.tcp_shrink_window"] = "0"
     plan.sysctls["net.ipv4.tcp_wmem"] = f"4096 16384 {int(t.get('snd_buf_bytes') or 4194304)}"
     # Each run starts clean: no cached ssthresh/RTT from an earlier connection (tcp_metrics.c).
     plan.sysctls["net.ipv4.tcp_no_metrics_save"] = "1"

@@ -18,6 +18,10 @@ pub const LINUX_TCP_FRTO: u32 = 2;
 /// Largest valid `tcp_frto` value.
 pub const MAX_TCP_FRTO: u32 = 2;
 
+/// Linux default of `net.ipv4.tcp_rmem` (net/ipv4/tcp.c `tcp_init`: one page, 131072, and
+/// max(131072, min(6 MiB, free memory / 128)), i.e. 6 MiB on any host with 768 MiB or more).
+pub const LINUX_TCP_RMEM: [u64; 3] = [4096, 131_072, 6_291_456];
+
 /// When the sender paces.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -68,8 +72,17 @@ pub struct TcpSpec {
     pub delayed_ack_timeout_ms: Option<f64>,
     /// Initial window, segments. Default 10 (RFC 6928, Linux TCP_INIT_CWND).
     pub initial_cwnd_segs: Option<u32>,
-    /// Receive buffer, bytes: caps the advertised window. Default 6291456 (Linux tcp_rmem max).
+    /// The largest receive buffer, bytes: another name for `tcp_rmem[2]` (set one, or both
+    /// equal). Default 6291456 (Linux's tcp_rmem max).
     pub rcv_buf_bytes: Option<u64>,
+    /// Linux `net.ipv4.tcp_rmem`: [min, default, max] receive-buffer bytes. The first window
+    /// offered is the default's share (`tcp_select_initial_window`), autotuning grows the buffer
+    /// up to max. Default [4096, 131072, 6291456] (Linux's, net/ipv4/tcp.c `tcp_init`; the Linux
+    /// backend sets the same in its namespaces).
+    pub tcp_rmem: Option<[u64; 3]>,
+    /// Linux `net.ipv4.tcp_moderate_rcvbuf`: receive-buffer autotuning (DRS,
+    /// `tcp_rcv_space_adjust`). Off, the buffer stays at `tcp_rmem[1]`. Default true.
+    pub tcp_moderate_rcvbuf: Option<bool>,
     /// Send buffer, bytes: caps unacknowledged data. Default 4194304 (Linux tcp_wmem max).
     pub snd_buf_bytes: Option<u64>,
     /// Duplicate-ACK threshold for fast retransmit. Default 3 (RFC 5681).
@@ -109,7 +122,10 @@ pub struct TcpParams {
     pub delayed_ack_count: u32,
     pub delayed_ack_timeout: SimDuration,
     pub initial_cwnd_segs: u32,
+    /// The largest receive buffer, `tcp_rmem[2]`.
     pub rcv_buf_bytes: u64,
+    pub tcp_rmem: [u64; 3],
+    pub tcp_moderate_rcvbuf: bool,
     pub snd_buf_bytes: u64,
     pub dupack_threshold: u32,
     pub syn_retries: u32,
@@ -137,6 +153,8 @@ impl TcpParams {
             delayed_ack_timeout_ms: Some(self.delayed_ack_timeout.as_ms_f64()),
             initial_cwnd_segs: Some(self.initial_cwnd_segs),
             rcv_buf_bytes: Some(self.rcv_buf_bytes),
+            tcp_rmem: Some(self.tcp_rmem),
+            tcp_moderate_rcvbuf: Some(self.tcp_moderate_rcvbuf),
             snd_buf_bytes: Some(self.snd_buf_bytes),
             dupack_threshold: Some(self.dupack_threshold),
             syn_retries: Some(self.syn_retries),
@@ -168,6 +186,8 @@ impl TcpSpec {
             delayed_ack_timeout_ms,
             initial_cwnd_segs,
             rcv_buf_bytes,
+            tcp_rmem,
+            tcp_moderate_rcvbuf,
             snd_buf_bytes,
             dupack_threshold,
             syn_retries,
@@ -178,6 +198,19 @@ impl TcpSpec {
             dsack,
             frto
         )
+    }
+
+    /// `tcp_rmem` with `rcv_buf_bytes` as its max when only that is given (the default,
+    /// 131072, then no larger than the max, as the first buffer cannot exceed the largest).
+    pub fn rmem(&self) -> [u64; 3] {
+        match (self.tcp_rmem, self.rcv_buf_bytes) {
+            (Some(r), _) => r,
+            (None, Some(max)) => {
+                let [lo, def, _] = LINUX_TCP_RMEM;
+                [lo.min(max), def.min(max), max]
+            }
+            (None, None) => LINUX_TCP_RMEM,
+        }
     }
 
     /// Fill defaults (values are validated before this is called).
@@ -193,7 +226,9 @@ impl TcpSpec {
             delayed_ack_count: self.delayed_ack_count.unwrap_or(2),
             delayed_ack_timeout: SimDuration::from_ms_f64(self.delayed_ack_timeout_ms.unwrap_or(40.0)),
             initial_cwnd_segs: self.initial_cwnd_segs.unwrap_or(10),
-            rcv_buf_bytes: self.rcv_buf_bytes.unwrap_or(6_291_456),
+            rcv_buf_bytes: self.rmem()[2],
+            tcp_rmem: self.rmem(),
+            tcp_moderate_rcvbuf: self.tcp_moderate_rcvbuf.unwrap_or(true),
             snd_buf_bytes: self.snd_buf_bytes.unwrap_or(4_194_304),
             dupack_threshold: self.dupack_threshold.unwrap_or(3),
             syn_retries: self.syn_retries.unwrap_or(6),

@@ -521,16 +521,19 @@ impl TcpSpec {
         if let Some(f) = self.frto {
             ensure(f <= super::tcp::MAX_TCP_FRTO, || p("frto"), f, "a tcp_frto value in [0, 2]")?;
         }
-        for (name, v) in [("rcv_buf_bytes", self.rcv_buf_bytes), ("snd_buf_bytes", self.snd_buf_bytes)] {
+        for (name, v, lo) in
+            [("rcv_buf_bytes", self.rcv_buf_bytes, MIN_RMEM_DEFAULT_BYTES), ("snd_buf_bytes", self.snd_buf_bytes, 2048)]
+        {
             if let Some(x) = v {
                 ensure(
-                    (2048..=MAX_SOCKET_BUF_BYTES).contains(&x),
+                    (lo..=MAX_SOCKET_BUF_BYTES).contains(&x),
                     || p(name),
                     x,
-                    &format!("bytes in [2048, {MAX_SOCKET_BUF_BYTES}] (Linux SOCK_MIN_RCVBUF order; RFC 7323 largest window)"),
+                    &format!("bytes in [{lo}, {MAX_SOCKET_BUF_BYTES}] (Linux SOCK_MIN_RCVBUF order; RFC 7323 largest window)"),
                 )?;
             }
         }
+        self.check_rmem(&p)?;
         if let Some(n) = self.initial_cwnd_segs {
             ensure(
                 n <= MAX_INITIAL_CWND_SEGS,
@@ -541,6 +544,34 @@ impl TcpSpec {
         }
         if let Some(n) = self.syn_retries {
             ensure(n <= MAX_SYN_RETRIES, || p("syn_retries"), n, &format!("an integer in [0, {MAX_SYN_RETRIES}]"))?;
+        }
+        Ok(())
+    }
+}
+
+/// Smallest `tcp_rmem[1]` the engine accepts: four 1500-byte packets of memory (4 x 2304 B truesize,
+/// `tcp/rwnd.rs`), the floor Linux's old `tcp_fixup_rcvbuf` kept so that fast retransmit can work.
+pub const MIN_RMEM_DEFAULT_BYTES: u64 = 4 * 2304;
+
+impl TcpSpec {
+    /// `tcp_rmem` ordered and in range; `rcv_buf_bytes`, its other name for the max, not contradicting it.
+    fn check_rmem(&self, p: &dyn Fn(&str) -> String) -> Check {
+        let Some(r) = self.tcp_rmem else { return Ok(()) };
+        let shown = format!("[{}, {}, {}]", r[0], r[1], r[2]);
+        ensure(
+            r[0] <= r[1] && r[1] <= r[2],
+            || p("tcp_rmem"),
+            shown.as_str(),
+            "[min, default, max] with min <= default <= max",
+        )?;
+        ensure(
+            (MIN_RMEM_DEFAULT_BYTES..=MAX_SOCKET_BUF_BYTES).contains(&r[1]) && r[2] <= MAX_SOCKET_BUF_BYTES,
+            || p("tcp_rmem"),
+            shown.as_str(),
+            &format!("default in [{MIN_RMEM_DEFAULT_BYTES}, {MAX_SOCKET_BUF_BYTES}] bytes, max at most {MAX_SOCKET_BUF_BYTES}"),
+        )?;
+        if let Some(b) = self.rcv_buf_bytes {
+            ensure(b == r[2], || p("rcv_buf_bytes"), b, &format!("{} (tcp_rmem[2]; it is another name for it)", r[2]))?;
         }
         Ok(())
     }
@@ -609,6 +640,25 @@ mod tests {
         v["flows"][0]["app"] = json!({"kind": "finite", "bytes": super::MAX_FINITE_BYTES + 1});
         assert_eq!(error_of(&v).path, "flows[0].app.bytes");
         v["flows"][0]["app"] = json!({"kind": "finite", "bytes": super::MAX_FINITE_BYTES});
+        assert!(Scenario::from_json(&v.to_string()).is_ok());
+    }
+
+    #[test]
+    fn tcp_rmem_must_be_ordered_and_agree_with_rcv_buf_bytes() {
+        let mut v = base();
+        v["flows"][0]["tcp"] = json!({"tcp_rmem": [4096, 131072, 65536]});
+        let e = error_of(&v);
+        assert_eq!((e.path.as_str(), e.value.as_str()), ("flows[0].tcp.tcp_rmem", "[4096, 131072, 65536]"));
+        // A default below four full segments' memory (4 x 2304 B, tcp/rwnd.rs) is refused.
+        v["flows"][0]["tcp"] = json!({"tcp_rmem": [4096, 8192, 65536]});
+        assert_eq!(error_of(&v).path, "flows[0].tcp.tcp_rmem");
+        v["flows"][0]["tcp"] = json!({"tcp_rmem": [4096, 131072, 6291456], "rcv_buf_bytes": 1000000});
+        let e = error_of(&v);
+        assert_eq!(
+            (e.path.as_str(), e.allowed.as_str()),
+            ("flows[0].tcp.rcv_buf_bytes", "6291456 (tcp_rmem[2]; it is another name for it)")
+        );
+        v["flows"][0]["tcp"] = json!({"tcp_rmem": [4096, 131072, 1000000], "rcv_buf_bytes": 1000000});
         assert!(Scenario::from_json(&v.to_string()).is_ok());
     }
 

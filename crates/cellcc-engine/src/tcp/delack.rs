@@ -56,6 +56,18 @@ impl AckClock {
         self.quick = self.quick.max(n);
     }
 
+    /// Linux `tcp_grow_window`: a segment that grew the window is ACKed at once
+    /// (`icsk_ack.quick |= 1`).
+    pub fn grant_one(&mut self) {
+        self.quick |= 1;
+    }
+
+    /// Linux `__tcp_select_window`: less than half the buffer free ends quick-ACK mode
+    /// (`icsk_ack.quick = 0`).
+    pub fn leave_quickack(&mut self) {
+        self.quick = 0;
+    }
+
     /// Linux `tcp_enter_quickack_mode`: more quick ACKs and the minimum ato.
     pub fn enter_quickack_mode(&mut self, rcv_wnd_bytes: u64, rcv_mss_bytes: u32, max: u32) {
         self.incr_quickack(rcv_wnd_bytes, rcv_mss_bytes, max);

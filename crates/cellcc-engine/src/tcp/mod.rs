@@ -8,6 +8,7 @@ pub mod rate;
 pub mod receiver;
 pub mod recovery;
 pub mod rtt;
+pub mod rwnd;
 pub mod scoreboard;
 pub mod sender;
 pub mod tlp;

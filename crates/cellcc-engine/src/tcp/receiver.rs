@@ -5,7 +5,10 @@
 //! out-of-order data and for segments that fill a hole, SACK blocks
 //! (RFC 2018 §4: the block with the newest segment first), D-SACK for
 //! duplicates (RFC 2883, Linux `tcp_dsack_set`), and the timestamp echo
-//! (RFC 7323 §4.3, Linux `tcp_replace_ts_recent`).
+//! (RFC 7323 §4.3, Linux `tcp_replace_ts_recent`). The window it offers is
+//! Linux's receive-window model (`rwnd.rs`): it starts at `tcp_rmem[1]`'s share,
+//! grows per segment and by autotuning, and a read that doubles it is announced
+//! at once. The application reads every in-order byte as soon as it arrives.
 //!
 //! ```text
 //!  Listen ─SYN─► SynReceived ─data/ACK─► Established ─FIN in order─► Closed
@@ -13,6 +16,7 @@
 
 use super::delack::{AckClock, MAX_QUICKACKS};
 use super::rtt::RttEstimator;
+use super::rwnd::{RcvWindow, RmemConfig};
 use crate::packet::{SackBlocks, TcpFlags, TcpSegment};
 use crate::scenario::TcpParams;
 use crate::sim::SimTime;
@@ -75,11 +79,15 @@ pub struct TcpReceiver {
     synack_sent_at: Option<SimTime>,
     /// Largest data segment seen (Linux `icsk_ack.rcv_mss`).
     rcv_mss: u32,
+    rwnd: RcvWindow,
 }
 
 impl TcpReceiver {
-    pub fn new(p: TcpParams, echo: EcnEcho) -> Self {
+    /// A receiver expecting segments of `mss_bytes` payload (the window is sized in them).
+    pub fn new(p: TcpParams, mss_bytes: u32, echo: EcnEcho) -> Self {
+        let cfg = RmemConfig { tcp_rmem: p.tcp_rmem, moderate_rcvbuf: p.tcp_moderate_rcvbuf, timestamps: p.timestamps };
         TcpReceiver {
+            rwnd: RcvWindow::new(cfg, mss_bytes),
             state: ReceiverState::Listen,
             rcv_nxt: 0,
             ooo: Vec::new(),
@@ -126,6 +134,7 @@ impl TcpReceiver {
         }
         if self.state == ReceiverState::SynReceived {
             self.state = ReceiverState::Established;
+            self.rwnd.on_established(now, self.rcv_nxt);
             if let Some(sent) = self.synack_sent_at.take() {
                 self.rtt.on_sample(now - sent, 0, 0);
             }
@@ -133,17 +142,24 @@ impl TcpReceiver {
         if self.state == ReceiverState::Listen {
             return;
         }
-        self.echo_ce(seg);
+        self.echo_ce(now, seg);
         self.update_ts_recent(seg);
         if seg.flags.has(TcpFlags::FIN) {
             self.fin_seq = Some(seg.seq + seg.len as u64);
             self.ack_due = true;
         }
+        let before = self.rcv_nxt;
         if seg.len > 0 {
             self.rcv_mss = self.rcv_mss.max(seg.len);
+            if self.p.timestamps && seg.seq == self.rcv_nxt {
+                self.rwnd.on_tsecr(now, seg.ts_ecr, seg.len);
+            }
             self.on_data(now, seg.seq, seg.seq + seg.len as u64);
         }
         self.consume_fin(now);
+        if self.rcv_nxt > before {
+            self.read(now);
+        }
     }
 
     /// RFC 7323 §4.3 (2): a segment at or below Last.ACK.sent with a TSval not older
@@ -161,7 +177,18 @@ impl TcpReceiver {
         }
     }
 
-    fn echo_ce(&mut self, seg: &TcpSegment) {
+    /// The application reads the bytes that just arrived in order (Linux `tcp_recvmsg`, which
+    /// only then runs): autotuning measures the read (`tcp_rcv_space_adjust`), and if no ACK is
+    /// due yet, one goes out when the window it frees is worth announcing (`__tcp_cleanup_rbuf`,
+    /// `copied > 0`).
+    fn read(&mut self, now: SimTime) {
+        self.rwnd.on_read(now, self.rcv_nxt);
+        if !self.ack_due && self.rwnd.update_due(self.rcv_nxt, self.ooo_bytes()) {
+            self.ack_due = true;
+        }
+    }
+
+    fn echo_ce(&mut self, now: SimTime, seg: &TcpSegment) {
         match self.echo {
             EcnEcho::Off => {}
             EcnEcho::Classic { latched } => {
@@ -170,7 +197,7 @@ impl TcpReceiver {
             }
             EcnEcho::Accurate { ce } if ce != seg.ce => {
                 if self.segs_since_ack > 0 {
-                    self.early_ack = Some(self.ack_segment());
+                    self.early_ack = Some(self.ack_segment(now));
                     self.segs_since_ack = 0;
                     self.delack_at = None;
                 }
@@ -193,7 +220,7 @@ impl TcpReceiver {
             // A duplicate: ACK at once so the sender learns (RFC 5681 §4.2), and
             // Linux tcp_data_queue enters quick-ACK mode: the sender is recovering.
             self.note_duplicate(start, end);
-            let (wnd, mss) = (self.window_bytes(), self.rcv_mss);
+            let (wnd, mss) = (self.rwnd.rcv_wnd(), self.rcv_mss);
             self.ack_clock.enter_quickack_mode(wnd, mss, MAX_QUICKACKS);
             self.ack_due = true;
         } else if start <= self.rcv_nxt {
@@ -201,8 +228,13 @@ impl TcpReceiver {
             let had_hole = !self.ooo.is_empty();
             self.rcv_nxt = end;
             self.absorb_ooo();
-            let (wnd, mss, rto) = (self.window_bytes(), self.rcv_mss, self.rtt.rto());
+            let (wnd, mss, rto) = (self.rwnd.rcv_wnd(), self.rcv_mss, self.rtt.rto());
             self.ack_clock.on_data(now, wnd, mss, rto);
+            // The segment is still unread here, as in the kernel's softirq.
+            let held = self.ooo_bytes() + (end - start);
+            if self.rwnd.on_data(now, (end - start) as u32, self.rcv_nxt, held) {
+                self.ack_clock.grant_one();
+            }
             self.segs_since_ack += 1;
             if had_hole || self.ack_clock.quick() || self.segs_since_ack >= self.p.delayed_ack_count {
                 // RFC 5681 §4.2: ACK immediately when a segment fills (part of) a gap;
@@ -219,6 +251,9 @@ impl TcpReceiver {
                 self.note_duplicate(dup_start, dup_end);
             }
             self.insert_ooo(start, end);
+            if self.p.sack {
+                self.rwnd.on_out_of_order((end - start) as u32, self.ooo_bytes());
+            }
             // RFC 5681 §4.2: an out-of-order segment is ACKed at once (a duplicate ACK).
             self.ack_due = true;
         }
@@ -273,7 +308,9 @@ impl TcpReceiver {
         if self.synack_due {
             self.synack_due = false;
             self.synack_sent_at.get_or_insert(now);
-            return Some(self.segment(TcpFlags::SYN | TcpFlags::ACK));
+            let mut synack = self.segment(TcpFlags::SYN | TcpFlags::ACK, now);
+            synack.wnd_bytes = self.rwnd.synack_window_bytes();
+            return Some(synack);
         }
         if let Some(early) = self.early_ack.take() {
             self.ack_clock.on_ack_sent();
@@ -286,12 +323,17 @@ impl TcpReceiver {
         self.segs_since_ack = 0;
         self.delack_at = None;
         self.ack_clock.on_ack_sent();
-        Some(self.ack_segment())
+        Some(self.ack_segment(now))
     }
 
-    fn ack_segment(&mut self) -> TcpSegment {
+    fn ack_segment(&mut self, now: SimTime) -> TcpSegment {
         let ece = if self.ece() { TcpFlags::ECE } else { 0 };
-        let mut seg = self.segment(TcpFlags::ACK | ece);
+        let mut seg = self.segment(TcpFlags::ACK | ece, now);
+        let (wnd, leave_quick) = self.rwnd.advertise(self.rcv_nxt, self.ooo_bytes());
+        seg.wnd_bytes = wnd;
+        if leave_quick {
+            self.ack_clock.leave_quickack();
+        }
         if self.p.sack {
             let dsack = self.dsack.take();
             seg.sack = self.sack_blocks(dsack);
@@ -300,10 +342,14 @@ impl TcpReceiver {
         seg
     }
 
-    /// The window advertised: the buffer less what reassembly holds.
-    fn window_bytes(&self) -> u64 {
-        let ooo_bytes: u64 = self.ooo.iter().map(|b| b.end - b.start).sum();
-        self.p.rcv_buf_bytes.saturating_sub(ooo_bytes)
+    /// Bytes held for reassembly: they take receive memory (`tcp_space`).
+    fn ooo_bytes(&self) -> u64 {
+        self.ooo.iter().map(|b| b.end - b.start).sum()
+    }
+
+    /// The receive-window state (for tests and traces).
+    pub fn window(&self) -> &RcvWindow {
+        &self.rwnd
     }
 
     /// Quick ACKs still to send at once (Linux `icsk_ack.quick`).
@@ -311,16 +357,17 @@ impl TcpReceiver {
         self.ack_clock.quick_left()
     }
 
-    fn segment(&self, flags: u8) -> TcpSegment {
+    /// A control segment sent at `now` (its TSval, which the sender echoes: RFC 7323 §3).
+    fn segment(&self, flags: u8, now: SimTime) -> TcpSegment {
         TcpSegment {
             flags: TcpFlags(flags),
             seq: 0,
             ack: self.rcv_nxt,
             len: 0,
-            wnd_bytes: self.window_bytes(),
+            wnd_bytes: self.rwnd.rcv_wnd(),
             sack: SackBlocks::default(),
             timestamps: self.p.timestamps,
-            ts_val: SimTime::ZERO,
+            ts_val: now,
             ts_ecr: if self.p.timestamps { self.ts_recent } else { None },
             ce: false,
         }
@@ -367,7 +414,7 @@ mod tests {
     }
 
     fn rx_with(echo: EcnEcho) -> TcpReceiver {
-        let mut r = TcpReceiver::new(TcpSpec::default().resolve(), echo);
+        let mut r = TcpReceiver::new(TcpSpec::default().resolve(), 1000, echo);
         r.on_segment(SimTime::ZERO, &TcpSegment { flags: TcpFlags(TcpFlags::SYN), ..Default::default() });
         assert!(r.poll_transmit(SimTime::ZERO).unwrap().flags.has(TcpFlags::SYN));
         r
@@ -492,5 +539,40 @@ mod tests {
         r.on_segment(SimTime::ZERO, &marked(2000, 1000, true, 0));
         let second = r.poll_transmit(SimTime::ZERO).unwrap();
         assert_eq!((second.ack, second.flags.has(TcpFlags::ECE)), (3000, true));
+    }
+
+    #[test]
+    fn segments_that_grow_the_window_are_acked_at_once() {
+        // Linux defaults, MSS 1448, the sender at 10 Mbit/s (one segment per 1.2 ms) echoing
+        // the SYN-ACK's TSval (t = 0) from 40 ms on: the receiver's RTT is 40 ms.
+        let mut r = TcpReceiver::new(TcpSpec::default().resolve(), 1448, EcnEcho::Off);
+        r.on_segment(SimTime::ZERO, &TcpSegment { flags: TcpFlags(TcpFlags::SYN), ..Default::default() });
+        let synack = r.poll_transmit(SimTime::ZERO).unwrap();
+        assert_eq!(synack.wnd_bytes, 65_160, "rounddown(131072 / 2, 1448)");
+        let t = |i: u64| SimTime::ZERO + SimDuration::from_ns(40_000_000 + i * 1_200_000);
+        let seg = |i: u64| TcpSegment { ts_ecr: Some(SimTime::ZERO), timestamps: true, ..data(i * 1448, 1448) };
+        let acks = |r: &mut TcpReceiver, from: u64, to: u64| {
+            (from..to)
+                .filter(|&i| {
+                    r.on_segment(t(i), &seg(i));
+                    r.poll_transmit(t(i)).is_some()
+                })
+                .count()
+        };
+        // tcp_incr_quickack: min(65160 / 2896, 16) = 16 quick ACKs; the first six segments grow
+        // rcv_ssthresh to min(clamp, free space) = 80480 (rwnd.rs) and each sets `quick |= 1`,
+        // a bitwise OR on the count: 16 | 1 = 17, one more ACK each, so 22 in all.
+        assert_eq!(acks(&mut r, 0, 16), 16);
+        assert_eq!(r.quick_acks_left(), 6);
+        // Segments 16..34 (up to 80 ms, one receiver RTT): six quick, then every second of
+        // the twelve left (RFC 5681 §4.2): 6 + 6 ACKs.
+        assert_eq!(acks(&mut r, 16, 34), 12);
+        // Segment 34 (80.8 ms) is read an RTT after the start: autotuning sets the clamp to
+        // 35 x 1448 = 50680 bytes' worth (rwnd.rs), so every later segment grows rcv_ssthresh
+        // by 2 advmss and is ACKed at once (icsk_ack.quick |= 1): ten segments, ten ACKs.
+        acks(&mut r, 34, 35);
+        assert!(r.window().window_clamp() > 500_000);
+        assert_eq!(acks(&mut r, 35, 45), 10);
+        assert_eq!(r.window().rcv_ssthresh(), 80_480 + 10 * 2_920);
     }
 }

@@ -230,7 +230,7 @@ fn flow(
                 (true, _) => EcnEcho::Classic { latched: false },
             };
             let sender = TcpSender::new(tcp.clone(), mss, cc, app.initial_supply());
-            (Transport::Tcp(Box::new(TcpEnds::new(sender, TcpReceiver::new(tcp, echo)))), name)
+            (Transport::Tcp(Box::new(TcpEnds::new(sender, TcpReceiver::new(tcp, mss, echo)))), name)
         }
     };
     Ok(Flow {

@@ -219,6 +219,9 @@ mod tests {
         assert_eq!((tcp["min_rto_ms"].clone(), tcp["initial_cwnd_segs"].clone()), (json!(200.0), json!(10)));
         assert_eq!((tcp["recovery"].clone(), tcp["early_retrans"].clone()), (json!(1), json!(3)));
         assert_eq!(tcp["rto_estimator"], "linux");
+        // The receive window (tcp/rwnd.rs): Linux's tcp_rmem and autotuning; rcv_buf_bytes is its max.
+        assert_eq!(tcp["tcp_rmem"], json!([4096, 131072, 6291456]));
+        assert_eq!((tcp["tcp_moderate_rcvbuf"].clone(), tcp["rcv_buf_bytes"].clone()), (json!(true), json!(6291456)));
         assert!(tcp.as_object().unwrap().values().all(|v| !v.is_null()), "{tcp}");
         // The default algorithm is named: ns-3's newreno.
         assert_eq!(r["flows"][1]["cca"], "newreno");

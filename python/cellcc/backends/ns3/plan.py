@@ -24,7 +24,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..plan import DEFAULT_CCA, DEFAULT_MTU_BYTES, DEFAULT_QUEUE
+from ..plan import DEFAULT_CCA, DEFAULT_MTU_BYTES, DEFAULT_QUEUE, rmem_of
 from .channel import FadingTrace
 from .lte import ATTACH_WARMUP_S, lte_plan
 from .records import NotSupported, record
@@ -187,6 +187,21 @@ def _link_lines(i: int, link: dict, node_index: dict[str, int]) -> list[str]:
     return [record("link", **fields), *lines]
 
 
+#: The share of receive memory a full-MTU segment's window gets in Linux: scaling_ratio 160/256
+#: (1448 payload bytes per 2304 bytes of skb truesize; crates/cellcc-engine/src/tcp/rwnd.rs).
+LINUX_WINDOW_PER_BUFFER = 160 / 256
+
+
+def _ns3_rcvbuf(t: dict) -> int:
+    """ns-3's TcpSocket::RcvBufSize for the engine's receive window. ns-3 has no autotuning and
+    offers its free buffer as the window: with tcp_moderate_rcvbuf (the default) the buffer
+    Linux may grow to, tcp_rmem[2]; without, the window Linux offers from tcp_rmem[1]."""
+    _, default, hi = rmem_of(t)
+    if t.get("tcp_moderate_rcvbuf") is False:
+        return int(default * LINUX_WINDOW_PER_BUFFER)
+    return hi
+
+
 def _tcp_fields(sc: dict, i: int, cca: str, mtu: int) -> dict:
     t = {**_set(sc.get("tcp")), **_set(sc["flows"][i].get("tcp"))}
     for key, why in NO_NS3_EQUIVALENT.items():
@@ -210,7 +225,7 @@ def _tcp_fields(sc: dict, i: int, cca: str, mtu: int) -> dict:
         "delack_count": int(v["delayed_ack_count"]),
         "delack_timeout_s": float(v["delayed_ack_timeout_ms"]) / 1e3,
         "init_cwnd": int(v["initial_cwnd_segs"]),
-        "rcvbuf": int(v["rcv_buf_bytes"]),
+        "rcvbuf": _ns3_rcvbuf(t),
         "sndbuf": int(v["snd_buf_bytes"]),
         "dupack_threshold": int(v["dupack_threshold"]),
         "syn_retries": int(v["syn_retries"]),

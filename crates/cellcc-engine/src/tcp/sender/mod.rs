@@ -114,6 +114,9 @@ pub struct TcpSender {
     supply: AppSupply,
     fin: Fin,
     peer_wnd: u64,
+    /// RFC 7323 TS.Recent: the newest TSval of the receiver's ACKs, echoed in data so the
+    /// receiver can time its round trips (its autotuning, Linux `tcp_rcv_rtt_measure_ts`).
+    ts_recent: Option<SimTime>,
     dupacks: u32,
     /// Recovery point (`tp->high_seq`, RFC 6582 "recover").
     high_seq: u64,
@@ -164,6 +167,7 @@ impl TcpSender {
             supply,
             fin: Fin::NotSent,
             peer_wnd: p.rcv_buf_bytes,
+            ts_recent: None,
             dupacks: 0,
             high_seq: 0,
             prr: Prr::default(),
@@ -310,6 +314,9 @@ impl TcpSender {
     // ---- receiving -------------------------------------------------------
 
     pub fn on_segment(&mut self, now: SimTime, seg: &TcpSegment) {
+        if self.p.timestamps && seg.flags.has(TcpFlags::ACK) {
+            self.ts_recent = Some(self.ts_recent.map_or(seg.ts_val, |r| r.max(seg.ts_val)));
+        }
         match self.state {
             SenderState::SynSent { attempts, sent_at, .. }
                 if seg.flags.has(TcpFlags::SYN) && seg.flags.has(TcpFlags::ACK) =>
@@ -597,7 +604,7 @@ impl TcpSender {
             sack: Default::default(),
             timestamps: self.p.timestamps,
             ts_val: SimTime::ZERO,
-            ts_ecr: None,
+            ts_ecr: if self.p.timestamps { self.ts_recent } else { None },
             ce: false,
         }
     }

@@ -266,7 +266,7 @@ mod pipe {
         let p = spec.resolve();
         let cc = CcConfig::NewReno(Default::default()).build(Window::new(p.initial_cwnd_segs), RngStream::new(0, "cc"));
         let mut tx = TcpSender::new(p.clone(), MSS, cc, AppSupply::Closed { total: segments * MSS as u64 });
-        let mut rx = TcpReceiver::new(p, EcnEcho::Off);
+        let mut rx = TcpReceiver::new(p, MSS, EcnEcho::Off);
         let mut rng = RngStream::new(k.seed, "pipe");
         let mut fwd: Vec<(SimTime, TcpSegment)> = Vec::new();
         let mut rev: Vec<(SimTime, TcpSegment)> = Vec::new();
