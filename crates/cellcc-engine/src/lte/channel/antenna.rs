@@ -43,7 +43,15 @@ impl Antenna {
 /// An angle folded into (-pi, pi].
 fn wrap_pi(a: f64) -> f64 {
     let tau = std::f64::consts::TAU;
-    let w = a.rem_euclid(tau);
+    // rem_euclid without its fmod where the answer is known: an azimuth minus a boresight is
+    // within one turn of zero (the same value rem_euclid gives: a, or a + tau for a < 0).
+    let w = if (0.0..tau).contains(&a) {
+        a
+    } else if a > -tau && a < 0.0 {
+        a + tau
+    } else {
+        a.rem_euclid(tau)
+    };
     if w > std::f64::consts::PI {
         w - tau
     } else {

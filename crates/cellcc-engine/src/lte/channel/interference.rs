@@ -19,9 +19,8 @@
 //! its power towards the UE.
 
 use super::antenna::Antenna;
+use super::link_loss::PreparedLoss;
 use super::noise::dbm_to_mw;
-use super::pathloss::{loss_db, LinkGeometry};
-use super::spec::PathLossSpec;
 use crate::error::ScenarioError;
 use crate::sim::RngStream;
 use rand::RngCore;
@@ -101,39 +100,32 @@ impl Site {
         Site { xy_m, height_m, tx_power_mw: dbm_to_mw(tx_power_dbm), antenna }
     }
 
-    /// Linear gain of the link to a UE at `ue_xy_m`, `ue_height_m`: antenna gain towards the UE,
-    /// path loss at `f_mhz` and `shadow_db` (the antenna pattern is reciprocal: UL uses it too).
-    pub fn gain_lin(
-        &self,
-        model: &PathLossSpec,
-        ue_xy_m: [f64; 2],
-        ue_height_m: f64,
-        f_mhz: f64,
-        shadow_db: f64,
-    ) -> f64 {
-        let g = LinkGeometry::new(self.xy_m, self.height_m, ue_xy_m, ue_height_m);
+    /// Linear gain of the link to a UE at `ue_xy_m`: antenna gain towards the UE, the link's
+    /// path loss `loss` (prepared for the UE's height and the carrier) and `shadow_db` (the antenna
+    /// pattern is reciprocal: UL uses it too).
+    pub fn gain_lin(&self, loss: &PreparedLoss, ue_xy_m: [f64; 2], shadow_db: f64) -> f64 {
+        let ue_minus_site_m = [ue_xy_m[0] - self.xy_m[0], ue_xy_m[1] - self.xy_m[1]];
         let antenna_db = self.antenna.gain_db(self.xy_m, ue_xy_m);
         // 10^(x/10) as exp(x ln(10)/10): the same value to a few ulp, at a third of powf's cost
         // (56 sites x every UE every 10 ms).
-        ((antenna_db - loss_db(model, &g, f_mhz) - shadow_db) * DB_TO_NEPER).exp()
+        ((antenna_db - loss.loss_db(ue_minus_site_m) - shadow_db) * DB_TO_NEPER).exp()
     }
 }
 
 /// ln(10) / 10: a dB value times this is the natural log of its linear ratio.
 const DB_TO_NEPER: f64 = std::f64::consts::LN_10 / 10.0;
 
-/// The whole-band power received from each of `sites` into `out_mw`, each with its own shadowing (dB); returns the sum, mW.
+/// The whole-band power received from each of `sites` into `out_mw`, each with its own path loss
+/// (`losses[j]`, prepared for the UE) and shadowing (dB); returns the sum, mW.
 pub fn interference_mw(
     sites: &[Site],
+    losses: &[PreparedLoss],
     shadow_db: impl Iterator<Item = f64>,
-    model: &PathLossSpec,
-    ue: ([f64; 2], f64),
-    f_mhz: f64,
+    ue_xy_m: [f64; 2],
     out_mw: &mut [f64],
 ) -> f64 {
-    let (ue_xy_m, ue_height_m) = ue;
-    for ((o, s), sh) in out_mw.iter_mut().zip(sites).zip(shadow_db) {
-        *o = s.tx_power_mw * s.gain_lin(model, ue_xy_m, ue_height_m, f_mhz, sh);
+    for (((o, s), loss), sh) in out_mw.iter_mut().zip(sites).zip(losses).zip(shadow_db) {
+        *o = s.tx_power_mw * s.gain_lin(loss, ue_xy_m, sh);
     }
     out_mw.iter().sum()
 }
@@ -171,7 +163,11 @@ mod tests {
 
     fn total(sites: &[Site], shadow: &[f64]) -> f64 {
         let mut out = vec![0.0; sites.len()];
-        interference_mw(sites, shadow.iter().copied(), &PathLossSpec::Friis, ([0.0, 0.0], 1.5), 2100.0, &mut out)
+        let losses: Vec<_> = sites
+            .iter()
+            .map(|s| PreparedLoss::new(&crate::lte::channel::spec::PathLossSpec::Friis, s.height_m, 1.5, 2100.0))
+            .collect();
+        interference_mw(sites, &losses, shadow.iter().copied(), [0.0, 0.0], &mut out)
     }
 
     #[test]
