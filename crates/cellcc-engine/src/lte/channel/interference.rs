@@ -131,7 +131,9 @@ pub fn interference_mw(
 }
 
 /// Add each site's per-RB data-region power `site_mw[j] / n_rb` to `out_mw` on the RBs its load
-/// fills during TTI `tti` (`out_mw.len()` = n_rb).
+/// fills during TTI `tti` (`out_mw.len()` = n_rb): the two parts below together, as the tests
+/// check them (the channel keeps the full-buffer part per large-scale step).
+#[cfg(test)]
 pub fn add_data_interference(
     site_mw: &[f64],
     loads: &[InterfererLoad],
@@ -140,21 +142,49 @@ pub fn add_data_interference(
     out_mw: &mut [f64],
 ) {
     let n_rb = out_mw.len();
-    // Full-buffer sites cover every RB: one sum, one pass (57-cell layouts are mostly full-buffer).
+    add_partial_interference(site_mw, loads, pickers, tti, out_mw);
+    let everywhere_mw = full_buffer_rb_mw(site_mw, loads, n_rb).0;
+    out_mw.iter_mut().for_each(|o| *o += everywhere_mw);
+}
+
+/// The per-RB power of the sites whose load fills every one of `n_rb` RBs (full-buffer sites
+/// cover every RB: one sum, one pass; 57-cell layouts are mostly full-buffer), and whether any
+/// other site fills only some RBs. A function of `site_mw` alone, so the channel keeps it for
+/// the 10 ms the large-scale step holds.
+pub fn full_buffer_rb_mw(site_mw: &[f64], loads: &[InterfererLoad], n_rb: usize) -> (f64, bool) {
     let mut everywhere_mw = 0.0;
-    for ((p_mw, load), picker) in site_mw.iter().zip(loads).zip(pickers) {
-        let per_rb = p_mw / n_rb as f64;
+    let mut partial = false;
+    for (p_mw, load) in site_mw.iter().zip(loads) {
         let active = load.active_rbs(n_rb);
         if active == n_rb {
-            everywhere_mw += per_rb;
+            everywhere_mw += p_mw / n_rb as f64;
         } else if active > 0 {
+            partial = true;
+        }
+    }
+    (everywhere_mw, partial)
+}
+
+/// Add the power of the sites that fill only some RBs during TTI `tti` to `out_mw` (see
+/// [`add_data_interference`]; full-buffer and idle sites add nothing here).
+pub fn add_partial_interference(
+    site_mw: &[f64],
+    loads: &[InterfererLoad],
+    pickers: &mut [RbPicker],
+    tti: u64,
+    out_mw: &mut [f64],
+) {
+    let n_rb = out_mw.len();
+    for ((p_mw, load), picker) in site_mw.iter().zip(loads).zip(pickers) {
+        let active = load.active_rbs(n_rb);
+        if active > 0 && active < n_rb {
+            let per_rb = p_mw / n_rb as f64;
             let start = picker.start(tti, n_rb);
             for k in 0..active {
                 out_mw[(start + k) % n_rb] += per_rb;
             }
         }
     }
-    out_mw.iter_mut().for_each(|o| *o += everywhere_mw);
 }
 
 #[cfg(test)]

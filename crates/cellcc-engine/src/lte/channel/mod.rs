@@ -50,7 +50,9 @@ pub mod trace;
 
 use self::antenna::{hex_layout_cells, Antenna};
 use self::fading::{FadingProcess, RbSteering, TapProfile, FADING_STEP_NS};
-use self::interference::{add_data_interference, interference_mw, InterfererLoad, RbPicker, Site};
+use self::interference::{
+    add_partial_interference, full_buffer_rb_mw, interference_mw, InterfererLoad, RbPicker, Site,
+};
 use self::link_loss::PreparedLoss;
 use self::mobility::Mobility;
 use self::noise::{dbm_to_mw, noise_per_rb_dbm, to_db};
@@ -110,6 +112,8 @@ struct UeChannel {
     losses: Vec<PreparedLoss>,
     large: LargeScale,
     large_at_step: Option<u64>,
+    /// [`full_buffer_rb_mw`] of `site_mw`, kept with the large-scale step and RB count it is for.
+    full_buffer: Option<(u64, usize, (f64, bool))>,
     /// Per direction: the last per-RB row handed out (dB) and its [`row_key`], so that the
     /// PHY's second request in a TTI (CQI, then the transport block) costs a copy.
     row_db: [Vec<f64>; 2],
@@ -215,12 +219,25 @@ impl ChannelSinr {
         let n_rb = self.gains.len() as f64;
         match (dir, region) {
             (LinkDir::Downlink, Region::Data) => {
-                self.interference_rb_mw.fill(0.0);
-                let tti = now.as_ns() / FADING_STEP_NS;
-                add_data_interference(&u.site_mw, &d.loads, &mut self.pickers, tti, &mut self.interference_rb_mw);
                 let signal_rb_mw = d.serving.tx_power_mw / n_rb * large.dl_gain;
-                for (g, i_mw) in self.gains.iter_mut().zip(&self.interference_rb_mw) {
-                    *g = signal_rb_mw / (d.dl_noise_rb_mw + i_mw);
+                let (everywhere_mw, partial) = u.full_buffer_rb_mw(d, self.gains.len());
+                if partial {
+                    self.interference_rb_mw.fill(0.0);
+                    let tti = now.as_ns() / FADING_STEP_NS;
+                    add_partial_interference(
+                        &u.site_mw,
+                        &d.loads,
+                        &mut self.pickers,
+                        tti,
+                        &mut self.interference_rb_mw,
+                    );
+                    self.interference_rb_mw.iter_mut().for_each(|o| *o += everywhere_mw);
+                    for (g, i_mw) in self.gains.iter_mut().zip(&self.interference_rb_mw) {
+                        *g = signal_rb_mw / (d.dl_noise_rb_mw + i_mw);
+                    }
+                } else {
+                    // Every RB sees the same interference: one division for the row.
+                    self.gains.fill(signal_rb_mw / (d.dl_noise_rb_mw + everywhere_mw));
                 }
             }
             (LinkDir::Downlink, Region::Control) => {
@@ -337,6 +354,7 @@ fn new_ue(spec: &ChannelSpec, n_interferers: usize, u: &UePlacement, seed: u64, 
         losses: Vec::new(),
         large: LargeScale::default(),
         large_at_step: None,
+        full_buffer: None,
         row_db: [Vec::new(), Vec::new()],
         row_at: [None, None],
     }
@@ -398,6 +416,20 @@ impl UeChannel {
     }
 
     /// Advance every link's shadowing along the track up to grid step `target`.
+    /// The full-buffer interference per RB and whether some interferer fills only part of the
+    /// band ([`full_buffer_rb_mw`]) for the current large-scale step: summed once per step.
+    fn full_buffer_rb_mw(&mut self, d: &Derived, n_rb: usize) -> (f64, bool) {
+        let step = self.large_at_step.expect("the large-scale step is taken first");
+        match self.full_buffer {
+            Some((at, n, v)) if at == step && n == n_rb => v,
+            _ => {
+                let v = full_buffer_rb_mw(&self.site_mw, &d.loads, n_rb);
+                self.full_buffer = Some((step, n_rb, v));
+                v
+            }
+        }
+    }
+
     fn step_shadowing(&mut self, target: u64) {
         if self.shadowing.is_empty() {
             return;
