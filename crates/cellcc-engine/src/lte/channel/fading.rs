@@ -16,16 +16,12 @@
 //! and its power gain |H_k|^2 has mean sum_l P_l = 1.
 //!
 //! The channel is sampled once per TTI ([`FADING_STEP_NS`], as ns-3's fading traces):
-//! every sinusoid's phasor is set at anchor steps, every [`ANCHOR_EVERY_STEPS`] TTIs, and
-//! rotated by its fixed per-TTI phase increment in between (one complex product instead of a
-//! sin/cos). An anchor `a N` is built from exact values, not from the rotations before it:
-//! `exp(j phi) prod_{b: bit b of a} exp(j omega N T 2^b)`, each factor computed once by sin/cos
-//! at construction, so an anchor costs popcount(a) complex products (at most [`ANCHOR_BITS`];
-//! rounding grows with the bit count, not with time), which keeps anchors cheap enough to be
-//! close together: a row asked out of sequence (the uplink on its SRS occasions) replays at most
-//! N - 1 rotations. The value at step `k` is always "the anchor, then `k - anchor` rotations", so
-//! it is a function of the seed and `k` alone, whichever TTIs were asked before. Nothing is
-//! allocated after construction.
+//! every sinusoid's phasor is computed exactly (sin/cos) at anchor steps, every
+//! [`ANCHOR_EVERY_STEPS`] TTIs, and rotated by its fixed per-TTI phase increment
+//! in between (one complex product instead of a sin/cos). The value at step `k` is
+//! always "exact at the anchor, then `k - anchor` rotations", so it is a function of
+//! the seed and `k` alone, whichever TTIs were asked before. Nothing is allocated
+//! after construction.
 
 use super::noise::RB_BANDWIDTH_HZ;
 use crate::sim::{RngStream, NS_PER_MS};
@@ -37,12 +33,9 @@ pub const SINUSOIDS_PER_TAP: usize = 16;
 /// The fading is sampled once per TTI = one subframe, 1 ms (TS 36.211 §4.1): at 300 Hz
 /// Doppler the channel turns by 0.3 cycle of the fastest sinusoid per sample.
 pub const FADING_STEP_NS: u64 = NS_PER_MS;
-/// Phasors are re-anchored every this many steps, bounding the rounding drift of the rotations
-/// to ~16 ulp (and an out-of-sequence row's replay to 15 rotations).
-pub const ANCHOR_EVERY_STEPS: u64 = 16;
-/// Anchor indices below 2^this are built from the per-bit factors (2^32 x 16 ms: 2 years);
-/// later ones from sin/cos directly.
-pub const ANCHOR_BITS: usize = 32;
+/// Phasors are recomputed exactly every this many steps, bounding the rounding drift of
+/// the rotations to ~64 ulp.
+pub const ANCHOR_EVERY_STEPS: u64 = 64;
 
 /// A tap-delay line: excess delays and relative powers.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -124,16 +117,6 @@ pub fn rb_centre_offset_hz(k: usize, n_rb: usize) -> f64 {
     (k as f64 + 0.5 - n_rb as f64 / 2.0) * RB_BANDWIDTH_HZ
 }
 
-/// Multiply each phasor `(re, im)` by its rotation `(cr, ci)`: zipped slices (no index checks)
-/// so the complex products vectorise.
-fn rotate(re: &mut [f64], im: &mut [f64], cr: &[f64], ci: &[f64]) {
-    for ((r, i), (&c, &s)) in re.iter_mut().zip(im.iter_mut()).zip(cr.iter().zip(ci)) {
-        let (a, b) = (*r, *i);
-        *r = a * c - b * s;
-        *i = a * s + b * c;
-    }
-}
-
 /// One link's fading in one direction.
 #[derive(Clone, Debug)]
 pub struct FadingProcess {
@@ -148,12 +131,6 @@ pub struct FadingProcess {
     /// exp(j omega T_step): the rotation of each phasor per step.
     rot_re: Vec<f64>,
     rot_im: Vec<f64>,
-    /// exp(j phi): every phasor at step 0.
-    base_re: Vec<f64>,
-    base_im: Vec<f64>,
-    /// `[bit b][phasor]`: exp(j omega T_step N 2^b), N = ANCHOR_EVERY_STEPS (module doc).
-    jump_re: Vec<f64>,
-    jump_im: Vec<f64>,
     /// exp(j (omega t + phi)) at step `phasors_at`.
     ph_re: Vec<f64>,
     ph_im: Vec<f64>,
@@ -201,13 +178,6 @@ impl FadingProcess {
         };
         let step_s = FADING_STEP_NS as f64 * 1e-9;
         let (rot_im, rot_re): (Vec<f64>, Vec<f64>) = omega_rad_s.iter().map(|w| (w * step_s).sin_cos()).unzip();
-        let (base_im, base_re): (Vec<f64>, Vec<f64>) = phase_rad.iter().map(|p| p.sin_cos()).unzip();
-        let (jump_im, jump_re): (Vec<f64>, Vec<f64>) = (0..ANCHOR_BITS)
-            .flat_map(|b| {
-                let jump_s = ANCHOR_EVERY_STEPS as f64 * step_s * 2f64.powi(b as i32);
-                omega_rad_s.iter().map(move |w| (w * jump_s).sin_cos())
-            })
-            .unzip();
         let n = omega_rad_s.len();
         FadingProcess {
             n_taps,
@@ -217,10 +187,6 @@ impl FadingProcess {
             phase_rad,
             rot_re,
             rot_im,
-            base_re,
-            base_im,
-            jump_re,
-            jump_im,
             ph_re: vec![0.0; n],
             ph_im: vec![0.0; n],
             phasors_at: None,
@@ -239,43 +205,29 @@ impl FadingProcess {
         now_ns / FADING_STEP_NS
     }
 
-    /// Bring the phasors to step `k`: set at its anchor, then one rotation per step.
+    /// Bring the phasors to step `k`: exactly at its anchor, then one rotation per step.
     fn phasors_to(&mut self, k: u64) {
         let anchor = k - k % ANCHOR_EVERY_STEPS;
         let from = match self.phasors_at {
             Some(at) if (anchor..=k).contains(&at) => at,
             _ => {
-                self.anchor_at(anchor / ANCHOR_EVERY_STEPS);
+                let t_s = (anchor * FADING_STEP_NS) as f64 * 1e-9;
+                for i in 0..self.omega_rad_s.len() {
+                    (self.ph_im[i], self.ph_re[i]) = (self.omega_rad_s[i] * t_s + self.phase_rad[i]).sin_cos();
+                }
                 anchor
             }
         };
         for _ in from..k {
-            rotate(&mut self.ph_re, &mut self.ph_im, &self.rot_re, &self.rot_im);
+            // Zipped slices (no index checks) so the rotations vectorise.
+            let phasors = self.ph_re.iter_mut().zip(self.ph_im.iter_mut());
+            for ((re, im), (&cr, &ci)) in phasors.zip(self.rot_re.iter().zip(&self.rot_im)) {
+                let (a, b) = (*re, *im);
+                *re = a * cr - b * ci;
+                *im = a * ci + b * cr;
+            }
         }
         self.phasors_at = Some(k);
-    }
-
-    /// Set the phasors to anchor `index` (step `index * ANCHOR_EVERY_STEPS`): exp(j phi) times
-    /// the factor of each set bit of `index`, low bit first (module doc); sin/cos of the phase
-    /// itself beyond [`ANCHOR_BITS`] bits.
-    fn anchor_at(&mut self, index: u64) {
-        if index >> ANCHOR_BITS != 0 {
-            let t_s = (index * ANCHOR_EVERY_STEPS * FADING_STEP_NS) as f64 * 1e-9;
-            for i in 0..self.omega_rad_s.len() {
-                (self.ph_im[i], self.ph_re[i]) = (self.omega_rad_s[i] * t_s + self.phase_rad[i]).sin_cos();
-            }
-            return;
-        }
-        self.ph_re.copy_from_slice(&self.base_re);
-        self.ph_im.copy_from_slice(&self.base_im);
-        let n = self.ph_re.len();
-        let mut bits = index;
-        while bits != 0 {
-            let b = bits.trailing_zeros() as usize;
-            bits &= bits - 1;
-            let row = b * n..(b + 1) * n;
-            rotate(&mut self.ph_re, &mut self.ph_im, &self.jump_re[row.clone()], &self.jump_im[row]);
-        }
     }
 
     /// The complex gain of every tap (re, im) during the TTI containing `now_ns`.
@@ -434,36 +386,24 @@ mod tests {
 
     #[test]
     fn rotated_phasors_match_the_exact_sum_of_sinusoids() {
-        // At step 15 (15 rotations after the anchor at 0), 16 (anchor 1), 130 (anchor 8 = one
-        // factor, 2 rotations), 19_999 (anchor 1249 = 6 factors, 15 rotations), 2^36 + 5 (past
-        // ANCHOR_BITS: sin/cos of the phase) and (2^32 - 1) x 16 (all 32 factors), the tap gain
-        // equals sqrt(P_l/M) sum_n exp(j (omega_n t + phi_n)) evaluated directly, within 1e-12
-        // plus the direct formula's own rounding of omega t (1.1e-16 |omega t| per sinusoid).
-        let f = process(&ETU, 300.0, 3);
-        let far = ((1u64 << 32) - 1) * ANCHOR_EVERY_STEPS;
-        for k in [15u64, 16, 130, 19_999, (1 << 36) + 5, far] {
+        // At step 63 (63 rotations after the anchor at 0) and 64 (a new exact anchor), the tap gain
+        // equals sqrt(P_l/M) sum_n exp(j (omega_n t + phi_n)) evaluated directly.
+        let mut f = process(&ETU, 300.0, 3);
+        for k in [1u64, 63, 64, 200] {
+            f.taps(k * FADING_STEP_NS);
+        }
+        for k in [63u64, 64, 130] {
             let t_s = (k * FADING_STEP_NS) as f64 * 1e-9;
             let m = SINUSOIDS_PER_TAP;
-            let (mut re, mut im, mut phase_scale) = (0.0, 0.0, 0.0f64);
+            let (mut re, mut im) = (0.0, 0.0);
             for n in 0..m {
                 let (s, c) = (f.omega_rad_s[n] * t_s + f.phase_rad[n]).sin_cos();
                 re += c;
                 im += s;
-                phase_scale = phase_scale.max((f.omega_rad_s[n] * t_s).abs());
             }
-            let tol = 1e-12 + 1.1e-16 * phase_scale * m as f64 * f.sinusoid_amp[0];
             let mut g = process(&ETU, 300.0, 3);
-            for asked in [k, k.saturating_sub(1)] {
-                // Asked out of sequence, then in sequence from one step before: the same value.
-                let mut h = process(&ETU, 300.0, 3);
-                if asked < k {
-                    h.taps(asked * FADING_STEP_NS);
-                }
-                let (tr, ti) = h.taps(k * FADING_STEP_NS + 123);
-                assert_eq!((tr[0], ti[0]), (g.taps(k * FADING_STEP_NS).0[0], g.taps(k * FADING_STEP_NS).1[0]));
-                let (dr, di) = (tr[0] - f.sinusoid_amp[0] * re, ti[0] - f.sinusoid_amp[0] * im);
-                assert!(dr.abs() < tol && di.abs() < tol, "step {k}: off by ({dr:e}, {di:e}), tolerance {tol:e}");
-            }
+            let (tr, ti) = g.taps(k * FADING_STEP_NS + 123);
+            assert!((tr[0] - f.sinusoid_amp[0] * re).abs() < 1e-12 && (ti[0] - f.sinusoid_amp[0] * im).abs() < 1e-12);
         }
     }
 
