@@ -12,7 +12,8 @@ the ns-3 driver's diagnostic options (CELLCC_NS3_DIAG, diag.cc) and the engine's
 on ns-3 from a `trace` (uplink TBs), on the engine from the ACKs reaching the S1-U (pcap), where
 gaps over `ENGINE_SILENCE_MS` are counted (its SR period makes gaps of up to 10 ms ordinary).
 Engine words: `srs_period_ms=N` (cells[0].uplink), `seed=N`, `subband` (the drive's
-lte-channel-drive-subband.toml). Runs one ns-3 job at a time.
+lte-channel-drive-subband.toml); on ns-3 `seed=N` too, the other words are CELLCC_NS3_DIAG's.
+Runs one ns-3 job at a time.
 """
 
 from __future__ import annotations
@@ -160,8 +161,9 @@ def drive(options: str, cca: str = "cubic") -> None:
     if "engine" in words:
         out, silences = engine_drive(words, cca)
     else:
-        os.environ[ns3_run.DIAG_ENV] = options
-        out = ns3_run.run(sc_with_cca(cca))
+        # `seed` picks the scenario's seed (the fading realization LENA replays); the rest is diag.
+        os.environ[ns3_run.DIAG_ENV] = " ".join(w for w in options.split() if not w.startswith("seed="))
+        out = ns3_run.run(sc_with_cca(cca, words.get("seed")))
         trace = words.get("trace")
         silences = ""
         if trace:
@@ -174,9 +176,11 @@ def drive(options: str, cca: str = "cubic") -> None:
         print(silences)
 
 
-def sc_with_cca(cca: str) -> dict:
+def sc_with_cca(cca: str, seed: str | None = None) -> dict:
     sc = tomllib.loads(DRIVE.read_text())
     sc["flows"][0]["cca"] = cca
+    if seed is not None:
+        sc["seed"] = int(seed)
     return sc
 
 
