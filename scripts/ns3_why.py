@@ -5,9 +5,15 @@ the ns-3 driver's diagnostic options (CELLCC_NS3_DIAG, diag.cc) and the engine's
     .venv/bin/python scripts/ns3_why.py sr            # the engine's 10 KiB row under each SR period
     .venv/bin/python scripts/ns3_why.py drive OPTIONS # lte-channel-drive on ns-3 with OPTIONS, per second
     .venv/bin/python scripts/ns3_why.py drive engine  # the same on the engine
+    .venv/bin/python scripts/ns3_why.py drive "engine srs_period_ms=2 seed=3 subband"  # engine variants
 
 `drive` prints per second DL and UL "mean MCS / TBs / decoded Mbit/s / HARQ retx / residual"
-(the `lte` table) and, with a trace, the uplink's silent gaps. Runs one ns-3 job at a time.
+(the `lte` table; second N is the slots starting in [N-1, N) s) and the uplink's silent gaps:
+on ns-3 from a `trace` (uplink TBs), on the engine from the ACKs reaching the S1-U (pcap), where
+gaps over `ENGINE_SILENCE_MS` are counted (its SR period makes gaps of up to 10 ms ordinary).
+Engine words: `srs_period_ms=N` (cells[0].uplink), `seed=N`, `subband` (the drive's
+lte-channel-drive-subband.toml); on ns-3 `seed=N` too, the other words are CELLCC_NS3_DIAG's.
+Runs one ns-3 job at a time.
 """
 
 from __future__ import annotations
@@ -32,6 +38,8 @@ DRIVE = ROOT / "examples" / "crosscheck" / "lte-channel-drive.toml"
 NS3_RLC_BUFFER_BYTES = 10 * 1024
 #: LENA's default SRS period (LteEnbRrc::SrsPeriodicity), ms.
 SRS_MS = 40
+#: An engine uplink silence: no ACK at the S1-U for longer than this, ms (above the 10 ms SR period).
+ENGINE_SILENCE_MS = 30
 #: Packets closer than this belong to one burst: a 1500-B packet takes 12 us at 1 Gbit/s.
 BURST_GAP_NS = 100_000
 #: libpcap's microsecond magic, little-endian (the engine's pcap.rs), and its record header.
@@ -113,7 +121,8 @@ def sr() -> None:
 
 
 def per_second(lte: pd.DataFrame, direction: str) -> str:
-    x = lte[lte["dir"] == direction].assign(sec=np.ceil(lte["t_s"].round(6)).astype(int))
+    # t_s is a slot's start on both sides (run.py lte_table): second N holds the slots in [N-1, N).
+    x = lte[lte["dir"] == direction].assign(sec=np.floor(lte["t_s"].round(6)).astype(int) + 1)
     cells = []
     for _, s in x.groupby("sec"):
         tbs = s["tbs"].sum()
@@ -123,25 +132,56 @@ def per_second(lte: pd.DataFrame, direction: str) -> str:
     return f"  {direction} " + " ".join(cells)
 
 
-def drive(options: str, cca: str = "cubic") -> None:
-    sc = tomllib.loads(DRIVE.read_text())
+def silences_line(t_ms: np.ndarray, threshold_ms: float) -> str:
+    """Gaps longer than `threshold_ms` between events at `t_ms`, and where they end on the SRS grid."""
+    gaps = np.diff(t_ms)
+    long = gaps > threshold_ms
+    phases = pd.Series(np.round(t_ms[1:][long] % SRS_MS)).value_counts()
+    return (
+        f"  uplink silent > {threshold_ms} ms: {long.sum()} gaps, {gaps[long].sum():.0f} ms in all; "
+        f"their ends mod {SRS_MS} ms: {phases.head(4).to_dict()}"
+    )
+
+
+def engine_drive(words: dict, cca: str):
+    """The drive on the engine, with its `srs_period_ms` / `seed` / `subband` words."""
+    path = DRIVE.with_name("lte-channel-drive-subband.toml") if "subband" in words else DRIVE
+    sc = tomllib.loads(path.read_text())
     sc["flows"][0]["cca"] = cca
-    if options == "engine":
-        out = cellcc.run(sc)
+    if "seed" in words:
+        sc["seed"] = int(words["seed"])
+    if "srs_period_ms" in words:
+        sc["cells"][0].setdefault("uplink", {})["srs_period_ms"] = int(words["srs_period_ms"])
+    out = cellcc.run(sc | {"output": {"pcap": ["s1u:reverse"]}})
+    return out, silences_line(pcap_times_ns(out.pcaps["s1u-reverse"]) / 1e6, ENGINE_SILENCE_MS)
+
+
+def drive(options: str, cca: str = "cubic") -> None:
+    words = dict(w.partition("=")[::2] for w in options.split())
+    if "engine" in words:
+        out, silences = engine_drive(words, cca)
     else:
-        os.environ[ns3_run.DIAG_ENV] = options
-        out = ns3_run.run(sc)
+        # `seed` picks the scenario's seed (the fading realization LENA replays); the rest is diag.
+        os.environ[ns3_run.DIAG_ENV] = " ".join(w for w in options.split() if not w.startswith("seed="))
+        out = ns3_run.run(sc_with_cca(cca, words.get("seed")))
+        trace = words.get("trace")
+        silences = ""
+        if trace:
+            ul = pd.read_csv(Path(trace) / "diag.csv").query("event == 'ul_tb'")
+            silences = silences_line(ul["t_ns"].to_numpy() / 1e6, 5)
     print(flow_line(f"{options} {cca}", out))
     print(per_second(out.lte, "dl"))
     print(per_second(out.lte, "ul"))
-    trace = dict(w.partition("=")[::2] for w in options.split()).get("trace")
-    if trace:
-        ul_ms = pd.read_csv(Path(trace) / "diag.csv").query("event == 'ul_tb'")["t_ns"].to_numpy() / 1e6
-        gaps = np.diff(ul_ms)
-        long = gaps[gaps > 5]
-        phases = pd.Series(np.round(ul_ms[1:][gaps > 5] % SRS_MS)).value_counts()
-        print(f"  uplink silent > 5 ms: {len(long)} gaps, {long.sum():.0f} ms in all; their ends mod {SRS_MS} ms:")
-        print("  ", phases.to_dict())
+    if silences:
+        print(silences)
+
+
+def sc_with_cca(cca: str, seed: str | None = None) -> dict:
+    sc = tomllib.loads(DRIVE.read_text())
+    sc["flows"][0]["cca"] = cca
+    if seed is not None:
+        sc["seed"] = int(seed)
+    return sc
 
 
 if __name__ == "__main__":
