@@ -40,10 +40,69 @@ impl Antenna {
     }
 }
 
+/// The directions in which a sector pattern is at its floor `-A_m` for certain, so the 10 ms
+/// large-scale step can skip `atan2` there (about half of a 3-sector layout's cells face away
+/// from any UE): the angle off the boresight is at least `edge` = phi_3dB sqrt(A_m / 12) (where
+/// 12 (phi / phi_3dB)^2 reaches A_m) plus [`FLOOR_MARGIN_RAD`], which rounding in either test
+/// cannot bridge, so the gain is the same value `gain_db` gives.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FloorCone {
+    /// Unit vector along the boresight.
+    boresight: [f64; 2],
+    /// cos(edge).
+    cos_edge: f64,
+    floor_db: f64,
+}
+
+/// Margin beyond the floor's edge angle, rad: far above the ~1e-14 rad rounding of the vector
+/// test and of `atan2`, far below any angle that matters.
+const FLOOR_MARGIN_RAD: f64 = 1e-6;
+/// Edges closer than this to pi (a pattern nearly without floor) get no cone: the cosine is too
+/// flat there for the margin to hold.
+const FLOOR_EDGE_MAX_RAD: f64 = std::f64::consts::PI - 0.01;
+
+impl Antenna {
+    /// The floor cone of a sector pattern (`None` for isotropic, or a floor beyond ~pi).
+    pub fn floor_cone(&self) -> Option<FloorCone> {
+        match *self {
+            Antenna::Isotropic => None,
+            Antenna::Parabolic { orientation_rad, beamwidth_rad, max_attenuation_db } => {
+                let edge = beamwidth_rad * (max_attenuation_db / 12.0).sqrt() + FLOOR_MARGIN_RAD;
+                (edge < FLOOR_EDGE_MAX_RAD).then(|| {
+                    let (sin_o, cos_o) = orientation_rad.sin_cos();
+                    FloorCone { boresight: [cos_o, sin_o], cos_edge: edge.cos(), floor_db: -max_attenuation_db }
+                })
+            }
+        }
+    }
+}
+
+impl FloorCone {
+    /// The pattern's floor if `d` (antenna to UE, non-zero) is at least `edge` off the boresight.
+    #[inline]
+    pub fn floor_towards(&self, d: [f64; 2]) -> Option<f64> {
+        let along = d[0] * self.boresight[0] + d[1] * self.boresight[1];
+        let r2 = d[0] * d[0] + d[1] * d[1];
+        let (c, c2r2) = (self.cos_edge, self.cos_edge * self.cos_edge * r2);
+        // angle >= edge  <=>  along / r <= cos(edge), squared with the signs kept.
+        let beyond =
+            if c >= 0.0 { along <= 0.0 || along * along <= c2r2 } else { along < 0.0 && along * along >= c2r2 };
+        (beyond && r2 > 0.0).then_some(self.floor_db)
+    }
+}
+
 /// An angle folded into (-pi, pi].
 fn wrap_pi(a: f64) -> f64 {
     let tau = std::f64::consts::TAU;
-    let w = a.rem_euclid(tau);
+    // rem_euclid without its fmod where the answer is known: an azimuth minus a boresight is
+    // within one turn of zero (the same value rem_euclid gives: a, or a + tau for a < 0).
+    let w = if (0.0..tau).contains(&a) {
+        a
+    } else if a > -tau && a < 0.0 {
+        a + tau
+    } else {
+        a.rem_euclid(tau)
+    };
     if w > std::f64::consts::PI {
         w - tau
     } else {
@@ -108,6 +167,47 @@ pub fn hex_sites(centre_m: [f64; 2], rings: u8, isd_m: f64) -> Vec<[f64; 2]> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_floor_cone_gives_the_patterns_own_floor_and_only_there() {
+        // 70 deg, A_m = 20 dB: edge = 70 sqrt(20/12) = 90.37 deg (TR 36.814 A.2.1.1-2's pattern);
+        // 25 dB: 100.3 deg; 30 deg beams: edge < 90 deg (the c >= 0 branch). Every direction the
+        // cone claims must give gain_db's value bit for bit, and beyond edge + 1e-4 rad it must claim.
+        use crate::sim::RngStream;
+        let mut rng = RngStream::new(9, "antenna:floor");
+        for (bw_deg, am_db) in [(70.0f64, 20.0), (70.0, 25.0), (30.0, 20.0), (65.0, 30.0)] {
+            for o_deg in [0.0f64, 120.0, -120.0, 33.0] {
+                let a = Antenna::Parabolic {
+                    orientation_rad: o_deg.to_radians(),
+                    beamwidth_rad: bw_deg.to_radians(),
+                    max_attenuation_db: am_db,
+                };
+                let cone = a.floor_cone().expect("a cone below pi");
+                let edge = bw_deg.to_radians() * (am_db / 12.0).sqrt();
+                let (mut claimed, mut beyond) = (0, 0);
+                for _ in 0..20_000 {
+                    let az = std::f64::consts::TAU * rng.uniform();
+                    let r = 1.0 + 2000.0 * rng.uniform();
+                    let from = [37.0, -12.0];
+                    let to = [from[0] + r * az.cos(), from[1] + r * az.sin()];
+                    let d = [to[0] - from[0], to[1] - from[1]];
+                    let off = wrap_pi(az - o_deg.to_radians()).abs();
+                    match cone.floor_towards(d) {
+                        Some(f) => {
+                            claimed += 1;
+                            assert_eq!(f.to_bits(), a.gain_db(from, to).to_bits(), "az {az}");
+                        }
+                        None => assert!(off < edge + 1e-4, "off {off} beyond edge {edge} unclaimed"),
+                    }
+                    beyond += usize::from(off > edge + 1e-4);
+                }
+                assert!(claimed >= beyond && beyond > 0, "{claimed} claimed, {beyond} beyond");
+            }
+        }
+        assert_eq!(Antenna::Isotropic.floor_cone(), None);
+        let wide = Antenna::Parabolic { orientation_rad: 0.0, beamwidth_rad: 2.0, max_attenuation_db: 30.0 };
+        assert_eq!(wide.floor_cone(), None, "edge 3.16 rad > pi: no floor cone");
+    }
 
     #[test]
     fn parabolic_pattern_values_worked_by_hand() {

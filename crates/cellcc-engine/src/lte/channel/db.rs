@@ -14,6 +14,11 @@
 //! of `10 f64::log10` from 1e-300 to 1e300 (measured worst: 5.7e-14 dB over +-300 dB, one ulp of
 //! 300; 4.5e-13 dB over +-3000 dB). Zero, negative, NaN and infinite inputs give what
 //! `10 * x.log10()` gives (-inf, NaN, NaN, +inf); subnormals are scaled into the normal range first.
+//!
+//! [`row_to_db`], the channel's per-RB rows (100 values per row, every TTI), cuts the series
+//! after s^9 instead: the terms left out sum to at most 2 s^11 / (11 (1 - s^2)) = 7.1e-10 neper
+//! = 3.1e-9 dB, far below anything the PHY resolves (its MIESM and CQI tables step in 0.1 dB and
+//! more), for six fewer multiply-adds per value; tested within 3.2e-9 dB + 4e-16 |result|.
 
 use std::f64::consts::{LN_10, LOG10_2, SQRT_2};
 
@@ -33,6 +38,8 @@ const ATANH_COEFFS: [f64; 10] = [
     1.0 / 19.0,
     1.0 / 21.0,
 ];
+/// How many of [`ATANH_COEFFS`] the rows use (through 1/9, i.e. the series through s^9).
+const ROW_TERMS: usize = 4;
 /// IEEE 754 binary64: 52 mantissa bits, exponent bias 1023.
 const MANTISSA_BITS: u32 = 52;
 const MANTISSA_MASK: u64 = (1 << MANTISSA_BITS) - 1;
@@ -56,21 +63,23 @@ fn is_positive_normal(x: f64) -> bool {
 #[inline]
 pub fn lin_to_db(x: f64) -> f64 {
     if is_positive_normal(x) {
-        normal_to_db(x)
+        normal_to_db(x, &ATANH_COEFFS)
     } else if x > 0.0 && x.is_finite() {
         let scaled = x * 2f64.powi(SUBNORMAL_SCALE_BITS);
-        normal_to_db(scaled) - DB_PER_OCTAVE * f64::from(SUBNORMAL_SCALE_BITS)
+        normal_to_db(scaled, &ATANH_COEFFS) - DB_PER_OCTAVE * f64::from(SUBNORMAL_SCALE_BITS)
     } else {
         // 0 -> -inf, negative or NaN -> NaN, +inf -> +inf, as 10 log10 does.
         10.0 * x.log10()
     }
 }
 
-/// [`lin_to_db`] of every element of `lin` into `db` (same length): a branch-free pass the
-/// compiler vectorises, then the rare values outside the normal range redone one by one.
+/// [`lin_to_db`] of every element of `lin` into `db` (same length), with the shorter series (module
+/// doc): a branch-free pass the compiler vectorises, then the rare values outside the normal range
+/// redone one by one.
 pub fn row_to_db(lin: &[f64], db: &mut [f64]) {
+    let coeffs = &ATANH_COEFFS[..ROW_TERMS];
     for (d, &x) in db.iter_mut().zip(lin) {
-        *d = normal_to_db(x);
+        *d = normal_to_db(x, coeffs);
     }
     for (d, &x) in db.iter_mut().zip(lin) {
         if !is_positive_normal(x) {
@@ -79,9 +88,10 @@ pub fn row_to_db(lin: &[f64], db: &mut [f64]) {
     }
 }
 
-/// 10 log10 of a positive normal `x` (any other input gives a meaningless number).
-#[inline]
-fn normal_to_db(x: f64) -> f64 {
+/// 10 log10 of a positive normal `x` (any other input gives a meaningless number), the atanh
+/// series through the last of `coeffs` (a prefix of [`ATANH_COEFFS`]).
+#[inline(always)]
+fn normal_to_db(x: f64, coeffs: &[f64]) -> f64 {
     let bits = x.to_bits();
     let e = f64::from_bits(TWO_POW_52_BITS | (bits >> MANTISSA_BITS)) - TWO_POW_52_PLUS_BIAS;
     let m = f64::from_bits((bits & MANTISSA_MASK) | (EXPONENT_BIAS << MANTISSA_BITS));
@@ -91,7 +101,7 @@ fn normal_to_db(x: f64) -> f64 {
     let e = if high { e + 1.0 } else { e };
     let s = (m - 1.0) / (m + 1.0);
     let z = s * s;
-    let series = ATANH_COEFFS.iter().rev().fold(0.0, |acc, c| acc * z + c);
+    let series = coeffs.iter().rev().fold(0.0, |acc, c| acc * z + c);
     let ln_m = 2.0 * (s + s * z * series);
     DB_PER_OCTAVE * e + DB_PER_NEPER * ln_m
 }
@@ -157,11 +167,33 @@ mod tests {
     }
 
     #[test]
+    fn rows_are_within_their_bound_of_log10() {
+        // The row series' bound (module doc): 2 s^11 / (11 (1 - s^2)) neper at s = (sqrt 2 - 1) / (sqrt 2 + 1)
+        // is 3.08e-9 dB; checked over 1e-30..1e30 (SINRs and gains) and at the fold points.
+        let s = (SQRT_2 - 1.0) / (SQRT_2 + 1.0);
+        let tail_db = DB_PER_NEPER * 2.0 * s.powi(11) / (11.0 * (1.0 - s * s));
+        assert!(tail_db < 3.1e-9, "{tail_db}");
+        let mut rng = RngStream::new(2, "db:rows");
+        let mut lin: Vec<f64> = (0..100_000).map(|_| 10f64.powf(-30.0 + 60.0 * rng.uniform())).collect();
+        lin.extend([SQRT_2, f64::from_bits(SQRT_2.to_bits() - 1), 2.0 * SQRT_2, 1.0 / SQRT_2, 1.0]);
+        let mut db = vec![0.0; lin.len()];
+        row_to_db(&lin, &mut db);
+        let mut worst: f64 = 0.0;
+        for (&x, &d) in lin.iter().zip(&db) {
+            let want = 10.0 * x.log10();
+            worst = worst.max((d - want).abs() / (3.2e-9 + BOUND_RELATIVE * want.abs()));
+        }
+        assert!(worst < 1.0 && worst > 0.1, "worst error {worst} x the bound (the cut must show)");
+    }
+
+    #[test]
     fn a_row_converts_element_by_element() {
         let lin = [1.0, 100.0, 0.5, 0.0];
         let mut db = [9.0; 4];
         row_to_db(&lin, &mut db);
-        assert_eq!(db[..3], [lin_to_db(1.0), lin_to_db(100.0), lin_to_db(0.5)]);
+        for (d, x) in db[..3].iter().zip([1.0, 100.0, 0.5]) {
+            assert!((d - lin_to_db(x)).abs() < 3.2e-9, "{x}");
+        }
         assert_eq!(db[3], f64::NEG_INFINITY);
     }
 }

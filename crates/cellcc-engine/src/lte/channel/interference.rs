@@ -18,10 +18,9 @@
 //! neighbour cells) is not modelled. Each site's antenna pattern ([`super::antenna`]) weighs
 //! its power towards the UE.
 
-use super::antenna::Antenna;
+use super::antenna::{Antenna, FloorCone};
+use super::link_loss::PreparedLoss;
 use super::noise::dbm_to_mw;
-use super::pathloss::{loss_db, LinkGeometry};
-use super::spec::PathLossSpec;
 use crate::error::ScenarioError;
 use crate::sim::RngStream;
 use rand::RngCore;
@@ -94,52 +93,50 @@ pub struct Site {
     pub height_m: f64,
     pub tx_power_mw: f64,
     pub antenna: Antenna,
+    /// Where `antenna` is at its floor for certain (skips `atan2` there; same gain).
+    floor: Option<FloorCone>,
 }
 
 impl Site {
     pub fn new(xy_m: [f64; 2], height_m: f64, tx_power_dbm: f64, antenna: Antenna) -> Self {
-        Site { xy_m, height_m, tx_power_mw: dbm_to_mw(tx_power_dbm), antenna }
+        Site { xy_m, height_m, tx_power_mw: dbm_to_mw(tx_power_dbm), antenna, floor: antenna.floor_cone() }
     }
 
-    /// Linear gain of the link to a UE at `ue_xy_m`, `ue_height_m`: antenna gain towards the UE,
-    /// path loss at `f_mhz` and `shadow_db` (the antenna pattern is reciprocal: UL uses it too).
-    pub fn gain_lin(
-        &self,
-        model: &PathLossSpec,
-        ue_xy_m: [f64; 2],
-        ue_height_m: f64,
-        f_mhz: f64,
-        shadow_db: f64,
-    ) -> f64 {
-        let g = LinkGeometry::new(self.xy_m, self.height_m, ue_xy_m, ue_height_m);
-        let antenna_db = self.antenna.gain_db(self.xy_m, ue_xy_m);
+    /// Linear gain of the link to a UE at `ue_xy_m`: antenna gain towards the UE, the link's
+    /// path loss `loss` (prepared for the UE's height and the carrier) and `shadow_db` (the antenna
+    /// pattern is reciprocal: UL uses it too).
+    pub fn gain_lin(&self, loss: &PreparedLoss, ue_xy_m: [f64; 2], shadow_db: f64) -> f64 {
+        let ue_minus_site_m = [ue_xy_m[0] - self.xy_m[0], ue_xy_m[1] - self.xy_m[1]];
+        let floor_db = self.floor.and_then(|f| f.floor_towards(ue_minus_site_m));
+        let antenna_db = floor_db.unwrap_or_else(|| self.antenna.gain_db(self.xy_m, ue_xy_m));
         // 10^(x/10) as exp(x ln(10)/10): the same value to a few ulp, at a third of powf's cost
         // (56 sites x every UE every 10 ms).
-        ((antenna_db - loss_db(model, &g, f_mhz) - shadow_db) * DB_TO_NEPER).exp()
+        ((antenna_db - loss.loss_db(ue_minus_site_m) - shadow_db) * DB_TO_NEPER).exp()
     }
 }
 
 /// ln(10) / 10: a dB value times this is the natural log of its linear ratio.
 const DB_TO_NEPER: f64 = std::f64::consts::LN_10 / 10.0;
 
-/// The whole-band power received from each of `sites` into `out_mw`, each with its own shadowing (dB); returns the sum, mW.
+/// The whole-band power received from each of `sites` into `out_mw`, each with its own path loss
+/// (`losses[j]`, prepared for the UE) and shadowing (dB); returns the sum, mW.
 pub fn interference_mw(
     sites: &[Site],
+    losses: &[PreparedLoss],
     shadow_db: impl Iterator<Item = f64>,
-    model: &PathLossSpec,
-    ue: ([f64; 2], f64),
-    f_mhz: f64,
+    ue_xy_m: [f64; 2],
     out_mw: &mut [f64],
 ) -> f64 {
-    let (ue_xy_m, ue_height_m) = ue;
-    for ((o, s), sh) in out_mw.iter_mut().zip(sites).zip(shadow_db) {
-        *o = s.tx_power_mw * s.gain_lin(model, ue_xy_m, ue_height_m, f_mhz, sh);
+    for (((o, s), loss), sh) in out_mw.iter_mut().zip(sites).zip(losses).zip(shadow_db) {
+        *o = s.tx_power_mw * s.gain_lin(loss, ue_xy_m, sh);
     }
     out_mw.iter().sum()
 }
 
 /// Add each site's per-RB data-region power `site_mw[j] / n_rb` to `out_mw` on the RBs its load
-/// fills during TTI `tti` (`out_mw.len()` = n_rb).
+/// fills during TTI `tti` (`out_mw.len()` = n_rb): the two parts below together, as the tests
+/// check them (the channel keeps the full-buffer part per large-scale step).
+#[cfg(test)]
 pub fn add_data_interference(
     site_mw: &[f64],
     loads: &[InterfererLoad],
@@ -148,21 +145,49 @@ pub fn add_data_interference(
     out_mw: &mut [f64],
 ) {
     let n_rb = out_mw.len();
-    // Full-buffer sites cover every RB: one sum, one pass (57-cell layouts are mostly full-buffer).
+    add_partial_interference(site_mw, loads, pickers, tti, out_mw);
+    let everywhere_mw = full_buffer_rb_mw(site_mw, loads, n_rb).0;
+    out_mw.iter_mut().for_each(|o| *o += everywhere_mw);
+}
+
+/// The per-RB power of the sites whose load fills every one of `n_rb` RBs (full-buffer sites
+/// cover every RB: one sum, one pass; 57-cell layouts are mostly full-buffer), and whether any
+/// other site fills only some RBs. A function of `site_mw` alone, so the channel keeps it for
+/// the 10 ms the large-scale step holds.
+pub fn full_buffer_rb_mw(site_mw: &[f64], loads: &[InterfererLoad], n_rb: usize) -> (f64, bool) {
     let mut everywhere_mw = 0.0;
-    for ((p_mw, load), picker) in site_mw.iter().zip(loads).zip(pickers) {
-        let per_rb = p_mw / n_rb as f64;
+    let mut partial = false;
+    for (p_mw, load) in site_mw.iter().zip(loads) {
         let active = load.active_rbs(n_rb);
         if active == n_rb {
-            everywhere_mw += per_rb;
+            everywhere_mw += p_mw / n_rb as f64;
         } else if active > 0 {
+            partial = true;
+        }
+    }
+    (everywhere_mw, partial)
+}
+
+/// Add the power of the sites that fill only some RBs during TTI `tti` to `out_mw` (see
+/// [`add_data_interference`]; full-buffer and idle sites add nothing here).
+pub fn add_partial_interference(
+    site_mw: &[f64],
+    loads: &[InterfererLoad],
+    pickers: &mut [RbPicker],
+    tti: u64,
+    out_mw: &mut [f64],
+) {
+    let n_rb = out_mw.len();
+    for ((p_mw, load), picker) in site_mw.iter().zip(loads).zip(pickers) {
+        let active = load.active_rbs(n_rb);
+        if active > 0 && active < n_rb {
+            let per_rb = p_mw / n_rb as f64;
             let start = picker.start(tti, n_rb);
             for k in 0..active {
                 out_mw[(start + k) % n_rb] += per_rb;
             }
         }
     }
-    out_mw.iter_mut().for_each(|o| *o += everywhere_mw);
 }
 
 #[cfg(test)]
@@ -171,7 +196,11 @@ mod tests {
 
     fn total(sites: &[Site], shadow: &[f64]) -> f64 {
         let mut out = vec![0.0; sites.len()];
-        interference_mw(sites, shadow.iter().copied(), &PathLossSpec::Friis, ([0.0, 0.0], 1.5), 2100.0, &mut out)
+        let losses: Vec<_> = sites
+            .iter()
+            .map(|s| PreparedLoss::new(&crate::lte::channel::spec::PathLossSpec::Friis, s.height_m, 1.5, 2100.0))
+            .collect();
+        interference_mw(sites, &losses, shadow.iter().copied(), [0.0, 0.0], &mut out)
     }
 
     #[test]

@@ -37,6 +37,7 @@ pub mod fading;
 pub mod hst;
 pub mod ici;
 pub mod interference;
+pub mod link_loss;
 pub mod mobility;
 pub mod noise;
 pub mod pathloss;
@@ -49,13 +50,16 @@ pub mod trace;
 
 use self::antenna::{hex_layout_cells, Antenna};
 use self::fading::{FadingProcess, RbSteering, TapProfile, FADING_STEP_NS};
-use self::interference::{add_data_interference, interference_mw, InterfererLoad, RbPicker, Site};
+use self::interference::{
+    add_partial_interference, full_buffer_rb_mw, interference_mw, InterfererLoad, RbPicker, Site,
+};
+use self::link_loss::PreparedLoss;
 use self::mobility::Mobility;
 use self::noise::{dbm_to_mw, noise_per_rb_dbm, to_db};
 use self::power_control::UlPower;
 use self::shadowing::{Shadowing, SHADOWING_STEP_NS};
 use self::small_scale::{tap_profile, LinkFading};
-use self::spec::{AntennaSpec, ChannelSpec, PathLossSpec, UePlacement, DEFAULT_UE_TX_POWER_DBM};
+use self::spec::{AntennaSpec, ChannelSpec, UePlacement, DEFAULT_UE_TX_POWER_DBM};
 use super::sap::{LinkDir, UeIndex};
 use super::sinr::{PuschGrant, SinrSource};
 use crate::error::ScenarioError;
@@ -94,7 +98,6 @@ enum Region {
 
 /// One UE's channel state.
 struct UeChannel {
-    height_m: f64,
     mobility: Mobility,
     /// Serving link first, then one per interferer; empty without shadowing.
     shadowing: Vec<Shadowing>,
@@ -105,8 +108,12 @@ struct UeChannel {
     fading: [LinkFading; 2],
     /// Whole-band power received from each interferer at full load, mW (at `large_at_step`).
     site_mw: Vec<f64>,
+    /// Path loss of each link, prepared for this UE's height: serving DL, serving UL, then the interferers (DL).
+    losses: Vec<PreparedLoss>,
     large: LargeScale,
     large_at_step: Option<u64>,
+    /// [`full_buffer_rb_mw`] of `site_mw`, kept with the large-scale step and RB count it is for.
+    full_buffer: Option<(u64, usize, (f64, bool))>,
     /// Per direction: the last per-RB row handed out (dB) and its [`row_key`], so that the
     /// PHY's second request in a TTI (CQI, then the transport block) costs a copy.
     row_db: [Vec<f64>; 2],
@@ -115,7 +122,6 @@ struct UeChannel {
 
 /// Cell-wide quantities derived once from the spec.
 struct Derived {
-    pathloss: PathLossSpec,
     dl_carrier_mhz: f64,
     ul_carrier_mhz: f64,
     serving: Site,
@@ -157,7 +163,6 @@ impl ChannelSinr {
         }
         let enb = &spec.enb;
         let mut d = Derived {
-            pathloss: spec.pathloss.clone(),
             dl_carrier_mhz: spec.dl_carrier_mhz,
             ul_carrier_mhz: spec.ul_carrier_mhz,
             serving: Site::new(enb.position_m, enb.height_m, enb.tx_power_dbm, Antenna::from_spec(&enb.antenna)),
@@ -172,7 +177,11 @@ impl ChannelSinr {
         let ues = ues
             .iter()
             .enumerate()
-            .map(|(i, u)| new_ue(spec, n_interferers, u, seed, &format!("{label}:channel:ue{i}")))
+            .map(|(i, u)| {
+                let mut ue = new_ue(spec, n_interferers, u, seed, &format!("{label}:channel:ue{i}"));
+                ue.losses = prepared_losses(spec, &d, u.height_m);
+                ue
+            })
             .collect();
         let pickers = (0..n_interferers)
             .map(|j| RbPicker::new(RngStream::new(seed, &format!("{label}:channel:interferer{j}:load"))))
@@ -210,12 +219,25 @@ impl ChannelSinr {
         let n_rb = self.gains.len() as f64;
         match (dir, region) {
             (LinkDir::Downlink, Region::Data) => {
-                self.interference_rb_mw.fill(0.0);
-                let tti = now.as_ns() / FADING_STEP_NS;
-                add_data_interference(&u.site_mw, &d.loads, &mut self.pickers, tti, &mut self.interference_rb_mw);
                 let signal_rb_mw = d.serving.tx_power_mw / n_rb * large.dl_gain;
-                for (g, i_mw) in self.gains.iter_mut().zip(&self.interference_rb_mw) {
-                    *g = signal_rb_mw / (d.dl_noise_rb_mw + i_mw);
+                let (everywhere_mw, partial) = u.full_buffer_rb_mw(d, self.gains.len());
+                if partial {
+                    self.interference_rb_mw.fill(0.0);
+                    let tti = now.as_ns() / FADING_STEP_NS;
+                    add_partial_interference(
+                        &u.site_mw,
+                        &d.loads,
+                        &mut self.pickers,
+                        tti,
+                        &mut self.interference_rb_mw,
+                    );
+                    self.interference_rb_mw.iter_mut().for_each(|o| *o += everywhere_mw);
+                    for (g, i_mw) in self.gains.iter_mut().zip(&self.interference_rb_mw) {
+                        *g = signal_rb_mw / (d.dl_noise_rb_mw + i_mw);
+                    }
+                } else {
+                    // Every RB sees the same interference: one division for the row.
+                    self.gains.fill(signal_rb_mw / (d.dl_noise_rb_mw + everywhere_mw));
                 }
             }
             (LinkDir::Downlink, Region::Control) => {
@@ -299,6 +321,17 @@ pub fn wideband_dl_sinr_db(
     Ok((to_db(data_lin), control_db))
 }
 
+/// The path loss of every link of a UE at `ue_height_m`: serving DL, serving UL, each interferer (DL).
+fn prepared_losses(spec: &ChannelSpec, d: &Derived, ue_height_m: f64) -> Vec<PreparedLoss> {
+    let serving = |f_mhz: f64| PreparedLoss::new(&spec.pathloss, d.serving.height_m, ue_height_m, f_mhz);
+    [serving(d.dl_carrier_mhz), serving(d.ul_carrier_mhz)]
+        .into_iter()
+        .chain(
+            d.interferers.iter().map(|s| PreparedLoss::new(&spec.pathloss, s.height_m, ue_height_m, d.dl_carrier_mhz)),
+        )
+        .collect()
+}
+
 fn new_ue(spec: &ChannelSpec, n_interferers: usize, u: &UePlacement, seed: u64, key: &str) -> UeChannel {
     let stream = |what: &str| RngStream::new(seed, &format!("{key}:{what}"));
     let shadowing = match &spec.shadowing {
@@ -312,15 +345,16 @@ fn new_ue(spec: &ChannelSpec, n_interferers: usize, u: &UePlacement, seed: u64, 
         LinkFading::new(&spec.fading, dir, spec.dl_carrier_mhz, spec.ul_carrier_mhz, stream(&format!("fading:{name}")))
     };
     UeChannel {
-        height_m: u.height_m,
         mobility: Mobility::new(&u.mobility, u.position_m, stream("mobility")),
         shadowing,
         shadow_step: 0,
         shadow_xy_m: u.position_m,
         fading: [fading(LinkDir::Downlink, "dl"), fading(LinkDir::Uplink, "ul")],
         site_mw: vec![0.0; n_interferers],
+        losses: Vec::new(),
         large: LargeScale::default(),
         large_at_step: None,
+        full_buffer: None,
         row_db: [Vec::new(), Vec::new()],
         row_at: [None, None],
     }
@@ -365,16 +399,15 @@ impl UeChannel {
         self.step_shadowing(step);
         let xy = self.mobility.position_m(step * LARGE_SCALE_STEP_NS);
         let sh = |k: usize| self.shadowing.get(k).map_or(0.0, Shadowing::value_db);
-        let h = self.height_m;
+        let l = &self.losses;
         self.large = LargeScale {
-            dl_gain: d.serving.gain_lin(&d.pathloss, xy, h, d.dl_carrier_mhz, sh(0)),
-            ul_gain: d.serving.gain_lin(&d.pathloss, xy, h, d.ul_carrier_mhz, sh(0)),
+            dl_gain: d.serving.gain_lin(&l[0], xy, sh(0)),
+            ul_gain: d.serving.gain_lin(&l[1], xy, sh(0)),
             interference_mw: interference_mw(
                 &d.interferers,
+                &l[2..],
                 (1..=d.interferers.len()).map(sh),
-                &d.pathloss,
-                (xy, h),
-                d.dl_carrier_mhz,
+                xy,
                 &mut self.site_mw,
             ),
         };
@@ -383,6 +416,20 @@ impl UeChannel {
     }
 
     /// Advance every link's shadowing along the track up to grid step `target`.
+    /// The full-buffer interference per RB and whether some interferer fills only part of the
+    /// band ([`full_buffer_rb_mw`]) for the current large-scale step: summed once per step.
+    fn full_buffer_rb_mw(&mut self, d: &Derived, n_rb: usize) -> (f64, bool) {
+        let step = self.large_at_step.expect("the large-scale step is taken first");
+        match self.full_buffer {
+            Some((at, n, v)) if at == step && n == n_rb => v,
+            _ => {
+                let v = full_buffer_rb_mw(&self.site_mw, &d.loads, n_rb);
+                self.full_buffer = Some((step, n_rb, v));
+                v
+            }
+        }
+    }
+
     fn step_shadowing(&mut self, target: u64) {
         if self.shadowing.is_empty() {
             return;
@@ -391,9 +438,7 @@ impl UeChannel {
             self.shadow_step += 1;
             let xy = self.mobility.position_m(self.shadow_step * SHADOWING_STEP_NS);
             let moved_m = (xy[0] - self.shadow_xy_m[0]).hypot(xy[1] - self.shadow_xy_m[1]);
-            for s in &mut self.shadowing {
-                s.advance(moved_m);
-            }
+            Shadowing::advance_all(&mut self.shadowing, moved_m);
             self.shadow_xy_m = xy;
         }
     }

@@ -34,12 +34,30 @@ impl Shadowing {
 
     /// One Gauss-Markov step over `moved_m` metres (no draw when the UE stood still: rho = 1).
     pub fn advance(&mut self, moved_m: f64) {
+        Shadowing::advance_all(std::slice::from_mut(self), moved_m);
+    }
+
+    /// [`Shadowing::advance`] of every process in `all` by the same `moved_m` (a UE's links):
+    /// the correlation `rho` and the innovation's scale are computed once per decorrelation
+    /// distance instead of once per link; the same arithmetic, so the same values.
+    pub fn advance_all(all: &mut [Shadowing], moved_m: f64) {
         if moved_m <= 0.0 {
             return;
         }
-        let rho = (-moved_m / self.decorrelation_m).exp();
-        let z: f64 = StandardNormal.sample(self.rng.inner());
-        self.value_db = rho * self.value_db + (1.0 - rho * rho).sqrt() * self.sigma_db * z;
+        let mut memo: Option<(f64, f64, f64)> = None;
+        for s in all {
+            let (rho, scale) = match memo {
+                Some((dc, rho, scale)) if dc == s.decorrelation_m => (rho, scale),
+                _ => {
+                    let rho = (-moved_m / s.decorrelation_m).exp();
+                    let scale = (1.0 - rho * rho).sqrt();
+                    memo = Some((s.decorrelation_m, rho, scale));
+                    (rho, scale)
+                }
+            };
+            let z: f64 = StandardNormal.sample(s.rng.inner());
+            s.value_db = rho * s.value_db + scale * s.sigma_db * z;
+        }
     }
 
     pub fn value_db(&self) -> f64 {

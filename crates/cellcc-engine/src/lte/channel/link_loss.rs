@@ -1,0 +1,124 @@
+//! A link's path loss prepared once per (site, UE height, carrier), for the 10 ms large-scale
+//! step (docs/performance.md): the models that are `intercept + slope log10(distance)` with
+//! everything else fixed (TR 36.814 UMa and UMi NLOS, Friis) keep only their intercept and slope,
+//! so a step evaluates one logarithm (libm-free, [`db::lin_to_db`] of the squared distance) instead
+//! of the ~7 `log10` of [`loss_db`]. The same model: the result differs from [`loss_db`] by
+//! floating-point rounding alone (tested within 1e-9 dB). The other models are evaluated in full.
+
+use super::db;
+use super::pathloss::{loss_db, LinkGeometry, MIN_DISTANCE_M, SPEED_OF_LIGHT_MPS};
+use super::spec::{LosCondition, PathLossSpec};
+
+/// A link's path loss with what does not depend on the UE's position evaluated once.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PreparedLoss {
+    /// `intercept_db + slope_db * log10(d)`, d the 2-D distance (`on_3d` false) or the 3-D one.
+    LogDistance { intercept_db: f64, slope_db: f64, on_3d: bool, height_gap_m: f64 },
+    /// Any other model, evaluated in full by [`loss_db`] each time.
+    Full { model: PathLossSpec, enb_height_m: f64, ue_height_m: f64, f_mhz: f64 },
+}
+
+/// TR 36.814 Table B.1.2.1-1 UMa NLOS: street width W and average building height h, m (as pathloss.rs).
+const UMA_STREET_WIDTH_M: f64 = 20.0;
+const UMA_BUILDING_HEIGHT_M: f64 = 20.0;
+/// log10 of a squared distance in dB (10 log10 d^2) to log10 d: / 20.
+const DB_OF_SQUARE_TO_LOG10: f64 = 1.0 / 20.0;
+
+impl PreparedLoss {
+    /// The loss of a link from an eNB at `enb_height_m` to a UE at `ue_height_m` on `f_mhz`.
+    pub fn new(model: &PathLossSpec, enb_height_m: f64, ue_height_m: f64, f_mhz: f64) -> Self {
+        let height_gap_m = enb_height_m - ue_height_m;
+        let log = |intercept_db: f64, slope_db: f64, on_3d: bool| PreparedLoss::LogDistance {
+            intercept_db,
+            slope_db,
+            on_3d,
+            height_gap_m,
+        };
+        let fc_ghz = f_mhz / 1000.0;
+        match *model {
+            // TR 36.814 Table B.1.2.1-1 UMa NLOS (pathloss.rs `tr36814_uma_db`), split at log10 d:
+            // (43.42 - 3.1 log10 h_BS)(log10 d - 3) + the terms without d.
+            PathLossSpec::Tr36814Uma { condition: LosCondition::Nlos } => {
+                let (w, h, h_bs, h_ut) = (UMA_STREET_WIDTH_M, UMA_BUILDING_HEIGHT_M, enb_height_m, ue_height_m);
+                let slope = 43.42 - 3.1 * h_bs.log10();
+                let fixed = 161.04 - 7.1 * w.log10() + 7.5 * h.log10()
+                    - (24.37 - 3.7 * (h / h_bs).powi(2)) * h_bs.log10()
+                    + 20.0 * fc_ghz.log10()
+                    - (3.2 * (11.75 * h_ut).log10().powi(2) - 4.97);
+                log(fixed - 3.0 * slope, slope, false)
+            }
+            // TR 36.814 Table B.1.2.1-1 UMi NLOS: 36.7 log10 d + 22.7 + 26 log10 fc.
+            PathLossSpec::Tr36814Umi { condition: LosCondition::Nlos } => {
+                log(22.7 + 26.0 * fc_ghz.log10(), 36.7, false)
+            }
+            // Friis: 20 log10(4 pi d / lambda) = 20 log10 d + 20 log10(4 pi / lambda), d 3-D.
+            PathLossSpec::Friis => {
+                let lambda_m = SPEED_OF_LIGHT_MPS / (f_mhz * 1e6);
+                log(20.0 * (4.0 * std::f64::consts::PI / lambda_m).log10(), 20.0, true)
+            }
+            _ => PreparedLoss::Full { model: model.clone(), enb_height_m, ue_height_m, f_mhz },
+        }
+    }
+
+    /// The loss, dB (never negative), for a UE at `ue_minus_enb_m` (x, y) from the eNB.
+    #[inline]
+    pub fn loss_db(&self, ue_minus_enb_m: [f64; 2]) -> f64 {
+        let [dx, dy] = ue_minus_enb_m;
+        match *self {
+            PreparedLoss::LogDistance { intercept_db, slope_db, on_3d, height_gap_m } => {
+                let d2_sq = dx * dx + dy * dy;
+                let d_sq = if on_3d { d2_sq + height_gap_m * height_gap_m } else { d2_sq };
+                // LinkGeometry clamps either distance at MIN_DISTANCE_M; MIN_DISTANCE_M^2 = 1 likewise.
+                let log10_d = db::lin_to_db(d_sq.max(MIN_DISTANCE_M * MIN_DISTANCE_M)) * DB_OF_SQUARE_TO_LOG10;
+                (intercept_db + slope_db * log10_d).max(0.0)
+            }
+            PreparedLoss::Full { ref model, enb_height_m, ue_height_m, f_mhz } => {
+                // hypot is symmetric in the sign of its arguments: the same geometry as eNB - UE.
+                let g = LinkGeometry::new([0.0, 0.0], enb_height_m, ue_minus_enb_m, ue_height_m);
+                loss_db(model, &g, f_mhz)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::RngStream;
+
+    #[test]
+    fn prepared_losses_match_the_full_formulas_to_rounding() {
+        // Each model against pathloss.rs's loss_db over random geometry (10 m .. 5 km, eNB 10..50 m,
+        // UE 1..10 m, 700..3500 MHz): the split moves only rounding, so 1e-9 dB is generous.
+        let models = [
+            PathLossSpec::Tr36814Uma { condition: LosCondition::Nlos },
+            PathLossSpec::Tr36814Umi { condition: LosCondition::Nlos },
+            PathLossSpec::Friis,
+            PathLossSpec::Tr36814Uma { condition: LosCondition::Los },
+        ];
+        let mut rng = RngStream::new(5, "link_loss:test");
+        for m in &models {
+            for _ in 0..5000 {
+                let (enb_h, ue_h, f) =
+                    (10.0 + 40.0 * rng.uniform(), 1.0 + 9.0 * rng.uniform(), 700.0 + 2800.0 * rng.uniform());
+                let r = 10f64.powf(1.0 + 2.7 * rng.uniform());
+                let a = std::f64::consts::TAU * rng.uniform();
+                let d = [r * a.cos(), r * a.sin()];
+                let p = PreparedLoss::new(m, enb_h, ue_h, f);
+                let want = loss_db(m, &LinkGeometry::new([3.0, -2.0], enb_h, [3.0 + d[0], -2.0 + d[1]], ue_h), f);
+                assert!((p.loss_db(d) - want).abs() < 1e-9, "{m:?}: {} vs {want}", p.loss_db(d));
+            }
+        }
+    }
+
+    #[test]
+    fn distance_below_a_metre_is_clamped_as_link_geometry_does() {
+        // A UE on top of its eNB: both sides use d = 1 m (log10 d = 0): the intercept alone.
+        let m = PathLossSpec::Tr36814Umi { condition: LosCondition::Nlos };
+        let p = PreparedLoss::new(&m, 25.0, 1.5, 2000.0);
+        let want = loss_db(&m, &LinkGeometry::new([0.0, 0.0], 25.0, [0.1, 0.0], 1.5), 2000.0);
+        // 22.7 + 26 log10(2) = 30.526 dB (TR 36.814 UMi NLOS at d = 1 m, fc = 2 GHz).
+        assert!((p.loss_db([0.1, 0.0]) - want).abs() < 1e-12);
+        assert!((want - (22.7 + 26.0 * 2f64.log10())).abs() < 1e-12);
+    }
+}
