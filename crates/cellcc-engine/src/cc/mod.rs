@@ -189,6 +189,17 @@ pub struct AckSample {
     pub ece: bool,
     /// The delivery-rate sample this ACK produced.
     pub rate: RateSample,
+    /// The ACK's TCP timestamps (RFC 7323), when the connection uses them.
+    pub ts: Option<AckTimestamps>,
+}
+
+/// Linux `tp->rx_opt.rcv_tsval` / `rcv_tsecr` of the ACK (RFC 7323 §3): the receiver's clock
+/// when it sent the ACK, and the sender's own TSval it echoes. Both hosts run the simulation
+/// clock with no per-connection offset.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AckTimestamps {
+    pub ts_val: SimTime,
+    pub ts_ecr: SimTime,
 }
 
 /// Read-only view of the connection a hook may consult (what Linux CCAs read from `tcp_sock`).

@@ -39,6 +39,8 @@ pub(super) struct AckFacts {
     pub ece: bool,
     /// TSecr of the ACK when timestamps are on (Eifel, RFC 3522).
     pub ts_ecr: Option<SimTime>,
+    /// TSval of the ACK (the receiver's clock) when timestamps are on.
+    pub ts_val: Option<SimTime>,
     pub sacked_new: u32,
 }
 

@@ -21,7 +21,7 @@ use super::rtt::RttEstimator;
 use super::scoreboard::{Scoreboard, Seg, SegState};
 use super::tlp::{self, Episode, Probe, ProbeAck};
 use super::undo::Undo;
-use crate::cc::{AckSample, CaState, CongestionControl, ConnView, CwndEvent};
+use crate::cc::{AckSample, AckTimestamps, CaState, CongestionControl, ConnView, CwndEvent};
 use crate::packet::{TcpFlags, TcpSegment, IPV4_HEADER_BYTES};
 use crate::scenario::{Pacing, TcpParams};
 use crate::sim::{SimDuration, SimTime, NS_PER_S};
@@ -388,10 +388,11 @@ impl TcpSender {
             orig_acked: d.orig_acked,
             ece: self.p.ecn && seg.flags.has(TcpFlags::ECE),
             ts_ecr: if self.p.timestamps { seg.ts_ecr } else { None },
+            ts_val: self.p.timestamps.then_some(seg.ts_val),
             sacked_new: d.sacked_new,
         };
         let newly_lost = self.fastretrans_alert(now, &facts);
-        self.update_window(now, &d, prior_in_flight, una_advanced, newly_lost, facts.ece);
+        self.update_window(now, &d, prior_in_flight, newly_lost, &facts);
         // Linux tcp_clean_rtx_queue FLAG_SET_XMIT_TIMER: restart the timers when data was
         // cumulatively ACKed, or when a SACKed original was sent before the head's last
         // (re)transmission (its RTT exceeds the head's age).
@@ -461,15 +462,8 @@ impl TcpSender {
     }
 
     /// Linux `tcp_cong_control`: the algorithm's `cong_control`, else PRR in recovery, else `cong_avoid`.
-    fn update_window(
-        &mut self,
-        now: SimTime,
-        d: &Delivery,
-        prior_in_flight: u32,
-        una_advanced: bool,
-        newly_lost: u32,
-        ece: bool,
-    ) {
+    fn update_window(&mut self, now: SimTime, d: &Delivery, prior_in_flight: u32, newly_lost: u32, facts: &AckFacts) {
+        let una_advanced = facts.una_advanced;
         let acked_segs = d.cum_segs_unsacked + d.sacked_new;
         let rs = self.rate.generate(now, acked_segs, newly_lost, prior_in_flight, self.lost_total, self.rtt.min_rtt());
         self.rack.update_reo_wnd(rs.prior_delivered, self.rate.delivered);
@@ -479,8 +473,9 @@ impl TcpSender {
             cum_acked_bytes: d.cum_bytes,
             rtt: d.rtt_for_cc,
             prior_in_flight,
-            ece,
+            ece: facts.ece,
             rate: rs,
+            ts: facts.ts_val.zip(facts.ts_ecr).map(|(ts_val, ts_ecr)| AckTimestamps { ts_val, ts_ecr }),
         };
         let v = self.view(now);
         if acked_segs > 0 {
