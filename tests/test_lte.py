@@ -129,10 +129,10 @@ def test_the_worst_subband_cqi_lowers_the_mcs_under_frequency_selective_fading()
 
 def _celledge_220m(pc: dict | None) -> dict[str, Any]:
     """li-celledge's sensitivity case (ns-3's default 200 m LOS/NLOS threshold, TCP on UM) at 220 m,
-    3 s: its serving link is P.1411 NLOS (about 121 dB)."""
+    10 s: its serving link is P.1411 NLOS (about 121 dB)."""
     from cellcc.studies import li_celledge as li
 
-    doc = li._base(3.0, "um", "tcp")
+    doc = li._base(10.0, "um", "tcp")
     ch = doc["cells"][0]["channel"]
     ch["pathloss"] = {"model": "itu_r1411_hybrid", "los_threshold_m": li.NS3_DEFAULT_LOS_THRESHOLD_M}
     if pc is not None:
@@ -146,15 +146,18 @@ def _celledge_220m(pc: dict | None) -> dict[str, Any]:
 def test_uplink_power_control_lets_the_cell_edge_ue_connect():
     """With a fixed 10 dBm spread over the band the 220 m UE's uplink never sends a TB and TCP stalls
     (the study's finding before uplink power control); LENA's power control (the default) sends at
-    P_CMAX, some uplink TBs get through and TCP moves data (docs/channel.md, Uplink power control)."""
+    P_CMAX, some uplink TBs get through and TCP moves data (docs/channel.md, Uplink power control).
+    The uplink is sounded every 40 ms and a UE with uplink CQI 0 waits for the next SRS, so at this
+    edge most of the run is still silent: the test asks for data, not for a rate."""
     fixed = cellcc.run(_celledge_220m({"kind": "fixed"}), seed=1)
     controlled = cellcc.run(_celledge_220m(None), seed=1)
     ul = lambda r: r.lte[r.lte["dir"] == "ul"]  # noqa: E731
-    # Seed 1 measured: fixed 104 B (no uplink TB, UL CQI 0 throughout); open loop 23724 B, 10 UL TBs.
+    # Seed 1 measured (main cba3372): fixed 208 B, no uplink TB, UL CQI 0 throughout; open loop
+    # 8712 B with 3 uplink TBs (seeds 2 and 3: 33 kB, 869 kB).
     assert ul(fixed)["tbs"].sum() == 0 and (ul(fixed)["cqi"].fillna(0) == 0).all()
     assert fixed.flows.loc[0, "rx_bytes"] < 1_000
     assert ul(controlled)["tbs"].sum() > 0 and (ul(controlled)["cqi"] > 0).any()
-    assert controlled.flows.loc[0, "rx_bytes"] > 10_000
+    assert controlled.flows.loc[0, "rx_bytes"] > 5_000
 
 
 def test_linux_backend_refuses_a_cell(cli, lte_doc, write_doc):
