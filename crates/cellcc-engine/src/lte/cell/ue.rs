@@ -134,6 +134,8 @@ pub struct RadioLink {
     /// Uplink only: (when, process) of the synchronous retransmissions NACKed.
     pub synchronous_retx: VecDeque<(SimTime, HarqId)>,
     pub cqi: CqiTracker,
+    /// Downlink only: what the UE derived from its last row (the eNB's uplink measurement is
+    /// the MAC's [`crate::lte::phy::UplinkSounding`]).
     pub memo: SinrMemo,
     pub capacity: CapacityClock,
     pub rng: RngStream,

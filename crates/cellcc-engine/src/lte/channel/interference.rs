@@ -169,7 +169,7 @@ pub fn full_buffer_rb_mw(site_mw: &[f64], loads: &[InterfererLoad], n_rb: usize)
 }
 
 /// Add the power of the sites that fill only some RBs during TTI `tti` to `out_mw` (see
-/// [`add_data_interference`]; full-buffer and idle sites add nothing here).
+/// `add_data_interference`; full-buffer and idle sites add nothing here).
 pub fn add_partial_interference(
     site_mw: &[f64],
     loads: &[InterfererLoad],
