@@ -8,7 +8,8 @@
 //!  hst.rs: TS 36.101 B.3 Doppler shift f_s(t), residual after tracking ───────────► ICI share
 //!
 //!  DL gamma_k = (P_enb / N_rb) g_serving |H_k|^2 / (N_rb,UE + sum_i (P_i / N_rb) g_i 1[i serves k])
-//!  UL gamma_k = (P_ue(M) / M) g_serving |H_k|^2 /  N_rb,eNB   (power_control.rs: SRS M = N_rb, PUSCH M = grant)
+//!  UL gamma_k = (P_ue(M) / M) g_serving |H_k|^2 / (N_rb,eNB + sum_j P_j,rb g_j 1[UE j sends on RB k])
+//!             (power_control.rs: SRS M = N_rb, PUSCH M = grant; ul_interference.rs: UE j of interfering cell j)
 //!  SINR_k = a gamma_k / (1 + (1 - a) gamma_k)    (ici.rs: a = share kept by the subcarrier)
 //! ```
 //! Simplifications (each a modelling choice, stated once here):
@@ -20,6 +21,8 @@
 //! - UL and DL share the shadowing (large-scale reciprocity) but have independent
 //!   fast fading (the FDD duplex gap is far wider than the coherence bandwidth).
 //! - Interferers and their loads: see [`interference`]. Control region: full interference on every RB.
+//! - Uplink interference: one UE per interfering cell, static, large-scale only, at the cell's
+//!   `uplink_load` ([`ul_interference`]); the same on the SRS and the PUSCH rows.
 //! - Small-scale channel (multipath or HST) and its inter-carrier interference: [`small_scale`].
 //! - Antennas: isotropic or the parabolic sector pattern, horizontal plane only (no tilt).
 //! - Path loss, shadowing and interference are sampled every [`LARGE_SCALE_STEP_NS`],
@@ -28,7 +31,8 @@
 //! Randomness: per UE `i`, keyed streams `"{label}:channel:ue{i}:{mobility|fading:dl|fading:ul|
 //! shadowing:serving|shadowing:interferer{j}}"`, so adding a UE at the end of the list leaves
 //! the other UEs' channels unchanged; per interferer `j`, `"{label}:channel:interferer{j}:load"`
-//! places a fractional load's RBs (shared by every UE).
+//! places a fractional load's RBs (shared by every UE), and `...:interferer{j}:{ul_ue|ul_shadowing|ul_load}`
+//! its uplink UE's position, shadowing and RBs.
 
 pub mod antenna;
 pub mod calibration;
