@@ -3,9 +3,9 @@
 //! ns-3 LENA (src/lte/model/lte-spectrum-phy.cc `LteSpectrumPhy::StartRx`, 3.44) adds every
 //! uplink data frame it receives, from any cell, to the eNB's data interference
 //! (`m_interferenceData`), and every SRS frame to its control interference; a frame of another
-//! cell is interference on the RBs its PSD covers. TR 36.814 §A.2.1.1 (full-buffer traffic) and
-//! TR 36.942 §4.2 evaluate the uplink the same way: each interfering cell's UEs transmit with
-//! their own power control on the RBs their scheduler gave them. Here, per interfering cell `j`:
+//! cell is interference on the RBs its PSD covers. TR 36.814 §A.2.1.1 (full-buffer traffic)
+//! loads the uplink the same way: each interfering cell's UEs transmit with their own power
+//! control on the RBs their scheduler gave them. Here, per interfering cell `j`:
 //!
 //! - **One UE**, dropped once, uniformly in the cell's hexagon ([`UeArea`]) at least
 //!   [`MIN_UE_DISTANCE_M`] from the cell's antenna (TR 36.814 Table A.2.1.1-2, case 1), from the
@@ -48,8 +48,8 @@ pub const MIN_UL_ISD_M: f64 = 3.0 * MIN_UE_DISTANCE_M;
 /// first vertex (the others every 60 degrees).
 ///
 /// A 3-sector site's sector is the hexagon of side ISD / 3 with the site at one vertex, its
-/// centre ISD / 3 along the boresight (three of them tile the site's ISD-pitch hexagon: TR 36.814
-/// Figure A.2.1.1-1 layout); an omni site's is the hexagon of inradius ISD / 2 around it, flat
+/// centre ISD / 3 along the boresight (three of them tile the site's ISD-pitch hexagon, the
+/// 3-sector layout of TR 36.814 Table A.2.1.1-2); an omni site's is the hexagon of inradius ISD / 2 around it, flat
 /// sides facing its neighbours. A listed interferer takes its distance to the serving eNB as
 /// its ISD (an omni one's flat side faces the serving eNB).
 #[derive(Clone, Copy, Debug, PartialEq)]
