@@ -470,4 +470,28 @@ mod tests {
             serde_json::from_str(r#"{"position_m": [500, 0], "uplink_load": {"kind": "idle"}}"#).unwrap();
         assert_eq!(f.uplink_load, Some(InterfererLoad::Idle));
     }
+
+    proptest::proptest! {
+        /// Any cell the validation accepts (ISD >= 105 m), sector or omni, any orientation: the drop
+        /// ends, lies in the hexagon and keeps the minimum distance from the antenna.
+        #[test]
+        fn every_accepted_cell_holds_its_ue(
+            isd_m in MIN_UL_ISD_M..5000.0, o_deg in -360.0f64..360.0, sector in proptest::bool::ANY, seed in 0u64..1000,
+        ) {
+            let site = [120.0, -40.0];
+            let area = if sector {
+                UeArea::sector(site, o_deg.to_radians(), isd_m)
+            } else {
+                UeArea::omni(site, o_deg.to_radians(), isd_m)
+            };
+            let p = area.drop_ue(site, &mut RngStream::new(seed, "prop"));
+            let d = [p[0] - area.centre_m[0], p[1] - area.centre_m[1]];
+            let inradius_m = area.circumradius_m * (FRAC_PI_3 / 2.0).cos();
+            for k in 0..3 {
+                let (s, c) = (area.first_vertex_rad + FRAC_PI_3 / 2.0 + f64::from(k) * FRAC_PI_3).sin_cos();
+                proptest::prop_assert!((d[0] * c + d[1] * s).abs() <= inradius_m + 1e-6);
+            }
+            proptest::prop_assert!((p[0] - site[0]).hypot(p[1] - site[1]) >= MIN_UE_DISTANCE_M);
+        }
+    }
 }
