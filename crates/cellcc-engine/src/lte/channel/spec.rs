@@ -20,6 +20,7 @@
 pub use super::hst::FrequencyTracking;
 pub use super::interference::InterfererLoad;
 pub use super::power_control::UlPowerControlSpec;
+use super::ul_interference::validate_uplink_load;
 use crate::error::ScenarioError;
 use serde::{Deserialize, Serialize};
 
@@ -668,33 +669,6 @@ impl HexLayoutSpec {
         self.load.validate(&p("load"))?;
         validate_uplink_load(self.uplink_load, self.load, self.isd_m, &p("uplink_load"), "isd_m")
     }
-}
-
-/// An interfering cell's `uplink_load` (default `load`): a valid load, and, unless idle, a cell
-/// whose ISD (`isd_what`: `isd_m`) can hold its UE at the minimum distance
-/// ([`super::ul_interference::MIN_UL_ISD_M`]).
-fn validate_uplink_load(
-    ul: Option<InterfererLoad>,
-    dl: InterfererLoad,
-    isd_m: f64,
-    path: &str,
-    isd_what: &str,
-) -> Check {
-    use super::ul_interference::{MIN_UE_DISTANCE_M, MIN_UL_ISD_M};
-    let load = ul.unwrap_or(dl);
-    load.validate(path)?;
-    if load == InterfererLoad::Idle || isd_m >= MIN_UL_ISD_M {
-        return Ok(());
-    }
-    let value = match ul {
-        Some(_) => serde_json::to_string(&load).unwrap_or_default(),
-        None => format!("absent (= load: {})", serde_json::to_string(&dl).unwrap_or_default()),
-    };
-    let allowed = format!(
-        "{{ kind = \"idle\" }}: the cell's UE is dropped in its hexagon at least {MIN_UE_DISTANCE_M} m from its \
-         antenna (TR 36.814 Table A.2.1.1-2), which needs {isd_what} >= {MIN_UL_ISD_M} m (it is {isd_m} m)"
-    );
-    Err(ScenarioError::new(path, value, allowed))
 }
 
 /// Highest Doppler accepted, Hz (TS 36.101 Annex B.3 HST scenario 1: 1340 Hz).

@@ -34,6 +34,7 @@ use super::noise::{dbm_to_mw, to_db};
 use super::power_control::UlPower;
 use super::spec::{ChannelSpec, DEFAULT_UE_HEIGHT_M};
 use super::InterferingCell;
+use crate::error::ScenarioError;
 use crate::sim::RngStream;
 use rand_distr::{Distribution, StandardNormal};
 use std::f64::consts::FRAC_PI_3;
@@ -103,6 +104,32 @@ impl UeArea {
             }
         }
     }
+}
+
+/// An interfering cell's `uplink_load` (default `load`): a valid load, and, unless idle, a cell
+/// whose ISD (`isd_what`: `isd_m`) can hold its UE at the minimum distance
+/// ([`MIN_UL_ISD_M`]).
+pub(super) fn validate_uplink_load(
+    ul: Option<InterfererLoad>,
+    dl: InterfererLoad,
+    isd_m: f64,
+    path: &str,
+    isd_what: &str,
+) -> Result<(), ScenarioError> {
+    let load = ul.unwrap_or(dl);
+    load.validate(path)?;
+    if load == InterfererLoad::Idle || isd_m >= MIN_UL_ISD_M {
+        return Ok(());
+    }
+    let value = match ul {
+        Some(_) => serde_json::to_string(&load).unwrap_or_default(),
+        None => format!("absent (= load: {})", serde_json::to_string(&dl).unwrap_or_default()),
+    };
+    let allowed = format!(
+        "{{ kind = \"idle\" }}: the cell's UE is dropped in its hexagon at least {MIN_UE_DISTANCE_M} m from its \
+         antenna (TR 36.814 Table A.2.1.1-2), which needs {isd_what} >= {MIN_UL_ISD_M} m (it is {isd_m} m)"
+    );
+    Err(ScenarioError::new(path, value, allowed))
 }
 
 /// One interfering cell's uplink UE, as the serving eNB receives it.
