@@ -140,21 +140,34 @@ fn link(l: &LinkSpec) -> ResolvedLink {
 /// One cell with every setting the run uses: `CellSpec`'s serde defaults (filled in when the
 /// scenario was read) plus what `lte::channel` derives when a field is absent: a fixed SINR's
 /// uplink equals its downlink, the UE's power under `ul_power_control = "fixed"` is
-/// DEFAULT_UE_TX_POWER_DBM, an interferer's height and power are the serving eNB's. A cell
-/// without `channel` has none (its UEs' `sinr` is the source), so the key is left out.
+/// DEFAULT_UE_TX_POWER_DBM, an interferer's height and power are the serving eNB's. Any other
+/// unset optional field is left out, meaning what the scenario reference says of it absent (no
+/// `channel`: the UEs' `sinr` is the source; no shadowing or hex layout; fading's Doppler from its
+/// profile or speed; a sweep's uplink rides its ramp); RLC's `poll_pdu` / `poll_byte` keep `null`,
+/// which the schema defines as infinity.
 fn cell(c: &CellSpec) -> Value {
     let mut v = serde_json::to_value(c).unwrap_or(Value::Null);
     let Value::Object(m) = &mut v else { return v };
-    if m.get("channel").is_some_and(Value::is_null) {
-        m.remove("channel");
-    }
     if let Some(Value::Array(ues)) = m.get_mut("ues") {
         ues.iter_mut().for_each(resolve_fixed_uplink_sinr);
     }
     if let Some(ch) = m.get_mut("channel").and_then(Value::as_object_mut) {
         resolve_channel(ch);
     }
+    drop_unset(&mut v);
     v
+}
+
+/// Leave out the optional fields still unset (see [`cell`]), except RLC's infinite polls.
+fn drop_unset(v: &mut Value) {
+    match v {
+        Value::Object(m) => {
+            m.retain(|k, x| !x.is_null() || k == "poll_pdu" || k == "poll_byte");
+            m.values_mut().for_each(drop_unset);
+        }
+        Value::Array(a) => a.iter_mut().for_each(drop_unset),
+        _ => {}
+    }
 }
 
 /// `sinr = { kind = "fixed", db }` without `ul_db`: the uplink has the downlink's SINR.
@@ -170,12 +183,8 @@ fn resolve_fixed_uplink_sinr(ue: &mut Value) {
 /// `height_m` / `tx_power_dbm.unwrap_or(enb ...)`). The UE power is only used with fixed power.
 fn resolve_channel(ch: &mut Map<String, Value>) {
     let fixed_power = ch.get("ul_power_control").and_then(|p| p.get("kind")).and_then(Value::as_str) == Some("fixed");
-    if ch.get("ue_tx_power_dbm").is_some_and(Value::is_null) {
-        if fixed_power {
-            ch.insert("ue_tx_power_dbm".into(), Value::from(DEFAULT_UE_TX_POWER_DBM));
-        } else {
-            ch.remove("ue_tx_power_dbm");
-        }
+    if fixed_power && ch.get("ue_tx_power_dbm").is_some_and(Value::is_null) {
+        ch.insert("ue_tx_power_dbm".into(), Value::from(DEFAULT_UE_TX_POWER_DBM));
     }
     let enb = ch.get("enb").cloned().unwrap_or(Value::Null);
     if let Some(Value::Array(interferers)) = ch.get_mut("interferers") {
