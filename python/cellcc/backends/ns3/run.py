@@ -67,8 +67,8 @@ DIAG_OPTIONS = {
     "fading": ("both", "dl", "none"),
     "ul_pc": ("off", "open", "closed"),
     "ul_cqi": ("srs", "pusch"),
-    # LteEnbRrc::SrsPeriodicity's default first, then its other values for one UE (lte-enb-rrc.cc).
-    "srs_ms": ("40", "2", "5", "10", "20", "80"),
+    # LteEnbRrc::SrsPeriodicity (lte-enb-rrc.cc): the scenario's `uplink.srs_period_ms` unless set.
+    "srs_ms": ("scenario", "2", "5", "10", "20", "40", "80"),
 }
 
 
