@@ -312,9 +312,10 @@ impl TcpReceiver {
             synack.wnd_bytes = self.rwnd.synack_window_bytes();
             return Some(synack);
         }
-        if let Some(early) = self.early_ack.take() {
+        // Tested before taking: moving the (large) `Option<TcpSegment>` out costs a copy per poll.
+        if self.early_ack.is_some() {
             self.ack_clock.on_ack_sent();
-            return Some(early);
+            return self.early_ack.take();
         }
         if !self.ack_due {
             return None;
@@ -379,6 +380,10 @@ impl TcpReceiver {
         let mut out = SackBlocks::default();
         if let Some(d) = dsack {
             out.push(d);
+        }
+        // In order (the usual case): no blocks to rank.
+        if self.ooo.is_empty() {
+            return out;
         }
         let max = TcpSegment::max_sack_blocks(self.p.timestamps) - out.len as usize;
         let mut order: [(u64, usize); 8] = [(0, 0); 8];

@@ -225,8 +225,11 @@ impl Scoreboard {
     /// once `wait` has passed since its send; the others report how long is left.
     pub fn mark_lost_by_time(&mut self, scan: &RackScan) -> RackFound {
         let mut found = RackFound::default();
-        for i in 0..self.segs.len() {
-            let s = self.segs[i];
+        // One pass with an iterator (this runs on every delivering ACK); the per-state
+        // counts and marks `set_state` would keep are applied once after it.
+        let (mut from_in_flight, mut newly_marked) = (0u32, 0u32);
+        let mut lowest_lost: Option<u64> = None;
+        for s in self.segs.iter_mut() {
             if !matches!(s.state, SegState::InFlight | SegState::Retransmitted) {
                 continue;
             }
@@ -239,13 +242,27 @@ impl Scoreboard {
             }
             let due = s.sent_at + scan.wait;
             if due <= scan.now {
-                found.lost_retransmits += (s.state == SegState::Retransmitted) as u32;
-                self.set_state(i, SegState::Lost);
-                found.newly_lost += 1;
+                if s.state == SegState::Retransmitted {
+                    found.lost_retransmits += 1;
+                } else {
+                    from_in_flight += 1;
+                }
+                lowest_lost.get_or_insert(s.start);
+                newly_marked += !s.marked_lost as u32;
+                s.marked_lost = true;
+                s.state = SegState::Lost;
             } else {
                 let left = due - scan.now;
                 found.max_remaining = Some(found.max_remaining.map_or(left, |m| m.max(left)));
             }
+        }
+        found.newly_lost = from_in_flight + found.lost_retransmits;
+        if let Some(start) = lowest_lost {
+            self.in_flight -= from_in_flight;
+            self.retrans -= found.lost_retransmits;
+            self.lost += found.newly_lost;
+            self.lost_out += newly_marked;
+            self.lost_hint = self.lost_hint.min(start);
         }
         found
     }

@@ -463,8 +463,8 @@ impl TcpSender {
     /// The next instant the sender needs to run: its RTO, reordering or probe
     /// timer, or the pacing release of a segment that cwnd already allows.
     pub fn poll_timeout(&self, now: SimTime) -> Option<SimTime> {
-        let paced = self.pacing_rate_bps().is_some()
-            && self.next_send_at > now
+        let paced = self.next_send_at > now
+            && self.pacing_rate_bps().is_some()
             && self.has_something_to_send()
             && self.board.packets_in_flight() < self.cc.window().cwnd;
         let pacing = paced.then_some(self.next_send_at);
