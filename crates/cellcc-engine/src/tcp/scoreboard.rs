@@ -169,10 +169,12 @@ impl Scoreboard {
                 debug_assert!(front.start >= ack, "ACK {ack} splits segment at {}", front.start);
                 break;
             }
-            let mut seg = self.segs.pop_front().expect("front exists");
-            self.count(seg.state, -1);
-            self.lost_out -= seg.marked_lost as u32;
-            on_acked(&mut seg);
+            let (state, marked_lost) = (front.state, front.marked_lost);
+            self.count(state, -1);
+            self.lost_out -= marked_lost as u32;
+            // Handed over in place, then dropped: no copy of the segment out of the queue.
+            on_acked(self.segs.front_mut().expect("front exists"));
+            self.segs.pop_front();
         }
     }
 
@@ -315,10 +317,16 @@ impl Scoreboard {
     }
 
     /// RFC 6675 NextSeg rule 1: the oldest lost segment not yet retransmitted.
+    #[inline]
     pub fn next_lost(&mut self) -> Option<usize> {
         if self.lost == 0 {
             return None;
         }
+        self.next_lost_search()
+    }
+
+    /// `next_lost` once something is lost: search from the hint.
+    fn next_lost_search(&mut self) -> Option<usize> {
         let from = self.segs.partition_point(|s| s.end() <= self.lost_hint);
         let i = from + self.segs.range(from..).position(|s| s.state == SegState::Lost)?;
         self.lost_hint = self.segs[i].start;
