@@ -227,6 +227,9 @@ impl Scoreboard {
     /// once `wait` has passed since its send; the others report how long is left.
     pub fn mark_lost_by_time(&mut self, scan: &RackScan) -> RackFound {
         let mut found = RackFound::default();
+        if self.head_ends_rack_scan(scan.ref_sent_at, scan.ref_end, scan.ref_is_original) {
+            return found;
+        }
         // One pass with an iterator (this runs on every delivering ACK); the per-state
         // counts and marks `set_state` would keep are applied once after it.
         let (mut from_in_flight, mut newly_marked) = (0u32, 0u32);
@@ -267,6 +270,18 @@ impl Scoreboard {
             self.lost_hint = self.lost_hint.min(start);
         }
         found
+    }
+
+    /// The RACK scan's first step ends it: the oldest segment is an original in flight,
+    /// above the reference and sent after it (the usual case while nothing is SACKed).
+    pub fn head_ends_rack_scan(&self, ref_sent_at: SimTime, ref_end: u64, ref_is_original: bool) -> bool {
+        self.segs.front().is_some_and(|s| {
+            ref_is_original
+                && s.state == SegState::InFlight
+                && s.retransmits == 0
+                && s.start >= ref_end
+                && !super::rack::sent_after(ref_sent_at, ref_end, s.sent_at, s.end())
+        })
     }
 
     /// End of the highest SACKed segment (Linux `tcp_highest_sack_seq`, "fack").

@@ -130,7 +130,8 @@ impl TcpSender {
 
     /// Linux `tcp_rack_mark_lost`: scan, and arm the reordering timer for what is not yet due.
     fn rack_mark_lost(&mut self, now: SimTime) -> u32 {
-        let reo_wnd = self.current_reo_wnd();
+        // The window only matters to segments the scan reaches.
+        let reo_wnd = if self.rack.scan_ends_at_head(&self.board) { SimDuration::ZERO } else { self.current_reo_wnd() };
         let d = self.rack.mark_lost(&mut self.board, now, reo_wnd);
         self.stats.lost_retransmits += d.lost_retransmits as u64;
         // Each scan sees every segment still waiting, so its answer replaces the timer.
