@@ -158,14 +158,10 @@ impl World {
     }
 
     /// A whole datagram reached its destination host.
-    pub(super) fn deliver(&mut self, mut p: Packet) {
+    pub(super) fn deliver(&mut self, p: Packet) {
         let now = self.now;
         let f = p.flow;
         let flow = &mut self.flows[f.index()];
-        if let (FlowDir::Forward, Payload::Tcp(seg)) = (p.dir, &mut p.payload) {
-            // The receiver reads the IP header's CE mark from the segment (set in place: no copy).
-            seg.ce = p.ecn_ce;
-        }
         match (p.dir, &p.payload, &mut flow.transport) {
             (FlowDir::Forward, payload, transport) => {
                 let delay = flow.stats.on_rx(now, p.ip_bytes, p.sent_at);
@@ -176,7 +172,8 @@ impl World {
                 flow.ce_marked += p.ecn_ce as u64;
                 match (payload, transport) {
                     (Payload::Tcp(seg), Transport::Tcp(t)) => {
-                        t.receiver.on_segment(now, seg);
+                        // The IP header's CE mark goes beside the segment (no copy of it).
+                        t.receiver.on_segment_ce(now, seg, p.ecn_ce);
                         self.note_app_delivery(f);
                         self.drain(f, End::Receiver);
                     }
