@@ -202,6 +202,12 @@ impl Rack {
         self.detect_loss(board, now, reo_wnd)
     }
 
+    /// The next scan would stop at the oldest segment (`Scoreboard::head_ends_rack_scan`),
+    /// so it marks nothing and needs no reordering window.
+    pub fn scan_ends_at_head(&self, board: &Scoreboard) -> bool {
+        self.reference.is_some_and(|r| board.head_ends_rack_scan(r.sent_at, r.end, !r.retransmitted))
+    }
+
     /// Linux `tcp_rack_detect_loss` (RFC 8985 §6.2 step 5), also run by the reordering timer.
     pub fn detect_loss(&self, board: &mut Scoreboard, now: SimTime, reo_wnd: SimDuration) -> Detection {
         let Some(r) = self.reference else { return Detection::default() };

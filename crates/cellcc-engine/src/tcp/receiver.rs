@@ -125,6 +125,11 @@ impl TcpReceiver {
     }
 
     pub fn on_segment(&mut self, now: SimTime, seg: &TcpSegment) {
+        self.on_segment_ce(now, seg, seg.ce);
+    }
+
+    /// `on_segment` for a segment whose IP header carried CE = `ce` (RFC 3168 §5).
+    pub fn on_segment_ce(&mut self, now: SimTime, seg: &TcpSegment, ce: bool) {
         if seg.flags.has(TcpFlags::SYN) {
             if matches!(self.state, ReceiverState::Listen | ReceiverState::SynReceived) {
                 self.state = ReceiverState::SynReceived;
@@ -142,7 +147,7 @@ impl TcpReceiver {
         if self.state == ReceiverState::Listen {
             return;
         }
-        self.echo_ce(now, seg);
+        self.echo_ce(now, seg, ce);
         self.update_ts_recent(seg);
         if seg.flags.has(TcpFlags::FIN) {
             self.fin_seq = Some(seg.seq + seg.len as u64);
@@ -188,20 +193,20 @@ impl TcpReceiver {
         }
     }
 
-    fn echo_ce(&mut self, now: SimTime, seg: &TcpSegment) {
+    fn echo_ce(&mut self, now: SimTime, seg: &TcpSegment, ce: bool) {
         match self.echo {
             EcnEcho::Off => {}
             EcnEcho::Classic { latched } => {
                 let cleared = latched && !seg.flags.has(TcpFlags::CWR);
-                self.echo = EcnEcho::Classic { latched: cleared || seg.ce };
+                self.echo = EcnEcho::Classic { latched: cleared || ce };
             }
-            EcnEcho::Accurate { ce } if ce != seg.ce => {
+            EcnEcho::Accurate { ce: echoed } if echoed != ce => {
                 if self.segs_since_ack > 0 {
                     self.early_ack = Some(self.ack_segment(now));
                     self.segs_since_ack = 0;
                     self.delack_at = None;
                 }
-                self.echo = EcnEcho::Accurate { ce: seg.ce };
+                self.echo = EcnEcho::Accurate { ce };
             }
             EcnEcho::Accurate { .. } => {}
         }
@@ -312,9 +317,10 @@ impl TcpReceiver {
             synack.wnd_bytes = self.rwnd.synack_window_bytes();
             return Some(synack);
         }
-        if let Some(early) = self.early_ack.take() {
+        // Tested before taking: moving the (large) `Option<TcpSegment>` out costs a copy per poll.
+        if self.early_ack.is_some() {
             self.ack_clock.on_ack_sent();
-            return Some(early);
+            return self.early_ack.take();
         }
         if !self.ack_due {
             return None;
@@ -379,6 +385,10 @@ impl TcpReceiver {
         let mut out = SackBlocks::default();
         if let Some(d) = dsack {
             out.push(d);
+        }
+        // In order (the usual case): no blocks to rank.
+        if self.ooo.is_empty() {
+            return out;
         }
         let max = TcpSegment::max_sack_blocks(self.p.timestamps) - out.len as usize;
         let mut order: [(u64, usize); 8] = [(0, 0); 8];

@@ -169,10 +169,12 @@ impl Scoreboard {
                 debug_assert!(front.start >= ack, "ACK {ack} splits segment at {}", front.start);
                 break;
             }
-            let mut seg = self.segs.pop_front().expect("front exists");
-            self.count(seg.state, -1);
-            self.lost_out -= seg.marked_lost as u32;
-            on_acked(&mut seg);
+            let (state, marked_lost) = (front.state, front.marked_lost);
+            self.count(state, -1);
+            self.lost_out -= marked_lost as u32;
+            // Handed over in place, then dropped: no copy of the segment out of the queue.
+            on_acked(self.segs.front_mut().expect("front exists"));
+            self.segs.pop_front();
         }
     }
 
@@ -225,8 +227,14 @@ impl Scoreboard {
     /// once `wait` has passed since its send; the others report how long is left.
     pub fn mark_lost_by_time(&mut self, scan: &RackScan) -> RackFound {
         let mut found = RackFound::default();
-        for i in 0..self.segs.len() {
-            let s = self.segs[i];
+        if self.head_ends_rack_scan(scan.ref_sent_at, scan.ref_end, scan.ref_is_original) {
+            return found;
+        }
+        // One pass with an iterator (this runs on every delivering ACK); the per-state
+        // counts and marks `set_state` would keep are applied once after it.
+        let (mut from_in_flight, mut newly_marked) = (0u32, 0u32);
+        let mut lowest_lost: Option<u64> = None;
+        for s in self.segs.iter_mut() {
             if !matches!(s.state, SegState::InFlight | SegState::Retransmitted) {
                 continue;
             }
@@ -239,15 +247,41 @@ impl Scoreboard {
             }
             let due = s.sent_at + scan.wait;
             if due <= scan.now {
-                found.lost_retransmits += (s.state == SegState::Retransmitted) as u32;
-                self.set_state(i, SegState::Lost);
-                found.newly_lost += 1;
+                if s.state == SegState::Retransmitted {
+                    found.lost_retransmits += 1;
+                } else {
+                    from_in_flight += 1;
+                }
+                lowest_lost.get_or_insert(s.start);
+                newly_marked += !s.marked_lost as u32;
+                s.marked_lost = true;
+                s.state = SegState::Lost;
             } else {
                 let left = due - scan.now;
                 found.max_remaining = Some(found.max_remaining.map_or(left, |m| m.max(left)));
             }
         }
+        found.newly_lost = from_in_flight + found.lost_retransmits;
+        if let Some(start) = lowest_lost {
+            self.in_flight -= from_in_flight;
+            self.retrans -= found.lost_retransmits;
+            self.lost += found.newly_lost;
+            self.lost_out += newly_marked;
+            self.lost_hint = self.lost_hint.min(start);
+        }
         found
+    }
+
+    /// The RACK scan's first step ends it: the oldest segment is an original in flight,
+    /// above the reference and sent after it (the usual case while nothing is SACKed).
+    pub fn head_ends_rack_scan(&self, ref_sent_at: SimTime, ref_end: u64, ref_is_original: bool) -> bool {
+        self.segs.front().is_some_and(|s| {
+            ref_is_original
+                && s.state == SegState::InFlight
+                && s.retransmits == 0
+                && s.start >= ref_end
+                && !super::rack::sent_after(ref_sent_at, ref_end, s.sent_at, s.end())
+        })
     }
 
     /// End of the highest SACKed segment (Linux `tcp_highest_sack_seq`, "fack").
@@ -298,10 +332,16 @@ impl Scoreboard {
     }
 
     /// RFC 6675 NextSeg rule 1: the oldest lost segment not yet retransmitted.
+    #[inline]
     pub fn next_lost(&mut self) -> Option<usize> {
         if self.lost == 0 {
             return None;
         }
+        self.next_lost_search()
+    }
+
+    /// `next_lost` once something is lost: search from the hint.
+    fn next_lost_search(&mut self) -> Option<usize> {
         let from = self.segs.partition_point(|s| s.end() <= self.lost_hint);
         let i = from + self.segs.range(from..).position(|s| s.state == SegState::Lost)?;
         self.lost_hint = self.segs[i].start;

@@ -5,7 +5,7 @@ use super::{Event, World};
 use crate::app::App;
 use crate::cc::CaState;
 use crate::measure::flow_monitor::FlowStats;
-use crate::packet::{FlowDir, Packet, Payload, TcpSegment};
+use crate::packet::{FlowDir, Packet, Payload};
 use crate::sim::{FlowId, NodeId, SimTime};
 use crate::tcp::{TcpReceiver, TcpSender};
 
@@ -162,7 +162,7 @@ impl World {
         let now = self.now;
         let f = p.flow;
         let flow = &mut self.flows[f.index()];
-        match (p.dir, p.payload, &mut flow.transport) {
+        match (p.dir, &p.payload, &mut flow.transport) {
             (FlowDir::Forward, payload, transport) => {
                 let delay = flow.stats.on_rx(now, p.ip_bytes, p.sent_at);
                 let slot = self.flow_slots[f.index()].at(now);
@@ -172,11 +172,12 @@ impl World {
                 flow.ce_marked += p.ecn_ce as u64;
                 match (payload, transport) {
                     (Payload::Tcp(seg), Transport::Tcp(t)) => {
-                        t.receiver.on_segment(now, &TcpSegment { ce: p.ecn_ce, ..seg });
+                        // The IP header's CE mark goes beside the segment (no copy of it).
+                        t.receiver.on_segment_ce(now, seg, p.ecn_ce);
                         self.note_app_delivery(f);
                         self.drain(f, End::Receiver);
                     }
-                    (Payload::Udp { payload_bytes, .. }, Transport::Udp { .. }) => {
+                    (&Payload::Udp { payload_bytes, .. }, Transport::Udp { .. }) => {
                         flow.app_bytes += payload_bytes as u64;
                         self.flow_slots[f.index()].at(now).app_bytes += payload_bytes as u64;
                     }
@@ -184,7 +185,7 @@ impl World {
                 }
             }
             (FlowDir::Reverse, Payload::Tcp(seg), Transport::Tcp(t)) => {
-                t.sender.on_segment(now, &seg);
+                t.sender.on_segment(now, seg);
                 self.drain(f, End::Sender);
             }
             (FlowDir::Reverse, _, _) => unreachable!("only TCP sends packets back to the source"),

@@ -130,7 +130,8 @@ impl TcpSender {
 
     /// Linux `tcp_rack_mark_lost`: scan, and arm the reordering timer for what is not yet due.
     fn rack_mark_lost(&mut self, now: SimTime) -> u32 {
-        let reo_wnd = self.current_reo_wnd();
+        // The window only matters to segments the scan reaches.
+        let reo_wnd = if self.rack.scan_ends_at_head(&self.board) { SimDuration::ZERO } else { self.current_reo_wnd() };
         let d = self.rack.mark_lost(&mut self.board, now, reo_wnd);
         self.stats.lost_retransmits += d.lost_retransmits as u64;
         // Each scan sees every segment still waiting, so its answer replaces the timer.
@@ -463,12 +464,12 @@ impl TcpSender {
     /// The next instant the sender needs to run: its RTO, reordering or probe
     /// timer, or the pacing release of a segment that cwnd already allows.
     pub fn poll_timeout(&self, now: SimTime) -> Option<SimTime> {
-        let paced = self.pacing_rate_bps().is_some()
-            && self.next_send_at > now
+        let paced = self.next_send_at > now
+            && self.pacing_rate_bps().is_some()
             && self.has_something_to_send()
             && self.board.packets_in_flight() < self.cc.window().cwnd;
         let pacing = paced.then_some(self.next_send_at);
-        [self.rto_at, pacing, self.reo_at, self.probe_at].into_iter().flatten().min()
+        earliest(earliest(self.rto_at, pacing), earliest(self.reo_at, self.probe_at))
     }
 
     pub fn on_timeout(&mut self, now: SimTime) {
@@ -585,5 +586,14 @@ impl TcpSender {
         self.rtt.back_off();
         self.rto_at = Some(now + self.rtt.rto());
         self.next_send_at = now;
+    }
+}
+
+/// The earlier of two optional deadlines (written out: this runs after every event of a flow).
+fn earliest(a: Option<SimTime>, b: Option<SimTime>) -> Option<SimTime> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(x.min(y)),
+        (x, None) => x,
+        (None, y) => y,
     }
 }

@@ -574,7 +574,8 @@ impl TcpSender {
         if self.frto == Frto::SendingNew {
             return self.frto_send_new(now);
         }
-        if self.pacing_rate_bps().is_some() && now < self.next_send_at {
+        // The clock test first: asking for the pacing rate is a call into the algorithm.
+        if now < self.next_send_at && self.pacing_rate_bps().is_some() {
             return None;
         }
         let can_send = self.board.packets_in_flight() < self.cc.window().cwnd;
@@ -669,7 +670,9 @@ impl TcpSender {
             self.prr.out += 1;
         }
         self.max_packets_out = self.max_packets_out.max(self.board.packets_out());
-        self.rto_at.get_or_insert(now + self.rtt.rto());
+        if self.rto_at.is_none() {
+            self.rto_at = Some(now + self.rtt.rto());
+        }
         if let Some(rate) = self.pacing_rate_bps() {
             self.next_send_at = next_departure(self.next_send_at, now, len, rate, self.stats.data_segments_sent);
         }
