@@ -286,13 +286,6 @@ pub trait CongestionControl: Send {
         None
     }
 
-    /// Optional: segments sent back to back at each pacing release (Linux `ca_ops->tso_segs`,
-    /// the skb size of `tcp_tso_segs`). 1, per-segment pacing, for algorithms without the
-    /// hook: Linux's generic `tcp_tso_autosize` for them is not modelled.
-    fn tso_segs(&self) -> u32 {
-        1
-    }
-
     /// Optional: the algorithm's own mode, for traces (e.g. BBR's "ProbeBW").
     fn mode(&self) -> &'static str {
         ""

@@ -27,10 +27,9 @@
 //! - Departure-time pacing: the simulated sender transmits when a packet
 //!   leaves, with no packets queued ahead with a future departure time, so
 //!   `bbr_packets_in_net_at_edt` sees a zero EDT interval.
-//! - TSO: the simulator sends MSS-sized packets; each pacing release sends
-//!   `bbr_tso_segs` of them back to back, as Linux sends one skb of that many
-//!   segments (`tcp/sender/pacing.rs`), and the cwnd keeps Linux's quantization
-//!   budget (3 x `bbr_tso_segs_goal`).
+//! - TSO: the simulator sends MSS-sized packets, but the cwnd keeps Linux's
+//!   quantization budget (3 x `bbr_tso_segs_goal` from the pacing rate) so
+//!   cwnd matches what a Linux sender would use.
 //! - ProbeRTT marks the connection app-limited in Linux (`tp->app_limited =
 //!   delivered + inflight`); a hook cannot write the connection, so BBR itself
 //!   treats the samples of packets sent while that mark would be set as
@@ -609,12 +608,6 @@ impl CongestionControl for Bbr {
 
     fn pacing_rate_bps(&self) -> Option<u64> {
         self.started.then_some(self.pacing_rate_bytes_ps * 8)
-    }
-
-    /// Linux `bbr_tso_segs`: the skb size at each pacing release, from the pacing rate
-    /// (`bbr_tso_segs_generic` with a 64 KiB device GSO limit, as `tso_segs_goal`).
-    fn tso_segs(&self) -> u32 {
-        self.tso_segs_goal()
     }
 
     fn mode(&self) -> &'static str {

@@ -13,7 +13,6 @@
 //! receiver only ACKs.
 
 mod loss;
-mod pacing;
 
 use super::rack::{Rack, RackConfig};
 use super::rate::RateSampler;
@@ -27,7 +26,6 @@ use crate::packet::{TcpFlags, TcpSegment, IPV4_HEADER_BYTES};
 use crate::scenario::{Pacing, TcpParams};
 use crate::sim::{SimDuration, SimTime, NS_PER_S};
 use loss::{AckFacts, Frto};
-use pacing::Burst;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SenderState {
@@ -97,6 +95,8 @@ pub struct RttObs {
 /// Linux `tcp_update_pacing_rate` ratios (sysctl tcp_pacing_ss_ratio / ca_ratio), percent.
 const PACING_SS_RATIO_PCT: u64 = 200;
 const PACING_CA_RATIO_PCT: u64 = 120;
+/// Linux `tcp_update_skb_after_send`: "Original sch_fq does not pace first 10 MSS".
+const UNPACED_SEGMENTS: u64 = 10;
 /// RFC 5681 §3.1: the initial window after a lost SYN is one segment.
 const LOSS_OF_SYN_INITIAL_WINDOW: u32 = 1;
 
@@ -123,8 +123,6 @@ pub struct TcpSender {
     prr: Prr,
     rto_at: Option<SimTime>,
     next_send_at: SimTime,
-    /// The pacing release in progress: one skb of up to `cc.tso_segs()` segments (`pacing.rs`).
-    burst: Burst,
     /// The last send attempt was stopped by cwnd (Linux `is_cwnd_limited`).
     cwnd_blocked: bool,
     /// Most segments outstanding in the current window, and where it ends.
@@ -175,7 +173,6 @@ impl TcpSender {
             prr: Prr::default(),
             rto_at: None,
             next_send_at: SimTime::ZERO,
-            burst: Burst::default(),
             cwnd_blocked: false,
             max_packets_out: 0,
             max_packets_window_end: 0,
@@ -577,18 +574,9 @@ impl TcpSender {
         if self.frto == Frto::SendingNew {
             return self.frto_send_new(now);
         }
-        if self.pacing_rate_bps().is_some() && now < self.next_send_at && !self.burst.open(now) {
+        if self.pacing_rate_bps().is_some() && now < self.next_send_at {
             return None;
         }
-        let seg = self.next_data(now);
-        if seg.is_none() {
-            self.burst.close();
-        }
-        seg
-    }
-
-    /// `poll_transmit` past the pacing gate: a retransmission, new data or the FIN.
-    fn next_data(&mut self, now: SimTime) -> Option<TcpSegment> {
         let can_send = self.board.packets_in_flight() < self.cc.window().cwnd;
         if let Some(i) = self.board.next_lost() {
             self.cwnd_blocked = !can_send;
@@ -683,8 +671,7 @@ impl TcpSender {
         self.max_packets_out = self.max_packets_out.max(self.board.packets_out());
         self.rto_at.get_or_insert(now + self.rtt.rto());
         if let Some(rate) = self.pacing_rate_bps() {
-            let (segs, tso) = (self.stats.data_segments_sent, self.cc.tso_segs());
-            self.next_send_at = self.burst.on_sent(self.next_send_at, now, len, rate, tso, segs);
+            self.next_send_at = next_departure(self.next_send_at, now, len, rate, self.stats.data_segments_sent);
         }
     }
 
@@ -721,6 +708,21 @@ impl Delivery {
             self.rtt_for_cc = Some(r);
         }
     }
+}
+
+/// Linux `tcp_update_skb_after_send` (net/ipv4/tcp_output.c): the earliest departure of
+/// the next segment. The gap is the payload length (the write-queue skb has no headers)
+/// at the pacing rate; the first `UNPACED_SEGMENTS` go unpaced, and time the sender
+/// spent idle beyond its schedule is credited against up to half of the gap.
+fn next_departure(prior: SimTime, now: SimTime, payload_bytes: u32, rate_bps: u64, segs_sent: u64) -> SimTime {
+    let start = prior.max(now);
+    if segs_sent < UNPACED_SEGMENTS {
+        return start;
+    }
+    let gap = SimDuration::transmission(payload_bytes as u64, rate_bps);
+    let credit = start - prior;
+    let half = SimDuration::from_ns(gap.as_ns() / 2);
+    start + (gap - if credit < half { credit } else { half })
 }
 
 /// Header bytes of a full data segment (IPv4 + TCP + options), for MSS and pacing.
@@ -766,28 +768,15 @@ mod tests {
     }
 
     #[test]
-    fn a_bbr_sender_releases_two_segment_skbs_at_each_pacing_time() {
-        // BBR's first pacing rate: high_gain 2.89 x 10 segments x 1000 B / 10 ms SRTT, less 1%
-        // = 2.86 MB/s; bbr_tso_segs = max(2.86 MB/s >> 10 / 1000 B, 2) = 2 segments per skb.
-        let p = TcpSpec { sack: Some(false), ..TcpSpec::default() }.resolve();
-        let cc = CcConfig::Bbr(Default::default()).build(Window::new(10), crate::sim::RngStream::new(0, "test:cc"));
-        let mut s = TcpSender::new(p, MSS, cc, AppSupply::Unlimited);
-        s.start(SimTime::ZERO);
-        s.poll_transmit(SimTime::ZERO);
-        let mut now = SimTime::ZERO + SimDuration::from_ms(10);
-        let synack =
-            TcpSegment { flags: TcpFlags(TcpFlags::SYN | TcpFlags::ACK), wnd_bytes: 1 << 30, ..Default::default() };
-        s.on_segment(now, &synack);
-        assert_eq!(drain(&mut s, now).len(), 10, "the first 10 segments are not paced");
-        now += SimDuration::from_ms(10);
-        s.on_segment(now, &ack(10 * MSS as u64));
-        // cwnd 20 now: the window allows 10 more, pacing lets them out two at a time.
-        let mut bursts = Vec::new();
-        for _ in 0..4 {
-            bursts.push(drain(&mut s, now).len());
-            now = s.poll_timeout(now).expect("the next pacing release");
-        }
-        assert_eq!(bursts, [2, 2, 2, 2]);
+    fn pacing_spaces_payload_bytes_after_ten_segments_with_idle_credit() {
+        let t = |us| SimTime::ZERO + SimDuration::from_us(us);
+        // 1448 payload bytes at 11.584 Mbit/s = 1 ms; the first 10 segments are not paced.
+        assert_eq!(next_departure(t(0), t(0), 1448, 11_584_000, 9), t(0));
+        assert_eq!(next_departure(t(0), t(0), 1448, 11_584_000, 10), t(1000));
+        // Sending 300 us behind schedule: a 300 us credit shortens the gap to 700 us.
+        assert_eq!(next_departure(t(1000), t(1300), 1448, 11_584_000, 11), t(2000));
+        // Idle for long: the credit is capped at half the gap.
+        assert_eq!(next_departure(t(1000), t(9000), 1448, 11_584_000, 12), t(9500));
     }
 
     #[test]
