@@ -94,6 +94,7 @@ impl MibGrid {
             .collect();
         let fast_below_lin =
             curves.each_ref().map(|c| f64::from_bits((c.last_sinr_lin.to_bits() >> FRAC_BITS) << FRAC_BITS));
+        assert!(fast_below_lin.windows(2).all(|w| w[0] <= w[1]), "MIB curves must end in modulation order");
         MibGrid { rows, first_cell, fast_below_lin }
     }
 
@@ -123,11 +124,26 @@ impl MibGrid {
     /// MIB of all three modulations at `sinr_lin`.
     #[inline]
     fn mib3(&self, sinr_lin: f64) -> [f64; 3] {
-        // The QPSK curve ends first, so below its limit all three are on the grid.
-        match self.cell(sinr_lin, self.fast_below_lin[0]) {
-            Some((i, frac)) => {
+        // The curves end in the order QPSK, 16QAM, 64QAM (checked when built), so below QPSK's
+        // limit all three are on the grid; above it, one cell serves those still on it (the same
+        // values as `mib`).
+        let last = self.fast_below_lin.len() - 1;
+        match self.cell(sinr_lin, self.fast_below_lin[last]) {
+            Some((i, frac)) if sinr_lin < self.fast_below_lin[0] => {
                 let (a, b) = (&self.rows[i], &self.rows[i + 1]);
                 [lerp(a[0], b[0], frac), lerp(a[1], b[1], frac), lerp(a[2], b[2], frac)]
+            }
+            Some((i, frac)) => {
+                let (a, b) = (&self.rows[i], &self.rows[i + 1]);
+                // Called directly (not through `array::map`, which compiled to an outlined call).
+                let at = |k: usize| {
+                    if sinr_lin < self.fast_below_lin[k] {
+                        lerp(a[k], b[k], frac)
+                    } else {
+                        CURVES[k].mib_off_grid(sinr_lin)
+                    }
+                };
+                [at(0), at(1), at(2)]
             }
             None => MODULATIONS.map(|m| self.mib(m, sinr_lin)),
         }
@@ -188,7 +204,11 @@ impl MiCurve {
 
     /// MIB at `sinr_lin` off the grid (the grid's slow path): the source curve; NaN has no
     /// information.
+    #[inline]
     fn mib_off_grid(&self, sinr_lin: f64) -> f64 {
+        if sinr_lin > self.last_sinr_lin {
+            return 1.0;
+        }
         if sinr_lin.is_nan() {
             return 0.0;
         }
@@ -270,6 +290,53 @@ pub(crate) fn lin_row(db: &[f64]) -> Vec<f64> {
     db.iter().map(|&x| db_to_linear(x)).collect()
 }
 
+/// The 0.01 dB grid the MIESM used before it read linear SINR (same construction and lookup:
+/// rows from -30 dB, f32 samples of the source curves, interpolation in dB), kept for the tests
+/// that bound how far the linear grid moves the MIB and the chosen MCS.
+#[cfg(test)]
+pub(crate) mod db_grid {
+    use super::{db_to_linear, lerp, linear_to_db, CURVES};
+    use std::sync::LazyLock;
+
+    const STEP_DB: f64 = 0.01;
+    const MIN_DB: f64 = -30.0;
+
+    /// Rows [QPSK, 16QAM, 64QAM] and, per modulation, the dB below which the grid is used.
+    static GRID: LazyLock<(Vec<[f32; 3]>, [f64; 3])> = LazyLock::new(|| {
+        let last_db = CURVES.each_ref().map(|c| linear_to_db(c.last_sinr_lin));
+        let top_db = last_db.iter().copied().fold(MIN_DB, f64::max);
+        let n = ((top_db - MIN_DB) / STEP_DB).ceil() as usize + 2;
+        let rows = (0..n)
+            .map(|i| {
+                let lin = db_to_linear(MIN_DB + i as f64 * STEP_DB);
+                CURVES.each_ref().map(|c| c.mib_at_linear(lin.min(c.last_sinr_lin)) as f32)
+            })
+            .collect();
+        (rows, last_db.map(|l| MIN_DB + ((l - MIN_DB) / STEP_DB).floor() * STEP_DB))
+    });
+
+    /// MIB of modulation `k` (0 QPSK, 1 16QAM, 2 64QAM) at `sinr_db`, as the dB grid gave it.
+    pub(crate) fn mib(k: usize, sinr_db: f64) -> f64 {
+        let (rows, fast_below_db) = &*GRID;
+        if sinr_db >= MIN_DB && sinr_db < fast_below_db[k] {
+            let pos = (sinr_db - MIN_DB) * (1.0 / STEP_DB);
+            let i = pos as usize;
+            return lerp(rows[i][k], rows[i + 1][k], pos - i as f64);
+        }
+        let c = &CURVES[k];
+        if sinr_db > linear_to_db(c.last_sinr_lin) {
+            return 1.0;
+        }
+        c.mib_at_linear(db_to_linear(sinr_db.max(-200.0)))
+    }
+
+    /// Mean MIB of the three modulations over a row in dB.
+    pub(crate) fn mean_mib3(row_db: &[f64]) -> [f64; 3] {
+        let n = row_db.len() as f64;
+        [0, 1, 2].map(|k| row_db.iter().map(|&db| mib(k, db)).sum::<f64>() / n)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -294,21 +361,6 @@ mod tests {
         assert!((curve(Modulation::Qam64).mib_at_linear(0.46) - 0.064415).abs() < 1e-12);
         // Halfway between 0.013 and 0.017 (QPSK): mean of 0.008922 and 0.011813.
         assert!((q.mib_at_linear(0.015) - (0.008922 + 0.011813) / 2.0).abs() < 1e-9);
-    }
-
-    /// The dB-domain grid this module used before the PHY read linear SINR (0.01 dB steps from
-    /// -30 dB, f32 samples of the source curve, interpolation in dB), rebuilt here to bound how
-    /// far the linear grid moves the MIB.
-    fn old_db_grid_mib(c: &MiCurve, db: f64) -> f64 {
-        let last_db = linear_to_db(c.last_sinr_lin);
-        let fast_below_db = -30.0 + ((last_db + 30.0) / 0.01).floor() * 0.01;
-        if !(db >= -30.0 && db < fast_below_db) {
-            return if db > last_db { 1.0 } else { c.mib_at_linear(db_to_linear(db.max(-200.0))) };
-        }
-        let pos = (db + 30.0) * 100.0;
-        let i = pos as usize;
-        let at = |k: usize| c.mib_at_linear(db_to_linear(-30.0 + k as f64 * 0.01).min(c.last_sinr_lin)) as f32;
-        lerp(at(i), at(i + 1), pos - i as f64)
     }
 
     /// Largest |grid - reference| over a dense log sweep of -35..25 dB.
@@ -338,9 +390,59 @@ mod tests {
         for m in ALL {
             let c = curve(m);
             let exact = worst(m, |db| c.mib_at_linear(db_to_linear(db)));
-            let old = worst(m, |db| old_db_grid_mib(c, db));
+            let old = worst(m, |db| db_grid::mib(m as usize, db));
             assert!(exact.0 < BOUND, "{m:?}: {} from the source curve at {} dB", exact.0, exact.1);
             assert!(old.0 < BOUND, "{m:?}: {} from the old dB grid at {} dB", old.0, old.1);
+        }
+    }
+
+    #[test]
+    fn three_at_once_equals_one_at_a_time() {
+        // Through every regime of `mib3`: below -30 dB, all on the grid, past each curve's end.
+        let mut db = -35.0;
+        while db < 25.0 {
+            let three = GRID.mib3(db_to_linear(db));
+            for (k, m) in ALL.iter().enumerate() {
+                assert_eq!(three[k], mi_per_rb(*m, db_to_linear(db)), "{m:?} at {db} dB");
+            }
+            db += 0.00731;
+        }
+        for c in CURVES.iter() {
+            // Exactly at and just around each curve's last sample and the grid limits.
+            for x in [c.last_sinr_lin, c.last_sinr_lin * (1.0 - 1e-12), c.last_sinr_lin * (1.0 + 1e-12)] {
+                let three = GRID.mib3(x);
+                for (k, m) in ALL.iter().enumerate() {
+                    assert_eq!(three[k], mi_per_rb(*m, x), "{m:?} at {x}");
+                }
+            }
+        }
+        let sinr = lin_row(&[1.0, 7.5, 12.0, 30.0]);
+        let mean = mean_mi3_all(&sinr);
+        for (k, m) in ALL.iter().enumerate() {
+            assert!((mean[k] - mean_mi_all(*m, &sinr)).abs() < 1e-15);
+        }
+        assert_eq!(mean_mi3_all(&[2.5; 7]), GRID.mib3(2.5));
+    }
+
+    #[test]
+    fn mi_is_monotone_and_bounded_by_one_bit_per_coded_bit() {
+        for m in ALL {
+            let mut prev = 0.0;
+            let mut db = -40.0;
+            while db <= 40.0 {
+                let mib = mi_per_rb(m, db_to_linear(db));
+                assert!((0.0..=1.0).contains(&mib), "{m:?} {db} dB: {mib}");
+                // MI per symbol never exceeds the modulation's bits.
+                assert!(mib * f64::from(m.bits_per_symbol()) <= f64::from(m.bits_per_symbol()));
+                assert!(mib >= prev, "{m:?} not monotone at {db} dB");
+                prev = mib;
+                db += 0.01;
+            }
+            assert_eq!(mi_per_rb(m, 1000.0), 1.0);
+            assert!(mi_per_rb(m, 1e-4) < 0.01);
+            assert_eq!(mi_per_rb(m, 0.0), 0.0);
+            assert_eq!(mi_per_rb(m, f64::NAN), 0.0);
+            assert_eq!(mi_per_rb(m, f64::INFINITY), 1.0);
         }
     }
 
