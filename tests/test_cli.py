@@ -152,6 +152,22 @@ def test_validate_json_resolves_every_default_to_the_engines_value(cli, scenario
             assert link[side]["queue"] == expected
 
 
+def test_validate_json_resolves_an_lte_cells_defaults_from_the_engine(cli):
+    # The bundled `lte` scenario sets only bandwidth_mhz, the UE's sweep and its RLC mode and buffer.
+    doc = json.loads(cli("validate", "lte", "--json").stdout)
+    (cell,) = doc["resolved"]["cells"]
+    assert list(_null_paths(cell)) == []
+    assert cell["bandwidth_mhz"] == 20
+    # The engine's own defaults (scenario/lte.rs, lte/mac/uplink.rs, lte/rlc/config.rs): PF with
+    # ns-3's 99-TTI window, CQI every TTI used 4 ms later, 3 HARQ retransmissions, SRS every 40 ms.
+    assert (cell["scheduler"], cell["pf_window_ttis"]) == ("proportional_fair", 99.0)
+    assert cell["cqi"] == {"period_ms": 1, "delay_ms": 4, "dl_mcs_from": "wideband"}
+    assert cell["harq"] == {"max_retx": 3}
+    assert cell["uplink"] == {"sr_period_ms": 10, "grant_delay_ms": 4, "srs_period_ms": 40}
+    rlc = cell["ues"][0]["rlc"]
+    assert (rlc["mode"], rlc["tx_buffer_bytes"], rlc["poll_pdu"], rlc["max_retx_threshold"]) == ("am", 1048576, 1, 5)
+
+
 def test_validate_json_of_a_wired_path_gives_each_flow_its_own_mss(cli, base_doc, write_doc):
     base_doc["flows"].append({**base_doc["flows"][0], "id": "plain", "tcp": {"timestamps": False}})
     base_doc["links"][1]["mtu_bytes"] = 1000

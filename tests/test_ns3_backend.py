@@ -105,10 +105,10 @@ def test_plan_maps_the_receive_buffer_to_a_fixed_rcvbufsize():
         (lambda sc: sc["nodes"].append({"id": "enb", "kind": "enb"}), "nodes[2].kind", "an eNB/UE of a cell"),
         (
             lambda sc: sc["links"][0].update(
-                queue={"kind": "drop_tail", "limit_packets": 50, "ecn_threshold_packets": 5}
+                queue={"kind": "drop_tail", "limit_packets": 50, "ecn_threshold_packets": 2}
             ),
             "links[0].forward.queue.ecn_threshold_packets",
-            "does not CE-mark",
+            ">= 3 packets",
         ),
     ],
 )
@@ -175,6 +175,37 @@ def _engine_columns(sc: dict) -> dict[str, list[str]]:
 
 
 @needs_ns3
+def test_plan_maps_a_step_marking_queue_to_red_thresholds_in_the_driver():
+    sc = two_hosts()
+    sc["links"][0]["forward"] = {"queue": {"kind": "drop_tail", "limit_packets": 50, "ecn_threshold_packets": 20}}
+    p = ns3_plan.plan(sc)
+    link = _record(p.text, "link")
+    # K travels as is (driver.cc InstallMarkingQueue sets RED's step at K - 1); the reverse does not mark.
+    assert (link["q_ab"], link["ecn_k_ab"], link["ecn_k_ba"]) == ("50p", "20", "0")
+    assert ns3_plan.MARKING_NOTE in p.notes
+    assert ns3_plan.MARKING_NOTE not in ns3_plan.plan(two_hosts()).notes
+
+
+@needs_ns3
+def test_dctcp_on_a_step_marking_queue_holds_the_queue_near_k():
+    from cellcc.backends.ns3 import run as ns3_run
+
+    sc = two_hosts(duration_s=3)
+    sc["links"][0]["forward"] = {"queue": {"kind": "drop_tail", "limit_packets": 100, "ecn_threshold_packets": 20}}
+    sc["flows"][0]["cca"] = "dctcp"
+    sc["tcp"] = {"ecn": True}
+    out = ns3_run.run(sc)
+    f = out.flows.iloc[0]
+    fwd = out.queues[out.queues["link"] == "bottleneck:forward"]
+    # Marks, not losses, hold the queue: no drop of the 100-packet limit, and once out of slow
+    # start (1 s) the backlog at slot ends stays within a few packets of K = 20 (RFC 8257 §3.1;
+    # DCTCP cuts by alpha/2 per marked window, so the sawtooth is small).
+    assert f["lost_packets"] == 0 and fwd["drops"].sum() == 0
+    late = fwd[fwd["t_s"] >= 1.0]["packets"]
+    assert late.max() <= 30 and late.median() >= 5
+    assert f["throughput_bps"] > 9e6
+
+
 def test_wired_cubic_lands_in_the_engine_tables():
     from cellcc.backends.ns3 import run as ns3_run
 

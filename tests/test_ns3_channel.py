@@ -304,7 +304,7 @@ def test_diag_options_fill_the_defaults_and_refuse_unknown_words(tmp_path: Path)
     from cellcc.backends.ns3 import run as ns3_run
 
     assert ns3_run.diag_record("") == ""
-    assert ns3_run.diag_record("fading=dl") == "diag fading=dl ul_pc=off ul_cqi=srs srs_ms=40\n"
+    assert ns3_run.diag_record("fading=dl") == "diag fading=dl ul_pc=off ul_cqi=srs srs_ms=scenario\n"
     trace = tmp_path / "t"
     assert ns3_run.diag_record(f"srs_ms=2 trace={trace}").endswith(f"srs_ms=2 trace={trace}\n")
     assert trace.is_dir()

@@ -149,6 +149,15 @@ def _two_ues(sc: dict, rlc: dict) -> None:
     sc["cells"][0]["ues"].append({"node": "ue2", "sinr": {"kind": "fixed", "db": 5}, "rlc": rlc})
 
 
+def _more_ues_than_srs_subframes(sc: dict) -> None:
+    """Three UEs in a cell sounding every 2 ms: LENA has two SRS subframes for them."""
+    rlc = copy.deepcopy(sc["cells"][0]["ues"][0].get("rlc"))
+    for node in ("ue2", "ue3"):
+        sc["nodes"].append({"id": node, "kind": "ue"})
+        sc["cells"][0]["ues"].append({"node": node, "sinr": {"kind": "fixed", "db": 5}, "rlc": rlc})
+    sc["cells"][0]["uplink"] = {"srs_period_ms": 2}
+
+
 @pytest.mark.parametrize(
     ("edit", "path", "why"),
     [
@@ -173,9 +182,9 @@ def _two_ues(sc: dict, rlc: dict) -> None:
         (lambda sc: sc["cells"][0].update(cqi={"period_ms": 1, "delay_ms": 6}), "cells[0].cqi.delay_ms", "pipeline"),
         (lambda sc: sc["cells"][0].update(scheduler="fair_share"), "cells[0].scheduler", "round_robin"),
         (
-            lambda sc: sc["cells"][0].update(uplink={"srs_period_ms": 20}),
+            _more_ues_than_srs_subframes,
             "cells[0].uplink.srs_period_ms",
-            "SrsPeriodicity",
+            "own SRS subframe",
         ),
         (lambda sc: _two_ues(sc, {"mode": "um"}), "cells[0].ues[1].rlc", "per eNB"),
         (
@@ -269,3 +278,11 @@ def test_what_lena_cannot_model_of_the_channel_is_refused_by_name_not_dropped():
     with pytest.raises(PlanRefusal) as refused:
         ns3_plan.plan(Scenario.from_dict(sweep).to_dict())
     assert refused.value.path == "cells[0].ues[0].sinr.kind"
+
+
+@pytest.mark.parametrize("period_ms", [2, 40, 320])
+def test_the_srs_period_reaches_lte_enb_rrc(period_ms: int):
+    sc = one_ue()
+    sc["cells"][0]["uplink"] = {"srs_period_ms": period_ms}
+    cell = next(line for line in ns3_plan.plan(sc).text.splitlines() if line.startswith("cell "))
+    assert f"srs_period_ms={period_ms}" in cell.split()

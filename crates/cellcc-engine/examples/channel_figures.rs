@@ -4,6 +4,7 @@
 //! cargo run --release -p cellcc-engine --example channel_figures -- geometry <n_ues> <seed> [open|uma3d]
 //! cargo run --release -p cellcc-engine --example channel_figures -- trace '<fading json>' <n_rb> <ttis> <seed>
 //! cargo run --release -p cellcc-engine --example channel_figures -- walk <seed>
+//! cargo run --release -p cellcc-engine --example channel_figures -- ul_walk <n_seeds>
 //! ```
 //! `geometry`: TR 36.814 Case 1 drops (calibration.rs), with wrap-around unless `open`;
 //! `uma3d`: TR 36.873 phase-1 3D-UMa K = M = 1 geometry (S / I) on the same layout.
@@ -11,6 +12,10 @@
 //! (e.g. `{"profile": "eva", "doppler_hz": 70}`): the faded SINR minus the unfaded one.
 //! `walk`: seed 004's geometry along the serving boresight, 40-300 m: wideband SINR and
 //! PCFICH/PDCCH error probability alone and in the 57-cell layout, without fading and with EPA 5 Hz.
+//! `ul_walk`: the same walk's uplink (SRS row, linear mean over the RBs, LENA's power control
+//! defaults) in the 57-cell layout with the other cells' uplink idle and full-buffer
+//! (ul_interference.rs): per distance the median over seeds 1..=n (each seed drops the 56
+//! interfering UEs anew) and the median rise of interference over thermal noise.
 
 use cellcc_engine::lte::channel::calibration::{drop_ues, uma3d, CalibrationCase, TR36814_CASE1};
 use cellcc_engine::lte::channel::spec::{ChannelSpec, UePlacement};
@@ -32,7 +37,7 @@ const WALK_FADED_TTIS: u64 = 500;
 
 fn arg(i: usize) -> String {
     std::env::args().nth(i).unwrap_or_else(|| {
-        eprintln!("usage: channel_figures geometry N SEED [open] | trace FADING_JSON N_RB TTIS SEED | walk SEED");
+        eprintln!("usage: channel_figures geometry N SEED [open] | trace FADING_JSON N_RB TTIS SEED | walk SEED | ul_walk N_SEEDS");
         std::process::exit(2)
     })
 }
@@ -154,13 +159,48 @@ fn walk() {
     }
 }
 
+/// Median of `v` (sorted copy; the upper one of an even count).
+fn median(v: &[f64]) -> f64 {
+    let mut v = v.to_vec();
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn ul_walk() {
+    let n_seeds: u64 = num(2);
+    println!("distance_m,pathloss,ul_sinr_db_ul_idle,ul_sinr_db_ul_full_buffer,median_drop_db");
+    for (name, pl) in
+        [("itu_r1411_los", json!({"model": "itu_r1411_los"})), ("tr36814_uma_nlos", json!({"model": "tr36814_uma"}))]
+    {
+        for d in (40..=300).step_by(20) {
+            let d = f64::from(d);
+            let sinr = |load: &str, seed: u64| {
+                let mut s = walk_spec(&pl, true, false);
+                if let Some(l) = s.hex_layout.as_mut() {
+                    l.uplink_load = Some(serde_json::from_value(json!({"kind": load})).expect("a load"));
+                }
+                let mut ch = ChannelSinr::new(&s, &[ue_at(d)], seed, "walk").expect("valid");
+                let mut out = vec![0.0; WALK_RBS];
+                ch.per_rb_sinr_db(UeIndex(0), LinkDir::Uplink, SimTime::ZERO, &mut out);
+                let lin = out.iter().map(|x| 10f64.powf(x / 10.0)).sum::<f64>() / WALK_RBS as f64;
+                10.0 * lin.log10()
+            };
+            let idle: Vec<f64> = (1..=n_seeds).map(|s| sinr("idle", s)).collect();
+            let full: Vec<f64> = (1..=n_seeds).map(|s| sinr("full_buffer", s)).collect();
+            let drop: Vec<f64> = idle.iter().zip(&full).map(|(a, b)| a - b).collect();
+            println!("{d},{name},{:.2},{:.2},{:.2}", median(&idle), median(&full), median(&drop));
+        }
+    }
+}
+
 fn main() {
     match arg(1).as_str() {
         "geometry" => geometry(),
         "trace" => trace(),
         "walk" => walk(),
+        "ul_walk" => ul_walk(),
         other => {
-            eprintln!("unknown figure {other:?}: geometry | trace | walk");
+            eprintln!("unknown figure {other:?}: geometry | trace | walk | ul_walk");
             std::process::exit(2)
         }
     }

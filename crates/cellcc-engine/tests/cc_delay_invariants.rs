@@ -56,6 +56,9 @@ impl Driver {
             is_cwnd_limited: true,
             app_limited: false,
             ca_state: self.state,
+            // Rate unknown (no hystart_ack_delay cushion), unpaced: the invariants do not depend on it.
+            pacing_rate_bps: 0,
+            paced: false,
         }
     }
 

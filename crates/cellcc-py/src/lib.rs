@@ -144,7 +144,8 @@ fn fading_trace_db(
 /// The channel's interfering cells as the engine resolves them (listed interferers, then the
 /// hexagonal layout's cells), one dict each: `x_m`, `y_m`, `height_m`, `tx_power_dbm`, `antenna`
 /// (`"isotropic"` or `"parabolic"`, with `orientation_deg`, `beamwidth_deg`, `max_attenuation_db`),
-/// `load` (`"full_buffer"`, `"idle"` or `"fraction"`, with `fraction`). The ns-3 backend places one
+/// `load` (`"full_buffer"`, `"idle"` or `"fraction"`, with `load_fraction`), `uplink_load` (the same
+/// kinds for the cell's uplink UE, with `uplink_load_fraction`). The ns-3 backend places one
 /// LENA eNB per cell from this list (`cellcc_engine::lte::channel::interfering_cells`).
 #[pyfunction]
 fn interfering_cells<'py>(py: Python<'py>, channel_json: &str) -> PyResult<Bound<'py, PyList>> {
@@ -165,12 +166,14 @@ fn interfering_cells<'py>(py: Python<'py>, channel_json: &str) -> PyResult<Bound
                 d.set_item("max_attenuation_db", max_attenuation_db)?;
             }
         }
-        match c.load {
-            InterfererLoad::FullBuffer => d.set_item("load", "full_buffer")?,
-            InterfererLoad::Idle => d.set_item("load", "idle")?,
-            InterfererLoad::Fraction { fraction } => {
-                d.set_item("load", "fraction")?;
-                d.set_item("fraction", fraction)?;
+        for (key, load) in [("load", c.load), ("uplink_load", c.uplink_load)] {
+            match load {
+                InterfererLoad::FullBuffer => d.set_item(key, "full_buffer")?,
+                InterfererLoad::Idle => d.set_item(key, "idle")?,
+                InterfererLoad::Fraction { fraction } => {
+                    d.set_item(key, "fraction")?;
+                    d.set_item(format!("{key}_fraction"), fraction)?;
+                }
             }
         }
         list.append(d)?;

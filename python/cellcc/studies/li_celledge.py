@@ -109,6 +109,7 @@ CHANNEL: dict[str, Any] = {
         "beamwidth_deg": BEAMWIDTH_DEG,
         "max_attenuation_db": MAX_ATTENUATION_DB,
         "sector_offset_m": SECTOR_OFFSET_M,
+        "uplink_load": {"kind": "idle"},
     },
 }
 
@@ -141,6 +142,14 @@ PARAMS = (
         "shadowing decorrelation",
         f"{SHADOWING_DECORRELATION_M:g} m (Gauss-Markov along the walk)",
         "Table I gives only sigma = 1 dB; 50 m is TR 36.814 Table A.2.1.1-2's value.",
+    ),
+    Param(
+        "neighbour cells' uplink",
+        "idle (hex_layout.uplink_load): the 56 cells load the downlink only",
+        "The paper names interference 'on both data and control channel' of the downlink and says nothing of the "
+        "neighbours' uplink traffic; the ns-3 backend's interfering cells (one UE with downlink UDP each) send no "
+        "PUSCH on LENA, only SRS. A full-buffer uplink in every cell (one UE each at LENA's P0 -80 dBm, alpha 1) "
+        "would cost this P.1411-LOS walk about 35 dB of uplink SINR (docs/channel.md, uplink interference).",
     ),
     Param(
         "parabolic max attenuation",

@@ -89,6 +89,8 @@ pub(crate) mod testing {
             is_cwnd_limited: true,
             app_limited: false,
             ca_state: CaState::Open,
+            pacing_rate_bps: 0,
+            paced: false,
         }
     }
 

@@ -18,12 +18,18 @@
 //! the detectors then measure from the true start of the round in which cwnd
 //! reaches `low_window`, not from the first ACK at that cwnd.
 //!
+//! The ACK-train threshold is (delay_min + `hystart_ack_delay`) / 2, as Linux
+//! since v5.7: the TSO/GRO cushion `min(1 ms, 4 x sk_gso_max_size / sk_pacing_rate)`
+//! is added, and the sum is halved only when nothing paces the flow
+//! (`SK_PACING_NONE`, CUBIC's case without fq). Linux adds the cushion whatever
+//! aggregates are actually sent; its `sk_gso_max_size` is the device's (the
+//! crosscheck's TUN, 65215 B), so the cushion is the full 1 ms below ~2 Gbit/s.
+//!
 //! Differences from Linux: times are `conn.now` and RTTs in ns rather than
 //! the µs clock (`tcp_mstamp`), so thresholds are exact rather than rounded
-//! to µs. The ACK-train threshold has no TSO/GRO cushion
-//! (`hystart_ack_delay`, which is `min(1 ms, 4 x GSO size / pacing rate)`),
-//! since the simulator sends neither TSO nor GRO aggregates, and is halved as
-//! Linux does when the flow is not paced (`SK_PACING_NONE`, CUBIC's case).
+//! to µs; the pacing rate is the one of this ACK's view, where Linux reads the
+//! rate `tcp_update_pacing_rate` left at the previous ACK (the same while the
+//! 1-ms cap holds).
 
 use super::ConnView;
 use crate::sim::{SimDuration, SimTime};
@@ -36,6 +42,16 @@ const DELAY_THRESH_MIN: SimDuration = SimDuration::from_ms(4);
 const DELAY_THRESH_MAX: SimDuration = SimDuration::from_ms(16);
 /// Linux `HYSTART_DELAY_THRESH(delay_min >> 3)`: eta = delay_min / 8 before clamping.
 const DELAY_THRESH_SHIFT: u32 = 3;
+/// Linux `hystart_ack_delay` (tcp_cubic.c): the cushion is capped at `USEC_PER_MSEC`.
+const ACK_DELAY_MAX: SimDuration = SimDuration::from_ms(1);
+/// Linux `hystart_ack_delay`: time for 4 GSO packets at the pacing rate ("at least one TSO
+/// packet being sent and received by GRO, and another one in qdisc layer", doubled).
+const ACK_DELAY_GSO_PACKETS: u64 = 4;
+/// Linux `sk_gso_max_size` of a TCP socket over a TUN device (net/core/sock.c
+/// `sk_dst_gso_max_size`): the device's `gso_ipv4_max_size`, GSO_LEGACY_MAX_SIZE = 65536,
+/// less MAX_TCP_HEADER + 1 = 321 (include/net/tcp.h: L1_CACHE_ALIGN(128 + MAX_HEADER 176) = 320
+/// with x86-64 distribution configs, include/linux/netdevice.h).
+const GSO_MAX_SIZE_BYTES: u64 = 65_536 - 321;
 
 /// Which detectors run and when (tcp_cubic module parameters).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -125,7 +141,8 @@ impl HyStart {
             return None;
         }
         let mut exit = None;
-        if self.params.ack_train && Self::ack_train_too_long(round, conn.now, self.params.ack_delta, delay_min) {
+        let train_threshold = ack_train_threshold(delay_min, conn.pacing_rate_bps, conn.paced);
+        if self.params.ack_train && Self::ack_train_too_long(round, conn.now, self.params.ack_delta, train_threshold) {
             exit = Some(Exit::AckTrain);
         }
         if self.params.delay && Self::round_delay_increased(round, delay, delay_min) {
@@ -137,13 +154,12 @@ impl HyStart {
         exit
     }
 
-    /// Does the train of closely spaced ACKs this round span more than delay_min / 2?
-    fn ack_train_too_long(round: &mut Round, now: SimTime, ack_delta: SimDuration, delay_min: SimDuration) -> bool {
+    /// Does the train of closely spaced ACKs this round span more than `threshold`?
+    fn ack_train_too_long(round: &mut Round, now: SimTime, ack_delta: SimDuration, threshold: SimDuration) -> bool {
         if now.saturating_since(round.last_ack) > ack_delta {
             return false;
         }
         round.last_ack = now;
-        let threshold = SimDuration::from_ns(delay_min.as_ns() >> 1);
         now.saturating_since(round.start) > threshold
     }
 
@@ -158,6 +174,29 @@ impl HyStart {
         let eta =
             SimDuration::from_ns(delay_min.as_ns() >> DELAY_THRESH_SHIFT).clamp(DELAY_THRESH_MIN, DELAY_THRESH_MAX);
         curr > delay_min + eta
+    }
+}
+
+/// Linux `hystart_ack_delay`: min(1 ms, 4 x sk_gso_max_size / sk_pacing_rate); 0 while the
+/// rate is unknown (`if (!rate) return 0`).
+pub fn ack_delay(pacing_rate_bps: u64) -> SimDuration {
+    if pacing_rate_bps == 0 {
+        return SimDuration::ZERO;
+    }
+    let bits = GSO_MAX_SIZE_BYTES * ACK_DELAY_GSO_PACKETS * 8;
+    let ns = bits as u128 * crate::sim::NS_PER_S as u128 / pacing_rate_bps as u128;
+    SimDuration::from_ns(ns.min(ACK_DELAY_MAX.as_ns() as u128) as u64)
+}
+
+/// Linux `hystart_update`: the ACK train must outlast delay_min + hystart_ack_delay, halved
+/// when the flow is not paced (`sk_pacing_status == SK_PACING_NONE`: "Pacing might have
+/// delayed packets up to RTT/2 during slow start").
+fn ack_train_threshold(delay_min: SimDuration, pacing_rate_bps: u64, paced: bool) -> SimDuration {
+    let full = delay_min + ack_delay(pacing_rate_bps);
+    if paced {
+        full
+    } else {
+        SimDuration::from_ns(full.as_ns() >> 1)
     }
 }
 
@@ -217,6 +256,40 @@ mod tests {
             assert_eq!(h.on_ack(&view(1_000_000 + k * 1000, k + 1), 16, min, min), None, "ACK {k}");
         }
         assert_eq!(h.on_ack(&view(1_051_000, 52), 16, min, min), Some(Exit::AckTrain));
+    }
+
+    #[test]
+    fn ack_delay_is_four_gso_packets_at_the_pacing_rate_capped_at_1_ms() {
+        // 4 x 65215 B = 2,086,880 bits. At 4 Gbit/s: 2,086,880 / 4e9 s = 521.72 us. At
+        // 2,086,880,000 bit/s exactly 1 ms; at 10 Mbit/s 208.7 ms, capped to 1 ms. Rate 0: none.
+        assert_eq!(ack_delay(4_000_000_000), SimDuration::from_ns(521_720));
+        assert_eq!(ack_delay(2_086_880_000), SimDuration::from_ms(1));
+        assert_eq!(ack_delay(10_000_000), SimDuration::from_ms(1));
+        assert_eq!(ack_delay(0), SimDuration::ZERO);
+    }
+
+    /// Exit time (us after the round start) of a train of ACKs every 500 us, delay_min 40 ms.
+    fn train_exit_us(pacing_rate_bps: u64, paced: bool) -> Option<u64> {
+        let mut h = HyStart::new(Params { delay: false, ..params() });
+        let min = SimDuration::from_ms(40);
+        (0..200u64).find_map(|k| {
+            let mut v = view(1_000_000 + k * 500, k + 1);
+            (v.pacing_rate_bps, v.paced) = (pacing_rate_bps, paced);
+            h.on_ack(&v, 16, min, min).map(|_| k * 500)
+        })
+    }
+
+    #[test]
+    fn ack_train_threshold_adds_hystart_ack_delay_and_halves_unless_paced() {
+        // Unpaced at 10 Mbit/s: (40 ms + 1 ms) / 2 = 20.5 ms; the ACK at 20.5 ms is not past it,
+        // the one at 21.0 ms is. (Without the cushion, delay_min / 2 = 20 ms: exit at 20.5 ms.)
+        assert_eq!(train_exit_us(10_000_000, false), Some(21_000));
+        // Rate unknown: no cushion, 20 ms.
+        assert_eq!(train_exit_us(0, false), Some(20_500));
+        // At 4 Gbit/s: (40 ms + 521.72 us) / 2 = 20.26086 ms -> the ACK at 20.5 ms.
+        assert_eq!(train_exit_us(4_000_000_000, false), Some(20_500));
+        // Paced (fq): not halved, 41 ms -> the ACK at 41.5 ms.
+        assert_eq!(train_exit_us(10_000_000, true), Some(41_500));
     }
 
     #[test]

@@ -227,6 +227,11 @@ pub struct ConnView {
     /// The application left the pipe under-full recently (`tp->app_limited`).
     pub app_limited: bool,
     pub ca_state: CaState,
+    /// Linux `sk_pacing_rate` as bits/s: the algorithm's own rate, else `tcp_update_pacing_rate`'s,
+    /// which Linux keeps whether or not anything enforces it. 0 = no RTT sample yet.
+    pub pacing_rate_bps: u64,
+    /// Linux `sk_pacing_status != SK_PACING_NONE`: departures are paced (fq or the algorithm).
+    pub paced: bool,
 }
 
 /// A congestion-control algorithm (Linux `struct tcp_congestion_ops`).

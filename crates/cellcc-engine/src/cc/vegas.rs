@@ -5,7 +5,7 @@
 //! keeps queued at the bottleneck, into [alpha, beta]:
 //!
 //! ```text
-//!   diff = cwnd - cwnd * baseRTT / RTT  = cwnd * (RTT - baseRTT) / RTT   (packets queued)
+//!   diff = cwnd * (RTT - baseRTT) / baseRTT   (Linux's Diff: packets queued, x RTT / baseRTT)
 //!   slow start:  diff > gamma  -> cwnd = min(cwnd, target + 1), leave slow start
 //!   avoidance:   diff < alpha  -> cwnd + 1
 //!                diff > beta   -> cwnd - 1
@@ -16,13 +16,12 @@
 //! the minimum ever; the round ends when an ACK passes `snd_nxt` as it was at
 //! the start of the round (Linux `beg_snd_nxt`).
 //!
-//! Differences from Linux `tcp_vegas.c`:
-//! - `diff` divides by the round's RTT, as the paper's `(Expected - Actual) * BaseRTT`
-//!   and ns-3's `TcpVegas` do: the number of packets actually queued. Linux
-//!   divides by baseRTT (`Diff * RTT`), which counts `RTT / baseRTT` times more
-//!   packets for the same queue, so Linux holds a smaller queue than the paper.
-//! - RTTs are microseconds from the simulator's nanosecond samples (Linux: `rtt_us`),
-//!   with Linux's `+ 1` so that no RTT is zero.
+//! `diff` divides by baseRTT, as `tcp_vegas_cong_avoid` does (`Diff * RTT` in the paper's
+//! terms): for a queue of Q packets it counts Q x RTT / baseRTT, a little more than the paper's
+//! `(Expected - Actual) * BaseRTT` = Q, so Linux holds a slightly smaller queue than the paper.
+//! (YeAH and Compound divide by RTT, as `tcp_yeah.c` does: [`VegasRtt::queued_packets`].)
+//! RTTs are microseconds from the simulator's nanosecond samples (Linux: `rtt_us`), with
+//! Linux's `+ 1` so that no RTT is zero.
 //!
 //! Everything else (Reno behaviour for rounds with fewer than 3 samples,
 //! `tcp_current_ssthresh` after each adjustment, restart on `TxStart` /
@@ -76,7 +75,7 @@ pub const DOC: super::CcDoc = super::CcDoc {
     source: "Brakmo & Peterson, IEEE JSAC 1995; Linux net/ipv4/tcp_vegas.c",
     summary: "Keeps alpha..beta packets queued: once per RTT, +1 if fewer, -1 if more; leaves slow start at gamma.",
     description: "Once per RTT Vegas estimates the packets it keeps queued at the bottleneck, diff = cwnd (RTT - \
-        baseRTT) / RTT, with RTT the minimum sample of the last round and baseRTT the minimum ever, and \
+        baseRTT) / baseRTT (Linux's form), with RTT the minimum sample of the last round and baseRTT the minimum ever, and \
         steers diff into [alpha, beta] = [2, 4] packets by adding or removing one segment per RTT. Slow \
         start ends as soon as diff exceeds gamma (1 packet). It reacts to delay before the buffer fills, so \
         alone it holds a few packets of queue and, once out of slow start, sees no loss; loss is handled as \
@@ -158,10 +157,16 @@ impl VegasRtt {
         conn.snd_una > self.beg_snd_nxt
     }
 
-    /// Packets queued at the bottleneck this round: cwnd * (RTT - baseRTT) / RTT.
+    /// Packets queued at the bottleneck this round: cwnd * (RTT - baseRTT) / RTT (Linux `tcp_yeah.c`).
     pub fn queued_packets(&self, cwnd: u32) -> u32 {
         let rtt = self.min_rtt_us;
         (cwnd as u64 * rtt.saturating_sub(self.base_rtt_us) / rtt) as u32
+    }
+
+    /// Linux `tcp_vegas_cong_avoid`'s `diff`: cwnd * (RTT - baseRTT) / baseRTT, truncated.
+    pub fn vegas_diff(&self, cwnd: u32) -> u32 {
+        let base = self.base_rtt_us;
+        (cwnd as u64 * self.min_rtt_us.saturating_sub(base) / base) as u32
     }
 }
 
@@ -188,7 +193,7 @@ impl Vegas {
     /// The once-per-RTT Vegas decision (the `cntRTT > 2` branch of Linux `tcp_vegas_cong_avoid`).
     fn adjust(&mut self, conn: &ConnView, acked: u32) {
         let w = &mut self.w;
-        let diff = self.rtt.queued_packets(w.cwnd);
+        let diff = self.rtt.vegas_diff(w.cwnd);
         if diff > self.cfg.gamma && w.in_slow_start() {
             // Too fast: set cwnd to the actual rate times baseRTT (+1 for the
             // truncation) and switch to congestion avoidance.
@@ -300,20 +305,28 @@ pub(super) mod tests {
     #[test]
     fn holds_cwnd_when_queue_is_between_alpha_and_beta() {
         let mut v = vegas_in_avoidance();
-        // RTT 120 ms: diff = 20 * (120_001 - 100_001) / 120_001 = 400_000 / 120_001 = 3.33 -> 3,
+        // RTT 115 ms: diff = 20 * (115_001 - 100_001) / 100_001 = 300_000 / 100_001 = 2.99 -> 2,
         // in [alpha 2, beta 4]: hold.
-        round(&mut v, 2, 120);
+        round(&mut v, 2, 115);
         assert_eq!(v.window().cwnd, 20);
-        // RTT 130 ms: diff = 20 * 30_000 / 130_001 = 4.6 -> 4, still <= beta: hold.
-        // (Linux's Diff*RTT would count 20 * 30_000 / 100_001 = 5.99 -> 5 and shrink.)
-        round(&mut v, 3, 130);
+        // RTT 124 ms: diff = 20 * 24_000 / 100_001 = 4.8 -> 4, still <= beta: hold.
+        round(&mut v, 3, 124);
         assert_eq!(v.window().cwnd, 20);
+    }
+
+    #[test]
+    fn diff_divides_by_base_rtt_as_linux_does() {
+        let mut v = vegas_in_avoidance();
+        // RTT 130 ms: Linux's diff = 20 * 30_000 / 100_001 = 5.99 -> 5 > beta 4: shrink to 19.
+        // (Dividing by the round's RTT, 20 * 30_000 / 130_001 = 4.6 -> 4, would hold.)
+        round(&mut v, 2, 130);
+        assert_eq!(v.window().cwnd, 19);
     }
 
     #[test]
     fn grows_one_segment_when_queue_is_below_alpha() {
         let mut v = vegas_in_avoidance();
-        // RTT 105 ms: diff = 20 * 5_000 / 105_001 = 0.95 -> 0 < alpha 2: cwnd 20 -> 21.
+        // RTT 105 ms: diff = 20 * 5_000 / 100_001 = 0.99 -> 0 < alpha 2: cwnd 20 -> 21.
         round(&mut v, 2, 105);
         assert_eq!(v.window().cwnd, 21);
     }
@@ -321,7 +334,7 @@ pub(super) mod tests {
     #[test]
     fn shrinks_one_segment_when_queue_is_above_beta_and_keeps_ssthresh_at_three_quarters() {
         let mut v = vegas_in_avoidance();
-        // RTT 150 ms: diff = 20 * 50_000 / 150_001 = 6.67 -> 6 > beta 4: cwnd 20 -> 19.
+        // RTT 150 ms: diff = 20 * 50_000 / 100_001 = 9.99 -> 9 > beta 4: cwnd 20 -> 19.
         // ssthresh = min(10, 19) = 10, then tcp_current_ssthresh = max(10, 19/2 + 19/4 = 9 + 4) = 13.
         round(&mut v, 2, 150);
         assert_eq!(v.window().cwnd, 19);
@@ -338,7 +351,7 @@ pub(super) mod tests {
         assert_eq!(v.window().cwnd, 23);
         v.w.cwnd = 20;
         // RTT 150 ms. ACKs 1-2 slow-start first: cwnd 22. On ACK 3,
-        // diff = 22 * 50_000 / 150_001 = 7.33 -> 7 > gamma 1, so
+        // diff = 22 * 50_000 / 100_001 = 10.99 -> 10 > gamma 1, so
         // target = 22 * 100_001 / 150_001 = 14.67 -> 14,
         // cwnd = min(22, 14 + 1) = 15, ssthresh = min(inf, 15) = 15, current_ssthresh = max(15, 7 + 3) = 15.
         round(&mut v, 2, 150);

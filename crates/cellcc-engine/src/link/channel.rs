@@ -46,7 +46,28 @@ pub enum Server {
     /// `starts`: transmission start of each packet still in `queue`.
     Rate { rate: RateSchedule, free_at: SimTime, starts: VecDeque<SimTime> },
     /// Deliver up to one MTU of bytes at each trace opportunity (Mahimahi).
-    Trace { schedule: TraceSchedule, next_k: u64, head_bytes_left: u32, state: TraceState },
+    /// `same_instant`: the latest arrival time and how many packets (at the queue's tail)
+    /// arrived then; an opportunity at that very time does not serve them (link_queue.cc).
+    Trace {
+        schedule: TraceSchedule,
+        next_k: u64,
+        head_bytes_left: u32,
+        state: TraceState,
+        same_instant: (SimTime, u32),
+    },
+}
+
+impl Server {
+    /// A trace server before its first packet.
+    pub fn trace(schedule: TraceSchedule) -> Self {
+        Server::Trace {
+            schedule,
+            next_k: 0,
+            head_bytes_left: 0,
+            state: TraceState::Idle,
+            same_instant: (SimTime::ZERO, 0),
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -126,12 +147,16 @@ impl Channel {
                 starts.push_back(start);
                 Enqueued::Departs(*free_at)
             }
-            Server::Trace { schedule, next_k, state: state @ TraceState::Idle, .. } => {
-                let k = (*next_k).max(schedule.first_at_or_after(now));
+            Server::Trace { schedule, next_k, state, same_instant, .. } => {
+                *same_instant = if same_instant.0 == now { (now, same_instant.1 + 1) } else { (now, 1) };
+                if *state != TraceState::Idle {
+                    return Enqueued::Queued;
+                }
+                // link_queue.cc read_packet: rationalize(now) before the enqueue.
+                let k = (*next_k).max(schedule.first_after(now));
                 *state = TraceState::Waiting(k);
                 Enqueued::Wake(schedule.time_of(k))
             }
-            Server::Trace { .. } => Enqueued::Queued,
         }
     }
 
@@ -157,13 +182,15 @@ impl Channel {
     /// `deliver` for each packet completed; returns the next opportunity time.
     pub fn on_opportunity(&mut self, mut deliver: impl FnMut(PacketId)) -> Option<SimTime> {
         let mtu = self.mtu_bytes;
-        let Server::Trace { schedule, next_k, head_bytes_left, state } = &mut self.server else {
+        let Server::Trace { schedule, next_k, head_bytes_left, state, same_instant } = &mut self.server else {
             panic!("Opportunity on a rate channel")
         };
         let TraceState::Waiting(k) = *state else { panic!("Opportunity while idle") };
+        // Packets that arrived at this opportunity's own time came after its rationalize (link_queue.cc).
+        let held = if same_instant.0 == schedule.time_of(k) { same_instant.1 as usize } else { 0 };
         // link_queue.cc use_a_delivery_opportunity(): a packet may span opportunities.
         let mut budget = mtu;
-        while budget > 0 {
+        while budget > 0 && self.queue.len_packets() > held {
             let Some((id, bytes)) = self.queue.front() else {
                 break;
             };
@@ -301,7 +328,7 @@ mod tests {
     #[test]
     fn trace_server_fits_small_packets_into_one_opportunity_and_splits_big_ones() {
         let schedule = TraceSchedule::parse("1\n2\n").unwrap();
-        let mut c = channel(Server::Trace { schedule, next_k: 0, head_bytes_left: 0, state: TraceState::Idle });
+        let mut c = channel(Server::trace(schedule));
         assert_eq!(c.enqueue(SimTime::ZERO, PacketId(1), 1000), Enqueued::Wake(SimTime(1_000_000)));
         c.enqueue(SimTime::ZERO, PacketId(2), 400);
         c.enqueue(SimTime::ZERO, PacketId(3), 1000);
@@ -315,9 +342,28 @@ mod tests {
     }
 
     #[test]
+    fn a_packet_arriving_at_an_opportunitys_time_is_not_served_by_it() {
+        // link_queue.cc read_packet: rationalize(now) uses the opportunities at `now` before the
+        // packet is queued. Idle, arriving at exactly 1 ms: the 1-ms opportunity is gone, 2 ms.
+        let schedule = TraceSchedule::parse("1\n2\n3\n").unwrap();
+        let mut c = channel(Server::trace(schedule.clone()));
+        assert_eq!(c.enqueue(SimTime(1_000_000), PacketId(1), 1000), Enqueued::Wake(SimTime(2_000_000)));
+        // Busy: packet 1 waits for the 1-ms opportunity and packet 2 arrives at 1 ms. The
+        // opportunity serves packet 1 only (500 bytes of it unused); packet 2 leaves at 2 ms.
+        let mut c = channel(Server::trace(schedule));
+        assert_eq!(c.enqueue(SimTime::ZERO, PacketId(1), 1000), Enqueued::Wake(SimTime(1_000_000)));
+        assert_eq!(c.enqueue(SimTime(1_000_000), PacketId(2), 500), Enqueued::Queued);
+        let mut out = Vec::new();
+        assert_eq!(c.on_opportunity(|id| out.push(id)), Some(SimTime(2_000_000)));
+        assert_eq!(out, vec![PacketId(1)]);
+        assert_eq!(c.on_opportunity(|id| out.push(id)), None);
+        assert_eq!(out, vec![PacketId(1), PacketId(2)]);
+    }
+
+    #[test]
     fn unused_trace_opportunities_are_not_saved_up() {
         let schedule = TraceSchedule::parse("1\n2\n3\n4\n").unwrap();
-        let mut c = channel(Server::Trace { schedule, next_k: 0, head_bytes_left: 0, state: TraceState::Idle });
+        let mut c = channel(Server::trace(schedule));
         // Arriving at 2.5 ms, the first usable opportunity is the one at 3 ms.
         assert_eq!(c.enqueue(SimTime(2_500_000), PacketId(1), 1500), Enqueued::Wake(SimTime(3_000_000)));
     }

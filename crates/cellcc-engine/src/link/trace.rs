@@ -133,6 +133,15 @@ impl TraceSchedule {
         k
     }
 
+    /// Index of the first opportunity strictly after `t`. Mahimahi's `LinkQueue::read_packet`
+    /// (link_queue.cc) runs `rationalize(now)`, which uses every opportunity at or before `now`,
+    /// before it enqueues the packet: one arriving at an opportunity's millisecond misses it.
+    /// Opportunities fall on whole milliseconds, so this equals link_queue.cc's rule on its
+    /// millisecond clock (first opportunity after floor(now)) and cellcc-emu's on its ns clock.
+    pub fn first_after(&self, t: SimTime) -> u64 {
+        self.first_at_or_after(SimTime(t.as_ns() + 1))
+    }
+
     /// Opportunities in one period.
     pub fn per_period(&self) -> u64 {
         self.ms.len() as u64
@@ -168,6 +177,18 @@ mod tests {
         assert_eq!(t.first_at_or_after(SimTime(3 * NS_PER_MS)), 2);
         assert_eq!(t.first_at_or_after(SimTime(3 * NS_PER_MS + 1)), 3);
         assert_eq!(t.first_at_or_after(SimTime(5 * NS_PER_MS)), 5);
+    }
+
+    #[test]
+    fn an_arrival_at_an_opportunitys_millisecond_waits_for_the_next() {
+        // Opportunities at 1, 1, 3, then 4, 4, 6 (second lap). At exactly 1 ms both of the 1-ms
+        // ones are gone (rationalize(1) used them): the one at 3 ms, k = 2. At 1.5 ms also 2;
+        // at 3 ms the 4-ms ones, k = 3; at 0 the first, k = 0.
+        let t = TraceSchedule::parse("1\n1\n3\n").unwrap();
+        assert_eq!(t.first_after(SimTime(NS_PER_MS)), 2);
+        assert_eq!(t.first_after(SimTime(NS_PER_MS + NS_PER_MS / 2)), 2);
+        assert_eq!(t.first_after(SimTime(3 * NS_PER_MS)), 3);
+        assert_eq!(t.first_after(SimTime(0)), 0);
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! A log-linear histogram of durations (the bucket layout of HdrHistogram,
-//! Gil Tene, http://hdrhistogram.org): exact below 2^SUB_BITS ns, and above
+//! Gil Tene, <http://hdrhistogram.org>): exact below 2^SUB_BITS ns, and above
 //! that [`SUB_BUCKETS`] equal buckets per power of two, so a percentile read
 //! from it is within 1 / (2 x SUB_BUCKETS) ≈ 0.1% of the true sample. Memory is
 //! bounded whatever the run's length: one block of counters per octave used

@@ -1,6 +1,6 @@
 //! pcap capture that Wireshark opens: the classic libpcap format with
 //! nanosecond timestamps (magic 0xa1b23c4d) and LINKTYPE_RAW (101, raw IPv4),
-//! per https://www.tcpdump.org/manpages/pcap-savefile.5.txt and linktypes.html.
+//! per <https://www.tcpdump.org/manpages/pcap-savefile.5.txt> and linktypes.html.
 //!
 //! Headers are written in full (IPv4 with checksum, TCP with its options,
 //! UDP); payload is not simulated, so records are cut at `SNAPLEN_BYTES`

@@ -7,7 +7,7 @@ use super::{Event, Hop, Node, World};
 use crate::app::App;
 use crate::cc::Window;
 use crate::error::ScenarioError;
-use crate::link::channel::{ChannelStats, RateSchedule, TraceState};
+use crate::link::channel::{ChannelStats, RateSchedule};
 use crate::link::loss::LossModel;
 use crate::link::queue::drop_tail::Limit;
 use crate::link::queue::DropTail;
@@ -109,7 +109,7 @@ fn channel(
             let schedule = traces
                 .get(file)
                 .map_err(|e| ScenarioError::new(format!("{path}.trace"), format!("{file:?}"), e.to_string()))?;
-            Server::Trace { schedule, next_k: 0, head_bytes_left: 0, state: TraceState::Idle }
+            Server::trace(schedule)
         }
         (None, Some(mbps)) => {
             let bps = |m: f64| (m * 1e6).round().max(1.0) as u64;

@@ -11,12 +11,15 @@
 //! Values come from a built [`World`]: per flow the TCP parameters and the MSS its sender
 //! runs with (the MSS follows each flow's path MTU, so there is no one global value) and the
 //! algorithm's full parameter set from its own `Config` defaults; per link direction the rate,
-//! delay, queue and loss after the link-level and direction-level settings are merged.
+//! delay, queue and loss after the link-level and direction-level settings are merged; per LTE
+//! cell every setting (scheduler, CQI, HARQ, uplink, RLC, channel) with the defaults the
+//! engine's own `scenario/lte.rs` types fill in, and the values the build derives from others.
 
 use super::flow::Transport;
 use super::World;
 use crate::error::ScenarioError;
-use crate::scenario::{LinkSpec, LossSpec, QueueSpec, RateChange, Scenario, TcpSpec};
+use crate::lte::channel::spec::DEFAULT_UE_TX_POWER_DBM;
+use crate::scenario::{CellSpec, LinkSpec, LossSpec, QueueSpec, RateChange, Scenario, TcpSpec};
 use crate::RunError;
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -26,6 +29,9 @@ use serde_json::{Map, Value};
 pub struct Resolved {
     pub flows: Vec<ResolvedFlow>,
     pub links: Vec<ResolvedLink>,
+    /// Every LTE cell as it runs (absent without cells).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub cells: Vec<Value>,
     pub output: ResolvedOutput,
 }
 
@@ -110,6 +116,7 @@ pub fn resolve(sc: &Scenario) -> Result<Resolved, RunError> {
     Ok(Resolved {
         flows,
         links: sc.links.iter().map(link).collect(),
+        cells: sc.cells.iter().map(cell).collect(),
         output: ResolvedOutput { slot_ms: sc.output.slot_ms, cwnd_trace, rtt_trace },
     })
 }
@@ -128,6 +135,80 @@ fn link(l: &LinkSpec) -> ResolvedLink {
         }
     };
     ResolvedLink { id: l.id.clone(), forward: dir(&l.forward), reverse: dir(&l.reverse) }
+}
+
+/// One cell with every setting the run uses: `CellSpec`'s serde defaults (filled in when the
+/// scenario was read) plus what `lte::channel` derives when a field is absent: a fixed SINR's
+/// uplink equals its downlink, the UE's power under `ul_power_control = "fixed"` is
+/// DEFAULT_UE_TX_POWER_DBM, an interferer's height and power are the serving eNB's. Any other
+/// unset optional field is left out, meaning what the scenario reference says of it absent (no
+/// `channel`: the UEs' `sinr` is the source; no shadowing or hex layout; fading's Doppler from its
+/// profile or speed; a sweep's uplink rides its ramp); RLC's `poll_pdu` / `poll_byte` keep `null`,
+/// which the schema defines as infinity.
+fn cell(c: &CellSpec) -> Value {
+    let mut v = serde_json::to_value(c).unwrap_or(Value::Null);
+    let Value::Object(m) = &mut v else { return v };
+    if let Some(Value::Array(ues)) = m.get_mut("ues") {
+        ues.iter_mut().for_each(resolve_fixed_uplink_sinr);
+    }
+    if let Some(ch) = m.get_mut("channel").and_then(Value::as_object_mut) {
+        resolve_channel(ch);
+    }
+    drop_unset(&mut v);
+    v
+}
+
+/// Leave out the optional fields still unset (see [`cell`]), except RLC's infinite polls.
+fn drop_unset(v: &mut Value) {
+    match v {
+        Value::Object(m) => {
+            m.retain(|k, x| !x.is_null() || k == "poll_pdu" || k == "poll_byte");
+            m.values_mut().for_each(drop_unset);
+        }
+        Value::Array(a) => a.iter_mut().for_each(drop_unset),
+        _ => {}
+    }
+}
+
+/// `sinr = { kind = "fixed", db }` without `ul_db`: the uplink has the downlink's SINR.
+fn resolve_fixed_uplink_sinr(ue: &mut Value) {
+    let Some(sinr) = ue.get_mut("sinr").and_then(Value::as_object_mut) else { return };
+    if sinr.get("kind").and_then(Value::as_str) == Some("fixed") && sinr.get("ul_db").is_some_and(Value::is_null) {
+        let db = sinr.get("db").cloned().unwrap_or(Value::Null);
+        sinr.insert("ul_db".into(), db);
+    }
+}
+
+/// The channel's derived defaults (lte/channel/mod.rs: `ue_tx_power_dbm.unwrap_or`, interferers'
+/// `height_m` / `tx_power_dbm.unwrap_or(enb ...)`, interferers' and the hex layout's
+/// `uplink_load.unwrap_or(load)`). The UE power is only used with fixed power.
+fn resolve_channel(ch: &mut Map<String, Value>) {
+    let fixed_power = ch.get("ul_power_control").and_then(|p| p.get("kind")).and_then(Value::as_str) == Some("fixed");
+    if fixed_power && ch.get("ue_tx_power_dbm").is_some_and(Value::is_null) {
+        ch.insert("ue_tx_power_dbm".into(), Value::from(DEFAULT_UE_TX_POWER_DBM));
+    }
+    let enb = ch.get("enb").cloned().unwrap_or(Value::Null);
+    if let Some(Value::Array(interferers)) = ch.get_mut("interferers") {
+        for f in interferers.iter_mut().filter_map(Value::as_object_mut) {
+            for key in ["height_m", "tx_power_dbm"] {
+                if f.get(key).is_some_and(Value::is_null) {
+                    f.insert(key.into(), enb.get(key).cloned().unwrap_or(Value::Null));
+                }
+            }
+            uplink_load_defaults_to_load(f);
+        }
+    }
+    if let Some(layout) = ch.get_mut("hex_layout").and_then(Value::as_object_mut) {
+        uplink_load_defaults_to_load(layout);
+    }
+}
+
+/// An interfering cell's UE loads the uplink as its eNB loads the downlink unless told otherwise.
+fn uplink_load_defaults_to_load(m: &mut Map<String, Value>) {
+    if m.get("uplink_load").is_some_and(Value::is_null) {
+        let load = m.get("load").cloned().unwrap_or(Value::Null);
+        m.insert("uplink_load".into(), load);
+    }
 }
 
 /// The resolved view as JSON.
@@ -253,6 +334,61 @@ mod tests {
             (r["flows"][0]["tcp"]["mss_bytes"].clone(), r["flows"][1]["tcp"]["mss_bytes"].clone()),
             (json!(948), json!(960))
         );
+    }
+
+    /// server -- enb ~~ ue, one cell with nothing but its UE (fixed SINR 15 dB), `channel` if given.
+    fn lte_doc(channel: Option<Value>) -> Value {
+        let mut cell = json!({"id": "c0", "enb": "enb", "ues": [{"node": "ue", "sinr": {"kind": "fixed", "db": 15}}]});
+        if let Some(ch) = channel {
+            cell["channel"] = ch;
+            cell["ues"][0]["sinr"] = json!({"kind": "channel", "position_m": [100, 0]});
+        }
+        json!({
+            "version": 1, "duration_s": 1,
+            "nodes": [{"id": "server", "kind": "host"}, {"id": "enb", "kind": "enb"}, {"id": "ue", "kind": "ue"}],
+            "links": [{"id": "s1", "a": "server", "b": "enb", "rate_mbps": 1000, "delay_ms": 5}],
+            "cells": [cell],
+            "flows": [{"src": "server", "dst": "ue", "app": {"kind": "bulk"}}]
+        })
+    }
+
+    #[test]
+    fn an_lte_cell_shows_every_default_it_runs_with() {
+        let r = resolved(&lte_doc(None));
+        let c = &r["cells"][0];
+        // scenario/lte.rs defaults: ns-3 LENA's 25 RBs = 5 MHz, PF (PfFfMacScheduler) with its
+        // 99-TTI window, CQI every TTI used 4 ms later, 3 HARQ retransmissions, control errors on.
+        assert_eq!((c["bandwidth_mhz"].clone(), c["mtu_bytes"].clone()), (json!(5.0), json!(1500)));
+        assert_eq!((c["scheduler"].clone(), c["pf_window_ttis"].clone()), (json!("proportional_fair"), json!(99.0)));
+        assert_eq!(c["cqi"], json!({"period_ms": 1, "delay_ms": 4, "dl_mcs_from": "wideband"}));
+        assert_eq!(c["harq"], json!({"max_retx": 3}));
+        assert_eq!(c["control_errors"], json!(true));
+        // lte/mac/uplink.rs: SR every 10 ms, grant 4 ms ahead (TS 36.213 §8.0), SRS every 40 ms.
+        assert_eq!(c["uplink"], json!({"sr_period_ms": 10, "grant_delay_ms": 4, "srs_period_ms": 40}));
+        // lte/rlc/config.rs: UM (ns-3's RLC_UM_ALWAYS) with its own defaults.
+        assert_eq!(c["ues"][0]["rlc"]["mode"], "um");
+        assert_eq!(c["ues"][0]["rlc"]["tx_buffer_bytes"], json!(1_048_576));
+        // A fixed SINR without ul_db: the uplink has the downlink's 15 dB. No channel model: no key.
+        assert_eq!(c["ues"][0]["sinr"], json!({"kind": "fixed", "db": 15.0, "ul_db": 15.0}));
+        assert!(c.get("channel").is_none());
+        let nulls = |v: &Value| v.to_string().contains("null");
+        assert!(!nulls(c), "{c}");
+        // With a channel: open-loop power control's defaults; the fixed-power UE power is unused.
+        let r = resolved(&lte_doc(Some(json!({"interferers": [{"position_m": [500, 0]}]}))));
+        let ch = &r["cells"][0]["channel"];
+        assert_eq!(ch["ul_power_control"]["kind"], "open_loop");
+        assert!(ch.get("ue_tx_power_dbm").is_none());
+        // An interferer without height or power has the serving eNB's (30 m, 30 dBm).
+        let f = &ch["interferers"][0];
+        assert_eq!((f["height_m"].clone(), f["tx_power_dbm"].clone()), (json!(30.0), json!(30.0)));
+        // ... and its UE's uplink load is its downlink load (lte/channel/mod.rs), full_buffer.
+        assert_eq!(f["uplink_load"], f["load"]);
+        assert_eq!(f["load"], json!({"kind": "full_buffer"}));
+        // Fixed power: the UE's 10 dBm (ns-3 LteUePhy::TxPower).
+        let r = resolved(&lte_doc(Some(json!({"ul_power_control": {"kind": "fixed"}}))));
+        assert_eq!(r["cells"][0]["channel"]["ue_tx_power_dbm"], json!(10.0));
+        // A wired scenario has no `cells` key at all.
+        assert!(resolved(&doc(1500)).get("cells").is_none());
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! cellcc's ns-3 driver, diagnostics of an LTE run (docs/ns3.md, "Diagnostic options"): never on
 //! by default; run.py adds the record only when CELLCC_NS3_DIAG asks for it.
 //!
-//!   diag fading=both|dl|none ul_pc=off|open|closed ul_cqi=srs|pusch srs_ms=2|5|10|20|40|80 [trace=DIR]
+//!   diag fading=both|dl|none ul_pc=off|open|closed ul_cqi=srs|pusch srs_ms=scenario|2|5|10|20|40|80 [trace=DIR]
 //!
 //! - fading: `both` is LteHelper's own use (one TraceFadingLossModel on both channels,
 //!   lte-helper.cc ChannelModelInitialization); `dl` adds it to the downlink channel only, so the
@@ -9,7 +9,8 @@
 //! - ul_pc: `off` keeps the backend's mapping of the scenario's `ul_power_control`; `open` /
 //!   `closed` turn on LteUePowerControl (TS 36.213 §5.1.1.1), ClosedLoop false / true.
 //! - ul_cqi: FfMacScheduler::UlCqiFilter, SRS_UL_CQI (LENA's default) or PUSCH_UL_CQI.
-//! - srs_ms: LteEnbRrc::SrsPeriodicity, how often the UE sounds the uplink (LENA's default 40).
+//! - srs_ms: LteEnbRrc::SrsPeriodicity, how often the UE sounds the uplink; `scenario` keeps the
+//!   cell's `uplink.srs_period_ms` (lte.cc).
 //! - trace: per-packet events written to DIR/diag.csv (t_ns,event,bytes,value), data radio
 //!   bearers only: `dl_rlc_in` (eNB PDCP TxPDU: an SDU handed to the downlink RLC, accepted or
 //!   not), `dl_rlc_drop` (the RLC's TxDrop), `ul_tx` (UE PDCP TxPDU: an uplink SDU, the TCP ACKs),
@@ -86,7 +87,10 @@ OnTb(const char* what, PhyReceptionStatParameters p)
 void
 ConfigureDiag(const Record& d)
 {
-    Config::SetDefault("ns3::LteEnbRrc::SrsPeriodicity", UintegerValue(d.U64("srs_ms")));
+    if (d.Str("srs_ms") != "scenario")
+    {
+        Config::SetDefault("ns3::LteEnbRrc::SrsPeriodicity", UintegerValue(d.U64("srs_ms")));
+    }
     const std::string& pc = d.Str("ul_pc");
     if (pc != "off")
     {

@@ -8,7 +8,8 @@
 //!   run duration_s= seed= slot_s= t0_s=
 //!   node idx= role=plain|pgw|enb|ue             (nodes are numbered 0..n-1 by the plan)
 //!   link idx= a= b= mtu= delay_s= rate_ab_bps= rate_ba_bps= q_ab= q_ba= loss_ab= loss_ba=
-//!        (queue limit as ns-3's QueueSize text, "100p" or "150000B")
+//!        ecn_k_ab= ecn_k_ba=   (queue limit as ns-3's QueueSize text, "100p" or "150000B"; ecn_k:
+//!        the step-marking threshold K in packets, 0 = none: see InstallMarkingQueue)
 //!   change link= dir=ab|ba at_s= rate_bps=
 //!   route node= net=link<i>|ue via_link=        (LTE plans: static routes instead of global routing)
 //!   epc, cell, rlc, ue, move                    (the LTE cell: see lte.cc)
@@ -119,7 +120,13 @@ BuildLink(World& w, const Record& r)
     // Without a queue disc, a full device queue with flow control stops the TX queue and the
     // traffic-control layer drops later packets itself (TrafficControlLayer::Send), unseen by the
     // queue's Drop trace and FlowMonitor: without flow control the device queue drops them.
-    p2p.DisableFlowControl();
+    // A marking direction needs flow control: its queue disc holds the backlog only while the
+    // stopped device queue refuses more (QueueDisc::Restart).
+    bool marking = r.U64("ecn_k_ab") > 0 || r.U64("ecn_k_ba") > 0;
+    if (!marking)
+    {
+        p2p.DisableFlowControl();
+    }
     p2p.SetChannelAttribute("Delay", TimeValue(Seconds(r.Num("delay_s"))));
     uint32_t a = r.U64("a");
     uint32_t b = r.U64("b");
@@ -132,7 +139,9 @@ BuildLink(World& w, const Record& r)
         std::string d = dirs[i];
         dev->SetDataRate(DataRate(static_cast<uint64_t>(r.Num("rate_" + d + "_bps"))));
         dev->SetMtu(static_cast<uint16_t>(r.U64("mtu")));
-        dev->GetQueue()->SetMaxSize(QueueSize(r.Str("q_" + d)));
+        // A marking direction's device queue holds one frame behind the one on the wire; the
+        // scenario's queue is the RED queue disc in front of it (InstallMarkingQueue).
+        dev->GetQueue()->SetMaxSize(QueueSize(r.U64("ecn_k_" + d) > 0 ? "1p" : r.Str("q_" + d)));
         double lossP = r.Num("loss_" + d);
         if (lossP > 0)
         {
@@ -164,6 +173,39 @@ RemoveQueueDiscs(const NetDeviceContainer& devs)
     }
 }
 
+/// The engine's step-marking drop-tail queue (link/channel.rs `marks_ce`, RFC 8257 §3.1: CE when
+/// at least K packets wait) as ns-3's DCTCP set-up does it (src/internet/doc/tcp.rst, "DCTCP"):
+/// RedQueueDisc with ECN, no hard drop, QW = 1 (the instantaneous queue, red-queue-disc.cc
+/// Estimator) and MinTh = MaxTh (not Gentle: every packet at or above MaxTh is a forced mark,
+/// DoEnqueue). The disc counts packets waiting behind the device queue's one (flow control), so
+/// K - 1 of its packets are the engine's K; its thresholds are bytes when its size is (a full
+/// MTU frame per packet), and its limit is the scenario's less that one device frame.
+void
+InstallMarkingQueue(Ptr<NetDevice> dev, const Record& r, const std::string& d)
+{
+    uint64_t k = r.U64("ecn_k_" + d);
+    if (k == 0)
+    {
+        return;
+    }
+    uint64_t mtu = r.U64("mtu");
+    QueueSize limit(r.Str("q_" + d));
+    bool bytes = limit.GetUnit() == QueueSizeUnit::BYTES;
+    double th = static_cast<double>(bytes ? (k - 1) * mtu : k - 1);
+    QueueSize discLimit(limit.GetUnit(), limit.GetValue() - (bytes ? mtu : 1));
+    TrafficControlHelper tch;
+    tch.SetRootQueueDisc("ns3::RedQueueDisc",
+                         "UseEcn", BooleanValue(true),
+                         "UseHardDrop", BooleanValue(false),
+                         "Gentle", BooleanValue(false),
+                         "QW", DoubleValue(1.0),
+                         "MinTh", DoubleValue(th),
+                         "MaxTh", DoubleValue(th),
+                         "MeanPktSize", UintegerValue(mtu),
+                         "MaxSize", QueueSizeValue(discLimit));
+    tch.Install(dev);
+}
+
 void
 ChangeRate(Ptr<PointToPointNetDevice> dev, uint64_t bps)
 {
@@ -193,6 +235,14 @@ void
 OnQueuePackets(uint64_t* maxBytes, Ptr<Queue<Packet>> q, uint32_t, uint32_t packets)
 {
     *maxBytes = std::max<uint64_t>(*maxBytes, IpBytes(q->GetNBytes(), packets));
+}
+
+/// The device's root queue disc: a marking direction's RED (InstallMarkingQueue), else none.
+Ptr<QueueDisc>
+RootDisc(Ptr<NetDevice> dev)
+{
+    auto tc = dev->GetNode()->GetObject<TrafficControlLayer>();
+    return tc ? tc->GetRootQueueDiscOnDevice(dev) : nullptr;
 }
 
 /// Cumulative per-flow and per-queue counters at each slot's end.
@@ -257,16 +307,20 @@ struct Sampler
             {
                 auto q = DynamicCast<PointToPointNetDevice>(w->links[l].Get(i))->GetQueue();
                 size_t k = 2 * l + i;
+                // A marking direction's backlog is mostly in its queue disc (IP packets).
+                Ptr<QueueDisc> disc = RootDisc(w->links[l].Get(i));
+                uint64_t bytes = IpBytes(q) + (disc ? disc->GetNBytes() : 0);
+                uint32_t packets = q->GetNPackets() + (disc ? disc->GetNPackets() : 0);
                 std::fprintf(queuesOut,
                              "%u,%d,%lld,%llu,%u,%llu,%llu\n",
                              w->linkIdx[l],
                              i,
                              static_cast<long long>(nowNs),
-                             static_cast<unsigned long long>(IpBytes(q)),
-                             q->GetNPackets(),
-                             static_cast<unsigned long long>(queueMaxBytes[k]),
+                             static_cast<unsigned long long>(bytes),
+                             packets,
+                             static_cast<unsigned long long>(std::max(queueMaxBytes[k], bytes)),
                              static_cast<unsigned long long>(queueDrops[k]));
-                queueMaxBytes[k] = IpBytes(q);
+                queueMaxBytes[k] = bytes;
             }
         }
     }
@@ -274,6 +328,12 @@ struct Sampler
 
 void
 OnQueueDrop(uint64_t* drops, Ptr<const Packet>)
+{
+    (*drops)++;
+}
+
+void
+OnDiscDrop(uint64_t* drops, Ptr<const QueueDiscItem>)
 {
     (*drops)++;
 }
@@ -292,6 +352,10 @@ WatchQueues(World& w, Sampler& s)
             q->TraceConnectWithoutContext("PacketsInQueue",
                                           MakeBoundCallback(&OnQueuePackets, &s.queueMaxBytes[k], q));
             q->TraceConnectWithoutContext("Drop", MakeBoundCallback(&OnQueueDrop, &s.queueDrops[k]));
+            if (Ptr<QueueDisc> disc = RootDisc(w.links[l].Get(i)))
+            {
+                disc->TraceConnectWithoutContext("Drop", MakeBoundCallback(&OnDiscDrop, &s.queueDrops[k]));
+            }
         }
     }
 }
@@ -459,6 +523,8 @@ BuildLinks(World& w, const Plan& p)
         ip.SetBase(LinkNetwork(r->U64("idx")), "255.255.255.0");
         w.addrs.push_back(ip.Assign(w.links.back()));
         RemoveQueueDiscs(w.links.back());
+        InstallMarkingQueue(w.links.back().Get(0), *r, "ab");
+        InstallMarkingQueue(w.links.back().Get(1), *r, "ba");
     }
     for (const Record* r : p.changes)
     {

@@ -43,8 +43,12 @@ LENA's schedulers use only floor(N_rb / P) whole RBGs of P RBs (pf-ff-mac-schedu
 cell's data frames cover those 48 (`lte_interferer_rb_share` is the share of them covered).
 
 The interfering cells' bearers use RLC UM whatever the scenario's RLC (so their UEs send no AM
-STATUS PDUs on the uplink). Their UEs do transmit on the uplink (SRS, RRC): LENA has uplink
-inter-cell interference from them, the engine none (interference.rs says it is not modelled).
+STATUS PDUs on the uplink). On the uplink their UEs send no PUSCH (no uplink data; RRC is ideal;
+PUCCH is a null-bandwidth frame: lte-ue-phy.cc "send only PUCCH (ideal: fake null bandwidth
+signal)"), only their SRS over the band every `SrsPeriodicity` (`LteUePhy::SendSrs`), which LENA's
+eNBs count as interference on their own SRS (lte-spectrum-phy.cc `StartRx`, `m_interferenceCtrl`).
+The engine's interfering cells have a loaded uplink unless `uplink_load` is idle (one UE per cell on
+the SRS and PUSCH rows, lte/channel/ul_interference.rs): a run note says which.
 """
 
 from __future__ import annotations
@@ -133,10 +137,11 @@ def interferer_lines(ch: dict, n_rbs: int, path: str) -> tuple[list[str], list[s
     n_full = sum(c["load"] == "full_buffer" for c in cells)
     cqi = "ctrl" if n_full else "pdsch"
     lines = [record("interference", cqi_sinr=cqi), *(_cell_line(i, c, n_rbs) for i, c in enumerate(cells))]
+    n_ul = sum(c["uplink_load"] != "idle" for c in cells)
     notes = [
         f"{path}: {len(cells)} interfering cells as LENA eNBs ({n_full} full-buffer with one saturated UE each, "
-        f"{len(cells) - n_full} idle); their UEs' uplink (SRS, RRC) interferes on LENA's uplink, which the engine "
-        "does not model"
+        f"{len(cells) - n_full} idle); on LENA's uplink their UEs send only SRS (no PUSCH), while the engine "
+        f"gives {n_ul} of them a loaded uplink (uplink_load, on its SRS and PUSCH rows; idle = none)"
     ]
     if 0 < n_full < len(cells):
         notes.append(

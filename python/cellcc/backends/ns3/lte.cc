@@ -2,7 +2,7 @@
 //! the EPC of PointToPointEpcHelper. lte.py makes the records and explains the mapping:
 //!
 //!   epc  s1u_rate_bps= s1u_delay_s= s1u_mtu=
-//!   cell enb= rbs= scheduler= harq=0|1 ctrl_errors=0|1 cqi_period_s= dl_earfcn= ul_earfcn=
+//!   cell enb= rbs= scheduler= harq=0|1 ctrl_errors=0|1 cqi_period_s= dl_earfcn= ul_earfcn= srs_period_ms=
 //!   rlc  mode=um|am tx_buffer_bytes= t_reordering_s= [t_poll_retransmit_s= t_status_prohibit_s=]
 //!   ue   idx= node= distance_m= angle_rad= tx_power_dbm=
 //!   move ue= at_s= distance_m=                  (the UE steps radially: a new SINR)
@@ -218,6 +218,7 @@ ConfigureLte(const Record& cell, const Record& rlc, const Record* chan)
     }
     Config::SetDefault("ns3::LteSpectrumPhy::CtrlErrorModelEnabled", BooleanValue(cell.Str("ctrl_errors") == "1"));
     Config::SetDefault("ns3::LteUePhy::DownlinkCqiPeriodicity", TimeValue(Seconds(cell.Num("cqi_period_s"))));
+    Config::SetDefault("ns3::LteEnbRrc::SrsPeriodicity", UintegerValue(cell.U64("srs_period_ms")));
 }
 
 LteCell*

@@ -29,7 +29,8 @@ Mapping (ns-3 3.44, src/lte):
 - UEs attach (ideal RRC) during a warm-up before the scenario's t = 0 (`ATTACH_WARMUP_S`); every
   time in the plan and the tables is scenario time.
 
-Refused (no LENA counterpart): more than one cell, RLC TM, UM with 5-bit SNs, AM polling and
+Refused (no LENA counterpart): an `uplink.srs_period_ms` shorter than the cell has UEs (LENA gives
+each UE its own SRS subframe), more than one cell, RLC TM, UM with 5-bit SNs, AM polling and
 maxRetx settings other than ns-3's hard-coded ones (lte-rlc-am.cc constructor), HARQ other than
 0 or 3 retransmissions, per-RB SINR CSVs, links to a UE or (other than S1-U) to the eNB, and
 per-UE RLC settings that differ (ns-3 sets them per eNB RRC / as attribute defaults).
@@ -86,6 +87,9 @@ NS3_UM_SN_BITS = 10
 NS3_UL_GRANT_DELAY_MS = 4
 #: ns-3.44 lte-enb-rrc.cc attribute LteEnbRrc::SrsPeriodicity default (ms), the engine's default too.
 NS3_SRS_PERIOD_MS = 40
+#: LteEnbRrc::SrsPeriodicity's accepted values (lte-enb-rrc.cc g_srsPeriodicity), the engine's
+#: `uplink.srs_period_ms` values too (TS 36.213 Table 8.2-1).
+NS3_SRS_PERIODS_MS = (2, 5, 10, 20, 40, 80, 160, 320)
 #: Engine CQI reporting delay default (scenario/lte.rs CqiSpec::delay_ms); LENA's is its fixed pipeline.
 ENGINE_CQI_DELAY_MS = 4
 
@@ -217,8 +221,7 @@ def _cell_line(c: dict, path: str, enb_idx: int, n_rbs: int, earfcns: tuple[int,
     uplink = c.get("uplink") or {}
     if uplink.get("grant_delay_ms", NS3_UL_GRANT_DELAY_MS) != NS3_UL_GRANT_DELAY_MS:
         raise NotSupported(f"{path}.uplink.grant_delay_ms", uplink["grant_delay_ms"], "4 (UL_PUSCH_TTIS_DELAY)")
-    if uplink.get("srs_period_ms", NS3_SRS_PERIOD_MS) != NS3_SRS_PERIOD_MS:
-        raise NotSupported(f"{path}.uplink.srs_period_ms", uplink["srs_period_ms"], "40 (LteEnbRrc::SrsPeriodicity)")
+    srs_period_ms = _srs_period_ms(uplink, len(c.get("ues") or ()), path)
     return record(
         "cell",
         enb=enb_idx,
@@ -229,7 +232,25 @@ def _cell_line(c: dict, path: str, enb_idx: int, n_rbs: int, earfcns: tuple[int,
         cqi_period_s=float(cqi.get("period_ms", 1)) / 1e3,
         dl_earfcn=earfcns[0],
         ul_earfcn=earfcns[1],
+        srs_period_ms=srs_period_ms,
     )
+
+
+def _srs_period_ms(uplink: dict, n_ues: int, path: str) -> int:
+    """The cell's SRS period for `LteEnbRrc::SrsPeriodicity`. LENA gives each UE its own SRS
+    offset and stops with "too many UEs ... for current SRS periodicity" when a cell has more UEs
+    than the period has subframes (lte-enb-rrc.cc GetNewSrsConfigurationIndex); the engine lets
+    them share offsets, so such a cell is refused here rather than run differently."""
+    period = int(uplink.get("srs_period_ms", NS3_SRS_PERIOD_MS))
+    if period not in NS3_SRS_PERIODS_MS:
+        raise NotSupported(f"{path}.uplink.srs_period_ms", period, f"one of {NS3_SRS_PERIODS_MS}")
+    if n_ues > period:
+        raise NotSupported(
+            f"{path}.uplink.srs_period_ms",
+            period,
+            f"at least the cell's {n_ues} UEs (LteEnbRrc gives each UE its own SRS subframe)",
+        )
+    return period
 
 
 def sinr_points(sinr: dict, path: str, duration_s: float, base_dir: Path) -> list[tuple[float, float]]:

@@ -6,10 +6,12 @@ Mapping (ns-3 3.44):
 - nodes -> `Node` with the internet stack; links -> `PointToPointHelper` (rate per direction via
   `PointToPointNetDevice::SetDataRate`, one `PointToPointChannel` Delay for both directions, MTU),
   the device's `DropTailQueue<Packet>` MaxSize in packets or bytes (the default pfifo_fast queue
-  disc is uninstalled), Bernoulli loss -> `RateErrorModel` (per packet) at the receiving device,
-  `rate_changes` -> scheduled `SetDataRate`; routes by `Ipv4GlobalRoutingHelper`, or, with an
-  LTE cell, static routes computed here (shortest path in hops, lowest link index first): ns-3's
-  global routing asserts on LENA's devices (GlobalRouter::DiscoverLSAs, "unknown link type").
+  disc is uninstalled; a CE-marking queue, `ecn_threshold_packets` K, is a `RedQueueDisc` step in
+  front of a one-frame device queue: driver.cc InstallMarkingQueue), Bernoulli loss ->
+  `RateErrorModel` (per packet) at the receiving device, `rate_changes` -> scheduled
+  `SetDataRate`; routes by `Ipv4GlobalRoutingHelper`, or, with an LTE cell, static routes
+  computed here (shortest path in hops, lowest link index first): ns-3's global routing asserts
+  on LENA's devices (GlobalRouter::DiscoverLSAs, "unknown link type").
 - the LTE cell -> LENA and its EPC: see lte.py.
 - flows -> the driver's own sender (bulk, finite, rate-limited over TCP; CBR over UDP) and sink;
   CCAs by TypeId (`NS3_CCAS`); TCP options as `TcpSocket`/`TcpSocketBase` attributes.
@@ -84,6 +86,11 @@ RTO_NOTE = (
     "tcp.rto_estimator unset: the engine defaults to Linux's RTO estimator, ns-3 computes RFC 6298's; "
     'set tcp.rto_estimator = "rfc6298" to run both the same way'
 )
+#: Said when a queue CE-marks (queue.ecn_threshold_packets): how ns-3 realises it, and what it does not count.
+MARKING_NOTE = (
+    "a CE-marking queue runs as ns-3's RedQueueDisc step (MinTh = MaxTh = K - 1 packets behind the "
+    "device's one-frame queue, QW 1, ECN, no hard drop); CE marks per flow are not counted (NaN)"
+)
 
 
 @dataclass
@@ -126,15 +133,29 @@ def _set(d: dict | None) -> dict:
 
 def _queue_size(q: dict | None, path: str) -> str:
     q = _set(q) or {"kind": "drop_tail", **DEFAULT_QUEUE}
-    if q.get("ecn_threshold_packets") is not None:
-        raise NotSupported(
-            f"{path}.queue.ecn_threshold_packets",
-            q["ecn_threshold_packets"],
-            "none (the device's DropTailQueue does not CE-mark; ns-3 marks only in RED/CoDel queue discs)",
-        )
     if q.get("limit_bytes") is not None:
         return f"{int(q['limit_bytes'])}B"
     return f"{int(q.get('limit_packets', DEFAULT_QUEUE['limit_packets']))}p"
+
+
+#: The smallest step-marking threshold RED can realise: RedQueueDisc::DoEnqueue marks only with
+#: more than one packet in the disc, which holds the packets behind the device queue's one.
+MIN_ECN_THRESHOLD_PACKETS = 3
+
+
+def _ecn_k(q: dict | None, path: str) -> int:
+    """The step-marking threshold K (packets; 0 = the queue does not mark). ns-3 marks only in a
+    queue disc: driver.cc InstallMarkingQueue maps K to a RedQueueDisc step at K - 1."""
+    k = _set(q).get("ecn_threshold_packets")
+    if k is None:
+        return 0
+    if k < MIN_ECN_THRESHOLD_PACKETS:
+        raise NotSupported(
+            f"{path}.queue.ecn_threshold_packets",
+            k,
+            f">= {MIN_ECN_THRESHOLD_PACKETS} packets (RedQueueDisc marks only with more than one packet in the disc)",
+        )
+    return int(k)
 
 
 def _direction(link: dict, name: str) -> dict:
@@ -179,6 +200,7 @@ def _link_lines(i: int, link: dict, node_index: dict[str, int]) -> list[str]:
     for d, tag, name in ((fwd, "ab", "forward"), (rev, "ba", "reverse")):
         fields[f"rate_{tag}_bps"] = float(d["rate_mbps"]) * 1e6
         fields[f"q_{tag}"] = _queue_size(d["queue"], f"{path}.{name}")
+        fields[f"ecn_k_{tag}"] = _ecn_k(d["queue"], f"{path}.{name}")
         fields[f"loss_{tag}"] = _loss_p(d["loss"], f"{path}.{name}")
         for change in d["rate_changes"] or []:
             lines.append(
@@ -358,6 +380,9 @@ def plan(sc: dict, seed: int | None = None, base_dir: Path | None = None) -> Ns3
         flows.append(info)
     text = "\n".join(lines) + "\n"
     notes = [*(cell.notes if cell else []), *_rto_note(sc)]
+    link_fields = [ln.split() for ln in lines if ln.startswith("link ")]
+    if any(f"ecn_k_{d}=0" not in words for words in link_fields for d in ("ab", "ba")):
+        notes.append(MARKING_NOTE)
     if not cell:
         return Ns3Plan(text, duration, slot_ms, seed, flows, names, notes)
     c = sc["cells"][0]

@@ -15,7 +15,8 @@ Definitions, where ns-3 measures something its own way:
 - `timeseries`: FlowMonitor's counters read at every slot end and differenced; cwnd is the last
   CongestionWindow value at or before the slot's end; rtt_ms the mean of the slot's RTT samples.
 - `queues`: every link direction's device DropTailQueue at slot ends (ns-3 counts the queue only,
-  not the packet being serialised); drops per slot from the queue's Drop trace. The EPC's own
+  not the packet being serialised), plus a CE-marking direction's RED queue disc; drops per slot
+  from the queues' Drop traces. The EPC's own
   links (S1-U, S5) are ns-3's, not in the table.
 - `lte` (with a cell): per UE, direction and slot, from LENA's traces (lte.cc): `tbs` (TBs
   received, HARQ retransmissions included), `mcs_mean`, `phy_throughput_bps` (bits of decoded TBs),
@@ -48,7 +49,7 @@ from ..tcp_info import CA_STATES
 from .build import driver_binary
 from .channel import FADING_FILE, FadingTrace
 from .interferers import interference_summary
-from .plan import NotSupported, Ns3Plan, plan
+from .plan import MARKING_NOTE, NotSupported, Ns3Plan, plan
 
 NAN = float("nan")
 NS_PER_S = 1e9
@@ -67,8 +68,8 @@ DIAG_OPTIONS = {
     "fading": ("both", "dl", "none"),
     "ul_pc": ("off", "open", "closed"),
     "ul_cqi": ("srs", "pusch"),
-    # LteEnbRrc::SrsPeriodicity's default first, then its other values for one UE (lte-enb-rrc.cc).
-    "srs_ms": ("40", "2", "5", "10", "20", "80"),
+    # LteEnbRrc::SrsPeriodicity (lte-enb-rrc.cc): the scenario's `uplink.srs_period_ms` unless set.
+    "srs_ms": ("scenario", "2", "5", "10", "20", "40", "80"),
 }
 
 
@@ -145,6 +146,7 @@ def _flow_ids(p: Ns3Plan, idx: pd.Series) -> pd.Series:
 
 def flows_table(p: Ns3Plan, raw: pd.DataFrame, rtt: pd.DataFrame) -> pd.DataFrame:
     rows = []
+    marking = MARKING_NOTE in p.notes
     by_idx = raw.set_index("idx")
     for f in p.flows:
         if f.index not in by_idx.index:
@@ -172,9 +174,9 @@ def flows_table(p: Ns3Plan, raw: pd.DataFrame, rtt: pd.DataFrame) -> pd.DataFram
                 "mean_jitter_ms": r["jitter_sum_ns"] / (r["rx_packets"] - 1) / 1e6 if r["rx_packets"] > 1 else NAN,
                 "retransmits": int(r["retransmits"]),
                 "timeouts": int(r["timeouts"]),
-                # The plan refuses CE-marking queues: nothing is marked.
-                "ecn_marked_packets": 0,
-                "ecn_reductions": 0,
+                # With a CE-marking queue (plan.MARKING_NOTE) the driver does not count marks per flow.
+                "ecn_marked_packets": NAN if marking else 0,
+                "ecn_reductions": NAN if marking else 0,
                 "rtt_mean_ms": float(rtts.mean()) if len(rtts) else NAN,
                 "rtt_p50_ms": percentile(rtts, 0.5),
                 "rtt_p95_ms": percentile(rtts, 0.95),

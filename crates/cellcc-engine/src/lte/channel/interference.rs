@@ -14,8 +14,8 @@
 //! every cell, loaded or not, so it always sees full interference (seed 004).
 //! Interfering links get path loss and shadowing (each link its own Gudmundson process) but
 //! no fast fading: summed over many interferers the fast fading averages out, and it would
-//! multiply the cost per TTI by the number of sites. Uplink interference (from UEs of
-//! neighbour cells) is not modelled. Each site's antenna pattern ([`super::antenna`]) weighs
+//! multiply the cost per TTI by the number of sites. Uplink interference from the neighbour
+//! cells' UEs: [`super::ul_interference`]. Each site's antenna pattern ([`super::antenna`]) weighs
 //! its power towards the UE.
 
 use super::antenna::{Antenna, FloorCone};

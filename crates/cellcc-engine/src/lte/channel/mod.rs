@@ -8,7 +8,8 @@
 //!  hst.rs: TS 36.101 B.3 Doppler shift f_s(t), residual after tracking ───────────► ICI share
 //!
 //!  DL gamma_k = (P_enb / N_rb) g_serving |H_k|^2 / (N_rb,UE + sum_i (P_i / N_rb) g_i 1[i serves k])
-//!  UL gamma_k = (P_ue(M) / M) g_serving |H_k|^2 /  N_rb,eNB   (power_control.rs: SRS M = N_rb, PUSCH M = grant)
+//!  UL gamma_k = (P_ue(M) / M) g_serving |H_k|^2 / (N_rb,eNB + sum_j P_j,rb g_j 1[UE j sends on RB k])
+//!             (power_control.rs: SRS M = N_rb, PUSCH M = grant; ul_interference.rs: UE j of interfering cell j)
 //!  SINR_k = a gamma_k / (1 + (1 - a) gamma_k)    (ici.rs: a = share kept by the subcarrier)
 //! ```
 //! Simplifications (each a modelling choice, stated once here):
@@ -20,6 +21,8 @@
 //! - UL and DL share the shadowing (large-scale reciprocity) but have independent
 //!   fast fading (the FDD duplex gap is far wider than the coherence bandwidth).
 //! - Interferers and their loads: see [`interference`]. Control region: full interference on every RB.
+//! - Uplink interference: one UE per interfering cell, static, large-scale only, at the cell's
+//!   `uplink_load` ([`ul_interference`]); the same on the SRS and the PUSCH rows.
 //! - Small-scale channel (multipath or HST) and its inter-carrier interference: [`small_scale`].
 //! - Antennas: isotropic or the parabolic sector pattern, horizontal plane only (no tilt).
 //! - Path loss, shadowing and interference are sampled every [`LARGE_SCALE_STEP_NS`],
@@ -28,7 +31,8 @@
 //! Randomness: per UE `i`, keyed streams `"{label}:channel:ue{i}:{mobility|fading:dl|fading:ul|
 //! shadowing:serving|shadowing:interferer{j}}"`, so adding a UE at the end of the list leaves
 //! the other UEs' channels unchanged; per interferer `j`, `"{label}:channel:interferer{j}:load"`
-//! places a fractional load's RBs (shared by every UE).
+//! places a fractional load's RBs (shared by every UE), and `...:interferer{j}:{ul_ue|ul_shadowing|ul_load}`
+//! its uplink UE's position, shadowing and RBs.
 
 pub mod antenna;
 pub mod calibration;
@@ -47,6 +51,7 @@ pub mod small_scale;
 pub mod spec;
 pub mod sweep;
 pub mod trace;
+pub mod ul_interference;
 
 use self::antenna::{hex_layout_cells, Antenna};
 use self::fading::{FadingProcess, RbSteering, TapProfile, FADING_STEP_NS};
@@ -60,6 +65,7 @@ use self::power_control::UlPower;
 use self::shadowing::{Shadowing, SHADOWING_STEP_NS};
 use self::small_scale::{tap_profile, LinkFading};
 use self::spec::{AntennaSpec, ChannelSpec, UePlacement, DEFAULT_UE_TX_POWER_DBM};
+use self::ul_interference::{UeArea, UlRow, UplinkInterference};
 use super::sap::{LinkDir, UeIndex};
 use super::sinr::{PuschGrant, SinrSource};
 use crate::error::ScenarioError;
@@ -142,6 +148,8 @@ pub struct ChannelSinr {
     steering: Option<RbSteering>,
     /// Per interferer: where a fractional load's RBs lie in each TTI.
     pickers: Vec<RbPicker>,
+    /// The other cells' UEs as the serving eNB receives them.
+    ul_interference: UplinkInterference,
     /// Scratch: per-RB linear SINR, and per-RB data-region interference, mW.
     gains: Vec<f64>,
     interference_rb_mw: Vec<f64>,
@@ -172,7 +180,9 @@ impl ChannelSinr {
             dl_noise_rb_mw: dbm_to_mw(noise_per_rb_dbm(spec.ue_noise_figure_db)),
             ul_noise_rb_mw: dbm_to_mw(noise_per_rb_dbm(enb.noise_figure_db)),
         };
-        (d.interferers, d.loads) = interferer_sites(spec).into_iter().unzip();
+        let cells = interfering_cells(spec);
+        let ul_interference = UplinkInterference::new(spec, &cells, &d.serving, seed, label);
+        (d.interferers, d.loads) = cells.iter().map(interferer_site).unzip();
         let n_interferers = d.interferers.len();
         let ues = ues
             .iter()
@@ -192,6 +202,7 @@ impl ChannelSinr {
             profile: tap_profile(spec.fading.profile),
             steering: None,
             pickers,
+            ul_interference,
             gains: Vec::new(),
             interference_rb_mw: Vec::new(),
         })
@@ -247,7 +258,16 @@ impl ChannelSinr {
             (LinkDir::Uplink, _) => {
                 // The sounding reference signal spans the band (ns-3 `LteUePhy::SendSrs`).
                 let srs_rb_mw = dbm_to_mw(d.ul_power.srs_per_prb_dbm(large.path_loss_db(), self.gains.len() as u32));
-                self.gains.fill(srs_rb_mw * large.ul_gain / d.ul_noise_rb_mw);
+                let signal_rb_mw = srs_rb_mw * large.ul_gain;
+                let step = now.as_ns() / LARGE_SCALE_STEP_NS;
+                match self.ul_interference.row(&d.ul_power, self.gains.len(), step) {
+                    UlRow::Flat(i_mw) => self.gains.fill(signal_rb_mw / (d.ul_noise_rb_mw + i_mw)),
+                    UlRow::PerRb(i_mw) => {
+                        for (g, i) in self.gains.iter_mut().zip(i_mw) {
+                            *g = signal_rb_mw / (d.ul_noise_rb_mw + i);
+                        }
+                    }
+                }
             }
         }
         u.fading[dir_index(dir)].apply(now.as_ns(), self.steering.as_ref(), &mut self.gains);
@@ -264,42 +284,64 @@ pub struct InterferingCell {
     pub tx_power_dbm: f64,
     pub antenna: AntennaSpec,
     pub load: InterfererLoad,
+    /// Its UE's uplink load (the spec's `uplink_load`, default `load`) and where that UE is dropped.
+    pub uplink_load: InterfererLoad,
+    pub ue_area: UeArea,
 }
 
 /// Every interfering cell of `spec`, in the order the channel indexes them.
 pub fn interfering_cells(spec: &ChannelSpec) -> Vec<InterferingCell> {
     let enb = &spec.enb;
-    let listed = spec.interferers.iter().map(|f| InterferingCell {
-        xy_m: f.position_m,
-        height_m: f.height_m.unwrap_or(enb.height_m),
-        tx_power_dbm: f.tx_power_dbm.unwrap_or(enb.tx_power_dbm),
-        antenna: f.antenna,
-        load: f.load,
+    let listed = spec.interferers.iter().map(|f| {
+        // Its distance to the serving eNB stands for its cell's ISD ([`UeArea`]).
+        let to_serving_m = [enb.position_m[0] - f.position_m[0], enb.position_m[1] - f.position_m[1]];
+        let isd_m = to_serving_m[0].hypot(to_serving_m[1]);
+        InterferingCell {
+            xy_m: f.position_m,
+            height_m: f.height_m.unwrap_or(enb.height_m),
+            tx_power_dbm: f.tx_power_dbm.unwrap_or(enb.tx_power_dbm),
+            antenna: f.antenna,
+            load: f.load,
+            uplink_load: f.uplink_load.unwrap_or(f.load),
+            ue_area: ue_area(f.position_m, &f.antenna, to_serving_m[1].atan2(to_serving_m[0]), isd_m),
+        }
     });
     let layout = spec.hex_layout.iter().flat_map(|l| {
-        hex_layout_cells(enb.position_m, l).into_iter().map(move |c| InterferingCell {
-            xy_m: c.xy_m,
-            height_m: enb.height_m,
-            tx_power_dbm: enb.tx_power_dbm,
-            antenna: match c.orientation_deg {
+        hex_layout_cells(enb.position_m, l).into_iter().map(move |c| {
+            let antenna = match c.orientation_deg {
                 None => AntennaSpec::Isotropic,
                 Some(o) => AntennaSpec::Parabolic {
                     orientation_deg: o,
                     beamwidth_deg: l.beamwidth_deg,
                     max_attenuation_db: l.max_attenuation_db,
                 },
-            },
-            load: l.load,
+            };
+            InterferingCell {
+                xy_m: c.xy_m,
+                height_m: enb.height_m,
+                tx_power_dbm: enb.tx_power_dbm,
+                antenna,
+                load: l.load,
+                uplink_load: l.uplink_load.unwrap_or(l.load),
+                // The grid's neighbours lie every 60 degrees from 0 (antenna.rs `hex_sites`).
+                ue_area: ue_area(c.xy_m, &antenna, 0.0, l.isd_m),
+            }
         })
     });
     listed.chain(layout).collect()
 }
 
-fn interferer_sites(spec: &ChannelSpec) -> Vec<(Site, InterfererLoad)> {
-    interfering_cells(spec)
-        .into_iter()
-        .map(|c| (Site::new(c.xy_m, c.height_m, c.tx_power_dbm, Antenna::from_spec(&c.antenna)), c.load))
-        .collect()
+/// The hexagon of a cell whose antenna is at `xy_m` (a sector's if `antenna` is parabolic, else
+/// an omni site's with a flat side towards `towards_rad`), for an inter-site distance `isd_m`.
+fn ue_area(xy_m: [f64; 2], antenna: &AntennaSpec, towards_rad: f64, isd_m: f64) -> UeArea {
+    match *antenna {
+        AntennaSpec::Parabolic { orientation_deg, .. } => UeArea::sector(xy_m, orientation_deg.to_radians(), isd_m),
+        AntennaSpec::Isotropic => UeArea::omni(xy_m, towards_rad, isd_m),
+    }
+}
+
+fn interferer_site(c: &InterferingCell) -> (Site, InterfererLoad) {
+    (Site::new(c.xy_m, c.height_m, c.tx_power_dbm, Antenna::from_spec(&c.antenna)), c.load)
 }
 
 /// The engine's wideband downlink SINR of one UE at `placement` at t = 0, dB: the data region
@@ -486,8 +528,8 @@ impl SinrSource for ChannelSinr {
     }
 
     fn pusch_offset_db(&mut self, ue: UeIndex, now: SimTime, grant: PuschGrant) -> f64 {
-        // Same path, fading and noise as the SRS row (no uplink interference): only the power per
-        // PRB differs, the PUSCH's over `grant` PRBs less the SRS's over the band.
+        // Same path, fading, noise and other-cell interference as the SRS row (the interference
+        // per RB does not depend on this UE's grant): only the power per PRB differs, the PUSCH's over `grant` PRBs less the SRS's over the band.
         let pl_db = self.ues[ue.index()].large_scale(&self.d, now.as_ns()).path_loss_db();
         let power = &self.d.ul_power;
         power.pusch_per_prb_dbm(pl_db, grant.prbs) - power.srs_per_prb_dbm(pl_db, self.gains.len() as u32)

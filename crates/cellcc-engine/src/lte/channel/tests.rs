@@ -74,22 +74,30 @@ fn a_far_ue_caps_at_p_cmax_and_a_small_grant_gains_what_the_band_spread_lost() {
 
 #[test]
 fn an_equidistant_equal_power_interferer_caps_the_sinr_near_zero_db() {
-    let spec = ChannelSpec {
-        interferers: vec![isotropic_interferer([200.0, 0.0], InterfererLoad::FullBuffer)],
-        ..flat_spec()
+    let interferer = InterfererSpec {
+        uplink_load: Some(InterfererLoad::Idle),
+        ..isotropic_interferer([200.0, 0.0], InterfererLoad::FullBuffer)
     };
+    let spec = ChannelSpec { interferers: vec![interferer], ..flat_spec() };
     let mut ch = ChannelSinr::new(&spec, &[ue_at(100.0, 0.0)], 1, "cell0").unwrap();
     // S = I = -62.8716 dBm per RB; N = -112.4473 dBm: SINR = -10 log10(1 + N/S) = -4.8e-5 dB.
     let dl = sinr(&mut ch, 0, LinkDir::Downlink, 0, 25);
     assert!(dl.iter().all(|&x| x.abs() < 1e-3 && x < 0.0), "{dl:?}");
-    // No uplink interference is modelled: UL is as without the interferer (the friis test above).
+    // Its uplink is idle: UL is as without the interferer (the friis test above).
     let ul = sinr(&mut ch, 0, LinkDir::Uplink, 0, 25);
     assert!((ul[0] - 37.3166).abs() < 1e-3);
 }
 
 /// An isotropic neighbour eNB at `position_m` with the serving eNB's height and power.
 fn isotropic_interferer(position_m: [f64; 2], load: InterfererLoad) -> InterfererSpec {
-    InterfererSpec { position_m, height_m: None, tx_power_dbm: None, antenna: AntennaSpec::Isotropic, load }
+    InterfererSpec {
+        position_m,
+        height_m: None,
+        tx_power_dbm: None,
+        antenna: AntennaSpec::Isotropic,
+        load,
+        uplink_load: None,
+    }
 }
 
 fn one_interferer(load: InterfererLoad) -> ChannelSpec {
@@ -130,6 +138,7 @@ fn the_interfering_cells_are_the_listed_ones_then_the_layout_with_the_serving_en
         max_attenuation_db: 20.0,
         sector_offset_m: 0.5,
         load: InterfererLoad::Idle,
+        uplink_load: None,
     };
     let listed =
         InterfererSpec { tx_power_dbm: Some(40.0), ..isotropic_interferer([900.0, 0.0], InterfererLoad::FullBuffer) };
@@ -432,6 +441,7 @@ fn seed004_variants(pathloss: PathLossSpec) -> [ChannelSpec; 3] {
             max_attenuation_db: 20.0,
             sector_offset_m: 0.5,
             load: InterfererLoad::FullBuffer,
+            uplink_load: None,
         }),
         ..alone.clone()
     };

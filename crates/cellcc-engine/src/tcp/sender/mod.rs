@@ -293,6 +293,8 @@ impl TcpSender {
             is_cwnd_limited: is_cwnd_limited || self.cwnd_blocked,
             app_limited: self.rate.is_app_limited(),
             ca_state: self.ca_state,
+            pacing_rate_bps: self.sk_pacing_rate_bps(),
+            paced: self.pacing_rate_bps().is_some(),
         }
     }
 
@@ -530,6 +532,16 @@ impl TcpSender {
             (_, Some(r)) => Some(r.max(1)),
             (Pacing::On, None) => Some(self.default_pacing_rate_bps()),
             (Pacing::Auto, None) => None,
+        }
+    }
+
+    /// Linux `sk_pacing_rate`: the algorithm's rate, else `tcp_update_pacing_rate`'s, which
+    /// tcp_cong_control keeps current even when nothing paces (HyStart reads it); 0 before an RTT sample.
+    fn sk_pacing_rate_bps(&self) -> u64 {
+        match (self.cc.pacing_rate_bps(), self.rtt.srtt()) {
+            (Some(r), _) => r,
+            (None, Some(_)) => self.default_pacing_rate_bps(),
+            (None, None) => 0,
         }
     }
 
