@@ -498,6 +498,7 @@ mod tests {
                 tx_power_dbm: None,
                 antenna: AntennaSpec::Isotropic,
                 load: InterfererLoad::FullBuffer,
+                uplink_load: None,
             }
         };
         let spec = ChannelSpec {
