@@ -66,6 +66,13 @@ fn row(ch: &mut ChannelSinr, t_ms: u64, n_rb: usize) -> Vec<f64> {
     out
 }
 
+/// [`row`] as linear SINR, what the PHY reads.
+fn row_lin(ch: &mut ChannelSinr, t_ms: u64, n_rb: usize) -> Vec<f64> {
+    let mut out = vec![0.0; n_rb];
+    ch.per_rb_sinr_lin(UeIndex(0), LinkDir::Downlink, SimTime(t_ms * NS_PER_MS), &mut out);
+    out
+}
+
 fn geometry() {
     let case = match std::env::args().nth(4).as_deref() {
         Some("open") => CalibrationCase { wrap_around: false, ..TR36814_CASE1 },
@@ -139,12 +146,14 @@ fn walk() {
                 let mut still =
                     ChannelSinr::new(&walk_spec(&pl, layout, false), &[ue_at(d)], seed, "walk").expect("valid");
                 let r = row(&mut still, 0, WALK_RBS);
+                let r_lin = row_lin(&mut still, 0, WALK_RBS);
                 let mut faded =
                     ChannelSinr::new(&walk_spec(&pl, layout, true), &[ue_at(d)], seed, "walk").expect("valid");
-                let p_epa =
-                    (0..WALK_FADED_TTIS).map(|t| pcfich_pdcch_error_rate(&row(&mut faded, t, WALK_RBS))).sum::<f64>()
-                        / WALK_FADED_TTIS as f64;
-                println!("{d},{name},{layout_name},{:.3},{:.5},{:.5}", r[0], pcfich_pdcch_error_rate(&r), p_epa);
+                let p_epa = (0..WALK_FADED_TTIS)
+                    .map(|t| pcfich_pdcch_error_rate(&row_lin(&mut faded, t, WALK_RBS)))
+                    .sum::<f64>()
+                    / WALK_FADED_TTIS as f64;
+                println!("{d},{name},{layout_name},{:.3},{:.5},{:.5}", r[0], pcfich_pdcch_error_rate(&r_lin), p_epa);
             }
         }
     }

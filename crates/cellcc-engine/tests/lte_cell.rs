@@ -62,7 +62,7 @@ fn run(v: &Value, seed: u64) -> RunOutput {
 fn phy_rate_bps(sinr_db: f64, n_rb: u32) -> (f64, f64) {
     let mcs = phy::mcs_from_cqi(phy::wideband_cqi_flat(sinr_db, n_rb));
     let tbs = phy::tbs_bits(LinkDir::Downlink, mcs, n_rb);
-    let bler = phy::tb_bler(mcs, tbs, RbMask::range(0, n_rb), &vec![sinr_db; n_rb as usize]);
+    let bler = phy::tb_bler(mcs, tbs, RbMask::range(0, n_rb), &vec![10f64.powf(sinr_db / 10.0); n_rb as usize]);
     (tbs as f64 * 1000.0, bler)
 }
 

@@ -6,6 +6,7 @@
 //! geometric channel (path loss, shadowing, fading, interference) is
 //! [`super::channel`] and implements the same trait.
 
+use super::channel::db::lin_to_db;
 use super::sap::{LinkDir, UeIndex};
 use crate::sim::SimTime;
 
@@ -18,11 +19,20 @@ pub struct PuschGrant {
 
 /// Per-RB SINR for the UEs of one cell.
 pub trait SinrSource {
-    /// Fill `out[rb]` with the SINR (dB) of RB `rb` for `ue` in `dir` during the TTI starting at `now`.
+    /// Fill `out[rb]` with the linear SINR (a power ratio) of RB `rb` for `ue` in `dir` during
+    /// the TTI starting at `now`: what the PHY reads (its MIESM tables are indexed by linear
+    /// SINR, so a channel that computes powers never converts to dB on the hot path).
     /// `out.len()` is the cell's number of RBs. Calls come in non-decreasing `now` per UE.
     /// The uplink row is the sounding reference signal's, sent over the whole band: what the
     /// eNB measures for link adaptation.
-    fn per_rb_sinr_db(&mut self, ue: UeIndex, dir: LinkDir, now: SimTime, out: &mut [f64]);
+    fn per_rb_sinr_lin(&mut self, ue: UeIndex, dir: LinkDir, now: SimTime, out: &mut [f64]);
+
+    /// [`Self::per_rb_sinr_lin`]'s row in dB, for outputs (SINR traces, reports). The default
+    /// converts the linear row (`channel::db::lin_to_db`, within 1e-13 dB of `10 log10`).
+    fn per_rb_sinr_db(&mut self, ue: UeIndex, dir: LinkDir, now: SimTime, out: &mut [f64]) {
+        self.per_rb_sinr_lin(ue, dir, now, out);
+        out.iter_mut().for_each(|x| *x = lin_to_db(*x));
+    }
 
     /// How far (dB) a PUSCH over `grant` sits above the SRS row on each of its PRBs: a source
     /// that models the UE's power control puts the PUSCH's power on the grant's PRBs, the SRS's
@@ -35,7 +45,7 @@ pub trait SinrSource {
     /// SINR of the downlink control region (PCFICH/PDCCH) for `ue` at `now`, dB.
     fn control_sinr_db(&mut self, ue: UeIndex, now: SimTime) -> f64;
 
-    /// A name for the row [`Self::per_rb_sinr_db`] would give now: two calls for the same UE and
+    /// A name for the row [`Self::per_rb_sinr_lin`] would give now: two calls for the same UE and
     /// direction that return the same id return the same row, so the PHY may reuse what it
     /// derived from it. `None` (the default) when the source cannot tell cheaply.
     fn row_id(&mut self, _ue: UeIndex, _dir: LinkDir, _now: SimTime) -> Option<u64> {
@@ -49,6 +59,8 @@ pub struct SinrSeries {
     times: Vec<SimTime>,
     /// Row-major: `width` values per row (1 = wideband).
     values_db: Vec<f64>,
+    /// `values_db` as linear power ratios (converted once, when read).
+    values_lin: Vec<f64>,
     width: usize,
     /// Index of the row in force at the last lookup (calls come in time order).
     cursor: usize,
@@ -65,7 +77,7 @@ impl SinrSeries {
             return Err(format!("header {header:?}: expected `t_s,sinr_db` or `t_s,rb0,rb1,…`"));
         }
         let width = cols.len() - 1;
-        let mut s = SinrSeries { times: Vec::new(), values_db: Vec::new(), width, cursor: 0 };
+        let mut s = SinrSeries { times: Vec::new(), values_db: Vec::new(), values_lin: Vec::new(), width, cursor: 0 };
         for (n, line) in lines {
             s.push_row(line).map_err(|e| format!("line {}: {e}", n + 1))?;
         }
@@ -87,7 +99,9 @@ impl SinrSeries {
         }
         self.times.push(SimTime::from_secs_f64(t_s));
         for f in &fields[1..] {
-            self.values_db.push(num(f)?);
+            let db = num(f)?;
+            self.values_db.push(db);
+            self.values_lin.push(db_to_linear(db));
         }
         Ok(())
     }
@@ -114,16 +128,31 @@ impl SinrSeries {
         self.cursor
     }
 
-    /// Fill `out` with the row in force at `now`; a wideband row fills every RB.
+    /// Fill `out` with the row in force at `now` (dB); a wideband row fills every RB.
     pub fn fill(&mut self, now: SimTime, out: &mut [f64]) {
-        let width = self.width;
-        let row = self.row_at(now);
-        if width == 1 {
-            out.fill(row[0]);
-        } else {
-            out.copy_from_slice(&row[..out.len()]);
-        }
+        let i = self.row_index(now);
+        fill_row(&self.values_db[i * self.width..(i + 1) * self.width], out);
     }
+
+    /// [`Self::fill`] with linear power ratios.
+    pub fn fill_lin(&mut self, now: SimTime, out: &mut [f64]) {
+        let i = self.row_index(now);
+        fill_row(&self.values_lin[i * self.width..(i + 1) * self.width], out);
+    }
+}
+
+/// `row` into `out`: a one-value (wideband) row fills every RB.
+fn fill_row(row: &[f64], out: &mut [f64]) {
+    if row.len() == 1 {
+        out.fill(row[0]);
+    } else {
+        out.copy_from_slice(&row[..out.len()]);
+    }
+}
+
+/// dB -> linear power ratio.
+fn db_to_linear(db: f64) -> f64 {
+    10f64.powf(db / 10.0)
 }
 
 /// One UE's SINR when no geometric channel is modelled.
@@ -164,6 +193,15 @@ pub struct PerUeSinr {
 }
 
 impl SinrSource for PerUeSinr {
+    fn per_rb_sinr_lin(&mut self, ue: UeIndex, dir: LinkDir, now: SimTime, out: &mut [f64]) {
+        match &mut self.ues[ue.index()] {
+            UeSinr::Series(s) => s.fill_lin(now, out),
+            UeSinr::Sweep(s) => s.per_rb_sinr_lin(UeIndex(0), dir, now, out),
+            UeSinr::Fixed { ul_db, .. } if dir == LinkDir::Uplink => out.fill(db_to_linear(*ul_db)),
+            other => out.fill(db_to_linear(other.wideband_db(now))),
+        }
+    }
+
     fn per_rb_sinr_db(&mut self, ue: UeIndex, dir: LinkDir, now: SimTime, out: &mut [f64]) {
         match &mut self.ues[ue.index()] {
             UeSinr::Series(s) => s.fill(now, out),

@@ -65,8 +65,8 @@ pub struct Cell {
     ues: Vec<UeContext>,
     macs: tti::Macs,
     sinr: Box<dyn SinrSource>,
-    /// Scratch: one SINR per RB.
-    sinr_db: Vec<f64>,
+    /// Scratch: one linear SINR per RB.
+    sinr_lin: Vec<f64>,
     /// The last TTI processed.
     last_tti: Option<SimTime>,
     /// When the cell next needs waking: recomputed after each wake-up, lowered by enqueues.
@@ -110,7 +110,7 @@ impl Cell {
             macs: tti::Macs::new(spec, n_rbs),
             ues,
             sinr,
-            sinr_db: vec![0.0; n_rbs as usize],
+            sinr_lin: vec![0.0; n_rbs as usize],
             last_tti: None,
             deadline: None,
             rlc_deadline: None,

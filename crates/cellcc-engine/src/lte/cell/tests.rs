@@ -15,9 +15,10 @@ struct Recording {
 }
 
 impl SinrSource for Recording {
-    fn per_rb_sinr_db(&mut self, ue: UeIndex, dir: LinkDir, now: SimTime, out: &mut [f64]) {
+    fn per_rb_sinr_lin(&mut self, ue: UeIndex, dir: LinkDir, now: SimTime, out: &mut [f64]) {
         self.calls.borrow_mut().push((ue.0, dir, now.as_ns() / NS_PER_MS));
-        out.fill(15.0);
+        // 15 dB.
+        out.fill(10f64.powf(1.5));
     }
 
     fn control_sinr_db(&mut self, _ue: UeIndex, _now: SimTime) -> f64 {

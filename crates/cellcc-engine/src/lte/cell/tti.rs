@@ -106,20 +106,20 @@ impl Cell {
             if ue.dl.cqi.due(now, period) {
                 let id = self.sinr.row_id(ue_index, LinkDir::Downlink, now);
                 if !ue.dl.memo.holds(id) {
-                    self.sinr.per_rb_sinr_db(ue_index, LinkDir::Downlink, now, &mut self.sinr_db);
-                    ue.dl.memo.refresh(id, &self.sinr_db);
+                    self.sinr.per_rb_sinr_lin(ue_index, LinkDir::Downlink, now, &mut self.sinr_lin);
+                    ue.dl.memo.refresh(id, &self.sinr_lin);
                 }
-                let sinr_db = &self.sinr_db;
+                let sinr_lin = &self.sinr_lin;
                 let cqi = *ue.dl.memo.cqi.get_or_insert_with(|| match dl_mode {
-                    DlCqiMode::Wideband => phy::wideband_cqi(sinr_db),
-                    DlCqiMode::WorstSubband => phy::worst_subband_cqi(sinr_db, subband_rbs),
+                    DlCqiMode::Wideband => phy::wideband_cqi(sinr_lin),
+                    DlCqiMode::WorstSubband => phy::worst_subband_cqi(sinr_lin, subband_rbs),
                 });
                 ue.dl.cqi.measured(now, cqi, now + delay);
             }
             let sounding = &mut self.macs.sounding[i];
             if sounding.srs_due(now_ms) {
-                self.sinr.per_rb_sinr_db(ue_index, LinkDir::Uplink, now, &mut self.sinr_db);
-                sounding.sounded(now_ms, &self.sinr_db);
+                self.sinr.per_rb_sinr_lin(ue_index, LinkDir::Uplink, now, &mut self.sinr_lin);
+                sounding.sounded(now_ms, &self.sinr_lin);
                 if let Some(cqi) = sounding.cqi() {
                     ue.ul.cqi.measured(now, cqi, now + delay);
                 }
@@ -271,27 +271,29 @@ impl Cell {
     /// effective SINR (ns-3 `LteSpectrumPhy::EndRxData`); record it and await feedback.
     fn send(&mut self, now: SimTime, a: &TbAssignment, payload: TbPayload, history: HarqHistory) -> TbOutcome {
         let link = self.ues[a.ue.index()].link(a.dir);
-        self.sinr.per_rb_sinr_db(a.ue, a.dir, now, &mut self.sinr_db);
+        self.sinr.per_rb_sinr_lin(a.ue, a.dir, now, &mut self.sinr_lin);
         if a.dir == LinkDir::Downlink {
-            link.memo.refresh(self.sinr.row_id(a.ue, a.dir, now), &self.sinr_db);
+            link.memo.refresh(self.sinr.row_id(a.ue, a.dir, now), &self.sinr_lin);
         } else {
             // The PUSCH's DMRS measures its RBs (TS 36.211 §5.5.2) on the SRS row's scale (the
             // eNB knows the UE's power from its headroom reports): the uplink CQI follows.
             let sounding = &mut self.macs.sounding[a.ue.index()];
-            sounding.pusch(a.rbs, &self.sinr_db);
+            sounding.pusch(a.rbs, &self.sinr_lin);
             if let Some(cqi) = sounding.cqi() {
                 link.cqi.measured(now, cqi, now + SimDuration::from_ms(self.cqi.delay_ms as u64));
             }
             // The transport block is decoded at the PUSCH's own power over its grant (TS 36.213 §5.1.1.1).
             let offset_db = self.sinr.pusch_offset_db(a.ue, now, PuschGrant { prbs: a.rbs.count() });
-            self.sinr_db.iter_mut().for_each(|x| *x += offset_db);
+            let gain = 10f64.powf(offset_db / 10.0);
+            self.sinr_lin.iter_mut().for_each(|x| *x *= gain);
         }
-        let sinr_db = &self.sinr_db;
+        let sinr_lin = &self.sinr_lin;
         // ns-3 models control errors on the downlink only (DCI on PDCCH, TS 36.213 §9.1).
         let control_lost = a.dir == LinkDir::Downlink
             && self.control_errors
-            && link.rng.uniform() < *link.memo.pdcch_error.get_or_insert_with(|| phy::pcfich_pdcch_error_rate(sinr_db));
-        let decode = phy::decode_tb(a, &self.sinr_db, history);
+            && link.rng.uniform()
+                < *link.memo.pdcch_error.get_or_insert_with(|| phy::pcfich_pdcch_error_rate(sinr_lin));
+        let decode = phy::decode_tb(a, &self.sinr_lin, history);
         let outcome = if control_lost {
             TbOutcome::ControlLost
         } else if link.rng.uniform() < decode.bler {

@@ -54,8 +54,8 @@ impl CqiTracker {
 pub struct SinrMemo {
     /// The source's name for the row ([`crate::lte::sinr::SinrSource::row_id`]), if it has one.
     row_id: Option<u64>,
-    /// The row itself, kept only when the source gives no id.
-    sinr_db: Vec<f64>,
+    /// The row itself (linear SINR), kept only when the source gives no id.
+    sinr_lin: Vec<f64>,
     pub cqi: Option<u8>,
     pub pdcch_error: Option<f64>,
 }
@@ -66,17 +66,17 @@ impl SinrMemo {
         id.is_some() && id == self.row_id
     }
 
-    /// Forget what was derived unless the row (`id`, `sinr_db`) is the one it was derived from.
-    pub fn refresh(&mut self, id: Option<u64>, sinr_db: &[f64]) {
+    /// Forget what was derived unless the row (`id`, `sinr_lin`) is the one it was derived from.
+    pub fn refresh(&mut self, id: Option<u64>, sinr_lin: &[f64]) {
         let same = match id {
             Some(_) => id == self.row_id,
-            None => self.row_id.is_none() && self.sinr_db == sinr_db,
+            None => self.row_id.is_none() && self.sinr_lin == sinr_lin,
         };
         if !same {
             self.row_id = id;
-            self.sinr_db.clear();
+            self.sinr_lin.clear();
             if id.is_none() {
-                self.sinr_db.extend_from_slice(sinr_db);
+                self.sinr_lin.extend_from_slice(sinr_lin);
             }
             self.cqi = None;
             self.pdcch_error = None;

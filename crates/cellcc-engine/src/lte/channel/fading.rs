@@ -266,12 +266,21 @@ impl FadingProcess {
         self.taps(now_ns);
         let n_rb = steer.n_rb();
         self.rb_gain.resize(n_rb, 0.0);
+        let mut taps = steer.re.chunks_exact(n_rb).zip(steer.im.chunks_exact(n_rb)).enumerate();
+        // The first tap sets H_k (0 + x = x, up to the sign of a zero, which |H_k|^2 drops), so
+        // the sums need no zeroed start.
         self.h_re.clear();
-        self.h_re.resize(n_rb, 0.0);
         self.h_im.clear();
-        self.h_im.resize(n_rb, 0.0);
+        if let Some((l, (sr, si))) = taps.next() {
+            let (tr, ti) = (self.tap_re[l] as f32, self.tap_im[l] as f32);
+            self.h_re.extend(sr.iter().zip(si).map(|(&c, &s)| tr * c - ti * s));
+            self.h_im.extend(sr.iter().zip(si).map(|(&c, &s)| tr * s + ti * c));
+        } else {
+            self.h_re.resize(n_rb, 0.0);
+            self.h_im.resize(n_rb, 0.0);
+        }
         // Tap by tap across all RBs: the inner loop is a contiguous sweep the compiler vectorises.
-        for (l, (sr, si)) in steer.re.chunks_exact(n_rb).zip(steer.im.chunks_exact(n_rb)).enumerate() {
+        for (l, (sr, si)) in taps {
             let (tr, ti) = (self.tap_re[l] as f32, self.tap_im[l] as f32);
             for (((hr, hi), &c), &s) in self.h_re.iter_mut().zip(self.h_im.iter_mut()).zip(sr).zip(si) {
                 *hr += tr * c - ti * s;

@@ -120,9 +120,9 @@ struct UeChannel {
     large_at_step: Option<u64>,
     /// [`full_buffer_rb_mw`] of `site_mw`, kept with the large-scale step and RB count it is for.
     full_buffer: Option<(u64, usize, (f64, bool))>,
-    /// Per direction: the last per-RB row handed out (dB) and its [`row_key`], so that the
+    /// Per direction: the last per-RB row handed out (linear) and its [`row_key`], so that the
     /// PHY's second request in a TTI (CQI, then the transport block) costs a copy.
-    row_db: [Vec<f64>; 2],
+    row_lin: [Vec<f64>; 2],
     row_at: [Option<u64>; 2],
 }
 
@@ -356,9 +356,9 @@ pub fn wideband_dl_sinr_db(
     n_rb: usize,
 ) -> Result<(f64, f64), ScenarioError> {
     let mut ch = ChannelSinr::new(spec, std::slice::from_ref(placement), seed, label)?;
-    let mut row_db = vec![0.0; n_rb.max(1)];
-    ch.per_rb_sinr_db(UeIndex(0), LinkDir::Downlink, SimTime::ZERO, &mut row_db);
-    let data_lin = row_db.iter().map(|x| 10f64.powf(x / 10.0)).sum::<f64>() / row_db.len() as f64;
+    let mut row_lin = vec![0.0; n_rb.max(1)];
+    ch.per_rb_sinr_lin(UeIndex(0), LinkDir::Downlink, SimTime::ZERO, &mut row_lin);
+    let data_lin = row_lin.iter().sum::<f64>() / row_lin.len() as f64;
     let control_db = ch.control_sinr_db(UeIndex(0), SimTime::ZERO);
     Ok((to_db(data_lin), control_db))
 }
@@ -397,7 +397,7 @@ fn new_ue(spec: &ChannelSpec, n_interferers: usize, u: &UePlacement, seed: u64, 
         large: LargeScale::default(),
         large_at_step: None,
         full_buffer: None,
-        row_db: [Vec::new(), Vec::new()],
+        row_lin: [Vec::new(), Vec::new()],
         row_at: [None, None],
     }
 }
@@ -497,21 +497,30 @@ impl ChannelSinr {
 }
 
 impl SinrSource for ChannelSinr {
-    fn per_rb_sinr_db(&mut self, ue: UeIndex, dir: LinkDir, now: SimTime, out: &mut [f64]) {
+    fn per_rb_sinr_lin(&mut self, ue: UeIndex, dir: LinkDir, now: SimTime, out: &mut [f64]) {
         let key = self.row_key(now);
         let d = dir_index(dir);
         let u = &self.ues[ue.index()];
-        if u.row_at[d] == Some(key) && u.row_db[d].len() == out.len() {
-            out.copy_from_slice(&u.row_db[d]);
+        if u.row_at[d] == Some(key) && u.row_lin[d].len() == out.len() {
+            out.copy_from_slice(&u.row_lin[d]);
             return;
         }
         self.fit(out.len());
         self.sinr_lin(ue, dir, now, Region::Data);
-        db::row_to_db(&self.gains, out);
+        out.copy_from_slice(&self.gains);
         let u = &mut self.ues[ue.index()];
-        u.row_db[d].clear();
-        u.row_db[d].extend_from_slice(out);
+        u.row_lin[d].clear();
+        u.row_lin[d].extend_from_slice(out);
         u.row_at[d] = Some(key);
+    }
+
+    fn per_rb_sinr_db(&mut self, ue: UeIndex, dir: LinkDir, now: SimTime, out: &mut [f64]) {
+        // Only outputs ask for dB (traces, the ns-3 backend's reference): the row's linear values
+        // through `row_to_db` (within 3.2e-9 dB of 10 log10), as the PHY's rows were before it read linear SINR.
+        self.per_rb_sinr_lin(ue, dir, now, out);
+        self.fit(out.len());
+        self.gains.copy_from_slice(out);
+        db::row_to_db(&self.gains, out);
     }
 
     fn row_id(&mut self, _ue: UeIndex, _dir: LinkDir, now: SimTime) -> Option<u64> {

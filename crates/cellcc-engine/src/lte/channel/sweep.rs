@@ -124,13 +124,26 @@ impl SweepSinr {
     }
 }
 
-impl SinrSource for SweepSinr {
-    fn per_rb_sinr_db(&mut self, ue: UeIndex, dir: LinkDir, now: SimTime, out: &mut [f64]) {
-        if self.sinr_lin.len() != out.len() {
+impl SweepSinr {
+    /// Size the scratch row and the RB steering for a band of `n_rb` RBs.
+    fn fit(&mut self, n_rb: usize) {
+        if self.sinr_lin.len() != n_rb {
             // Allocates only when the RB count changes: once per cell.
-            self.sinr_lin = vec![1.0; out.len()];
-            self.steering = self.profile.as_ref().map(|p| RbSteering::new(p, out.len()));
+            self.sinr_lin = vec![1.0; n_rb];
+            self.steering = self.profile.as_ref().map(|p| RbSteering::new(p, n_rb));
         }
+    }
+}
+
+impl SinrSource for SweepSinr {
+    fn per_rb_sinr_lin(&mut self, ue: UeIndex, dir: LinkDir, now: SimTime, out: &mut [f64]) {
+        self.fit(out.len());
+        self.sinr_lin(ue, dir, now);
+        out.copy_from_slice(&self.sinr_lin);
+    }
+
+    fn per_rb_sinr_db(&mut self, ue: UeIndex, dir: LinkDir, now: SimTime, out: &mut [f64]) {
+        self.fit(out.len());
         self.sinr_lin(ue, dir, now);
         for (o, s) in out.iter_mut().zip(&self.sinr_lin) {
             *o = to_db(*s);

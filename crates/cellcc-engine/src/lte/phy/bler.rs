@@ -153,9 +153,9 @@ pub fn tb_bler_from_mib(mib: f64, id: CurveId, cbs: &CodeBlocks) -> f64 {
 }
 
 /// BLER of a first transmission of `tbs_bits` with `mcs` on the RBs `rbs`
-/// (`sinr_db[rb]` = RB `rb`'s SINR in dB).
-pub fn tb_bler(mcs: u8, tbs_bits: u32, rbs: RbMask, sinr_db: &[f64]) -> f64 {
-    let mib = effective_mi(error_model_modulation(mcs), rbs, sinr_db);
+/// (`sinr_lin[rb]` = RB `rb`'s linear SINR).
+pub fn tb_bler(mcs: u8, tbs_bits: u32, rbs: RbMask, sinr_lin: &[f64]) -> f64 {
+    let mib = effective_mi(error_model_modulation(mcs), rbs, sinr_lin);
     tb_bler_from_mib(mib, first_tx_curve(mcs), &segment_tb(tbs_bits))
 }
 
@@ -230,9 +230,10 @@ pub struct TbDecodeStats {
 
 /// Decode one transmission of `tbs_bits` with `mcs` on `rbs`, combining it with the earlier
 /// transmissions in `history` (pass [`HarqHistory::EMPTY`] for a first transmission).
-pub fn tb_bler_harq(history: HarqHistory, mcs: u8, tbs_bits: u32, rbs: RbMask, sinr_db: &[f64]) -> TbDecodeStats {
+/// `sinr_lin[rb]` = RB `rb`'s linear SINR.
+pub fn tb_bler_harq(history: HarqHistory, mcs: u8, tbs_bits: u32, rbs: RbMask, sinr_lin: &[f64]) -> TbDecodeStats {
     let modulation = error_model_modulation(mcs);
-    let mib = effective_mi(modulation, rbs, sinr_db);
+    let mib = effective_mi(modulation, rbs, sinr_lin);
     let code_bits = f64::from(tbs_bits) / mcs_ecr(mcs);
     let (mib_eff, id) = if history.is_empty() {
         (mib, first_tx_curve(mcs))
@@ -248,14 +249,15 @@ pub fn tb_bler_harq(history: HarqHistory, mcs: u8, tbs_bits: u32, rbs: RbMask, s
 }
 
 /// [`tb_bler_harq`] for a scheduled TB: a first transmission (`tb.retx == 0`) ignores `history`.
-pub fn decode_tb(tb: &TbAssignment, sinr_db: &[f64], history: HarqHistory) -> TbDecodeStats {
+pub fn decode_tb(tb: &TbAssignment, sinr_lin: &[f64], history: HarqHistory) -> TbDecodeStats {
     let history = if tb.retx == 0 { HarqHistory::EMPTY } else { history };
-    tb_bler_harq(history, tb.mcs, tb.tbs_bits, tb.rbs, sinr_db)
+    tb_bler_harq(history, tb.mcs, tb.tbs_bits, tb.rbs, sinr_lin)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lte::phy::mi::lin_row;
     use crate::lte::phy::tbs::tbs_bits;
 
     /// Q(x) = ½·erfc(x/√2), the Gaussian tail, at the points the tests use (standard normal table).
@@ -337,7 +339,7 @@ mod tests {
             (16, 8.48, 7272, 0.14),
         ];
         for (mcs, db, bits, want) in cases {
-            let got = tb_bler(mcs, bits, RbMask::range(0, 1), &[db]);
+            let got = tb_bler(mcs, bits, RbMask::range(0, 1), &lin_row(&[db]));
             assert!((got - want).abs() < 0.06, "MCS {mcs} {db} dB {bits} bits: {got} vs ns-3 {want}");
         }
     }
@@ -349,7 +351,7 @@ mod tests {
             let mut prev = 1.0;
             let mut db = -15.0;
             while db < 30.0 {
-                let b = tb_bler(mcs, bits, RbMask::range(0, 50), &[db; 50]);
+                let b = tb_bler(mcs, bits, RbMask::range(0, 50), &lin_row(&[db; 50]));
                 assert!((0.0..=1.0).contains(&b) && b <= prev + 1e-12, "MCS {mcs} at {db} dB");
                 prev = b;
                 db += 0.1;
@@ -362,7 +364,7 @@ mod tests {
     fn sinr_for_10_percent(mcs: u8, tx: u32) -> f64 {
         let bits = tbs_bits(LinkDir::Downlink, mcs, 25);
         let bler = |db: f64| {
-            let sinr = [db; 25];
+            let sinr = lin_row(&[db; 25]);
             let mut st = tb_bler_harq(HarqHistory::EMPTY, mcs, bits, RbMask::range(0, 25), &sinr);
             for _ in 1..tx {
                 st = tb_bler_harq(st.history, mcs, bits, RbMask::range(0, 25), &sinr);
@@ -387,8 +389,8 @@ mod tests {
             let bits = tbs_bits(LinkDir::Downlink, mcs, 25);
             let rbs = RbMask::range(0, 25);
             let db = sinr_for_10_percent(mcs, 1) - 1.0;
-            let first = tb_bler_harq(HarqHistory::EMPTY, mcs, bits, rbs, &[db; 25]);
-            let second = tb_bler_harq(first.history, mcs, bits, rbs, &[db; 25]);
+            let first = tb_bler_harq(HarqHistory::EMPTY, mcs, bits, rbs, &lin_row(&[db; 25]));
+            let second = tb_bler_harq(first.history, mcs, bits, rbs, &lin_row(&[db; 25]));
             assert!(second.bler < first.bler, "MCS {mcs}: {} then {}", first.bler, second.bler);
             // Residual after two = P(both fail) < P(first fails).
             assert!(first.bler * second.bler < first.bler);
@@ -414,7 +416,7 @@ mod tests {
     fn history_accumulates_coded_bits_and_stops_at_three() {
         // MCS 9 (ECR 0.51), 1000 bits: C = 1000 / 0.51 coded bits per transmission.
         let rbs = RbMask::range(0, 10);
-        let sinr = [0.0; 10];
+        let sinr = lin_row(&[0.0; 10]);
         let mut h = HarqHistory::EMPTY;
         for n in 1..=4u8 {
             h = tb_bler_harq(h, 9, 1000, rbs, &sinr).history;
@@ -439,7 +441,7 @@ mod tests {
 
     #[test]
     fn decode_tb_starts_a_fresh_history_on_a_first_transmission() {
-        let sinr = [5.0; 6];
+        let sinr = lin_row(&[5.0; 6]);
         let tb = TbAssignment {
             ue: crate::lte::sap::UeIndex(0),
             dir: LinkDir::Downlink,
@@ -459,10 +461,11 @@ mod tests {
     proptest::proptest! {
         #[test]
         fn bler_is_a_probability_and_a_retransmission_never_hurts(
-            sinr in proptest::collection::vec(-20.0f64..40.0, 1..=110),
+            sinr_db in proptest::collection::vec(-20.0f64..40.0, 1..=110),
             mask_bits in proptest::num::u128::ANY,
             mcs in 0u8..=MAX_MCS,
         ) {
+            let sinr = lin_row(&sinr_db);
             let n = sinr.len() as u32;
             let rbs = RbMask(mask_bits & RbMask::range(0, n).0);
             let bits = tbs_bits(LinkDir::Downlink, mcs, rbs.count().max(1));

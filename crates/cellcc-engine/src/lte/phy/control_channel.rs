@@ -58,14 +58,14 @@ fn error_at_effective_sinr_db(esinr_db: f64) -> f64 {
     y0 + (esinr_db - x0) / (x1 - x0) * (y1 - y0)
 }
 
-/// PCFICH+PDCCH decoding error probability from the control region's per-RB SINR (dB),
+/// PCFICH+PDCCH decoding error probability from the control region's per-RB linear SINR,
 /// every RB of the band (ns-3 `GetPcfichPdcchError`). The caller draws u ~ U(0,1) and loses
 /// the UE's control (and so its TBs of the TTI) if `u < error`. An empty slice is an error (1).
-pub fn pcfich_pdcch_error_rate(sinr_db: &[f64]) -> f64 {
-    if sinr_db.is_empty() {
+pub fn pcfich_pdcch_error_rate(sinr_lin: &[f64]) -> f64 {
+    if sinr_lin.is_empty() {
         return 1.0;
     }
-    let mib = mean_mi_all(Modulation::Qpsk, sinr_db);
+    let mib = mean_mi_all(Modulation::Qpsk, sinr_lin);
     let esinr_lin = curve(Modulation::Qpsk).sinr_linear_for_mib(mib);
     error_at_effective_sinr_db(linear_to_db(esinr_lin))
 }
@@ -121,6 +121,7 @@ impl ControlRegion {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lte::phy::mi::lin_row;
 
     // ns-3 lte-testing.rst "Physical Error Model", PCFICH-PDCCH cases: SINR -2, -4, -6, -7 dB
     // give BLER 0.007, 0.045, 0.206, 0.343 (these are the R4-081920 curve's values at those points).
@@ -147,7 +148,7 @@ mod tests {
         let mut prev = 1.0;
         let mut db = -15.0;
         while db < 5.0 {
-            let e = pcfich_pdcch_error_rate(&[db; 50]);
+            let e = pcfich_pdcch_error_rate(&lin_row(&[db; 50]));
             assert!(e <= prev + 1e-12, "{db} dB");
             prev = e;
             db += 0.05;
@@ -157,7 +158,7 @@ mod tests {
     #[test]
     fn flat_per_rb_input_matches_the_single_value() {
         for db in [-9.0, -6.3, -4.0, -2.5] {
-            let per_rb = pcfich_pdcch_error_rate(&[db; 25]);
+            let per_rb = pcfich_pdcch_error_rate(&lin_row(&[db; 25]));
             assert!((per_rb - pcfich_pdcch_error_rate_flat(db)).abs() < 2e-3, "{db} dB");
         }
     }
@@ -171,7 +172,7 @@ mod tests {
         for (i, s) in sinr.iter_mut().enumerate() {
             *s = if i % 2 == 0 { -12.0 } else { 0.0 };
         }
-        let e = pcfich_pdcch_error_rate(&sinr);
+        let e = pcfich_pdcch_error_rate(&lin_row(&sinr));
         assert!(e > pcfich_pdcch_error_rate_flat(-2.745), "{e}");
     }
 

@@ -63,7 +63,7 @@ mod tests {
         }
         let mcs = mcs_from_cqi(cqi);
         let tbs = tbs_bits(LinkDir::Downlink, mcs, n_prb);
-        let bler = tb_bler(mcs, tbs, RbMask::range(0, n_prb), &[sinr_db; 110]);
+        let bler = tb_bler(mcs, tbs, RbMask::range(0, n_prb), &mi::lin_row(&[sinr_db; 110]));
         (cqi, mcs, tbs, bler, f64::from(tbs) * (1.0 - bler))
     }
 
@@ -117,7 +117,7 @@ mod tests {
         let bits = tbs_bits(LinkDir::Downlink, mcs, n_prb);
         let rbs = RbMask::range(0, n_prb);
         let bler = |db: f64| {
-            let sinr = [db; 110];
+            let sinr = mi::lin_row(&[db; 110]);
             let mut st = tb_bler_harq(HarqHistory::EMPTY, mcs, bits, rbs, &sinr);
             for _ in 1..tx {
                 st = tb_bler_harq(st.history, mcs, bits, rbs, &sinr);
@@ -142,18 +142,18 @@ mod tests {
     #[ignore]
     fn cost_per_call() {
         use std::time::Instant;
-        let mut sinr: Vec<f64> = (0..100).map(|i| -2.0 + f64::from(i % 17) * 0.7).collect();
+        let mut sinr = mi::lin_row(&(0..100).map(|i| -2.0 + f64::from(i % 17) * 0.7).collect::<Vec<f64>>());
         // First use builds the tables; keep it out of the timing.
         let _ = wideband_cqi(&sinr);
         let rounds = 20_000u32;
         let mut acc = 0u64;
         let t = Instant::now();
         for r in 0..rounds {
-            sinr[(r % 100) as usize] += 1e-6;
+            sinr[(r % 100) as usize] *= 1.0 + 1e-6;
             acc += u64::from(wideband_cqi(&sinr));
         }
         let cqi_ns = t.elapsed().as_nanos() as f64 / f64::from(rounds);
-        let flat = [7.0; 100];
+        let flat = mi::lin_row(&[7.0; 100]);
         let t = Instant::now();
         for _ in 0..rounds {
             acc += u64::from(wideband_cqi(std::hint::black_box(&flat)));

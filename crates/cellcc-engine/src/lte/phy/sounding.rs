@@ -16,7 +16,7 @@
 //! (`GetNewSrsConfigurationIndex`), and T_offset = I_SRS - (first index of the range)
 //! (Table 8.2-1). ns-3 refuses more UEs than T_SRS; here they share offsets.
 
-use super::amc::uplink_cqi_shannon_gap;
+use super::amc::uplink_cqi_shannon_gap_lin;
 use crate::lte::sap::RbMask;
 
 /// SRS periodicities T_SRS of TS 36.213 Table 8.2-1 (FDD, I_SRS 0–1: 2, 2–6: 5, 7–16: 10,
@@ -30,8 +30,8 @@ pub const DEFAULT_SRS_PERIOD_MS: u32 = 40;
 pub struct UplinkSounding {
     period_ms: u64,
     offset_ms: u64,
-    /// Per RB, dB; +inf where nothing was measured yet (ignored by the minimum).
-    sinr_db: Vec<f64>,
+    /// Per RB, linear; +inf where nothing was measured yet (ignored by the minimum).
+    sinr_lin: Vec<f64>,
     /// The SRS occasion last measured, ms.
     last_srs_ms: Option<u64>,
 }
@@ -43,7 +43,7 @@ impl UplinkSounding {
         UplinkSounding {
             period_ms,
             offset_ms: ue as u64 % period_ms,
-            sinr_db: vec![f64::INFINITY; n_rbs],
+            sinr_lin: vec![f64::INFINITY; n_rbs],
             last_srs_ms: None,
         }
     }
@@ -60,27 +60,28 @@ impl UplinkSounding {
         self.latest_occasion_ms(now_ms).is_some_and(|o| self.last_srs_ms.is_none_or(|m| m < o))
     }
 
-    /// The SRS received at `now_ms`: `row_db` is the UE's per-RB uplink SINR now.
-    pub fn sounded(&mut self, now_ms: u64, row_db: &[f64]) {
-        self.sinr_db.copy_from_slice(row_db);
+    /// The SRS received at `now_ms`: `row_lin` is the UE's per-RB uplink SINR now (linear).
+    pub fn sounded(&mut self, now_ms: u64, row_lin: &[f64]) {
+        self.sinr_lin.copy_from_slice(row_lin);
         self.last_srs_ms = self.latest_occasion_ms(now_ms);
     }
 
-    /// A PUSCH on `rbs` received with per-RB uplink SINR `row_db`: its DMRS measures those RBs.
-    pub fn pusch(&mut self, rbs: RbMask, row_db: &[f64]) {
+    /// A PUSCH on `rbs` received with per-RB uplink SINR `row_lin` (linear): its DMRS measures those RBs.
+    pub fn pusch(&mut self, rbs: RbMask, row_lin: &[f64]) {
         for rb in rbs.iter() {
             let rb = rb as usize;
-            if let (Some(e), Some(&v)) = (self.sinr_db.get_mut(rb), row_db.get(rb)) {
+            if let (Some(e), Some(&v)) = (self.sinr_lin.get_mut(rb), row_lin.get(rb)) {
                 *e = v;
             }
         }
     }
 
     /// Uplink CQI from the estimate: ns-3's Shannon-gap mapping of the minimum SINR over the band
-    /// ([`uplink_cqi_shannon_gap`]). `None` before any measurement.
+    /// ([`super::amc::uplink_cqi_shannon_gap`]; the minimum of the linear SINRs is the linear
+    /// SINR of the minimum in dB). `None` before any measurement.
     pub fn cqi(&self) -> Option<u8> {
-        let min_db = self.sinr_db.iter().copied().fold(f64::INFINITY, f64::min);
-        min_db.is_finite().then(|| uplink_cqi_shannon_gap(min_db))
+        let min_lin = self.sinr_lin.iter().copied().fold(f64::INFINITY, f64::min);
+        min_lin.is_finite().then(|| uplink_cqi_shannon_gap_lin(min_lin))
     }
 }
 
@@ -126,16 +127,19 @@ mod tests {
 
     #[test]
     fn pusch_updates_only_its_rbs_and_the_cqi_is_the_minimums() {
+        use super::super::amc::uplink_cqi_shannon_gap;
+        // Rows given in dB, measured linear (10^(dB/10)); the CQI is the dB function's at the minimum.
+        let lin = |db: [f64; 4]| db.map(|x: f64| 10f64.powf(x / 10.0));
         let mut s = UplinkSounding::new(0, 40, 4);
         assert_eq!(s.cqi(), None);
         // A PUSCH on RBs 1-2 before any SRS: the CQI comes from those two RBs' minimum (5 dB).
-        s.pusch(RbMask::range(1, 2), &[-20.0, 5.0, 9.0, -20.0]);
+        s.pusch(RbMask::range(1, 2), &lin([-20.0, 5.0, 9.0, -20.0]));
         assert_eq!(s.cqi(), Some(uplink_cqi_shannon_gap(5.0)));
         // SRS: every RB, minimum 2 dB; a later PUSCH on RB 3 at 0 dB lowers it, RBs 0-2 hold.
-        s.sounded(0, &[12.0, 2.0, 7.0, 20.0]);
+        s.sounded(0, &lin([12.0, 2.0, 7.0, 20.0]));
         assert_eq!(s.cqi(), Some(uplink_cqi_shannon_gap(2.0)));
-        s.pusch(RbMask::range(3, 1), &[99.0, 99.0, 99.0, 0.0]);
-        assert_eq!(s.sinr_db, [12.0, 2.0, 7.0, 0.0]);
+        s.pusch(RbMask::range(3, 1), &lin([99.0, 99.0, 99.0, 0.0]));
+        assert_eq!(s.sinr_lin, lin([12.0, 2.0, 7.0, 0.0]));
         assert_eq!(s.cqi(), Some(uplink_cqi_shannon_gap(0.0)));
     }
 }
