@@ -277,9 +277,13 @@ impl TcpSender {
         self.rtt_log.drain(..).for_each(&mut f);
     }
 
+    #[inline]
     fn view(&self, now: SimTime) -> ConnView {
         let w = self.cc.window();
         let is_cwnd_limited = if w.in_slow_start() { w.cwnd < 2 * self.max_packets_out } else { self.cwnd_blocked };
+        // One call to the algorithm and at most one default-rate division per view: the view is
+        // built on every ACK.
+        let cc_rate = self.cc.pacing_rate_bps();
         ConnView {
             now,
             mss_bytes: self.mss,
@@ -293,8 +297,8 @@ impl TcpSender {
             is_cwnd_limited: is_cwnd_limited || self.cwnd_blocked,
             app_limited: self.rate.is_app_limited(),
             ca_state: self.ca_state,
-            pacing_rate_bps: self.sk_pacing_rate_bps(),
-            paced: self.pacing_rate_bps().is_some(),
+            pacing_rate_bps: self.sk_pacing_rate_bps(cc_rate),
+            paced: Self::paced(self.p.pacing, cc_rate),
         }
     }
 
@@ -535,10 +539,19 @@ impl TcpSender {
         }
     }
 
-    /// Linux `sk_pacing_rate`: the algorithm's rate, else `tcp_update_pacing_rate`'s, which
-    /// tcp_cong_control keeps current even when nothing paces (HyStart reads it); 0 before an RTT sample.
-    fn sk_pacing_rate_bps(&self) -> u64 {
-        match (self.cc.pacing_rate_bps(), self.rtt.srtt()) {
+    /// Whether [`Self::pacing_rate_bps`] is `Some` for this setting and algorithm rate.
+    fn paced(pacing: Pacing, cc_rate: Option<u64>) -> bool {
+        match (pacing, cc_rate) {
+            (Pacing::Off, _) | (Pacing::Auto, None) => false,
+            (_, Some(_)) | (Pacing::On, None) => true,
+        }
+    }
+
+    /// Linux `sk_pacing_rate`: the algorithm's rate (`cc_rate`), else `tcp_update_pacing_rate`'s,
+    /// which tcp_cong_control keeps current even when nothing paces (HyStart reads it); 0 before
+    /// an RTT sample.
+    fn sk_pacing_rate_bps(&self, cc_rate: Option<u64>) -> u64 {
+        match (cc_rate, self.rtt.srtt()) {
             (Some(r), _) => r,
             (None, Some(_)) => self.default_pacing_rate_bps(),
             (None, None) => 0,
@@ -550,8 +563,12 @@ impl TcpSender {
         let w = self.cc.window();
         let ratio = if w.cwnd < w.ssthresh / 2 { PACING_SS_RATIO_PCT } else { PACING_CA_RATIO_PCT };
         let srtt_ns = self.rtt.srtt().map_or(0, |s| s.as_ns()).max(1);
-        let segs = w.cwnd.max(self.board.packets_out()) as u128;
-        let bytes_per_s = self.mss as u128 * segs * NS_PER_S as u128 / srtt_ns as u128;
+        let segs = w.cwnd.max(self.board.packets_out()) as u64;
+        // u64 arithmetic while the product fits (every realistic window), u128 beyond: same value.
+        let bytes_per_s = match (self.mss as u64).checked_mul(segs).and_then(|b| b.checked_mul(NS_PER_S)) {
+            Some(b_ns) => (b_ns / srtt_ns) as u128,
+            None => self.mss as u128 * segs as u128 * NS_PER_S as u128 / srtt_ns as u128,
+        };
         (bytes_per_s * 8 * ratio as u128 / 100).min(u64::MAX as u128) as u64
     }
 
