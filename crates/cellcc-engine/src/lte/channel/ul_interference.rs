@@ -192,9 +192,8 @@ pub enum UlRow<'a> {
 pub struct UplinkInterference {
     ues: Vec<UlInterferer>,
     pickers: Vec<RbPicker>,
-    /// For the RB count last asked: each UE's received power per active RB, the sum over the
-    /// full-buffer ones, and whether any fills only part of the band.
-    n_rb: usize,
+    /// For the RB count last asked (`row_mw.len()`): each UE's received power per active RB,
+    /// the sum over the full-buffer ones, and whether any fills only part of the band.
     rx_rb_mw: Vec<f64>,
     everywhere_mw: f64,
     partial: bool,
@@ -216,7 +215,6 @@ impl UplinkInterference {
         UplinkInterference {
             ues,
             pickers,
-            n_rb: 0,
             rx_rb_mw: Vec::new(),
             everywhere_mw: 0.0,
             partial: false,
@@ -232,10 +230,9 @@ impl UplinkInterference {
 
     /// Recompute the per-UE powers when the band's RB count changes (once per cell).
     fn fit(&mut self, power: &UlPower, n_rb: usize) {
-        if self.n_rb == n_rb && self.row_mw.len() == n_rb {
+        if self.row_mw.len() == n_rb {
             return;
         }
-        self.n_rb = n_rb;
         self.rx_rb_mw = self.ues.iter().map(|u| u.rx_rb_mw(power, n_rb)).collect();
         self.everywhere_mw = 0.0;
         self.partial = false;

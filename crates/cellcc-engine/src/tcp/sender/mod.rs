@@ -531,15 +531,13 @@ impl TcpSender {
 
     /// The pacing rate in force, if any (Linux `sk_pacing_rate`).
     pub fn pacing_rate_bps(&self) -> Option<u64> {
-        match (self.p.pacing, self.cc.pacing_rate_bps()) {
-            (Pacing::Off, _) => None,
-            (_, Some(r)) => Some(r.max(1)),
-            (Pacing::On, None) => Some(self.default_pacing_rate_bps()),
-            (Pacing::Auto, None) => None,
-        }
+        let cc_rate = self.cc.pacing_rate_bps();
+        Self::paced(self.p.pacing, cc_rate)
+            .then(|| cc_rate.map_or_else(|| self.default_pacing_rate_bps(), |r| r.max(1)))
     }
 
-    /// Whether [`Self::pacing_rate_bps`] is `Some` for this setting and algorithm rate.
+    /// Whether departures are paced: at the algorithm's rate unless pacing is off, at
+    /// `tcp_update_pacing_rate`'s when the algorithm sets none and pacing is on.
     fn paced(pacing: Pacing, cc_rate: Option<u64>) -> bool {
         match (pacing, cc_rate) {
             (Pacing::Off, _) | (Pacing::Auto, None) => false,
