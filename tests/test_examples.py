@@ -10,6 +10,7 @@ import pytest
 
 import cellcc
 from cellcc import Scenario
+from cellcc.backends.ns3 import plan as ns3_plan
 
 from .conftest import EXAMPLES, REPO
 
@@ -79,3 +80,14 @@ def test_capacity_step_example_follows_the_link_rate():
     after = ts[(ts["t_s"] >= 24) & (ts["t_s"] < 30)]["goodput_bps"].mean()
     assert 0.85 * 5e6 * 1448 / 1500 < during <= 5e6
     assert after > 0.8 * 20e6 * 1448 / 1500
+
+
+#: The crosscheck examples (docs/ns3.md), each meant for both the engine and ns-3.
+CROSSCHECKS = sorted((EXAMPLES / "crosscheck").glob("*.toml"))
+
+
+@pytest.mark.parametrize("path", CROSSCHECKS, ids=[p.stem for p in CROSSCHECKS])
+def test_crosscheck_example_loads_and_maps_to_ns3(path: Path):
+    scenario = Scenario.load(path)
+    text = ns3_plan.plan(scenario.to_dict(), base_dir=path.parent).text
+    assert text.count("\nflow ") + text.startswith("flow ") == len(scenario.to_dict()["flows"])
