@@ -180,8 +180,7 @@ fn resolve_fixed_uplink_sinr(ue: &mut Value) {
 }
 
 /// The channel's derived defaults (lte/channel/mod.rs: `ue_tx_power_dbm.unwrap_or`, interferers'
-/// `height_m` / `tx_power_dbm.unwrap_or(enb ...)`, interferers' and the hex layout's
-/// `uplink_load.unwrap_or(load)`). The UE power is only used with fixed power.
+/// `height_m` / `tx_power_dbm.unwrap_or(enb ...)`). The UE power is only used with fixed power.
 fn resolve_channel(ch: &mut Map<String, Value>) {
     let fixed_power = ch.get("ul_power_control").and_then(|p| p.get("kind")).and_then(Value::as_str) == Some("fixed");
     if fixed_power && ch.get("ue_tx_power_dbm").is_some_and(Value::is_null) {
@@ -195,19 +194,7 @@ fn resolve_channel(ch: &mut Map<String, Value>) {
                     f.insert(key.into(), enb.get(key).cloned().unwrap_or(Value::Null));
                 }
             }
-            uplink_load_defaults_to_load(f);
         }
-    }
-    if let Some(layout) = ch.get_mut("hex_layout").and_then(Value::as_object_mut) {
-        uplink_load_defaults_to_load(layout);
-    }
-}
-
-/// An interfering cell's UE loads the uplink as its eNB loads the downlink unless told otherwise.
-fn uplink_load_defaults_to_load(m: &mut Map<String, Value>) {
-    if m.get("uplink_load").is_some_and(Value::is_null) {
-        let load = m.get("load").cloned().unwrap_or(Value::Null);
-        m.insert("uplink_load".into(), load);
     }
 }
 
@@ -381,9 +368,9 @@ mod tests {
         // An interferer without height or power has the serving eNB's (30 m, 30 dBm).
         let f = &ch["interferers"][0];
         assert_eq!((f["height_m"].clone(), f["tx_power_dbm"].clone()), (json!(30.0), json!(30.0)));
-        // ... and its UE's uplink load is its downlink load (lte/channel/mod.rs), full_buffer.
-        assert_eq!(f["uplink_load"], f["load"]);
+        // ... a full-buffer downlink and an idle uplink (ul_interference.rs `default_uplink_load`).
         assert_eq!(f["load"], json!({"kind": "full_buffer"}));
+        assert_eq!(f["uplink_load"], json!({"kind": "idle"}));
         // Fixed power: the UE's 10 dBm (ns-3 LteUePhy::TxPower).
         let r = resolved(&lte_doc(Some(json!({"ul_power_control": {"kind": "fixed"}}))));
         assert_eq!(r["cells"][0]["channel"]["ue_tx_power_dbm"], json!(10.0));

@@ -284,7 +284,7 @@ pub struct InterferingCell {
     pub tx_power_dbm: f64,
     pub antenna: AntennaSpec,
     pub load: InterfererLoad,
-    /// Its UE's uplink load (the spec's `uplink_load`, default `load`) and where that UE is dropped.
+    /// Its UE's uplink load (the spec's `uplink_load`, default idle) and where that UE is dropped.
     pub uplink_load: InterfererLoad,
     pub ue_area: UeArea,
 }
@@ -302,7 +302,7 @@ pub fn interfering_cells(spec: &ChannelSpec) -> Vec<InterferingCell> {
             tx_power_dbm: f.tx_power_dbm.unwrap_or(enb.tx_power_dbm),
             antenna: f.antenna,
             load: f.load,
-            uplink_load: f.uplink_load.unwrap_or(f.load),
+            uplink_load: f.uplink_load,
             ue_area: ue_area(f.position_m, &f.antenna, to_serving_m[1].atan2(to_serving_m[0]), isd_m),
         }
     });
@@ -322,7 +322,7 @@ pub fn interfering_cells(spec: &ChannelSpec) -> Vec<InterferingCell> {
                 tx_power_dbm: enb.tx_power_dbm,
                 antenna,
                 load: l.load,
-                uplink_load: l.uplink_load.unwrap_or(l.load),
+                uplink_load: l.uplink_load,
                 // The grid's neighbours lie every 60 degrees from 0 (antenna.rs `hex_sites`).
                 ue_area: ue_area(c.xy_m, &antenna, 0.0, l.isd_m),
             }
