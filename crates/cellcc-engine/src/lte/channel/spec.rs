@@ -146,6 +146,18 @@ pub struct InterfererSpec {
     pub uplink_load: InterfererLoad,
 }
 
+impl InterfererSpec {
+    /// Its antenna height, m: `height_m`, else the serving eNB's.
+    pub fn height_m_or(&self, serving: &EnbSpec) -> f64 {
+        self.height_m.unwrap_or(serving.height_m)
+    }
+
+    /// Its total transmit power, dBm: `tx_power_dbm`, else the serving eNB's.
+    pub fn tx_power_dbm_or(&self, serving: &EnbSpec) -> f64 {
+        self.tx_power_dbm.unwrap_or(serving.tx_power_dbm)
+    }
+}
+
 /// An eNB's horizontal antenna pattern.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, Default)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
@@ -572,6 +584,27 @@ fn finite_point(p: &[f64], path: impl FnOnce() -> String) -> Check {
 const CARRIER_RANGE_MHZ: (f64, f64) = (400.0, 6000.0);
 
 impl ChannelSpec {
+    /// The UE's total power under `ul_power_control = "fixed"`: `ue_tx_power_dbm`, else
+    /// [`DEFAULT_UE_TX_POWER_DBM`].
+    pub fn fixed_ue_tx_power_dbm(&self) -> f64 {
+        self.ue_tx_power_dbm.unwrap_or(DEFAULT_UE_TX_POWER_DBM)
+    }
+
+    /// The spec with the defaults that follow from other fields written in, as the channel uses
+    /// them: the UE's power under fixed power control, each listed interferer's height and power
+    /// ([`InterfererSpec::height_m_or`], [`InterfererSpec::tx_power_dbm_or`]). A run's resolved
+    /// view (`scenario.json`) shows this.
+    pub fn with_derived_defaults(&self) -> ChannelSpec {
+        let mut s = self.clone();
+        if s.ul_power_control == UlPowerControlSpec::Fixed {
+            s.ue_tx_power_dbm = Some(s.fixed_ue_tx_power_dbm());
+        }
+        for f in &mut s.interferers {
+            (f.height_m, f.tx_power_dbm) = (Some(f.height_m_or(&s.enb)), Some(f.tx_power_dbm_or(&s.enb)));
+        }
+        s
+    }
+
     /// Check every field against its range; `path` is this spec's place in the scenario.
     pub fn validate(&self, path: &str) -> Check {
         let p = |f: &str| format!("{path}.{f}");
