@@ -158,7 +158,7 @@ impl World {
     }
 
     /// A whole datagram reached its destination host.
-    pub(super) fn deliver(&mut self, p: Packet) {
+    pub(super) fn deliver(&mut self, p: &Packet) {
         let now = self.now;
         let f = p.flow;
         let flow = &mut self.flows[f.index()];

@@ -359,8 +359,14 @@ impl World {
         }
         let p = self.packets.remove(id);
         self.acct.delivered_bytes += p.ip_bytes as u64;
+        if p.frag.is_none() {
+            // A whole datagram needs no reassembly (`accept` would hand it straight back):
+            // delivered in place, not moved through `accept` and its result.
+            self.deliver(&p);
+            return;
+        }
         match self.nodes[node.index()].reassembly.accept(self.now, p) {
-            Reassembled::Complete(whole) => self.deliver(whole),
+            Reassembled::Complete(whole) => self.deliver(&whole),
             Reassembled::Pending { first: true } => {
                 let t = self.now + crate::packet::ipv4::REASSEMBLY_TIMEOUT;
                 self.events.schedule(t, Event::ReassemblyTimeout(node));
