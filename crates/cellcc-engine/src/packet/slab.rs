@@ -45,6 +45,16 @@ impl PacketSlab {
         p
     }
 
+    /// Free a packet's slot without moving the packet out (it was read in place): as
+    /// `remove`, without the copy.
+    pub fn release(&mut self, id: PacketId) {
+        let slot = &mut self.slots[id.0 as usize];
+        let bytes = slot.as_ref().expect("packet released twice").ip_bytes;
+        *slot = None;
+        self.live_bytes -= bytes as u64;
+        self.free.push(id.0);
+    }
+
     /// IP bytes of all packets still in the network (queues, wires, reassembly).
     pub fn live_bytes(&self) -> u64 {
         self.live_bytes
