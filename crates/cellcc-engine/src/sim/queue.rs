@@ -28,6 +28,25 @@ pub struct EventQueue<E> {
     popped: u64,
 }
 
+/// Up to this many entries (four levels) a pop sifts top-down, beyond it bottom-up. Measured
+/// with callgrind: a single flow keeps ~6 events queued, where top-down is 20 instructions a
+/// pop cheaper; 50 flows keep hundreds, where bottom-up saves ~20 a pop.
+const SHALLOW_HEAP_ENTRIES: usize = 15;
+
+/// Move the hole at `i` up past every parent with a key larger than `key`, shifting
+/// those parents down; returns where the hole ends.
+fn hole_up<E: Copy>(heap: &mut [Entry<E>], mut i: usize, key: u128) -> usize {
+    while i > 0 {
+        let parent = (i - 1) / 2;
+        if heap[parent].key < key {
+            break;
+        }
+        heap[i] = heap[parent];
+        i = parent;
+    }
+    i
+}
+
 impl<E: Copy> Default for EventQueue<E> {
     fn default() -> Self {
         Self::with_capacity(1024)
@@ -64,38 +83,63 @@ impl<E: Copy> EventQueue<E> {
     }
 
     /// Move the entry at `i` up past every parent with a larger key.
-    fn sift_up(&mut self, mut i: usize) {
-        let e = self.heap[i];
-        while i > 0 {
-            let parent = (i - 1) / 2;
-            if self.heap[parent].key < e.key {
-                break;
-            }
-            self.heap[i] = self.heap[parent];
-            i = parent;
-        }
-        self.heap[i] = e;
+    fn sift_up(&mut self, i: usize) {
+        let heap = &mut self.heap[..];
+        let e = heap[i];
+        let i = hole_up(heap, i, e.key);
+        heap[i] = e;
     }
 
-    /// Put `e` in the root's place (the root was just taken) and move it down past
-    /// every child with a smaller key. Keys are unique (`seq`), so no ties.
+    /// Put `e` (the old last entry) in the root's place, the root having been taken.
     fn sift_down_from_root(&mut self, e: Entry<E>) {
-        let n = self.heap.len();
-        let mut i = 0;
+        if self.heap.len() <= SHALLOW_HEAP_ENTRIES {
+            self.sift_down_top(e);
+        } else {
+            self.sift_down_floyd(e);
+        }
+    }
+
+    /// Top-down: `e` goes down past every smaller child and stops as soon as it fits
+    /// (two compares per level, few levels). Keys are unique, so no ties.
+    fn sift_down_top(&mut self, e: Entry<E>) {
+        let heap = &mut self.heap[..];
+        let n = heap.len();
+        let mut hole = 0;
         loop {
-            let left = 2 * i + 1;
+            let left = 2 * hole + 1;
             if left >= n {
                 break;
             }
             let right = left + 1;
-            let child = if right < n && self.heap[right].key < self.heap[left].key { right } else { left };
-            if e.key < self.heap[child].key {
+            let child = if right < n && heap[right].key < heap[left].key { right } else { left };
+            if e.key < heap[child].key {
                 break;
             }
-            self.heap[i] = self.heap[child];
-            i = child;
+            heap[hole] = heap[child];
+            hole = child;
         }
-        self.heap[i] = e;
+        heap[hole] = e;
+    }
+
+    /// Bottom-up (Floyd, as std's `BinaryHeap::pop`): the hole goes down along the smaller
+    /// children to a leaf, one compare per level, and `e`, usually large, moves up from there.
+    fn sift_down_floyd(&mut self, e: Entry<E>) {
+        let heap = &mut self.heap[..];
+        let n = heap.len();
+        let mut hole = 0;
+        let mut child = 1;
+        while child + 1 < n {
+            child += (heap[child + 1].key < heap[child].key) as usize;
+            heap[hole] = heap[child];
+            hole = child;
+            child = 2 * hole + 1;
+        }
+        if child + 1 == n {
+            heap[hole] = heap[child];
+            hole = child;
+        }
+        let hole = hole_up(heap, hole, e.key);
+        heap[hole] = e;
     }
 
     /// Events dispatched so far (the benchmark's unit of work).
