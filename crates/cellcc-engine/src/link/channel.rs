@@ -34,6 +34,10 @@ impl RateSchedule {
     }
 
     pub fn at(&self, t: SimTime) -> u64 {
+        // A constant rate (every link without steps): no search, this runs per packet.
+        if let [(_, rate_bps)] = self.0.as_slice() {
+            return *rate_bps;
+        }
         let i = self.0.partition_point(|&(from, _)| from <= t);
         self.0[i.max(1) - 1].1
     }
