@@ -171,6 +171,18 @@ mod tests {
         assert_eq!(order, vec!['a', 'b', 'c', 'd']);
     }
 
+    #[test]
+    fn a_deep_heap_pops_in_time_order() {
+        // 100 entries, times a permutation of 0..100 (37 is prime to 100): the first pops
+        // sift bottom-up, the last ones top-down (SHALLOW_HEAP_ENTRIES).
+        let mut q = EventQueue::default();
+        for i in 0..100u64 {
+            q.schedule(SimTime(i * 37 % 100), i);
+        }
+        let times: Vec<u64> = std::iter::from_fn(|| q.pop().map(|(t, _)| t.0)).collect();
+        assert_eq!(times, (0..100).collect::<Vec<u64>>());
+    }
+
     proptest::proptest! {
         /// Any mix of schedules and pops returns events in `(time, insertion order)`,
         /// the order of a stable sort of everything scheduled.
