@@ -629,6 +629,73 @@ mod tests {
         );
     }
 
+    /// |H_k|^2 of every RB as the tap-major f32 sweep before the mirrored pairs summed it (H_k
+    /// over the taps in order, one complex multiply-add per tap and RB, from the same f32 phases).
+    fn tap_major_f32_gains(tr: &[f64], ti: &[f64], steer: &RbSteering) -> Vec<f64> {
+        (0..steer.n_rb())
+            .map(|k| {
+                let (mut hr, mut hi) = (0f32, 0f32);
+                for l in 0..tr.len() {
+                    let (c, s) = steer.at(k, l);
+                    let (a, b, c, s) = (tr[l] as f32, ti[l] as f32, c as f32, s as f32);
+                    hr += a * c - b * s;
+                    hi += a * s + b * c;
+                }
+                f64::from(hr) * f64::from(hr) + f64::from(hi) * f64::from(hi)
+            })
+            .collect()
+    }
+
+    /// How many wideband MCS choices the mirrored-pair sums move, against the previous tap-major f32
+    /// sweep and against H_k in f64: 14 EVA 70 Hz links every TTI for 20 s (280000 rows of 100
+    /// RBs, like the bench's channel cell), each at a mean SINR from -5 to 25 dB, through the ICI
+    /// share and the PHY's MIESM choice (`amc::mcs_at_bler_target`).
+    /// `cargo test --release -p cellcc-engine --lib mcs_moves_with_the_tap_sums -- --ignored --nocapture`
+    #[test]
+    #[ignore]
+    fn mcs_moves_with_the_tap_sums() {
+        use crate::lte::channel::ici::{doppler_spread_kept_share, with_ici};
+        use crate::lte::phy::amc::mcs_at_bler_target;
+        let (n_rb, steer) = (100, RbSteering::new(&EVA, 100));
+        let kept = doppler_spread_kept_share(70.0);
+        let (mut rows, mut vs_old, mut vs_f64, mut old_vs_f64) = (0u32, 0u32, 0u32, 0u32);
+        for i in 0..14 {
+            let mean_lin = 10f64.powf((-5.0 + 30.0 * f64::from(i) / 13.0) / 10.0);
+            let mut f = process(&EVA, 70.0, 500 + i as usize);
+            let row = |g: &[f64]| g.iter().map(|g| with_ici(mean_lin * g, kept)).collect::<Vec<f64>>();
+            for t in 0..20_000u64 {
+                let new = row(f.rb_gains(t * NS_PER_MS, &steer));
+                let (tr, ti) = f.taps(t * NS_PER_MS);
+                let old = row(&tap_major_f32_gains(tr, ti, &steer));
+                let exact: Vec<f64> = (0..n_rb)
+                    .map(|k| {
+                        let (mut hr, mut hi) = (0.0, 0.0);
+                        for l in 0..tr.len() {
+                            let (s, c) = RbSteering::phase(&EVA, n_rb, k, l);
+                            hr += tr[l] * c - ti[l] * s;
+                            hi += tr[l] * s + ti[l] * c;
+                        }
+                        hr * hr + hi * hi
+                    })
+                    .collect();
+                let [new, old, exact] = [&new, &old, &row(&exact)].map(|r| mcs_at_bler_target(r));
+                rows += 1;
+                vs_old += u32::from(new != old);
+                vs_f64 += u32::from(new != exact);
+                old_vs_f64 += u32::from(old != exact);
+                for other in [old, exact] {
+                    let step = i32::from(new.map_or(-1, |m| m as i8)) - i32::from(other.map_or(-1, |m| m as i8));
+                    assert!(step.abs() <= 1, "row {rows}: MCS {new:?} vs {other:?}");
+                }
+            }
+        }
+        println!(
+            "of {rows} rows: {vs_old} pick another MCS than the tap-major f32 sums, {vs_f64} than f64 sums \
+             (tap-major f32 against f64: {old_vs_f64})"
+        );
+        assert!(u64::from(vs_old.max(vs_f64)) * 10_000 <= u64::from(rows), "{vs_old}, {vs_f64} of {rows} rows");
+    }
+
     #[test]
     fn same_seed_same_series() {
         let steer = RbSteering::new(&EVA, 50);
