@@ -34,14 +34,16 @@ pub const SINUSOIDS_PER_TAP: usize = 16;
 /// The fading is sampled once per TTI = one subframe, 1 ms (TS 36.211 §4.1): at 300 Hz
 /// Doppler the channel turns by 0.3 cycle of the fastest sinusoid per sample.
 pub const FADING_STEP_NS: u64 = NS_PER_MS;
-/// Phasors restart from an anchor every this many steps, so a request after a gap replays at
-/// most 63 per-TTI rotations (plus one per anchor passed).
-pub const ANCHOR_EVERY_STEPS: u64 = 64;
-/// Phasors are computed exactly (sin/cos) every this many steps (16 anchors): at most 15
-/// per-anchor and 63 per-TTI products lie between an exact value and any step, each within a few
-/// ulp, so a phasor drifts by < ~2e-14 (tested within 1e-12 of the exact sum of sinusoids); the
-/// sin/cos at every anchor cost as much as the rotations themselves (docs/performance.md).
-pub const EXACT_EVERY_STEPS: u64 = 16 * ANCHOR_EVERY_STEPS;
+/// Phasors restart from an anchor every this many steps, so a request after a gap (the uplink's
+/// rows come every few TTIs, not every TTI) replays at most 7 per-TTI rotations plus one
+/// per-anchor rotation per anchor passed, instead of every TTI since the last request; the
+/// downlink, asked every TTI, pays one per-anchor rotation and a copy per anchor.
+pub const ANCHOR_EVERY_STEPS: u64 = 8;
+/// Phasors are computed exactly (sin/cos) every this many steps (1024, 128 anchors): at most 127
+/// per-anchor and 7 per-TTI products lie between an exact value and any step, each within a few
+/// ulp, so a phasor drifts by < ~1e-13 (tested within 1e-12 of the exact sum of sinusoids); the
+/// sin/cos every 64 TTIs cost as much as the rotations themselves (docs/performance.md).
+pub const EXACT_EVERY_STEPS: u64 = 128 * ANCHOR_EVERY_STEPS;
 
 /// A tap-delay line: excess delays and relative powers.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -487,10 +489,10 @@ mod tests {
     #[test]
     fn rotated_phasors_match_the_exact_sum_of_sinusoids() {
         // The tap gain equals sqrt(P_l/M) sum_n exp(j (omega_n t + phi_n)) evaluated directly: at step
-        // 63 (63 rotations after the exact value at 0), 64 (one anchor rotation), 130, 1023 (15 anchor
-        // rotations, then 63: the most products between exact values), 1024 (exact again) and 20479
+        // 7 (7 rotations after the exact value at 0), 8 (one anchor rotation), 130, 1023 (127 anchor
+        // rotations, then 7: the most products between exact values), 1024 (exact again) and 20479
         // (the last TTI of a 20 s run, large phases).
-        for k in [63u64, 64, 130, 1023, 1024, 20_479] {
+        for k in [7u64, 8, 130, 1023, 1024, 20_479] {
             let t_s = (k * FADING_STEP_NS) as f64 * 1e-9;
             let m = SINUSOIDS_PER_TAP;
             let mut g = process(&ETU, 300.0, 3);
@@ -524,7 +526,7 @@ mod tests {
             })
             .collect();
         let mut sparse = process(&EVA, 70.0, 9);
-        for k in [5u64, 40, 63, 64, 100, 700, 1030, 1029, 3000, 2100, 2047, 2048] {
+        for k in [5u64, 6, 40, 63, 64, 100, 700, 1030, 1029, 3000, 2100, 2047, 2048] {
             let (re, im) = sparse.taps(k * FADING_STEP_NS);
             assert_eq!((re.to_vec(), im.to_vec()), want[k as usize], "step {k}");
         }
