@@ -107,9 +107,11 @@ def test_a_cell_with_a_channel_needs_placed_ues(cli, lte_doc, write_doc):
 
 def test_an_interferer_too_close_for_its_uplink_ue_is_refused_by_field(cli, write_doc):
     # A loaded uplink drops one UE in the interferer's cell, whose ISD is its distance to the serving
-    # eNB: 60 m cannot hold a UE 35 m from its antenna (lte/channel/ul_interference.rs); idle can.
+    # eNB: 60 m cannot hold a UE 35 m from its antenna (lte/channel/ul_interference.rs); idle (the
+    # default) can.
     doc = Scenario.load(EXAMPLES / "lte_channel_edge.toml").to_dict()
     doc["cells"][0]["channel"]["interferers"][0]["position_m"] = [60.0, 0.0]
+    doc["cells"][0]["channel"]["interferers"][0]["uplink_load"] = {"kind": "full_buffer"}
     assert_one_clear_line(cli("validate", write_doc(doc)), "cells[0].channel.interferers[0].uplink_load")
     doc["cells"][0]["channel"]["interferers"][0]["uplink_load"] = {"kind": "idle"}
     assert cli("validate", write_doc(doc)).exit_code == 0

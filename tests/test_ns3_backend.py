@@ -230,6 +230,25 @@ def test_wired_cubic_lands_in_the_engine_tables():
 
 
 @needs_ns3
+def test_ns3s_attribute_defaults_reach_the_driver_and_the_notes_say_so(monkeypatch):
+    # CUBIC's first loss cut sets ssthresh to beta x cwnd: TcpCubic::Beta is 0.7, here 0.5.
+    from cellcc.backends.ns3 import run as ns3_run
+
+    sc = two_hosts(duration_s=1)
+
+    def first_ssthresh(out) -> float:
+        cw = out.cwnd
+        return float(cw.loc[cw["ca_state"] == "Recovery", "ssthresh_bytes"].iloc[0])
+
+    plain = ns3_run.run(sc)
+    monkeypatch.setenv(ns3_run.NS3_DEFAULTS_ENV, "ns3::TcpCubic::Beta=0.5")
+    halved = ns3_run.run(sc)
+    assert first_ssthresh(halved) < 0.8 * first_ssthresh(plain)
+    assert not any(ns3_run.NS3_DEFAULTS_ENV in n for n in plain.summary["notes"])
+    assert any("ns3::TcpCubic::Beta=0.5" in n for n in halved.summary["notes"])
+
+
+@needs_ns3
 def test_udp_cbr_with_random_loss_and_a_finite_tcp_flow():
     from cellcc.backends.ns3 import run as ns3_run
 

@@ -177,7 +177,7 @@ fn ul_walk() {
             let sinr = |load: &str, seed: u64| {
                 let mut s = walk_spec(&pl, true, false);
                 if let Some(l) = s.hex_layout.as_mut() {
-                    l.uplink_load = Some(serde_json::from_value(json!({"kind": load})).expect("a load"));
+                    l.uplink_load = serde_json::from_value(json!({"kind": load})).expect("a load");
                 }
                 let mut ch = ChannelSinr::new(&s, &[ue_at(d)], seed, "walk").expect("valid");
                 let mut out = vec![0.0; WALK_RBS];

@@ -34,6 +34,10 @@ impl RateSchedule {
     }
 
     pub fn at(&self, t: SimTime) -> u64 {
+        // A constant rate (every link without steps): no search, this runs per packet.
+        if let [(_, rate_bps)] = self.0.as_slice() {
+            return *rate_bps;
+        }
         let i = self.0.partition_point(|&(from, _)| from <= t);
         self.0[i.max(1) - 1].1
     }
@@ -109,6 +113,28 @@ pub struct Channel {
     /// Packets propagating, in arrival order: the delay is constant, so the wire
     /// is FIFO and only its head needs an event (keeps the event heap small).
     pub wire: VecDeque<(SimTime, PacketId)>,
+    /// The rate server's last serialisation time.
+    pub tx_time: TxTimeMemo,
+}
+
+/// The last serialisation time computed and its inputs. A link mostly carries one packet
+/// size each way (full segments one way, ACKs the other), so the division behind
+/// `SimDuration::transmission` is rarely needed; the value is the same either way.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TxTimeMemo {
+    bytes: u64,
+    rate_bps: u64,
+    time: SimDuration,
+}
+
+impl TxTimeMemo {
+    /// `SimDuration::transmission(bytes, rate_bps)`.
+    pub fn get(&mut self, bytes: u64, rate_bps: u64) -> SimDuration {
+        if bytes != self.bytes || rate_bps != self.rate_bps {
+            *self = TxTimeMemo { bytes, rate_bps, time: SimDuration::transmission(bytes, rate_bps) };
+        }
+        self.time
+    }
 }
 
 /// What an enqueue did.
@@ -143,7 +169,7 @@ impl Channel {
         match &mut self.server {
             Server::Rate { rate, free_at, starts } => {
                 let start = now.max(*free_at);
-                *free_at = start + SimDuration::transmission(bytes as u64, rate.at(start));
+                *free_at = start + self.tx_time.get(bytes as u64, rate.at(start));
                 starts.push_back(start);
                 Enqueued::Departs(*free_at)
             }
@@ -268,6 +294,7 @@ mod tests {
             stats: ChannelStats::default(),
             ecn_threshold_packets: None,
             wire: VecDeque::new(),
+            tx_time: TxTimeMemo::default(),
         }
     }
 
@@ -366,5 +393,15 @@ mod tests {
         let mut c = channel(Server::trace(schedule));
         // Arriving at 2.5 ms, the first usable opportunity is the one at 3 ms.
         assert_eq!(c.enqueue(SimTime(2_500_000), PacketId(1), 1500), Enqueued::Wake(SimTime(3_000_000)));
+    }
+
+    #[test]
+    fn the_memo_gives_the_transmission_time_of_its_inputs() {
+        let mut m = TxTimeMemo::default();
+        // 1500 B at 10 Mbit/s = 1.2 ms; 52 B = 41.6 us; back to 1500 B at 100 Mbit/s = 120 us.
+        assert_eq!(m.get(1500, 10_000_000), SimDuration::from_us(1200));
+        assert_eq!(m.get(1500, 10_000_000), SimDuration::from_us(1200));
+        assert_eq!(m.get(52, 10_000_000), SimDuration::from_ns(41_600));
+        assert_eq!(m.get(1500, 100_000_000), SimDuration::from_us(120));
     }
 }

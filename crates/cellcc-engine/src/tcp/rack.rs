@@ -202,6 +202,12 @@ impl Rack {
         self.detect_loss(board, now, reo_wnd)
     }
 
+    /// The scan a delivery asked for was not run because it would end at the head
+    /// (`scan_ends_at_head`): as `mark_lost` with nothing found, it uses up the delivery.
+    pub fn scan_skipped(&mut self) {
+        self.advanced = false;
+    }
+
     /// The next scan would stop at the oldest segment (`Scoreboard::head_ends_rack_scan`),
     /// so it marks nothing and needs no reordering window.
     pub fn scan_ends_at_head(&self, board: &Scoreboard) -> bool {

@@ -142,6 +142,7 @@ fn channel(
         stats: ChannelStats::default(),
         ecn_threshold_packets,
         wire: Default::default(),
+        tx_time: Default::default(),
     })
 }
 

@@ -357,10 +357,20 @@ impl World {
             self.forward(node, id);
             return;
         }
-        let p = self.packets.remove(id);
+        let p = self.packets.get(id);
         self.acct.delivered_bytes += p.ip_bytes as u64;
+        if p.frag.is_none() {
+            // A whole datagram needs no reassembly (`accept` would hand it straight back): it
+            // is read where it lies in the slab, and its slot freed before anything is sent.
+            let f = p.flow;
+            let ready = flow::receive(&mut self.flows, &mut self.flow_slots, self.now, p);
+            self.packets.release(id);
+            self.after_receive(f, ready);
+            return;
+        }
+        let p = self.packets.remove(id);
         match self.nodes[node.index()].reassembly.accept(self.now, p) {
-            Reassembled::Complete(whole) => self.deliver(whole),
+            Reassembled::Complete(whole) => self.deliver(&whole),
             Reassembled::Pending { first: true } => {
                 let t = self.now + crate::packet::ipv4::REASSEMBLY_TIMEOUT;
                 self.events.schedule(t, Event::ReassemblyTimeout(node));

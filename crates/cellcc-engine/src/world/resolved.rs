@@ -18,7 +18,7 @@
 use super::flow::Transport;
 use super::World;
 use crate::error::ScenarioError;
-use crate::lte::channel::spec::DEFAULT_UE_TX_POWER_DBM;
+use crate::lte::channel::spec::ChannelSpec;
 use crate::scenario::{CellSpec, LinkSpec, LossSpec, QueueSpec, RateChange, Scenario, TcpSpec};
 use crate::RunError;
 use serde::Serialize;
@@ -139,20 +139,19 @@ fn link(l: &LinkSpec) -> ResolvedLink {
 
 /// One cell with every setting the run uses: `CellSpec`'s serde defaults (filled in when the
 /// scenario was read) plus what `lte::channel` derives when a field is absent: a fixed SINR's
-/// uplink equals its downlink, the UE's power under `ul_power_control = "fixed"` is
-/// DEFAULT_UE_TX_POWER_DBM, an interferer's height and power are the serving eNB's. Any other
+/// uplink equals its downlink, and the channel's own ([`ChannelSpec::with_derived_defaults`],
+/// the same methods the channel reads: the fixed-power UE's power, an interferer's height and
+/// power). Any other
 /// unset optional field is left out, meaning what the scenario reference says of it absent (no
 /// `channel`: the UEs' `sinr` is the source; no shadowing or hex layout; fading's Doppler from its
 /// profile or speed; a sweep's uplink rides its ramp); RLC's `poll_pdu` / `poll_byte` keep `null`,
 /// which the schema defines as infinity.
 fn cell(c: &CellSpec) -> Value {
-    let mut v = serde_json::to_value(c).unwrap_or(Value::Null);
+    let with_defaults = CellSpec { channel: c.channel.as_ref().map(ChannelSpec::with_derived_defaults), ..c.clone() };
+    let mut v = serde_json::to_value(with_defaults).unwrap_or(Value::Null);
     let Value::Object(m) = &mut v else { return v };
     if let Some(Value::Array(ues)) = m.get_mut("ues") {
         ues.iter_mut().for_each(resolve_fixed_uplink_sinr);
-    }
-    if let Some(ch) = m.get_mut("channel").and_then(Value::as_object_mut) {
-        resolve_channel(ch);
     }
     drop_unset(&mut v);
     v
@@ -176,38 +175,6 @@ fn resolve_fixed_uplink_sinr(ue: &mut Value) {
     if sinr.get("kind").and_then(Value::as_str) == Some("fixed") && sinr.get("ul_db").is_some_and(Value::is_null) {
         let db = sinr.get("db").cloned().unwrap_or(Value::Null);
         sinr.insert("ul_db".into(), db);
-    }
-}
-
-/// The channel's derived defaults (lte/channel/mod.rs: `ue_tx_power_dbm.unwrap_or`, interferers'
-/// `height_m` / `tx_power_dbm.unwrap_or(enb ...)`, interferers' and the hex layout's
-/// `uplink_load.unwrap_or(load)`). The UE power is only used with fixed power.
-fn resolve_channel(ch: &mut Map<String, Value>) {
-    let fixed_power = ch.get("ul_power_control").and_then(|p| p.get("kind")).and_then(Value::as_str) == Some("fixed");
-    if fixed_power && ch.get("ue_tx_power_dbm").is_some_and(Value::is_null) {
-        ch.insert("ue_tx_power_dbm".into(), Value::from(DEFAULT_UE_TX_POWER_DBM));
-    }
-    let enb = ch.get("enb").cloned().unwrap_or(Value::Null);
-    if let Some(Value::Array(interferers)) = ch.get_mut("interferers") {
-        for f in interferers.iter_mut().filter_map(Value::as_object_mut) {
-            for key in ["height_m", "tx_power_dbm"] {
-                if f.get(key).is_some_and(Value::is_null) {
-                    f.insert(key.into(), enb.get(key).cloned().unwrap_or(Value::Null));
-                }
-            }
-            uplink_load_defaults_to_load(f);
-        }
-    }
-    if let Some(layout) = ch.get_mut("hex_layout").and_then(Value::as_object_mut) {
-        uplink_load_defaults_to_load(layout);
-    }
-}
-
-/// An interfering cell's UE loads the uplink as its eNB loads the downlink unless told otherwise.
-fn uplink_load_defaults_to_load(m: &mut Map<String, Value>) {
-    if m.get("uplink_load").is_some_and(Value::is_null) {
-        let load = m.get("load").cloned().unwrap_or(Value::Null);
-        m.insert("uplink_load".into(), load);
     }
 }
 
@@ -381,9 +348,9 @@ mod tests {
         // An interferer without height or power has the serving eNB's (30 m, 30 dBm).
         let f = &ch["interferers"][0];
         assert_eq!((f["height_m"].clone(), f["tx_power_dbm"].clone()), (json!(30.0), json!(30.0)));
-        // ... and its UE's uplink load is its downlink load (lte/channel/mod.rs), full_buffer.
-        assert_eq!(f["uplink_load"], f["load"]);
+        // ... a full-buffer downlink and an idle uplink (ul_interference.rs `default_uplink_load`).
         assert_eq!(f["load"], json!({"kind": "full_buffer"}));
+        assert_eq!(f["uplink_load"], json!({"kind": "idle"}));
         // Fixed power: the UE's 10 dBm (ns-3 LteUePhy::TxPower).
         let r = resolved(&lte_doc(Some(json!({"ul_power_control": {"kind": "fixed"}}))));
         assert_eq!(r["cells"][0]["channel"]["ue_tx_power_dbm"], json!(10.0));

@@ -47,8 +47,8 @@ STATUS PDUs on the uplink). On the uplink their UEs send no PUSCH (no uplink dat
 PUCCH is a null-bandwidth frame: lte-ue-phy.cc "send only PUCCH (ideal: fake null bandwidth
 signal)"), only their SRS over the band every `SrsPeriodicity` (`LteUePhy::SendSrs`), which LENA's
 eNBs count as interference on their own SRS (lte-spectrum-phy.cc `StartRx`, `m_interferenceCtrl`).
-The engine's interfering cells have a loaded uplink unless `uplink_load` is idle (one UE per cell on
-the SRS and PUSCH rows, lte/channel/ul_interference.rs): a run note says which.
+The engine's interfering cells have a loaded uplink only where `uplink_load` says so (default idle;
+one UE per cell on the SRS and PUSCH rows, lte/channel/ul_interference.rs): a run note says which.
 """
 
 from __future__ import annotations

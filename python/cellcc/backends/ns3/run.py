@@ -73,6 +73,10 @@ DIAG_OPTIONS = {
 }
 
 
+#: ns-3's own variable of attribute defaults (core/model/object-base.cc); it reaches the driver.
+NS3_DEFAULTS_ENV = "NS_ATTRIBUTE_DEFAULT"
+
+
 def diag_record(text: str) -> str:
     """The plan's `diag` record for the options in `text` (empty: no record). Refuses an unknown
     option or value with a ValueError naming it."""
@@ -112,7 +116,9 @@ def run(scenario: dict | str, seed: int | None = None, base_dir: Path | None = N
         summary = json.loads((out / "summary.json").read_text())
         if p.cell_id is not None:
             summary |= interference_summary(out, p.ue_ids, float(sc["duration_s"]))
-    notes = [*p.notes, f"diagnostic run: {diag.strip()}"] if diag else p.notes
+    notes = [*p.notes, f"diagnostic run: {diag.strip()}"] if diag else list(p.notes)
+    if ns3_defaults := os.environ.get(NS3_DEFAULTS_ENV):
+        notes.append(f"{NS3_DEFAULTS_ENV}={ns3_defaults}: ns-3 defaults changed where the plan sets none")
     summary |= {"backend": "ns3", "seed": p.seed, "wall_s": wall_s, "notes": notes}
     if p.cell_id is not None:
         summary["lte_dl_sinr_db"] = mean_sinr_db(p, raw["lte"])

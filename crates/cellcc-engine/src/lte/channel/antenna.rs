@@ -239,7 +239,7 @@ mod tests {
             max_attenuation_db: 20.0,
             sector_offset_m: 0.5,
             load: Default::default(),
-            uplink_load: None,
+            uplink_load: Default::default(),
         };
         let cells = hex_layout_cells([0.0, 0.0], &l);
         assert_eq!(cells.len(), 56);

@@ -64,7 +64,7 @@ use self::noise::{dbm_to_mw, noise_per_rb_dbm, to_db};
 use self::power_control::UlPower;
 use self::shadowing::{Shadowing, SHADOWING_STEP_NS};
 use self::small_scale::{tap_profile, LinkFading};
-use self::spec::{AntennaSpec, ChannelSpec, UePlacement, DEFAULT_UE_TX_POWER_DBM};
+use self::spec::{AntennaSpec, ChannelSpec, UePlacement};
 use self::ul_interference::{UeArea, UlRow, UplinkInterference};
 use super::sap::{LinkDir, UeIndex};
 use super::sinr::{PuschGrant, SinrSource};
@@ -176,7 +176,7 @@ impl ChannelSinr {
             serving: Site::new(enb.position_m, enb.height_m, enb.tx_power_dbm, Antenna::from_spec(&enb.antenna)),
             interferers: Vec::new(),
             loads: Vec::new(),
-            ul_power: UlPower::new(&spec.ul_power_control, spec.ue_tx_power_dbm.unwrap_or(DEFAULT_UE_TX_POWER_DBM)),
+            ul_power: UlPower::new(&spec.ul_power_control, spec.fixed_ue_tx_power_dbm()),
             dl_noise_rb_mw: dbm_to_mw(noise_per_rb_dbm(spec.ue_noise_figure_db)),
             ul_noise_rb_mw: dbm_to_mw(noise_per_rb_dbm(enb.noise_figure_db)),
         };
@@ -284,7 +284,7 @@ pub struct InterferingCell {
     pub tx_power_dbm: f64,
     pub antenna: AntennaSpec,
     pub load: InterfererLoad,
-    /// Its UE's uplink load (the spec's `uplink_load`, default `load`) and where that UE is dropped.
+    /// Its UE's uplink load (the spec's `uplink_load`, default idle) and where that UE is dropped.
     pub uplink_load: InterfererLoad,
     pub ue_area: UeArea,
 }
@@ -298,11 +298,11 @@ pub fn interfering_cells(spec: &ChannelSpec) -> Vec<InterferingCell> {
         let isd_m = to_serving_m[0].hypot(to_serving_m[1]);
         InterferingCell {
             xy_m: f.position_m,
-            height_m: f.height_m.unwrap_or(enb.height_m),
-            tx_power_dbm: f.tx_power_dbm.unwrap_or(enb.tx_power_dbm),
+            height_m: f.height_m_or(enb),
+            tx_power_dbm: f.tx_power_dbm_or(enb),
             antenna: f.antenna,
             load: f.load,
-            uplink_load: f.uplink_load.unwrap_or(f.load),
+            uplink_load: f.uplink_load,
             ue_area: ue_area(f.position_m, &f.antenna, to_serving_m[1].atan2(to_serving_m[0]), isd_m),
         }
     });
@@ -322,7 +322,7 @@ pub fn interfering_cells(spec: &ChannelSpec) -> Vec<InterferingCell> {
                 tx_power_dbm: enb.tx_power_dbm,
                 antenna,
                 load: l.load,
-                uplink_load: l.uplink_load.unwrap_or(l.load),
+                uplink_load: l.uplink_load,
                 // The grid's neighbours lie every 60 degrees from 0 (antenna.rs `hex_sites`).
                 ue_area: ue_area(c.xy_m, &antenna, 0.0, l.isd_m),
             }

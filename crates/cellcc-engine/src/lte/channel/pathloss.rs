@@ -355,7 +355,7 @@ impl PathLossSpec {
                 let allowed = "m in [30, 200] for okumura_hata";
                 in_range(ch.enb.height_m, lo, hi, || format!("{root}.enb.height_m"), allowed)?;
                 for (i, f) in ch.interferers.iter().enumerate() {
-                    let h = f.height_m.unwrap_or(ch.enb.height_m);
+                    let h = f.height_m_or(&ch.enb);
                     in_range(h, lo, hi, || format!("{root}.interferers[{i}].height_m"), allowed)?;
                 }
                 Ok(())

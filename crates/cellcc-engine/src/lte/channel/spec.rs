@@ -20,7 +20,7 @@
 pub use super::hst::FrequencyTracking;
 pub use super::interference::InterfererLoad;
 pub use super::power_control::UlPowerControlSpec;
-use super::ul_interference::validate_uplink_load;
+use super::ul_interference::{default_uplink_load, validate_uplink_load};
 use crate::error::ScenarioError;
 use serde::{Deserialize, Serialize};
 
@@ -140,10 +140,22 @@ pub struct InterfererSpec {
     #[serde(default)]
     pub load: InterfererLoad,
     /// Uplink load of the cell's UE ([`super::ul_interference`]): full_buffer | idle | fraction.
-    /// Default the same as `load`. Not idle needs the interferer at least 105 m from the serving
-    /// eNB (its distance is taken as the ISD of its cell, where its UE is dropped).
-    #[serde(default)]
-    pub uplink_load: Option<InterfererLoad>,
+    /// Default idle ([`default_uplink_load`]). Not idle needs the interferer at least 105 m from
+    /// the serving eNB (its distance is taken as the ISD of its cell, where its UE is dropped).
+    #[serde(default = "default_uplink_load")]
+    pub uplink_load: InterfererLoad,
+}
+
+impl InterfererSpec {
+    /// Its antenna height, m: `height_m`, else the serving eNB's.
+    pub fn height_m_or(&self, serving: &EnbSpec) -> f64 {
+        self.height_m.unwrap_or(serving.height_m)
+    }
+
+    /// Its total transmit power, dBm: `tx_power_dbm`, else the serving eNB's.
+    pub fn tx_power_dbm_or(&self, serving: &EnbSpec) -> f64 {
+        self.tx_power_dbm.unwrap_or(serving.tx_power_dbm)
+    }
 }
 
 /// An eNB's horizontal antenna pattern.
@@ -193,10 +205,10 @@ pub struct HexLayoutSpec {
     /// Every layout cell's data-region load. Default full_buffer.
     #[serde(default)]
     pub load: InterfererLoad,
-    /// Every layout cell's uplink load (one UE per cell, [`super::ul_interference`]). Default the
-    /// same as `load`. Not idle needs `isd_m` >= 105.
-    #[serde(default)]
-    pub uplink_load: Option<InterfererLoad>,
+    /// Every layout cell's uplink load (one UE per cell, [`super::ul_interference`]). Default
+    /// idle ([`default_uplink_load`]). Not idle needs `isd_m` >= 105.
+    #[serde(default = "default_uplink_load")]
+    pub uplink_load: InterfererLoad,
 }
 
 /// Where a UE starts and how it moves (one per UE of the cell).
@@ -572,6 +584,27 @@ fn finite_point(p: &[f64], path: impl FnOnce() -> String) -> Check {
 const CARRIER_RANGE_MHZ: (f64, f64) = (400.0, 6000.0);
 
 impl ChannelSpec {
+    /// The UE's total power under `ul_power_control = "fixed"`: `ue_tx_power_dbm`, else
+    /// [`DEFAULT_UE_TX_POWER_DBM`].
+    pub fn fixed_ue_tx_power_dbm(&self) -> f64 {
+        self.ue_tx_power_dbm.unwrap_or(DEFAULT_UE_TX_POWER_DBM)
+    }
+
+    /// The spec with the defaults that follow from other fields written in, as the channel uses
+    /// them: the UE's power under fixed power control, each listed interferer's height and power
+    /// ([`InterfererSpec::height_m_or`], [`InterfererSpec::tx_power_dbm_or`]). A run's resolved
+    /// view (`scenario.json`) shows this.
+    pub fn with_derived_defaults(&self) -> ChannelSpec {
+        let mut s = self.clone();
+        if s.ul_power_control == UlPowerControlSpec::Fixed {
+            s.ue_tx_power_dbm = Some(s.fixed_ue_tx_power_dbm());
+        }
+        for f in &mut s.interferers {
+            (f.height_m, f.tx_power_dbm) = (Some(f.height_m_or(&s.enb)), Some(f.tx_power_dbm_or(&s.enb)));
+        }
+        s
+    }
+
     /// Check every field against its range; `path` is this spec's place in the scenario.
     pub fn validate(&self, path: &str) -> Check {
         let p = |f: &str| format!("{path}.{f}");
@@ -612,7 +645,6 @@ impl ChannelSpec {
             let isd_m = (f.position_m[0] - self.enb.position_m[0]).hypot(f.position_m[1] - self.enb.position_m[1]);
             validate_uplink_load(
                 f.uplink_load,
-                f.load,
                 isd_m,
                 &format!("{ip}.uplink_load"),
                 "its distance to the serving eNB",
@@ -667,7 +699,7 @@ impl HexLayoutSpec {
         in_range(self.max_attenuation_db, 0.0, 50.0, || p("max_attenuation_db"), "dB in [0, 50]")?;
         in_range(self.sector_offset_m, 0.0, 10.0, || p("sector_offset_m"), "m in [0, 10]")?;
         self.load.validate(&p("load"))?;
-        validate_uplink_load(self.uplink_load, self.load, self.isd_m, &p("uplink_load"), "isd_m")
+        validate_uplink_load(self.uplink_load, self.isd_m, &p("uplink_load"), "isd_m")
     }
 }
 

@@ -75,7 +75,7 @@ fn a_far_ue_caps_at_p_cmax_and_a_small_grant_gains_what_the_band_spread_lost() {
 #[test]
 fn an_equidistant_equal_power_interferer_caps_the_sinr_near_zero_db() {
     let interferer = InterfererSpec {
-        uplink_load: Some(InterfererLoad::Idle),
+        uplink_load: InterfererLoad::Idle,
         ..isotropic_interferer([200.0, 0.0], InterfererLoad::FullBuffer)
     };
     let spec = ChannelSpec { interferers: vec![interferer], ..flat_spec() };
@@ -96,7 +96,7 @@ fn isotropic_interferer(position_m: [f64; 2], load: InterfererLoad) -> Interfere
         tx_power_dbm: None,
         antenna: AntennaSpec::Isotropic,
         load,
-        uplink_load: None,
+        uplink_load: InterfererLoad::FullBuffer,
     }
 }
 
@@ -138,7 +138,7 @@ fn the_interfering_cells_are_the_listed_ones_then_the_layout_with_the_serving_en
         max_attenuation_db: 20.0,
         sector_offset_m: 0.5,
         load: InterfererLoad::Idle,
-        uplink_load: None,
+        uplink_load: InterfererLoad::FullBuffer,
     };
     let listed =
         InterfererSpec { tx_power_dbm: Some(40.0), ..isotropic_interferer([900.0, 0.0], InterfererLoad::FullBuffer) };
@@ -441,7 +441,7 @@ fn seed004_variants(pathloss: PathLossSpec) -> [ChannelSpec; 3] {
             max_attenuation_db: 20.0,
             sector_offset_m: 0.5,
             load: InterfererLoad::FullBuffer,
-            uplink_load: None,
+            uplink_load: InterfererLoad::FullBuffer,
         }),
         ..alone.clone()
     };

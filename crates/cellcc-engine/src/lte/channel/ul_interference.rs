@@ -106,30 +106,32 @@ impl UeArea {
     }
 }
 
-/// An interfering cell's `uplink_load` (default `load`): a valid load, and, unless idle, a cell
-/// whose ISD (`isd_what`: `isd_m`) can hold its UE at the minimum distance
-/// ([`MIN_UL_ISD_M`]).
+/// An interfering cell's uplink load when the scenario names none: idle, as on LENA, whose
+/// interfering cells' UEs send SRS only (ns-3 3.44 `LteUePhy`: no PUSCH without uplink data), and
+/// because a loaded uplink is a choice with a cost a user should make knowingly: at LENA's open
+/// loop (P0 -80 dBm, alpha 1) every UE past ~83 dB of path loss sends 23 dBm over the whole band
+/// (docs/channel.md, "Uplink interference").
+pub fn default_uplink_load() -> InterfererLoad {
+    InterfererLoad::Idle
+}
+
+/// An interfering cell's `uplink_load`: a valid load, and, unless idle, a cell whose ISD
+/// (`isd_what`: `isd_m`) can hold its UE at the minimum distance ([`MIN_UL_ISD_M`]).
 pub(super) fn validate_uplink_load(
-    ul: Option<InterfererLoad>,
-    dl: InterfererLoad,
+    load: InterfererLoad,
     isd_m: f64,
     path: &str,
     isd_what: &str,
 ) -> Result<(), ScenarioError> {
-    let load = ul.unwrap_or(dl);
     load.validate(path)?;
     if load == InterfererLoad::Idle || isd_m >= MIN_UL_ISD_M {
         return Ok(());
     }
-    let value = match ul {
-        Some(_) => serde_json::to_string(&load).unwrap_or_default(),
-        None => format!("absent (= load: {})", serde_json::to_string(&dl).unwrap_or_default()),
-    };
     let allowed = format!(
         "{{ kind = \"idle\" }}: the cell's UE is dropped in its hexagon at least {MIN_UE_DISTANCE_M} m from its \
          antenna (TR 36.814 Table A.2.1.1-2), which needs {isd_what} >= {MIN_UL_ISD_M} m (it is {isd_m} m)"
     );
-    Err(ScenarioError::new(path, value, allowed))
+    Err(ScenarioError::new(path, serde_json::to_string(&load).unwrap_or_default(), allowed))
 }
 
 /// One interfering cell's uplink UE, as the serving eNB receives it.
@@ -283,7 +285,7 @@ mod tests {
     }
 
     /// Friis (the default path loss) with eNB and UE 1.5 m high: 3-D distance = 2-D distance.
-    fn two_cells(uplink_load: Option<InterfererLoad>) -> ChannelSpec {
+    fn two_cells(uplink_load: InterfererLoad) -> ChannelSpec {
         let interferer = InterfererSpec {
             position_m: [200.0, 0.0],
             height_m: None,
@@ -315,7 +317,7 @@ mod tests {
     fn two_cells_interference_is_the_power_control_formula_at_the_drop() {
         // Serving eNB at the origin, an omni full-buffer cell at (200, 0) (ISD 200 m: hexagon of
         // circumradius 115.47 m), everything 1.5 m high, Friis, 25 RBs, LENA's P0 -80 dBm, alpha 1.
-        let mut ch = ChannelSinr::new(&two_cells(None), &[ue_at(100.0)], 1, "cell0").unwrap();
+        let mut ch = ChannelSinr::new(&two_cells(InterfererLoad::FullBuffer), &[ue_at(100.0)], 1, "cell0").unwrap();
         let ue = ch.ul_interference.ues()[0].clone();
         // Seed 1's drop: (226.487, -95.294), 98.907 m from its own eNB, 245.718 m from ours.
         let [x, y] = ue.xy_m;
@@ -338,7 +340,7 @@ mod tests {
         let offset_db = ch.pusch_offset_db(UeIndex(0), SimTime::ZERO, PuschGrant { prbs: 1 });
         assert!(offset_db.abs() < 1e-9);
         // An idle uplink (or no interferer) gives back the noise-limited 37.3166 dB.
-        let mut idle = ChannelSinr::new(&two_cells(Some(InterfererLoad::Idle)), &[ue_at(100.0)], 1, "cell0").unwrap();
+        let mut idle = ChannelSinr::new(&two_cells(InterfererLoad::Idle), &[ue_at(100.0)], 1, "cell0").unwrap();
         assert!(idle.ul_interference.ues().is_empty());
         assert!(ul_row(&mut idle, 0, 0, 25).iter().all(|&v| (v - 37.3166).abs() < 1e-3));
     }
@@ -387,7 +389,7 @@ mod tests {
 
     /// Seed 004's cell: the centre site's 0-degree sector of 2 rings of 3-sector sites (ISD 500 m),
     /// 46 dBm, TR 36.814 UMa, 8 dB shadowing; `uplink_load` for the 56 other cells.
-    fn seed004(uplink_load: Option<InterfererLoad>) -> ChannelSpec {
+    fn seed004(uplink_load: InterfererLoad) -> ChannelSpec {
         ChannelSpec {
             dl_carrier_mhz: 2100.0,
             ul_carrier_mhz: 1900.0,
@@ -423,8 +425,8 @@ mod tests {
             let mut ch = ChannelSinr::new(&seed004(load), &ues, 7, "c").unwrap();
             (0..3).map(|u| mean_db(&ul_row(&mut ch, u, 0, 50))).collect::<Vec<_>>()
         };
-        let (idle, full) = (sinr(Some(InterfererLoad::Idle)), sinr(None));
-        let tenth = sinr(Some(InterfererLoad::Fraction { fraction: 0.1 }));
+        let (idle, full) = (sinr(InterfererLoad::Idle), sinr(InterfererLoad::FullBuffer));
+        let tenth = sinr(InterfererLoad::Fraction { fraction: 0.1 });
         for u in 0..3 {
             // 56 UEs at up to 23 dBm against -116.4 dBm of noise per RB: several dB of rise at least.
             assert!(full[u] < idle[u] - 3.0, "ue {u}: {} vs {}", full[u], idle[u]);
@@ -434,7 +436,7 @@ mod tests {
 
     #[test]
     fn same_seed_same_rows_and_adding_a_ue_changes_no_other_ues_uplink() {
-        let spec = seed004(None);
+        let spec = seed004(InterfererLoad::FullBuffer);
         let rows = |ues: &[UePlacement], seed: u64| {
             let mut ch = ChannelSinr::new(&spec, ues, seed, "c").unwrap();
             let drops: Vec<_> = ch.ul_interference.ues().iter().map(|u| u.xy_m).collect();
@@ -451,7 +453,7 @@ mod tests {
     #[test]
     fn a_fractional_uplink_fills_one_contiguous_block_per_step_inside_the_band() {
         // 0.3 of 50 RBs = 15 RBs at the same power per RB in every 10 ms step, never wrapping.
-        let spec = two_cells(Some(InterfererLoad::Fraction { fraction: 0.3 }));
+        let spec = two_cells(InterfererLoad::Fraction { fraction: 0.3 });
         let mut ch = ChannelSinr::new(&spec, &[ue_at(100.0)], 2, "cell0").unwrap();
         let p = UlPower::new(&UlPowerControlSpec::default(), 10.0);
         let per_rb_mw = ch.ul_interference.ues()[0].rx_rb_mw(&p, 50);
@@ -472,27 +474,30 @@ mod tests {
 
     #[test]
     fn a_cell_too_small_for_its_ue_names_the_field_and_idle_is_accepted() {
-        let mut spec = two_cells(None);
+        let mut spec = two_cells(InterfererLoad::FullBuffer);
         spec.interferers[0].position_m = [60.0, 0.0];
         let e = spec.validate("cells[0].channel").unwrap_err();
         assert_eq!(e.path, "cells[0].channel.interferers[0].uplink_load");
         assert!(e.value.contains("full_buffer") && e.allowed.contains("idle") && e.allowed.contains("105"), "{e}");
-        spec.interferers[0].uplink_load = Some(InterfererLoad::Idle);
+        spec.interferers[0].uplink_load = InterfererLoad::Idle;
         assert!(spec.validate("c").is_ok());
-        let mut layout = seed004(Some(InterfererLoad::Fraction { fraction: 0.5 }));
+        let mut layout = seed004(InterfererLoad::Fraction { fraction: 0.5 });
         if let Some(l) = layout.hex_layout.as_mut() {
             l.isd_m = 100.0;
         }
         let e = layout.validate("c").unwrap_err();
         assert_eq!(e.path, "c.hex_layout.uplink_load");
-        let mut bad = seed004(Some(InterfererLoad::Fraction { fraction: -0.1 }));
+        let mut bad = seed004(InterfererLoad::Fraction { fraction: -0.1 });
         assert_eq!(bad.validate("c").unwrap_err().path, "c.hex_layout.uplink_load.fraction");
         bad.hex_layout = None;
         assert!(bad.validate("c").is_ok());
         // The scenario form.
         let f: InterfererSpec =
             serde_json::from_str(r#"{"position_m": [500, 0], "uplink_load": {"kind": "idle"}}"#).unwrap();
-        assert_eq!(f.uplink_load, Some(InterfererLoad::Idle));
+        assert_eq!(f.uplink_load, InterfererLoad::Idle);
+        // Absent, it is idle, whatever the downlink's load.
+        let f: InterfererSpec = serde_json::from_str(r#"{"position_m": [500, 0]}"#).unwrap();
+        assert_eq!((f.load, f.uplink_load), (InterfererLoad::FullBuffer, InterfererLoad::Idle));
     }
 
     proptest::proptest! {

@@ -498,7 +498,7 @@ mod tests {
                 tx_power_dbm: None,
                 antenna: AntennaSpec::Isotropic,
                 load: InterfererLoad::FullBuffer,
-                uplink_load: None,
+                uplink_load: InterfererLoad::FullBuffer,
             }
         };
         let spec = ChannelSpec {

@@ -130,8 +130,14 @@ impl TcpSender {
 
     /// Linux `tcp_rack_mark_lost`: scan, and arm the reordering timer for what is not yet due.
     fn rack_mark_lost(&mut self, now: SimTime) -> u32 {
-        // The window only matters to segments the scan reaches.
-        let reo_wnd = if self.rack.scan_ends_at_head(&self.board) { SimDuration::ZERO } else { self.current_reo_wnd() };
+        if self.rack.scan_ends_at_head(&self.board) {
+            // The scan would stop at its first step: nothing is lost or waiting, so neither
+            // the scan nor the reordering window is needed, and no timer is armed.
+            self.rack.scan_skipped();
+            self.reo_at = None;
+            return 0;
+        }
+        let reo_wnd = self.current_reo_wnd();
         let d = self.rack.mark_lost(&mut self.board, now, reo_wnd);
         self.stats.lost_retransmits += d.lost_retransmits as u64;
         // Each scan sees every segment still waiting, so its answer replaces the timer.
@@ -549,7 +555,9 @@ impl TcpSender {
         };
         self.probe = Episode::Probing { high_seq: self.snd_nxt, retransmitted };
         self.stats.loss_probes += 1;
+        // Linux tcp_send_loss_probe sends with push_one = 2, which re-plans no probe.
         self.probe_at = None;
+        self.probe_replan_due = false;
         self.rto_at = Some(now + self.rtt.rto());
         seg
     }

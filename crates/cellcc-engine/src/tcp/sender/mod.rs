@@ -141,6 +141,10 @@ pub struct TcpSender {
     probe_at: Option<SimTime>,
     /// A probe decided at the timer, sent at the next `poll_transmit`.
     probe_due: Option<Probe>,
+    /// New data went out in the current burst of `poll_transmit` calls: the loss probe is
+    /// re-planned once when the burst ends (Linux `tcp_write_xmit` calls
+    /// `tcp_schedule_loss_probe` after its send loop, not per segment).
+    probe_replan_due: bool,
     probe: Episode,
     undo: Undo,
     /// F-RTO after an RTO (RFC 5682).
@@ -183,6 +187,7 @@ impl TcpSender {
             tlp_enabled: tlp::enabled_by_sysctl(p.early_retrans),
             probe_at: None,
             probe_due: None,
+            probe_replan_due: false,
             probe: Episode::Idle,
             undo: Undo::default(),
             frto: Frto::Off,
@@ -274,7 +279,9 @@ impl TcpSender {
 
     /// Hand every RTT observation since the last call to `f`.
     pub fn drain_rtt(&mut self, mut f: impl FnMut(RttObs)) {
-        self.rtt_log.drain(..).for_each(&mut f);
+        // A plain walk and a clear: cheaper than `Vec::drain` for the one sample per ACK.
+        self.rtt_log.iter().copied().for_each(&mut f);
+        self.rtt_log.clear();
     }
 
     #[inline]
@@ -574,7 +581,17 @@ impl TcpSender {
         self.state == SenderState::Established && (self.board.lost() > 0 || self.snd_nxt < self.data_end())
     }
 
+    /// The next segment to send, if any. Call until it returns `None` (the end of the
+    /// burst, as Linux's `tcp_write_xmit` loop): the loss probe is re-planned there.
     pub fn poll_transmit(&mut self, now: SimTime) -> Option<TcpSegment> {
+        let seg = self.next_segment(now);
+        if seg.is_none() && std::mem::take(&mut self.probe_replan_due) {
+            self.schedule_probe(now, false);
+        }
+        seg
+    }
+
+    fn next_segment(&mut self, now: SimTime) -> Option<TcpSegment> {
         match self.state {
             SenderState::SynSent { attempts, pending: true, .. } => {
                 self.state = SenderState::SynSent { attempts, pending: false, sent_at: now };
@@ -656,8 +673,8 @@ impl TcpSender {
         });
         self.snd_nxt += len as u64;
         self.on_sent(now, len);
-        // Linux tcp_write_xmit: every transmission of new data re-plans the loss probe.
-        self.schedule_probe(now, false);
+        // Linux tcp_write_xmit: a burst with new data re-plans the loss probe when it ends.
+        self.probe_replan_due = true;
         let mut seg = self.data_segment(seq, len, now);
         seg.flags.0 |= cwr;
         seg

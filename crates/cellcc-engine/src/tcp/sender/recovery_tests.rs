@@ -97,6 +97,20 @@ fn without_rack_the_lost_retransmission_waits_for_the_rto() {
 }
 
 #[test]
+fn a_send_burst_plans_the_loss_probe_once_when_it_ends() {
+    let (mut s, t0) = sender(TcpSpec::default(), AppSupply::Unlimited);
+    // Mid-burst nothing is planned yet: Linux tcp_write_xmit schedules the probe after its loop.
+    assert!(s.poll_transmit(t0).is_some());
+    assert_eq!(s.probe_at, None);
+    // The initial window of 10 segments; the eleventh poll ends the burst.
+    assert_eq!(drain(&mut s, t0).len(), 9);
+    // tcp_schedule_loss_probe with ten segments out: PTO = 2 * SRTT + 2 ms = 202 ms, sooner
+    // than the RTO (SRTT 100 + 4 * RTTVAR 50 = 300 ms).
+    assert_eq!(s.probe_at, Some(t0 + ms(202)));
+    assert_eq!(s.poll_timeout(t0), Some(t0 + ms(202)));
+}
+
+#[test]
 fn a_tail_drop_is_probed_after_two_srtt_and_repaired_in_recovery() {
     let (mut s, t0) = sender(TcpSpec::default(), AppSupply::Closed { total: seg_bytes(10) });
     drain(&mut s, t0);
