@@ -507,10 +507,12 @@ impl SinrSource for ChannelSinr {
         }
         self.fit(out.len());
         self.sinr_lin(ue, dir, now, Region::Data);
-        out.copy_from_slice(&self.gains);
+        // The new row becomes the UE's cached row by a swap of buffers of the same length (the
+        // scratch keeps its length, so `fit` does not reallocate): one copy per row, into `out`.
         let u = &mut self.ues[ue.index()];
-        u.row_lin[d].clear();
-        u.row_lin[d].extend_from_slice(out);
+        u.row_lin[d].resize(out.len(), 0.0);
+        std::mem::swap(&mut self.gains, &mut u.row_lin[d]);
+        out.copy_from_slice(&u.row_lin[d]);
         u.row_at[d] = Some(key);
     }
 
