@@ -308,6 +308,7 @@ def test_diag_options_fill_the_defaults_and_refuse_unknown_words(tmp_path: Path)
     trace = tmp_path / "t"
     assert ns3_run.diag_record(f"srs_ms=2 trace={trace}").endswith(f"srs_ms=2 trace={trace}\n")
     assert trace.is_dir()
+    assert ns3_run.diag_record("fading=serving").startswith("diag fading=serving ")
     for bad in ("fading=ul", "srs_ms=3", "colour=red", "trace="):
         with pytest.raises(ValueError, match="CELLCC_NS3_DIAG"):
             ns3_run.diag_record(bad)
@@ -342,6 +343,21 @@ def test_diag_fading_on_the_downlink_only_keeps_the_downlink_fading(monkeypatch)
     gains = _core.fading_trace_db(json.dumps(sc["cells"][0]["channel"]), sc["seed"], "cell0", 0, 25, 500)
     mean_gain_db = 10 * math.log10(sum(10 ** (g / 10) for row in gains for g in row) / (25 * 500))
     assert out.summary["lte_dl_sinr_db"]["ue"] == pytest.approx(19.9514 + mean_gain_db, abs=0.3)
+
+
+@needs_ns3
+def test_diag_fading_on_the_serving_links_only_runs_an_interfered_cell_and_says_so(monkeypatch):
+    from cellcc.backends.ns3 import run as ns3_run
+
+    # `fading=serving` (diag.cc ServingLinkFading): the trace fades the serving eNB's links only, the
+    # neighbour 500 m east keeps its path loss alone (docs/ns3.md, "TCP over an interfered cell").
+    ch = {"enb": {"height_m": 30, "tx_power_dbm": 46}, "interferers": [{"position_m": [500, 0]}]}
+    sc = channel_cell(ch | {"fading": {"profile": "epa"}}, {"position_m": [150.0, 0.0]}, duration_s=0.3)
+    monkeypatch.setenv(ns3_run.DIAG_ENV, "fading=serving")
+    out = ns3_run.run(sc)
+    assert any("fading=serving" in n for n in out.summary["notes"])
+    assert out.flows.iloc[0]["rx_bytes"] > 0
+    assert math.isfinite(out.summary["lte_dl_ctrl_sinr_db"]["ue"])
 
 
 @needs_ns3

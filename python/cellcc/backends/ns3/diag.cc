@@ -1,11 +1,13 @@
 //! cellcc's ns-3 driver, diagnostics of an LTE run (docs/ns3.md, "Diagnostic options"): never on
 //! by default; run.py adds the record only when CELLCC_NS3_DIAG asks for it.
 //!
-//!   diag fading=both|dl|none ul_pc=off|open|closed ul_cqi=srs|pusch srs_ms=scenario|2|5|10|20|40|80 [trace=DIR]
+//!   diag fading=both|dl|serving|none ul_pc=off|open|closed ul_cqi=srs|pusch srs_ms=scenario|2|5|10|20|40|80 [trace=DIR]
 //!
 //! - fading: `both` is LteHelper's own use (one TraceFadingLossModel on both channels,
 //!   lte-helper.cc ChannelModelInitialization); `dl` adds it to the downlink channel only, so the
-//!   uplink sees path loss alone; `none` installs no fading.
+//!   uplink sees path loss alone; `serving` fades only the links to and from the serving eNB, on
+//!   both channels (the interfering cells' links see path loss alone, as the engine's do);
+//!   `none` installs no fading.
 //! - ul_pc: `off` keeps the backend's mapping of the scenario's `ul_power_control`; `open` /
 //!   `closed` turn on LteUePowerControl (TS 36.213 §5.1.1.1), ClosedLoop false / true.
 //! - ul_cqi: FfMacScheduler::UlCqiFilter, SRS_UL_CQI (LENA's default) or PUSCH_UL_CQI.
@@ -27,6 +29,52 @@ namespace cellcc
 
 namespace
 {
+
+/// A trace fading model applied only to the links of one eNB (`fading=serving`): every other
+/// link's PSD passes unchanged. The inner model keeps its own per-link random windows.
+class ServingLinkFading : public SpectrumPropagationLossModel
+{
+  public:
+    ServingLinkFading(Ptr<TraceFadingLossModel> inner, Ptr<const MobilityModel> serving)
+        : m_inner(inner),
+          m_serving(serving)
+    {
+    }
+
+  private:
+    Ptr<SpectrumValue> DoCalcRxPowerSpectralDensity(Ptr<const SpectrumSignalParameters> params,
+                                                    Ptr<const MobilityModel> a,
+                                                    Ptr<const MobilityModel> b) const override
+    {
+        if (a == m_serving || b == m_serving)
+        {
+            return m_inner->CalcRxPowerSpectralDensity(params, a, b);
+        }
+        return params->psd->Copy();
+    }
+
+    int64_t DoAssignStreams(int64_t stream) override
+    {
+        return m_inner->AssignStreams(stream);
+    }
+
+    Ptr<TraceFadingLossModel> m_inner;
+    Ptr<const MobilityModel> m_serving;
+};
+
+/// The scenario's fading trace as LteHelper::ChannelModelInitialization would build it.
+Ptr<TraceFadingLossModel>
+TraceFading(const Record& f, const std::string& dir)
+{
+    auto m = CreateObject<TraceFadingLossModel>();
+    m->SetAttribute("TraceFilename", StringValue(dir + "/" + f.Str("file")));
+    m->SetAttribute("TraceLength", TimeValue(Seconds(f.Num("length_s"))));
+    m->SetAttribute("SamplesNum", UintegerValue(f.U64("samples")));
+    m->SetAttribute("WindowSize", TimeValue(Seconds(f.Num("window_s"))));
+    m->SetAttribute("RbNum", UintegerValue(f.U64("rbs")));
+    m->Initialize();
+    return m;
+}
 
 FILE* g_diagOut = nullptr;
 //! LCIDs 1 and 2 are SRB1 and SRB2 (TS 36.321 Table 6.2.1-1): signalling, not a data bearer.
@@ -113,22 +161,21 @@ SetUpDiag(Ptr<LteHelper> h, const Record& d)
 }
 
 void
-AddDownlinkFading(Ptr<LteHelper> h, const Record& d, const Record& f, const std::string& dir)
+AddDiagFading(Ptr<LteHelper> h, const Record& d, const Record& f, const std::string& dir, Ptr<Node> enb)
 {
-    if (d.Str("fading") != "dl")
+    // The helper's channels exist once InstallEnbDevice has initialised it.
+    const std::string mode = d.Str("fading");
+    if (mode == "dl")
     {
-        return;
+        h->GetDownlinkSpectrumChannel()->AddSpectrumPropagationLossModel(TraceFading(f, dir));
     }
-    // What LteHelper::ChannelModelInitialization does with its fading model, on the downlink
-    // channel only (the helper's channels exist once InstallEnbDevice has initialised it).
-    auto m = CreateObject<TraceFadingLossModel>();
-    m->SetAttribute("TraceFilename", StringValue(dir + "/" + f.Str("file")));
-    m->SetAttribute("TraceLength", TimeValue(Seconds(f.Num("length_s"))));
-    m->SetAttribute("SamplesNum", UintegerValue(f.U64("samples")));
-    m->SetAttribute("WindowSize", TimeValue(Seconds(f.Num("window_s"))));
-    m->SetAttribute("RbNum", UintegerValue(f.U64("rbs")));
-    m->Initialize();
-    h->GetDownlinkSpectrumChannel()->AddSpectrumPropagationLossModel(m);
+    else if (mode == "serving")
+    {
+        auto serving = enb->GetObject<MobilityModel>();
+        auto m = TraceFading(f, dir);
+        h->GetDownlinkSpectrumChannel()->AddSpectrumPropagationLossModel(CreateObject<ServingLinkFading>(m, serving));
+        h->GetUplinkSpectrumChannel()->AddSpectrumPropagationLossModel(CreateObject<ServingLinkFading>(m, serving));
+    }
 }
 
 void

@@ -167,8 +167,9 @@ void ConfigureDiag(const Record& diag);
 bool HelperFading(const Record* diag);
 /// The scheduler's UL CQI filter, before the eNB device is installed.
 void SetUpDiag(Ptr<LteHelper> h, const Record& diag);
-/// With fading=dl: the fading model on the downlink channel alone, after the eNB is installed.
-void AddDownlinkFading(Ptr<LteHelper> h, const Record& diag, const Record& fading, const std::string& dir);
+/// With fading=dl: the fading model on the downlink channel alone; with fading=serving: on the
+/// serving eNB's links alone, both channels. After the eNB is installed.
+void AddDiagFading(Ptr<LteHelper> h, const Record& diag, const Record& fading, const std::string& dir, Ptr<Node> enb);
 /// With trace=DIR: per-packet RLC/PDCP/PHY events into DIR/diag.csv.
 void StartDiagTrace(const Record& diag, NetDeviceContainer enbDevs, NetDeviceContainer ueDevs);
 void StopDiagTrace();

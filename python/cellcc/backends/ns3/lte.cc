@@ -279,7 +279,7 @@ BuildCell(World& w, LteCell* lte, const LtePlanRecords& r, const std::string& di
     lte->enbDevs = h->InstallEnbDevice(NodeContainer(lte->enb));
     if (r.diag && r.fading)
     {
-        AddDownlinkFading(h, *r.diag, *r.fading, dir);
+        AddDiagFading(h, *r.diag, *r.fading, dir, lte->enb);
     }
     NodeContainer ueNodes;
     for (size_t j = 0; j < r.ues.size(); j++)

@@ -65,7 +65,7 @@ __all__ = ["NotSupported", "plan", "run"]
 DIAG_ENV = "CELLCC_NS3_DIAG"
 #: Each option's values, the first being what an ordinary run does (`trace` takes a directory).
 DIAG_OPTIONS = {
-    "fading": ("both", "dl", "none"),
+    "fading": ("both", "dl", "serving", "none"),
     "ul_pc": ("off", "open", "closed"),
     "ul_cqi": ("srs", "pusch"),
     # LteEnbRrc::SrsPeriodicity (lte-enb-rrc.cc): the scenario's `uplink.srs_period_ms` unless set.
