@@ -167,3 +167,41 @@ def test_the_hex_layout_on_lena_gives_the_engines_sinr_across_the_cell(load, xy)
     s, (data_db, ctrl_db) = _lena_vs_engine(hata_channel(hex_layout={"rings": 1, "load": {"kind": load}}), xy, 0.1)
     assert s["lte_dl_ctrl_sinr_db"]["ue"] == pytest.approx(ctrl_db, abs=TOLERANCE_DB)
     assert s["lte_dl_data_sinr_db"]["ue"] == pytest.approx(data_db, abs=TOLERANCE_DB)
+
+
+# --- LENA's hybrid buildings path loss (channel.py `_hybrid_model`, channel.cc InstallBuildingInfo) --
+
+
+def _hybrid_channel(**extra) -> dict:
+    return hata_channel(pathloss={"model": "itu_r1411_hybrid", "city": "medium"}, **extra)
+
+
+def test_hybrid_path_loss_maps_to_lenas_hybrid_model_with_its_shadowing_sigma():
+    ch = _hybrid_channel(interferers=[{"position_m": [500, 0]}])
+    p = ns3_plan.plan(saturated_ue_cell(ch, (150.0, 0.0), 0.1))
+    obj = next(r for r in _records(p.text, "object") if r["role"] == "pathloss")
+    attrs = {a["name"]: a["value"] for a in _records(p.text, "attr") if a["role"] == "pathloss"}
+    assert obj["type"] == "ns3::HybridBuildingsPropagationLossModel"
+    # No shadowing in the scenario: the buildings module's 7 dB default must be switched off.
+    assert (attrs["Los2NlosThr"], attrs["CitySize"], attrs["ShadowSigmaOutdoor"]) == ("200.0", "Medium", "0.0")
+    shadowed = saturated_ue_cell(_hybrid_channel(shadowing={"sigma_db": 6}), (150.0, 0.0), 0.1)
+    p = ns3_plan.plan(shadowed)
+    assert {a["name"]: a["value"] for a in _records(p.text, "attr")}["ShadowSigmaOutdoor"] == "6.0"
+    assert any("once per link" in n for n in p.notes)
+    with pytest.raises(NotSupported, match=r"cells\[0\]\.channel\.shadowing"):
+        ns3_plan.plan(saturated_ue_cell(hata_channel(shadowing={"sigma_db": 6}), (150.0, 0.0), 0.1))
+    street = _hybrid_channel()
+    street["pathloss"]["street_width_m"] = 30
+    with pytest.raises(NotSupported, match="street_width_m"):
+        ns3_plan.plan(saturated_ue_cell(street, (150.0, 0.0), 0.1))
+
+
+@needs_ns3
+@pytest.mark.parametrize("x_m", [150.0, 260.0])
+def test_hybrid_path_loss_on_lena_gives_the_engines_sinr(x_m):
+    # 150 m: the serving link below Los2NlosThr (P.1411 LOS), 260 m: above it (NLOS over rooftops);
+    # the neighbour 500 m east is 350 m and 240 m away, NLOS both times. No shadowing, no fading.
+    ch = _hybrid_channel(interferers=[{"position_m": [500, 0]}])
+    s, (data_db, ctrl_db) = _lena_vs_engine(ch, (x_m, 0.0), 0.1)
+    assert s["lte_dl_ctrl_sinr_db"]["ue"] == pytest.approx(ctrl_db, abs=TOLERANCE_DB)
+    assert s["lte_dl_data_sinr_db"]["ue"] == pytest.approx(data_db, abs=TOLERANCE_DB)

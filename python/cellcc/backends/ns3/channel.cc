@@ -15,6 +15,7 @@
 #include <cmath>
 
 #include "ns3/antenna-module.h"
+#include "ns3/buildings-helper.h"
 #include "ns3/lte-module.h"
 #include "ns3/mobility-module.h"
 
@@ -112,6 +113,25 @@ ConfigureChannel(const Record& chan)
         Config::SetDefault("ns3::LteUePowerControl::Alpha", DoubleValue(chan.Num("pc_alpha")));
         Config::SetDefault("ns3::LteUePowerControl::Pcmax", DoubleValue(chan.Num("pc_pcmax_dbm")));
         Config::SetDefault("ns3::LteUePowerControl::PsrsOffset", IntegerValue(std::lround(chan.Num("pc_psrs_offset"))));
+    }
+}
+
+void
+InstallBuildingInfo(const LtePlanRecords& r)
+{
+    // HybridBuildingsPropagationLossModel asks both ends of every link for their
+    // MobilityBuildingInfo (hybrid-buildings-propagation-loss-model.cc GetLoss); with no building
+    // placed, every node is outdoor, which is the engine's itu_r1411_hybrid.
+    if (!r.chan || TypeOf(r, "pathloss") != "ns3::HybridBuildingsPropagationLossModel")
+    {
+        return;
+    }
+    for (auto it = NodeList::Begin(); it != NodeList::End(); ++it)
+    {
+        if ((*it)->GetObject<MobilityModel>())
+        {
+            BuildingsHelper::Install(*it);
+        }
     }
 }
 

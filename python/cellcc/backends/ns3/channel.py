@@ -86,6 +86,8 @@ DEFAULTS = {
     "enb_noise_figure_db": 5.0,
     "ue_height_m": 1.5,
     "walk_leg_s": 1.0,
+    "shadowing_sigma_db": 8.0,
+    "shadowing_decorrelation_m": 50.0,
 }
 #: Engine `ul_power_control` defaults (crates/cellcc-engine/src/lte/channel/power_control.rs), which
 #: are ns-3 LteUePowerControl's attribute defaults.
@@ -170,9 +172,51 @@ def ul_power_control_fields(pc: dict | None) -> dict[str, object]:
     }
 
 
-def pathloss_model(pl: dict, path: str) -> tuple[str, dict[str, object]]:
-    """The ns-3 TypeId and attributes of the engine's path-loss model, or NotSupported."""
+#: The engine's `itu_r1411_hybrid` street fields at the defaults of ns-3's
+#: ItuR1411NlosOverRooftopPropagationLossModel, which HybridBuildingsPropagationLossModel creates
+#: inside itself and exposes no attribute of (hybrid-buildings-propagation-loss-model.cc).
+HYBRID_STREET_DEFAULTS = {
+    "street_orientation_deg": 45.0,
+    "street_width_m": 20.0,
+    "buildings_extent_m": 80.0,
+    "building_separation_m": 50.0,
+}
+
+
+def _shadow_sigma_db(shadowing: dict | None) -> float:
+    """The scenario's shadowing sigma, dB: 0 without shadowing."""
+    if shadowing is None:
+        return 0.0
+    return float(_or_default(shadowing.get("sigma_db"), DEFAULTS["shadowing_sigma_db"]))
+
+
+def _hybrid_model(pl: dict, shadowing: dict | None, path: str) -> tuple[str, dict[str, object]]:
+    """LENA's hybrid buildings model with no buildings: every node outdoor (the driver gives each
+    a MobilityBuildingInfo), so its outdoor branches are the engine's `itu_r1411_hybrid`; its own
+    per-link shadowing (BuildingsPropagationLossModel, `ShadowSigmaOutdoor`, 7 dB unless set)
+    carries the scenario's sigma, 0 without shadowing."""
+    for key, ns3_default in HYBRID_STREET_DEFAULTS.items():
+        if float(pl.get(key, ns3_default)) != ns3_default:
+            raise NotSupported(
+                f"{path}.{key}",
+                pl[key],
+                f"{ns3_default:g} (ns-3's hybrid model keeps its P.1411 NLOS model's defaults)",
+            )
+    return "ns3::HybridBuildingsPropagationLossModel", {
+        "Los2NlosThr": float(pl.get("los_threshold_m", 200.0)),
+        "Environment": HATA_ENVIRONMENTS[pl.get("environment", "urban")],
+        "CitySize": HATA_CITIES[pl.get("city", "large")],
+        "RooftopLevel": float(pl.get("rooftop_height_m", 20.0)),
+        "ShadowSigmaOutdoor": _shadow_sigma_db(shadowing),
+    }
+
+
+def pathloss_model(pl: dict, path: str, shadowing: dict | None = None) -> tuple[str, dict[str, object]]:
+    """The ns-3 TypeId and attributes of the engine's path-loss model (with the shadowing, which
+    only the hybrid model carries), or NotSupported."""
     model = pl.get("model", "friis")
+    if model == "itu_r1411_hybrid":
+        return _hybrid_model(pl, shadowing, path)
     if model == "friis":
         return "ns3::FriisPropagationLossModel", {}
     if model == "log_distance":
@@ -200,10 +244,8 @@ def pathloss_model(pl: dict, path: str) -> tuple[str, dict[str, object]]:
     raise NotSupported(
         f"{path}.model",
         model,
-        "friis, log_distance, okumura_hata, itu_r1411_los or itu_r1411_nlos_over_rooftop "
-        "(ns-3 3.44 has no TR 36.942 / TR 36.814 model; its ThreeGpp* models are TR 38.901's; "
-        "itu_r1411_hybrid is HybridBuildingsPropagationLossModel, which needs building data on every "
-        "node, not mapped here)",
+        "friis, log_distance, okumura_hata, itu_r1411_los, itu_r1411_nlos_over_rooftop or itu_r1411_hybrid "
+        "(ns-3 3.44 has no TR 36.942 / TR 36.814 model; its ThreeGpp* models are TR 38.901's)",
     )
 
 
@@ -211,15 +253,17 @@ def hata_note(pl: dict, carrier_mhz: float, ue_height_m: float) -> str | None:
     """ns-3's COST-231 (above 1500 MHz) large-city a(h_m) is 3.2 (log10 11.75 h_m)^2, without the
     -4.97 dB of Hata's large-city formula and unlike COST 231's own a(h_m) (the small/medium-city
     one, which the engine uses; okumura-hata-propagation-loss-model.cc GetLoss): its loss is lower."""
-    if pl.get("model") != "okumura_hata" or carrier_mhz <= 1500 or pl.get("city", "large") != "large":
+    hata_links = {"okumura_hata": "", "itu_r1411_hybrid": " (the hybrid model's links beyond 1 km)"}
+    model = pl.get("model")
+    if model not in hata_links or carrier_mhz <= 1500 or pl.get("city", "large") != "large":
         return None
     lf, hm = math.log10(carrier_mhz), ue_height_m
     engine_a = (1.1 * lf - 0.7) * hm - (1.56 * lf - 0.8)
     ns3_a = 3.2 * math.log10(11.75 * hm) ** 2
     return (
-        f"okumura_hata at {carrier_mhz} MHz, city large: ns-3's COST-231 a(h_m) for a large city "
+        f"{model} at {carrier_mhz} MHz, city large: ns-3's COST-231 a(h_m) for a large city "
         f"(3.2 (log10 11.75 h_m)^2) makes its path loss {ns3_a - engine_a:.2f} dB lower than the engine's "
-        f"at h_m = {hm} m (okumura-hata-propagation-loss-model.cc)"
+        f"at h_m = {hm} m{hata_links[model]} (okumura-hata-propagation-loss-model.cc)"
     )
 
 
@@ -303,12 +347,14 @@ def channel_plan(cell: dict, path: str, n_rbs: int, duration_s: float, warmup_s:
     """Records of a cell with a channel model: `chan`, path-loss and antenna objects, fading; the
     UEs' placement is `ue_placement_lines`."""
     ch, p = cell["channel"], f"{path}.channel"
-    if ch.get("shadowing") is not None:
+    pathloss = ch.get("pathloss") or {"model": "friis"}
+    shadowing = ch.get("shadowing")
+    if shadowing is not None and pathloss.get("model") != "itu_r1411_hybrid":
         raise NotSupported(
             f"{p}.shadowing",
-            ch["shadowing"],
-            "absent: ns-3 has log-normal shadowing only in the buildings module, drawn once per link "
-            "(buildings-propagation-loss-model.cc), not correlated along the UE's track; its one correlated "
+            shadowing,
+            "absent, or with pathloss itu_r1411_hybrid: ns-3 has log-normal shadowing only in the buildings "
+            "module (buildings-propagation-loss-model.cc), which LENA's hybrid model carries; its one correlated "
             "shadowing belongs to the TR 38.901 ThreeGpp* path-loss models, with their own sigma and distance",
         )
     dl_mhz = float(ch.get("dl_carrier_mhz", DEFAULTS["dl_carrier_mhz"]))
@@ -316,7 +362,7 @@ def channel_plan(cell: dict, path: str, n_rbs: int, duration_s: float, warmup_s:
     dl, ul = earfcn(dl_mhz, True, f"{p}.dl_carrier_mhz"), earfcn(ul_mhz, False, f"{p}.ul_carrier_mhz")
     enb = ch.get("enb") or {}
     x, y = (float(v) for v in enb.get("position_m", (0.0, 0.0)))
-    type_id, attrs = pathloss_model(ch.get("pathloss") or {"model": "friis"}, f"{p}.pathloss")
+    type_id, attrs = pathloss_model(pathloss, f"{p}.pathloss", shadowing)
     lines = [
         record(
             "chan",
@@ -339,6 +385,14 @@ def channel_plan(cell: dict, path: str, n_rbs: int, duration_s: float, warmup_s:
     fading_lines, trace, fading_notes = _fading(ch, cell, n_rbs, duration_s, warmup_s, p, bool(icell_lines))
     lines += icell_lines + fading_lines
     notes += fading_notes
+    if shadowing is not None:
+        notes.append(
+            f"{p}.shadowing: ns-3's buildings module draws N(0, {_shadow_sigma_db(shadowing):g}^2) dB once per "
+            "link (BuildingsPropagationLossModel), from its own random stream and not correlated along the "
+            "UE's track: the same statistics as the engine's for a static UE, an approximation for one moving "
+            f"far against decorrelation_m = "
+            f"{float(_or_default(shadowing.get('decorrelation_m'), DEFAULTS['shadowing_decorrelation_m'])):g} m"
+        )
     h_ue = min(float(u["sinr"].get("height_m", DEFAULTS["ue_height_m"])) for u in cell["ues"])
     notes += [n for n in [hata_note(ch.get("pathloss") or {}, dl_mhz, h_ue)] if n]
     return ChannelPlan(lines, trace, notes, (dl, ul))

@@ -603,6 +603,7 @@ Run(const std::vector<Record>& records, const std::string& dir)
     {
         p.lte.cell = p.cell;
         BuildCell(w, lte, p.lte, dir);
+        InstallBuildingInfo(p.lte);
         for (const Record* r : p.routes)
         {
             AddRoute(w, lte, *r);

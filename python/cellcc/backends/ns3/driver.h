@@ -147,6 +147,8 @@ void BuildCell(World& w, LteCell* lte, const LtePlanRecords& r, const std::strin
 void ConfigureChannel(const Record& chan);
 /// Path-loss model, eNB antenna and fading model on the helper, before it creates its channels.
 void SetUpChannel(Ptr<LteHelper> h, const LtePlanRecords& r, const std::string& dir);
+/// With the hybrid buildings path loss: a MobilityBuildingInfo on every placed node, all outdoor.
+void InstallBuildingInfo(const LtePlanRecords& r);
 Vector EnbPosition(const Record& chan);
 /// A channel-placed UE's position and mobility model.
 void PlaceChannelUe(Ptr<Node> node, const Record& ue, const Record& mobility);
