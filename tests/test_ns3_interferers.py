@@ -205,3 +205,16 @@ def test_hybrid_path_loss_on_lena_gives_the_engines_sinr(x_m):
     s, (data_db, ctrl_db) = _lena_vs_engine(ch, (x_m, 0.0), 0.1)
     assert s["lte_dl_ctrl_sinr_db"]["ue"] == pytest.approx(ctrl_db, abs=TOLERANCE_DB)
     assert s["lte_dl_data_sinr_db"]["ue"] == pytest.approx(data_db, abs=TOLERANCE_DB)
+
+
+@needs_ns3
+@pytest.mark.slow
+def test_seed004s_geometry_on_lena_gives_the_engines_sinr():
+    # li-celledge's cell (57 cells, 70-degree sectors, hybrid path loss with Los2NlosThr 1e6 m)
+    # without shadowing or fading, a static UE 100 m out: ~50 s of LENA for 0.1 s (docs/ns3.md).
+    from cellcc.studies import li_celledge
+
+    ch = {k: v for k, v in li_celledge.CHANNEL.items() if k not in ("shadowing", "fading")}
+    s, (data_db, ctrl_db) = _lena_vs_engine(ch, (100.0, 0.0), 0.1)
+    assert s["lte_dl_ctrl_sinr_db"]["ue"] == pytest.approx(ctrl_db, abs=TOLERANCE_DB)
+    assert s["lte_dl_data_sinr_db"]["ue"] == pytest.approx(data_db, abs=TOLERANCE_DB)
