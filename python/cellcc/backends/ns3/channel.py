@@ -172,15 +172,27 @@ def ul_power_control_fields(pc: dict | None) -> dict[str, object]:
     }
 
 
-#: The engine's `itu_r1411_hybrid` street fields at the defaults of ns-3's
-#: ItuR1411NlosOverRooftopPropagationLossModel, which HybridBuildingsPropagationLossModel creates
-#: inside itself and exposes no attribute of (hybrid-buildings-propagation-loss-model.cc).
-HYBRID_STREET_DEFAULTS = {
-    "street_orientation_deg": 45.0,
-    "street_width_m": 20.0,
-    "buildings_extent_m": 80.0,
-    "building_separation_m": 50.0,
+#: The engine's P.1411 street fields (spec.rs), their defaults (those of ns-3's
+#: ItuR1411NlosOverRooftopPropagationLossModel) and that model's attribute for each.
+P1411_STREET = {
+    "street_orientation_deg": (45.0, "StreetsOrientation"),
+    "street_width_m": (20.0, "StreetsWidth"),
+    "buildings_extent_m": (80.0, "BuildingsExtend"),
+    "building_separation_m": (50.0, "BuildingSeparation"),
 }
+#: The engine's default rooftop level, m (spec.rs; ns-3's `RooftopLevel` default).
+P1411_ROOFTOP_M = 20.0
+#: The engine's default `los_threshold_m` (spec.rs; ns-3's `Los2NlosThr` default).
+HYBRID_LOS_THRESHOLD_M = 200.0
+
+
+def _hata_attrs(pl: dict) -> dict[str, object]:
+    """Okumura-Hata's `Environment` and `CitySize` (the hybrid model passes them on to its
+    Okumura-Hata and P.1411 NLOS models)."""
+    return {
+        "Environment": HATA_ENVIRONMENTS[pl.get("environment", "urban")],
+        "CitySize": HATA_CITIES[pl.get("city", "large")],
+    }
 
 
 def _shadow_sigma_db(shadowing: dict | None) -> float:
@@ -195,7 +207,9 @@ def _hybrid_model(pl: dict, shadowing: dict | None, path: str) -> tuple[str, dic
     a MobilityBuildingInfo), so its outdoor branches are the engine's `itu_r1411_hybrid`; its own
     per-link shadowing (BuildingsPropagationLossModel, `ShadowSigmaOutdoor`, 7 dB unless set)
     carries the scenario's sigma, 0 without shadowing."""
-    for key, ns3_default in HYBRID_STREET_DEFAULTS.items():
+    # HybridBuildingsPropagationLossModel creates its NLOS model inside itself and exposes none
+    # of its street attributes (hybrid-buildings-propagation-loss-model.cc).
+    for key, (ns3_default, _) in P1411_STREET.items():
         if float(pl.get(key, ns3_default)) != ns3_default:
             raise NotSupported(
                 f"{path}.{key}",
@@ -203,10 +217,9 @@ def _hybrid_model(pl: dict, shadowing: dict | None, path: str) -> tuple[str, dic
                 f"{ns3_default:g} (ns-3's hybrid model keeps its P.1411 NLOS model's defaults)",
             )
     return "ns3::HybridBuildingsPropagationLossModel", {
-        "Los2NlosThr": float(pl.get("los_threshold_m", 200.0)),
-        "Environment": HATA_ENVIRONMENTS[pl.get("environment", "urban")],
-        "CitySize": HATA_CITIES[pl.get("city", "large")],
-        "RooftopLevel": float(pl.get("rooftop_height_m", 20.0)),
+        "Los2NlosThr": float(pl.get("los_threshold_m", HYBRID_LOS_THRESHOLD_M)),
+        **_hata_attrs(pl),
+        "RooftopLevel": float(pl.get("rooftop_height_m", P1411_ROOFTOP_M)),
         "ShadowSigmaOutdoor": _shadow_sigma_db(shadowing),
     }
 
@@ -226,19 +239,13 @@ def pathloss_model(pl: dict, path: str, shadowing: dict | None = None) -> tuple[
             "ReferenceLoss": float(pl.get("reference_loss_db", 46.6777)),
         }
     if model == "okumura_hata":
-        return "ns3::OkumuraHataPropagationLossModel", {
-            "Environment": HATA_ENVIRONMENTS[pl.get("environment", "urban")],
-            "CitySize": HATA_CITIES[pl.get("city", "large")],
-        }
+        return "ns3::OkumuraHataPropagationLossModel", _hata_attrs(pl)
     if model == "itu_r1411_los":
         return "ns3::ItuR1411LosPropagationLossModel", {}
     if model == "itu_r1411_nlos_over_rooftop":
         return "ns3::ItuR1411NlosOverRooftopPropagationLossModel", {
-            "RooftopLevel": float(pl.get("rooftop_height_m", 20.0)),
-            "StreetsOrientation": float(pl.get("street_orientation_deg", 45.0)),
-            "StreetsWidth": float(pl.get("street_width_m", 20.0)),
-            "BuildingsExtend": float(pl.get("buildings_extent_m", 80.0)),
-            "BuildingSeparation": float(pl.get("building_separation_m", 50.0)),
+            "RooftopLevel": float(pl.get("rooftop_height_m", P1411_ROOFTOP_M)),
+            **{attr: float(pl.get(key, default)) for key, (default, attr) in P1411_STREET.items()},
             **_p1411_city(bool(pl.get("metropolitan", True))),
         }
     raise NotSupported(
