@@ -117,6 +117,18 @@ ConfigureChannel(const Record& chan)
 }
 
 void
+ApplyFadingAttributes(const Record& f,
+                      const std::string& dir,
+                      const std::function<void(const std::string&, const AttributeValue&)>& set)
+{
+    set("TraceFilename", StringValue(dir + "/" + f.Str("file")));
+    set("TraceLength", TimeValue(Seconds(f.Num("length_s"))));
+    set("SamplesNum", UintegerValue(f.U64("samples")));
+    set("WindowSize", TimeValue(Seconds(f.Num("window_s"))));
+    set("RbNum", UintegerValue(f.U64("rbs")));
+}
+
+void
 InstallBuildingInfo(const LtePlanRecords& r)
 {
     // HybridBuildingsPropagationLossModel asks both ends of every link for their
@@ -145,11 +157,7 @@ SetUpChannel(Ptr<LteHelper> h, const LtePlanRecords& r, const std::string& dir)
     if (const Record* f = r.fading; f && HelperFading(r.diag))
     {
         h->SetFadingModel("ns3::TraceFadingLossModel");
-        h->SetFadingModelAttribute("TraceFilename", StringValue(dir + "/" + f->Str("file")));
-        h->SetFadingModelAttribute("TraceLength", TimeValue(Seconds(f->Num("length_s"))));
-        h->SetFadingModelAttribute("SamplesNum", UintegerValue(f->U64("samples")));
-        h->SetFadingModelAttribute("WindowSize", TimeValue(Seconds(f->Num("window_s"))));
-        h->SetFadingModelAttribute("RbNum", UintegerValue(f->U64("rbs")));
+        ApplyFadingAttributes(*f, dir, [&](auto& n, auto& v) { h->SetFadingModelAttribute(n, v); });
     }
     if (r.interference)
     {

@@ -67,11 +67,7 @@ Ptr<TraceFadingLossModel>
 TraceFading(const Record& f, const std::string& dir)
 {
     auto m = CreateObject<TraceFadingLossModel>();
-    m->SetAttribute("TraceFilename", StringValue(dir + "/" + f.Str("file")));
-    m->SetAttribute("TraceLength", TimeValue(Seconds(f.Num("length_s"))));
-    m->SetAttribute("SamplesNum", UintegerValue(f.U64("samples")));
-    m->SetAttribute("WindowSize", TimeValue(Seconds(f.Num("window_s"))));
-    m->SetAttribute("RbNum", UintegerValue(f.U64("rbs")));
+    ApplyFadingAttributes(f, dir, [&](auto& n, auto& v) { m->SetAttribute(n, v); });
     m->Initialize();
     return m;
 }

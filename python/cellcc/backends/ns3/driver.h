@@ -147,6 +147,11 @@ void BuildCell(World& w, LteCell* lte, const LtePlanRecords& r, const std::strin
 void ConfigureChannel(const Record& chan);
 /// Path-loss model, eNB antenna and fading model on the helper, before it creates its channels.
 void SetUpChannel(Ptr<LteHelper> h, const LtePlanRecords& r, const std::string& dir);
+/// The plan's `fading` record as TraceFadingLossModel attributes (the helper's model and the
+/// diagnostic ones alike), each handed to `set`.
+void ApplyFadingAttributes(const Record& fading,
+                           const std::string& dir,
+                           const std::function<void(const std::string&, const AttributeValue&)>& set);
 /// With the hybrid buildings path loss: a MobilityBuildingInfo on every placed node, all outdoor.
 void InstallBuildingInfo(const LtePlanRecords& r);
 Vector EnbPosition(const Record& chan);
