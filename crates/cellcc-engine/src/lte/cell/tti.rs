@@ -8,7 +8,7 @@ use crate::lte::mac::scheduler::rbg::rbg_size;
 use crate::lte::mac::scheduler::{NewTb, Scheduler, UeDemand};
 use crate::lte::mac::uplink::UplinkRequests;
 use crate::lte::mac::{subheader_bytes, BSR_CE_BYTES, MAX_SUBHEADER_BYTES};
-use crate::lte::phy::{self, HarqHistory, UplinkSounding};
+use crate::lte::phy::{self, CqiReport, HarqHistory, UplinkSounding};
 use crate::lte::sap::{LinkDir, RbMask, TbAssignment, TbOutcome, TxOpportunity, UeIndex};
 use crate::lte::sinr::PuschGrant;
 use crate::scenario::{CellSpec, DlCqiMode};
@@ -99,7 +99,7 @@ impl Cell {
         let delay = SimDuration::from_ms(self.cqi.delay_ms as u64);
         let now_ms = now.as_ns() / NS_PER_MS;
         let dl_mode = self.cqi.dl_mcs_from;
-        // Mode 3-0 sub-bands of one RBG, as ns-3 LENA's A30 report (phy::worst_subband_cqi).
+        // Mode 3-0 sub-bands of one RBG, as ns-3 LENA's A30 report (phy::worst_in_range_subband).
         let subband_rbs = rbg_size(self.n_rbs) as usize;
         for (i, ue) in self.ues.iter_mut().enumerate() {
             let ue_index = UeIndex(i as u16);
@@ -111,8 +111,8 @@ impl Cell {
                 }
                 let sinr_lin = &self.sinr_lin;
                 let cqi = *ue.dl.memo.cqi.get_or_insert_with(|| match dl_mode {
-                    DlCqiMode::Wideband => phy::wideband_cqi(sinr_lin),
-                    DlCqiMode::WorstSubband => phy::worst_subband_cqi(sinr_lin, subband_rbs),
+                    DlCqiMode::Wideband => CqiReport::wideband(phy::wideband_cqi(sinr_lin)),
+                    DlCqiMode::WorstSubband => phy::worst_in_range_subband(sinr_lin, subband_rbs),
                 });
                 ue.dl.cqi.measured(now, cqi, now + delay);
             }
@@ -121,7 +121,7 @@ impl Cell {
                 self.sinr.per_rb_sinr_lin(ue_index, LinkDir::Uplink, now, &mut self.sinr_lin);
                 sounding.sounded(now_ms, &self.sinr_lin);
                 if let Some(cqi) = sounding.cqi() {
-                    ue.ul.cqi.measured(now, cqi, now + delay);
+                    ue.ul.cqi.measured(now, CqiReport::wideband(cqi), now + delay);
                 }
             }
         }
@@ -138,17 +138,21 @@ impl Cell {
                 LinkDir::Uplink => self.macs.uplink.reported_bytes(UeIndex(i as u16)),
             };
             let link = ue.link(dir);
-            let cqi = link.cqi.current(now);
-            let usable_cqi = cqi.unwrap_or(CQI_BEFORE_FIRST_REPORT);
+            let report = link.cqi.current(now);
+            let usable_cqi = report.map_or(CQI_BEFORE_FIRST_REPORT, |r| r.cqi);
+            // Sub-bands reported out of range get no data (worst_subband mode; none otherwise).
+            let out_of_range = report.map_or(RbMask::default(), |r| r.out_of_range);
             let mcs = phy::mcs_from_cqi(usable_cqi);
-            link.slots.at(now).cqi = cqi;
-            let capacity_bits = if usable_cqi > 0 { link.capacity.band_bits(dir, mcs, n_rbs) } else { 0 };
+            link.slots.at(now).cqi = report.map(|r| r.cqi);
+            let usable_rbs = n_rbs - out_of_range.count();
+            let capacity_bits = if usable_cqi > 0 { link.capacity.band_bits(dir, mcs, usable_rbs) } else { 0 };
             link.capacity.set(now, capacity_bits, &mut link.slots);
             demand.push(UeDemand {
                 ue: UeIndex(i as u16),
                 // CQI 0 is out of range: the UE cannot be served (TS 36.213 Table 7.2.3-1).
                 buffered_bytes: if usable_cqi == 0 { 0 } else { buffered },
                 mcs,
+                out_of_range,
                 has_free_harq: link.harq.free_process().is_some(),
             });
         }
@@ -280,7 +284,7 @@ impl Cell {
             let sounding = &mut self.macs.sounding[a.ue.index()];
             sounding.pusch(a.rbs, &self.sinr_lin);
             if let Some(cqi) = sounding.cqi() {
-                link.cqi.measured(now, cqi, now + SimDuration::from_ms(self.cqi.delay_ms as u64));
+                link.cqi.measured(now, CqiReport::wideband(cqi), now + SimDuration::from_ms(self.cqi.delay_ms as u64));
             }
             // The transport block is decoded at the PUSCH's own power over its grant (TS 36.213 §5.1.1.1).
             let offset_db = self.sinr.pusch_offset_db(a.ue, now, PuschGrant { prbs: a.rbs.count() });

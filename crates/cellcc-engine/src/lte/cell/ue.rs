@@ -7,6 +7,7 @@ use super::stats::LteSlots;
 use super::{CellOutput, TTI};
 use crate::lte::mac::harq::HarqEntity;
 use crate::lte::pdcp::PdcpTx;
+use crate::lte::phy::CqiReport;
 use crate::lte::rlc::{Rlc, RlcEvents, RlcPdu};
 use crate::lte::sap::{HarqId, LinkDir, RlcSdu, TbOutcome};
 use crate::packet::PacketId;
@@ -23,8 +24,8 @@ pub const HARQ_FEEDBACK_DELAY: SimDuration = SimDuration::from_ms(4);
 /// CQI reports in flight and the one in force (TS 36.213 §7.2).
 #[derive(Debug, Default)]
 pub struct CqiTracker {
-    in_flight: VecDeque<(SimTime, u8)>,
-    current: Option<u8>,
+    in_flight: VecDeque<(SimTime, CqiReport)>,
+    current: Option<CqiReport>,
     last_measured: Option<SimTime>,
 }
 
@@ -34,13 +35,13 @@ impl CqiTracker {
         self.last_measured.is_none_or(|m| now.saturating_since(m) >= period)
     }
 
-    pub fn measured(&mut self, now: SimTime, cqi: u8, usable_at: SimTime) {
+    pub fn measured(&mut self, now: SimTime, report: CqiReport, usable_at: SimTime) {
         self.last_measured = Some(now);
-        self.in_flight.push_back((usable_at, cqi));
+        self.in_flight.push_back((usable_at, report));
     }
 
     /// The latest report usable at `now`.
-    pub fn current(&mut self, now: SimTime) -> Option<u8> {
+    pub fn current(&mut self, now: SimTime) -> Option<CqiReport> {
         while self.in_flight.front().is_some_and(|&(t, _)| t <= now) {
             self.current = self.in_flight.pop_front().map(|(_, c)| c);
         }
@@ -56,7 +57,7 @@ pub struct SinrMemo {
     row_id: Option<u64>,
     /// The row itself (linear SINR), kept only when the source gives no id.
     sinr_lin: Vec<f64>,
-    pub cqi: Option<u8>,
+    pub cqi: Option<CqiReport>,
     pub pdcch_error: Option<f64>,
 }
 

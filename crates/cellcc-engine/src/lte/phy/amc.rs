@@ -31,7 +31,7 @@ use super::bler::{first_tx_curve, tb_bler_from_mib};
 use super::mi::{db_to_linear, mean_mi3_all, mi_per_rb};
 use super::segmentation::segment_tb;
 use super::tbs::{tbs_bits, MAX_PRB};
-use crate::lte::sap::LinkDir;
+use crate::lte::sap::{LinkDir, RbMask};
 
 /// Highest MCS index in use (TS 36.213 Table 7.1.7.1-1: 29-31 are reserved for retransmissions).
 pub const MAX_MCS: u8 = 28;
@@ -252,16 +252,45 @@ pub fn wideband_cqi(sinr_lin: &[f64]) -> u8 {
     cqi_for_found_mcs(mcs_at_bler_target(sinr_lin))
 }
 
-/// The lowest sub-band CQI of a higher-layer-configured (mode 3-0) report whose sub-bands are
-/// `subband_rbs` consecutive RBs, the last one shorter when it does not divide the band
-/// (TS 36.213 §7.2.1): each sub-band's CQI is [`wideband_cqi`] over its own RBs. ns-3 LENA's
-/// A30 report uses sub-bands of one RBG (lte-ue-phy.cc `CreateDlCqiFeedbackMessage`,
-/// `CreateCqiFeedbacks(newSinr, GetRbgSize())`) and its PF scheduler takes the MCS from the worst
-/// sub-band over the RBGs it allocates (pf-ff-mac-scheduler.cc, `worstCqi`): with the whole band
-/// allocated, this value. An empty slice gives 0.
-pub fn worst_subband_cqi(sinr_lin: &[f64], subband_rbs: usize) -> u8 {
+/// A downlink CQI report as the scheduler uses it: the CQI its MCS comes from, and the RBs of
+/// the sub-bands reported out of range (CQI 0, TS 36.213 Table 7.2.3-1), which it leaves unused.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CqiReport {
+    pub cqi: u8,
+    pub out_of_range: RbMask,
+}
+
+impl CqiReport {
+    /// A wideband report: one CQI for the whole band, no sub-band left out.
+    pub fn wideband(cqi: u8) -> Self {
+        CqiReport { cqi, out_of_range: RbMask::default() }
+    }
+}
+
+/// A higher-layer-configured (mode 3-0) report whose sub-bands are `subband_rbs` consecutive RBs,
+/// the last one shorter when it does not divide the band (TS 36.213 §7.2.1), each sub-band's CQI
+/// being [`wideband_cqi`] over its own RBs, read as ns-3 LENA's PF scheduler reads it: the MCS
+/// from the lowest CQI among the sub-bands it allocates, and a sub-band of CQI 0 never allocated
+/// (pf-ff-mac-scheduler.cc `DoSchedDlTriggerReq`: an RBG whose A30 sub-band CQI is 0 gets no UE,
+/// "CQI == 0 means out of range", and `worstCqi` runs over the RBGs given). LENA's A30 report has
+/// sub-bands of one RBG (lte-ue-phy.cc `CreateDlCqiFeedbackMessage`, `CreateCqiFeedbacks(newSinr,
+/// GetRbgSize())`). CQI 0 (the UE is not served) when every sub-band is out of range, or for an
+/// empty slice.
+pub fn worst_in_range_subband(sinr_lin: &[f64], subband_rbs: usize) -> CqiReport {
     debug_assert!(subband_rbs > 0, "sub-band of no RBs");
-    sinr_lin.chunks(subband_rbs).map(wideband_cqi).min().unwrap_or(0)
+    let mut report = CqiReport::default();
+    let mut lowest_in_range: Option<u8> = None;
+    for (i, subband) in sinr_lin.chunks(subband_rbs).enumerate() {
+        match wideband_cqi(subband) {
+            0 => {
+                let rbs = RbMask::range((i * subband_rbs) as u32, subband.len() as u32);
+                report.out_of_range = report.out_of_range.union(rbs);
+            }
+            cqi => lowest_in_range = Some(lowest_in_range.map_or(cqi, |c| c.min(cqi))),
+        }
+    }
+    report.cqi = lowest_in_range.unwrap_or(0);
+    report
 }
 
 /// [`wideband_cqi`] for a frequency-flat channel of `sinr_db` (dB) on `n_prb` RBs.
@@ -302,23 +331,40 @@ mod tests {
     use crate::lte::sap::RbMask;
 
     #[test]
-    fn worst_subband_cqi_is_the_wideband_cqi_of_the_weakest_subband() {
+    fn worst_in_range_subband_is_the_weakest_subband_that_is_in_range() {
         // A flat channel on 48 RBs: sixteen identical 3-RB sub-bands, each with the CQI of one.
         let flat = lin_row(&[12.0; 48]);
-        assert_eq!(worst_subband_cqi(&flat, 3), wideband_cqi(&flat[..3]));
-        // One sub-band 15 dB down (RBs 6..9 of 50, sub-bands of 3): it sets the CQI, which is
-        // that sub-band's own, below the wideband CQI of the band.
+        assert_eq!(worst_in_range_subband(&flat, 3), CqiReport::wideband(wideband_cqi(&flat[..3])));
+        // One sub-band 15 dB down (RBs 6..9 of 50, sub-bands of 3), still in range: it sets the
+        // CQI, which is that sub-band's own, below the wideband CQI of the band.
         let mut faded = [20.0; 50];
         faded[6..9].fill(5.0);
         let faded = lin_row(&faded);
-        assert_eq!(worst_subband_cqi(&faded, 3), wideband_cqi(&faded[6..9]));
-        assert!(worst_subband_cqi(&faded, 3) < wideband_cqi(&faded));
+        let report = worst_in_range_subband(&faded, 3);
+        assert_eq!(report, CqiReport::wideband(wideband_cqi(&faded[6..9])));
+        assert!(report.cqi > 0 && report.cqi < wideband_cqi(&faded));
         // The short last sub-band (50 = 16 x 3 + 2) counts too.
         let mut tail = [20.0; 50];
         tail[48..].fill(0.0);
         let tail = lin_row(&tail);
-        assert_eq!(worst_subband_cqi(&tail, 3), wideband_cqi(&tail[48..]));
-        assert_eq!(worst_subband_cqi(&[], 3), 0);
+        assert_eq!(worst_in_range_subband(&tail, 3).cqi, wideband_cqi(&tail[48..]));
+        assert_eq!(worst_in_range_subband(&[], 3), CqiReport::default());
+    }
+
+    /// A sub-band in a deep fade (-20 dB: CQI 0, below MCS 0's 10 % BLER on 3 RBs) is left out
+    /// of the MCS and of the allocation, as LENA's PF scheduler does; a second one too; with
+    /// every sub-band out of range the report is CQI 0.
+    #[test]
+    fn out_of_range_subbands_are_left_out() {
+        assert_eq!(wideband_cqi(&lin_row(&[-20.0; 3])), 0, "the premise: -20 dB on 3 RBs is out of range");
+        let mut db = [20.0; 50];
+        db[6..9].fill(-20.0);
+        db[48..].fill(-20.0);
+        let report = worst_in_range_subband(&lin_row(&db), 3);
+        assert_eq!(report.cqi, wideband_cqi(&lin_row(&[20.0; 3])), "the other sub-bands' CQI");
+        assert_eq!(report.out_of_range, RbMask::range(6, 3).union(RbMask::range(48, 2)));
+        let all_out = worst_in_range_subband(&lin_row(&[-20.0; 50]), 3);
+        assert_eq!((all_out.cqi, all_out.out_of_range), (0, RbMask::range(0, 50)));
     }
 
     #[test]

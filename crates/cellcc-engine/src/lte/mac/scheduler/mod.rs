@@ -22,7 +22,9 @@
 //! keeps a 40-byte TCP ACK from taking the whole band. Ties go to the lowest `UeIndex`.
 //!
 //! The cell leaves out UEs whose CQI is 0 ("out of range", TS 36.213 Table 7.2.3-1): ns-3
-//! does not schedule them; `UeDemand` has no CQI, only the MCS to use.
+//! does not schedule them; `UeDemand` has no CQI, only the MCS to use. With sub-band CQIs
+//! (`cqi.dl_mcs_from = "worst_subband"`) a UE's out-of-range sub-bands (`UeDemand::out_of_range`)
+//! are not given to it, as ns-3's PF leaves an RBG of sub-band CQI 0 to no UE.
 
 mod contiguous;
 pub mod max_throughput;
@@ -58,6 +60,9 @@ pub struct UeDemand {
     pub buffered_bytes: u32,
     /// MCS from the UE's wideband CQI (0..=28).
     pub mcs: u8,
+    /// RBs this UE must not get: its sub-bands reported out of range (downlink `worst_subband`
+    /// CQI; ns-3's PF gives no UE an RBG whose sub-band CQI is 0). Empty otherwise.
+    pub out_of_range: RbMask,
     /// A HARQ process is idle and the UE has no retransmission this TTI (one TB per UE per TTI).
     pub has_free_harq: bool,
 }
@@ -83,6 +88,8 @@ struct Candidate {
     rbg_rate_bytes_per_s: f64,
     /// RBs given so far.
     rbs: RbMask,
+    /// RBs it must not get ([`UeDemand::out_of_range`]).
+    out_of_range: RbMask,
     /// Allocation units (RBGs downlink, RBs uplink) this UE may take (round robin, uplink).
     target_units: u32,
     split: Split,
@@ -196,6 +203,7 @@ impl Scheduler {
                 need_bits: need_bytes.saturating_mul(8),
                 rbg_rate_bytes_per_s: self.rbg_rate_bytes_per_s(d.mcs),
                 rbs: RbMask::default(),
+                out_of_range: d.out_of_range,
                 target_units: 0,
                 split: Split::Open,
             });
@@ -248,7 +256,8 @@ impl Scheduler {
     }
 
     /// Frequency-domain greedy allocation: each free RBG, lowest first, to the candidate with the
-    /// highest `metric(ue, rate)` that still needs RBs (ties: lowest `UeIndex`). PF and MT.
+    /// highest `metric(ue, rate)` that still needs RBs and has not reported its sub-band out of
+    /// range (ties: lowest `UeIndex`). PF and MT.
     fn allocate_best_per_rbg(&mut self, busy: RbMask, metric: impl Fn(UeIndex, f64) -> f64) {
         for i in 0..self.n_units() {
             let mask = self.unit_mask(i);
@@ -257,7 +266,7 @@ impl Scheduler {
             }
             let mut best: Option<(usize, f64)> = None;
             for (k, c) in self.candidates.iter().enumerate() {
-                if c.satisfied(self.dir) {
+                if c.satisfied(self.dir) || mask.overlaps(c.out_of_range) {
                     continue;
                 }
                 let m = metric(c.ue, c.rbg_rate_bytes_per_s);
@@ -266,7 +275,8 @@ impl Scheduler {
                     _ => best = Some((k, m)),
                 }
             }
-            let Some((k, _)) = best else { return };
+            // An RBG no candidate may take stays empty (ns-3: "any UE found"); later ones may not.
+            let Some((k, _)) = best else { continue };
             self.candidates[k].rbs = self.candidates[k].rbs.union(mask);
         }
     }

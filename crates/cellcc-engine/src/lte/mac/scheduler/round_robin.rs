@@ -24,7 +24,8 @@ pub(super) fn allocate(s: &mut Scheduler, busy: RbMask) {
         while want > 0 && rbg < s.n_units() {
             let mask = s.unit_mask(rbg);
             rbg += 1;
-            if !mask.overlaps(busy) {
+            // An out-of-range sub-band is skipped, not passed on (one pass over the RBGs).
+            if !mask.overlaps(busy) && !mask.overlaps(s.candidates[k].out_of_range) {
                 s.candidates[k].rbs = s.candidates[k].rbs.union(mask);
                 want -= 1;
             }

@@ -8,7 +8,7 @@ use proptest::prelude::*;
 const SATURATED_BYTES: u32 = 10_000_000;
 
 fn want(ue: u16, bytes: u32, mcs: u8) -> UeDemand {
-    UeDemand { ue: UeIndex(ue), buffered_bytes: bytes, mcs, has_free_harq: true }
+    UeDemand { ue: UeIndex(ue), buffered_bytes: bytes, mcs, out_of_range: RbMask::default(), has_free_harq: true }
 }
 
 fn run(s: &mut Scheduler, busy: RbMask, demand: &[UeDemand]) -> Vec<NewTb> {
@@ -144,6 +144,25 @@ fn proportional_fair_shares_equally_at_equal_cqi() {
 
 /// MT: everything to the highest MCS (UE 1); once its small buffer is covered, the next best
 /// (UE 2, MCS 12) takes the rest and UE 0 (MCS 5) gets nothing.
+/// 50 RBs: P = 3, 17 RBGs (the last RBs 48-49). UE 0 reports the sub-bands of RBGs 2 and 16
+/// out of range (CQI 0): PF gives it the other 15 RBGs, 45 RBs, and leaves those two empty
+/// (ns-3 pf-ff-mac-scheduler.cc: an RBG whose sub-band CQI is 0 gets no UE). A second UE
+/// without that report takes them.
+#[test]
+fn proportional_fair_leaves_out_of_range_subbands_to_others() {
+    let mut s = Scheduler::new(SchedulerKind::ProportionalFair, LinkDir::Downlink, 50, 2);
+    let gaps = RbMask::range(6, 3).union(RbMask::range(48, 2));
+    let d0 = UeDemand { out_of_range: gaps, ..want(0, SATURATED_BYTES, 10) };
+    let out = run(&mut s, RbMask::default(), &[d0]);
+    assert_eq!(out.len(), 1);
+    assert_eq!(out[0].rbs, RbMask(RbMask::range(0, 50).0 & !gaps.0), "every RBG but the two");
+    assert_eq!(out[0].tbs_bits, tbs_bits(LinkDir::Downlink, 10, 45));
+    let mut s = Scheduler::new(SchedulerKind::ProportionalFair, LinkDir::Downlink, 50, 2);
+    let out = run(&mut s, RbMask::default(), &[d0, want(1, SATURATED_BYTES, 10)]);
+    assert!(out.iter().all(|t| t.ue == UeIndex(1) || !t.rbs.overlaps(gaps)));
+    assert_eq!(out.iter().find(|t| t.ue == UeIndex(1)).map(|t| t.rbs.overlaps(gaps)), Some(true));
+}
+
 #[test]
 fn max_throughput_serves_the_best_channel_first() {
     let mut s = Scheduler::new(SchedulerKind::MaxThroughput, LinkDir::Downlink, 25, 3);
@@ -244,7 +263,7 @@ proptest! {
     fn allocations_never_overlap_and_fit_the_band((kind, dir, n_rbs, busy_bits, ues) in arb_case()) {
         let mut s = Scheduler::new(kind, dir, n_rbs, ues.len());
         let band = RbMask::range(0, n_rbs);
-        let d: Vec<_> = ues.iter().enumerate().map(|(u, (b, m, h))| UeDemand { ue: UeIndex(u as u16), buffered_bytes: *b, mcs: *m, has_free_harq: *h }).collect();
+        let d: Vec<_> = ues.iter().enumerate().map(|(u, (b, m, h))| UeDemand { ue: UeIndex(u as u16), buffered_bytes: *b, mcs: *m, out_of_range: RbMask::default(), has_free_harq: *h }).collect();
         for tti in 0..4u32 {
             let busy = RbMask(busy_bits.rotate_left(tti * 7) & band.0);
             let out = run(&mut s, busy, &d);
