@@ -6,6 +6,8 @@ the ns-3 driver's diagnostic options (CELLCC_NS3_DIAG, diag.cc) and the engine's
     .venv/bin/python scripts/ns3_why.py drive OPTIONS # lte-channel-drive on ns-3 with OPTIONS, per second
     .venv/bin/python scripts/ns3_why.py drive engine  # the same on the engine
     .venv/bin/python scripts/ns3_why.py drive "engine srs_period_ms=2 seed=3 subband"  # engine variants
+    .venv/bin/python scripts/ns3_why.py celledge "engine subband static sigma=0"  # seed 004's cell
+    .venv/bin/python scripts/ns3_why.py celledge "static sigma=0 fading=replay trace=/tmp/c"  # on ns-3
 
 `drive` prints per second DL and UL "mean MCS / TBs / decoded Mbit/s / HARQ retx / residual"
 (the `lte` table; second N is the slots starting in [N-1, N) s) and the uplink's silent gaps:
@@ -13,6 +15,13 @@ on ns-3 from a `trace` (uplink TBs), on the engine from the ACKs reaching the S1
 gaps over `ENGINE_SILENCE_MS` are counted (its SR period makes gaps of up to 10 ms ordinary).
 Engine words: `srs_period_ms=N` (cells[0].uplink), `seed=N`, `subband` (the drive's
 lte-channel-drive-subband.toml); on ns-3 `seed=N` too, the other words are CELLCC_NS3_DIAG's.
+`celledge` runs seed 004's cell (li_celledge._base: 57 cells, P.1411, EPA, UE in the 40 m box, RLC
+UM) with saturated UDP, 1 s unless `dur=S`, and prints per 100 ms slot the DL "mean MCS / TBs /
+RBs per TB / decoded Mbit/s"; words: `engine`, `tcp` (NewReno instead of UDP), `dur=S`,
+`sigma=DB` (the shadowing sigma), `static` (the UE stays at the box centre), `subband` (the
+engine's `cqi.dl_mcs_from = "worst_subband"`), `srs_period_ms=N`, `seed=N`; on ns-3 the rest are
+CELLCC_NS3_DIAG's, and with `trace=DIR` the RBs per TB come from the TB sizes (TBS table
+inverted, the lowest matching RB count).
 Runs one ns-3 job at a time.
 """
 
@@ -31,6 +40,7 @@ import tomllib
 import cellcc
 from cellcc import builders
 from cellcc.backends.ns3 import run as ns3_run
+from cellcc.studies import li_celledge
 
 ROOT = Path(__file__).resolve().parent.parent
 DRIVE = ROOT / "examples" / "crosscheck" / "lte-channel-drive.toml"
@@ -184,6 +194,72 @@ def sc_with_cca(cca: str, seed: str | None = None) -> dict:
     return sc
 
 
+#: TS 36.213 Table 7.1.7.2.1-1 as the engine carries it (one line per I_TBS, N_PRB = 1..110).
+TBS_TABLE = ROOT / "crates" / "cellcc-engine" / "src" / "lte" / "phy" / "data" / "tbs_36213_table_7_1_7_2_1_1.txt"
+#: Words of `celledge` that shape the scenario (the others go to CELLCC_NS3_DIAG on ns-3).
+CELLEDGE_WORDS = ("engine", "tcp", "dur", "sigma", "static", "subband", "srs_period_ms", "seed")
+
+
+def dl_tb_rbs(mcs: np.ndarray, tb_bytes: np.ndarray) -> np.ndarray:
+    """RBs of each downlink TB from its MCS and size (LENA sizes a TB as TBS / 8 bytes): the lowest
+    RB count whose TBS matches (two counts can share a TBS), -1 if none does."""
+    rows = [line.split(":")[1].split() for line in TBS_TABLE.read_text().splitlines() if line[:1].isdigit()]
+    table = np.array(rows, dtype=np.int64) // 8
+    # TS 36.213 Table 7.1.7.1-1: I_TBS = MCS (0-9), MCS - 1 (10-16), MCS - 2 (17-28).
+    itbs = np.where(mcs <= 9, mcs, np.where(mcs <= 16, mcs - 1, mcs - 2))
+    hits = table[itbs] == tb_bytes[:, None]
+    return np.where(hits.any(axis=1), hits.argmax(axis=1) + 1, -1)
+
+
+def celledge_scenario(words: dict) -> dict:
+    sc = li_celledge._base(float(words.get("dur", 1.0)), "um", "tcp" if "tcp" in words else "udp")
+    cell = sc["cells"][0]
+    if "sigma" in words:
+        cell["channel"]["shadowing"]["sigma_db"] = float(words["sigma"])
+    if "static" in words:
+        cell["ues"][0]["sinr"].pop("mobility")
+    if "subband" in words:
+        cell.setdefault("cqi", {})["dl_mcs_from"] = "worst_subband"
+    if "srs_period_ms" in words:
+        cell.setdefault("uplink", {})["srs_period_ms"] = int(words["srs_period_ms"])
+    if "seed" in words:
+        sc["seed"] = int(words["seed"])
+    return sc
+
+
+def celledge(options: str = "") -> None:
+    words = dict(w.partition("=")[::2] for w in options.split())
+    sc = celledge_scenario(words)
+    trace = None
+    if "engine" in words:
+        out = cellcc.run(sc)
+        dl = out.lte[out.lte["dir"] == "dl"]
+        rbs = (dl["prbs"] / dl["tbs"].clip(lower=1)).to_numpy()
+    else:
+        os.environ[ns3_run.DIAG_ENV] = " ".join(w for w in options.split() if w.partition("=")[0] not in CELLEDGE_WORDS)
+        out = ns3_run.run(sc)
+        dl = out.lte[out.lte["dir"] == "dl"]
+        rbs = np.full(len(dl), np.nan)
+        if trace := words.get("trace"):
+            tb = pd.read_csv(Path(trace) / "diag.csv").query("event == 'dl_tb'")
+            mcs = np.where(tb["value"] >= 0, tb["value"], -1 - tb["value"])
+            tb = tb.assign(rbs=dl_tb_rbs(mcs, tb["bytes"].to_numpy()), slot=tb["t_ns"] // 100_000_000)
+            rbs = tb.groupby("slot")["rbs"].mean().reindex(range(len(dl))).to_numpy()
+    print(flow_line(options or "ns-3", out))
+    tbs = dl["tbs"].sum()
+    print(
+        f"  DL mean MCS {(dl['mcs_mean'] * dl['tbs']).sum() / max(tbs, 1):.2f}, {tbs} TBs, "
+        f"{np.nanmean(rbs):.1f} RBs per TB, HARQ retx {dl['harq_retx'].sum()}, "
+        f"decoded {dl['phy_throughput_bps'].mean() / 1e6:.2f} Mbit/s, "
+        f"LENA CQI SINR {out.summary.get('lte_dl_sinr_db', {})}"
+    )
+    cells = [
+        f"{m:.1f}/{n}/{r:.1f}/{b / 1e6:.1f}"
+        for m, n, r, b in zip(dl["mcs_mean"], dl["tbs"], rbs, dl["phy_throughput_bps"], strict=True)
+    ]
+    print("  per 100 ms, DL MCS/TBs/RBs per TB/Mbit/s: " + " ".join(cells))
+
+
 if __name__ == "__main__":
     command, *rest = sys.argv[1:]
-    {"rlc": rlc, "sr": sr, "drive": drive}[command](*rest)
+    {"rlc": rlc, "sr": sr, "drive": drive, "celledge": celledge}[command](*rest)

@@ -297,6 +297,22 @@ def test_the_channel_crosscheck_example_plans_for_ns3():
     assert not any("fading" in n or "okumura" in n for n in p.notes)
 
 
+def test_the_plan_says_which_downlink_mcs_rule_lena_runs():
+    # LENA's PF takes the worst A30 sub-band (pf-ff-mac-scheduler.cc worstCqi), its RR the wideband P10
+    # CQI: a note when the scenario's `cqi.dl_mcs_from` is the other rule, none when they agree.
+    sc = channel_cell({"fading": {"profile": "epa"}})
+    cell = sc["cells"][0]
+
+    def notes() -> list[str]:
+        return [n for n in ns3_plan.plan(sc).notes if "dl_mcs_from" in n]
+
+    assert "worst A30 sub-band" in notes()[0]
+    cell["cqi"] = cell.get("cqi", {}) | {"dl_mcs_from": "worst_subband"}
+    assert notes() == []
+    cell["scheduler"] = "round_robin"
+    assert "wideband P10" in notes()[0]
+
+
 # --- diagnostic options (CELLCC_NS3_DIAG, diag.cc; docs/ns3.md "Diagnostic options") ------------
 
 
@@ -309,6 +325,7 @@ def test_diag_options_fill_the_defaults_and_refuse_unknown_words(tmp_path: Path)
     assert ns3_run.diag_record(f"srs_ms=2 trace={trace}").endswith(f"srs_ms=2 trace={trace}\n")
     assert trace.is_dir()
     assert ns3_run.diag_record("fading=serving").startswith("diag fading=serving ")
+    assert ns3_run.diag_record("fading=replay").startswith("diag fading=replay ")
     for bad in ("fading=ul", "srs_ms=3", "colour=red", "trace="):
         with pytest.raises(ValueError, match="CELLCC_NS3_DIAG"):
             ns3_run.diag_record(bad)
@@ -358,6 +375,28 @@ def test_diag_fading_on_the_serving_links_only_runs_an_interfered_cell_and_says_
     assert any("fading=serving" in n for n in out.summary["notes"])
     assert out.flows.iloc[0]["rx_bytes"] > 0
     assert math.isfinite(out.summary["lte_dl_ctrl_sinr_db"]["ue"])
+
+
+@needs_ns3
+def test_diag_replay_gives_an_interfered_cell_the_engines_own_fading(monkeypatch):
+    from cellcc.backends.ns3 import run as ns3_run
+
+    # `fading=replay`: `serving` with the one-UE trace layout (channel.py `_fading`), so LENA's serving
+    # link replays the engine's TTI k at scenario time k ms and the neighbour keeps its path loss
+    # alone, as in the engine: LENA's control-region SINR (every RB, every subframe) is its unfaded
+    # SINR (`fading=none`) times the trace's mean gain over TTIs 0..299 (3.85 dB here). Random windows
+    # of the 10 s trace (`fading=serving`) would give another mean.
+    ch = {"enb": {"height_m": 30, "tx_power_dbm": 46}, "interferers": [{"position_m": [500, 0]}]}
+    sc = channel_cell(ch | {"fading": {"profile": "epa"}}, {"position_m": [150.0, 0.0]}, duration_s=0.3)
+    assert ns3_plan.plan(sc, replay_fading=True).fading.lead == 501
+    assert ns3_plan.plan(sc).fading.lead == 0, "random windows of a 10 s trace without the option"
+    gains = _core.fading_trace_db(json.dumps(sc["cells"][0]["channel"]), sc["seed"], "cell0", 0, 25, 300)
+    mean_gain_db = 10 * math.log10(sum(10 ** (g / 10) for row in gains for g in row) / (25 * 300))
+    ctrl_db = {}
+    for mode in ("none", "replay"):
+        monkeypatch.setenv(ns3_run.DIAG_ENV, f"fading={mode}")
+        ctrl_db[mode] = ns3_run.run(sc).summary["lte_dl_ctrl_sinr_db"]["ue"]
+    assert ctrl_db["replay"] == pytest.approx(ctrl_db["none"] + mean_gain_db, abs=0.05)
 
 
 @needs_ns3

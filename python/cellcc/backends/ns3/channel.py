@@ -350,9 +350,12 @@ def _fading(ch: dict, cell: dict, n_rbs: int, duration_s: float, warmup_s: float
     return [line], trace, notes
 
 
-def channel_plan(cell: dict, path: str, n_rbs: int, duration_s: float, warmup_s: float) -> ChannelPlan:
+def channel_plan(
+    cell: dict, path: str, n_rbs: int, duration_s: float, warmup_s: float, replay_fading: bool = False
+) -> ChannelPlan:
     """Records of a cell with a channel model: `chan`, path-loss and antenna objects, fading; the
-    UEs' placement is `ue_placement_lines`."""
+    UEs' placement is `ue_placement_lines`. `replay_fading`: the one-UE trace layout even with
+    interfering cells (the diagnostic `fading=replay`, which fades the serving eNB's links only)."""
     ch, p = cell["channel"], f"{path}.channel"
     pathloss = ch.get("pathloss") or {"model": "friis"}
     shadowing = ch.get("shadowing")
@@ -389,7 +392,8 @@ def channel_plan(cell: dict, path: str, n_rbs: int, duration_s: float, warmup_s:
         *antenna_lines("enb_antenna", enb.get("antenna")),
     ]
     icell_lines, notes = interferer_lines(ch, n_rbs, p)
-    fading_lines, trace, fading_notes = _fading(ch, cell, n_rbs, duration_s, warmup_s, p, bool(icell_lines))
+    interfered = bool(icell_lines) and not replay_fading
+    fading_lines, trace, fading_notes = _fading(ch, cell, n_rbs, duration_s, warmup_s, p, interfered)
     lines += icell_lines + fading_lines
     notes += fading_notes
     if shadowing is not None:

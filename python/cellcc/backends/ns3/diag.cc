@@ -1,12 +1,14 @@
 //! cellcc's ns-3 driver, diagnostics of an LTE run (docs/ns3.md, "Diagnostic options"): never on
 //! by default; run.py adds the record only when CELLCC_NS3_DIAG asks for it.
 //!
-//!   diag fading=both|dl|serving|none ul_pc=off|open|closed ul_cqi=srs|pusch srs_ms=scenario|2|5|10|20|40|80 [trace=DIR]
+//!   diag fading=both|dl|serving|replay|none ul_pc=off|open|closed ul_cqi=srs|pusch srs_ms=scenario|2|5|10|20|40|80 [trace=DIR]
 //!
 //! - fading: `both` is LteHelper's own use (one TraceFadingLossModel on both channels,
 //!   lte-helper.cc ChannelModelInitialization); `dl` adds it to the downlink channel only, so the
 //!   uplink sees path loss alone; `serving` fades only the links to and from the serving eNB, on
 //!   both channels (the interfering cells' links see path loss alone, as the engine's do);
+//!   `replay` is `serving` with the one-UE trace layout run.py writes for it (every window at
+//!   offset 1 ms, so the serving link replays the engine's TTI k at scenario time k ms);
 //!   `none` installs no fading.
 //! - ul_pc: `off` keeps the backend's mapping of the scenario's `ul_power_control`; `open` /
 //!   `closed` turn on LteUePowerControl (TS 36.213 §5.1.1.1), ClosedLoop false / true.
@@ -165,7 +167,7 @@ AddDiagFading(Ptr<LteHelper> h, const Record& d, const Record& f, const std::str
     {
         h->GetDownlinkSpectrumChannel()->AddSpectrumPropagationLossModel(TraceFading(f, dir));
     }
-    else if (mode == "serving")
+    else if (mode == "serving" || mode == "replay")
     {
         auto serving = enb->GetObject<MobilityModel>();
         auto m = TraceFading(f, dir);

@@ -316,7 +316,28 @@ def _ue_lines(ue: dict, j: int, node_idx: int, n_rbs: int, path: str, sc: dict, 
     return lines
 
 
-def lte_plan(sc: dict, node_index: dict[str, int], base_dir: Path) -> LtePlan:
+def _dl_mcs_note(c: dict, path: str, has_channel: bool) -> list[str]:
+    """What `cqi.dl_mcs_from` becomes on LENA, when it differs: LENA has no such setting, its
+    scheduler fixes the rule (it only matters on a frequency-selective channel)."""
+    rule = (c.get("cqi") or {}).get("dl_mcs_from", "wideband")
+    scheduler = c.get("scheduler") or "proportional_fair"
+    if not has_channel:
+        return []
+    if scheduler != "round_robin" and rule == "wideband":
+        return [
+            f"{path}.cqi.dl_mcs_from = \"wideband\": LENA's {SCHEDULERS[scheduler]} takes each TB's MCS from "
+            "the worst A30 sub-band CQI over the RBGs it allocates and leaves sub-bands of CQI 0 unused "
+            '(pf/fdmt-ff-mac-scheduler.cc DoSchedDlTriggerReq, worstCqi): the engine\'s "worst_subband"'
+        ]
+    if scheduler == "round_robin" and rule == "worst_subband":
+        return [
+            f'{path}.cqi.dl_mcs_from = "worst_subband": LENA\'s RrFfMacScheduler takes the MCS from the '
+            'wideband P10 CQI (rr-ff-mac-scheduler.cc): the engine\'s "wideband"'
+        ]
+    return []
+
+
+def lte_plan(sc: dict, node_index: dict[str, int], base_dir: Path, replay_fading: bool = False) -> LtePlan:
     """The cell's records (`epc`, `cell`, `rlc`, `ue`, `move`), or NotSupported naming the field."""
     cells = sc["cells"]
     if len(cells) != 1:
@@ -334,7 +355,7 @@ def lte_plan(sc: dict, node_index: dict[str, int], base_dir: Path) -> LtePlan:
             raise NotSupported(f"links[{i}]", link["id"], "no wired link to a UE (it reaches the world by radio)")
     chan = None
     if c.get("channel") is not None:
-        chan = channel_plan(c, path, n_rbs, float(sc["duration_s"]), ATTACH_WARMUP_S)
+        chan = channel_plan(c, path, n_rbs, float(sc["duration_s"]), ATTACH_WARMUP_S, replay_fading)
     earfcns = (DL_EARFCN, UL_EARFCN) if chan is None else chan.earfcns
     lines = [
         _s1u_line(sc["links"][s1u]),
@@ -353,5 +374,6 @@ def lte_plan(sc: dict, node_index: dict[str, int], base_dir: Path) -> LtePlan:
             f"{path}.uplink.sr_period_ms = {c['uplink']['sr_period_ms']}: ns-3 has no SR period "
             "(LteUeMac sends its scheduling request as an ideal control message at the next TTI)"
         )
+    notes += _dl_mcs_note(c, path, chan is not None)
     roles = {gateway: "pgw", c["enb"]: "enb", **dict.fromkeys(ue_ids, "ue")}
     return LtePlan(lines, roles, s1u, int(c.get("mtu_bytes") or 1500), notes, chan.fading if chan else None)

@@ -343,16 +343,17 @@ def _node_lines(sc: dict, roles: dict[str, str]) -> list[str]:
     return [record("node", idx=k, role=roles.get(n["id"], "plain")) for k, n in enumerate(sc["nodes"])]
 
 
-def plan(sc: dict, seed: int | None = None, base_dir: Path | None = None) -> Ns3Plan:
+def plan(sc: dict, seed: int | None = None, base_dir: Path | None = None, replay_fading: bool = False) -> Ns3Plan:
     """The driver plan of a (structurally valid, engine-canonical) scenario dict, or NotSupported.
-    `base_dir` resolves a relative SINR CSV path (default: the working directory)."""
+    `base_dir` resolves a relative SINR CSV path (default: the working directory); `replay_fading`
+    lays the fading trace out for the diagnostic `fading=replay` (channel.py `_fading`)."""
     if sc.get("output", {}).get("pcap"):
         raise NotSupported("output.pcap", sc["output"]["pcap"], "[] (the ns-3 backend writes no pcap)")
     duration = float(sc["duration_s"])
     if not math.isfinite(duration) or duration <= 0:
         raise NotSupported("duration_s", duration, "seconds > 0")
     node_index = {n["id"]: k for k, n in enumerate(sc["nodes"])}
-    cell = lte_plan(sc, node_index, base_dir or Path.cwd()) if sc.get("cells") else None
+    cell = lte_plan(sc, node_index, base_dir or Path.cwd(), replay_fading) if sc.get("cells") else None
     roles = cell.roles if cell else {}
     seed = int(seed if seed is not None else sc.get("seed", 1))
     slot_ms = float(sc.get("output", {}).get("slot_ms", 100.0))

@@ -65,7 +65,7 @@ __all__ = ["NotSupported", "plan", "run"]
 DIAG_ENV = "CELLCC_NS3_DIAG"
 #: Each option's values, the first being what an ordinary run does (`trace` takes a directory).
 DIAG_OPTIONS = {
-    "fading": ("both", "dl", "serving", "none"),
+    "fading": ("both", "dl", "serving", "replay", "none"),
     "ul_pc": ("off", "open", "closed"),
     "ul_cqi": ("srs", "pusch"),
     # LteEnbRrc::SrsPeriodicity (lte-enb-rrc.cc): the scenario's `uplink.srs_period_ms` unless set.
@@ -98,8 +98,10 @@ def run(scenario: dict | str, seed: int | None = None, base_dir: Path | None = N
     """Plan (refusing what cannot map), run the driver, and build the tables. `base_dir` resolves
     a relative SINR CSV path."""
     sc = json.loads(scenario) if isinstance(scenario, str) else scenario
-    p = plan(sc, seed, base_dir)
-    diag = diag_record(os.environ.get(DIAG_ENV, "")) if p.cell_id is not None else ""
+    diag_text = os.environ.get(DIAG_ENV, "")
+    # `fading=replay` needs the one-UE trace layout: the engine's TTI k at scenario time k ms.
+    p = plan(sc, seed, base_dir, replay_fading="fading=replay" in diag_text.split())
+    diag = diag_record(diag_text) if p.cell_id is not None else ""
     binary = driver_binary()
     with tempfile.TemporaryDirectory(prefix="cellcc-ns3-") as tmp:
         out = Path(tmp)
