@@ -84,3 +84,12 @@ def test_spider_axis_with_a_zero_best_scores_the_zero_groups_one() -> None:
     assert _spider_score(0.5, 0.0, higher=False) == 0.0
     assert _spider_score(2.0, 1.0, higher=False) == 0.5
     assert _spider_score(5.0, 10.0, higher=True) == 0.5
+
+
+def test_li_celledge_scenarios_do_not_share_the_channel_constant() -> None:
+    # Editing one scenario's channel (a script setting the shadowing sigma) must not edit the next.
+    from cellcc.studies import li_celledge
+
+    li_celledge._base(1.0, "um", "udp")["cells"][0]["channel"]["shadowing"]["sigma_db"] = 0.0
+    assert li_celledge._base(1.0, "um", "udp")["cells"][0]["channel"]["shadowing"]["sigma_db"] == 1.0
+    assert li_celledge.CHANNEL["shadowing"]["sigma_db"] == li_celledge.SHADOWING_SIGMA_DB

@@ -13,6 +13,7 @@ sweep ``tcp-um-los200``: TCP on UM with ns-3's default LOS/NLOS threshold instea
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import matplotlib
@@ -221,7 +222,8 @@ def _placement(distance_m: float) -> dict[str, Any]:
 
 
 def _base(duration_s: float, rlc_mode: str, transport: str, interference: bool = True) -> dict[str, Any]:
-    channel = {k: v for k, v in CHANNEL.items() if interference or k != "hex_layout"}
+    # A deep copy: a caller editing the scenario's channel must not edit CHANNEL.
+    channel = {k: copy.deepcopy(v) for k, v in CHANNEL.items() if interference or k != "hex_layout"}
     doc = lte_scenario(
         name="li-celledge",
         description="Seed 004: one UE in a 20 m box, 57-cell layout, P.1411, shadowing, EPA",
