@@ -21,7 +21,7 @@ RBs per TB / decoded Mbit/s"; words: `engine`, `tcp` (NewReno instead of UDP), `
 `sigma=DB` (the shadowing sigma), `static` (the UE stays at the box centre), `subband` (the
 engine's `cqi.dl_mcs_from = "worst_subband"`), `srs_period_ms=N`, `seed=N`; on ns-3 the rest are
 CELLCC_NS3_DIAG's, and with `trace=DIR` the RBs per TB come from the TB sizes (TBS table
-inverted, the lowest matching RB count).
+inverted, whole RBGs preferred where two RB counts share a TBS).
 Runs one ns-3 job at a time.
 """
 
@@ -197,18 +197,23 @@ def sc_with_cca(cca: str, seed: str | None = None) -> dict:
 #: TS 36.213 Table 7.1.7.2.1-1 as the engine carries it (one line per I_TBS, N_PRB = 1..110).
 TBS_TABLE = ROOT / "crates" / "cellcc-engine" / "src" / "lte" / "phy" / "data" / "tbs_36213_table_7_1_7_2_1_1.txt"
 #: Words of `celledge` that shape the scenario (the others go to CELLCC_NS3_DIAG on ns-3).
+#: TS 36.213 Table 7.1.6.1-1: RBG size at 10 MHz (50 RBs), seed 004's bandwidth.
+CELLEDGE_RBG_RBS = 3
 CELLEDGE_WORDS = ("engine", "tcp", "dur", "sigma", "static", "subband", "srs_period_ms", "seed")
 
 
-def dl_tb_rbs(mcs: np.ndarray, tb_bytes: np.ndarray) -> np.ndarray:
-    """RBs of each downlink TB from its MCS and size (LENA sizes a TB as TBS / 8 bytes): the lowest
-    RB count whose TBS matches (two counts can share a TBS), -1 if none does."""
+def dl_tb_rbs(mcs: np.ndarray, tb_bytes: np.ndarray, rbg_rbs: int) -> np.ndarray:
+    """RBs of each downlink TB from its MCS and size (LENA sizes a TB as TBS / 8 bytes). Two RB
+    counts can share a TBS: LENA allocates whole RBGs, so a matching multiple of `rbg_rbs` wins,
+    else the lowest match; -1 if none matches."""
     rows = [line.split(":")[1].split() for line in TBS_TABLE.read_text().splitlines() if line[:1].isdigit()]
     table = np.array(rows, dtype=np.int64) // 8
     # TS 36.213 Table 7.1.7.1-1: I_TBS = MCS (0-9), MCS - 1 (10-16), MCS - 2 (17-28).
     itbs = np.where(mcs <= 9, mcs, np.where(mcs <= 16, mcs - 1, mcs - 2))
     hits = table[itbs] == tb_bytes[:, None]
-    return np.where(hits.any(axis=1), hits.argmax(axis=1) + 1, -1)
+    whole = hits & (np.arange(1, table.shape[1] + 1) % rbg_rbs == 0)
+    best = np.where(whole.any(axis=1), whole.argmax(axis=1), hits.argmax(axis=1))
+    return np.where(hits.any(axis=1), best + 1, -1)
 
 
 def celledge_scenario(words: dict) -> dict:
@@ -243,7 +248,8 @@ def celledge(options: str = "") -> None:
         if trace := words.get("trace"):
             tb = pd.read_csv(Path(trace) / "diag.csv").query("event == 'dl_tb'")
             mcs = np.where(tb["value"] >= 0, tb["value"], -1 - tb["value"])
-            tb = tb.assign(rbs=dl_tb_rbs(mcs, tb["bytes"].to_numpy()), slot=tb["t_ns"] // 100_000_000)
+            rbs_tb = dl_tb_rbs(mcs, tb["bytes"].to_numpy(), CELLEDGE_RBG_RBS)
+            tb = tb.assign(rbs=rbs_tb, slot=tb["t_ns"] // 100_000_000)
             rbs = tb.groupby("slot")["rbs"].mean().reindex(range(len(dl))).to_numpy()
     print(flow_line(options or "ns-3", out))
     tbs = dl["tbs"].sum()
