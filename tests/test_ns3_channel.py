@@ -147,10 +147,8 @@ def test_each_path_loss_model_maps_to_its_ns3_model(pathloss, type_id, attrs):
 
 def test_p1411_medium_city_is_ns3s_urban_large():
     # ns-3 3.44 ItuR1411NlosOverRooftop GetLoss: k_f = -4 + 0.7 (f/925 - 1) for Urban + LargeCity.
-    assert (
-        channel.pathloss_model({"model": "itu_r1411_nlos_over_rooftop", "metropolitan": False}, "x")[1]["CitySize"]
-        == "Large"
-    )
+    ch = {"pathloss": {"model": "itu_r1411_nlos_over_rooftop", "metropolitan": False}}
+    assert _by_role(ns3_plan.plan(channel_cell(ch)).text, "pathloss")[1]["CitySize"] == "Large"
 
 
 @pytest.mark.parametrize("model", ["tr36942_urban", "tr36814_uma", "tr36814_umi"])

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import csv
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -316,7 +317,7 @@ def _ue_lines(ue: dict, j: int, node_idx: int, n_rbs: int, path: str, sc: dict, 
     return lines
 
 
-def lte_plan(sc: dict, node_index: dict[str, int], base_dir: Path) -> LtePlan:
+def lte_plan(sc: dict, resolved: Callable[[], dict], node_index: dict[str, int], base_dir: Path) -> LtePlan:
     """The cell's records (`epc`, `cell`, `rlc`, `ue`, `move`), or NotSupported naming the field."""
     cells = sc["cells"]
     if len(cells) != 1:
@@ -334,7 +335,7 @@ def lte_plan(sc: dict, node_index: dict[str, int], base_dir: Path) -> LtePlan:
             raise NotSupported(f"links[{i}]", link["id"], "no wired link to a UE (it reaches the world by radio)")
     chan = None
     if c.get("channel") is not None:
-        chan = channel_plan(c, path, n_rbs, float(sc["duration_s"]), ATTACH_WARMUP_S)
+        chan = channel_plan(c, resolved()["cells"][0], path, n_rbs, float(sc["duration_s"]), ATTACH_WARMUP_S)
     earfcns = (DL_EARFCN, UL_EARFCN) if chan is None else chan.earfcns
     lines = [
         _s1u_line(sc["links"][s1u]),
@@ -346,7 +347,8 @@ def lte_plan(sc: dict, node_index: dict[str, int], base_dir: Path) -> LtePlan:
         if chan is None:
             lines += _ue_lines(u, j, node_index[u["node"]], n_rbs, path, sc, base_dir)
         else:
-            lines += ue_placement_lines(u, j, node_index[u["node"]], f"{path}.ues[{j}].sinr")
+            placement = resolved()["cells"][0]["ues"][j]["sinr"]
+            lines += ue_placement_lines(placement, j, node_index[u["node"]], f"{path}.ues[{j}].sinr")
     notes = [*(chan.notes if chan else [])]
     if (c.get("uplink") or {}).get("sr_period_ms") is not None:
         notes.append(
