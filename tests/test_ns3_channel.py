@@ -91,6 +91,20 @@ def test_friis_cell_sets_powers_noise_position_and_earfcns():
     assert not _records(p.text, "fading") and not _records(p.text, "interferer") and p.fading is None
 
 
+def test_absent_channel_fields_take_the_engines_own_resolved_values():
+    sc = channel_cell({"pathloss": {"model": "log_distance"}})
+    resolved = json.loads(_core.resolve(json.dumps(sc)))["cells"][0]["channel"]
+    p = ns3_plan.plan(sc)
+    chan = _record(p.text, "chan")
+    assert float(chan["enb_tx_dbm"]) == resolved["enb"]["tx_power_dbm"]
+    assert float(chan["ue_nf_db"]) == resolved["ue_noise_figure_db"]
+    # Under open-loop control LteUePowerControl sets every transmission's power; TxPower is P_CMAX.
+    assert float(chan["ue_tx_dbm"]) == resolved["ul_power_control"]["p_cmax_dbm"]
+    attrs = _by_role(p.text, "pathloss")[1]
+    assert float(attrs["Exponent"]) == resolved["pathloss"]["exponent"]
+    assert float(attrs["ReferenceLoss"]) == resolved["pathloss"]["reference_loss_db"]
+
+
 def test_uplink_power_control_maps_to_lte_ue_power_control():
     # Default: open loop with LteUePowerControl's own defaults (lte-ue-power-control.cc).
     chan = _record(ns3_plan.plan(channel_cell({})).text, "chan")
@@ -147,10 +161,8 @@ def test_each_path_loss_model_maps_to_its_ns3_model(pathloss, type_id, attrs):
 
 def test_p1411_medium_city_is_ns3s_urban_large():
     # ns-3 3.44 ItuR1411NlosOverRooftop GetLoss: k_f = -4 + 0.7 (f/925 - 1) for Urban + LargeCity.
-    assert (
-        channel.pathloss_model({"model": "itu_r1411_nlos_over_rooftop", "metropolitan": False}, "x")[1]["CitySize"]
-        == "Large"
-    )
+    ch = {"pathloss": {"model": "itu_r1411_nlos_over_rooftop", "metropolitan": False}}
+    assert _by_role(ns3_plan.plan(channel_cell(ch)).text, "pathloss")[1]["CitySize"] == "Large"
 
 
 @pytest.mark.parametrize("model", ["tr36942_urban", "tr36814_uma", "tr36814_umi"])

@@ -128,6 +128,12 @@ def _dumps(doc: dict[str, Any]) -> str:
         raise UserError("scenario", "", f"plain TOML/JSON values only ({e})") from None
 
 
+def with_absolute_paths(doc: dict[str, Any], base_dir: Path) -> dict[str, Any]:
+    """A copy of ``doc`` whose relative ``trace``/``file`` paths are read from ``base_dir``
+    (each checked to exist, as :func:`load_document` does)."""
+    return _resolve_paths(doc, base_dir, "")
+
+
 def load_document(spec: str | Path | dict[str, Any]) -> tuple[dict[str, Any], str]:
     """The one scenario loader: a file path, a bundled name or a dict -> ``(document, source)``.
 

@@ -75,29 +75,6 @@ FDD_BANDS = (
 )
 #: The EARFCN raster: 100 kHz (TS 36.101 §5.7.3).
 RASTER_MHZ = 0.1
-#: Engine channel defaults (crates/cellcc-engine/src/lte/channel/spec.rs), used when a field is absent.
-DEFAULTS = {
-    "dl_carrier_mhz": 2120.0,
-    "ul_carrier_mhz": 1930.0,
-    "ue_tx_power_dbm": 10.0,
-    "ue_noise_figure_db": 9.0,
-    "enb_height_m": 30.0,
-    "enb_tx_power_dbm": 30.0,
-    "enb_noise_figure_db": 5.0,
-    "ue_height_m": 1.5,
-    "walk_leg_s": 1.0,
-    "shadowing_sigma_db": 8.0,
-    "shadowing_decorrelation_m": 50.0,
-}
-#: Engine `ul_power_control` defaults (crates/cellcc-engine/src/lte/channel/power_control.rs), which
-#: are ns-3 LteUePowerControl's attribute defaults.
-UL_POWER_CONTROL_DEFAULTS = {
-    "p0_nominal_pusch_dbm": -80,
-    "p0_ue_pusch_db": 0,
-    "alpha": 1.0,
-    "p_cmax_dbm": 23.0,
-    "p_srs_offset": 7,
-}
 #: km/h -> m/s.
 MPS_PER_KMH = 1 / 3.6
 #: LENA's fading-trace defaults (TraceFadingLossModel TraceLength 10 s, SamplesNum 10000, WindowSize 0.5 s).
@@ -151,17 +128,11 @@ HATA_ENVIRONMENTS = {"urban": "Urban", "suburban": "SubUrban", "open_areas": "Op
 HATA_CITIES = {"small": "Small", "medium": "Medium", "large": "Large"}
 
 
-def _or_default(value: object, default: float) -> object:
-    """`value` unless absent (the canonical form writes an unset optional field as null)."""
-    return default if value is None else value
-
-
-def ul_power_control_fields(pc: dict | None) -> dict[str, object]:
-    """The `chan` record's uplink power-control fields (ns-3 LteUePowerControl attributes)."""
-    pc = pc or {"kind": "open_loop"}
-    if pc.get("kind") == "fixed":
+def ul_power_control_fields(v: dict) -> dict[str, object]:
+    """The `chan` record's uplink power-control fields (ns-3 LteUePowerControl attributes), from
+    the resolved `ul_power_control`."""
+    if v["kind"] == "fixed":
         return {"ul_pc": "fixed"}
-    v = {**UL_POWER_CONTROL_DEFAULTS, **{k: x for k, x in pc.items() if k != "kind"}}
     return {
         "ul_pc": "open_loop",
         "pc_p0_nominal_dbm": int(v["p0_nominal_pusch_dbm"]),
@@ -172,34 +143,29 @@ def ul_power_control_fields(pc: dict | None) -> dict[str, object]:
     }
 
 
-#: The engine's P.1411 street fields (spec.rs), their defaults (those of ns-3's
-#: ItuR1411NlosOverRooftopPropagationLossModel) and that model's attribute for each.
+#: The engine's P.1411 street fields (spec.rs), the defaults of ns-3's
+#: ItuR1411NlosOverRooftopPropagationLossModel (which the hybrid model cannot change) and that
+#: model's attribute for each.
 P1411_STREET = {
     "street_orientation_deg": (45.0, "StreetsOrientation"),
     "street_width_m": (20.0, "StreetsWidth"),
     "buildings_extent_m": (80.0, "BuildingsExtend"),
     "building_separation_m": (50.0, "BuildingSeparation"),
 }
-#: The engine's default rooftop level, m (spec.rs; ns-3's `RooftopLevel` default).
-P1411_ROOFTOP_M = 20.0
-#: The engine's default `los_threshold_m` (spec.rs; ns-3's `Los2NlosThr` default).
-HYBRID_LOS_THRESHOLD_M = 200.0
 
 
 def _hata_attrs(pl: dict) -> dict[str, object]:
     """Okumura-Hata's `Environment` and `CitySize` (the hybrid model passes them on to its
     Okumura-Hata and P.1411 NLOS models)."""
     return {
-        "Environment": HATA_ENVIRONMENTS[pl.get("environment", "urban")],
-        "CitySize": HATA_CITIES[pl.get("city", "large")],
+        "Environment": HATA_ENVIRONMENTS[pl["environment"]],
+        "CitySize": HATA_CITIES[pl["city"]],
     }
 
 
 def _shadow_sigma_db(shadowing: dict | None) -> float:
-    """The scenario's shadowing sigma, dB: 0 without shadowing."""
-    if shadowing is None:
-        return 0.0
-    return float(_or_default(shadowing.get("sigma_db"), DEFAULTS["shadowing_sigma_db"]))
+    """The resolved shadowing's sigma, dB: 0 without shadowing."""
+    return 0.0 if shadowing is None else float(shadowing["sigma_db"])
 
 
 def _hybrid_model(pl: dict, shadowing: dict | None, path: str) -> tuple[str, dict[str, object]]:
@@ -210,33 +176,33 @@ def _hybrid_model(pl: dict, shadowing: dict | None, path: str) -> tuple[str, dic
     # HybridBuildingsPropagationLossModel creates its NLOS model inside itself and exposes none
     # of its street attributes (hybrid-buildings-propagation-loss-model.cc).
     for key, (ns3_default, _) in P1411_STREET.items():
-        if float(pl.get(key, ns3_default)) != ns3_default:
+        if float(pl[key]) != ns3_default:
             raise NotSupported(
                 f"{path}.{key}",
                 pl[key],
                 f"{ns3_default:g} (ns-3's hybrid model keeps its P.1411 NLOS model's defaults)",
             )
     return "ns3::HybridBuildingsPropagationLossModel", {
-        "Los2NlosThr": float(pl.get("los_threshold_m", HYBRID_LOS_THRESHOLD_M)),
+        "Los2NlosThr": float(pl["los_threshold_m"]),
         **_hata_attrs(pl),
-        "RooftopLevel": float(pl.get("rooftop_height_m", P1411_ROOFTOP_M)),
+        "RooftopLevel": float(pl["rooftop_height_m"]),
         "ShadowSigmaOutdoor": _shadow_sigma_db(shadowing),
     }
 
 
 def pathloss_model(pl: dict, path: str, shadowing: dict | None = None) -> tuple[str, dict[str, object]]:
-    """The ns-3 TypeId and attributes of the engine's path-loss model (with the shadowing, which
-    only the hybrid model carries), or NotSupported."""
-    model = pl.get("model", "friis")
+    """The ns-3 TypeId and attributes of the engine's path-loss model (`pl` resolved: every field
+    present; with the shadowing, which only the hybrid model carries), or NotSupported."""
+    model = pl["model"]
     if model == "itu_r1411_hybrid":
         return _hybrid_model(pl, shadowing, path)
     if model == "friis":
         return "ns3::FriisPropagationLossModel", {}
     if model == "log_distance":
         return "ns3::LogDistancePropagationLossModel", {
-            "Exponent": float(pl.get("exponent", 3.0)),
-            "ReferenceDistance": float(pl.get("reference_distance_m", 1.0)),
-            "ReferenceLoss": float(pl.get("reference_loss_db", 46.6777)),
+            "Exponent": float(pl["exponent"]),
+            "ReferenceDistance": float(pl["reference_distance_m"]),
+            "ReferenceLoss": float(pl["reference_loss_db"]),
         }
     if model == "okumura_hata":
         return "ns3::OkumuraHataPropagationLossModel", _hata_attrs(pl)
@@ -244,9 +210,9 @@ def pathloss_model(pl: dict, path: str, shadowing: dict | None = None) -> tuple[
         return "ns3::ItuR1411LosPropagationLossModel", {}
     if model == "itu_r1411_nlos_over_rooftop":
         return "ns3::ItuR1411NlosOverRooftopPropagationLossModel", {
-            "RooftopLevel": float(pl.get("rooftop_height_m", P1411_ROOFTOP_M)),
-            **{attr: float(pl.get(key, default)) for key, (default, attr) in P1411_STREET.items()},
-            **_p1411_city(bool(pl.get("metropolitan", True))),
+            "RooftopLevel": float(pl["rooftop_height_m"]),
+            **{attr: float(pl[key]) for key, (_, attr) in P1411_STREET.items()},
+            **_p1411_city(bool(pl["metropolitan"])),
         }
     raise NotSupported(
         f"{path}.model",
@@ -261,8 +227,8 @@ def hata_note(pl: dict, carrier_mhz: float, ue_height_m: float) -> str | None:
     -4.97 dB of Hata's large-city formula and unlike COST 231's own a(h_m) (the small/medium-city
     one, which the engine uses; okumura-hata-propagation-loss-model.cc GetLoss): its loss is lower."""
     hata_links = {"okumura_hata": "", "itu_r1411_hybrid": " (the hybrid model's links beyond 1 km)"}
-    model = pl.get("model")
-    if model not in hata_links or carrier_mhz <= 1500 or pl.get("city", "large") != "large":
+    model = pl["model"]
+    if model not in hata_links or carrier_mhz <= 1500 or pl.get("city") != "large":
         return None
     lf, hm = math.log10(carrier_mhz), ue_height_m
     engine_a = (1.1 * lf - 0.7) * hm - (1.56 * lf - 0.8)
@@ -293,21 +259,21 @@ def _attr_lines(role: str, attrs: dict[str, object]) -> list[str]:
 
 def mobility_line(j: int, placement: dict, path: str) -> str:
     """One UE's `mobility` record (ns-3 model and its parameters, SI units)."""
-    m = placement.get("mobility") or {"kind": "static"}
-    kind = m.get("kind", "static")
+    m = placement["mobility"]
+    kind = m["kind"]
     if kind == "static":
         return record("mobility", ue=j, model=kind)
     if kind == "constant_velocity":
-        v, h = float(m["speed_kmh"]) * MPS_PER_KMH, math.radians(float(m.get("heading_deg", 0.0)))
+        v, h = float(m["speed_kmh"]) * MPS_PER_KMH, math.radians(float(m["heading_deg"]))
         return record("mobility", ue=j, model=kind, vx_mps=v * math.cos(h), vy_mps=v * math.sin(h))
     x0, y0, x1, y1 = (float(b) for b in m["bounds_m"])
     box = {"x0": x0, "y0": y0, "x1": x1, "y1": y1}
     if kind == "random_walk":
         speed = float(m["speed_kmh"]) * MPS_PER_KMH
-        return record("mobility", ue=j, model=kind, speed_mps=speed, leg_s=float(m.get("leg_s", 1.0)), **box)
+        return record("mobility", ue=j, model=kind, speed_mps=speed, leg_s=float(m["leg_s"]), **box)
     if kind == "random_waypoint":
         lo, hi = float(m["min_speed_kmh"]) * MPS_PER_KMH, float(m["max_speed_kmh"]) * MPS_PER_KMH
-        return record("mobility", ue=j, model=kind, min_mps=lo, max_mps=hi, pause_s=float(m.get("pause_s", 0.0)), **box)
+        return record("mobility", ue=j, model=kind, min_mps=lo, max_mps=hi, pause_s=float(m["pause_s"]), **box)
     raise NotSupported(f"{path}.mobility.kind", kind, "static, constant_velocity, random_walk or random_waypoint")
 
 
@@ -351,47 +317,52 @@ def _fading(ch: dict, cell: dict, n_rbs: int, duration_s: float, warmup_s: float
 
 
 def channel_plan(
-    cell: dict, path: str, n_rbs: int, duration_s: float, warmup_s: float, replay_fading: bool = False
+    cell: dict,
+    resolved_cell: dict,
+    path: str,
+    n_rbs: int,
+    duration_s: float,
+    warmup_s: float,
+    replay_fading: bool = False,
 ) -> ChannelPlan:
     """Records of a cell with a channel model: `chan`, path-loss and antenna objects, fading; the
-    UEs' placement is `ue_placement_lines`. `replay_fading`: the one-UE trace layout even with
-    interfering cells (the diagnostic `fading=replay`, which fades the serving eNB's links only)."""
-    ch, p = cell["channel"], f"{path}.channel"
-    pathloss = ch.get("pathloss") or {"model": "friis"}
-    shadowing = ch.get("shadowing")
-    if shadowing is not None and pathloss.get("model") != "itu_r1411_hybrid":
+    UEs' placement is `ue_placement_lines`. Values come from the engine's resolved view of the
+    cell (`resolved_cell`), so an absent field means the engine's default here too.
+    `replay_fading`: the one-UE trace layout even with interfering cells (the diagnostic
+    `fading=replay`, which fades the serving eNB's links only)."""
+    ch, p = resolved_cell["channel"], f"{path}.channel"
+    pathloss, shadowing, enb = ch["pathloss"], ch.get("shadowing"), ch["enb"]
+    if shadowing is not None and pathloss["model"] != "itu_r1411_hybrid":
         raise NotSupported(
             f"{p}.shadowing",
-            shadowing,
+            cell["channel"]["shadowing"],
             "absent, or with pathloss itu_r1411_hybrid: ns-3 has log-normal shadowing only in the buildings "
             "module (buildings-propagation-loss-model.cc), which LENA's hybrid model carries; its one correlated "
             "shadowing belongs to the TR 38.901 ThreeGpp* path-loss models, with their own sigma and distance",
         )
-    dl_mhz = float(ch.get("dl_carrier_mhz", DEFAULTS["dl_carrier_mhz"]))
-    ul_mhz = float(ch.get("ul_carrier_mhz", DEFAULTS["ul_carrier_mhz"]))
+    dl_mhz, ul_mhz = float(ch["dl_carrier_mhz"]), float(ch["ul_carrier_mhz"])
     dl, ul = earfcn(dl_mhz, True, f"{p}.dl_carrier_mhz"), earfcn(ul_mhz, False, f"{p}.ul_carrier_mhz")
-    enb = ch.get("enb") or {}
-    x, y = (float(v) for v in enb.get("position_m", (0.0, 0.0)))
+    x, y = (float(v) for v in enb["position_m"])
     type_id, attrs = pathloss_model(pathloss, f"{p}.pathloss", shadowing)
     lines = [
         record(
             "chan",
             dl_earfcn=dl,
             ul_earfcn=ul,
-            enb_tx_dbm=float(enb.get("tx_power_dbm", DEFAULTS["enb_tx_power_dbm"])),
-            enb_nf_db=float(enb.get("noise_figure_db", DEFAULTS["enb_noise_figure_db"])),
-            ue_tx_dbm=float(_or_default(ch.get("ue_tx_power_dbm"), DEFAULTS["ue_tx_power_dbm"])),
-            **ul_power_control_fields(ch.get("ul_power_control")),
-            ue_nf_db=float(ch.get("ue_noise_figure_db", DEFAULTS["ue_noise_figure_db"])),
+            enb_tx_dbm=float(enb["tx_power_dbm"]),
+            enb_nf_db=float(enb["noise_figure_db"]),
+            ue_tx_dbm=ue_tx_power_dbm(ch),
+            **ul_power_control_fields(ch["ul_power_control"]),
+            ue_nf_db=float(ch["ue_noise_figure_db"]),
             enb_x_m=x,
             enb_y_m=y,
-            enb_z_m=float(enb.get("height_m", DEFAULTS["enb_height_m"])),
+            enb_z_m=float(enb["height_m"]),
         ),
         record("object", role="pathloss", type=type_id),
         *_attr_lines("pathloss", attrs),
         *antenna_lines("enb_antenna", enb.get("antenna")),
     ]
-    icell_lines, notes = interferer_lines(ch, n_rbs, p)
+    icell_lines, notes = interferer_lines(cell["channel"], n_rbs, p)
     interfered = bool(icell_lines) and not replay_fading
     fading_lines, trace, fading_notes = _fading(ch, cell, n_rbs, duration_s, warmup_s, p, interfered)
     lines += icell_lines + fading_lines
@@ -401,19 +372,25 @@ def channel_plan(
             f"{p}.shadowing: ns-3's buildings module draws N(0, {_shadow_sigma_db(shadowing):g}^2) dB once per "
             "link (BuildingsPropagationLossModel), from its own random stream and not correlated along the "
             "UE's track: the same statistics as the engine's for a static UE, an approximation for one moving "
-            f"far against decorrelation_m = "
-            f"{float(_or_default(shadowing.get('decorrelation_m'), DEFAULTS['shadowing_decorrelation_m'])):g} m"
+            f"far against decorrelation_m = {float(shadowing['decorrelation_m']):g} m"
         )
-    h_ue = min(float(u["sinr"].get("height_m", DEFAULTS["ue_height_m"])) for u in cell["ues"])
-    notes += [n for n in [hata_note(ch.get("pathloss") or {}, dl_mhz, h_ue)] if n]
+    h_ue = min(float(u["sinr"]["height_m"]) for u in resolved_cell["ues"])
+    notes += [n for n in [hata_note(pathloss, dl_mhz, h_ue)] if n]
     return ChannelPlan(lines, trace, notes, (dl, ul))
 
 
-def ue_placement_lines(ue: dict, j: int, node_idx: int, path: str) -> list[str]:
-    """A channel-placed UE: its `ue` record (position, height) and its `mobility` record."""
-    s = ue["sinr"]
+def ue_tx_power_dbm(ch: dict) -> float:
+    """`LteUePhy::TxPower`: the fixed power, or under open-loop control P_CMAX (LteUePowerControl
+    then sets each transmission's power itself, lte-ue-phy.cc, so this is only its ceiling)."""
+    pc = ch["ul_power_control"]
+    return float(ch["ue_tx_power_dbm"] if pc["kind"] == "fixed" else pc["p_cmax_dbm"])
+
+
+def ue_placement_lines(s: dict, j: int, node_idx: int, path: str) -> list[str]:
+    """A channel-placed UE (its resolved `sinr`): its `ue` record (position, height) and its
+    `mobility` record."""
     if s.get("kind") != "channel":
         raise NotSupported(f"{path}.kind", s.get("kind"), '"channel" (the cell has a channel model)')
     x, y = (float(v) for v in s["position_m"])
-    z = float(s.get("height_m", DEFAULTS["ue_height_m"]))
+    z = float(s["height_m"])
     return [record("ue", idx=j, node=node_idx, x_m=x, y_m=y, z_m=z), mobility_line(j, s, path)]

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import csv
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -337,7 +338,9 @@ def _dl_mcs_note(c: dict, path: str, has_channel: bool) -> list[str]:
     return []
 
 
-def lte_plan(sc: dict, node_index: dict[str, int], base_dir: Path, replay_fading: bool = False) -> LtePlan:
+def lte_plan(
+    sc: dict, resolved: Callable[[], dict], node_index: dict[str, int], base_dir: Path, replay_fading: bool = False
+) -> LtePlan:
     """The cell's records (`epc`, `cell`, `rlc`, `ue`, `move`), or NotSupported naming the field."""
     cells = sc["cells"]
     if len(cells) != 1:
@@ -355,7 +358,8 @@ def lte_plan(sc: dict, node_index: dict[str, int], base_dir: Path, replay_fading
             raise NotSupported(f"links[{i}]", link["id"], "no wired link to a UE (it reaches the world by radio)")
     chan = None
     if c.get("channel") is not None:
-        chan = channel_plan(c, path, n_rbs, float(sc["duration_s"]), ATTACH_WARMUP_S, replay_fading)
+        resolved_cell = resolved()["cells"][0]
+        chan = channel_plan(c, resolved_cell, path, n_rbs, float(sc["duration_s"]), ATTACH_WARMUP_S, replay_fading)
     earfcns = (DL_EARFCN, UL_EARFCN) if chan is None else chan.earfcns
     lines = [
         _s1u_line(sc["links"][s1u]),
@@ -367,7 +371,8 @@ def lte_plan(sc: dict, node_index: dict[str, int], base_dir: Path, replay_fading
         if chan is None:
             lines += _ue_lines(u, j, node_index[u["node"]], n_rbs, path, sc, base_dir)
         else:
-            lines += ue_placement_lines(u, j, node_index[u["node"]], f"{path}.ues[{j}].sinr")
+            placement = resolved()["cells"][0]["ues"][j]["sinr"]
+            lines += ue_placement_lines(placement, j, node_index[u["node"]], f"{path}.ues[{j}].sinr")
     notes = [*(chan.notes if chan else [])]
     if (c.get("uplink") or {}).get("sr_period_ms") is not None:
         notes.append(

@@ -16,16 +16,22 @@ Mapping (ns-3 3.44):
 - flows -> the driver's own sender (bulk, finite, rate-limited over TCP; CBR over UDP) and sink;
   CCAs by TypeId (`NS3_CCAS`); TCP options as `TcpSocket`/`TcpSocketBase` attributes.
 The engine's defaults are carried over explicitly (segment size, initial window, buffers, min RTO,
-delayed ACK), so both sides run the same configuration, not each its own defaults.
+delayed ACK), so both sides run the same configuration, not each its own defaults: they are read
+from the engine's own resolved view of the scenario (`_core.resolve`, world/resolved.rs), never
+copied here.
 """
 
 from __future__ import annotations
 
+import functools
+import json
 import math
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ...scenario import with_absolute_paths
 from ..plan import DEFAULT_CCA, DEFAULT_MTU_BYTES, DEFAULT_QUEUE, rmem_of
 from .channel import FadingTrace
 from .lte import ATTACH_WARMUP_S, lte_plan
@@ -52,21 +58,6 @@ NS3_CCAS = {
     "lp": "ns3::TcpLp",
     "dctcp": "ns3::TcpDctcp",
     "bbr": "ns3::TcpBbr",
-}
-#: Engine TCP defaults (crates/cellcc-engine/src/scenario/tcp.rs), set in ns-3 explicitly.
-ENGINE_TCP_DEFAULTS = {
-    "sack": True,
-    "timestamps": True,
-    "min_rto_ms": 200.0,
-    "initial_rto_ms": 1000.0,
-    "delayed_ack_count": 2,
-    "delayed_ack_timeout_ms": 40.0,
-    "initial_cwnd_segs": 10,
-    "rcv_buf_bytes": 6291456,
-    "snd_buf_bytes": 4194304,
-    "dupack_threshold": 3,
-    "syn_retries": 6,
-    "ecn": False,
 }
 #: IPv4 + TCP header bytes, and the timestamps option (RFC 7323), as the engine's default MSS.
 IP_TCP_HEADER_BYTES = 40
@@ -224,7 +215,16 @@ def _ns3_rcvbuf(t: dict) -> int:
     return hi
 
 
-def _tcp_fields(sc: dict, i: int, cca: str, mtu: int) -> dict:
+def resolved_view(sc: dict, base_dir: Path) -> dict:
+    """The scenario with every default the engine uses filled in (`cellcc validate --json`);
+    relative file paths are read from `base_dir`, as the plan reads them."""
+    from cellcc import _core
+
+    return json.loads(_core.resolve(json.dumps(with_absolute_paths(sc, base_dir))))
+
+
+def _tcp_fields(sc: dict, i: int, cca: str, mtu: int, v: dict) -> dict:
+    """The `flow` record's TCP fields; `v` is the flow's resolved `tcp` (the engine's values)."""
     t = {**_set(sc.get("tcp")), **_set(sc["flows"][i].get("tcp"))}
     for key, why in NO_NS3_EQUIVALENT.items():
         if key in t:
@@ -236,7 +236,6 @@ def _tcp_fields(sc: dict, i: int, cca: str, mtu: int) -> dict:
     pacing = t.get("pacing", "auto")
     if pacing == "off" and cca == "bbr":
         raise NotSupported(f"flows[{i}].tcp.pacing", "off", '"auto" or "on" with bbr (ns-3 TcpBbr forces pacing)')
-    v = {**ENGINE_TCP_DEFAULTS, **t}
     mss = t.get("mss_bytes") or mtu - IP_TCP_HEADER_BYTES - (TIMESTAMP_OPTION_BYTES if v["timestamps"] else 0)
     return {
         "mss": int(mss),
@@ -256,7 +255,7 @@ def _tcp_fields(sc: dict, i: int, cca: str, mtu: int) -> dict:
     }
 
 
-def _flow(sc: dict, i: int, node_index: dict[str, int], mtu: int) -> tuple[str, FlowInfo]:
+def _flow(sc: dict, i: int, node_index: dict[str, int], mtu: int, resolved: Callable[[], dict]) -> tuple[str, FlowInfo]:
     f = sc["flows"][i]
     p = f"flows[{i}]"
     transport = f.get("transport") or "tcp"
@@ -286,7 +285,7 @@ def _flow(sc: dict, i: int, node_index: dict[str, int], mtu: int) -> tuple[str, 
     }
     if transport == "tcp":
         fields["cca"] = NS3_CCAS[cca]
-        fields.update(_tcp_fields(sc, i, cca, mtu))
+        fields.update(_tcp_fields(sc, i, cca, mtu, resolved()["flows"][i]["tcp"]))
     info = FlowInfo(
         index=i,
         flow_id=f.get("id") or f"flow{i}",
@@ -353,7 +352,10 @@ def plan(sc: dict, seed: int | None = None, base_dir: Path | None = None, replay
     if not math.isfinite(duration) or duration <= 0:
         raise NotSupported("duration_s", duration, "seconds > 0")
     node_index = {n["id"]: k for k, n in enumerate(sc["nodes"])}
-    cell = lte_plan(sc, node_index, base_dir or Path.cwd(), replay_fading) if sc.get("cells") else None
+    # Resolved on first use: a field ns-3 refuses is reported before anything the engine checks.
+    base_dir = base_dir or Path.cwd()
+    resolved = functools.cache(lambda: resolved_view(sc, base_dir))
+    cell = lte_plan(sc, resolved, node_index, base_dir, replay_fading) if sc.get("cells") else None
     roles = cell.roles if cell else {}
     seed = int(seed if seed is not None else sc.get("seed", 1))
     slot_ms = float(sc.get("output", {}).get("slot_ms", 100.0))
@@ -376,7 +378,7 @@ def plan(sc: dict, seed: int | None = None, base_dir: Path | None = None, replay
     mtu = min([*mtus, *([cell.mtu_bytes] if cell else [])], default=DEFAULT_MTU_BYTES)
     flows = []
     for i in range(len(sc["flows"])):
-        line, info = _flow(sc, i, node_index, mtu)
+        line, info = _flow(sc, i, node_index, mtu, resolved)
         lines.append(line)
         flows.append(info)
     text = "\n".join(lines) + "\n"
