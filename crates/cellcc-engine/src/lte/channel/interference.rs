@@ -19,6 +19,7 @@
 //! its power towards the UE.
 
 use super::antenna::{Antenna, FloorCone};
+use super::db;
 use super::link_loss::PreparedLoss;
 use super::noise::dbm_to_mw;
 use crate::error::ScenarioError;
@@ -106,12 +107,23 @@ impl Site {
     /// path loss `loss` (prepared for the UE's height and the carrier) and `shadow_db` (the antenna
     /// pattern is reciprocal: UL uses it too).
     pub fn gain_lin(&self, loss: &PreparedLoss, ue_xy_m: [f64; 2], shadow_db: f64) -> f64 {
-        let ue_minus_site_m = [ue_xy_m[0] - self.xy_m[0], ue_xy_m[1] - self.xy_m[1]];
-        let floor_db = self.floor.and_then(|f| f.floor_towards(ue_minus_site_m));
+        self.gain_lin_with_loss(loss.loss_db(self.offset_m(ue_xy_m)), ue_xy_m, shadow_db)
+    }
+
+    /// [`Site::gain_lin`] with the link's path loss `loss_db` already evaluated.
+    #[inline]
+    fn gain_lin_with_loss(&self, loss_db: f64, ue_xy_m: [f64; 2], shadow_db: f64) -> f64 {
+        let floor_db = self.floor.and_then(|f| f.floor_towards(self.offset_m(ue_xy_m)));
         let antenna_db = floor_db.unwrap_or_else(|| self.antenna.gain_db(self.xy_m, ue_xy_m));
         // 10^(x/10) as exp(x ln(10)/10): the same value to a few ulp, at a third of powf's cost
         // (56 sites x every UE every 10 ms).
-        ((antenna_db - loss.loss_db(ue_minus_site_m) - shadow_db) * DB_TO_NEPER).exp()
+        ((antenna_db - loss_db - shadow_db) * DB_TO_NEPER).exp()
+    }
+
+    /// The UE's position relative to the site, m.
+    #[inline]
+    fn offset_m(&self, ue_xy_m: [f64; 2]) -> [f64; 2] {
+        [ue_xy_m[0] - self.xy_m[0], ue_xy_m[1] - self.xy_m[1]]
     }
 }
 
@@ -127,8 +139,16 @@ pub fn interference_mw(
     ue_xy_m: [f64; 2],
     out_mw: &mut [f64],
 ) -> f64 {
+    // Every link's logarithm first, together (db::slice_to_db), in `out_mw` until its power goes
+    // there: independent links' series overlap instead of each waiting on the last (the same
+    // arithmetic per link, so the same values).
+    for ((o, s), loss) in out_mw.iter_mut().zip(sites).zip(losses) {
+        *o = loss.log_argument(s.offset_m(ue_xy_m));
+    }
+    db::slice_to_db(out_mw);
     for (((o, s), loss), sh) in out_mw.iter_mut().zip(sites).zip(losses).zip(shadow_db) {
-        *o = s.tx_power_mw * s.gain_lin(loss, ue_xy_m, sh);
+        let loss_db = loss.loss_from_db(*o, s.offset_m(ue_xy_m));
+        *o = s.tx_power_mw * s.gain_lin_with_loss(loss_db, ue_xy_m, sh);
     }
     out_mw.iter().sum()
 }

@@ -63,14 +63,32 @@ impl PreparedLoss {
     /// The loss, dB (never negative), for a UE at `ue_minus_enb_m` (x, y) from the eNB.
     #[inline]
     pub fn loss_db(&self, ue_minus_enb_m: [f64; 2]) -> f64 {
+        self.loss_from_db(db::lin_to_db(self.log_argument(ue_minus_enb_m)), ue_minus_enb_m)
+    }
+
+    /// The one value whose dB the loss needs (the squared distance, clamped as [`LinkGeometry`]
+    /// clamps it; 1 for a model evaluated in full), so that many links' logarithms can be taken
+    /// together ([`db::slice_to_db`]) before [`PreparedLoss::loss_from_db`].
+    #[inline]
+    pub fn log_argument(&self, ue_minus_enb_m: [f64; 2]) -> f64 {
         let [dx, dy] = ue_minus_enb_m;
         match *self {
-            PreparedLoss::LogDistance { intercept_db, slope_db, on_3d, height_gap_m } => {
+            PreparedLoss::LogDistance { on_3d, height_gap_m, .. } => {
                 let d2_sq = dx * dx + dy * dy;
                 let d_sq = if on_3d { d2_sq + height_gap_m * height_gap_m } else { d2_sq };
                 // LinkGeometry clamps either distance at MIN_DISTANCE_M; MIN_DISTANCE_M^2 = 1 likewise.
-                let log10_d = db::lin_to_db(d_sq.max(MIN_DISTANCE_M * MIN_DISTANCE_M)) * DB_OF_SQUARE_TO_LOG10;
-                (intercept_db + slope_db * log10_d).max(0.0)
+                d_sq.max(MIN_DISTANCE_M * MIN_DISTANCE_M)
+            }
+            PreparedLoss::Full { .. } => 1.0,
+        }
+    }
+
+    /// The loss, dB (never negative), given `argument_db` = 10 log10 of [`PreparedLoss::log_argument`].
+    #[inline]
+    pub fn loss_from_db(&self, argument_db: f64, ue_minus_enb_m: [f64; 2]) -> f64 {
+        match *self {
+            PreparedLoss::LogDistance { intercept_db, slope_db, .. } => {
+                (intercept_db + slope_db * (argument_db * DB_OF_SQUARE_TO_LOG10)).max(0.0)
             }
             PreparedLoss::Full { ref model, enb_height_m, ue_height_m, f_mhz } => {
                 // hypot is symmetric in the sign of its arguments: the same geometry as eNB - UE.
