@@ -285,6 +285,27 @@ def test_one_ue_friis_and_epa_lands_in_the_tables_at_the_link_budget_plus_fading
     assert len(dl) == 15 and dl["tbs"].sum() > 0
 
 
+def test_waypoints_map_to_ns3s_waypoint_model_with_their_times():
+    path = {
+        "kind": "waypoints",
+        "points": [{"t_s": 0.5, "position_m": [3050, 0]}, {"t_s": 2, "position_m": [3050, 40]}],
+    }
+    m = _record(ns3_plan.plan(channel_cell({}, {"mobility": path})).text, "mobility")
+    assert m == {"ue": "0", "model": "waypoints", "points": "0.5:3050.0:0.0,2.0:3050.0:40.0"}
+
+
+@needs_ns3
+def test_a_ue_on_waypoints_sees_the_friis_budget_of_its_track():
+    from cellcc.backends.ns3 import run as ns3_run
+
+    # The constant-velocity drive below, 1000 m -> 1100 m in 1 s, as one waypoint: the same mean
+    # SINR, 29.0799 dB, if LENA's UE starts on the start position at t = 0 and reaches the waypoint
+    # at 1 s (held at the start it would show 29.49 dB).
+    path = {"kind": "waypoints", "points": [{"t_s": 1.0, "position_m": [1100.0, 0.0]}]}
+    sc = channel_cell({"enb": {"height_m": 1.5}}, {"position_m": [1000.0, 0.0], "mobility": path}, duration_s=1.0)
+    assert ns3_run.run(sc).summary["lte_dl_sinr_db"]["ue"] == pytest.approx(29.0799, abs=0.1)
+
+
 @needs_ns3
 def test_a_ue_driving_away_sees_the_friis_budget_fall_along_its_track():
     from cellcc.backends.ns3 import run as ns3_run

@@ -7,12 +7,13 @@
 //!   attr role= name= value=                     (an attribute of that object, ns-3's text form)
 //!   fading file= rbs= samples= length_s= window_s=
 //!   ue idx= node= x_m= y_m= z_m=
-//!   mobility ue= model=static|constant_velocity|random_walk|random_waypoint [vx_mps= vy_mps=]
-//!            [speed_mps= leg_s=] [min_mps= max_mps= pause_s=] [x0= y0= x1= y1=]
+//!   mobility ue= model=static|constant_velocity|random_walk|random_waypoint|waypoints [vx_mps= vy_mps=]
+//!            [speed_mps= leg_s=] [min_mps= max_mps= pause_s=] [x0= y0= x1= y1=] [points=t:x:y,t:x:y,...]
 
 #include "driver.h"
 
 #include <cmath>
+#include <sstream>
 
 #include "ns3/antenna-module.h"
 #include "ns3/buildings-helper.h"
@@ -90,6 +91,33 @@ RandomWaypoint(const Record& m, double zM)
     wp->SetAttribute("Speed", PointerValue(uniform(m.Num("min_mps"), m.Num("max_mps"))));
     wp->SetAttribute("Pause", PointerValue(pause));
     wp->SetAttribute("PositionAllocator", PointerValue(where));
+    return wp;
+}
+
+// ns-3 WaypointMobilityModel from `points` (scenario seconds and metres): a waypoint at the
+// start position at scenario t = 0 (ns-3 time g_t0, after the warm-up), then each point at
+// g_t0 + t; the model moves in a straight line between consecutive waypoints and holds the last.
+Ptr<MobilityModel>
+Waypoints(const Record& m, const Vector& at)
+{
+    auto wp = CreateObject<WaypointMobilityModel>();
+    wp->AddWaypoint(Waypoint(g_t0, at));
+    std::stringstream points(m.Str("points"));
+    std::string item;
+    while (std::getline(points, item, ','))
+    {
+        double t = 0;
+        double x = 0;
+        double y = 0;
+        char sep1 = 0;
+        char sep2 = 0;
+        std::stringstream one(item);
+        if (!(one >> t >> sep1 >> x >> sep2 >> y) || sep1 != ':' || sep2 != ':')
+        {
+            throw std::runtime_error("bad waypoint '" + item + "'");
+        }
+        wp->AddWaypoint(Waypoint(g_t0 + Seconds(t), Vector(x, y, at.z)));
+    }
     return wp;
 }
 
@@ -201,6 +229,12 @@ PlaceChannelUe(Ptr<Node> node, const Record& ue, const Record& m)
     else if (kind == "random_waypoint")
     {
         model = RandomWaypoint(m, at.z);
+    }
+    else if (kind == "waypoints")
+    {
+        // The first waypoint holds the start position until scenario t = 0.
+        node->AggregateObject(Waypoints(m, at));
+        return;
     }
     else
     {

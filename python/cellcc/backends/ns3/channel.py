@@ -22,7 +22,8 @@ Mapping (ns-3 file in brackets):
 - mobility -> static: ConstantPositionMobilityModel; constant_velocity:
   ConstantVelocityMobilityModel; random_walk: RandomWalk2dMobilityModel (Mode Time, Time = leg,
   constant Speed, uniform Direction, Bounds); random_waypoint: RandomWaypointMobilityModel
-  (uniform Speed, constant Pause, RandomRectanglePositionAllocator over the bounds). The random
+  (uniform Speed, constant Pause, RandomRectanglePositionAllocator over the bounds); waypoints:
+  WaypointMobilityModel, the start position as a waypoint at t = 0, then each point. The random
   ones draw from ns-3's generator, so their track is another realization of the same process.
 - fast fading -> `TraceFadingLossModel` (src/spectrum/model/trace-fading-loss-model.cc) fed with a
   trace cellcc writes from the engine's own generator (`_core.fading_trace_db`: per RB, per TTI,
@@ -266,6 +267,9 @@ def mobility_line(j: int, placement: dict, path: str) -> str:
     if kind == "constant_velocity":
         v, h = float(m["speed_kmh"]) * MPS_PER_KMH, math.radians(float(m["heading_deg"]))
         return record("mobility", ue=j, model=kind, vx_mps=v * math.cos(h), vy_mps=v * math.sin(h))
+    if kind == "waypoints":
+        points = ",".join(":".join(repr(float(v)) for v in (w["t_s"], *w["position_m"])) for w in m["points"])
+        return record("mobility", ue=j, model=kind, points=points)
     x0, y0, x1, y1 = (float(b) for b in m["bounds_m"])
     box = {"x0": x0, "y0": y0, "x1": x1, "y1": y1}
     if kind == "random_walk":
@@ -274,7 +278,9 @@ def mobility_line(j: int, placement: dict, path: str) -> str:
     if kind == "random_waypoint":
         lo, hi = float(m["min_speed_kmh"]) * MPS_PER_KMH, float(m["max_speed_kmh"]) * MPS_PER_KMH
         return record("mobility", ue=j, model=kind, min_mps=lo, max_mps=hi, pause_s=float(m["pause_s"]), **box)
-    raise NotSupported(f"{path}.mobility.kind", kind, "static, constant_velocity, random_walk or random_waypoint")
+    raise NotSupported(
+        f"{path}.mobility.kind", kind, "static, constant_velocity, random_walk, random_waypoint or waypoints"
+    )
 
 
 def _fading(ch: dict, cell: dict, n_rbs: int, duration_s: float, warmup_s: float, path: str, interfered: bool) -> tuple:

@@ -1,5 +1,5 @@
 //! Where a UE is at a given time: static, straight line, random walk in a box,
-//! random waypoint.
+//! random waypoint, given waypoints.
 //!
 //! Movement is a sequence of legs (start time, start point, velocity, end time),
 //! drawn lazily from the UE's own random stream when the previous leg ends, so
@@ -7,6 +7,8 @@
 //! Queries come in non-decreasing time (the PHY's order).
 
 use super::spec::MobilitySpec;
+#[cfg(test)]
+use super::spec::Waypoint;
 use crate::sim::{RngStream, NS_PER_S};
 
 /// km/h to m/s.
@@ -36,7 +38,7 @@ enum WaypointPhase {
     Paused,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 enum Pattern {
     /// Static and constant velocity: one leg forever.
     Fixed,
@@ -45,6 +47,9 @@ enum Pattern {
     Walk { speed_mps: f64, leg_ns: u64, bounds_m: [f64; 4] },
     /// ns-3 RandomWaypointMobilityModel: uniform target in the box, uniform speed, then a pause.
     Waypoint { min_mps: f64, max_mps: f64, pause_ns: u64, bounds_m: [f64; 4], phase: WaypointPhase },
+    /// ns-3 WaypointMobilityModel: straight legs to each (time, point) in turn; `next` is the
+    /// point the next leg goes to.
+    Waypoints { points: Vec<(u64, [f64; 2])>, next: usize },
 }
 
 /// One UE's track.
@@ -80,6 +85,10 @@ impl Mobility {
                 };
                 (p, Leg { end_ns: 0, ..still })
             }
+            MobilitySpec::Waypoints { ref points } => {
+                let points = points.iter().map(|w| (secs(w.t_s), w.position_m)).collect();
+                (Pattern::Waypoints { points, next: 0 }, Leg { end_ns: 0, ..still })
+            }
         };
         let mut m = Mobility { pattern, leg, rng };
         m.next_leg_while_ended(0);
@@ -108,6 +117,18 @@ impl Mobility {
                 let velocity_mps = [*speed_mps * c, *speed_mps * s];
                 Leg { start_ns, end_ns: start_ns.saturating_add(*leg_ns), from_m, velocity_mps }
             }
+            Pattern::Waypoints { points, next } => {
+                let Some(&(end_ns, to)) = points.get(*next) else {
+                    let last_m = points.last().map_or(from_m, |w| w.1);
+                    return Leg { start_ns, end_ns: u64::MAX, from_m: last_m, velocity_mps: [0.0, 0.0] };
+                };
+                // Each leg starts on its waypoint exactly, not where rounding left the last one.
+                let from_m = next.checked_sub(1).map_or(from_m, |k| points[k].1);
+                *next += 1;
+                let dt_s = end_ns.saturating_sub(start_ns).max(1) as f64 / NS_PER_S as f64;
+                let velocity_mps = [(to[0] - from_m[0]) / dt_s, (to[1] - from_m[1]) / dt_s];
+                Leg { start_ns, end_ns: end_ns.max(start_ns + 1), from_m, velocity_mps }
+            }
             Pattern::Waypoint { min_mps, max_mps, pause_ns, bounds_m, phase } => match *phase {
                 WaypointPhase::Paused => {
                     *phase = WaypointPhase::Moving;
@@ -134,7 +155,7 @@ impl Mobility {
         match self.pattern {
             Pattern::Walk { bounds_m: [x0, y0, x1, y1], .. } => [reflect(p[0], x0, x1), reflect(p[1], y0, y1)],
             Pattern::Waypoint { bounds_m: [x0, y0, x1, y1], .. } => [p[0].clamp(x0, x1), p[1].clamp(y0, y1)],
-            Pattern::Fixed => p,
+            Pattern::Fixed | Pattern::Waypoints { .. } => p,
         }
     }
 }
@@ -167,6 +188,21 @@ mod tests {
         let mut m = Mobility::new(&spec, [0.0, 0.0], RngStream::new(1, "m"));
         let p = at(&mut m, 2.5);
         assert!(p[0].abs() < 1e-9 && (p[1] - 25.0).abs() < 1e-9, "{p:?}");
+    }
+
+    #[test]
+    fn waypoints_are_reached_at_their_times_in_straight_lines_then_held() {
+        // From (0, 0) at 0 s to (100, 0) at 10 s (36 km/h), then to (100, 50) at 15 s, then stay.
+        let w = |t_s: f64, x: f64, y: f64| Waypoint { t_s, position_m: [x, y] };
+        let spec = MobilitySpec::Waypoints { points: vec![w(10.0, 100.0, 0.0), w(15.0, 100.0, 50.0)] };
+        let mut m = Mobility::new(&spec, [0.0, 0.0], RngStream::new(1, "m"));
+        let close = |p: [f64; 2], q: [f64; 2]| (p[0] - q[0]).abs() < 1e-9 && (p[1] - q[1]).abs() < 1e-9;
+        for (t_s, want) in [(0.0, [0.0, 0.0]), (2.5, [25.0, 0.0]), (10.0, [100.0, 0.0]), (12.0, [100.0, 20.0])] {
+            let p = at(&mut m, t_s);
+            assert!(close(p, want), "{t_s} s: {p:?}");
+        }
+        assert_eq!(at(&mut m, 15.0), [100.0, 50.0]);
+        assert_eq!(at(&mut m, 1e4), [100.0, 50.0]);
     }
 
     #[test]

@@ -19,6 +19,7 @@
 
 pub use super::hst::FrequencyTracking;
 pub use super::interference::InterfererLoad;
+use super::mobility::MPS_PER_KMH;
 pub use super::power_control::UlPowerControlSpec;
 use super::ul_interference::{default_uplink_load, validate_uplink_load};
 use crate::error::ScenarioError;
@@ -441,7 +442,23 @@ pub enum MobilitySpec {
         pause_s: f64,
         bounds_m: [f64; 4],
     },
+    /// From the start position at t = 0 to each waypoint in turn, in a straight line at the
+    /// constant speed that reaches it at its time, then standing at the last (ns-3
+    /// `WaypointMobilityModel`).
+    Waypoints { points: Vec<Waypoint> },
 }
+
+/// A point a UE reaches at a given time.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Waypoint {
+    /// Seconds from the start, increasing along the list, the first > 0.
+    pub t_s: f64,
+    pub position_m: [f64; 2],
+}
+
+/// Most waypoints one UE may have (a track a few hours long at one per second).
+pub const MAX_WAYPOINTS: usize = 10_000;
 
 /// Highest speed accepted, km/h (above the 350 km/h of TS 36.101 Annex B.3's train).
 pub const MAX_SPEED_KMH: f64 = 500.0;
@@ -788,8 +805,34 @@ impl MobilitySpec {
                 in_range(pause_s, 0.0, 3600.0, || p("pause_s"), "s in [0, 3600]")?;
                 check_bounds(bounds_m, start_m, &p("bounds_m"))
             }
+            MobilitySpec::Waypoints { ref points } => check_waypoints(points, start_m, &p("points")),
         }
     }
+}
+
+/// Waypoints: 1..=MAX_WAYPOINTS, finite, times increasing from > 0, and no leg faster than
+/// MAX_SPEED_KMH.
+fn check_waypoints(points: &[Waypoint], start_m: [f64; 2], path: &str) -> Check {
+    if points.is_empty() || points.len() > MAX_WAYPOINTS {
+        let allowed = format!("1 to {MAX_WAYPOINTS} waypoints");
+        return Err(ScenarioError::new(path, format!("{} waypoints", points.len()), allowed));
+    }
+    let (mut t_prev_s, mut at_m) = (0.0, start_m);
+    for (i, w) in points.iter().enumerate() {
+        let p = |f: &str| format!("{path}[{i}].{f}");
+        finite_point(&w.position_m, || p("position_m"))?;
+        if !(w.t_s.is_finite() && w.t_s > t_prev_s) {
+            let allowed = format!("s, finite and after the previous waypoint's {t_prev_s} s (the start: 0)");
+            return Err(ScenarioError::new(p("t_s"), w.t_s, allowed));
+        }
+        let speed_kmh = (w.position_m[0] - at_m[0]).hypot(w.position_m[1] - at_m[1]) / (w.t_s - t_prev_s) / MPS_PER_KMH;
+        if speed_kmh > MAX_SPEED_KMH {
+            let allowed = format!("a position reachable at up to {MAX_SPEED_KMH} km/h (this leg needs {speed_kmh:.0})");
+            return Err(ScenarioError::new(p("position_m"), format!("{:?}", w.position_m), allowed));
+        }
+        (t_prev_s, at_m) = (w.t_s, w.position_m);
+    }
+    Ok(())
 }
 
 fn check_bounds(b: [f64; 4], start_m: [f64; 2], path: &str) -> Check {
@@ -900,5 +943,24 @@ mod tests {
             mobility: MobilitySpec::RandomWalk { speed_kmh: 3.0, leg_s: 1.0, bounds_m: [0.0, 0.0, 20.0, 20.0] },
         };
         assert_eq!(s.validate_placement(&ue, "u").unwrap_err().path, "u.mobility.bounds_m");
+    }
+
+    #[test]
+    fn waypoints_must_be_finite_in_time_order_and_reachable() {
+        let check = |json: &str| {
+            let mobility: MobilitySpec = serde_json::from_str(json).expect("parses");
+            let ue = UePlacement { position_m: [0.0, 0.0], height_m: 1.5, mobility };
+            ChannelSpec::default().validate_placement(&ue, "u").map_err(|e| e.path)
+        };
+        let pts = |p: &str| format!(r#"{{"kind": "waypoints", "points": [{p}]}}"#);
+        assert_eq!(check(&pts(r#"{"t_s": 10, "position_m": [100, 0]}, {"t_s": 20, "position_m": [0, 0]}"#)), Ok(()));
+        assert_eq!(check(&pts("")).unwrap_err(), "u.mobility.points");
+        assert_eq!(check(&pts(r#"{"t_s": 0, "position_m": [1, 0]}"#)).unwrap_err(), "u.mobility.points[0].t_s");
+        let back = r#"{"t_s": 10, "position_m": [1, 0]}, {"t_s": 10, "position_m": [2, 0]}"#;
+        assert_eq!(check(&pts(back)).unwrap_err(), "u.mobility.points[1].t_s");
+        // 1000 m in 5 s is 720 km/h, above MAX_SPEED_KMH (500).
+        let fast = r#"{"t_s": 10, "position_m": [1, 0]}, {"t_s": 15, "position_m": [1001, 0]}"#;
+        assert_eq!(check(&pts(fast)).unwrap_err(), "u.mobility.points[1].position_m");
+        assert!(serde_json::from_str::<MobilitySpec>(&pts(r#"{"t_s": 1, "position_m": [1, 0], "x": 1}"#)).is_err());
     }
 }
