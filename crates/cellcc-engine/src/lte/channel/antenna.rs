@@ -1,7 +1,6 @@
 //! eNB antenna patterns in the horizontal plane: isotropic, or the 3GPP parabolic
 //! sector pattern, and the hexagonal grid of 3-sector sites around the serving eNB.
 
-use super::angle::atan2;
 use super::spec::{AntennaSpec, HexLayoutSpec};
 
 /// A transmit antenna's horizontal pattern.
@@ -33,8 +32,7 @@ impl Antenna {
         match *self {
             Antenna::Isotropic => 0.0,
             Antenna::Parabolic { orientation_rad, beamwidth_rad, max_attenuation_db } => {
-                // libm-free atan2 (angle.rs): within 4.5e-16 rad + 4e-16 |azimuth| of `f64::atan2`.
-                let azimuth = atan2(to_xy_m[1] - from_xy_m[1], to_xy_m[0] - from_xy_m[0]);
+                let azimuth = (to_xy_m[1] - from_xy_m[1]).atan2(to_xy_m[0] - from_xy_m[0]);
                 let phi = wrap_pi(azimuth - orientation_rad);
                 -(12.0 * (phi / beamwidth_rad).powi(2)).min(max_attenuation_db)
             }

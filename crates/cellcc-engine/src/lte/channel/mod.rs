@@ -34,7 +34,6 @@
 //! places a fractional load's RBs (shared by every UE), and `...:interferer{j}:{ul_ue|ul_shadowing|ul_load}`
 //! its uplink UE's position, shadowing and RBs.
 
-pub mod angle;
 pub mod antenna;
 pub mod calibration;
 pub mod db;
