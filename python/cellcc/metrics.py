@@ -80,13 +80,14 @@ def run_metrics(result: Result) -> dict[str, float]:
     rx = flows["rx_packets"].to_numpy(dtype=float)
     tx_total = float(flows["tx_packets"].sum())
     throughput_mbps = float(flows["throughput_bps"].sum()) / _BPS_PER_MBPS
-    rtt_mean_ms = float(np.nanmean(flows["rtt_mean_ms"])) if len(flows) else math.nan
+    # pandas' mean skips NaN and gives NaN, without a warning, when a run has no RTT sample at all.
+    rtt_mean_ms = float(flows["rtt_mean_ms"].mean()) if len(flows) else math.nan
     pm = pm_slots(result)
     return {
         "throughput_mbps": throughput_mbps,
         "goodput_mbps": float(flows["goodput_bps"].sum()) / _BPS_PER_MBPS,
         "delay_ms": float(np.nansum(flows["mean_delay_ms"] * rx) / rx.sum()) if rx.sum() > 0 else math.nan,
-        "rtt_p95_ms": float(np.nanmean(flows["rtt_p95_ms"])) if len(flows) else math.nan,
+        "rtt_p95_ms": float(flows["rtt_p95_ms"].mean()) if len(flows) else math.nan,
         "loss_pct": 100.0 * float(flows["lost_packets"].sum()) / tx_total if tx_total > 0 else math.nan,
         "retransmits": float(flows["retransmits"].sum()),
         "jain_index": jain(flows["throughput_bps"].to_numpy(dtype=float)),
