@@ -142,8 +142,6 @@ fn proportional_fair_shares_equally_at_equal_cqi() {
     }
 }
 
-/// MT: everything to the highest MCS (UE 1); once its small buffer is covered, the next best
-/// (UE 2, MCS 12) takes the rest and UE 0 (MCS 5) gets nothing.
 /// 50 RBs: P = 3, 17 RBGs (the last RBs 48-49). UE 0 reports the sub-bands of RBGs 2 and 16
 /// out of range (CQI 0): PF gives it the other 15 RBGs, 45 RBs, and leaves those two empty
 /// (ns-3 pf-ff-mac-scheduler.cc: an RBG whose sub-band CQI is 0 gets no UE). A second UE
@@ -163,6 +161,8 @@ fn proportional_fair_leaves_out_of_range_subbands_to_others() {
     assert_eq!(out.iter().find(|t| t.ue == UeIndex(1)).map(|t| t.rbs.overlaps(gaps)), Some(true));
 }
 
+/// MT: everything to the highest MCS (UE 1); once its small buffer is covered, the next best
+/// (UE 2, MCS 12) takes the rest and UE 0 (MCS 5) gets nothing.
 #[test]
 fn max_throughput_serves_the_best_channel_first() {
     let mut s = Scheduler::new(SchedulerKind::MaxThroughput, LinkDir::Downlink, 25, 3);
