@@ -193,21 +193,19 @@ impl TcpReceiver {
     /// the read (`tcp_rcv_space_adjust`), and `__tcp_cleanup_rbuf` sends an ACK if the
     /// softirq left more than one full segment unacknowledged ("Once-per-two-segments ACK was
     /// not sent by tcp_input.c"), or if the window the read frees is worth announcing.
-    pub fn on_app_read(&mut self, now: SimTime) {
-        if !self.wants_read() {
-            return;
+    /// True when an ACK is due.
+    pub fn on_app_read(&mut self, now: SimTime) -> bool {
+        if self.wants_read() {
+            self.copied_bytes = self.delivered_bytes();
+            self.rwnd.on_read(now, self.rcv_nxt);
+            let scheduled = self.segs_since_ack > 0;
+            if (scheduled && self.unacked_bytes() > self.rcv_mss as u64)
+                || self.rwnd.update_due(self.rcv_nxt, self.held_bytes())
+            {
+                self.ack_due = true;
+            }
         }
-        self.copied_bytes = self.delivered_bytes();
-        self.rwnd.on_read(now, self.rcv_nxt);
-        if self.ack_due {
-            return;
-        }
-        let scheduled = self.segs_since_ack > 0;
-        if (scheduled && self.unacked_bytes() > self.rcv_mss as u64)
-            || self.rwnd.update_due(self.rcv_nxt, self.held_bytes())
-        {
-            self.ack_due = true;
-        }
+        self.ack_due
     }
 
     /// Bytes received in order since the last ACK (Linux `rcv_nxt - rcv_wup`).

@@ -187,8 +187,8 @@ impl World {
     pub(super) fn run_reads(&mut self) {
         let mut due = std::mem::take(&mut self.reads_due);
         for &f in &due {
-            if let Transport::Tcp(t) = &mut self.flows[f.index()].transport {
-                t.receiver.on_app_read(self.now);
+            let Transport::Tcp(t) = &mut self.flows[f.index()].transport else { continue };
+            if t.receiver.on_app_read(self.now) {
                 self.drain(f, End::Receiver);
             }
         }
