@@ -8,7 +8,10 @@
 //! (RFC 7323 §4.3, Linux `tcp_replace_ts_recent`). The window it offers is
 //! Linux's receive-window model (`rwnd.rs`): it starts at `tcp_rmem[1]`'s share,
 //! grows per segment and by autotuning, and a read that doubles it is announced
-//! at once. The application reads every in-order byte as soon as it arrives.
+//! at once. The application reads what arrived once the segments of one instant have
+//! all been taken in: Linux processes a burst in softirq context before the woken reader
+//! runs, so a burst's segments are unread when each one's ACK is decided
+//! (`__tcp_ack_snd_check`), and the read ACKs what they left (`__tcp_cleanup_rbuf`).
 //!
 //! ```text
 //!  Listen ─SYN─► SynReceived ─data/ACK─► Established ─FIN in order─► Closed
@@ -80,6 +83,8 @@ pub struct TcpReceiver {
     /// Largest data segment seen (Linux `icsk_ack.rcv_mss`).
     rcv_mss: u32,
     rwnd: RcvWindow,
+    /// In-order data bytes the application has read (Linux `copied_seq`, without the SYN).
+    copied_bytes: u64,
 }
 
 impl TcpReceiver {
@@ -107,6 +112,7 @@ impl TcpReceiver {
             rtt: RttEstimator::new(p.rto_estimator, p.initial_rto, p.min_rto, p.max_rto),
             synack_sent_at: None,
             rcv_mss: 0,
+            copied_bytes: 0,
             p,
         }
     }
@@ -153,7 +159,6 @@ impl TcpReceiver {
             self.fin_seq = Some(seg.seq + seg.len as u64);
             self.ack_due = true;
         }
-        let before = self.rcv_nxt;
         if seg.len > 0 {
             self.rcv_mss = self.rcv_mss.max(seg.len);
             if self.p.timestamps && seg.seq == self.rcv_nxt {
@@ -162,9 +167,6 @@ impl TcpReceiver {
             self.on_data(now, seg.seq, seg.seq + seg.len as u64);
         }
         self.consume_fin(now);
-        if self.rcv_nxt > before {
-            self.read(now);
-        }
     }
 
     /// RFC 7323 §4.3 (2): a segment at or below Last.ACK.sent with a TSval not older
@@ -182,15 +184,33 @@ impl TcpReceiver {
         }
     }
 
-    /// The application reads the bytes that just arrived in order (Linux `tcp_recvmsg`, which
-    /// only then runs): autotuning measures the read (`tcp_rcv_space_adjust`), and if no ACK is
-    /// due yet, one goes out when the window it frees is worth announcing (`__tcp_cleanup_rbuf`,
-    /// `copied > 0`).
-    fn read(&mut self, now: SimTime) {
-        self.rwnd.on_read(now, self.rcv_nxt);
-        if !self.ack_due && self.rwnd.update_due(self.rcv_nxt, self.ooo_bytes()) {
-            self.ack_due = true;
+    /// In-order data has arrived that the application has not read yet.
+    pub fn wants_read(&self) -> bool {
+        self.copied_bytes < self.delivered_bytes()
+    }
+
+    /// The application reads everything in order (Linux `tcp_recvmsg`): autotuning measures
+    /// the read (`tcp_rcv_space_adjust`), and `__tcp_cleanup_rbuf` sends an ACK if the
+    /// softirq left more than one full segment unacknowledged ("Once-per-two-segments ACK was
+    /// not sent by tcp_input.c"), or if the window the read frees is worth announcing.
+    /// True when an ACK is due.
+    pub fn on_app_read(&mut self, now: SimTime) -> bool {
+        if self.wants_read() {
+            self.copied_bytes = self.delivered_bytes();
+            self.rwnd.on_read(now, self.rcv_nxt);
+            let scheduled = self.segs_since_ack > 0;
+            if (scheduled && self.unacked_bytes() > self.rcv_mss as u64)
+                || self.rwnd.update_due(self.rcv_nxt, self.held_bytes())
+            {
+                self.ack_due = true;
+            }
         }
+        self.ack_due
+    }
+
+    /// Bytes received in order since the last ACK (Linux `rcv_nxt - rcv_wup`).
+    fn unacked_bytes(&self) -> u64 {
+        self.rcv_nxt - self.last_ack_sent
     }
 
     fn echo_ce(&mut self, now: SimTime, seg: &TcpSegment, ce: bool) {
@@ -235,15 +255,13 @@ impl TcpReceiver {
             self.absorb_ooo();
             let (wnd, mss, rto) = (self.rwnd.rcv_wnd(), self.rcv_mss, self.rtt.rto());
             self.ack_clock.on_data(now, wnd, mss, rto);
-            // The segment is still unread here, as in the kernel's softirq.
-            let held = self.ooo_bytes() + (end - start);
-            if self.rwnd.on_data(now, (end - start) as u32, self.rcv_nxt, held) {
+            // The segment, and any before it in this instant, is still unread (softirq).
+            if self.rwnd.on_data(now, (end - start) as u32, self.rcv_nxt, self.held_bytes()) {
                 self.ack_clock.grant_one();
             }
             self.segs_since_ack += 1;
-            if had_hole || self.ack_clock.quick() || self.segs_since_ack >= self.p.delayed_ack_count {
-                // RFC 5681 §4.2: ACK immediately when a segment fills (part of) a gap;
-                // Linux __tcp_ack_snd_check: and in quick-ACK mode.
+            // RFC 5681 §4.2: ACK immediately when a segment fills (part of) a gap.
+            if had_hole || self.second_segment_ack() || self.ack_clock.quick() {
                 self.ack_due = true;
             } else {
                 let at = now + self.ack_clock.delay(self.rtt.srtt());
@@ -262,6 +280,21 @@ impl TcpReceiver {
             // RFC 5681 §4.2: an out-of-order segment is ACKed at once (a duplicate ACK).
             self.ack_due = true;
         }
+    }
+
+    /// Linux `__tcp_ack_snd_check`: every second full segment is ACKed at once (RFC 5681
+    /// §4.2) only if the window offered now, with the unread data held, is not below the one
+    /// last offered ("right edge of window advances far enough"); otherwise the read does it.
+    /// Computing that window ends quick-ACK mode when less than half the buffer is free.
+    fn second_segment_ack(&mut self) -> bool {
+        if self.segs_since_ack < self.p.delayed_ack_count {
+            return false;
+        }
+        let (advances, leave_quick) = self.rwnd.advances(self.held_bytes());
+        if leave_quick {
+            self.ack_clock.leave_quickack();
+        }
+        advances
     }
 
     fn absorb_ooo(&mut self) {
@@ -335,7 +368,7 @@ impl TcpReceiver {
     fn ack_segment(&mut self, now: SimTime) -> TcpSegment {
         let ece = if self.ece() { TcpFlags::ECE } else { 0 };
         let mut seg = self.segment(TcpFlags::ACK | ece, now);
-        let (wnd, leave_quick) = self.rwnd.advertise(self.rcv_nxt, self.ooo_bytes());
+        let (wnd, leave_quick) = self.rwnd.advertise(self.rcv_nxt, self.held_bytes());
         seg.wnd_bytes = wnd;
         if leave_quick {
             self.ack_clock.leave_quickack();
@@ -351,6 +384,11 @@ impl TcpReceiver {
     /// Bytes held for reassembly: they take receive memory (`tcp_space`).
     fn ooo_bytes(&self) -> u64 {
         self.ooo.iter().map(|b| b.end - b.start).sum()
+    }
+
+    /// Bytes taking receive memory: out of order, or in order and not yet read.
+    fn held_bytes(&self) -> u64 {
+        self.ooo_bytes() + (self.delivered_bytes() - self.copied_bytes)
     }
 
     /// The receive-window state (for tests and traces).
@@ -434,11 +472,13 @@ mod tests {
         TcpSegment { flags: TcpFlags(TcpFlags::ACK), seq, len, ..Default::default() }
     }
 
-    /// Feed `n` in-order 1000-byte segments from `seq`, polling after each; count the ACKs.
+    /// Feed `n` in-order 1000-byte segments from `seq`, each read before the next arrives,
+    /// polling after each; count the ACKs.
     fn feed(r: &mut TcpReceiver, now: SimTime, seq: u64, n: u64) -> usize {
         (0..n)
             .filter(|i| {
                 r.on_segment(now, &data(seq + i * 1000, 1000));
+                r.on_app_read(now);
                 r.poll_transmit(now).is_some()
             })
             .count()
@@ -565,6 +605,7 @@ mod tests {
             (from..to)
                 .filter(|&i| {
                     r.on_segment(t(i), &seg(i));
+                    r.on_app_read(t(i));
                     r.poll_transmit(t(i)).is_some()
                 })
                 .count()
@@ -584,5 +625,70 @@ mod tests {
         assert!(r.window().window_clamp() > 500_000);
         assert_eq!(acks(&mut r, 35, 45), 10);
         assert_eq!(r.window().rcv_ssthresh(), 80_480 + 10 * 2_920);
+    }
+
+    /// A receiver whose window is bound by its memory: a fixed 128 KiB buffer (no autotuning),
+    /// MSS 1448, past its quick ACKs and with rcv_ssthresh grown as far as the buffer allows,
+    /// each segment read before the next arrives.
+    fn memory_bound_receiver() -> (TcpReceiver, u64) {
+        let spec = TcpSpec { tcp_rmem: Some([4096, 131_072, 131_072]), tcp_moderate_rcvbuf: Some(false), ..Default::default() };
+        let mut r = TcpReceiver::new(spec.resolve(), 1448, EcnEcho::Off);
+        r.on_segment(SimTime::ZERO, &TcpSegment { flags: TcpFlags(TcpFlags::SYN), ..Default::default() });
+        r.poll_transmit(SimTime::ZERO);
+        let mut seq = 0;
+        for i in 0..60 {
+            let now = SimTime::ZERO + SimDuration::from_ms(i);
+            r.on_segment(now, &data(seq, 1448));
+            r.on_app_read(now);
+            r.poll_transmit(now);
+            seq += 1448;
+        }
+        // tcp_grow_window stops at the free space with one segment held: scaling_ratio 160/256
+        // (1448 B in a 2304 B truesize), (131072 - 2304) x 160 / 256 = 80480.
+        assert_eq!((r.quick_acks_left(), r.window().rcv_ssthresh()), (0, 80_480));
+        (r, seq)
+    }
+
+    #[test]
+    fn segments_read_one_by_one_are_acked_every_second() {
+        let (mut r, seq) = memory_bound_receiver();
+        let acks = (0..6u64)
+            .filter(|&i| {
+                let now = SimTime::ZERO + SimDuration::from_ms(100 + i);
+                r.on_segment(now, &data(seq + i * 1448, 1448));
+                r.on_app_read(now);
+                r.poll_transmit(now).is_some()
+            })
+            .count();
+        assert_eq!(acks, 3);
+    }
+
+    #[test]
+    fn a_burst_taken_in_before_the_read_is_acked_once_by_the_read() {
+        let (mut r, seq) = memory_bound_receiver();
+        let now = SimTime::ZERO + SimDuration::from_ms(100);
+        // Six segments in one instant, unread: from the second on, the free space with them held
+        // is below the 80480 last offered ((131072 - 2 x 2304) x 160 / 256 = 79040), so
+        // __tcp_ack_snd_check leaves the ACK to the read.
+        for i in 0..6u64 {
+            r.on_segment(now, &data(seq + i * 1448, 1448));
+            assert!(r.poll_transmit(now).is_none(), "segment {i}");
+        }
+        assert!(r.wants_read());
+        // __tcp_cleanup_rbuf: more than one segment unacknowledged, so the read ACKs all six,
+        // the sixth too, which reading one by one would have left to the delayed-ACK timer.
+        r.on_app_read(now);
+        assert_eq!(r.poll_transmit(now).unwrap().ack, seq + 6 * 1448);
+        assert!(!r.wants_read());
+    }
+
+    #[test]
+    fn a_lone_segment_is_not_acked_by_its_read() {
+        let (mut r, seq) = memory_bound_receiver();
+        let now = SimTime::ZERO + SimDuration::from_ms(100);
+        r.on_segment(now, &data(seq, 1448));
+        r.on_app_read(now);
+        assert!(r.poll_transmit(now).is_none());
+        assert_eq!(r.poll_timeout(), Some(now + SimDuration::from_ms(40)));
     }
 }

@@ -378,6 +378,13 @@ impl RcvWindow {
         (self.align_up(window), leave_quick)
     }
 
+    /// `__tcp_ack_snd_check`'s window test, `__tcp_select_window(sk) >= tp->rcv_wnd`, with
+    /// `held_bytes` unread or out of order; and whether computing it ends quick-ACK mode.
+    pub fn advances(&self, held_bytes: u64) -> (bool, bool) {
+        let (new, leave_quick) = self.select(held_bytes);
+        (new >= self.rcv_wnd, leave_quick)
+    }
+
     /// `tcp_receive_window`: what is left of the window last offered.
     fn remaining(&self, rcv_nxt: u64) -> u64 {
         (self.rcv_wup + self.rcv_wnd).saturating_sub(rcv_nxt)

@@ -84,6 +84,7 @@ pub(super) fn build(sc: &Scenario, seed: u64) -> Result<World, RunError> {
         frag_scratch: Vec::new(),
         acct: Default::default(),
         stall: Default::default(),
+        reads_due: Vec::new(),
     };
     for (i, f) in w.flows.iter().enumerate() {
         w.events.schedule(f.start, Event::FlowStart(FlowId(i as u32)));

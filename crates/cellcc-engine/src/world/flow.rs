@@ -165,17 +165,35 @@ impl World {
         self.after_receive(p.flow, ready);
     }
 
-    /// What follows a delivery: the receiving application reads, and the endpoint that
-    /// took the segment sends what it has.
+    /// What follows a delivery: the endpoint that took the segment sends what it has, and
+    /// a receiver with unread data is read once this instant's arrivals are all in.
     pub(super) fn after_receive(&mut self, f: FlowId, ready: Option<End>) {
         match ready {
             Some(End::Receiver) => {
                 self.note_app_delivery(f);
                 self.drain(f, End::Receiver);
+                let Transport::Tcp(t) = &self.flows[f.index()].transport else { return };
+                if t.receiver.wants_read() && !self.reads_due.contains(&f) {
+                    self.reads_due.push(f);
+                }
             }
             Some(End::Sender) => self.drain(f, End::Sender),
             None => {}
         }
+    }
+
+    /// The end of an instant: each receiving application that was woken reads (Linux runs the
+    /// reader after the softirq has taken in the burst), which may send an ACK.
+    pub(super) fn run_reads(&mut self) {
+        let mut due = std::mem::take(&mut self.reads_due);
+        for &f in &due {
+            let Transport::Tcp(t) = &mut self.flows[f.index()].transport else { continue };
+            if t.receiver.on_app_read(self.now) {
+                self.drain(f, End::Receiver);
+            }
+        }
+        due.clear();
+        self.reads_due = due;
     }
 
     fn note_app_delivery(&mut self, f: FlowId) {

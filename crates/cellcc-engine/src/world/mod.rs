@@ -113,6 +113,8 @@ pub struct World {
     acct: Conservation,
     /// Fails the run if simulated time stops advancing.
     stall: StallGuard,
+    /// Flows whose receiving application reads at the end of this instant.
+    reads_due: Vec<FlowId>,
 }
 
 impl World {
@@ -154,6 +156,9 @@ impl World {
             self.stall.observe(t)?;
             self.now = t;
             self.dispatch(ev);
+            if !self.reads_due.is_empty() && self.events.peek_time() != Some(t) {
+                self.run_reads();
+            }
         }
         if self.flows_done < self.flows.len() {
             // Nothing else happens before `limit`: the clock moves there.

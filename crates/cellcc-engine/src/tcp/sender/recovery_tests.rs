@@ -308,6 +308,7 @@ mod pipe {
             if let Some(i) = fwd.iter().position(|x| x.0 <= now) {
                 let (_, seg) = fwd.remove(i);
                 rx.on_segment(now, &seg);
+                rx.on_app_read(now);
             } else if let Some(i) = rev.iter().position(|x| x.0 <= now) {
                 let (_, seg) = rev.remove(i);
                 tx.on_segment(now, &seg);
