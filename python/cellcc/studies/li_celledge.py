@@ -149,9 +149,10 @@ PARAMS = (
         "(ns-3 src/lte/model/pf-ff-mac-scheduler.cc, PfFfMacScheduler::DoSchedDlTriggerReq, worstCqi)",
         "The paper ran LENA's default (PF) scheduler, which has no wideband MCS rule (docs/ns3.md, 'Seed 004's cell "
         "(li-celledge) on LENA'). It costs about half the rate under EPA: TCP on UM at 160 m, control errors off, "
-        "50 s, seeds 1-3 (this study's _base through cellcc.run, only cqi.dl_mcs_from changed) gets 6.13 Mbit/s "
-        "with the engine's default 'wideband' rule and 2.70 with this one (2.3x); over the whole grid (10 seeds) "
-        "the wideband report gave 15.10 / 5.86 / 1.97 Mbit/s at 40 / 160 / 300 m, this one 8.30 / 2.53 / 0.77.",
+        "50 s, seeds 1-3 (this study's _base through cellcc.run, only cqi.dl_mcs_from changed) gets 6.17 Mbit/s "
+        "with the engine's default 'wideband' rule and 2.70 with this one (2.3x); over the whole grid (10 seeds, "
+        "engine before its receiver read model) the wideband report gave 15.10 / 5.86 / 1.97 Mbit/s at "
+        "40 / 160 / 300 m, this one 8.30 / 2.53 / 0.77.",
     ),
     Param(
         "shadowing decorrelation",
