@@ -32,7 +32,10 @@ unless the sweep sets ``cca_params`` itself.
 A run's key is the SHA-256 (first :data:`KEY_HEX_CHARS` hex digits) of the
 scenario's content hash, the seed, the engine version and the schema version:
 the same simulation has the same key in any sweep, whatever the axes are
-called, so a store keeps one result per key and a sweep resumes by key.
+called, so a store keeps one result per key and a sweep resumes by key. The
+engine version carries a hash of the engine's sources (``0.1.0+<hash>``), so
+a store never serves a result of another engine build: after a change to the
+engine, every run is made again.
 """
 
 from __future__ import annotations

@@ -13,8 +13,9 @@ pub use error::ScenarioError;
 pub use output::RunOutput;
 pub use scenario::Scenario;
 
-/// Engine version, stamped into every result's provenance.
-pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");
+/// Engine version and build identity (`build.rs`: a hash of the sources and data tables),
+/// stamped into every result's provenance and every store key: `0.1.0+1f2e...`.
+pub const ENGINE_VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), "+", env!("CELLCC_ENGINE_SOURCE_HASH"));
 
 /// Why a run could not start or could not finish.
 #[derive(Debug)]
@@ -68,3 +69,13 @@ pub mod measure;
 pub mod packet;
 pub mod tcp;
 pub mod world;
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_engine_version_names_its_build() {
+        let (version, build) = super::ENGINE_VERSION.split_once('+').expect("version+build");
+        assert_eq!(version, env!("CARGO_PKG_VERSION"));
+        assert!(build.len() == 16 && build.bytes().all(|b| b.is_ascii_hexdigit()), "{build}");
+    }
+}
