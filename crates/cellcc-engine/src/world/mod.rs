@@ -5,6 +5,7 @@
 //!   Channel: rate (departure computed at enqueue) / trace Opportunity ─► (loss?) ─► wire FIFO ─delay─► Arrive(link)
 //!   Arrive at a router ─► forward (fragment if the next MTU is smaller)
 //!   Arrive at the destination ─► reassemble ─► TcpReceiver / TcpSender.on_segment ─► drain
+//!   End of an instant with data arrived ─► the receiving application reads ─► drain
 //!   Timer(flow, end) ─► endpoint.on_timeout ─► drain
 //! ```
 //! Routes name a [`Hop`]: one direction of a point-to-point link, or a radio
