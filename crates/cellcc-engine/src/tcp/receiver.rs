@@ -631,7 +631,11 @@ mod tests {
     /// MSS 1448, past its quick ACKs and with rcv_ssthresh grown as far as the buffer allows,
     /// each segment read before the next arrives.
     fn memory_bound_receiver() -> (TcpReceiver, u64) {
-        let spec = TcpSpec { tcp_rmem: Some([4096, 131_072, 131_072]), tcp_moderate_rcvbuf: Some(false), ..Default::default() };
+        let spec = TcpSpec {
+            tcp_rmem: Some([4096, 131_072, 131_072]),
+            tcp_moderate_rcvbuf: Some(false),
+            ..Default::default()
+        };
         let mut r = TcpReceiver::new(spec.resolve(), 1448, EcnEcho::Off);
         r.on_segment(SimTime::ZERO, &TcpSegment { flags: TcpFlags(TcpFlags::SYN), ..Default::default() });
         r.poll_transmit(SimTime::ZERO);
