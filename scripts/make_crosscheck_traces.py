@@ -1,9 +1,12 @@
-"""Regenerate the two crosscheck traces of issue 12 (docs/crosscheck.md): paths the engine was
+"""Regenerate the crosscheck traces of issue 12 (docs/crosscheck.md): paths the engine was
 never tuned on, for the engine-vs-kernel comparison.
 
 - ``walk-2-40mbps.trace``: a bounded random walk of the capacity between 2 and 40 Mbit/s
   (mean 21, up to +-4 Mbit/s per 100 ms step, weak pull to the mean), 20 s, seed 12.
 - ``step-24-6mbps.trace``: 24 Mbit/s for 10 s, then 6 Mbit/s for 10 s (one capacity step).
+- ``bursty-poisson.trace``: several opportunities in one millisecond, as in the LTE traces: each
+  millisecond a Poisson number of them, the mean redrawn every 200 ms from 0.3 / 1 / 2 / 3.5 per
+  ms (3.6-42 Mbit/s, 20.6 on average), 30 s, seed 7; ``one-per-ms.trace`` is its ACK path (12 Mbit/s).
 
 Run from the repo root: ``.venv/bin/python scripts/make_crosscheck_traces.py``.
 The test suite checks that the committed files equal this script's output.
@@ -12,6 +15,8 @@ The test suite checks that the committed files equal this script's output.
 from __future__ import annotations
 
 from pathlib import Path
+
+import numpy as np
 
 from cellcc.traces import RandomWalk, mahimahi_lines, step_lines, write_lines
 
@@ -25,8 +30,17 @@ WALK = RandomWalk(
 STEP_MBPS = (24.0, 6.0)
 STEP_HOLD_MS = 10_000
 
+#: The bursty trace: opportunities per ms ~ Poisson(mean), the mean redrawn every 200 ms.
+BURSTY_MEANS_PER_MS = (0.3, 1.0, 2.0, 3.5)
+BURSTY_FIRST_MEAN_PER_MS = 2.0
+BURSTY_HOLD_MS = 200
+BURSTY_DURATION_MS = 30_000
+BURSTY_SEED = 7
+
 WALK_PATH = TRACE_DIR / "walk-2-40mbps.trace"
 STEP_PATH = TRACE_DIR / "step-24-6mbps.trace"
+BURSTY_PATH = TRACE_DIR / "bursty-poisson.trace"
+ONE_PER_MS_PATH = TRACE_DIR / "one-per-ms.trace"
 
 
 def walk_lines() -> list[int]:
@@ -39,8 +53,33 @@ def step_trace_lines() -> list[int]:
     return list(step_lines(list(STEP_MBPS), STEP_HOLD_MS))
 
 
+def bursty_lines() -> list[int]:
+    """Delivery opportunities of the bursty trace (numpy's PCG64 stream, seeded)."""
+    rng = np.random.default_rng(BURSTY_SEED)
+    mean = BURSTY_FIRST_MEAN_PER_MS
+    lines: list[int] = []
+    for ms in range(1, BURSTY_DURATION_MS + 1):
+        if ms % BURSTY_HOLD_MS == 0:
+            mean = float(rng.choice(BURSTY_MEANS_PER_MS))
+        lines += [ms] * int(rng.poisson(mean))
+    return lines
+
+
+def one_per_ms_lines() -> list[int]:
+    """One opportunity every millisecond (the bursty path's ACK direction)."""
+    return list(range(1, BURSTY_DURATION_MS + 1))
+
+
+TRACES = (
+    (WALK_PATH, walk_lines),
+    (STEP_PATH, step_trace_lines),
+    (BURSTY_PATH, bursty_lines),
+    (ONE_PER_MS_PATH, one_per_ms_lines),
+)
+
 if __name__ == "__main__":
     TRACE_DIR.mkdir(parents=True, exist_ok=True)
-    for path, lines in ((WALK_PATH, walk_lines()), (STEP_PATH, step_trace_lines())):
+    for path, make in TRACES:
+        lines = make()
         count = write_lines(iter(lines), path)
         print(f"wrote {path} ({count} delivery opportunities)")

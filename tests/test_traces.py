@@ -89,8 +89,8 @@ def test_committed_crosscheck_traces_are_what_their_script_generates():
     )
     script = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(script)
-    for path, lines in ((script.WALK_PATH, script.walk_lines()), (script.STEP_PATH, script.step_trace_lines())):
-        assert path.read_text(encoding="ascii") == "\n".join(map(str, lines)) + "\n"
+    for path, make in script.TRACES:
+        assert path.read_text(encoding="ascii") == "\n".join(map(str, make())) + "\n"
     # The step: 24 Mbit/s = 2 packets of 1500 B per ms for 10 s, then 6 Mbit/s = 0.5 per ms.
     step = script.step_trace_lines()
     assert sum(ms <= 10_000 for ms in step) == 20_000 and sum(ms > 10_000 for ms in step) == 5_000
