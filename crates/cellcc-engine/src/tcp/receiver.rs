@@ -18,6 +18,9 @@
 //! ```
 
 use super::delack::{AckClock, MAX_QUICKACKS};
+
+/// RFC 5681 §4.2 / Linux `__tcp_ack_snd_check`: an ACK for at least every second full segment.
+const LINUX_DELAYED_ACK_COUNT: u32 = 2;
 use super::rtt::RttEstimator;
 use super::rwnd::{RcvWindow, RmemConfig};
 use crate::packet::{SackBlocks, TcpFlags, TcpSegment};
@@ -198,19 +201,25 @@ impl TcpReceiver {
         if self.wants_read() {
             self.copied_bytes = self.delivered_bytes();
             self.rwnd.on_read(now, self.rcv_nxt);
-            let scheduled = self.segs_since_ack > 0;
-            if (scheduled && self.unacked_bytes() > self.rcv_mss as u64)
-                || self.rwnd.update_due(self.rcv_nxt, self.held_bytes())
-            {
+            if self.left_for_the_read() || self.rwnd.update_due(self.rcv_nxt, self.held_bytes()) {
                 self.ack_due = true;
             }
         }
         self.ack_due
     }
 
-    /// Bytes received in order since the last ACK (Linux `rcv_nxt - rcv_wup`).
-    fn unacked_bytes(&self) -> u64 {
-        self.rcv_nxt - self.last_ack_sent
+    /// `__tcp_cleanup_rbuf`'s "Once-per-two-segments ACK was not sent by tcp_input.c": an ACK
+    /// is scheduled and more than one full segment is unacknowledged (`rcv_nxt - rcv_wup >
+    /// rcv_mss`). With another `delayed_ack_count` than Linux's two, every N-th segment.
+    fn left_for_the_read(&self) -> bool {
+        if self.segs_since_ack == 0 {
+            return false;
+        }
+        if self.p.delayed_ack_count == LINUX_DELAYED_ACK_COUNT {
+            self.rcv_nxt - self.last_ack_sent > self.rcv_mss as u64
+        } else {
+            self.segs_since_ack >= self.p.delayed_ack_count
+        }
     }
 
     fn echo_ce(&mut self, now: SimTime, seg: &TcpSegment, ce: bool) {
@@ -289,6 +298,10 @@ impl TcpReceiver {
     fn second_segment_ack(&mut self) -> bool {
         if self.segs_since_ack < self.p.delayed_ack_count {
             return false;
+        }
+        // `delayed_ack_count = 1` turns delayed ACKs off: every segment is ACKed at once.
+        if self.p.delayed_ack_count == 1 {
+            return true;
         }
         let (advances, leave_quick) = self.rwnd.advances(self.held_bytes());
         if leave_quick {
@@ -684,6 +697,42 @@ mod tests {
         r.on_app_read(now);
         assert_eq!(r.poll_transmit(now).unwrap().ack, seq + 6 * 1448);
         assert!(!r.wants_read());
+    }
+
+    #[test]
+    fn without_delayed_acks_every_segment_of_a_burst_is_acked_at_once() {
+        let (mut r, seq) = memory_bound_receiver();
+        r.p.delayed_ack_count = 1;
+        let now = SimTime::ZERO + SimDuration::from_ms(100);
+        for i in 0..6u64 {
+            r.on_segment(now, &data(seq + i * 1448, 1448));
+            assert_eq!(r.poll_transmit(now).map(|a| a.ack), Some(seq + (i + 1) * 1448), "segment {i}");
+        }
+    }
+
+    #[test]
+    fn every_third_segment_with_a_count_of_three() {
+        let (mut r, seq) = memory_bound_receiver();
+        r.p.delayed_ack_count = 3;
+        let now = SimTime::ZERO + SimDuration::from_ms(100);
+        // A burst of six, unread: the window test holds the ACKs back; the read sends one for all.
+        let acks = (0..6u64).filter(|&i| {
+            r.on_segment(now, &data(seq + i * 1448, 1448));
+            r.poll_transmit(now).is_some()
+        });
+        assert_eq!(acks.count(), 0);
+        assert!(r.on_app_read(now));
+        assert_eq!(r.poll_transmit(now).unwrap().ack, seq + 6 * 1448);
+        // Read one by one: an ACK at every third segment, none from the reads between.
+        let later = now + SimDuration::from_ms(1);
+        let acks: Vec<u64> = (6..12u64)
+            .filter(|&i| {
+                r.on_segment(later, &data(seq + i * 1448, 1448));
+                r.on_app_read(later);
+                r.poll_transmit(later).is_some()
+            })
+            .collect();
+        assert_eq!(acks, vec![8, 11]);
     }
 
     #[test]
