@@ -317,13 +317,12 @@ def _ue_lines(ue: dict, j: int, node_idx: int, n_rbs: int, path: str, sc: dict, 
     return lines
 
 
-def _dl_mcs_note(c: dict, path: str, has_channel: bool) -> list[str]:
+def _dl_mcs_note(resolved_cell: dict, path: str) -> list[str]:
     """What `cqi.dl_mcs_from` becomes on LENA, when it differs: LENA has no such setting, its
-    scheduler fixes the rule (it only matters on a frequency-selective channel)."""
-    rule = (c.get("cqi") or {}).get("dl_mcs_from", "wideband")
-    scheduler = c.get("scheduler") or "proportional_fair"
-    if not has_channel:
-        return []
+    scheduler fixes the rule (it only matters on a frequency-selective channel). The rule and the
+    scheduler are the engine's resolved ones (`cellcc validate --json`)."""
+    rule = resolved_cell["cqi"]["dl_mcs_from"]
+    scheduler = resolved_cell["scheduler"]
     if scheduler != "round_robin" and rule == "wideband":
         return [
             f"{path}.cqi.dl_mcs_from = \"wideband\": LENA's {SCHEDULERS[scheduler]} takes each TB's MCS from "
@@ -379,6 +378,7 @@ def lte_plan(
             f"{path}.uplink.sr_period_ms = {c['uplink']['sr_period_ms']}: ns-3 has no SR period "
             "(LteUeMac sends its scheduling request as an ideal control message at the next TTI)"
         )
-    notes += _dl_mcs_note(c, path, chan is not None)
+    if chan is not None:
+        notes += _dl_mcs_note(resolved()["cells"][0], path)
     roles = {gateway: "pgw", c["enb"]: "enb", **dict.fromkeys(ue_ids, "ue")}
     return LtePlan(lines, roles, s1u, int(c.get("mtu_bytes") or 1500), notes, chan.fading if chan else None)
