@@ -19,13 +19,14 @@
 
 use super::delack::{AckClock, MAX_QUICKACKS};
 
-/// RFC 5681 §4.2 / Linux `__tcp_ack_snd_check`: an ACK for at least every second full segment.
-const LINUX_DELAYED_ACK_COUNT: u32 = 2;
 use super::rtt::RttEstimator;
 use super::rwnd::{RcvWindow, RmemConfig};
 use crate::packet::{SackBlocks, TcpFlags, TcpSegment};
 use crate::scenario::TcpParams;
 use crate::sim::SimTime;
+
+/// RFC 5681 §4.2 / Linux `__tcp_ack_snd_check`: an ACK for at least every second full segment.
+const LINUX_DELAYED_ACK_COUNT: u32 = 2;
 
 /// How the receiver reports CE marks back to the sender.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
