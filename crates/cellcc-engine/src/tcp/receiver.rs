@@ -18,7 +18,6 @@
 //! ```
 
 use super::delack::{AckClock, MAX_QUICKACKS};
-
 use super::rtt::RttEstimator;
 use super::rwnd::{RcvWindow, RmemConfig};
 use crate::packet::{SackBlocks, TcpFlags, TcpSegment};
