@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{path, run};
+use common::{path, pcap_records, run};
 
 #[test]
 fn segments_larger_than_the_mtu_travel_as_fragments_and_arrive_whole() {
@@ -11,12 +11,8 @@ fn segments_larger_than_the_mtu_travel_as_fragments_and_arrive_whole() {
     v["output"] = serde_json::json!({"pcap": ["bottleneck:forward"]});
     let out = run(&v, 1);
     let (_, pcap) = out.pcaps.iter().find(|(n, _)| n == "bottleneck-forward").expect("capture");
-    // Walk the records: (incl_len at 8..12, orig_len at 12..16 of each 16-byte record header).
-    let mut off = 24;
     let (mut frags_mf, mut frags_last, mut whole) = (0i64, 0i64, 0i64);
-    while off + 16 <= pcap.len() {
-        let incl = u32::from_le_bytes(pcap[off + 8..off + 12].try_into().unwrap()) as usize;
-        let ip = &pcap[off + 16..off + 16 + incl];
+    for (_, ip) in pcap_records(pcap) {
         let frag = u16::from_be_bytes([ip[6], ip[7]]);
         let (mf, offset) = (frag & 0x2000 != 0, frag & 0x1fff);
         match (mf, offset) {
@@ -24,7 +20,6 @@ fn segments_larger_than_the_mtu_travel_as_fragments_and_arrive_whole() {
             (false, o) if o > 0 => frags_last += 1,
             _ => whole += 1,
         }
-        off += 16 + incl;
     }
     // A 3032 B datagram (3000 + 32 TCP header) splits into 1480 + 1480 + 72 B of data.
     assert!(frags_mf > 1000 && frags_last > 500, "fragments seen: MF {frags_mf}, last {frags_last}, whole {whole}");

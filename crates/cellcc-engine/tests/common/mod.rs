@@ -48,3 +48,25 @@ pub fn mean_throughput(out: &RunOutput, flow: &str, from_s: f64, to_s: f64) -> f
         (0..t.len()).filter(|&i| ids[i] == flow && t[i] >= from_s && t[i] < to_s).map(|i| thr[i]).collect();
     sel.iter().sum::<f64>() / sel.len() as f64
 }
+
+/// pcap global header bytes.
+const PCAP_GLOBAL_HEADER_BYTES: usize = 24;
+/// pcap record header bytes (ts_sec, ts_nsec, incl_len, orig_len), little-endian as written.
+const PCAP_RECORD_HEADER_BYTES: usize = 16;
+/// The magic number of a pcap file with nanosecond timestamps (pcap-savefile(5)), the engine's.
+const PCAP_NANOSECOND_MAGIC: u32 = 0xa1b2_3c4d;
+
+/// (time s, IP packet) of every record of one of the engine's pcap captures.
+pub fn pcap_records(pcap: &[u8]) -> Vec<(f64, &[u8])> {
+    assert_eq!(u32::from_le_bytes(pcap[0..4].try_into().unwrap()), PCAP_NANOSECOND_MAGIC);
+    let mut out = Vec::new();
+    let mut off = PCAP_GLOBAL_HEADER_BYTES;
+    while off + PCAP_RECORD_HEADER_BYTES <= pcap.len() {
+        let word = |i: usize| u32::from_le_bytes(pcap[off + i..off + i + 4].try_into().unwrap());
+        let (sec, nsec, incl) = (word(0), word(4), word(8) as usize);
+        let start = off + PCAP_RECORD_HEADER_BYTES;
+        out.push((sec as f64 + nsec as f64 * 1e-9, &pcap[start..start + incl]));
+        off = start + incl;
+    }
+    out
+}
