@@ -227,12 +227,15 @@ class _LazyProgress:
 
 @dataclass(frozen=True)
 class SweepOutcome:
-    """What one :func:`run_sweep` call did: runs in the sweep, found complete, run now."""
+    """What one :func:`run_sweep` call did: runs in the sweep, found complete, run now, and the
+    wall seconds the store records for this sweep's runs (whenever they ran; a store also keeps
+    the times of runs of earlier grids and engine builds, which are not counted)."""
 
     total: int
     skipped: int
     ran: int
     store: Store
+    run_wall_s: float
 
 
 def execute(scenario_json: str, source: str, seed: int) -> tuple[dict[str, bytes], float]:
@@ -280,7 +283,9 @@ def run_sweep(
     finally:
         bar.stop()
         store.add_timings(timings)
-    return SweepOutcome(len(runs), len(runs) - len(todo), len(todo), store)
+    recorded = store.timings()
+    run_wall_s = sum(recorded.get(run.key, 0.0) for run in runs)
+    return SweepOutcome(len(runs), len(runs) - len(todo), len(todo), store, run_wall_s)
 
 
 def longest_first(runs: Sequence[RunSpec], timings: dict[str, float], default_s: float) -> list[RunSpec]:

@@ -158,9 +158,7 @@ def run_study(
         stores[definition.name] = outcome.store
         total += outcome.total
         ran += outcome.ran
-        # Only this grid's runs: a store keeps the timings of runs of earlier grids and engine builds.
-        timings = outcome.store.timings()
-        simulated_s += sum(timings.get(run.key, 0.0) for run in sweep.expand())
+        simulated_s += outcome.run_wall_s
     blocks = study.report(stores, quick)
     wall_s = time.perf_counter() - started
     blocks.insert(1, Block("p", _provenance_text(command, total, ran, wall_s, simulated_s, jobs)))
