@@ -10,7 +10,7 @@ import pytest
 import cellcc
 from cellcc import _core
 
-from .conftest import EXAMPLES
+from .conftest import EXAMPLES, REPO
 
 COMMANDS = ["run", "compare", "validate", "ccas"]
 
@@ -123,6 +123,8 @@ def _null_paths(node, path="resolved"):
 
 def _example_scenarios():
     files = sorted(EXAMPLES.glob("*.toml")) + sorted((EXAMPLES / "crosscheck").glob("*.toml"))
+    # The kernel crosscheck's scenarios (docs/crosscheck.md), traces relative to their files.
+    files += sorted((REPO / "docs" / "crosscheck").glob("*.toml"))
     return [str(p) for p in files if p.stem != "sweep_ccas_buffers"] + ["bottleneck", "variable", "lte"]
 
 
