@@ -70,6 +70,12 @@ impl RttEstimator {
         }
     }
 
+    /// Linux `tcp_update_rtt_min` takes the ACK's `ca_rtt_us` (its newest segment), which
+    /// can be lower than the sample `on_sample` smooths (its oldest).
+    pub fn note_min_rtt(&mut self, ca_rtt: SimDuration) {
+        self.min_rtt = Some(self.min_rtt.map_or(ca_rtt, |m| m.min(ca_rtt)));
+    }
+
     /// Feed one valid (Karn-safe) sample taken when the sender had `snd_una`
     /// acknowledged and `snd_nxt` sent. Clears the back-off (Karn, RFC 6298 §5.7).
     pub fn on_sample(&mut self, r: SimDuration, snd_una: u64, snd_nxt: u64) {

@@ -99,6 +99,8 @@ const PACING_CA_RATIO_PCT: u64 = 120;
 const UNPACED_SEGMENTS: u64 = 10;
 /// RFC 5681 §3.1: the initial window after a lost SYN is one segment.
 const LOSS_OF_SYN_INITIAL_WINDOW: u32 = 1;
+/// Linux TCP_TS_HZ (include/net/tcp.h): the TSval clock ticks once per millisecond.
+const NS_PER_TS_TICK: u64 = 1_000_000;
 
 pub struct TcpSender {
     p: TcpParams,
@@ -380,6 +382,8 @@ impl TcpSender {
         let data_ack = seg.ack.min(self.snd_nxt);
         let dsack = self.check_dsack(seg);
         let d = self.deliver(now, data_ack, seg);
+        let ts_ecr = if self.p.timestamps { seg.ts_ecr } else { None };
+        let rtt = d.rtt_samples(now, ts_ecr);
         if fin_seq.is_some_and(|f| seg.ack == f + 1) {
             self.fin = Fin::Acked;
         }
@@ -387,8 +391,11 @@ impl TcpSender {
         let una_advanced = data_ack > prior_una;
         self.count_dupacks(una_advanced, wnd_changed, seg, d.cum_segs);
         // Linux tcp_clean_rtx_queue updates the RTT before loss detection runs.
-        if let Some(r) = d.rtt_for_rto {
+        if let Some(r) = rtt.for_rto {
             self.record_rtt(now, r);
+        }
+        if let Some(r) = rtt.for_cc {
+            self.rtt.note_min_rtt(r);
         }
         let dsack_for_probe = dsack.is_some_and(|b| self.on_dsack(b));
         if self.probe != Episode::Idle {
@@ -400,17 +407,17 @@ impl TcpSender {
             dupack: !una_advanced && !wnd_changed && seg.len == 0,
             orig_acked: d.orig_acked,
             ece: self.p.ecn && seg.flags.has(TcpFlags::ECE),
-            ts_ecr: if self.p.timestamps { seg.ts_ecr } else { None },
+            ts_ecr,
             ts_val: self.p.timestamps.then_some(seg.ts_val),
             sacked_new: d.sacked_new,
         };
         let newly_lost = self.fastretrans_alert(now, &facts);
-        self.update_window(now, &d, prior_in_flight, newly_lost, &facts);
+        self.update_window(now, &d, rtt.for_cc, prior_in_flight, newly_lost, &facts);
         // Linux tcp_clean_rtx_queue FLAG_SET_XMIT_TIMER: restart the timers when data was
         // cumulatively ACKed, or when a SACKed original was sent before the head's last
         // (re)transmission (its RTT exceeds the head's age).
         let head_sent_at = self.board.front().map(|h| h.sent_at);
-        let rearm = una_advanced || matches!((d.first_sacked_sent_at, head_sent_at), (Some(t), Some(h)) if t < h);
+        let rearm = una_advanced || matches!((d.sacked_sent_at, head_sent_at), (Some((t, _)), Some(h)) if t < h);
         self.after_ack(now, rearm);
     }
 
@@ -424,7 +431,7 @@ impl TcpSender {
         let TcpSender { board, rate, rack, p, .. } = self;
         let mut reordered = false;
         let mut on_delivered = |s: &mut Seg, d: &mut Delivery| {
-            d.note(now, s);
+            d.newly_bytes += s.len as u64;
             let (sent_at, end, retx) = (s.sent_at, s.end(), s.retransmits > 0);
             rate.on_delivered(&mut s.tx, sent_at, end, retx);
             rack.advance(now, sent_at, end, retx, min_rtt);
@@ -436,8 +443,10 @@ impl TcpSender {
         board.ack_cumulative(data_ack, |s| {
             d.cum_bytes += s.len as u64;
             d.cum_segs += 1;
+            d.retrans_data_acked |= s.retransmits > 0;
             if s.state != SegState::Sacked {
                 d.cum_segs_unsacked += 1;
+                Delivery::note_sent(&mut d.cum_sent_at, s);
                 on_delivered(s, &mut d);
             }
         });
@@ -445,10 +454,7 @@ impl TcpSender {
             for &(start, end) in seg.sack.as_slice() {
                 board.sack(start, end, |s| {
                     d.sacked_new += 1;
-                    if s.retransmits == 0 {
-                        let t = d.first_sacked_sent_at.map_or(s.sent_at, |f| f.min(s.sent_at));
-                        d.first_sacked_sent_at = Some(t);
-                    }
+                    Delivery::note_sent(&mut d.sacked_sent_at, s);
                     on_delivered(s, &mut d);
                 });
             }
@@ -475,7 +481,15 @@ impl TcpSender {
     }
 
     /// Linux `tcp_cong_control`: the algorithm's `cong_control`, else PRR in recovery, else `cong_avoid`.
-    fn update_window(&mut self, now: SimTime, d: &Delivery, prior_in_flight: u32, newly_lost: u32, facts: &AckFacts) {
+    fn update_window(
+        &mut self,
+        now: SimTime,
+        d: &Delivery,
+        rtt_for_cc: Option<SimDuration>,
+        prior_in_flight: u32,
+        newly_lost: u32,
+        facts: &AckFacts,
+    ) {
         let una_advanced = facts.una_advanced;
         let acked_segs = d.cum_segs_unsacked + d.sacked_new;
         let rs = self.rate.generate(now, acked_segs, newly_lost, prior_in_flight, self.lost_total, self.rtt.min_rtt());
@@ -484,7 +498,7 @@ impl TcpSender {
             acked_segs,
             acked_bytes: d.newly_bytes,
             cum_acked_bytes: d.cum_bytes,
-            rtt: d.rtt_for_cc,
+            rtt: rtt_for_cc,
             prior_in_flight,
             ece: facts.ece,
             rate: rs,
@@ -724,25 +738,59 @@ struct Delivery {
     cum_bytes: u64,
     sacked_new: u32,
     newly_bytes: u64,
-    /// Oldest newly delivered never-retransmitted segment (Linux `seq_rtt_us`).
-    rtt_for_rto: Option<SimDuration>,
-    /// Newest one (Linux `ca_rtt_us`).
-    rtt_for_cc: Option<SimDuration>,
-    /// Earliest send time among newly SACKed never-retransmitted segments (Linux `first_sackt`).
-    first_sacked_sent_at: Option<SimTime>,
+    /// Send times of the oldest and newest cumulatively ACKed never-retransmitted,
+    /// not earlier SACKed segments (Linux `first_ackt`, `last_ackt`).
+    cum_sent_at: Option<(SimTime, SimTime)>,
+    /// The same for newly SACKed never-retransmitted segments (`first_sackt`, `last_sackt`).
+    sacked_sent_at: Option<(SimTime, SimTime)>,
+    /// A retransmitted segment was cumulatively ACKed (Linux FLAG_RETRANS_DATA_ACKED).
+    retrans_data_acked: bool,
     /// Never-retransmitted data at or below the recovery point was delivered.
     orig_acked: bool,
 }
 
+/// One ACK's RTT samples (Linux `tcp_ack_update_rtt`): `for_rto` feeds SRTT and the RTO
+/// (`seq_rtt_us`), `for_cc` the congestion control's rate sample (`ca_rtt_us`).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct RttSamples {
+    for_rto: Option<SimDuration>,
+    for_cc: Option<SimDuration>,
+}
+
 impl Delivery {
-    fn note(&mut self, now: SimTime, s: &Seg) {
-        self.newly_bytes += s.len as u64;
+    fn note_sent(span: &mut Option<(SimTime, SimTime)>, s: &Seg) {
         if s.retransmits == 0 {
-            let r = now - s.sent_at;
-            self.rtt_for_rto.get_or_insert(r);
-            self.rtt_for_cc = Some(r);
+            *span = Some(span.map_or((s.sent_at, s.sent_at), |(first, _)| (first, s.sent_at)));
         }
     }
+
+    /// Linux `tcp_clean_rtx_queue` and `tcp_ack_update_rtt` (net/ipv4/tcp_input.c): Karn's
+    /// rule drops the cumulative samples when retransmitted data was ACKed; SACKed originals
+    /// still give one; failing both, an ACK of new data is timed by its echoed timestamp
+    /// (RFC 7323 §4.1 RTTM), so loss recovery does not starve the estimators.
+    fn rtt_samples(&self, now: SimTime, ts_ecr: Option<SimTime>) -> RttSamples {
+        let cum = self.cum_sent_at.filter(|_| !self.retrans_data_acked);
+        let mut r = RttSamples { for_rto: cum.map(|(first, _)| now - first), for_cc: cum.map(|(_, last)| now - last) };
+        if let Some((first, last)) = self.sacked_sent_at {
+            r.for_rto = r.for_rto.or(Some(now - first));
+            r.for_cc = Some(now - last);
+        }
+        // Linux also asks for a non-zero TSecr: zero is what a SYN's echo carries here.
+        if r.for_rto.is_none() && self.cum_bytes > 0 {
+            if let Some(ecr) = ts_ecr.filter(|&e| e != SimTime::ZERO) {
+                let ts = Some(tsopt_rtt(now, ecr));
+                r = RttSamples { for_rto: ts, for_cc: ts };
+            }
+        }
+        r
+    }
+}
+
+/// Linux `tcp_rtt_tsopt_us`: the RTT from an echoed timestamp, in whole ticks of the
+/// millisecond TSval clock (`tcp_time_stamp_ts`, TCP_TS_HZ = 1000), at least one tick.
+fn tsopt_rtt(now: SimTime, ts_ecr: SimTime) -> SimDuration {
+    let ticks = (now.as_ns() / NS_PER_TS_TICK).saturating_sub(ts_ecr.as_ns() / NS_PER_TS_TICK).max(1);
+    SimDuration::from_ns(ticks * NS_PER_TS_TICK)
 }
 
 /// Linux `tcp_update_skb_after_send` (net/ipv4/tcp_output.c): the earliest departure of
@@ -872,6 +920,10 @@ mod tests {
             s.on_segment(now, &ack(end));
             assert_eq!(s.srtt(), srtt_before, "no sample from retransmitted segments");
         };
+        // Linux FLAG_RETRANS_DATA_ACKED: an ACK that also covers retransmitted data gives
+        // no sample even for the new data in it, so the last resent segments are ACKed first.
+        s.on_segment(now + SimDuration::from_ms(50), &ack(10 * MSS as u64));
+        assert_eq!(s.srtt(), srtt_before);
         now += SimDuration::from_ms(200);
         s.on_segment(now, &ack(new_data_end));
         // SRTT = 7/8 * 100 + 1/8 * 200 = 112.5 ms (RFC 6298 §2.3).

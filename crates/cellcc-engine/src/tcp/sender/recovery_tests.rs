@@ -245,6 +245,52 @@ fn an_ack_echoing_the_retransmission_does_not_undo_an_rto() {
     assert_eq!(s.cc().window().ssthresh, 5);
 }
 
+/// Segment 0 lost and fast-retransmitted at `t1`; at `t2` the cumulative ACK covers it and
+/// segments 4..9, which were never SACKed (sent at t0, one RTT before the retransmission).
+fn ack_over_a_retransmission(timestamps: bool) -> (TcpSender, SimTime, SimTime, usize) {
+    let (mut s, t0) = sender(TcpSpec { timestamps: Some(timestamps), ..Default::default() }, AppSupply::Unlimited);
+    drain(&mut s, t0);
+    let t1 = t0 + ms(RTT_MS);
+    for k in 2..=4 {
+        s.on_segment(t1, &sack_ack(0, &[(seg_bytes(1), seg_bytes(k))]));
+        drain(&mut s, t1);
+    }
+    assert_eq!(s.stats.retransmits, 1);
+    let samples_before = s.rtt_log.len();
+    let t2 = t1 + ms(RTT_MS) + SimDuration::from_us(400);
+    let mut a = sack_ack(seg_bytes(10), &[]);
+    a.ts_ecr = timestamps.then_some(t1);
+    s.on_segment(t2, &a);
+    (s, t1, t2, samples_before)
+}
+
+#[test]
+fn an_ack_of_retransmitted_data_is_timed_by_its_echoed_timestamp() {
+    let (s, t1, t2, before) = ack_over_a_retransmission(true);
+    // Karn (Linux FLAG_RETRANS_DATA_ACKED): segments 4..9 would say t2 - t0 = 200.4 ms, but
+    // retransmitted data was ACKed, so tcp_ack_update_rtt times the ACK by TSecr = t1 on the
+    // millisecond TSval clock: 300 - 200 = 100 ticks = 100 ms.
+    assert_eq!(s.rtt_log.len(), before + 1);
+    let last = s.rtt_log.last().unwrap();
+    assert_eq!((last.at, last.rtt), (t2, ms(100)));
+    assert_eq!(t1, SimTime::ZERO + ms(200));
+}
+
+#[test]
+fn without_timestamps_an_ack_of_retransmitted_data_gives_no_rtt_sample() {
+    let (s, _, _, before) = ack_over_a_retransmission(false);
+    assert_eq!(s.rtt_log.len(), before);
+}
+
+#[test]
+fn the_timestamp_rtt_counts_whole_ticks_and_at_least_one() {
+    // Linux tcp_rtt_tsopt_us: the difference of two truncated millisecond clocks, min 1.
+    let at = |us: u64| SimTime::ZERO + SimDuration::from_us(us);
+    assert_eq!(tsopt_rtt(at(60_999), at(900)), ms(60));
+    assert_eq!(tsopt_rtt(at(61_000), at(999)), ms(61));
+    assert_eq!(tsopt_rtt(at(1_500), at(1_100)), ms(1));
+}
+
 /// A lossy, reordering two-way pipe between a real sender and a real receiver.
 mod pipe {
     use super::*;
