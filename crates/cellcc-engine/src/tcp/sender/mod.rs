@@ -739,9 +739,11 @@ struct Delivery {
     sacked_new: u32,
     newly_bytes: u64,
     /// Send times of the oldest and newest cumulatively ACKed never-retransmitted,
-    /// not earlier SACKed segments (Linux `first_ackt`, `last_ackt`).
+    /// not earlier SACKed segments (Linux `first_ackt`, `last_ackt`: Linux walks them in
+    /// sequence order, and originals leave in sequence order, so first = oldest).
     cum_sent_at: Option<(SimTime, SimTime)>,
-    /// The same for newly SACKed never-retransmitted segments (`first_sackt`, `last_sackt`).
+    /// The same for newly SACKed never-retransmitted segments (`first_sackt`, `last_sackt`;
+    /// `tcp_sacktag_write_queue` sorts the blocks, the engine takes them as they come).
     sacked_sent_at: Option<(SimTime, SimTime)>,
     /// A retransmitted segment was cumulatively ACKed (Linux FLAG_RETRANS_DATA_ACKED).
     retrans_data_acked: bool,
@@ -760,7 +762,8 @@ struct RttSamples {
 impl Delivery {
     fn note_sent(span: &mut Option<(SimTime, SimTime)>, s: &Seg) {
         if s.retransmits == 0 {
-            *span = Some(span.map_or((s.sent_at, s.sent_at), |(first, _)| (first, s.sent_at)));
+            *span =
+                Some(span.map_or((s.sent_at, s.sent_at), |(first, last)| (first.min(s.sent_at), last.max(s.sent_at))));
         }
     }
 
