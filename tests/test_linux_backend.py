@@ -403,6 +403,21 @@ def test_crosscheck_reports_a_cca_the_kernel_lacks_and_runs_the_engine_side(tmp_
     assert figure.is_file()
 
 
+def test_crosscheck_table_shows_a_single_rto_in_a_mean_over_seeds():
+    import pandas as pd
+    from rich.console import Console
+
+    from cellcc.backends.cli import crosscheck_tables
+
+    table = pd.DataFrame(
+        [dict(cca="bbr", metric="timeouts", engine=0.5, kernel=0.0, ratio=math.nan, differs=False, note="")]
+    )
+    console = Console(width=120, record=True)
+    console.print(crosscheck_tables(table, "x", 2)[0])
+    row = next(line for line in console.export_text().splitlines() if "RTOs" in line)
+    assert "0.5" in row and "0.0" in row
+
+
 @needs_root
 def test_cli_run_backend_linux_prints_flows_and_writes_the_run(emu, tmp_path):
     pytest.importorskip("cellcc._core")

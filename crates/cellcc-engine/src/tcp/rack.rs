@@ -49,6 +49,8 @@ impl RackConfig {
 struct Reference {
     /// RACK.xmit_ts (`tp->rack.mstamp`).
     sent_at: SimTime,
+    /// Its place in the sender's transmission order (see `sent_after`).
+    order: u64,
     /// RACK.end_seq.
     end: u64,
     /// That delivery was of a retransmitted segment.
@@ -107,7 +109,8 @@ impl Rack {
 
     /// Linux `tcp_rack_advance` (RFC 8985 §6.2 step 2): a segment sent at `sent_at`
     /// ending at `end` was delivered now.
-    pub fn advance(&mut self, now: SimTime, sent_at: SimTime, end: u64, retransmitted: bool, min_rtt: SimDuration) {
+    pub fn advance(&mut self, now: SimTime, sent: (SimTime, u64), end: u64, retransmitted: bool, min_rtt: SimDuration) {
+        let (sent_at, order) = sent;
         let rtt = now - sent_at;
         // An ACK faster than min_rtt for a retransmitted segment is for the original: ambiguous.
         if retransmitted && rtt < min_rtt {
@@ -115,9 +118,9 @@ impl Rack {
         }
         self.advanced = true;
         self.rtt = rtt;
-        let newer = self.reference.is_none_or(|r| sent_after(sent_at, end, r.sent_at, r.end));
+        let newer = self.reference.is_none_or(|r| sent_after(sent_at, order, r.sent_at, r.order));
         if newer {
-            self.reference = Some(Reference { sent_at, end, retransmitted });
+            self.reference = Some(Reference { sent_at, order, end, retransmitted });
         }
     }
 
@@ -211,7 +214,7 @@ impl Rack {
     /// The next scan would stop at the oldest segment (`Scoreboard::head_ends_rack_scan`),
     /// so it marks nothing and needs no reordering window.
     pub fn scan_ends_at_head(&self, board: &Scoreboard) -> bool {
-        self.reference.is_some_and(|r| board.head_ends_rack_scan(r.sent_at, r.end, !r.retransmitted))
+        self.reference.is_some_and(|r| board.head_ends_rack_scan(r.sent_at, r.order, r.end, !r.retransmitted))
     }
 
     /// Linux `tcp_rack_detect_loss` (RFC 8985 §6.2 step 5), also run by the reordering timer.
@@ -220,6 +223,7 @@ impl Rack {
         let scan = RackScan {
             now,
             ref_sent_at: r.sent_at,
+            ref_order: r.order,
             ref_end: r.end,
             ref_is_original: !r.retransmitted,
             wait: self.rtt + reo_wnd,
@@ -233,9 +237,12 @@ impl Rack {
     }
 }
 
-/// Linux `tcp_skb_sent_after` (RFC 8985 RACK_sent_after): later send time, ties broken by sequence.
-pub fn sent_after(t1: SimTime, end1: u64, t2: SimTime, end2: u64) -> bool {
-    t1 > t2 || (t1 == t2 && end1 > end2)
+/// Linux `tcp_skb_sent_after` (RFC 8985 RACK_sent_after): later send time, ties broken by
+/// transmission order. Linux breaks ties of its microsecond clock by sequence, which stands for
+/// the order within one write; the engine's clock ties whenever two ACKs of one instant each
+/// release data (a retransmission after new data), so it keeps the order itself.
+pub fn sent_after(t1: SimTime, order1: u64, t2: SimTime, order2: u64) -> bool {
+    t1 > t2 || (t1 == t2 && order1 > order2)
 }
 
 #[cfg(test)]
@@ -288,9 +295,9 @@ mod tests {
     fn a_fast_ack_of_a_retransmission_does_not_move_the_reference() {
         let mut r = Rack::new(ON);
         let t = |ms| SimTime::ZERO + SimDuration::from_ms(ms);
-        r.advance(t(100), t(0), 1000, false, SimDuration::from_ms(100));
+        r.advance(t(100), (t(0), 0), 1000, false, SimDuration::from_ms(100));
         // Retransmitted at 150, ACKed at 160: 10 ms < min_rtt, so the original was ACKed.
-        r.advance(t(160), t(150), 2000, true, SimDuration::from_ms(100));
+        r.advance(t(160), (t(150), 1), 2000, true, SimDuration::from_ms(100));
         assert_eq!(r.reference.unwrap().end, 1000);
         assert_eq!(r.rtt, SimDuration::from_ms(100));
     }

@@ -27,6 +27,9 @@ pub struct Seg {
     pub state: SegState,
     /// Last (re)transmission time.
     pub sent_at: SimTime,
+    /// The sender's count of data segments sent before that (re)transmission: the order
+    /// within one instant, for RACK (`rack::sent_after`).
+    pub tx_order: u64,
     /// Times retransmitted (Karn: no RTT sample once > 0).
     pub retransmits: u32,
     /// Marked lost and not since SACKed or unmarked (Linux `TCPCB_LOST`): a retransmission
@@ -46,6 +49,7 @@ pub struct RackScan {
     pub now: SimTime,
     /// Send time and end of the reference segment (RACK.xmit_ts, RACK.end_seq).
     pub ref_sent_at: SimTime,
+    pub ref_order: u64,
     pub ref_end: u64,
     /// The reference was an original transmission: nothing above it was sent earlier.
     pub ref_is_original: bool,
@@ -227,7 +231,7 @@ impl Scoreboard {
     /// once `wait` has passed since its send; the others report how long is left.
     pub fn mark_lost_by_time(&mut self, scan: &RackScan) -> RackFound {
         let mut found = RackFound::default();
-        if self.head_ends_rack_scan(scan.ref_sent_at, scan.ref_end, scan.ref_is_original) {
+        if self.head_ends_rack_scan(scan.ref_sent_at, scan.ref_order, scan.ref_end, scan.ref_is_original) {
             return found;
         }
         // One pass with an iterator (this runs on every delivering ACK); the per-state
@@ -238,7 +242,7 @@ impl Scoreboard {
             if !matches!(s.state, SegState::InFlight | SegState::Retransmitted) {
                 continue;
             }
-            if !super::rack::sent_after(scan.ref_sent_at, scan.ref_end, s.sent_at, s.end()) {
+            if !super::rack::sent_after(scan.ref_sent_at, scan.ref_order, s.sent_at, s.tx_order) {
                 // Originals go out in sequence order, and a retransmission later still.
                 if scan.ref_is_original && s.retransmits == 0 && s.start >= scan.ref_end {
                     break;
@@ -274,13 +278,19 @@ impl Scoreboard {
 
     /// The RACK scan's first step ends it: the oldest segment is an original in flight,
     /// above the reference and sent after it (the usual case while nothing is SACKed).
-    pub fn head_ends_rack_scan(&self, ref_sent_at: SimTime, ref_end: u64, ref_is_original: bool) -> bool {
+    pub fn head_ends_rack_scan(
+        &self,
+        ref_sent_at: SimTime,
+        ref_order: u64,
+        ref_end: u64,
+        ref_is_original: bool,
+    ) -> bool {
         self.segs.front().is_some_and(|s| {
             ref_is_original
                 && s.state == SegState::InFlight
                 && s.retransmits == 0
                 && s.start >= ref_end
-                && !super::rack::sent_after(ref_sent_at, ref_end, s.sent_at, s.end())
+                && !super::rack::sent_after(ref_sent_at, ref_order, s.sent_at, s.tx_order)
         })
     }
 
@@ -349,10 +359,11 @@ impl Scoreboard {
     }
 
     /// Record a retransmission of segment `i`.
-    pub fn retransmitted(&mut self, i: usize, now: SimTime, tx: TxSnapshot) {
+    pub fn retransmitted(&mut self, i: usize, now: SimTime, tx_order: u64, tx: TxSnapshot) {
         self.set_state(i, SegState::Retransmitted);
         let s = &mut self.segs[i];
         s.sent_at = now;
+        s.tx_order = tx_order;
         s.retransmits += 1;
         s.tx = tx;
     }
@@ -384,6 +395,7 @@ mod tests {
                 len: 100,
                 state: SegState::InFlight,
                 sent_at: SimTime::ZERO,
+                tx_order: i,
                 retransmits: 0,
                 marked_lost: false,
                 tx,
@@ -423,7 +435,7 @@ mod tests {
         for expect in 0..3 {
             let i = b.next_lost().unwrap();
             assert_eq!(i, expect);
-            b.retransmitted(i, SimTime(1), tx);
+            b.retransmitted(i, SimTime(1), 10 + expect as u64, tx);
         }
         assert_eq!(b.next_lost(), None);
     }
@@ -433,7 +445,7 @@ mod tests {
         let mut b = board(4);
         b.mark_all_lost();
         let tx = b.get(0).tx;
-        b.retransmitted(0, SimTime(5), tx);
+        b.retransmitted(0, SimTime(5), 4, tx);
         assert_eq!(b.packets_in_flight(), 1);
         assert_eq!(b.next_lost(), Some(1));
     }
@@ -446,8 +458,8 @@ mod tests {
         b.sack(300, 600, |_| {}); // 3, 4, 5 SACKed
         assert_eq!(b.mark_lost_by_sack(3), 3); // 0, 1, 2 lost
         let tx = b.get(0).tx;
-        b.retransmitted(0, SimTime(1), tx);
-        b.retransmitted(1, SimTime(1), tx);
+        b.retransmitted(0, SimTime(1), 10, tx);
+        b.retransmitted(1, SimTime(1), 11, tx);
         assert_eq!((b.lost(), b.lost_out(), b.retrans_out()), (1, 3, 2));
         b.ack_cumulative(100, |_| {}); // segment 0 delivered
         assert_eq!(b.lost_out(), 2);
@@ -462,7 +474,7 @@ mod tests {
         // Linux tcp_send_loss_probe retransmits without TCPCB_LOST: retrans_out, not lost_out.
         let mut b = board(3);
         let tx = b.get(2).tx;
-        b.retransmitted(2, SimTime(1), tx);
+        b.retransmitted(2, SimTime(1), 12, tx);
         assert_eq!((b.retrans_out(), b.lost_out()), (1, 0));
     }
 
@@ -486,6 +498,7 @@ mod tests {
         let scan = RackScan {
             now: SimTime::ZERO + SimDuration::from_ms(100),
             ref_sent_at: SimTime::ZERO + SimDuration::from_ms(40),
+            ref_order: 4,
             ref_end: 500,
             ref_is_original: true,
             wait: SimDuration::from_ms(75),
@@ -502,13 +515,14 @@ mod tests {
         let mut b = board(3);
         b.mark_all_lost();
         let tx = b.get(0).tx;
-        b.retransmitted(0, SimTime::ZERO + SimDuration::from_ms(50), tx);
-        b.retransmitted(1, SimTime::ZERO + SimDuration::from_ms(60), tx);
+        b.retransmitted(0, SimTime::ZERO + SimDuration::from_ms(50), 3, tx);
+        b.retransmitted(1, SimTime::ZERO + SimDuration::from_ms(60), 4, tx);
         b.sack(100, 200, |_| {});
         // Segment 1's retransmission (sent 60) is delivered; segment 0's (sent 50) is not.
         let scan = RackScan {
             now: SimTime::ZERO + SimDuration::from_ms(160),
             ref_sent_at: SimTime::ZERO + SimDuration::from_ms(60),
+            ref_order: 4,
             ref_end: 200,
             ref_is_original: false,
             wait: SimDuration::from_ms(100),

@@ -434,7 +434,7 @@ impl TcpSender {
             d.newly_bytes += s.len as u64;
             let (sent_at, end, retx) = (s.sent_at, s.end(), s.retransmits > 0);
             rate.on_delivered(&mut s.tx, sent_at, end, retx);
-            rack.advance(now, sent_at, end, retx, min_rtt);
+            rack.advance(now, (sent_at, s.tx_order), end, retx, min_rtt);
             // Linux FLAG_ORIG_SACK_ACKED: never-retransmitted data below the recovery point.
             d.orig_acked |= !retx && end <= high_seq;
             // Linux tcp_check_sack_reordering: an original delivered below the highest SACK.
@@ -681,6 +681,7 @@ impl TcpSender {
             len,
             state: SegState::InFlight,
             sent_at: now,
+            tx_order: self.stats.data_segments_sent,
             retransmits: 0,
             marked_lost: false,
             tx,
@@ -697,7 +698,7 @@ impl TcpSender {
     fn retransmit(&mut self, now: SimTime, i: usize) -> TcpSegment {
         let in_flight = self.board.packets_in_flight() + 1;
         let tx = self.rate.on_send(now, self.board.packets_out(), in_flight, self.lost_total);
-        self.board.retransmitted(i, now, tx);
+        self.board.retransmitted(i, now, self.stats.data_segments_sent, tx);
         self.stats.retransmits += 1;
         self.undo.on_retransmit(now);
         if i == 0 {

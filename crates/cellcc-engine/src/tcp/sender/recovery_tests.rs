@@ -59,20 +59,46 @@ fn rack_finds_a_lost_retransmission_before_any_rto() {
     assert_eq!(s.ca_state(), CaState::Recovery);
     assert!(resent.iter().any(|x| x.seq == 0));
     assert_eq!(s.stats.retransmits, 1);
-    // The retransmission is lost too. Segments sent at t1 (new data the SACKs let out,
-    // before and after it) come back SACKed at t1 + 100 ms.
-    let top = resent.iter().map(|x| x.seq + x.len as u64).max().unwrap();
-    assert!(top > seg_bytes(10), "new data went out at t1");
-    let t2 = t1 + ms(RTT_MS);
+    // The retransmission is lost too. 20 ms later (past the pacing gap) the rest of the
+    // first window and the data sent at t1 are SACKed, which lets new data out after it.
+    let t1b = t1 + ms(20);
+    s.on_segment(t1b, &sack_ack(0, &[(seg_bytes(1), seg_bytes(12))]));
+    let after = drain(&mut s, t1b);
+    assert!(!after.is_empty() && after.iter().all(|x| x.seq >= seg_bytes(12)), "new data only");
+    let top = resent.iter().chain(&after).map(|x| x.seq + x.len as u64).max().unwrap();
+    let t2 = t1b + ms(RTT_MS);
     s.on_segment(t2, &sack_ack(0, &[(seg_bytes(1), top)]));
-    // RACK: the newest delivered segment was sent at t1 after the retransmission (same
-    // time, higher sequence), RACK.rtt = 100 ms, reo_wnd 0 in recovery -> lost again.
+    // RACK: the newest delivered segment was sent at t1b, after the retransmission (t1);
+    // RACK.rtt = 100 ms, reo_wnd 0 in recovery, the retransmission is 120 ms old -> lost.
     assert_eq!(s.stats.lost_retransmits, 1);
     let again = drain(&mut s, t2);
     assert_eq!(again.first().map(|x| x.seq), Some(0), "re-sent within recovery");
     assert_eq!(s.stats.retransmits, 2);
     assert_eq!(s.stats.timeouts, 0);
     assert!(s.poll_timeout(t2).unwrap() > t2);
+}
+
+#[test]
+fn data_sent_before_a_retransmission_in_the_same_instant_does_not_condemn_it() {
+    let (mut s, t0) = sender(TcpSpec::default(), AppSupply::Unlimited);
+    assert_eq!(drain(&mut s, t0).len(), 10);
+    // Three SACKs arrive in the same instant, as an ACK burst does: the first two let new
+    // data out, the third starts recovery and retransmits segment 0 after that data.
+    let t1 = t0 + ms(RTT_MS);
+    let mut sent = Vec::new();
+    for k in 2..=4 {
+        s.on_segment(t1, &sack_ack(0, &[(seg_bytes(1), seg_bytes(k))]));
+        sent.extend(drain(&mut s, t1).into_iter().map(|x| x.seq));
+    }
+    let rexmit_at = sent.iter().position(|&q| q == 0).expect("segment 0 resent at t1");
+    assert!(rexmit_at > 0 && sent[..rexmit_at].iter().all(|&q| q >= seg_bytes(10)), "new data first: {sent:?}");
+    // The new data sent before it is SACKed one RTT later, before the retransmission behind
+    // it arrives. Same send time, but it left first: RACK (tcp_skb_sent_after, whose clock
+    // tells the two sends apart) does not mark the retransmission lost.
+    let top = sent[..rexmit_at].iter().max().unwrap() + MSS as u64;
+    s.on_segment(t1 + ms(RTT_MS), &sack_ack(0, &[(seg_bytes(1), top)]));
+    assert_eq!(s.stats.lost_retransmits, 0);
+    assert_eq!(s.stats.retransmits, 1);
 }
 
 #[test]
