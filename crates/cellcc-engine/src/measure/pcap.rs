@@ -159,19 +159,23 @@ fn encode_tcp(now: SimTime, s: &TcpSegment, out: &mut Vec<u8>) {
     out.push(s.flags.0);
     out.extend_from_slice(&((s.wnd_bytes >> WINDOW_SCALE_SHIFT).min(u16::MAX as u64) as u16).to_be_bytes());
     out.extend_from_slice(&[0, 0, 0, 0]); // checksum (payload is not simulated), urgent pointer
-    let ts_ms = (now.as_ns() / NS_PER_MS) as u32;
+                                          // RFC 7323 §3: TSval is the sender's clock when it sent, TSecr the echoed TS.Recent, both
+                                          // on a 1-ms clock; the engine's SYN carries no TSval, so it shows the capture time.
+    let ms = |t: SimTime| (t.as_ns() / NS_PER_MS) as u32;
+    let ts_val = if syn { ms(now) } else { ms(s.ts_val) };
+    let ts_ecr = s.ts_ecr.map_or(0, ms);
     if syn {
         // MSS, SACK-permitted, timestamps, NOP, window scale: Linux's SYN layout.
         out.extend_from_slice(&[2, 4, 0x05, 0xb4, 4, 2, 8, 10]);
-        out.extend_from_slice(&ts_ms.to_be_bytes());
-        out.extend_from_slice(&0u32.to_be_bytes());
+        out.extend_from_slice(&ts_val.to_be_bytes());
+        out.extend_from_slice(&ts_ecr.to_be_bytes());
         out.extend_from_slice(&[1, 3, 3, WINDOW_SCALE_SHIFT as u8]);
         return;
     }
     if s.timestamps {
         out.extend_from_slice(&[1, 1, 8, 10]);
-        out.extend_from_slice(&ts_ms.to_be_bytes());
-        out.extend_from_slice(&0u32.to_be_bytes());
+        out.extend_from_slice(&ts_val.to_be_bytes());
+        out.extend_from_slice(&ts_ecr.to_be_bytes());
     }
     if s.sack.len > 0 {
         out.extend_from_slice(&[1, 1, 5, 2 + 8 * s.sack.len]);
@@ -201,6 +205,30 @@ mod tests {
         assert_eq!(u32::from_le_bytes(b[36..40].try_into().unwrap()), 1500);
         // IPv4 header checksum verifies to zero.
         assert_eq!(checksum(&b[40..60]), 0);
+    }
+
+    #[test]
+    fn timestamps_option_carries_the_send_time_and_the_echo_in_ms() {
+        let mut w = PcapWriter::new();
+        let at = |ms: u64| SimTime::ZERO + crate::sim::SimDuration::from_us(ms * 1000 + 700);
+        let seg = TcpSegment {
+            flags: TcpFlags(TcpFlags::ACK),
+            len: 1448,
+            timestamps: true,
+            ts_val: at(120),
+            ts_ecr: Some(at(61)),
+            ..Default::default()
+        };
+        let p =
+            Packet::datagram(FlowId(0), FlowDir::Forward, NodeId(0), NodeId(1), Payload::Tcp(seg), 1, SimTime::ZERO);
+        // Captured 30 ms after it was sent (a queue): TSval is still the send time.
+        w.record(at(150), &p);
+        let b = w.into_bytes();
+        // Global header 24, record header 16, IPv4 20, TCP fixed 20, then NOP NOP kind 8 len 10.
+        let opt = 24 + 16 + 20 + 20;
+        assert_eq!(&b[opt..opt + 4], &[1, 1, 8, 10]);
+        assert_eq!(u32::from_be_bytes(b[opt + 4..opt + 8].try_into().unwrap()), 120);
+        assert_eq!(u32::from_be_bytes(b[opt + 8..opt + 12].try_into().unwrap()), 61);
     }
 
     #[test]
