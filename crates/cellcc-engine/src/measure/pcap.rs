@@ -159,8 +159,9 @@ fn encode_tcp(now: SimTime, s: &TcpSegment, out: &mut Vec<u8>) {
     out.push(s.flags.0);
     out.extend_from_slice(&((s.wnd_bytes >> WINDOW_SCALE_SHIFT).min(u16::MAX as u64) as u16).to_be_bytes());
     out.extend_from_slice(&[0, 0, 0, 0]); // checksum (payload is not simulated), urgent pointer
-                                          // RFC 7323 §3: TSval is the sender's clock when it sent, TSecr the echoed TS.Recent, both
-                                          // on a 1-ms clock; the engine's SYN carries no TSval, so it shows the capture time.
+
+    // RFC 7323 §3: TSval is the sender's clock when it sent, TSecr the echoed TS.Recent, both
+    // on a 1-ms clock; the engine's SYN carries no TSval, so it shows the capture time.
     let ms = |t: SimTime| (t.as_ns() / NS_PER_MS) as u32;
     let ts_val = if syn { ms(now) } else { ms(s.ts_val) };
     let ts_ecr = s.ts_ecr.map_or(0, ms);

@@ -43,19 +43,25 @@ fn seg_bytes(i: u64) -> u64 {
     i * MSS as u64
 }
 
+/// Segment 0 of the first window is lost: SACKs for 1, 2 and 3 arrive in one instant, one
+/// RTT after `t0`, each drained as it comes. Returns that instant and what went out in it.
+fn sacks_for_one_to_three(s: &mut TcpSender, t0: SimTime) -> (SimTime, Vec<TcpSegment>) {
+    let t1 = t0 + ms(RTT_MS);
+    let mut sent = Vec::new();
+    for k in 2..=4 {
+        s.on_segment(t1, &sack_ack(0, &[(seg_bytes(1), seg_bytes(k))]));
+        sent.extend(drain(s, t1));
+    }
+    (t1, sent)
+}
+
 #[test]
 fn rack_finds_a_lost_retransmission_before_any_rto() {
     let (mut s, t0) = sender(TcpSpec::default(), AppSupply::Unlimited);
     assert_eq!(drain(&mut s, t0).len(), 10);
-    let t1 = t0 + ms(RTT_MS);
-    // Segment 0 lost; SACKs for 1, 2, 3 arrive one RTT later.
-    let mut resent = Vec::new();
-    for k in 2..=4 {
-        s.on_segment(t1, &sack_ack(0, &[(seg_bytes(1), seg_bytes(k))]));
-        resent.extend(drain(&mut s, t1));
-    }
+    let (t1, resent) = sacks_for_one_to_three(&mut s, t0);
     // RFC 8985 §6.2: three SACKed and no reordering seen -> reo_wnd 0; segment 0 was sent
-    // with segment 1 (tie broken by sequence) and RACK.rtt = 100 ms has passed: lost.
+    // with segment 1 (tie broken by send order) and RACK.rtt = 100 ms has passed: lost.
     assert_eq!(s.ca_state(), CaState::Recovery);
     assert!(resent.iter().any(|x| x.seq == 0));
     assert_eq!(s.stats.retransmits, 1);
@@ -82,14 +88,10 @@ fn rack_finds_a_lost_retransmission_before_any_rto() {
 fn data_sent_before_a_retransmission_in_the_same_instant_does_not_condemn_it() {
     let (mut s, t0) = sender(TcpSpec::default(), AppSupply::Unlimited);
     assert_eq!(drain(&mut s, t0).len(), 10);
-    // Three SACKs arrive in the same instant, as an ACK burst does: the first two let new
-    // data out, the third starts recovery and retransmits segment 0 after that data.
-    let t1 = t0 + ms(RTT_MS);
-    let mut sent = Vec::new();
-    for k in 2..=4 {
-        s.on_segment(t1, &sack_ack(0, &[(seg_bytes(1), seg_bytes(k))]));
-        sent.extend(drain(&mut s, t1).into_iter().map(|x| x.seq));
-    }
+    // The three SACKs arrive in the same instant, as an ACK burst does: the first two let
+    // new data out, the third starts recovery and retransmits segment 0 after that data.
+    let (t1, sent) = sacks_for_one_to_three(&mut s, t0);
+    let sent: Vec<u64> = sent.iter().map(|x| x.seq).collect();
     let rexmit_at = sent.iter().position(|&q| q == 0).expect("segment 0 resent at t1");
     assert!(rexmit_at > 0 && sent[..rexmit_at].iter().all(|&q| q >= seg_bytes(10)), "new data first: {sent:?}");
     // The new data sent before it is SACKed one RTT later, before the retransmission behind
@@ -276,11 +278,7 @@ fn an_ack_echoing_the_retransmission_does_not_undo_an_rto() {
 fn ack_over_a_retransmission(timestamps: bool) -> (TcpSender, SimTime, SimTime, usize) {
     let (mut s, t0) = sender(TcpSpec { timestamps: Some(timestamps), ..Default::default() }, AppSupply::Unlimited);
     drain(&mut s, t0);
-    let t1 = t0 + ms(RTT_MS);
-    for k in 2..=4 {
-        s.on_segment(t1, &sack_ack(0, &[(seg_bytes(1), seg_bytes(k))]));
-        drain(&mut s, t1);
-    }
+    let (t1, _) = sacks_for_one_to_three(&mut s, t0);
     assert_eq!(s.stats.retransmits, 1);
     let samples_before = s.rtt_log.len();
     let t2 = t1 + ms(RTT_MS) + SimDuration::from_us(400);
