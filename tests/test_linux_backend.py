@@ -68,6 +68,11 @@ def test_tcp_info_reads_a_live_loopback_connection():
     info = tcp_info.read(cli)
     assert info["state"] == 1  # TCP_ESTABLISHED
     assert info["snd_mss"] > 0 and info["snd_cwnd"] >= 1 and info["bytes_sent"] >= 100_000
+    # The receiving side's window fields (tcp/rwnd.rs models them): the window offered is
+    # within what rcv_ssthresh allows, rounded up to the window scale.
+    rcv = tcp_info.read(conn)
+    assert rcv["advmss"] > 0 and rcv["rcv_space"] > 0 and rcv["rcv_ssthresh"] > 0
+    assert 0 < rcv["rcv_wnd"] <= rcv["rcv_ssthresh"] + (1 << 14)
     for s in (cli, conn, srv):
         s.close()
 

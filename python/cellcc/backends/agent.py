@@ -4,8 +4,9 @@ nothing but the standard library and its sibling `tcp_info.py`.
 
 The sender sets the flow's congestion control with setsockopt(TCP_CONGESTION) before
 connecting, writes as its application says (bulk, finite, rate-limited) and reads TCP_INFO
-every `--sample-ms`; the receiver counts bytes and reads its own TCP_INFO (data segments in) at
-the same period. Both write one JSON document; times are CLOCK_MONOTONIC ns, the clock the
+every `--sample-ms`; the receiver counts bytes and reads its own TCP_INFO at the same period:
+data segments in and its receive window (`RECEIVER_FIELDS`, what the engine's `tcp/rwnd.rs`
+models). Both write one JSON document; times are CLOCK_MONOTONIC ns, the clock the
 emulator and the backend share.
 """
 
@@ -32,6 +33,9 @@ EXIT_BAD_CCA = 3
 #: How long a sender tries to connect before giving up (the path's RTT is far below this).
 CONNECT_TIMEOUT_S = 10.0
 NS_PER_S = 1_000_000_000
+#: The receiver's TCP_INFO fields in each sample, after [t_ns, bytes read]: index 2 (data
+#: segments in) is what the tables use; the rest show the receive window as the kernel ran it.
+RECEIVER_FIELDS = ("data_segs_in", "rcv_ssthresh", "rcv_rtt_us", "rcv_space", "rcv_wnd", "advmss")
 
 
 def _sleep_until(t_ns: int) -> None:
@@ -159,7 +163,8 @@ def run_receiver(a: argparse.Namespace) -> dict:
     samples: list[list[int]] = []
 
     def sample(t: int) -> None:
-        samples.append([t, total, tcp_info.read(conn)["data_segs_in"]])
+        info = tcp_info.read(conn)
+        samples.append([t, total, *(info[f] for f in RECEIVER_FIELDS)])
 
     while not eof and (now := time.monotonic_ns()) < a.stop_ns:
         if now >= next_sample:

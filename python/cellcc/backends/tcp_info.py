@@ -31,10 +31,14 @@ FIELDS: tuple[tuple[str, str, int], ...] = (
     ("unacked", "I", 24),
     ("lost", "I", 32),
     ("retrans", "I", 36),
+    ("rcv_ssthresh", "I", 64),
     ("rtt_us", "I", 68),
     ("rttvar_us", "I", 72),
     ("snd_ssthresh", "I", 76),
     ("snd_cwnd", "I", 80),
+    ("advmss", "I", 84),
+    ("rcv_rtt_us", "I", 92),
+    ("rcv_space", "I", 96),
     ("total_retrans", "I", 100),
     ("pacing_rate_Bps", "Q", 104),
     ("bytes_acked", "Q", 120),
@@ -54,6 +58,7 @@ FIELDS: tuple[tuple[str, str, int], ...] = (
     ("dsack_dups", "I", 216),
     ("reord_seen", "I", 220),
     ("snd_wnd", "I", 228),
+    ("rcv_wnd", "I", 232),
     ("total_rto", "H", 240),
 )
 

@@ -11,7 +11,9 @@
 //! at once. The application reads what arrived once the segments of one instant have
 //! all been taken in: Linux processes a burst in softirq context before the woken reader
 //! runs, so a burst's segments are unread when each one's ACK is decided
-//! (`__tcp_ack_snd_check`), and the read ACKs what they left (`__tcp_cleanup_rbuf`).
+//! (`__tcp_ack_snd_check`), the read ACKs what they left (`__tcp_cleanup_rbuf`), and
+//! autotuning measures after the read's first segment, with the rest of the burst still queued
+//! (`rwnd.rs`).
 //!
 //! ```text
 //!  Listen ─SYN─► SynReceived ─data/ACK─► Established ─FIN in order─► Closed
@@ -88,6 +90,9 @@ pub struct TcpReceiver {
     rwnd: RcvWindow,
     /// In-order data bytes the application has read (Linux `copied_seq`, without the SYN).
     copied_bytes: u64,
+    /// Where the first in-order segment not yet read ends: the next read's autotuning measure
+    /// is taken after copying it.
+    first_unread_end: Option<u64>,
 }
 
 impl TcpReceiver {
@@ -116,6 +121,7 @@ impl TcpReceiver {
             synack_sent_at: None,
             rcv_mss: 0,
             copied_bytes: 0,
+            first_unread_end: None,
             p,
         }
     }
@@ -165,7 +171,7 @@ impl TcpReceiver {
         if seg.len > 0 {
             self.rcv_mss = self.rcv_mss.max(seg.len);
             if self.p.timestamps && seg.seq == self.rcv_nxt {
-                self.rwnd.on_tsecr(now, seg.ts_ecr, seg.len);
+                self.rwnd.on_tsecr(now, seg.ts_ecr, seg.len, !self.wants_read());
             }
             self.on_data(now, seg.seq, seg.seq + seg.len as u64);
         }
@@ -200,7 +206,8 @@ impl TcpReceiver {
     pub fn on_app_read(&mut self, now: SimTime) -> bool {
         if self.wants_read() {
             self.copied_bytes = self.delivered_bytes();
-            self.rwnd.on_read(now, self.rcv_nxt);
+            let first_end = self.first_unread_end.take().unwrap_or(self.rcv_nxt);
+            self.rwnd.on_read(now, first_end, self.rcv_nxt);
             if self.left_for_the_read() || self.rwnd.update_due(self.rcv_nxt, self.held_bytes()) {
                 self.ack_due = true;
             }
@@ -260,6 +267,7 @@ impl TcpReceiver {
         } else if start <= self.rcv_nxt {
             self.note_duplicate(start, self.rcv_nxt);
             let had_hole = !self.ooo.is_empty();
+            self.first_unread_end.get_or_insert(end);
             self.rcv_nxt = end;
             self.absorb_ooo();
             let (wnd, mss, rto) = (self.rwnd.rcv_wnd(), self.rcv_mss, self.rtt.rto());
@@ -637,7 +645,7 @@ mod tests {
         acks(&mut r, 34, 35);
         assert!(r.window().window_clamp() > 500_000);
         assert_eq!(acks(&mut r, 35, 45), 10);
-        assert_eq!(r.window().rcv_ssthresh(), 80_480 + 10 * 2_920);
+        assert_eq!(r.window().rcv_ssthresh(), 80_480 + 10 * 2_896);
     }
 
     /// A receiver whose window is bound by its memory: a fixed 128 KiB buffer (no autotuning),

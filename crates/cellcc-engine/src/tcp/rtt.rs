@@ -15,7 +15,18 @@
 //! Linux's never does (docs/crosscheck.md).
 
 pub use crate::scenario::RtoEstimator;
-use crate::sim::SimDuration;
+use crate::sim::{SimDuration, SimTime};
+
+/// Linux TCP_TS_HZ (include/net/tcp.h): the TSval clock ticks once per millisecond.
+const NS_PER_TS_TICK: u64 = 1_000_000;
+
+/// Linux `tcp_rtt_tsopt_us` (net/ipv4/tcp_input.c): the time since an echoed timestamp in
+/// whole ticks of the millisecond TSval clock (`tcp_time_stamp_ts`), `min_ticks` when no tick
+/// has passed (the sender asks for one, the receiver's autotuning for none).
+pub fn tsopt_rtt(now: SimTime, ts_ecr: SimTime, min_ticks: u64) -> SimDuration {
+    let ticks = (now.as_ns() / NS_PER_TS_TICK).saturating_sub(ts_ecr.as_ns() / NS_PER_TS_TICK);
+    SimDuration::from_ns(if ticks == 0 { min_ticks } else { ticks } * NS_PER_TS_TICK)
+}
 
 /// RFC 6298 §2.3: alpha = 1/8.
 const ALPHA_SHIFT: u32 = 3;

@@ -8,7 +8,8 @@
 //!  established: window_clamp = win(rcvbuf) - advmss             tcp_init_buffer_space
 //!  each segment >= 128 B: rcv_ssthresh += 2 advmss, up to       tcp_grow_window
 //!      min(window_clamp, win(rcvbuf - held)); and one quick ACK
-//!  each read, once per receiver RTT: copied > space ->          tcp_rcv_space_adjust,
+//!  each read, once per receiver RTT, after its first segment:    tcp_rcv_space_adjust,
+//!      copied = read - still queued; if > space:                    tcp_recvmsg_locked,
 //!      rcvbuf = space(2 copied + 4 copied (copied - space)/space)   tcp_rcvbuf_grow
 //!  advertised: min(win(rcvbuf - held), rcv_ssthresh), aligned   __tcp_select_window
 //!      to 2^wscale, never below the right edge already offered  tcp_select_window
@@ -27,7 +28,20 @@
 //! is the truesize of a linear skb from a TUN device (`skb_truesize_bytes`), the receive path
 //! of the Linux backend's crosscheck.
 
+use super::rtt::tsopt_rtt;
 use crate::sim::{SimDuration, SimTime};
+
+/// Where a receiver RTT sample comes from (`tcp_rcv_rtt_update`'s `win_dep`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum RttSource {
+    /// An echoed timestamp; `queue_empty` when all data received before it had been read.
+    Timestamp { queue_empty: bool },
+    /// The time taken to receive one window (`tcp_rcv_rtt_measure`).
+    Window,
+}
+
+/// `tcp_rcv_rtt_measure_ts` calls `tcp_rtt_tsopt_us(tp, 0)`: a sample of no tick is none.
+const RECEIVER_MIN_TS_TICKS: u64 = 0;
 
 /// include/net/tcp.h `TCP_RMEM_TO_WIN_SCALE`: `scaling_ratio` is a fraction of 256.
 const RMEM_TO_WIN_SCALE: u32 = 8;
@@ -87,7 +101,8 @@ pub struct RmemConfig {
 #[derive(Clone, Debug)]
 pub struct RcvWindow {
     cfg: RmemConfig,
-    /// `tp->advmss`: the MSS announced, options excluded (1460 for 1448 with timestamps).
+    /// `tp->advmss` once established: the MSS announced less the timestamp option
+    /// (`tcp_rcv_state_process`: `advmss -= TCPOLEN_TSTAMP_ALIGNED`), i.e. the segment payload.
     advmss: u64,
     /// `rx_opt.rcv_wscale`, from `tcp_select_initial_window`.
     wscale: u32,
@@ -122,7 +137,6 @@ impl RcvWindow {
     /// and the child's (`tcp_create_openreq_child`: rcv_ssthresh = rcv_wnd).
     pub fn new(cfg: RmemConfig, mss_bytes: u32) -> Self {
         let mss = mss_bytes.max(1) as u64;
-        let options = if cfg.timestamps { crate::packet::tcp::TCP_TIMESTAMP_OPTION_BYTES as u64 } else { 0 };
         let rcvbuf = cfg.tcp_rmem[1];
         let full = win_from_space(DEFAULT_SCALING_RATIO, rcvbuf);
         let rcv_wnd = (full / mss * mss).max(mss);
@@ -130,7 +144,7 @@ impl RcvWindow {
         let wscale = (cfg.tcp_rmem[2].max(1).ilog2()).saturating_sub(15).min(MAX_WSCALE);
         RcvWindow {
             cfg,
-            advmss: mss + options,
+            advmss: mss,
             wscale,
             rcvbuf,
             ratio: DEFAULT_SCALING_RATIO,
@@ -198,25 +212,31 @@ impl RcvWindow {
         ((bytes + (1 << self.wscale) - 1) >> self.wscale) << self.wscale
     }
 
-    /// `tcp_rcv_rtt_measure_ts`: a data segment echoing `tsecr` (our ACK's TSval) at `now`.
-    pub fn on_tsecr(&mut self, now: SimTime, tsecr: Option<SimTime>, len_bytes: u32) {
+    /// `tcp_rcv_rtt_measure_ts`: a data segment echoing `tsecr` (our ACK's TSval) at `now`,
+    /// `queue_empty` when everything received before it has been read. The sample counts whole
+    /// ticks of the millisecond TS clock; none is taken when no tick has passed (commit
+    /// d59fc95be9d0, "tcp: remove zero TCP TS samples for autotuning").
+    pub fn on_tsecr(&mut self, now: SimTime, tsecr: Option<SimTime>, len_bytes: u32, queue_empty: bool) {
         let Some(ts) = tsecr else { return };
         if self.last_tsecr == Some(ts) {
             return;
         }
         self.last_tsecr = Some(ts);
-        if len_bytes as u64 >= self.rcv_mss && now > ts {
-            self.rtt_update((now - ts).as_ns(), false);
+        let sample = tsopt_rtt(now, ts, RECEIVER_MIN_TS_TICKS).as_ns();
+        if len_bytes as u64 >= self.rcv_mss && sample > 0 {
+            self.rtt_update(sample, RttSource::Timestamp { queue_empty });
         }
     }
 
-    /// `tcp_rcv_rtt_update`: a new minimum is taken at once; with timestamps later samples
-    /// are smoothed with gain 1/8, the window-based ones only ever lower it.
-    fn rtt_update(&mut self, sample_ns: u64, window_based: bool) {
+    /// `tcp_rcv_rtt_update`: a new minimum is taken at once; a timestamp sample above it is
+    /// smoothed in with gain 1/8, but only while nothing received waits to be read (commit
+    /// a00f135cd986, "tcp: skip big rtt sample if receive queue is not empty"); a window-based
+    /// one only ever lowers it.
+    fn rtt_update(&mut self, sample_ns: u64, source: RttSource) {
         let m = sample_ns << 3;
         if self.rtt8_ns == 0 || m < self.rtt8_ns {
             self.rtt8_ns = m;
-        } else if !window_based {
+        } else if source == (RttSource::Timestamp { queue_empty: true }) {
             self.rtt8_ns = self.rtt8_ns - (self.rtt8_ns >> 3) + sample_ns;
         }
     }
@@ -283,7 +303,7 @@ impl RcvWindow {
             if rcv_nxt < seq {
                 return;
             }
-            self.rtt_update((now - at).as_ns().max(1), true);
+            self.rtt_update((now - at).as_ns().max(1), RttSource::Window);
         }
         self.win_rtt = Some((rcv_nxt + self.rcv_wnd, now));
     }
@@ -325,18 +345,23 @@ impl RcvWindow {
         0
     }
 
-    /// `tcp_rcv_space_adjust`, run after each read up to `copied_seq` with nothing left unread:
-    /// once a receiver RTT has passed, the bytes read in it become the new measure, and if they
-    /// grew, `tcp_rcvbuf_grow` sizes the buffer for twice that plus the slow-start growth.
-    pub fn on_read(&mut self, now: SimTime, copied_seq: u64) {
+    /// `tcp_rcv_space_adjust` in a read of everything up to `rcv_nxt` whose first segment ends
+    /// at `first_end`. The read calls it after each segment it copies (`tcp_recvmsg_locked`),
+    /// all at one time, so only the first call can measure: once a receiver RTT has passed,
+    /// the bytes read since the last measure, less those still queued behind that first
+    /// segment (commit ea33537d8292, "tcp: add receive queue awareness in
+    /// tcp_rcv_space_adjust()"), become the new measure, and if they grew, `tcp_rcvbuf_grow`
+    /// sizes the buffer for twice that plus the slow-start growth.
+    pub fn on_read(&mut self, now: SimTime, first_end: u64, rcv_nxt: u64) {
         if self.rtt8_ns == 0 || now.saturating_since(self.space_time).as_ns() < self.rtt8_ns >> 3 {
             return;
         }
-        let copied = copied_seq - self.space_seq;
+        let queued = rcv_nxt - first_end;
+        let copied = (first_end - self.space_seq).saturating_sub(queued);
         if copied > self.space_bytes {
             self.rcvbuf_grow(copied);
         }
-        self.space_seq = copied_seq;
+        self.space_seq = first_end;
         self.space_time = now;
     }
 
@@ -489,10 +514,11 @@ mod tests {
         // sender, docs/crosscheck.md); scale: ilog2(6291456) - 15 = 22 - 15 = 7.
         assert_eq!(w.synack_window_bytes(), 65_160);
         assert_eq!(w.wscale(), 7);
-        // tcp_init_buffer_space: clamp 65536 less one advmss (1460) = 64076 ("force
-        // reservation of one segment"), rcv_ssthresh = min(65160, 64076); space = 10 x 1460.
+        // tcp_init_buffer_space: clamp 65536 less one advmss (1448 once timestamps are agreed)
+        // = 64088 ("force reservation of one segment"), rcv_ssthresh = min(65160, 64088); space
+        // = 10 x 1448 (the kernel's tcpi_rcv_space at the receiver: 14480).
         w.on_established(SimTime::ZERO, 0);
-        assert_eq!((w.window_clamp(), w.rcv_ssthresh(), w.space_bytes), (64_076, 64_076, 14_600));
+        assert_eq!((w.window_clamp(), w.rcv_ssthresh(), w.space_bytes), (64_088, 64_088, 14_480));
     }
 
     #[test]
@@ -505,13 +531,14 @@ mod tests {
             if k == 1 {
                 // tcp_measure_rcv_mss: ratio = 1448 x 256 / 2304 = 160 (62.5 %); the clamp
                 // follows the buffer: 131072 x 160 / 256 = 81920; tcp_set_window_clamp raises
-                // rcv_ssthresh to the window already offered, 65160, then +2920.
+                // rcv_ssthresh to the window already offered, 65160, then +2896 (the kernel's
+                // tcpi_rcv_ssthresh after one segment: 68056).
                 assert_eq!((w.scaling_ratio(), w.window_clamp()), (160, 81_920));
-                assert_eq!(w.rcv_ssthresh(), 65_160 + 2_920);
+                assert_eq!(w.rcv_ssthresh(), 68_056);
             }
         }
         // Room: min(81920, win(131072 - 2304 held) = 128768 x 160 / 256 = 80480) - 65160 = 15320:
-        // five steps of 2920 (79760), a sixth of 720, then none.
+        // five steps of 2896 (79640, as the kernel after five), a sixth of 840, then none.
         assert_eq!(grew, [true, true, true, true, true, true, false]);
         assert_eq!(w.rcv_ssthresh(), 80_480);
     }
@@ -521,7 +548,8 @@ mod tests {
         let mut w = linux();
         w.on_established(SimTime::ZERO, 0);
         w.on_data(at_ms(1), 1448, 1448, 1448);
-        // min(free 81920, rcv_ssthresh 68080) -> 532 x 128 = 68096; more than the 63712 left.
+        // min(free 81920, rcv_ssthresh 68056) -> 532 x 128 = 68096 (the kernel's tcpi_rcv_wnd);
+        // more than the 63712 left.
         assert_eq!(w.advertise(1448, 0), (68_096, false));
         assert_eq!(w.right_edge(), 1448 + 68_096);
     }
@@ -531,16 +559,79 @@ mod tests {
         let mut w = linux();
         w.on_established(SimTime::ZERO, 0);
         // Our ACK of t = 0 is echoed by data arriving at 40 ms: the receiver's RTT.
-        w.on_tsecr(at_ms(40), Some(SimTime::ZERO), 1448);
+        w.on_tsecr(at_ms(40), Some(SimTime::ZERO), 1448, true);
         w.on_data(at_ms(40), 1448, 1448, 1448);
         assert_eq!(w.rtt(), Some(SimDuration::from_ns(40 * MS)));
-        w.on_read(at_ms(39), 40 * 1448);
+        w.on_read(at_ms(39), 40 * 1448, 40 * 1448);
         assert_eq!(w.rcvbuf_bytes(), 131_072, "less than one RTT: no measure");
-        w.on_read(at_ms(50), 40 * 1448);
-        // tcp_rcvbuf_grow(57920) from space 14600: rcvwin = 2 x 57920 = 115840; grow =
-        // 115840 x 43320 / 14600 = 343711; rcvwin += 2 x grow = 803262; rcvbuf = 803262 x 256 / 160
-        // = 1285219; clamp = 1285219 x 160 / 256 = 803261.
-        assert_eq!((w.rcvbuf_bytes(), w.window_clamp(), w.space_bytes), (1_285_219, 803_261, 57_920));
+        w.on_read(at_ms(50), 40 * 1448, 40 * 1448);
+        // tcp_rcvbuf_grow(57920) from space 14480: rcvwin = 2 x 57920 = 115840; grow =
+        // 115840 x 43440 / 14480 = 347520; rcvwin += 2 x grow = 810880; rcvbuf = 810880 x 256 / 160
+        // = 1297408; clamp = 1297408 x 160 / 256 = 810880.
+        assert_eq!((w.rcvbuf_bytes(), w.window_clamp(), w.space_bytes), (1_297_408, 810_880, 57_920));
+    }
+
+    /// The first 32 segments of a kernel 6.18 receiver on a 106-ms path (Verizon LTE trace,
+    /// docs/crosscheck.md), its tcp_info read every millisecond: segments arrive one to three
+    /// per millisecond, and the reader copies each burst segment by segment.
+    #[test]
+    fn the_measure_counts_what_was_read_less_what_waits_behind_the_first_segment() {
+        const SEG: u64 = 1448;
+        let mut w = linux();
+        // The handshake's ACK arrives at 105 ms, the first segment at 106 ms echoes the
+        // SYN-ACK sent at 0 (tcpi_rcv_rtt 106000).
+        w.on_established(at_ms(105), 0);
+        w.on_tsecr(at_ms(106), Some(SimTime::ZERO), 1448, true);
+        for k in 1..=10 {
+            w.on_data(at_ms(106), 1448, k * SEG, SEG);
+            w.on_read(at_ms(106), k * SEG, k * SEG);
+        }
+        // One RTT on, three segments in one burst: the measure after the first copied finds
+        // 11 read, 2 queued: 9 segments, not above the 10 of the first measure: no growth,
+        // a new measure from 11 (the kernel's tcpi_rcv_space stays 14480).
+        for k in 11..=13 {
+            w.on_data(at_ms(215), 1448, k * SEG, SEG);
+        }
+        w.on_read(at_ms(215), 11 * SEG, 13 * SEG);
+        assert_eq!((w.space_bytes, w.rcvbuf_bytes()), (14_480, 131_072));
+        for k in 14..=30 {
+            w.on_data(at_ms(216), 1448, k * SEG, SEG);
+            w.on_read(at_ms(216), k * SEG, k * SEG);
+        }
+        // Next RTT, a burst of two: 31 - 11 read less 1 queued = 19 segments = 27512 (the
+        // kernel's). tcp_rcvbuf_grow: rcvwin = 55024 + 2 x (55024 x 13032 / 14480 = 49521) =
+        // 154066, rcvbuf = 154066 x 256 / 160 = 246505, clamp = 154065.
+        w.on_data(at_ms(322), 1448, 31 * SEG, SEG);
+        w.on_data(at_ms(322), 1448, 32 * SEG, 2 * SEG);
+        w.on_read(at_ms(322), 31 * SEG, 32 * SEG);
+        assert_eq!((w.space_bytes, w.rcvbuf_bytes(), w.window_clamp()), (27_512, 246_505, 154_065));
+        // rcv_ssthresh now climbs 2896 per segment to win(246505 - 2304) = 152625, the
+        // kernel's tcpi_rcv_ssthresh at the end of that round.
+        for k in 33..=70 {
+            w.on_data(at_ms(323), 1448, k * SEG, SEG);
+        }
+        assert_eq!(w.rcv_ssthresh(), 152_625);
+    }
+
+    #[test]
+    fn a_timestamp_sample_needs_a_tick_and_a_larger_one_an_empty_queue() {
+        let mut w = linux();
+        w.on_established(SimTime::ZERO, 0);
+        w.on_data(at_ms(1), 1448, 1448, 1448);
+        // Echo of 40.2 ms at 40.9 ms: no tick has passed, no sample.
+        let us = |v: u64| SimTime::ZERO + SimDuration::from_us(v);
+        w.on_tsecr(us(40_900), Some(us(40_200)), 1448, true);
+        assert_eq!(w.rtt(), None);
+        w.on_tsecr(at_ms(40), Some(SimTime::ZERO), 1448, true);
+        assert_eq!(w.rtt(), Some(SimDuration::from_ns(40 * MS)));
+        // 48 ms with data still unread: skipped; with the queue empty: 7/8 x 40 + 48 / 8 = 41.
+        w.on_tsecr(at_ms(60), Some(at_ms(12)), 1448, false);
+        assert_eq!(w.rtt(), Some(SimDuration::from_ns(40 * MS)));
+        w.on_tsecr(at_ms(61), Some(at_ms(13)), 1448, true);
+        assert_eq!(w.rtt(), Some(SimDuration::from_ns(41 * MS)));
+        // A lower sample is taken at once, unread data or not.
+        w.on_tsecr(at_ms(90), Some(at_ms(60)), 1448, false);
+        assert_eq!(w.rtt(), Some(SimDuration::from_ns(30 * MS)));
     }
 
     #[test]
@@ -548,9 +639,9 @@ mod tests {
         let cfg = RmemConfig { tcp_rmem: [4096, 131_072, 6_291_456], moderate_rcvbuf: false, timestamps: true };
         let mut w = RcvWindow::new(cfg, 1448);
         w.on_established(SimTime::ZERO, 0);
-        w.on_tsecr(at_ms(40), Some(SimTime::ZERO), 1448);
+        w.on_tsecr(at_ms(40), Some(SimTime::ZERO), 1448, true);
         w.on_data(at_ms(40), 1448, 1448, 1448);
-        w.on_read(at_ms(50), 40 * 1448);
+        w.on_read(at_ms(50), 40 * 1448, 40 * 1448);
         assert_eq!((w.rcvbuf_bytes(), w.space_bytes), (131_072, 57_920));
     }
 
@@ -584,10 +675,10 @@ mod tests {
             for (len, held, dt_ms, ack) in steps {
                 now_ms += dt_ms;
                 rcv_nxt += len as u64;
-                w.on_tsecr(at_ms(now_ms), Some(at_ms(now_ms.saturating_sub(40))), len);
+                w.on_tsecr(at_ms(now_ms), Some(at_ms(now_ms.saturating_sub(40))), len, held == 0);
                 w.on_data(at_ms(now_ms), len, rcv_nxt, held + len as u64);
                 w.on_out_of_order(len, held);
-                w.on_read(at_ms(now_ms), rcv_nxt);
+                w.on_read(at_ms(now_ms), rcv_nxt, rcv_nxt);
                 if ack {
                     let (wnd, _) = w.advertise(rcv_nxt, held);
                     prop_assert_eq!(wnd % (1 << w.wscale()), 0);

@@ -17,7 +17,7 @@ mod loss;
 use super::rack::{Rack, RackConfig};
 use super::rate::RateSampler;
 use super::recovery::Prr;
-use super::rtt::RttEstimator;
+use super::rtt::{tsopt_rtt, RttEstimator};
 use super::scoreboard::{Scoreboard, Seg, SegState};
 use super::tlp::{self, Episode, Probe, ProbeAck};
 use super::undo::Undo;
@@ -99,8 +99,8 @@ const PACING_CA_RATIO_PCT: u64 = 120;
 const UNPACED_SEGMENTS: u64 = 10;
 /// RFC 5681 §3.1: the initial window after a lost SYN is one segment.
 const LOSS_OF_SYN_INITIAL_WINDOW: u32 = 1;
-/// Linux TCP_TS_HZ (include/net/tcp.h): the TSval clock ticks once per millisecond.
-const NS_PER_TS_TICK: u64 = 1_000_000;
+/// `tcp_ack_update_rtt` asks `tcp_rtt_tsopt_us` for at least one tick.
+const SENDER_MIN_TS_TICKS: u64 = 1;
 
 pub struct TcpSender {
     p: TcpParams,
@@ -782,19 +782,12 @@ impl Delivery {
         // Linux also asks for a non-zero TSecr: zero is what a SYN's echo carries here.
         if r.for_rto.is_none() && self.cum_bytes > 0 {
             if let Some(ecr) = ts_ecr.filter(|&e| e != SimTime::ZERO) {
-                let ts = Some(tsopt_rtt(now, ecr));
+                let ts = Some(tsopt_rtt(now, ecr, SENDER_MIN_TS_TICKS));
                 r = RttSamples { for_rto: ts, for_cc: ts };
             }
         }
         r
     }
-}
-
-/// Linux `tcp_rtt_tsopt_us`: the RTT from an echoed timestamp, in whole ticks of the
-/// millisecond TSval clock (`tcp_time_stamp_ts`, TCP_TS_HZ = 1000), at least one tick.
-fn tsopt_rtt(now: SimTime, ts_ecr: SimTime) -> SimDuration {
-    let ticks = (now.as_ns() / NS_PER_TS_TICK).saturating_sub(ts_ecr.as_ns() / NS_PER_TS_TICK).max(1);
-    SimDuration::from_ns(ticks * NS_PER_TS_TICK)
 }
 
 /// Linux `tcp_update_skb_after_send` (net/ipv4/tcp_output.c): the earliest departure of

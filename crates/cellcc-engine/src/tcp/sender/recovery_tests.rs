@@ -310,9 +310,9 @@ fn without_timestamps_an_ack_of_retransmitted_data_gives_no_rtt_sample() {
 fn the_timestamp_rtt_counts_whole_ticks_and_at_least_one() {
     // Linux tcp_rtt_tsopt_us: the difference of two truncated millisecond clocks, min 1.
     let at = |us: u64| SimTime::ZERO + SimDuration::from_us(us);
-    assert_eq!(tsopt_rtt(at(60_999), at(900)), ms(60));
-    assert_eq!(tsopt_rtt(at(61_000), at(999)), ms(61));
-    assert_eq!(tsopt_rtt(at(1_500), at(1_100)), ms(1));
+    assert_eq!(tsopt_rtt(at(60_999), at(900), 1), ms(60));
+    assert_eq!(tsopt_rtt(at(61_000), at(999), 1), ms(61));
+    assert_eq!(tsopt_rtt(at(1_500), at(1_100), 1), ms(1));
 }
 
 /// A lossy, reordering two-way pipe between a real sender and a real receiver.
