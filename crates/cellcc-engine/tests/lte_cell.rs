@@ -153,8 +153,8 @@ fn max_throughput_gives_every_rb_to_the_best_ue() {
 
 /// A SINR drawn afresh every TTI, uniform in 5..15 dB (a fixed LCG, so the file is the same every
 /// run): the CQI the eNB uses is 4 TTIs old, so TBs sent when the SINR fell are often lost.
-fn jumpy_sinr(duration_s: f64) -> Value {
-    let path = std::env::temp_dir().join(format!("cellcc-jumpy-sinr-{}.csv", std::process::id()));
+fn jumpy_sinr(dir: &std::path::Path, duration_s: f64) -> Value {
+    let path = dir.join("jumpy-sinr.csv");
     let mut csv = String::from("t_s,sinr_db\n");
     let mut x: u64 = 1;
     for ms in 0..(duration_s * 1000.0) as u64 {
@@ -167,7 +167,8 @@ fn jumpy_sinr(duration_s: f64) -> Value {
 
 #[test]
 fn rlc_am_recovers_harq_residual_losses_that_rlc_um_loses() {
-    let sinr = jumpy_sinr(3.0);
+    let dir = tempfile::tempdir().unwrap();
+    let sinr = jumpy_sinr(dir.path(), 3.0);
     // No HARQ retransmission: every TB the BLER draw corrupts is a residual loss at once.
     let lost = |mode: &str| {
         let mut v = cell(&[(sinr.clone(), mode)], 5.0, "round_robin", 3.0);

@@ -12,7 +12,8 @@ use serde_json::json;
 fn a_burst_delivered_in_one_instant_is_acked_once() {
     // Four opportunities every 4 ms (12 Mbit/s of 1500 B packets), looping.
     let text: String = (1..=250u64).flat_map(|b| std::iter::repeat_n(b * 4, 4)).map(|m| format!("{m}\n")).collect();
-    let path = std::env::temp_dir().join(format!("cellcc-burst-{}.down", std::process::id()));
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("burst.down");
     std::fs::write(&path, &text).unwrap();
     // A fixed 128 KiB receive buffer: the window is bound by memory (80480 B, 55 segments), so
     // the sender keeps the queue fed and every opportunity carries a segment.
@@ -27,7 +28,6 @@ fn a_burst_delivered_in_one_instant_is_acked_once() {
         "output": {"pcap": ["cell:reverse"]}
     });
     let out = run(&v, 1);
-    std::fs::remove_file(&path).ok();
     let (_, pcap) = out.pcaps.iter().find(|(n, _)| n == "cell-reverse").expect("capture");
     // From 1 s on (quick ACKs and window growth over): 2 s of bursts, one every 4 ms.
     let acks = pcap_records(pcap).iter().filter(|(t, _)| *t >= 1.0).count();

@@ -50,9 +50,8 @@ fn newreno_under_random_loss_stays_in_the_mathis_band() {
 #[test]
 fn a_blackout_longer_than_the_rto_causes_backed_off_timeouts_and_the_flow_recovers() {
     // A trace link that delivers a packet every ms, then nothing from 2 s to 6 s.
-    let dir = std::env::temp_dir().join(format!("cellcc-blackout-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let trace = dir.join("blackout.trace");
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("blackout.trace");
     let lines: Vec<String> = (1..=2000).chain(6000..=8000).map(|ms| ms.to_string()).collect();
     std::fs::write(&trace, lines.join("\n")).unwrap();
     let mut v = path(100.0, 40.0, 100, 7.9);

@@ -10,7 +10,8 @@ fn a_saturated_trace_link_delivers_one_mtu_packet_per_opportunity() {
     let lines: Vec<String> =
         (1..=997u64).flat_map(|ms| std::iter::repeat_n(ms, (ms * 7 % 4) as usize)).map(|m| m.to_string()).collect();
     let text = lines.join("\n");
-    let path = std::env::temp_dir().join(format!("cellcc-trace-{}.down", std::process::id()));
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bursty.down");
     std::fs::write(&path, &text).unwrap();
     let duration_s = 2.5;
     // UDP at 100 Mbit/s of 1472 B payloads = 1500 B datagrams, far above the

@@ -202,12 +202,10 @@ mod tests {
 
     #[test]
     fn a_file_over_the_size_limit_is_refused_with_its_size() {
-        let dir = std::env::temp_dir().join(format!("cellcc-trace-limit-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("big.trace");
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("big.trace");
         std::fs::write(&path, "1\n".repeat((MAX_TRACE_BYTES / 2 + 1) as usize)).unwrap();
         let err = TraceSchedule::load(&path).unwrap_err();
-        std::fs::remove_dir_all(&dir).unwrap();
         assert!(matches!(err, TraceError::TooLarge { bytes } if bytes == MAX_TRACE_BYTES + 2), "{err}");
         assert!(err.to_string().contains("at most 32 MiB"), "{err}");
     }
