@@ -93,3 +93,26 @@ def test_li_celledge_scenarios_do_not_share_the_channel_constant() -> None:
     li_celledge._base(1.0, "um", "udp")["cells"][0]["channel"]["shadowing"]["sigma_db"] = 0.0
     assert li_celledge._base(1.0, "um", "udp")["cells"][0]["channel"]["shadowing"]["sigma_db"] == 1.0
     assert li_celledge.CHANNEL["shadowing"]["sigma_db"] == li_celledge.SHADOWING_SIGMA_DB
+
+
+def test_li_celledge_am_below_um_needs_a_gap_the_seeds_show() -> None:
+    import pandas as pd
+
+    from cellcc.studies import li_celledge
+    from cellcc.studies.common import Verdict
+
+    def runs(am_minus_um: list[float]) -> pd.DataFrame:
+        rows = []
+        for seed, gap in enumerate(am_minus_um, start=1):
+            for mode, rate in (("um", 6.8), ("am", 6.8 + gap)):
+                rows.append(
+                    {"seed": seed, "distance_m": 40.0, "transport": "tcp", "rlc_mode": mode, "throughput_mbps": rate}
+                )
+        return pd.DataFrame(rows)
+
+    # Means 0.002 Mbit/s apart with the sign changing from seed to seed: no gap to speak of.
+    _, noise, _ = li_celledge._centre_am_below(runs([-0.05, 0.04, -0.03, 0.05, -0.02, 0.03, -0.04]))
+    assert noise is Verdict.DIFFERS
+    # Below on every seed: the paper's "slightly below" holds.
+    _, gap, _ = li_celledge._centre_am_below(runs([-0.05, -0.04, -0.06, -0.05, -0.04, -0.05, -0.06]))
+    assert gap is Verdict.AGREES

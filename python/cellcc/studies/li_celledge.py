@@ -27,7 +27,18 @@ from cellcc.catalogue import Store
 from cellcc.plots import _png
 from cellcc.report import Block
 from cellcc.stats import ecdf
-from cellcc.studies.common import Finding, Param, SweepDef, Verdict, ci_text, figure, findings_blocks, params_block
+from cellcc.studies.common import (
+    Finding,
+    Param,
+    SweepDef,
+    Verdict,
+    ci_text,
+    figure,
+    findings_blocks,
+    ordering_verdict,
+    paired_difference,
+    params_block,
+)
 from cellcc.studies.lte_base import lte_scenario
 
 NAME = "li-celledge"
@@ -707,10 +718,14 @@ def _centre_am_below(on: pd.DataFrame) -> tuple[str, Verdict, str]:
     centre = on[(on["distance_m"] <= CENTRE_TO_M) & (on["transport"] == "tcp")]
     um = _at(centre, rlc_mode="um")["throughput_mbps"]
     am = _at(centre, rlc_mode="am")["throughput_mbps"]
-    below = am.mean() < um.mean()
+    # "Slightly below" is a claim about a gap: it holds only if the seeds show one (paired test).
+    diff = paired_difference(centre, "rlc_mode", "am", "um", "throughput_mbps")
+    verdict = ordering_verdict(False, diff)
+    below = verdict is Verdict.AGREES
     return (
-        f"TCP at <= {CENTRE_TO_M} m with errors: AM {ci_text(am)} vs UM {ci_text(um)} Mbit/s",
-        Verdict.AGREES if below else Verdict.DIFFERS,
+        f"TCP at <= {CENTRE_TO_M} m with errors: AM {ci_text(am)} vs UM {ci_text(um)} Mbit/s; paired by seed: "
+        f"{diff.text(' Mbit/s', '{:.2f}')}",
+        verdict,
         "The paper blames AM's extra segmentation/overhead. Our AM adds its 2-byte header and status PDUs on the "
         "uplink" + ("." if below else ", which near the eNB costs less than the spread over seeds: no visible gap."),
     )
