@@ -664,21 +664,29 @@ mod tests {
 
     proptest! {
         /// RFC 7323 §2.4 / tcp_select_window: the right edge offered never moves left, whatever
-        /// arrives, is held out of order or read, and the window is a multiple of 2^wscale.
+        /// arrives (bursts read after their last segment), is held out of order or read, and the
+        /// window is a multiple of 2^wscale; the autotuned buffer only grows, up to tcp_rmem[2].
         #[test]
         fn the_right_edge_never_shrinks(
-            steps in proptest::collection::vec((1u32..3000, 0u64..400_000, 0u64..60, any::<bool>()), 1..200),
+            steps in proptest::collection::vec(
+                (1u32..3000, 1u64..5, 0u64..400_000, 0u64..60, any::<bool>()), 1..200),
         ) {
             let mut w = linux();
             w.on_established(SimTime::ZERO, 0);
-            let (mut rcv_nxt, mut now_ms, mut edge) = (0u64, 0u64, w.right_edge());
-            for (len, held, dt_ms, ack) in steps {
+            let (mut rcv_nxt, mut now_ms, mut edge, mut rcvbuf) = (0u64, 0u64, w.right_edge(), w.rcvbuf_bytes());
+            for (len, burst, held, dt_ms, ack) in steps {
                 now_ms += dt_ms;
-                rcv_nxt += len as u64;
-                w.on_tsecr(at_ms(now_ms), Some(at_ms(now_ms.saturating_sub(40))), len, held == 0);
-                w.on_data(at_ms(now_ms), len, rcv_nxt, held + len as u64);
+                let first_end = rcv_nxt + len as u64;
+                for k in 1..=burst {
+                    rcv_nxt += len as u64;
+                    let unread = k * len as u64;
+                    w.on_tsecr(at_ms(now_ms), Some(at_ms(now_ms.saturating_sub(40 + k))), len, k == 1);
+                    w.on_data(at_ms(now_ms), len, rcv_nxt, held + unread);
+                }
                 w.on_out_of_order(len, held);
-                w.on_read(at_ms(now_ms), rcv_nxt, rcv_nxt);
+                w.on_read(at_ms(now_ms), first_end, rcv_nxt);
+                prop_assert!(w.rcvbuf_bytes() >= rcvbuf && w.rcvbuf_bytes() <= 6_291_456);
+                rcvbuf = w.rcvbuf_bytes();
                 if ack {
                     let (wnd, _) = w.advertise(rcv_nxt, held);
                     prop_assert_eq!(wnd % (1 << w.wscale()), 0);
