@@ -8,9 +8,9 @@
 //!  established: window_clamp = win(rcvbuf) - advmss             tcp_init_buffer_space
 //!  each segment >= 128 B: rcv_ssthresh += 2 advmss, up to       tcp_grow_window
 //!      min(window_clamp, win(rcvbuf - held)); and one quick ACK
-//!  each read, once per receiver RTT, after its first segment:    tcp_rcv_space_adjust,
-//!      copied = read - still queued; if > space:                    tcp_recvmsg_locked,
-//!      rcvbuf = space(2 copied + 4 copied (copied - space)/space)   tcp_rcvbuf_grow
+//!  each read, once per receiver RTT, after its first segment:   tcp_recvmsg_locked,
+//!      copied = read - still queued; if > space:                tcp_rcv_space_adjust,
+//!      rcvbuf = space(2 copied + 4 copied (copied-space)/space) tcp_rcvbuf_grow
 //!  advertised: min(win(rcvbuf - held), rcv_ssthresh), aligned   __tcp_select_window
 //!      to 2^wscale, never below the right edge already offered  tcp_select_window
 //!  read: an ACK at once if the window at least doubles          __tcp_cleanup_rbuf
