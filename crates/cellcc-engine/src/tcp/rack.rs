@@ -15,7 +15,7 @@
 //! (Linux keeps a time-sorted list); it stops early when the reference segment
 //! was an original transmission, which gives the same set of candidates.
 
-use super::scoreboard::{RackScan, Scoreboard};
+use super::scoreboard::{RackReference, RackScan, Scoreboard};
 use crate::cc::CaState;
 use crate::sim::{SimDuration, SimTime};
 
@@ -44,24 +44,11 @@ impl RackConfig {
     }
 }
 
-/// The reference point: the most recently sent segment known delivered.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Reference {
-    /// RACK.xmit_ts (`tp->rack.mstamp`).
-    sent_at: SimTime,
-    /// Its place in the sender's transmission order (see `sent_after`).
-    order: u64,
-    /// RACK.end_seq.
-    end: u64,
-    /// That delivery was of a retransmitted segment.
-    retransmitted: bool,
-}
-
 /// RACK state of one connection (`tp->rack` and `tp->reord_seen`).
 #[derive(Clone, Copy, Debug)]
 pub struct Rack {
     cfg: RackConfig,
-    reference: Option<Reference>,
+    reference: Option<RackReference>,
     /// RACK.rtt.
     rtt: SimDuration,
     /// A delivery arrived since the last scan (`tp->rack.advanced`).
@@ -120,7 +107,7 @@ impl Rack {
         self.rtt = rtt;
         let newer = self.reference.is_none_or(|r| sent_after(sent_at, order, r.sent_at, r.order));
         if newer {
-            self.reference = Some(Reference { sent_at, order, end, retransmitted });
+            self.reference = Some(RackReference { sent_at, order, end, original: !retransmitted });
         }
     }
 
@@ -214,20 +201,13 @@ impl Rack {
     /// The next scan would stop at the oldest segment (`Scoreboard::head_ends_rack_scan`),
     /// so it marks nothing and needs no reordering window.
     pub fn scan_ends_at_head(&self, board: &Scoreboard) -> bool {
-        self.reference.is_some_and(|r| board.head_ends_rack_scan(r.sent_at, r.order, r.end, !r.retransmitted))
+        self.reference.is_some_and(|r| board.head_ends_rack_scan(&r))
     }
 
     /// Linux `tcp_rack_detect_loss` (RFC 8985 §6.2 step 5), also run by the reordering timer.
     pub fn detect_loss(&self, board: &mut Scoreboard, now: SimTime, reo_wnd: SimDuration) -> Detection {
-        let Some(r) = self.reference else { return Detection::default() };
-        let scan = RackScan {
-            now,
-            ref_sent_at: r.sent_at,
-            ref_order: r.order,
-            ref_end: r.end,
-            ref_is_original: !r.retransmitted,
-            wait: self.rtt + reo_wnd,
-        };
+        let Some(reference) = self.reference else { return Detection::default() };
+        let scan = RackScan { now, reference, wait: self.rtt + reo_wnd };
         let found = board.mark_lost_by_time(&scan);
         Detection {
             newly_lost: found.newly_lost,

@@ -44,15 +44,30 @@ impl Seg {
     }
 }
 
-/// One RACK scan's inputs (see `tcp/rack.rs`).
+/// RACK's reference point (see `tcp/rack.rs`): the most recently sent segment known delivered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RackReference {
+    /// RACK.xmit_ts (`tp->rack.mstamp`).
+    pub sent_at: SimTime,
+    /// Its place in the sender's transmission order (`Seg::tx_order`, `rack::sent_after`).
+    pub order: u64,
+    /// RACK.end_seq.
+    pub end: u64,
+    /// An original transmission: nothing above it was sent earlier.
+    pub original: bool,
+}
+
+impl RackReference {
+    /// The reference was sent after segment `s`'s last (re)transmission.
+    fn sent_after(&self, s: &Seg) -> bool {
+        super::rack::sent_after(self.sent_at, self.order, s.sent_at, s.tx_order)
+    }
+}
+
+/// One RACK scan's inputs.
 pub struct RackScan {
     pub now: SimTime,
-    /// Send time and end of the reference segment (RACK.xmit_ts, RACK.end_seq).
-    pub ref_sent_at: SimTime,
-    pub ref_order: u64,
-    pub ref_end: u64,
-    /// The reference was an original transmission: nothing above it was sent earlier.
-    pub ref_is_original: bool,
+    pub reference: RackReference,
     /// RACK.rtt + reo_wnd: how long after its send a segment is given.
     pub wait: SimDuration,
 }
@@ -231,7 +246,8 @@ impl Scoreboard {
     /// once `wait` has passed since its send; the others report how long is left.
     pub fn mark_lost_by_time(&mut self, scan: &RackScan) -> RackFound {
         let mut found = RackFound::default();
-        if self.head_ends_rack_scan(scan.ref_sent_at, scan.ref_order, scan.ref_end, scan.ref_is_original) {
+        let r = &scan.reference;
+        if self.head_ends_rack_scan(r) {
             return found;
         }
         // One pass with an iterator (this runs on every delivering ACK); the per-state
@@ -242,9 +258,9 @@ impl Scoreboard {
             if !matches!(s.state, SegState::InFlight | SegState::Retransmitted) {
                 continue;
             }
-            if !super::rack::sent_after(scan.ref_sent_at, scan.ref_order, s.sent_at, s.tx_order) {
+            if !r.sent_after(s) {
                 // Originals go out in sequence order, and a retransmission later still.
-                if scan.ref_is_original && s.retransmits == 0 && s.start >= scan.ref_end {
+                if r.original && s.retransmits == 0 && s.start >= r.end {
                     break;
                 }
                 continue;
@@ -278,19 +294,9 @@ impl Scoreboard {
 
     /// The RACK scan's first step ends it: the oldest segment is an original in flight,
     /// above the reference and sent after it (the usual case while nothing is SACKed).
-    pub fn head_ends_rack_scan(
-        &self,
-        ref_sent_at: SimTime,
-        ref_order: u64,
-        ref_end: u64,
-        ref_is_original: bool,
-    ) -> bool {
+    pub fn head_ends_rack_scan(&self, r: &RackReference) -> bool {
         self.segs.front().is_some_and(|s| {
-            ref_is_original
-                && s.state == SegState::InFlight
-                && s.retransmits == 0
-                && s.start >= ref_end
-                && !super::rack::sent_after(ref_sent_at, ref_order, s.sent_at, s.tx_order)
+            r.original && s.state == SegState::InFlight && s.retransmits == 0 && s.start >= r.end && !r.sent_after(s)
         })
     }
 
@@ -497,10 +503,12 @@ mod tests {
         b.sack(400, 500, |_| {});
         let scan = RackScan {
             now: SimTime::ZERO + SimDuration::from_ms(100),
-            ref_sent_at: SimTime::ZERO + SimDuration::from_ms(40),
-            ref_order: 4,
-            ref_end: 500,
-            ref_is_original: true,
+            reference: RackReference {
+                sent_at: SimTime::ZERO + SimDuration::from_ms(40),
+                order: 4,
+                end: 500,
+                original: true,
+            },
             wait: SimDuration::from_ms(75),
         };
         // Due at sent + 75 ms: 75, 85, 95 are past 100 - 0..2 lost; segment 3 due at 105.
@@ -521,10 +529,12 @@ mod tests {
         // Segment 1's retransmission (sent 60) is delivered; segment 0's (sent 50) is not.
         let scan = RackScan {
             now: SimTime::ZERO + SimDuration::from_ms(160),
-            ref_sent_at: SimTime::ZERO + SimDuration::from_ms(60),
-            ref_order: 4,
-            ref_end: 200,
-            ref_is_original: false,
+            reference: RackReference {
+                sent_at: SimTime::ZERO + SimDuration::from_ms(60),
+                order: 4,
+                end: 200,
+                original: false,
+            },
             wait: SimDuration::from_ms(100),
         };
         let found = b.mark_lost_by_time(&scan);
