@@ -105,6 +105,8 @@ ENGINE_TCP_DEFAULTS = {
     "early_retrans": 3,  # tcp_early_retrans
     "dsack": True,  # tcp_dsack
     "frto": 2,  # tcp_frto
+    "min_tso_segs": 2,  # tcp_min_tso_segs
+    "gso_max_segs": 65535,  # GSO_MAX_SEGS
 }
 #: ns-3's DropTailQueue default (scenario/mod.rs DEFAULT_QUEUE_LIMIT_PACKETS).
 DEFAULT_QUEUE = {"kind": "drop_tail", "limit_packets": 100}

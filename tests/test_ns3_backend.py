@@ -128,6 +128,14 @@ def test_the_rto_estimator_runs_as_ns3s_or_the_plan_says_it_differs():
     assert ns3_plan.plan(sc).notes == []
 
 
+def test_a_paced_flow_sends_per_packet_as_ns3_or_the_plan_says_it_differs():
+    sc = two_hosts(cca="bbr")
+    sc["tcp"] = {"rto_estimator": "rfc6298"}
+    assert ns3_plan.plan(sc).notes == [ns3_plan.GSO_NOTE]
+    sc["tcp"]["gso_max_segs"] = 1
+    assert ns3_plan.plan(sc).notes == []
+
+
 def test_plan_refusal_of_a_cca_lists_every_ns3_cca():
     sc = two_hosts(cca="nv")
     with pytest.raises(ns3_plan.NotSupported) as e:

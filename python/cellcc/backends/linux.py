@@ -66,6 +66,9 @@ def _configure_ends(tb: Testbed, p: RunPlan) -> None:
             subprocess.run(["ip", "-n", ns, "route", "replace", peer, "dev", dev, *p.route_attrs], check=True)
         if p.fq_pacing:
             subprocess.run(["ip", "netns", "exec", ns, "tc", "qdisc", "replace", "dev", dev, "root", "fq"], check=True)
+        if p.gso_max_segs is not None:
+            # Read by sk_setup_caps when a connection routes, so before the flows start.
+            subprocess.run(["ip", "-n", ns, "link", "set", "dev", dev, "gso_max_segs", str(p.gso_max_segs)], check=True)
 
 
 def _ends(tb: Testbed, f: FlowPlan) -> tuple[str, str, str, str]:

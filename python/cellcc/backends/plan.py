@@ -109,6 +109,8 @@ class RunPlan:
     #: `ip route` attributes of each end's route to the other (initcwnd, rto_min).
     route_attrs: list[str] = field(default_factory=list)
     fq_pacing: bool = False
+    #: Each end device's `gso_max_segs` (`tcp.gso_max_segs`); None keeps the device's default.
+    gso_max_segs: int | None = None
     header_bytes: int = IP_TCP_HEADER_BYTES + TIMESTAMP_OPTION_BYTES
 
 
@@ -292,6 +294,7 @@ def _tcp_settings(sc: dict, plan: RunPlan) -> list[int | None]:
         "recovery": "net.ipv4.tcp_recovery",
         "early_retrans": "net.ipv4.tcp_early_retrans",
         "frto": "net.ipv4.tcp_frto",
+        "min_tso_segs": "net.ipv4.tcp_min_tso_segs",
     }
     for key, name in int_sysctls.items():
         if t.get(key) is not None:
@@ -317,6 +320,7 @@ def _tcp_settings(sc: dict, plan: RunPlan) -> list[int | None]:
     if pacing == "off" and any(f.cca_kernel == "bbr" for f in plan.flows):
         raise NotSupported("tcp.pacing", "off", '"auto" or "on" with bbr (Linux BBR always paces)')
     plan.fq_pacing = pacing == "on"
+    plan.gso_max_segs = t.get("gso_max_segs")
     if t.get("timestamps") is False:
         plan.header_bytes = IP_TCP_HEADER_BYTES
     return [m.get("mss_bytes") for m in merged]

@@ -58,6 +58,7 @@ pub use doc::{CcDoc, Family, ParamError};
 pub use registry::{CcConfig, REGISTRY};
 
 use crate::sim::{SimDuration, SimTime};
+use crate::tcp::tso::GsoLimits;
 
 /// Linux `TCP_INFINITE_SSTHRESH` (include/net/tcp.h): ssthresh before any loss.
 pub const INFINITE_SSTHRESH: u32 = 0x7fff_ffff;
@@ -283,6 +284,17 @@ pub trait CongestionControl: Send {
 
     /// Optional: the pacing rate the algorithm asks for (Linux `sk_pacing_rate`).
     fn pacing_rate_bps(&self) -> Option<u64> {
+        None
+    }
+
+    /// Optional, Linux `min_tso_segs`: the least segments per TSO burst, in place of
+    /// `net.ipv4.tcp_min_tso_segs` (BBR: 1 below 1.2 Mbit/s, else 2).
+    fn min_tso_segs(&self) -> Option<u32> {
+        None
+    }
+
+    /// Optional, Linux `tso_segs` (BBRv3): segments per TSO burst, in place of `tcp_tso_autosize`.
+    fn tso_segs(&self, _mss_bytes: u32, _gso: &GsoLimits) -> Option<u32> {
         None
     }
 

@@ -2,6 +2,7 @@
 //! override a few), and `TcpParams` resolved with defaults that follow Linux.
 
 use crate::sim::SimDuration;
+use crate::tcp::tso::{LINUX_GSO_MAX_SEGS, LINUX_TCP_MIN_TSO_SEGS};
 use serde::{Deserialize, Serialize};
 
 /// Linux default of `net.ipv4.tcp_recovery` (ip-sysctl.rst): RACK loss detection on.
@@ -17,6 +18,9 @@ pub const MAX_TCP_EARLY_RETRANS: u32 = 4;
 pub const LINUX_TCP_FRTO: u32 = 2;
 /// Largest valid `tcp_frto` value.
 pub const MAX_TCP_FRTO: u32 = 2;
+
+/// Largest valid `tcp_min_tso_segs` (a u8 sysctl, net/ipv4/sysctl_net_ipv4.c).
+pub const MAX_TCP_MIN_TSO_SEGS: u32 = 255;
 
 /// Linux default of `net.ipv4.tcp_rmem` (net/ipv4/tcp.c `tcp_init`: one page, 131072, and
 /// max(131072, min(6 MiB, free memory / 128)), i.e. 6 MiB on any host with 768 MiB or more).
@@ -107,6 +111,13 @@ pub struct TcpSpec {
     /// Linux `net.ipv4.tcp_frto`: F-RTO (RFC 5682) detection of spurious RTOs; 0 off,
     /// 1 or 2 on (the kernel runs the SACK-enhanced variant for either). Default 2 (Linux).
     pub frto: Option<u32>,
+    /// Linux `net.ipv4.tcp_min_tso_segs`: the least segments a paced sender lets leave back to
+    /// back per pacing release (one GSO skb; BBR sets its own floor). Range 1..=255, default 2.
+    pub min_tso_segs: Option<u32>,
+    /// Linux device attribute `gso_max_segs` (`ip link set DEV gso_max_segs N`): the most
+    /// segments per GSO skb, so per pacing release. 1 paces every segment on its own, as ns-3.
+    /// Range 1..=65535, default 65535 (`GSO_MAX_SEGS`).
+    pub gso_max_segs: Option<u32>,
 }
 
 /// Resolved TCP parameters of one flow.
@@ -135,6 +146,8 @@ pub struct TcpParams {
     pub early_retrans: u32,
     pub dsack: bool,
     pub frto: u32,
+    pub min_tso_segs: u32,
+    pub gso_max_segs: u32,
 }
 
 impl TcpParams {
@@ -164,6 +177,8 @@ impl TcpParams {
             early_retrans: Some(self.early_retrans),
             dsack: Some(self.dsack),
             frto: Some(self.frto),
+            min_tso_segs: Some(self.min_tso_segs),
+            gso_max_segs: Some(self.gso_max_segs),
         }
     }
 }
@@ -196,7 +211,9 @@ impl TcpSpec {
             recovery,
             early_retrans,
             dsack,
-            frto
+            frto,
+            min_tso_segs,
+            gso_max_segs
         )
     }
 
@@ -238,6 +255,8 @@ impl TcpSpec {
             early_retrans: self.early_retrans.unwrap_or(LINUX_TCP_EARLY_RETRANS),
             dsack: self.dsack.unwrap_or(true),
             frto: self.frto.unwrap_or(LINUX_TCP_FRTO),
+            min_tso_segs: self.min_tso_segs.unwrap_or(LINUX_TCP_MIN_TSO_SEGS),
+            gso_max_segs: self.gso_max_segs.unwrap_or(LINUX_GSO_MAX_SEGS),
         }
     }
 }

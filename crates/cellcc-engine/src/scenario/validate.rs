@@ -521,6 +521,14 @@ impl TcpSpec {
         if let Some(f) = self.frto {
             ensure(f <= super::tcp::MAX_TCP_FRTO, || p("frto"), f, "a tcp_frto value in [0, 2]")?;
         }
+        if let Some(m) = self.min_tso_segs {
+            let ok = (1..=super::tcp::MAX_TCP_MIN_TSO_SEGS).contains(&m);
+            ensure(ok, || p("min_tso_segs"), m, "a tcp_min_tso_segs value in [1, 255]")?;
+        }
+        if let Some(g) = self.gso_max_segs {
+            let ok = (1..=crate::tcp::tso::LINUX_GSO_MAX_SEGS).contains(&g);
+            ensure(ok, || p("gso_max_segs"), g, "a gso_max_segs value in [1, 65535]")?;
+        }
         for (name, v, lo) in
             [("rcv_buf_bytes", self.rcv_buf_bytes, MIN_RMEM_DEFAULT_BYTES), ("snd_buf_bytes", self.snd_buf_bytes, 2048)]
         {

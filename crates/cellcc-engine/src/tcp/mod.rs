@@ -12,6 +12,7 @@ pub mod rwnd;
 pub mod scoreboard;
 pub mod sender;
 pub mod tlp;
+pub mod tso;
 pub mod undo;
 
 pub use receiver::{EcnEcho, TcpReceiver};

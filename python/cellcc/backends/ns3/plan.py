@@ -77,6 +77,13 @@ RTO_NOTE = (
     "tcp.rto_estimator unset: the engine defaults to Linux's RTO estimator, ns-3 computes RFC 6298's; "
     'set tcp.rto_estimator = "rfc6298" to run both the same way'
 )
+#: ns-3 paces every packet on its own; the engine, as Linux, lets a paced sender's GSO burst
+#: (`tcp_tso_segs`: about 1 ms of data, at least 2 segments) leave back to back.
+GSO_NOTE = (
+    'tcp.gso_max_segs unset: a paced flow (bbr, or pacing = "on") leaves the engine in Linux\'s GSO bursts '
+    "(about 1 ms of data per pacing release, at least 2 segments), ns-3 paces each packet; "
+    "set tcp.gso_max_segs = 1 to run both the same way"
+)
 #: Said when a queue CE-marks (queue.ecn_threshold_packets): how ns-3 realises it, and what it does not count.
 MARKING_NOTE = (
     "a CE-marking queue runs as ns-3's RedQueueDisc step (MinTh = MaxTh = K - 1 packets behind the "
@@ -382,7 +389,7 @@ def plan(sc: dict, seed: int | None = None, base_dir: Path | None = None, replay
         lines.append(line)
         flows.append(info)
     text = "\n".join(lines) + "\n"
-    notes = [*(cell.notes if cell else []), *_rto_note(sc)]
+    notes = [*(cell.notes if cell else []), *_rto_note(sc), *_gso_note(sc)]
     link_fields = [ln.split() for ln in lines if ln.startswith("link ")]
     if any(f"ecn_k_{d}=0" not in words for words in link_fields for d in ("ab", "ba")):
         notes.append(MARKING_NOTE)
@@ -391,6 +398,16 @@ def plan(sc: dict, seed: int | None = None, base_dir: Path | None = None, replay
     c = sc["cells"][0]
     ue_ids = [u["node"] for u in c["ues"]]
     return Ns3Plan(text, duration, slot_ms, seed, flows, names, notes, c["id"], ue_ids, cell.fading)
+
+
+def _gso_note(sc: dict) -> list[str]:
+    """The note when a paced TCP flow sends the engine's (Linux) GSO bursts."""
+    for f in sc["flows"]:
+        t = {**_set(sc.get("tcp")), **_set(f.get("tcp"))}
+        paced = f.get("cca") == "bbr" or t.get("pacing") == "on"
+        if (f.get("transport") or "tcp") == "tcp" and paced and t.get("gso_max_segs") != 1:
+            return [GSO_NOTE]
+    return []
 
 
 def _rto_note(sc: dict) -> list[str]:

@@ -27,9 +27,10 @@
 //! - Departure-time pacing: the simulated sender transmits when a packet
 //!   leaves, with no packets queued ahead with a future departure time, so
 //!   `bbr_packets_in_net_at_edt` sees a zero EDT interval.
-//! - TSO: the simulator sends MSS-sized packets, but the cwnd keeps Linux's
-//!   quantization budget (3 x `bbr_tso_segs_goal` from the pacing rate) so
-//!   cwnd matches what a Linux sender would use.
+//! - TSO: the sender lets `tcp_tso_segs` segments leave back to back per
+//!   pacing release (`tcp/tso.rs`, with this algorithm's `min_tso_segs`), as
+//!   Linux's GSO skbs do; `tcp_tso_should_defer`'s waiting for a fuller burst
+//!   when cwnd is the limit is not modelled.
 //! - ProbeRTT marks the connection app-limited in Linux (`tp->app_limited =
 //!   delivered + inflight`); a hook cannot write the connection, so BBR itself
 //!   treats the samples of packets sent while that mark would be set as
@@ -364,11 +365,19 @@ impl Bbr {
         }
     }
 
+    /// Linux `bbr_min_tso_segs`: one segment per burst below `bbr_min_tso_rate`, else two.
+    fn bbr_min_tso_segs(&self) -> u32 {
+        if self.pacing_rate_bytes_ps < MIN_TSO_RATE_BPS >> 3 {
+            1
+        } else {
+            2
+        }
+    }
+
     /// Linux `bbr_tso_segs_goal`: segments per TSO burst, ~1 ms of data at the pacing rate.
     fn tso_segs_goal(&self) -> u32 {
-        let min_segs = if self.pacing_rate_bytes_ps < MIN_TSO_RATE_BPS >> 3 { 1 } else { 2 };
         let bytes = (self.pacing_rate_bytes_ps >> PACING_SHIFT).min(TSO_BURST_MAX_BYTES);
-        ((bytes / self.mss_bytes.max(1) as u64) as u32).max(min_segs)
+        ((bytes / self.mss_bytes.max(1) as u64) as u32).max(self.bbr_min_tso_segs())
     }
 
     /// Linux `bbr_bdp`: ceil(bw * min_rtt * gain), in packets.
@@ -608,6 +617,10 @@ impl CongestionControl for Bbr {
 
     fn pacing_rate_bps(&self) -> Option<u64> {
         self.started.then_some(self.pacing_rate_bytes_ps * 8)
+    }
+
+    fn min_tso_segs(&self) -> Option<u32> {
+        Some(self.bbr_min_tso_segs())
     }
 
     fn mode(&self) -> &'static str {

@@ -48,6 +48,7 @@ use super::ParamError;
 use super::{AckSample, CaState, CongestionControl, ConnView, CwndEvent, RateSample, Window};
 use crate::sim::time::NS_PER_US;
 use crate::sim::{RngStream, SimTime};
+use crate::tcp::tso::GsoLimits;
 use probe_bw::Phase;
 use serde::{Deserialize, Serialize};
 
@@ -593,6 +594,11 @@ impl CongestionControl for Bbr3 {
 
     fn pacing_rate_bps(&self) -> Option<u64> {
         self.started.then_some(self.pacing_rate_bytes_ps * 8)
+    }
+
+    /// Linux `bbr_tso_segs` (v3): the generic goal against the socket's GSO size.
+    fn tso_segs(&self, mss_bytes: u32, gso: &GsoLimits) -> Option<u32> {
+        Some(self.tso_segs_generic(mss_bytes, gso.max_bytes, gso.min_tso_segs))
     }
 
     fn mode(&self) -> &'static str {

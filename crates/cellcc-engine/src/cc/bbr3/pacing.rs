@@ -3,7 +3,8 @@
 //! pacing = gain x bw x (1 - 1%), never lowered before the pipe is full;
 //! the initial rate is startup_pacing_gain x cwnd / SRTT. The TSO goal (~1 ms
 //! of data plus an allowance that halves per 512 µs of min RTT) feeds the
-//! cwnd quantization budget. Same as Linux (no TSO is performed here).
+//! cwnd quantization budget and, against the socket's GSO limits, sizes the
+//! sender's bursts (`tso_segs`, in place of `tcp_tso_autosize`).
 
 use super::{Bbr3, ConnView, BBR_SCALE, BW_SCALE, BW_UNIT};
 
@@ -60,14 +61,20 @@ impl Bbr3 {
         }
     }
 
-    /// Linux `bbr_tso_segs_goal` (v3): ~1 ms at the pacing rate plus an allowance that halves per 512 µs of min RTT.
+    /// Linux `bbr_tso_segs_goal` (v3): the cwnd budget's burst, against the legacy GSO size.
     pub(super) fn tso_segs_goal(&self) -> u32 {
+        self.tso_segs_generic(self.mss_bytes, GSO_MAX_BYTES, MIN_TSO_SEGS)
+    }
+
+    /// Linux `bbr_tso_segs_generic` (v3): ~1 ms at the pacing rate plus an allowance that halves
+    /// per 512 µs of min RTT, at most `gso_max_bytes` less the header reserve.
+    pub(super) fn tso_segs_generic(&self, mss_bytes: u32, gso_max_bytes: u64, min_tso_segs: u32) -> u32 {
         let mut bytes = self.pacing_rate_bytes_ps >> PACING_SHIFT;
         let r = self.min_rtt_us >> TSO_RTT_SHIFT;
         if r < u32::BITS {
             bytes += GSO_MAX_BYTES >> r;
         }
-        let bytes = bytes.min(GSO_MAX_BYTES - 1 - MAX_TCP_HEADER_BYTES);
-        ((bytes / self.mss_bytes.max(1) as u64) as u32).max(MIN_TSO_SEGS)
+        let bytes = bytes.min(gso_max_bytes - 1 - MAX_TCP_HEADER_BYTES);
+        ((bytes / mss_bytes.max(1) as u64) as u32).max(min_tso_segs)
     }
 }

@@ -20,6 +20,7 @@ use super::recovery::Prr;
 use super::rtt::{tsopt_rtt, RttEstimator};
 use super::scoreboard::{Scoreboard, Seg, SegState};
 use super::tlp::{self, Episode, Probe, ProbeAck};
+use super::tso::{self, GsoLimits, TsoBurst};
 use super::undo::Undo;
 use crate::cc::{AckSample, AckTimestamps, CaState, CongestionControl, ConnView, CwndEvent};
 use crate::packet::{TcpFlags, TcpSegment, IPV4_HEADER_BYTES};
@@ -125,6 +126,8 @@ pub struct TcpSender {
     prr: Prr,
     rto_at: Option<SimTime>,
     next_send_at: SimTime,
+    /// The TSO burst leaving now: its segments need no pacing release of their own.
+    burst: TsoBurst,
     /// The last send attempt was stopped by cwnd (Linux `is_cwnd_limited`).
     cwnd_blocked: bool,
     /// Most segments outstanding in the current window, and where it ends.
@@ -179,6 +182,7 @@ impl TcpSender {
             prr: Prr::default(),
             rto_at: None,
             next_send_at: SimTime::ZERO,
+            burst: TsoBurst::default(),
             cwnd_blocked: false,
             max_packets_out: 0,
             max_packets_window_end: 0,
@@ -599,8 +603,11 @@ impl TcpSender {
     /// burst, as Linux's `tcp_write_xmit` loop): the loss probe is re-planned there.
     pub fn poll_transmit(&mut self, now: SimTime) -> Option<TcpSegment> {
         let seg = self.next_segment(now);
-        if seg.is_none() && std::mem::take(&mut self.probe_replan_due) {
-            self.schedule_probe(now, false);
+        if seg.is_none() {
+            self.burst.end();
+            if std::mem::take(&mut self.probe_replan_due) {
+                self.schedule_probe(now, false);
+            }
         }
         seg
     }
@@ -621,7 +628,7 @@ impl TcpSender {
             return self.frto_send_new(now);
         }
         // The clock test first: asking for the pacing rate is a call into the algorithm.
-        if now < self.next_send_at && self.pacing_rate_bps().is_some() {
+        if now < self.next_send_at && !self.burst.continues(now) && self.pacing_rate_bps().is_some() {
             return None;
         }
         let can_send = self.board.packets_in_flight() < self.cc.window().cwnd;
@@ -721,7 +728,10 @@ impl TcpSender {
             self.rto_at = Some(now + self.rtt.rto());
         }
         if let Some(rate) = self.pacing_rate_bps() {
-            self.next_send_at = next_departure(self.next_send_at, now, len, rate, self.stats.data_segments_sent);
+            let gap_counts = self.stats.data_segments_sent >= UNPACED_SEGMENTS;
+            let (cc, p, min_rtt, mss) = (&*self.cc, &self.p, self.rtt.min_rtt(), self.mss);
+            let segs = || tso_segs(cc, p, min_rtt, mss, rate);
+            self.next_send_at = self.burst.on_sent(now, self.next_send_at, len, rate, gap_counts, segs);
         }
     }
 
@@ -790,19 +800,15 @@ impl Delivery {
     }
 }
 
-/// Linux `tcp_update_skb_after_send` (net/ipv4/tcp_output.c): the earliest departure of
-/// the next segment. The gap is the payload length (the write-queue skb has no headers)
-/// at the pacing rate; the first `UNPACED_SEGMENTS` go unpaced, and time the sender
-/// spent idle beyond its schedule is credited against up to half of the gap.
-fn next_departure(prior: SimTime, now: SimTime, payload_bytes: u32, rate_bps: u64, segs_sent: u64) -> SimTime {
-    let start = prior.max(now);
-    if segs_sent < UNPACED_SEGMENTS {
-        return start;
-    }
-    let gap = SimDuration::transmission(payload_bytes as u64, rate_bps);
-    let credit = start - prior;
-    let half = SimDuration::from_ns(gap.as_ns() / 2);
-    start + (gap - if credit < half { credit } else { half })
+/// Linux `tcp_tso_segs` (net/ipv4/tcp_output.c): the algorithm's own burst size, else
+/// `tcp_tso_autosize` at the pacing rate with its floor, at most the device's `gso_max_segs`.
+fn tso_segs(cc: &dyn CongestionControl, p: &TcpParams, min_rtt: Option<SimDuration>, mss: u32, rate_bps: u64) -> u32 {
+    let gso = GsoLimits { min_tso_segs: p.min_tso_segs, max_segs: p.gso_max_segs, max_bytes: tso::SK_GSO_MAX_BYTES };
+    let segs = cc.tso_segs(mss, &gso).unwrap_or_else(|| {
+        let floor = cc.min_tso_segs().unwrap_or(gso.min_tso_segs);
+        tso::autosize(rate_bps / 8, min_rtt, mss, floor, &gso)
+    });
+    segs.min(gso.max_segs)
 }
 
 /// Header bytes of a full data segment (IPv4 + TCP + options), for MSS and pacing.
@@ -848,15 +854,21 @@ mod tests {
     }
 
     #[test]
-    fn pacing_spaces_payload_bytes_after_ten_segments_with_idle_credit() {
-        let t = |us| SimTime::ZERO + SimDuration::from_us(us);
-        // 1448 payload bytes at 11.584 Mbit/s = 1 ms; the first 10 segments are not paced.
-        assert_eq!(next_departure(t(0), t(0), 1448, 11_584_000, 9), t(0));
-        assert_eq!(next_departure(t(0), t(0), 1448, 11_584_000, 10), t(1000));
-        // Sending 300 us behind schedule: a 300 us credit shortens the gap to 700 us.
-        assert_eq!(next_departure(t(1000), t(1300), 1448, 11_584_000, 11), t(2000));
-        // Idle for long: the credit is capped at half the gap.
-        assert_eq!(next_departure(t(1000), t(9000), 1448, 11_584_000, 12), t(9500));
+    fn a_paced_sender_lets_a_gso_burst_leave_together_and_waits_for_its_whole_length() {
+        // cwnd 40 x 1000 B / SRTT 100 ms x 200 % (slow start) = 800 kB/s: 1.25 ms per segment,
+        // and 781 B per ms of data, below one segment, so bursts of tcp_min_tso_segs = 2.
+        let spec = TcpSpec { pacing: Some(Pacing::On), initial_cwnd_segs: Some(40), ..Default::default() };
+        let (mut s, t0) = established_with(spec.clone(), 100, AppSupply::Unlimited);
+        let gap = SimDuration::from_us(1_250);
+        assert_eq!(drain(&mut s, t0).len(), 10, "the first 10 segments are not paced");
+        assert_eq!(drain(&mut s, t0 + gap).len(), 2);
+        assert_eq!(s.poll_timeout(t0 + gap), Some(t0 + gap + gap + gap));
+        // A device limit of one segment per GSO skb: one segment per release.
+        let spec = TcpSpec { gso_max_segs: Some(1), ..spec };
+        let (mut s, t0) = established_with(spec, 100, AppSupply::Unlimited);
+        assert_eq!(drain(&mut s, t0).len(), 10);
+        assert_eq!(drain(&mut s, t0 + gap).len(), 1);
+        assert_eq!(s.poll_timeout(t0 + gap), Some(t0 + gap + gap));
     }
 
     #[test]
