@@ -107,6 +107,7 @@ ENGINE_TCP_DEFAULTS = {
     "frto": 2,  # tcp_frto
     "min_tso_segs": 2,  # tcp_min_tso_segs
     "gso_max_segs": 65535,  # GSO_MAX_SEGS
+    "comp_sack_nr": 44,  # tcp_comp_sack_nr
 }
 #: ns-3's DropTailQueue default (scenario/mod.rs DEFAULT_QUEUE_LIMIT_PACKETS).
 DEFAULT_QUEUE = {"kind": "drop_tail", "limit_packets": 100}

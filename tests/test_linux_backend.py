@@ -127,14 +127,15 @@ def test_plan_maps_the_recovery_sysctls_and_gives_the_kernel_payload_mss_plus_op
     assert plan_mod.maxseg_bytes(p, p.flows[0]) == 1000
 
 
-def test_plan_sets_the_burst_size_sysctl_and_device_limit():
+def test_plan_sets_the_burst_size_and_sack_compression_sysctls_and_device_limit():
     # Defaults: the kernel's own (tcp_min_tso_segs 2 is not written, gso_max_segs untouched).
     p = plan_mod.plan(two_hosts())
     assert "net.ipv4.tcp_min_tso_segs" not in p.sysctls and p.gso_max_segs is None
     sc = two_hosts()
-    sc["tcp"] = {"min_tso_segs": 4, "gso_max_segs": 1}
+    sc["tcp"] = {"min_tso_segs": 4, "gso_max_segs": 1, "comp_sack_nr": 0}
     p = plan_mod.plan(sc)
     assert (p.sysctls["net.ipv4.tcp_min_tso_segs"], p.gso_max_segs) == ("4", 1)
+    assert p.sysctls["net.ipv4.tcp_comp_sack_nr"] == "0"
 
 
 def test_plan_sets_the_receive_window_sysctls_the_engine_models():

@@ -295,6 +295,7 @@ def _tcp_settings(sc: dict, plan: RunPlan) -> list[int | None]:
         "early_retrans": "net.ipv4.tcp_early_retrans",
         "frto": "net.ipv4.tcp_frto",
         "min_tso_segs": "net.ipv4.tcp_min_tso_segs",
+        "comp_sack_nr": "net.ipv4.tcp_comp_sack_nr",
     }
     for key, name in int_sysctls.items():
         if t.get(key) is not None:

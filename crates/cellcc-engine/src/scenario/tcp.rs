@@ -2,6 +2,7 @@
 //! override a few), and `TcpParams` resolved with defaults that follow Linux.
 
 use crate::sim::SimDuration;
+use crate::tcp::comp_sack::LINUX_TCP_COMP_SACK_NR;
 use crate::tcp::tso::{LINUX_GSO_MAX_SEGS, LINUX_TCP_MIN_TSO_SEGS};
 use serde::{Deserialize, Serialize};
 
@@ -118,6 +119,10 @@ pub struct TcpSpec {
     /// segments per GSO skb, so per pacing release. 1 paces every segment on its own, as ns-3.
     /// Range 1..=65535, default 65535 (`GSO_MAX_SEGS`).
     pub gso_max_segs: Option<u32>,
+    /// Linux `net.ipv4.tcp_comp_sack_nr`: while out-of-order data waits, after three duplicate
+    /// ACKs for one `rcv_nxt` up to this many more are held for a timer (5 % of the RTT, at
+    /// most 1 ms) and sent as one. 0 sends every one. Range 0..=255, default 44 (Linux's).
+    pub comp_sack_nr: Option<u32>,
 }
 
 /// Resolved TCP parameters of one flow.
@@ -148,6 +153,7 @@ pub struct TcpParams {
     pub frto: u32,
     pub min_tso_segs: u32,
     pub gso_max_segs: u32,
+    pub comp_sack_nr: u32,
 }
 
 impl TcpParams {
@@ -179,6 +185,7 @@ impl TcpParams {
             frto: Some(self.frto),
             min_tso_segs: Some(self.min_tso_segs),
             gso_max_segs: Some(self.gso_max_segs),
+            comp_sack_nr: Some(self.comp_sack_nr),
         }
     }
 }
@@ -213,7 +220,8 @@ impl TcpSpec {
             dsack,
             frto,
             min_tso_segs,
-            gso_max_segs
+            gso_max_segs,
+            comp_sack_nr
         )
     }
 
@@ -257,6 +265,7 @@ impl TcpSpec {
             frto: self.frto.unwrap_or(LINUX_TCP_FRTO),
             min_tso_segs: self.min_tso_segs.unwrap_or(LINUX_TCP_MIN_TSO_SEGS),
             gso_max_segs: self.gso_max_segs.unwrap_or(LINUX_GSO_MAX_SEGS),
+            comp_sack_nr: self.comp_sack_nr.unwrap_or(LINUX_TCP_COMP_SACK_NR),
         }
     }
 }

@@ -525,6 +525,10 @@ impl TcpSpec {
             let ok = (1..=super::tcp::MAX_TCP_MIN_TSO_SEGS).contains(&m);
             ensure(ok, || p("min_tso_segs"), m, "a tcp_min_tso_segs value in [1, 255]")?;
         }
+        if let Some(n) = self.comp_sack_nr {
+            let ok = n <= crate::tcp::comp_sack::MAX_TCP_COMP_SACK_NR;
+            ensure(ok, || p("comp_sack_nr"), n, "a tcp_comp_sack_nr value in [0, 255]")?;
+        }
         if let Some(g) = self.gso_max_segs {
             let ok = (1..=crate::tcp::tso::LINUX_GSO_MAX_SEGS).contains(&g);
             ensure(ok, || p("gso_max_segs"), g, "a gso_max_segs value in [1, 65535]")?;

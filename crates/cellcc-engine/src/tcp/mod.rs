@@ -2,6 +2,7 @@
 //! The world feeds segments and timeouts in and drains segments out; nothing
 //! here knows about links, packets or the clock beyond the `now` it is given.
 
+pub mod comp_sack;
 pub mod delack;
 pub mod rack;
 pub mod rate;

@@ -19,6 +19,7 @@
 //!  Listen ─SYN─► SynReceived ─data/ACK─► Established ─FIN in order─► Closed
 //! ```
 
+use super::comp_sack::{CompSack, SackAck};
 use super::delack::{AckClock, MAX_QUICKACKS};
 use super::rtt::RttEstimator;
 use super::rwnd::{RcvWindow, RmemConfig};
@@ -69,6 +70,8 @@ pub struct TcpReceiver {
     segs_since_ack: u32,
     delack_at: Option<SimTime>,
     ack_due: bool,
+    /// Duplicate ACKs held while out-of-order data waits (Linux compressed SACKs).
+    comp_sack: CompSack,
     synack_due: bool,
     echo: EcnEcho,
     /// An ACK built before a CE-state flip (accurate echo), sent first.
@@ -109,6 +112,7 @@ impl TcpReceiver {
             segs_since_ack: 0,
             delack_at: None,
             ack_due: false,
+            comp_sack: CompSack::default(),
             synack_due: false,
             echo,
             early_ack: None,
@@ -277,9 +281,13 @@ impl TcpReceiver {
                 self.ack_clock.grant_one();
             }
             self.segs_since_ack += 1;
-            // RFC 5681 §4.2: ACK immediately when a segment fills (part of) a gap.
-            if had_hole || self.second_segment_ack() || self.ack_clock.quick() {
+            // RFC 5681 §4.2: ACK immediately when a segment fills the gap (Linux ICSK_ACK_NOW
+            // once the out-of-order queue is empty); a partial fill is a SACK like any other.
+            let filled = had_hole && self.ooo.is_empty();
+            if filled || self.second_segment_ack() || self.ack_clock.quick() {
                 self.ack_due = true;
+            } else if !self.ooo.is_empty() {
+                self.sack_due(now);
             } else {
                 let at = now + self.ack_clock.delay(self.rtt.srtt());
                 self.delack_at = Some(self.delack_at.map_or(at, |t| t.min(at)));
@@ -294,7 +302,25 @@ impl TcpReceiver {
             if self.p.sack {
                 self.rwnd.on_out_of_order((end - start) as u32, self.ooo_bytes());
             }
-            // RFC 5681 §4.2: an out-of-order segment is ACKed at once (a duplicate ACK).
+            // RFC 5681 §4.2: an out-of-order segment is ACKed at once (a duplicate ACK), in
+            // quick-ACK mode always, else subject to SACK compression.
+            if self.ack_clock.quick() {
+                self.ack_due = true;
+            } else {
+                self.sack_due(now);
+            }
+        }
+    }
+
+    /// Linux `__tcp_ack_snd_check`'s tail: with out-of-order data queued, a duplicate ACK goes
+    /// now or is held (`tcp/comp_sack.rs`); without SACK it always goes now.
+    fn sack_due(&mut self, now: SimTime) {
+        let rtt = match (self.rwnd.rtt(), self.rtt.srtt()) {
+            (Some(rcv), Some(srtt)) => Some(rcv.min(srtt)),
+            (rcv, _) => rcv,
+        };
+        let max_held = if self.p.sack { self.p.comp_sack_nr } else { 0 };
+        if self.comp_sack.on_sack_due(now, self.rcv_nxt, rtt, max_held) == SackAck::Now {
             self.ack_due = true;
         }
     }
@@ -354,11 +380,14 @@ impl TcpReceiver {
     }
 
     pub fn poll_timeout(&self) -> Option<SimTime> {
-        self.delack_at
+        match (self.delack_at, self.comp_sack.timer()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     pub fn on_timeout(&mut self, now: SimTime) {
-        if self.delack_at.is_some_and(|t| now >= t) {
+        if self.delack_at.is_some_and(|t| now >= t) || self.comp_sack.on_timeout(now) {
             self.ack_due = true;
         }
     }
@@ -374,6 +403,7 @@ impl TcpReceiver {
         // Tested before taking: moving the (large) `Option<TcpSegment>` out costs a copy per poll.
         if self.early_ack.is_some() {
             self.ack_clock.on_ack_sent();
+            self.comp_sack.on_ack_sent();
             return self.early_ack.take();
         }
         if !self.ack_due {
@@ -383,6 +413,7 @@ impl TcpReceiver {
         self.segs_since_ack = 0;
         self.delack_at = None;
         self.ack_clock.on_ack_sent();
+        self.comp_sack.on_ack_sent();
         Some(self.ack_segment(now))
     }
 
@@ -555,6 +586,40 @@ mod tests {
         let ack = r.poll_transmit(SimTime::ZERO).unwrap();
         assert_eq!(ack.ack, 0);
         assert_eq!(ack.sack.as_slice(), &[(3000, 4000), (1000, 2000)]);
+    }
+
+    #[test]
+    fn past_quick_acks_three_duplicate_acks_go_at_once_and_the_rest_wait_for_the_sack_timer() {
+        let mut r = rx();
+        let t = SimTime::ZERO + SimDuration::from_ms(20);
+        feed(&mut r, t, 0, 16);
+        assert_eq!(r.quick_acks_left(), 0);
+        // 16,000 is lost; the next eight arrive 100 us apart.
+        let sent = (1..=8u64)
+            .filter(|&i| {
+                let now = t + SimDuration::from_us(100 * i);
+                r.on_segment(now, &data(16_000 + i * 1000, 1000));
+                r.poll_transmit(now).is_some()
+            })
+            .count();
+        assert_eq!(sent, 3);
+        // The timer is 5 % of the receive-side RTT (lowered to SRTT); with no receive-side
+        // sample (these segments carry no timestamps) Linux takes 0, so it fires at once.
+        let fire = t + SimDuration::from_us(400);
+        assert_eq!(r.poll_timeout(), Some(fire));
+        r.on_timeout(fire);
+        let ack = r.poll_transmit(fire).unwrap();
+        assert_eq!((ack.ack, ack.sack.as_slice()[0]), (16_000, (17_000, 25_000)));
+        assert_eq!(r.poll_timeout(), None);
+        // With tcp_comp_sack_nr = 0 every one goes at once.
+        let mut r = rx();
+        r.p.comp_sack_nr = 0;
+        feed(&mut r, t, 0, 16);
+        let sent = (1..=8u64).filter(|&i| {
+            r.on_segment(t, &data(16_000 + i * 1000, 1000));
+            r.poll_transmit(t).is_some()
+        });
+        assert_eq!(sent.count(), 8);
     }
 
     #[test]
