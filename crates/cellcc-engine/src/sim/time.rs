@@ -30,6 +30,16 @@ impl SimTime {
     pub fn from_secs_f64(s: f64) -> Self {
         SimTime((s * NS_PER_S as f64).round() as u64)
     }
+    /// The earlier of two optional deadlines, `None` only if both are (written out: timers
+    /// ask this after every event).
+    pub fn earliest(a: Option<SimTime>, b: Option<SimTime>) -> Option<SimTime> {
+        match (a, b) {
+            (Some(x), Some(y)) => Some(x.min(y)),
+            (x, None) => x,
+            (None, y) => y,
+        }
+    }
+
     /// Time elapsed since `earlier`, zero if `earlier` is later.
     pub fn saturating_since(self, earlier: SimTime) -> SimDuration {
         SimDuration(self.0.saturating_sub(earlier.0))
@@ -131,6 +141,15 @@ impl fmt::Display for SimDuration {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn earliest_of_two_optional_deadlines() {
+        let (a, b) = (Some(SimTime(5)), Some(SimTime(3)));
+        assert_eq!(SimTime::earliest(a, b), b);
+        assert_eq!(SimTime::earliest(a, None), a);
+        assert_eq!(SimTime::earliest(None, b), b);
+        assert_eq!(SimTime::earliest(None, None), None);
+    }
 
     #[test]
     fn transmission_time_of_1500_bytes_at_10_mbps_is_1_2_ms() {

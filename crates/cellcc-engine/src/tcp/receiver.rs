@@ -380,10 +380,7 @@ impl TcpReceiver {
     }
 
     pub fn poll_timeout(&self) -> Option<SimTime> {
-        match (self.delack_at, self.comp_sack.timer()) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        SimTime::earliest(self.delack_at, self.comp_sack.timer())
     }
 
     pub fn on_timeout(&mut self, now: SimTime) {

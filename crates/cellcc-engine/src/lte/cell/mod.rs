@@ -163,11 +163,7 @@ impl Cell {
     fn refresh_deadline(&mut self) {
         let next_tti = self.ues.iter().any(|u| u.needs_tti(self.now)).then(|| self.next_tti_after(self.now));
         self.rlc_deadline = self.ues.iter().filter_map(UeContext::rlc_deadline).min();
-        let deadline = match (next_tti, self.rlc_deadline) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
-        self.deadline = deadline.filter(|&t| t < self.end);
+        self.deadline = SimTime::earliest(next_tti, self.rlc_deadline).filter(|&t| t < self.end);
     }
 
     /// The first TTI boundary at or after `t` not yet processed.

@@ -307,10 +307,7 @@ impl UeContext {
 
     /// The earliest RLC timer at either end.
     pub fn rlc_deadline(&self) -> Option<SimTime> {
-        match (self.enb_rlc.poll_timeout(), self.ue_rlc.poll_timeout()) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        SimTime::earliest(self.enb_rlc.poll_timeout(), self.ue_rlc.poll_timeout())
     }
 
     pub fn handle_rlc_timers(&mut self, now: SimTime, out: &mut CellOutput) {

@@ -475,7 +475,7 @@ impl TcpSender {
             && self.has_something_to_send()
             && self.board.packets_in_flight() < self.cc.window().cwnd;
         let pacing = paced.then_some(self.next_send_at);
-        earliest(earliest(self.rto_at, pacing), earliest(self.reo_at, self.probe_at))
+        SimTime::earliest(SimTime::earliest(self.rto_at, pacing), SimTime::earliest(self.reo_at, self.probe_at))
     }
 
     pub fn on_timeout(&mut self, now: SimTime) {
@@ -594,14 +594,5 @@ impl TcpSender {
         self.rtt.back_off();
         self.rto_at = Some(now + self.rtt.rto());
         self.next_send_at = now;
-    }
-}
-
-/// The earlier of two optional deadlines (written out: this runs after every event of a flow).
-fn earliest(a: Option<SimTime>, b: Option<SimTime>) -> Option<SimTime> {
-    match (a, b) {
-        (Some(x), Some(y)) => Some(x.min(y)),
-        (x, None) => x,
-        (None, y) => y,
     }
 }
