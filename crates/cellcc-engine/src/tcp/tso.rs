@@ -14,13 +14,17 @@ use crate::sim::{SimDuration, SimTime};
 
 /// Linux `sk_pacing_shift` default (net/core/sock.c `sock_init_data`): a burst holds about
 /// 2^-10 s of data at the pacing rate.
-const PACING_SHIFT: u32 = 10;
+pub const PACING_SHIFT: u32 = 10;
 /// Linux `net.ipv4.tcp_tso_rtt_log` default (ip-sysctl.rst): the min-RTT allowance halves per
 /// 2^9 us of min RTT.
 const TSO_RTT_LOG: u32 = 9;
-/// Linux `sk_gso_max_size` on a device with the default `gso_max_size` (GSO_LEGACY_MAX_SIZE,
-/// 65536): `sk_setup_caps` takes `MAX_TCP_HEADER + 1` (320 + 1 on x86-64) off it.
-pub const SK_GSO_MAX_BYTES: u64 = 65_536 - 320 - 1;
+/// Linux `GSO_LEGACY_MAX_SIZE` (include/linux/netdevice.h): a device's default `gso_max_size`.
+pub const GSO_LEGACY_MAX_BYTES: u64 = 65_536;
+/// Linux `MAX_TCP_HEADER` on x86-64 builds (include/net/tcp.h): the header room of an skb.
+pub const MAX_TCP_HEADER_BYTES: u64 = 320;
+/// Linux `sk_gso_max_size` on a device with the default `gso_max_size`: `sk_setup_caps` takes
+/// `MAX_TCP_HEADER + 1` off it.
+pub const SK_GSO_MAX_BYTES: u64 = GSO_LEGACY_MAX_BYTES - MAX_TCP_HEADER_BYTES - 1;
 /// Linux `net.ipv4.tcp_min_tso_segs` default (ip-sysctl.rst).
 pub const LINUX_TCP_MIN_TSO_SEGS: u32 = 2;
 /// Linux `GSO_MAX_SEGS`: a device's default `gso_max_segs` (include/linux/netdevice.h).

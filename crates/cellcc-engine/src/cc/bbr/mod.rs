@@ -58,6 +58,7 @@ use super::ParamError;
 use super::{AckSample, CaState, CongestionControl, ConnView, CwndEvent, RateSample, Window};
 use crate::sim::time::NS_PER_US;
 use crate::sim::{RngStream, SimDuration, SimTime};
+use crate::tcp::tso;
 use aggregation::AckAggregation;
 use filters::{MinRtt, WindowedMax};
 use lt_bw::LtBw;
@@ -79,10 +80,9 @@ const TCP_INIT_CWND: u32 = 10;
 const NOMINAL_RTT_US: u64 = 1_000;
 /// Linux `bbr_min_tso_rate` (bit/s): below it a TSO burst is 1 segment, else 2.
 const MIN_TSO_RATE_BPS: u64 = 1_200_000;
-/// Linux `sk_pacing_shift` default (net/core/sock.c): a TSO burst holds ~1 ms (2^-10 s) of data.
-const PACING_SHIFT: u32 = 10;
-/// Linux `GSO_MAX_SIZE - 1 - MAX_TCP_HEADER` (64 KiB less 1 and the 320-byte x86-64 header reserve).
-const TSO_BURST_MAX_BYTES: u64 = 65_536 - 1 - 320;
+/// Linux `bbr_tso_segs_goal`'s cap, `GSO_LEGACY_MAX_SIZE - 1 - MAX_TCP_HEADER`: the device's
+/// own `gso_max_size` ignored.
+const TSO_BURST_MAX_BYTES: u64 = tso::GSO_LEGACY_MAX_BYTES - 1 - tso::MAX_TCP_HEADER_BYTES;
 
 /// Linux `enum bbr_mode`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -376,7 +376,7 @@ impl Bbr {
 
     /// Linux `bbr_tso_segs_goal`: segments per TSO burst, ~1 ms of data at the pacing rate.
     fn tso_segs_goal(&self) -> u32 {
-        let bytes = (self.pacing_rate_bytes_ps >> PACING_SHIFT).min(TSO_BURST_MAX_BYTES);
+        let bytes = (self.pacing_rate_bytes_ps >> tso::PACING_SHIFT).min(TSO_BURST_MAX_BYTES);
         ((bytes / self.mss_bytes.max(1) as u64) as u32).max(self.bbr_min_tso_segs())
     }
 

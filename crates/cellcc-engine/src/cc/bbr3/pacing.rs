@@ -7,15 +7,8 @@
 //! sender's bursts (`tso_segs`, in place of `tcp_tso_autosize`).
 
 use super::{Bbr3, ConnView, BBR_SCALE, BW_SCALE, BW_UNIT};
+use crate::tcp::tso::{GSO_LEGACY_MAX_BYTES, LINUX_TCP_MIN_TSO_SEGS, MAX_TCP_HEADER_BYTES, PACING_SHIFT};
 
-/// Linux `sk_pacing_shift` default: ~1 ms of data per TSO burst.
-const PACING_SHIFT: u32 = 10;
-/// Linux `GSO_LEGACY_MAX_SIZE`: 64 KiB.
-const GSO_MAX_BYTES: u64 = 65_536;
-/// Linux `MAX_TCP_HEADER` on x86-64 builds.
-const MAX_TCP_HEADER_BYTES: u64 = 320;
-/// Linux `sysctl_tcp_min_tso_segs` default.
-const MIN_TSO_SEGS: u32 = 2;
 /// Linux `bbr_tso_rtt_shift`: halve the RTT-based TSO allowance per 2^9 µs of min RTT.
 const TSO_RTT_SHIFT: u32 = 9;
 /// Linux `USEC_PER_SEC`.
@@ -63,7 +56,7 @@ impl Bbr3 {
 
     /// Linux `bbr_tso_segs_goal` (v3): the cwnd budget's burst, against the legacy GSO size.
     pub(super) fn tso_segs_goal(&self) -> u32 {
-        self.tso_segs_generic(self.mss_bytes, GSO_MAX_BYTES, MIN_TSO_SEGS)
+        self.tso_segs_generic(self.mss_bytes, GSO_LEGACY_MAX_BYTES, LINUX_TCP_MIN_TSO_SEGS)
     }
 
     /// Linux `bbr_tso_segs_generic` (v3): ~1 ms at the pacing rate plus an allowance that halves
@@ -72,7 +65,7 @@ impl Bbr3 {
         let mut bytes = self.pacing_rate_bytes_ps >> PACING_SHIFT;
         let r = self.min_rtt_us >> TSO_RTT_SHIFT;
         if r < u32::BITS {
-            bytes += GSO_MAX_BYTES >> r;
+            bytes += GSO_LEGACY_MAX_BYTES >> r;
         }
         let bytes = bytes.min(gso_max_bytes - 1 - MAX_TCP_HEADER_BYTES);
         ((bytes / mss_bytes.max(1) as u64) as u32).max(min_tso_segs)
