@@ -85,15 +85,15 @@ impl TsoBurst {
     }
 
     /// Account one paced segment of `payload_bytes` and return the next departure time.
-    /// `segs` (the burst size) is asked for only when the segment starts a burst; the first
-    /// `unpaced` segments of the connection leave without a gap, as fq's first 10.
+    /// `segs` (the burst size) is asked for only when the segment starts a burst; without
+    /// `gap_counts` (the connection's first segments, as fq's first 10) it adds no gap.
     pub fn on_sent(
         &mut self,
         now: SimTime,
         next_send_at: SimTime,
         payload_bytes: u32,
         rate_bps: u64,
-        paced: bool,
+        gap_counts: bool,
         segs: impl FnOnce() -> u32,
     ) -> SimTime {
         let start = if self.continues(now) {
@@ -104,7 +104,7 @@ impl TsoBurst {
             *self = TsoBurst { at: now, segs_left: segs().max(1) - 1, credit: start - next_send_at };
             start
         };
-        if !paced {
+        if !gap_counts {
             return start;
         }
         let gap = SimDuration::transmission(payload_bytes as u64, rate_bps);

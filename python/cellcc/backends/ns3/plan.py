@@ -27,7 +27,7 @@ import functools
 import json
 import math
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -127,6 +127,18 @@ class Ns3Plan:
 
 def _set(d: dict | None) -> dict:
     return {k: v for k, v in (d or {}).items() if v is not None}
+
+
+def _flow_tcp(sc: dict, f: dict) -> dict:
+    """The `tcp` fields set for flow `f`: the scenario's, overridden by the flow's own."""
+    return {**_set(sc.get("tcp")), **_set(f.get("tcp"))}
+
+
+def _tcp_flows(sc: dict) -> Iterator[tuple[dict, dict]]:
+    """Each TCP flow with its `tcp` fields as set (`_flow_tcp`)."""
+    for f in sc["flows"]:
+        if (f.get("transport") or "tcp") == "tcp":
+            yield f, _flow_tcp(sc, f)
 
 
 def _queue_size(q: dict | None, path: str) -> str:
@@ -232,7 +244,7 @@ def resolved_view(sc: dict, base_dir: Path) -> dict:
 
 def _tcp_fields(sc: dict, i: int, cca: str, mtu: int, v: dict) -> dict:
     """The `flow` record's TCP fields; `v` is the flow's resolved `tcp` (the engine's values)."""
-    t = {**_set(sc.get("tcp")), **_set(sc["flows"][i].get("tcp"))}
+    t = _flow_tcp(sc, sc["flows"][i])
     for key, why in NO_NS3_EQUIVALENT.items():
         if key in t:
             raise NotSupported(f"flows[{i}].tcp.{key}", t[key], f"unset ({why})")
@@ -402,18 +414,15 @@ def plan(sc: dict, seed: int | None = None, base_dir: Path | None = None, replay
 
 def _gso_note(sc: dict) -> list[str]:
     """The note when a paced TCP flow sends the engine's (Linux) GSO bursts."""
-    for f in sc["flows"]:
-        t = {**_set(sc.get("tcp")), **_set(f.get("tcp"))}
+    for f, t in _tcp_flows(sc):
         paced = f.get("cca") == "bbr" or t.get("pacing") == "on"
-        if (f.get("transport") or "tcp") == "tcp" and paced and t.get("gso_max_segs") != 1:
+        if paced and t.get("gso_max_segs") != 1:
             return [GSO_NOTE]
     return []
 
 
 def _rto_note(sc: dict) -> list[str]:
     """The note when a TCP flow leaves the RTO estimator to the engine's (Linux) default."""
-    for f in sc["flows"]:
-        t = {**_set(sc.get("tcp")), **_set(f.get("tcp"))}
-        if (f.get("transport") or "tcp") == "tcp" and "rto_estimator" not in t:
-            return [RTO_NOTE]
+    if any("rto_estimator" not in t for _, t in _tcp_flows(sc)):
+        return [RTO_NOTE]
     return []
