@@ -412,7 +412,8 @@ def test_crosscheck_reports_a_cca_the_kernel_lacks_and_runs_the_engine_side(tmp_
         c["name"] for c in cellcc.ccas() if plan_mod.KERNEL_CCA_NAMES.get(c["name"], c["name"]) not in kernel
     )
     sc = frontend.resolve(short_scenario_file(tmp_path, duration_s=2))
-    table, figure = frontend.crosscheck(sc, [engine_only], 1, tmp_path / "x.png")
+    table, runs, figure = frontend.crosscheck(sc, [engine_only], 1, tmp_path / "x.png")
+    assert list(runs["backend"]) == ["engine"] and list(runs["seed"]) == [sc.seed]
     row = table[table["metric"] == "throughput_mbps"].iloc[0]
     assert row["engine"] > 1 and math.isnan(row["kernel"])
     assert f'kernel: flows[0].cca: got "{engine_only}"' in row["note"] and "the running kernel offers" in row["note"]
@@ -426,12 +427,29 @@ def test_crosscheck_table_shows_a_single_rto_in_a_mean_over_seeds():
     from cellcc.backends.cli import crosscheck_tables
 
     table = pd.DataFrame(
-        [dict(cca="bbr", metric="timeouts", engine=0.5, kernel=0.0, ratio=math.nan, differs=False, note="")]
+        [
+            dict(cca="bbr", metric="timeouts", engine=0.5, kernel=0.0, ratio=math.nan, differs=True, note="")
+            | dict(engine_min=0.0, engine_max=1.0, kernel_min=0.0, kernel_max=0.0, in_range=False)
+        ]
     )
     console = Console(width=120, record=True)
     console.print(crosscheck_tables(table, "x", 2)[0])
     row = next(line for line in console.export_text().splitlines() if "RTOs" in line)
     assert "0.5" in row and "0.0" in row
+
+
+def test_crosscheck_table_shows_the_kernels_range_and_marks_a_missed_bar():
+    import pandas as pd
+    from rich.console import Console
+
+    from cellcc.backends.cli import crosscheck_tables
+
+    row = dict(cca="cubic", metric="retransmits", engine=33.0, kernel=63.5, ratio=33 / 63.5, differs=True, note="")
+    row |= dict(engine_min=33.0, engine_max=33.0, kernel_min=32.0, kernel_max=95.0, in_range=True)
+    console = Console(width=160, record=True)
+    console.print(crosscheck_tables(pd.DataFrame([row]), "x", 2)[0])
+    line = next(line for line in console.export_text().splitlines() if "retransmissions" in line)
+    assert "0.520 * in range" in line and "32 - 95" in line
 
 
 @needs_root
@@ -450,7 +468,15 @@ def test_cli_run_backend_linux_prints_flows_and_writes_the_run(emu, tmp_path):
 def test_cli_crosscheck_prints_both_backends_and_writes_the_figure(emu, tmp_path):
     pytest.importorskip("cellcc._core")
     fig = tmp_path / "xc.png"
-    r = cli("crosscheck", str(short_scenario_file(tmp_path, duration_s=3)), "--cca", "reno", "--figure", str(fig))
+    runs = tmp_path / "runs.csv"
+    scenario = str(short_scenario_file(tmp_path, duration_s=3))
+    r = cli("crosscheck", scenario, "--cca", "reno", "--seeds", "2", "--figure", str(fig), "--out", str(runs))
     assert r.exit_code == 0, r.output
-    assert "engine/kernel" in r.output and "throughput Mbit/s" in r.output
+    assert "engine/kernel" in r.output and "throughput Mbit/s" in r.output and "kernel per seed" in r.output
     assert fig.is_file() and fig.stat().st_size > 10_000
+    import pandas as pd
+
+    table = pd.read_csv(runs)
+    ran = sorted(zip(table["backend"], table["seed"], strict=True))
+    assert ran == [("engine", 1), ("engine", 2), ("kernel", 1), ("kernel", 2)]
+    assert (table["throughput_mbps"] > 0).all()

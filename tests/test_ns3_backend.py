@@ -171,6 +171,34 @@ def test_crosscheck_flags_throughput_beyond_10_and_delay_beyond_20_percent():
     assert flagged == {("cubic", "throughput_mbps"), ("bbr", "delay_ms")}
 
 
+def test_crosscheck_holds_counts_to_issue_12s_bars():
+    from cellcc.backends import crosscheck as xc
+
+    # Retransmissions: 25% apart is within the bar, 26% is not; either count where the other has none.
+    assert not xc.differs("retransmits", 125, 100) and xc.differs("retransmits", 126, 100)
+    assert xc.differs("retransmits", 0.5, 0) and not xc.differs("retransmits", 0, 0)
+    assert xc.differs("timeouts", 0.5, 0) and not xc.differs("timeouts", 3, 1)
+    assert not xc.differs("throughput_mbps", 1, 0) and not xc.differs("rtt_p95_ms", math.nan, 1)
+
+
+def test_crosscheck_keeps_each_sides_per_seed_range():
+    from cellcc.backends import crosscheck as xc
+
+    def side(*retr: float) -> xc.SideResult:
+        return xc.SideResult(per_seed=[dict.fromkeys(xc.METRICS, 1.0) | {"retransmits": r} for r in retr])
+
+    # A bimodal kernel (32, 95): an engine mean of 33 misses the 25% bar but is inside the range.
+    results = {"cubic": (side(33, 33), side(32, 95)), "reno": (side(20, 30), side(40, 60))}
+    t = xc.table(results).set_index(["cca", "metric"])
+    cubic, reno = t.loc[("cubic", "retransmits")], t.loc[("reno", "retransmits")]
+    assert cubic["differs"] and cubic["in_range"] and (cubic["kernel_min"], cubic["kernel_max"]) == (32, 95)
+    assert reno["differs"] and not reno["in_range"] and (reno["engine_min"], reno["engine_max"]) == (20, 30)
+    runs = xc.per_seed(results, [7, 8])
+    assert len(runs) == 8 and set(runs["backend"]) == {"engine", "kernel"}
+    assert list(runs.query("backend == 'kernel' and cca == 'cubic'")["retransmits"]) == [32, 95]
+    assert list(runs.query("backend == 'kernel' and cca == 'cubic'")["seed"]) == [7, 8]
+
+
 # --- runs on ns-3 ----------------------------------------------------------------------------
 
 

@@ -60,18 +60,33 @@ def _fmt(x: float, decimals: int) -> str:
     return "-" if x is None or math.isnan(x) else f"{x:,.{decimals}f}"
 
 
+def _ratio(row: pd.Series, seeds: int) -> str:
+    """engine/other, `*` when a bar is missed, `in range` when the engine's mean still lies inside
+    the other side's per-seed range (the miss is then within that backend's own spread)."""
+    ratio = "-" if math.isnan(row["ratio"]) else f"{row['ratio']:.3f}"
+    if not row["differs"]:
+        return ratio
+    return ratio + (" * in range" if seeds > 1 and row["in_range"] else " *")
+
+
 def crosscheck_tables(table: pd.DataFrame, scenario: str, seeds: int, label: str = "kernel") -> list[Table]:
-    """One rich table per CCA: engine, the other backend (`label`), their ratio; differences > 10% marked."""
+    """One rich table per CCA: engine, the other backend (`label`), their ratio, bars missed marked
+    `*` (see `_ratio`); with several seeds also the other side's per-seed range."""
     out = []
     headings = {m: (h, d) for m, h, d in _ROWS}
+    columns = [("metric", "left"), ("engine", "right"), (label, "right"), (f"engine/{label}", "right")]
+    if seeds > 1:
+        columns.append((f"{label} per seed", "right"))
     for cca, g in table.groupby("cca", sort=False):
         t = Table(title=f"{scenario}: {cca}, mean over {seeds} seed(s)")
-        for col, justify in (("metric", "left"), ("engine", "right"), (label, "right"), (f"engine/{label}", "right")):
+        for col, justify in columns:
             t.add_column(col, justify=justify)
         for _, row in g.iterrows():
             heading, decimals = headings[row["metric"]]
-            ratio = "-" if math.isnan(row["ratio"]) else f"{row['ratio']:.3f}" + (" *" if row["differs"] else "")
-            t.add_row(heading, _fmt(row["engine"], decimals), _fmt(row[label], decimals), ratio)
+            cells = [heading, _fmt(row["engine"], decimals), _fmt(row[label], decimals), _ratio(row, seeds)]
+            if seeds > 1:
+                cells.append(f"{_fmt(row[f'{label}_min'], decimals)} - {_fmt(row[f'{label}_max'], decimals)}")
+            t.add_row(*cells)
         note = g["note"].iloc[0]
         if note:
             t.caption = note
@@ -81,18 +96,26 @@ def crosscheck_tables(table: pd.DataFrame, scenario: str, seeds: int, label: str
 
 def crosscheck_command(
     scenario: str, cca: str, seeds: int, figure: Path | None, console: Console, against: str = "linux"
-) -> None:
+) -> pd.DataFrame:
+    """Run and print the crosscheck; returns every run's metrics (`crosscheck.per_seed`)."""
     from . import frontend
 
     sc = frontend.resolve(scenario)
     names = [c.strip() for c in cca.split(",") if c.strip()]
     path = figure or Path(f"crosscheck-{sc.name}.png")
-    table, written = frontend.crosscheck(sc, names, seeds, path, progress=lambda m: console.log(m), against=against)
+    table, runs, written = frontend.crosscheck(
+        sc, names, seeds, path, progress=lambda m: console.log(m), against=against
+    )
     label = frontend.AGAINST[against]
     for t in crosscheck_tables(table, sc.name, seeds, label):
         console.print(t)
-    console.print(f"* engine and {label} differ by more than 10% (throughput, RTT) or 20% (delay)")
+    console.print(
+        f"* engine and {label} miss the bar: more than 10% apart (throughput, RTT), 20% (delay), 25% "
+        f"(retransmissions), or a count where {label} had none (retransmissions, RTOs); in range: the "
+        f"engine's mean is inside {label}'s per-seed range"
+    )
     console.print(f"wrote {written}")
+    return runs
 
 
 def chosen_backend(scenario: str, backend: str | None) -> str:

@@ -202,19 +202,21 @@ def crosscheck(
     figure: Path,
     progress: Callable[[str], None] = lambda _: None,
     against: str = "linux",
-) -> tuple[pd.DataFrame, Path]:
-    """The engine and `against` (linux or ns3) per CCA; the comparison table and the written figure."""
+) -> tuple[pd.DataFrame, pd.DataFrame, Path]:
+    """The engine and `against` (linux or ns3) per CCA: the comparison table, every run's metrics
+    (`crosscheck.per_seed`) and the written figure."""
     if against not in AGAINST:
         raise UserError("--against", json.dumps(against), " or ".join(AGAINST))
     label = AGAINST[against]
+    seed_list = [sc.seed + k for k in range(seeds)]
     results = xc.crosscheck(
         sc.to_dict(),
         ccas,
-        [sc.seed + k for k in range(seeds)],
+        seed_list,
         _engine_runner(sc.source),
         _other_runner(sc.source, against),
         progress,
         label,
     )
     title = f"{sc.name}: engine (solid) vs {'Linux kernel' if against == 'linux' else 'ns-3'} (dashed)"
-    return xc.table(results, label), xc.figure(results, figure, title, label)
+    return xc.table(results, label), xc.per_seed(results, seed_list, label), xc.figure(results, figure, title, label)

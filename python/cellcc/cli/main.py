@@ -150,10 +150,15 @@ def crosscheck(
     seeds: SeedsOpt = 1,
     figure: linux_cli.FigureOpt = None,
     against: linux_cli.AgainstOpt = "linux",
+    out: OutTableOpt = None,
 ) -> None:
-    """Run SCENARIO per CCA on the engine and on real Linux TCP (root) or ns-3; compare; plot cwnd and throughput."""
+    """Run SCENARIO per CCA on the engine and on real Linux TCP (root) or ns-3; compare; plot cwnd and
+    throughput. --out writes every run's metrics (one row per backend, CCA and seed)."""
     with reported():
-        linux_cli.crosscheck_command(scenario, cca, seeds, figure, _out, against)
+        runs = linux_cli.crosscheck_command(scenario, cca, seeds, figure, _out, against)
+        if out is not None:
+            _write_table(runs, out)
+            _out.print(f"wrote {out}")
 
 
 @app.command()
