@@ -42,18 +42,30 @@ fn jain(x: &[f64]) -> f64 {
     sum * sum / (x.len() as f64 * x.iter().map(|v| v * v).sum::<f64>())
 }
 
+/// Start times of the second flow, s: one run is one phase of a deterministic drop-tail
+/// queue, and which flow its overflows hit depends on that phase (Floyd and Jacobson 1992,
+/// "phase effects"). Two kernel CUBIC flows on this path (`cellcc run --backend linux`,
+/// 2026-11-28) gave Jain 0.88-0.99 in single 10-s windows; fairness is the mean over phases.
+const SECOND_FLOW_STARTS_S: [f64; 6] = [2.0, 2.1, 2.2, 2.3, 2.4, 2.5];
+
 #[test]
 fn two_flows_of_the_same_algorithm_share_fairly_within_30_s() {
-    // The second flow starts 2 s after the first, into a full pipe; over the
-    // last 10 of 30 s their mean goodputs must give Jain >= 0.9.
+    // The second flow starts about 2 s after the first, into a full pipe; over the last 10 of
+    // 30 s their mean goodputs must give Jain >= 0.9, averaged over the start phases.
     for cca in ALGORITHMS {
-        let mut v = with_cca(path(RATE_MBPS, RTT_MS, bdp_packets(RATE_MBPS, RTT_MS), 30.0), cca);
-        let second = json!({"src": "server", "dst": "client", "cca": cca, "start_s": 2.0, "app": {"kind": "bulk"}});
-        v["flows"].as_array_mut().unwrap().push(second);
-        let out = run(&v, 1);
-        let x = [mean_throughput(&out, "flow0", 20.0, 30.0), mean_throughput(&out, "flow1", 20.0, 30.0)];
-        let j = jain(&x);
-        assert!(j >= 0.9, "{cca}: Jain {j:.3} from goodputs {:.0} / {:.0} bit/s", x[0], x[1]);
+        let index: Vec<f64> = SECOND_FLOW_STARTS_S
+            .iter()
+            .map(|&start_s| {
+                let mut v = with_cca(path(RATE_MBPS, RTT_MS, bdp_packets(RATE_MBPS, RTT_MS), 30.0), cca);
+                let second =
+                    json!({"src": "server", "dst": "client", "cca": cca, "start_s": start_s, "app": {"kind": "bulk"}});
+                v["flows"].as_array_mut().unwrap().push(second);
+                let out = run(&v, 1);
+                jain(&[mean_throughput(&out, "flow0", 20.0, 30.0), mean_throughput(&out, "flow1", 20.0, 30.0)])
+            })
+            .collect();
+        let mean = index.iter().sum::<f64>() / index.len() as f64;
+        assert!(mean >= 0.9, "{cca}: mean Jain {mean:.3} over the start phases {index:.3?}");
     }
 }
 

@@ -3,7 +3,8 @@
 //! ACKs for one `rcv_nxt` go at once (what the sender's fast retransmit needs); later ones are
 //! held for a timer of 5 % of the RTT, at most `tcp_comp_sack_delay_ns` (1 ms), and leave as
 //! one ACK carrying the newest SACK blocks. At most `tcp_comp_sack_nr` are held; 0 turns the
-//! compression off. Any ACK sent ends the holding.
+//! compression off. Any ACK sent ends the holding; the receiver also sends the held ones before
+//! its SACK list forgets a block (`tcp_sack_compress_send_ack`, in `tcp/receiver.rs`).
 //!
 //! ```text
 //!  SACK due ─► rcv_nxt moved? reset count ─► count < 3: send ─► else hold, arm timer once
@@ -75,6 +76,11 @@ impl CompSack {
             self.timer_at = None;
         }
         due && self.held > 0
+    }
+
+    /// Whether duplicate ACKs are being held (Linux `tp->compressed_ack` != 0).
+    pub fn holds(&self) -> bool {
+        self.held > 0
     }
 
     /// Any ACK went out: nothing is held any more.

@@ -29,6 +29,8 @@ use crate::sim::SimTime;
 
 /// RFC 5681 §4.2 / Linux `__tcp_ack_snd_check`: an ACK for at least every second full segment.
 const LINUX_DELAYED_ACK_COUNT: u32 = 2;
+/// Linux `TCP_NUM_SACKS` (include/linux/tcp.h): SACK blocks the receiver keeps listed.
+const LINUX_TCP_NUM_SACKS: usize = 4;
 
 /// How the receiver reports CE marks back to the sender.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -242,9 +244,7 @@ impl TcpReceiver {
             }
             EcnEcho::Accurate { ce: echoed } if echoed != ce => {
                 if self.segs_since_ack > 0 {
-                    self.early_ack = Some(self.ack_segment(now));
-                    self.segs_since_ack = 0;
-                    self.delack_at = None;
+                    self.ack_before_this_segment(now);
                 }
                 self.echo = EcnEcho::Accurate { ce };
             }
@@ -298,6 +298,9 @@ impl TcpReceiver {
                 let (dup_start, dup_end) = (start.max(b.start), end.min(b.end));
                 self.note_duplicate(dup_start, dup_end);
             }
+            if self.forgets_a_sack_block(start, end) && self.comp_sack.holds() {
+                self.ack_before_this_segment(now);
+            }
             self.insert_ooo(start, end);
             if self.p.sack {
                 self.rwnd.on_out_of_order((end - start) as u32, self.ooo_bytes());
@@ -342,6 +345,28 @@ impl TcpReceiver {
             self.ack_clock.leave_quickack();
         }
         advances
+    }
+
+    /// An ACK of the state before the segment now arriving, sent ahead of it (Linux sends it
+    /// there and then: `tcp_event_ack_sent` clears the held SACKs and the delayed-ACK timer).
+    fn ack_before_this_segment(&mut self, now: SimTime) {
+        self.early_ack = Some(self.ack_segment(now));
+        self.segs_since_ack = 0;
+        self.delack_at = None;
+        self.comp_sack.on_ack_sent();
+    }
+
+    /// Linux `tcp_sack_new_ofo_skb`: the receiver lists at most `TCP_NUM_SACKS` blocks, most
+    /// recently changed first. Out-of-order data that extends none of them opens a new block at
+    /// the front; with the list full the oldest is forgotten, and Linux first sends any held
+    /// SACKs (`tcp_sack_compress_send_ack`) so the sender has seen it.
+    fn forgets_a_sack_block(&self, start: u64, end: u64) -> bool {
+        if !self.p.sack || self.ooo.len() < LINUX_TCP_NUM_SACKS {
+            return false;
+        }
+        let listed = |b: &Block| self.ooo.iter().filter(|o| o.touched > b.touched).count() < LINUX_TCP_NUM_SACKS;
+        // `tcp_sack_extend`: a listed block that overlaps or abuts the data takes it in.
+        !self.ooo.iter().any(|b| b.start <= end && start <= b.end && listed(b))
     }
 
     fn absorb_ooo(&mut self) {
@@ -400,7 +425,6 @@ impl TcpReceiver {
         // Tested before taking: moving the (large) `Option<TcpSegment>` out costs a copy per poll.
         if self.early_ack.is_some() {
             self.ack_clock.on_ack_sent();
-            self.comp_sack.on_ack_sent();
             return self.early_ack.take();
         }
         if !self.ack_due {
@@ -617,6 +641,36 @@ mod tests {
             r.poll_transmit(t).is_some()
         });
         assert_eq!(sent.count(), 8);
+    }
+
+    #[test]
+    fn held_sacks_go_before_the_receiver_forgets_a_block() {
+        let mut r = rx();
+        let t = SimTime::ZERO + SimDuration::from_ms(20);
+        feed(&mut r, t, 0, 16);
+        let arrive = |r: &mut TcpReceiver, at: SimTime, seq: u64| {
+            r.on_segment(at, &data(seq, 1000));
+            std::iter::from_fn(|| r.poll_transmit(at)).collect::<Vec<_>>()
+        };
+        // Four blocks behind four holes (16,000, 18,000, 20,000, 22,000 lost): three duplicate
+        // ACKs go at once, the fourth is held.
+        for (i, seq) in [17_000u64, 19_000, 21_000].into_iter().enumerate() {
+            assert_eq!(arrive(&mut r, t + SimDuration::from_us(i as u64), seq).len(), 1);
+        }
+        assert!(arrive(&mut r, t + SimDuration::from_us(3), 23_000).is_empty());
+        // Extending a listed block forgets nothing: still held.
+        assert!(arrive(&mut r, t + SimDuration::from_us(4), 24_000).is_empty());
+        // A fifth block would push the oldest (17,000) out of the list: the held SACK goes
+        // first, with the blocks before this segment; this one's is held anew.
+        let now = t + SimDuration::from_us(5);
+        let acks = arrive(&mut r, now, 26_000);
+        assert_eq!(acks.len(), 1);
+        assert_eq!(acks[0].sack.as_slice(), &[(23_000, 25_000), (21_000, 22_000), (19_000, 20_000)]);
+        assert_eq!(r.poll_timeout(), Some(now));
+        r.on_timeout(now);
+        assert_eq!(r.poll_transmit(now).unwrap().sack.as_slice()[0], (26_000, 27_000));
+        // With nothing held, a new block sends nothing early.
+        assert!(arrive(&mut r, now, 28_000).is_empty());
     }
 
     #[test]
