@@ -10,6 +10,7 @@ pub mod receiver;
 pub mod recovery;
 pub mod rtt;
 pub mod rwnd;
+pub mod sack_list;
 pub mod scoreboard;
 pub mod sender;
 pub mod tlp;

@@ -23,14 +23,13 @@ use super::comp_sack::{CompSack, SackAck};
 use super::delack::{AckClock, MAX_QUICKACKS};
 use super::rtt::RttEstimator;
 use super::rwnd::{RcvWindow, RmemConfig};
+use super::sack_list::SackList;
 use crate::packet::{SackBlocks, TcpFlags, TcpSegment};
 use crate::scenario::TcpParams;
 use crate::sim::SimTime;
 
 /// RFC 5681 §4.2 / Linux `__tcp_ack_snd_check`: an ACK for at least every second full segment.
 const LINUX_DELAYED_ACK_COUNT: u32 = 2;
-/// Linux `TCP_NUM_SACKS` (include/linux/tcp.h): SACK blocks the receiver keeps listed.
-const LINUX_TCP_NUM_SACKS: usize = 4;
 
 /// How the receiver reports CE marks back to the sender.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -58,8 +57,6 @@ pub enum ReceiverState {
 struct Block {
     start: u64,
     end: u64,
-    /// Recency stamp: SACK blocks are reported newest first.
-    touched: u64,
 }
 
 pub struct TcpReceiver {
@@ -67,7 +64,8 @@ pub struct TcpReceiver {
     state: ReceiverState,
     rcv_nxt: u64,
     ooo: Vec<Block>,
-    touches: u64,
+    /// The SACK blocks listed for the sender (Linux `selective_acks`).
+    sacks: SackList,
     fin_seq: Option<u64>,
     segs_since_ack: u32,
     delack_at: Option<SimTime>,
@@ -109,7 +107,7 @@ impl TcpReceiver {
             state: ReceiverState::Listen,
             rcv_nxt: 0,
             ooo: Vec::new(),
-            touches: 0,
+            sacks: SackList::default(),
             fin_seq: None,
             segs_since_ack: 0,
             delack_at: None,
@@ -298,11 +296,14 @@ impl TcpReceiver {
                 let (dup_start, dup_end) = (start.max(b.start), end.min(b.end));
                 self.note_duplicate(dup_start, dup_end);
             }
-            if self.forgets_a_sack_block(start, end) && self.comp_sack.holds() {
+            // Linux `tcp_sack_new_ofo_skb`: before the SACK list forgets a block, the held
+            // SACKs go (`tcp_sack_compress_send_ack`), so the sender has seen it.
+            if self.p.sack && self.sacks.would_forget(start, end) && self.comp_sack.holds() {
                 self.ack_before_this_segment(now);
             }
             self.insert_ooo(start, end);
             if self.p.sack {
+                self.sacks.on_out_of_order(start, end);
                 self.rwnd.on_out_of_order((end - start) as u32, self.ooo_bytes());
             }
             // RFC 5681 §4.2: an out-of-order segment is ACKed at once (a duplicate ACK), in
@@ -356,19 +357,6 @@ impl TcpReceiver {
         self.comp_sack.on_ack_sent();
     }
 
-    /// Linux `tcp_sack_new_ofo_skb`: the receiver lists at most `TCP_NUM_SACKS` blocks, most
-    /// recently changed first. Out-of-order data that extends none of them opens a new block at
-    /// the front; with the list full the oldest is forgotten, and Linux first sends any held
-    /// SACKs (`tcp_sack_compress_send_ack`) so the sender has seen it.
-    fn forgets_a_sack_block(&self, start: u64, end: u64) -> bool {
-        if !self.p.sack || self.ooo.len() < LINUX_TCP_NUM_SACKS {
-            return false;
-        }
-        let listed = |b: &Block| self.ooo.iter().filter(|o| o.touched > b.touched).count() < LINUX_TCP_NUM_SACKS;
-        // `tcp_sack_extend`: a listed block that overlaps or abuts the data takes it in.
-        !self.ooo.iter().any(|b| b.start <= end && start <= b.end && listed(b))
-    }
-
     fn absorb_ooo(&mut self) {
         while let Some(b) = self.ooo.first() {
             if b.start > self.rcv_nxt {
@@ -377,11 +365,11 @@ impl TcpReceiver {
             self.rcv_nxt = self.rcv_nxt.max(b.end);
             self.ooo.remove(0);
         }
+        self.sacks.on_rcv_nxt(self.rcv_nxt, self.ooo.is_empty());
     }
 
     fn insert_ooo(&mut self, start: u64, end: u64) {
-        self.touches += 1;
-        let mut nb = Block { start, end, touched: self.touches };
+        let mut nb = Block { start, end };
         // Merge every block that overlaps or abuts the new one.
         self.ooo.retain(|b| {
             let disjoint = b.end < nb.start || b.start > nb.end;
@@ -490,36 +478,16 @@ impl TcpReceiver {
         }
     }
 
-    /// RFC 2018 §4: the most recently changed block first, then the others by recency;
-    /// a D-SACK block, when there is one, goes before them all (RFC 2883 §4).
+    /// RFC 2018 §4: the listed blocks, most recently changed first, as many as fit (Linux
+    /// `tcp_established_options`); a D-SACK block, when there is one, goes before them all
+    /// (RFC 2883 §4).
     fn sack_blocks(&self, dsack: Option<(u64, u64)>) -> SackBlocks {
         let mut out = SackBlocks::default();
         if let Some(d) = dsack {
             out.push(d);
         }
-        // In order (the usual case): no blocks to rank.
-        if self.ooo.is_empty() {
-            return out;
-        }
-        let max = TcpSegment::max_sack_blocks(self.p.timestamps) - out.len as usize;
-        let mut order: [(u64, usize); 8] = [(0, 0); 8];
-        let n = self.ooo.len().min(order.len());
-        // The newest blocks sit anywhere in the sorted list; pick the `max` newest.
-        let mut picked = 0;
-        for (i, b) in self.ooo.iter().enumerate() {
-            if picked < n {
-                order[picked] = (b.touched, i);
-                picked += 1;
-            } else if let Some(min) = order[..n].iter_mut().min_by_key(|o| o.0) {
-                if b.touched > min.0 {
-                    *min = (b.touched, i);
-                }
-            }
-        }
-        order[..picked].sort_unstable_by_key(|o| std::cmp::Reverse(o.0));
-        for &(_, i) in order[..picked].iter().take(max) {
-            out.push((self.ooo[i].start, self.ooo[i].end));
-        }
+        let room = TcpSegment::max_sack_blocks(self.p.timestamps) - out.len as usize;
+        self.sacks.blocks().iter().take(room).for_each(|&b| out.push(b));
         out
     }
 }
