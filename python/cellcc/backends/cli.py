@@ -34,6 +34,14 @@ AgainstOpt = Annotated[
     str,
     typer.Option("--against", help="The backend to hold the engine against: linux (needs root) or ns3."),
 ]
+RunsOutOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--out",
+        help="Also write every run's metrics (one row per backend, CCA and seed) to this .csv or .parquet file.",
+        show_default=False,
+    ),
+]
 FigureOpt = Annotated[
     Path | None,
     typer.Option(

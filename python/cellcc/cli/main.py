@@ -150,10 +150,9 @@ def crosscheck(
     seeds: SeedsOpt = 1,
     figure: linux_cli.FigureOpt = None,
     against: linux_cli.AgainstOpt = "linux",
-    out: OutTableOpt = None,
+    out: linux_cli.RunsOutOpt = None,
 ) -> None:
-    """Run SCENARIO per CCA on the engine and on real Linux TCP (root) or ns-3; compare; plot cwnd and
-    throughput. --out writes every run's metrics (one row per backend, CCA and seed)."""
+    """Run SCENARIO per CCA on the engine and on real Linux TCP (root) or ns-3; compare; plot cwnd and throughput."""
     with reported():
         runs = linux_cli.crosscheck_command(scenario, cca, seeds, figure, _out, against)
         if out is not None:
