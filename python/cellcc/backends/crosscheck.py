@@ -99,13 +99,17 @@ class SideResult:
     #: The Linux backend's emulator timing report per run (`summary.emulator.lateness_us`).
     lateness_us: list[dict[str, int]] = field(default_factory=list)
 
+    def values(self, metric: str) -> list[float]:
+        """The metric of every run, in seed order."""
+        return [m[metric] for m in self.per_seed]
+
     def mean(self, metric: str) -> float:
-        vals = [m[metric] for m in self.per_seed]
+        vals = self.values(metric)
         return float(np.mean(vals)) if vals else math.nan
 
     def spread(self, metric: str) -> tuple[float, float]:
         """The smallest and largest per-seed value (NaN, NaN without runs)."""
-        vals = [m[metric] for m in self.per_seed]
+        vals = self.values(metric)
         return (float(np.min(vals)), float(np.max(vals))) if vals else (math.nan, math.nan)
 
 

@@ -61,12 +61,17 @@ impl SackList {
             let (first, b) = (self.blocks[0], self.blocks[i]);
             if touches(first, b.0, b.1) {
                 self.blocks[0] = (first.0.min(b.0), first.1.max(b.1));
-                self.blocks[i..self.len].rotate_left(1);
-                self.len -= 1;
+                self.remove(i);
             } else {
                 i += 1;
             }
         }
+    }
+
+    /// Drop block `i`, keeping the others in order.
+    fn remove(&mut self, i: usize) {
+        self.blocks[i..self.len].rotate_left(1);
+        self.len -= 1;
     }
 
     /// `rcv_nxt` advanced (`tcp_sack_remove`): blocks it reached go; all of them once nothing
@@ -79,8 +84,7 @@ impl SackList {
         let mut i = 0;
         while i < self.len {
             if self.blocks[i].0 <= rcv_nxt {
-                self.blocks[i..self.len].rotate_left(1);
-                self.len -= 1;
+                self.remove(i);
             } else {
                 i += 1;
             }
