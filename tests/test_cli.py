@@ -208,3 +208,14 @@ def test_light_commands_import_no_heavy_library(argv):
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
     assert out.strip().splitlines()[-1] == "[]"
+
+
+@pytest.mark.parametrize("command", [["compare", "bottleneck", "--seeds", "1"], ["crosscheck", "bottleneck"]])
+def test_an_out_table_that_cannot_be_written_is_refused_before_any_run(cli, tmp_path, command):
+    not_a_folder = tmp_path / "file"
+    not_a_folder.write_text("")
+    for out in (tmp_path / "runs.txt", not_a_folder / "runs.csv"):
+        result = cli(*command, "--out", str(out))
+        assert result.exit_code == 2, result.stderr
+        assert "--out" in result.stderr and str(out) in result.stderr and ".csv or .parquet" in result.stderr
+        assert not (tmp_path / "runs.txt").exists()

@@ -13,6 +13,7 @@ import shutil
 from importlib import metadata
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from cellcc.backends.ns3 import plan as ns3_plan
@@ -336,15 +337,18 @@ def test_cli_run_backend_ns3_and_crosscheck_against_ns3(tmp_path: Path):
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())
     assert summary["provenance"]["backend"] == "ns3"
     fig = tmp_path / "xc.png"
-    r = CliRunner().invoke(
-        app, ["crosscheck", str(path), "--against", "ns3", "--cca", "cubic,copa", "--figure", str(fig)]
-    )
+    runs = tmp_path / "runs.parquet"
+    args = ["crosscheck", str(path), "--against", "ns3", "--cca", "cubic,copa", "--figure", str(fig)]
+    r = CliRunner().invoke(app, [*args, "--out", str(runs)])
     assert r.exit_code == 0, r.output
     assert "engine/ns3" in r.output and "throughput Mbit/s" in r.output
     assert "one-way delay ms" in r.output and "wall time s" in r.output
     # The refused CCA's column is empty, and the caption says why (the one-line user error).
     assert 'ns3: flows[0].cca: got "copa"; allowed: (ns3 backend)' in r.output
     assert fig.is_file() and fig.stat().st_size > 10_000
+    # --out: one row per run; ns-3 refused copa, so it has no row.
+    ran = pd.read_parquet(runs)[["backend", "cca", "seed"]].to_records(index=False).tolist()
+    assert sorted(ran) == [("engine", "copa", 1), ("engine", "cubic", 1), ("ns3", "cubic", 1)]
 
 
 def test_cli_refuses_an_ns3_cca_in_one_line(tmp_path: Path):

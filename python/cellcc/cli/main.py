@@ -110,8 +110,7 @@ def compare(
         from cellcc.compare import compare_runs, summarise
         from cellcc.recommend import recommend
 
-        if out is not None and out.suffix.lower() not in _TABLE_SUFFIXES:
-            raise UserError("--out", json.dumps(str(out)), "a file ending in .csv or .parquet")
+        _check_table_out(out)
         chosen = linux_cli.chosen_backend(scenario, backend)
         if chosen != "engine":
             runs = linux_cli.compare_linux_runs(scenario, cca, seeds, chosen)
@@ -125,6 +124,21 @@ def compare(
         if out is not None:
             _write_table(table, out)
             _out.print(f"wrote {out}")
+
+
+def _check_table_out(out: Path | None) -> None:
+    """Refuse an --out table the command could not write, before any run: a .csv or .parquet
+    file whose nearest existing folder is a folder we may write in."""
+    if out is None:
+        return
+    allowed = "a file ending in .csv or .parquet, in a folder that exists or can be made"
+    if out.suffix.lower() not in _TABLE_SUFFIXES:
+        raise UserError("--out", json.dumps(str(out)), allowed)
+    folder = out.absolute().parent
+    while not folder.exists():
+        folder = folder.parent
+    if not folder.is_dir() or not os.access(folder, os.W_OK | os.X_OK):
+        raise UserError("--out", json.dumps(str(out)), allowed)
 
 
 def _write_table(table, path: Path) -> None:
@@ -154,6 +168,7 @@ def crosscheck(
 ) -> None:
     """Run SCENARIO per CCA on the engine and on real Linux TCP (root) or ns-3; compare; plot cwnd and throughput."""
     with reported():
+        _check_table_out(out)
         runs = linux_cli.crosscheck_command(scenario, cca, seeds, figure, _out, against)
         if out is not None:
             _write_table(runs, out)
