@@ -61,6 +61,10 @@ class RandomWalk:
             raise ValueError("need step_ms >= 1, duration_ms >= step_ms, theta in [0, 1]")
 
 
+#: Packets an integral may fall short of a whole number by float rounding and still count it.
+_WHOLE_PACKET_SLACK = 1e-9
+
+
 def _reflect(x: float, low: float, high: float) -> float:
     """Fold ``x`` back into [low, high] (a bounded walk that does not stick to its bounds)."""
     width = high - low
@@ -85,15 +89,18 @@ def rate_steps(walk: RandomWalk) -> list[float]:
 
 def step_lines(rates_mbps: list[float], step_ms: int) -> Iterator[int]:
     """Millisecond timestamps (1 .. len x step_ms) of each delivery opportunity of a rate
-    that holds each of ``rates_mbps`` for ``step_ms`` in turn."""
-    credit = 0.0
+    that holds each of ``rates_mbps`` for ``step_ms`` in turn: by each millisecond, as many as
+    the rate's integral so far holds whole packets (taken from the integral, not a running sum
+    of per-millisecond credits, whose rounding could lose the last packet)."""
+    delivered = 0
+    owed_before_step = 0.0
     for k, rate_mbps in enumerate(rates_mbps):
         packets_per_ms = rate_mbps * 1e6 / (_BITS_PER_BYTE * MAHIMAHI_PACKET_BYTES * _MS_PER_S)
-        for ms in range(k * step_ms + 1, (k + 1) * step_ms + 1):
-            credit += packets_per_ms
-            whole = int(credit)
-            credit -= whole
-            yield from (ms for _ in range(whole))
+        for elapsed_ms, ms in enumerate(range(k * step_ms + 1, (k + 1) * step_ms + 1), start=1):
+            owed = int(owed_before_step + packets_per_ms * elapsed_ms + _WHOLE_PACKET_SLACK)
+            yield from (ms for _ in range(owed - delivered))
+            delivered = owed
+        owed_before_step += packets_per_ms * step_ms
 
 
 def mahimahi_lines(walk: RandomWalk) -> Iterator[int]:
