@@ -333,6 +333,9 @@ def test_bulk_cubic_flow_fills_the_link_and_returns_the_engine_tables(emu, tmp_p
         assert list(getattr(out, table).columns) == cols.split(), table
     f = out.flows.iloc[0]
     assert f["cca"] == "cubic"
+    # The socket is ready before the start time and the wait spins its end: connect() runs at the
+    # flow's start, within a few microseconds (set up after the wait, it ran 0.3-0.5 ms late).
+    assert 0 <= f["first_tx_s"] < 250e-6
     # 1448 payload bytes per 1500-byte packet: goodput <= 9.65 Mbit/s. Slow start costs the first
     # RTTs, and on a busy 2-core VM the emulator can stall for tens of ms (its lateness report),
     # which moves single slots: so the whole run must reach 2/3 of the link, the median slot 9 Mbit/s.
@@ -418,6 +421,31 @@ def test_crosscheck_reports_a_cca_the_kernel_lacks_and_runs_the_engine_side(tmp_
     assert row["engine"] > 1 and math.isnan(row["kernel"])
     assert f'kernel: flows[0].cca: got "{engine_only}"' in row["note"] and "the running kernel offers" in row["note"]
     assert figure.is_file()
+
+
+def test_crosscheck_starts_each_seeds_flows_at_its_own_phase_of_a_traces_millisecond():
+    from cellcc.backends import crosscheck as xc
+
+    def scenario(forward: dict) -> dict:
+        link = {"id": "l", "a": "s", "b": "c", "delay_ms": 30, "forward": forward, "reverse": {}}
+        return {"links": [link], "flows": [{"src": "s", "dst": "c"}, {"src": "s", "dst": "c", "start_s": 2.0}]}
+
+    traced, wired = scenario({"trace": "down.trace"}), scenario({"rate_mbps": 10})
+    seen: list[tuple[float, float]] = []
+
+    def runner(sc: dict, seed: int):
+        seen.append((sc["flows"][0]["start_s"], sc["flows"][1]["start_s"]))
+        raise RuntimeError("stop here")  # run_side keeps the error; the scenario it got is what counts
+
+    phases = []
+    for seed in (1, 2, 3, 4):
+        xc.run_side(runner, traced, [seed])
+        first, second = seen[-1]
+        assert 0 <= first < xc.TRACE_GRID_S and second == pytest.approx(2.0 + first)
+        phases.append(first)
+    assert sorted(phases) == pytest.approx([0.236e-3, 0.472e-3, 0.618e-3, 0.854e-3], abs=1e-6)
+    assert "start_s" not in traced["flows"][0]  # the caller's scenario is left as it was
+    assert xc.with_start_phase(wired, 3) is wired  # no millisecond grid, nothing to sample
 
 
 def test_crosscheck_table_shows_a_single_rto_in_a_mean_over_seeds():

@@ -1,7 +1,8 @@
 """Tiny packet logger (no tcpdump here): AF_PACKET on one device, kernel rx timestamps.
 
 Usage: python sniff.py DEV OUT.csv STOP_MONOTONIC_NS
-Writes t_ns (CLOCK_MONOTONIC, from SO_TIMESTAMPNS realtime + offset), dir (in/out), seq, ack, payload.
+Writes t_ns (CLOCK_MONOTONIC, from SO_TIMESTAMPNS realtime + offset), dir (in/out), seq, ack, payload,
+sack (the SACK option's blocks as start-end pairs joined by ';', empty when none).
 """
 
 import signal
@@ -9,6 +10,8 @@ import socket
 import struct
 import sys
 import time
+
+from rounds import sack_blocks
 
 ETH_P_ALL = 0x0003
 SO_TIMESTAMPNS = 35
@@ -45,8 +48,9 @@ while time.monotonic_ns() < stop_ns and not stop[0]:
     doff = (data[ihl + 12] >> 4) * 4
     seq, ack = struct.unpack("!II", data[ihl + 4 : ihl + 12])
     payload = tot - ihl - doff
-    rows.append((ts, "out" if addr[2] == PACKET_OUTGOING else "in", seq, ack, payload))
+    sack = ";".join(f"{a}-{b}" for a, b in sack_blocks(data[ihl + 20 : ihl + doff]))
+    rows.append((ts, "out" if addr[2] == PACKET_OUTGOING else "in", seq, ack, payload, sack))
 with open(out, "w") as f:
-    f.write("t_ns,dir,seq,ack,payload\n")
+    f.write("t_ns,dir,seq,ack,payload,sack\n")
     for r in rows:
         f.write(",".join(str(x) for x in r) + "\n")

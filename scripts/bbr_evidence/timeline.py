@@ -26,7 +26,8 @@ def row(name: str, t_s: np.ndarray, retrans: np.ndarray, pacing_mbps: np.ndarray
 
 def kernel_row(workdir: str) -> str:
     samples = json.loads(Path(workdir, "send0.json").read_text())["samples"]
-    t0 = samples[0]["t_ns"]
+    # Times from the trace's zero, the scenario's time zero (the first sample comes an RTT later).
+    t0 = json.loads(Path(workdir, "emu.json").read_text())["trace_start_ns"]
     t_s = np.array([(x["t_ns"] - t0) / 1e9 for x in samples])
     retrans = np.array([x["total_retrans"] for x in samples])
     return row(workdir, t_s, retrans, np.array([x["pacing_rate_Bps"] * 8 / 1e6 for x in samples]))

@@ -38,9 +38,21 @@ NS_PER_S = 1_000_000_000
 RECEIVER_FIELDS = ("data_segs_in", "rcv_ssthresh", "rcv_rtt_us", "rcv_space", "rcv_wnd", "advmss")
 
 
+#: The last stretch before a start time is spun rather than slept: a sleep can wake this late.
+SPIN_NS = 2_000_000
+
+
 def _sleep_until(t_ns: int) -> None:
-    while (left := t_ns - time.monotonic_ns()) > 0:
-        time.sleep(left / NS_PER_S)
+    """Return at t_ns to within microseconds: sleep, then spin the last SPIN_NS.
+
+    The scenario's time zero is the trace's time zero (cellcc-emu `trace_start_ns`); a flow that
+    starts late sees the trace at another phase, which on a millisecond trace decides which
+    delivery opportunity its packets catch.
+    """
+    while (left := t_ns - time.monotonic_ns()) > SPIN_NS:
+        time.sleep((left - SPIN_NS) / NS_PER_S)
+    while time.monotonic_ns() < t_ns:
+        pass
 
 
 def _sample_sender(sock: socket.socket, t_ns: int) -> dict:
@@ -81,8 +93,21 @@ class _Writer:
         return self.app == "finite" and self.written >= self.total
 
 
+def _write(sock: socket.socket, writer: _Writer, payload: bytes, want: int) -> bool:
+    """Hand up to `want` bytes to the non-blocking socket; False once the receiver has closed."""
+    if want <= 0:
+        return True
+    try:
+        writer.written += sock.send(payload[:want])
+    except BlockingIOError:
+        pass
+    except (BrokenPipeError, ConnectionResetError):
+        # The receiver reached the run's end and closed first: the run is over.
+        return False
+    return True
+
+
 def run_sender(a: argparse.Namespace) -> dict:
-    _sleep_until(a.start_ns)
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     try:
         sock.setsockopt(socket.IPPROTO_TCP, tcp_info.TCP_CONGESTION, a.cca.encode())
@@ -95,19 +120,24 @@ def run_sender(a: argparse.Namespace) -> dict:
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_MAXSEG, a.mss)
     sock.bind((a.bind, a.sport))
     sock.settimeout(CONNECT_TIMEOUT_S)
+    # The socket is ready before the start time, so the SYN leaves at it (as the engine's does).
+    _sleep_until(a.start_ns)
     first_tx_ns = time.monotonic_ns()
     sock.connect((a.dst, a.port))
     connected_ns = time.monotonic_ns()
-    cca = sock.getsockopt(socket.IPPROTO_TCP, tcp_info.TCP_CONGESTION, 16).rstrip(b"\0").decode()
     sock.setblocking(False)
     writer = _Writer(a.app, a.bytes, a.rate_bps, a.write_bytes, connected_ns)
+    payload = b"\0" * WRITE_CHUNK_BYTES
+    # Data goes to the kernel before any bookkeeping, as the engine's application has it at
+    # connection: each Python call here would delay the first flight by tens of microseconds.
+    peer_open = _write(sock, writer, payload, writer.allowance(connected_ns))
+    cca = sock.getsockopt(socket.IPPROTO_TCP, tcp_info.TCP_CONGESTION, 16).rstrip(b"\0").decode()
     sample_ns = int(a.sample_ms * 1e6)
     next_sample = connected_ns
     samples: list[dict] = []
     shut = False
-    payload = b"\0" * WRITE_CHUNK_BYTES
     acked_ns = None
-    while (now := time.monotonic_ns()) < a.stop_ns:
+    while peer_open and (now := time.monotonic_ns()) < a.stop_ns:
         if now >= next_sample:
             samples.append(_sample_sender(sock, now))
             next_sample += sample_ns * max(1, (now - next_sample) // sample_ns + 1)
@@ -122,13 +152,7 @@ def run_sender(a: argparse.Namespace) -> dict:
         timeout = max(0, wake - time.monotonic_ns()) / NS_PER_S
         _, writable, _ = select.select([], [sock] if want > 0 else [], [], timeout)
         if writable:
-            try:
-                writer.written += sock.send(payload[:want])
-            except BlockingIOError:
-                pass
-            except (BrokenPipeError, ConnectionResetError):
-                # The receiver reached the run's end and closed first: the run is over.
-                break
+            peer_open = _write(sock, writer, payload, want)
     samples.append(_sample_sender(sock, time.monotonic_ns()))
     sock.close()
     return {

@@ -11,6 +11,13 @@ Retransmissions and RTOs (`timeouts`) are flagged by issue 12's bars: retransmis
 apart, or either count where the other backend had none. Each side's per-seed range is kept beside
 its mean: the kernel's own runs of one scenario spread (host timing decides some loss episodes), and
 a mean that misses a bar while inside the kernel's range is told apart from one outside it.
+On a Mahimahi trace path each seed also starts the flows at its own phase within the trace's
+millisecond (`start_phase_s`), on both backends: delivery opportunities fall on whole milliseconds, so
+an engine flow started exactly on the grid meets the same opportunities under every seed (nothing
+random happens before the first loss), while a kernel flow never starts on it (its SYN leaves tens
+of microseconds late, its first data half a millisecond after the SYN-ACK). Where a decision sits on
+a knife edge (BBR's full-pipe test on the Verizon trace: 25.03% growth against the 25% threshold),
+the engine's seeds would otherwise repeat one outcome that the kernel's runs only sometimes take.
 Wall time is each side's run measured here (seconds per run, the mean over seeds; the engine's
 includes its Python round trip): the ratio is the speed-up the issue asks for, measured side by
 side in one command. It never enters a stored result (determinism).
@@ -43,6 +50,12 @@ NONE_WHERE_NONE = ("retransmits", "timeouts")
 DISTURBED_P99_US = 1000
 METRICS = ("throughput_mbps", "rtt_p50_ms", "rtt_p95_ms", "delay_ms", "retransmits", "timeouts", "wall_s")
 
+#: Mahimahi traces give delivery opportunities on whole milliseconds (cellcc-engine link/trace.rs).
+TRACE_GRID_S = 0.001
+#: The golden-ratio fraction: seeds 1, 2, 3, ... take start phases spread evenly over the millisecond
+#: (Weyl's equidistribution sequence), so even a few seeds cover it.
+PHASE_STEP = (math.sqrt(5) - 1) / 2
+
 #: A backend: (scenario dict, seed) -> an object with `flows`, `timeseries`, `cwnd`, `rtt` DataFrames.
 Runner = Callable[[dict, int], Any]
 
@@ -54,6 +67,28 @@ def with_cca(sc: dict, cca: str) -> dict:
         if f.get("transport", "tcp") == "tcp":
             f["cca"] = cca
             f.pop("cca_params", None)
+    return out
+
+
+def has_trace(sc: dict) -> bool:
+    """Whether any link direction of the scenario is a Mahimahi trace."""
+    return any(
+        (d or {}).get("trace") for link in sc.get("links", []) for d in (link, link.get("forward"), link.get("reverse"))
+    )
+
+
+def start_phase_s(seed: int) -> float:
+    """The start phase, within the trace's millisecond, that seed `seed` gives a trace path's flows."""
+    return (seed * PHASE_STEP) % 1.0 * TRACE_GRID_S
+
+
+def with_start_phase(sc: dict, seed: int) -> dict:
+    """On a trace path, the scenario with every flow starting `start_phase_s(seed)` later; else `sc`."""
+    if not has_trace(sc):
+        return sc
+    out = copy.deepcopy(sc)
+    for f in out["flows"]:
+        f["start_s"] = (f.get("start_s") or 0.0) + start_phase_s(seed)
     return out
 
 
@@ -118,7 +153,7 @@ def run_side(runner: Runner, sc: dict, seeds: Sequence[int]) -> SideResult:
     for seed in seeds:
         started = time.perf_counter()
         try:
-            out = runner(sc, seed)
+            out = runner(with_start_phase(sc, seed), seed)
         except (ValueError, RuntimeError) as e:
             res.error = str(e).splitlines()[0]
             return res
