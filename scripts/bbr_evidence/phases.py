@@ -1,7 +1,7 @@
 """Engine runs of one scenario with the flows started at phases across the trace's millisecond.
 
 Usage: python phases.py SCENARIO.toml CCA [SEEDS=1,2] [STEP_MS=0.1]
-Prints, per start phase and seed, the cumulative retransmissions at fixed times and at the end:
+Prints, per start phase and seed, the cumulative retransmissions at fixed times and the RTOs:
 which runs take which branch, and when they part. Compare with `timeline.py`'s kernel rows.
 """
 
@@ -20,8 +20,9 @@ def main() -> None:
     seeds = [int(s) for s in (sys.argv[3] if len(sys.argv) > 3 else "1,2").split(",")]
     step_ms = float(sys.argv[4]) if len(sys.argv) > 4 else 0.1
     base = cellcc.Scenario.load(scenario).with_cca(cca).to_dict()
-    print(f"{'phase ms':>8} {'seed':>4} " + " ".join(f"{m:>6}" for m in MARKS_S) + "   (cumulative retransmissions)")
-    totals = []
+    marks = " ".join(f"{m:>6}" for m in MARKS_S)
+    print(f"{'phase ms':>8} {'seed':>4} {marks}  RTOs   (cumulative retransmissions at the marks, s)")
+    totals, with_rto = [], 0
     for phase_ms in np.arange(0, 1, step_ms):
         sc = copy.deepcopy(base)
         for f in sc["flows"]:
@@ -32,8 +33,11 @@ def main() -> None:
             cum = out.timeseries["retransmits"].cumsum().to_numpy()
             at = [int(cum[max(0, int(np.searchsorted(t_s, m)) - 1)]) for m in MARKS_S]
             totals.append(int(out.flows["retransmits"].sum()))
-            print(f"{phase_ms:8.1f} {seed:4d} " + " ".join(f"{x:6d}" for x in at))
+            rtos = int(out.flows["timeouts"].sum())
+            with_rto += rtos > 0
+            print(f"{phase_ms:8.2f} {seed:4d} " + " ".join(f"{x:6d}" for x in at) + f" {rtos:5d}")
     print(f"retransmissions over all runs: mean {np.mean(totals):.0f}, range {min(totals)}-{max(totals)}")
+    print(f"runs with an RTO: {with_rto} of {len(totals)}")
 
 
 if __name__ == "__main__":

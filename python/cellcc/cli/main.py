@@ -166,7 +166,10 @@ def crosscheck(
     against: linux_cli.AgainstOpt = "linux",
     out: linux_cli.RunsOutOpt = None,
 ) -> None:
-    """Run SCENARIO per CCA on the engine and on real Linux TCP (root) or ns-3; compare; plot cwnd and throughput."""
+    """Run SCENARIO per CCA on the engine and on real Linux TCP (root) or ns-3; compare; plot cwnd and throughput.
+
+    On a Mahimahi trace path each seed starts the flows at its own phase of the trace's millisecond, on both backends.
+    """
     with reported():
         _check_table_out(out)
         runs = linux_cli.crosscheck_command(scenario, cca, seeds, figure, _out, against)
