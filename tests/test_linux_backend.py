@@ -423,7 +423,7 @@ def test_crosscheck_reports_a_cca_the_kernel_lacks_and_runs_the_engine_side(tmp_
     assert figure.is_file()
 
 
-def test_crosscheck_starts_each_seeds_flows_at_its_own_phase_of_a_traces_millisecond():
+def test_crosscheck_starts_each_seeds_flows_at_its_own_phase_of_a_traces_millisecond(monkeypatch):
     from cellcc.backends import crosscheck as xc
 
     def scenario(forward: dict) -> dict:
@@ -446,6 +446,14 @@ def test_crosscheck_starts_each_seeds_flows_at_its_own_phase_of_a_traces_millise
     assert sorted(phases) == pytest.approx([0.236e-3, 0.472e-3, 0.618e-3, 0.854e-3], abs=1e-6)
     assert "start_s" not in traced["flows"][0]  # the caller's scenario is left as it was
     assert xc.with_start_phase(wired, 3) is wired  # no millisecond grid, nothing to sample
+
+    # Each run's row says which phase it ran at.
+    monkeypatch.setattr(xc, "metrics", lambda out, wall_s: dict.fromkeys(xc.METRICS, 1.0))
+    results = {
+        "bbr": (xc.run_side(lambda sc, seed: None, traced, [1, 2]), xc.run_side(lambda sc, seed: None, wired, [1]))
+    }
+    rows = xc.per_seed(results, [1, 2])
+    assert list(rows["start_phase_ms"]) == pytest.approx([0.618, 0.236, 0.0], abs=1e-3)
 
 
 def test_crosscheck_table_shows_a_single_rto_in_a_mean_over_seeds():

@@ -157,7 +157,8 @@ def run_side(runner: Runner, sc: dict, seeds: Sequence[int]) -> SideResult:
         except (ValueError, RuntimeError) as e:
             res.error = str(e).splitlines()[0]
             return res
-        res.per_seed.append(metrics(out, time.perf_counter() - started))
+        phase_ms = start_phase_s(seed) * 1e3 if has_trace(sc) else 0.0
+        res.per_seed.append({**metrics(out, time.perf_counter() - started), "start_phase_ms": phase_ms})
         res.first = res.first or out
         emulator = getattr(out, "summary", {}).get("emulator")
         if emulator:
@@ -240,14 +241,17 @@ def table(results: dict[str, tuple[SideResult, SideResult]], label: str = "kerne
 def per_seed(
     results: dict[str, tuple[SideResult, SideResult]], seeds: Sequence[int], label: str = "kernel"
 ) -> pd.DataFrame:
-    """Every run's metrics, one row per (backend, CCA, seed): what the table's means and ranges are of."""
+    """Every run's metrics, one row per (backend, CCA, seed): what the table's means and ranges are of.
+
+    `start_phase_ms` is the start phase the seed gave the flows on a trace path (0 elsewhere).
+    """
     rows = [
         {"backend": name, "cca": cca, "seed": seed, **m}
         for cca, sides in results.items()
         for name, side in zip(("engine", label), sides, strict=True)
         for seed, m in zip(seeds, side.per_seed, strict=False)
     ]
-    return pd.DataFrame(rows, columns=["backend", "cca", "seed", *METRICS])
+    return pd.DataFrame(rows, columns=["backend", "cca", "seed", "start_phase_ms", *METRICS])
 
 
 def figure(results: dict[str, tuple[SideResult, SideResult]], path: Path, title: str, label: str = "kernel") -> Path:
