@@ -13,7 +13,7 @@ import numpy as np
 
 import cellcc
 
-MARKS_S = (1, 1.5, 2, 3, 6, 10, 20)
+MARKS_S = (1, 1.5, 2, 3, 5, 6, 10, 20)
 
 
 def row(name: str, t_s: np.ndarray, retrans: np.ndarray, pacing_mbps: np.ndarray) -> str:
