@@ -90,7 +90,7 @@ def read_pcap(path: Path, outgoing: bool) -> list[Packet]:
         doff = (ip[ihl + 12] >> 4) * 4
         seq, ack = struct.unpack("!II", ip[ihl + 4 : ihl + 12])
         sack = sack_blocks(ip[ihl + 20 : ihl + doff])
-        # max(0, ...): the engine writes its SYN's options past the datagram's modelled 52 bytes.
+        # max(0, ...): engine captures before 2026-11-28 gave a SYN holding 60 bytes a length of 52.
         packets.append(Packet(sec + frac * scale, outgoing, seq, ack, max(0, total - ihl - doff), sack))
     return packets
 

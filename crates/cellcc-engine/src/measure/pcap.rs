@@ -82,7 +82,8 @@ impl PcapWriter {
         b.extend_from_slice(&((now.as_ns() / NS_PER_S) as u32).to_le_bytes());
         b.extend_from_slice(&((now.as_ns() % NS_PER_S) as u32).to_le_bytes());
         b.extend_from_slice(&incl.to_le_bytes());
-        b.extend_from_slice(&p.ip_bytes.to_le_bytes());
+        // libpcap: the captured length never exceeds the original one.
+        b.extend_from_slice(&p.ip_bytes.max(self.scratch.len() as u32).to_le_bytes());
         b.extend_from_slice(&self.scratch[..incl as usize]);
     }
 
@@ -145,6 +146,20 @@ fn encode(now: SimTime, p: &Packet, out: &mut Vec<u8>) {
             out.extend_from_slice(&0u16.to_be_bytes());
         }
     }
+    if out.len() > p.ip_bytes as usize {
+        say_the_length_held(out);
+    }
+}
+
+/// The engine sizes a SYN as a data-less segment (timestamps only, 52 bytes) but captures it with
+/// Linux's SYN options (20 bytes): the datagram then says the 60 bytes it holds, so the header
+/// (IPv4 total length, RFC 791) does not end inside the TCP options a reader decodes.
+fn say_the_length_held(out: &mut [u8]) {
+    let len = out.len() as u16;
+    out[2..4].copy_from_slice(&len.to_be_bytes());
+    out[10..12].copy_from_slice(&[0, 0]);
+    let csum = checksum(&out[..IPV4_HEADER_BYTES as usize]);
+    out[10..12].copy_from_slice(&csum.to_be_bytes());
 }
 
 fn encode_tcp(now: SimTime, s: &TcpSegment, out: &mut Vec<u8>) {
@@ -206,6 +221,25 @@ mod tests {
         assert_eq!(u32::from_le_bytes(b[36..40].try_into().unwrap()), 1500);
         // IPv4 header checksum verifies to zero.
         assert_eq!(checksum(&b[40..60]), 0);
+    }
+
+    #[test]
+    fn a_syn_record_holds_no_more_than_its_lengths_say() {
+        let mut w = PcapWriter::new();
+        let seg = TcpSegment { flags: TcpFlags(TcpFlags::SYN), timestamps: true, ..Default::default() };
+        let p =
+            Packet::datagram(FlowId(0), FlowDir::Forward, NodeId(0), NodeId(1), Payload::Tcp(seg), 1, SimTime::ZERO);
+        assert_eq!(p.ip_bytes, 52, "the engine's SYN: 20 + 20 + 12 (timestamps)");
+        w.record(SimTime::ZERO, &p);
+        let b = w.into_bytes();
+        let (incl, orig) =
+            (u32::from_le_bytes(b[32..36].try_into().unwrap()), u32::from_le_bytes(b[36..40].try_into().unwrap()));
+        let ip = &b[40..];
+        let total = u16::from_be_bytes([ip[2], ip[3]]) as u32;
+        let tcp_header = (ip[20 + 12] >> 4) as u32 * 4;
+        assert_eq!((incl, orig, total), (60, 60, 60));
+        assert_eq!(20 + tcp_header, total, "the TCP header (Linux's 20 option bytes) ends where the datagram does");
+        assert_eq!(checksum(&ip[..20]), 0);
     }
 
     #[test]
