@@ -98,6 +98,17 @@ def test_recommendation_refuses_on_ties():
     assert rec.verdict.startswith("No recommendation") and "reno (p = 1)" in rec.verdict
 
 
+def test_recommendation_says_when_seeds_did_not_vary_a_ccas_runs():
+    # cubic and reno ran identically in every seed (a trace path without random loss): the constant
+    # difference is "certain" by the rule, and the verdict says it rests on one run per CCA.
+    rec = recommend(runs_frame({"cubic": [18.6] * 3, "reno": [17.9] * 3, "bbr": [15.0, 15.5, 14.7]}), "throughput")
+    assert rec.best == "cubic" and rec.verdict.startswith("Use cubic")
+    assert rec.invariant == ["cubic", "reno"]
+    assert "cubic, reno gave the same mean throughput in every seed" in rec.verdict
+    varied = recommend(runs_frame({"cubic": [10, 11, 10.5, 10.8], "vegas": [5, 5.5, 5.2, 5.1]}), "throughput")
+    assert varied.invariant == [] and "Note:" not in varied.verdict
+
+
 def test_recommendation_refuses_with_noisy_small_differences():
     rec = recommend(runs_frame({"a": [10, 12, 9], "b": [10.5, 11, 9.2]}), "throughput")
     assert rec.best is None and "cannot be told apart" in rec.verdict

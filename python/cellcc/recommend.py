@@ -12,6 +12,10 @@ Rule (stated in every answer):
 3. Recommend the best CCA only if every other is significantly worse. Otherwise refuse,
    and name the CCAs that cannot be told apart from it, with their p-values.
 
+A CCA whose every seed gave the same value ran on a path with nothing random for the seed to
+change (a trace or constant-rate link without random loss): its interval is 0 and a test
+against it compares single runs. The verdict says so (``invariant``); the rule is unchanged.
+
 >>> rec = recommend(runs, "throughput")        # doctest: +SKIP
 >>> rec.verdict                                 # doctest: +SKIP
 'Use cubic: highest mean throughput ...'
@@ -20,7 +24,7 @@ Rule (stated in every answer):
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import pandas as pd
 
@@ -64,6 +68,8 @@ class Recommendation:
     tied: list[str] = field(default_factory=list)
     excluded: list[str] = field(default_factory=list)
     reasons: list[str] = field(default_factory=list)
+    #: CCAs whose runs were identical in every seed (the seeds were not replications).
+    invariant: list[str] = field(default_factory=list)
 
 
 def _objective(name: str) -> Objective:
@@ -81,6 +87,30 @@ def recommend(
 ) -> Recommendation:
     """Rank and recommend from ``runs``: one row per (cca, seed) with the run-metric columns."""
     obj = _objective(objective)
+    rec = _recommend(runs, obj, objective, delay_budget_ms, alpha)
+    invariant = _seed_invariant(runs, obj, rec.excluded)
+    if not invariant:
+        return rec
+    note = (
+        f" Note: {', '.join(invariant)} gave the same {obj.label} in every seed; nothing random on this path"
+        " changed with the seed, so those intervals are 0 and a test against them compares single runs."
+    )
+    return replace(rec, verdict=rec.verdict + note, invariant=invariant)
+
+
+def _seed_invariant(runs: pd.DataFrame, obj: Objective, excluded: list[str]) -> list[str]:
+    """CCAs (outside ``excluded``) whose every seed gave the same value of the objective."""
+    return sorted(
+        str(c)
+        for c, g in runs.groupby("cca", sort=True)
+        if c not in excluded and len(g) > 1 and g[obj.metric].nunique() == 1
+    )
+
+
+def _recommend(
+    runs: pd.DataFrame, obj: Objective, objective: str, delay_budget_ms: float | None, alpha: float
+) -> Recommendation:
+    """Steps 1-3 of the rule in the module doc."""
     per_cca = {cca: g.sort_values("seed") for cca, g in runs.groupby("cca", sort=True)}
     excluded = []
     if delay_budget_ms is not None:
