@@ -445,7 +445,8 @@ def test_crosscheck_starts_each_seeds_flows_at_its_own_phase_of_a_traces_millise
         phases.append(first)
     assert sorted(phases) == pytest.approx([0.236e-3, 0.472e-3, 0.618e-3, 0.854e-3], abs=1e-6)
     assert "start_s" not in traced["flows"][0]  # the caller's scenario is left as it was
-    assert xc.with_start_phase(wired, 3) is wired  # no millisecond grid, nothing to sample
+    # No millisecond grid, nothing to sample: the scenario runs as written.
+    assert xc.start_phase_s(wired, 3) == 0 and xc.with_start_phase(wired, xc.start_phase_s(wired, 3)) is wired
 
     # Each run's row says which phase it ran at.
     monkeypatch.setattr(xc, "metrics", lambda out, wall_s: dict.fromkeys(xc.METRICS, 1.0))

@@ -5,12 +5,12 @@ Prints, per start phase and seed, the cumulative retransmissions at fixed times 
 which runs take which branch, and when they part. Compare with `timeline.py`'s kernel rows.
 """
 
-import copy
 import sys
 
 import numpy as np
 
 import cellcc
+from cellcc.backends.crosscheck import with_start_phase
 
 MARKS_S = (1, 1.5, 2, 3, 6, 10, 20)
 
@@ -24,9 +24,7 @@ def main() -> None:
     print(f"{'phase ms':>8} {'seed':>4} {marks}  RTOs   (cumulative retransmissions at the marks, s)")
     totals, with_rto = [], 0
     for phase_ms in np.arange(0, 1, step_ms):
-        sc = copy.deepcopy(base)
-        for f in sc["flows"]:
-            f["start_s"] = (f.get("start_s") or 0.0) + phase_ms / 1e3
+        sc = with_start_phase(base, phase_ms / 1e3)
         for seed in seeds:
             out = cellcc.run(cellcc.Scenario.from_dict(sc), seed=seed)
             t_s = out.timeseries["t_s"].to_numpy()

@@ -77,18 +77,19 @@ def has_trace(sc: dict) -> bool:
     )
 
 
-def start_phase_s(seed: int) -> float:
-    """The start phase, within the trace's millisecond, that seed `seed` gives a trace path's flows."""
-    return (seed * PHASE_STEP) % 1.0 * TRACE_GRID_S
+def start_phase_s(sc: dict, seed: int) -> float:
+    """The start phase, within the trace's millisecond, that seed `seed` gives the flows of `sc`
+    (0 off trace paths: no millisecond grid to sample)."""
+    return (seed * PHASE_STEP) % 1.0 * TRACE_GRID_S if has_trace(sc) else 0.0
 
 
-def with_start_phase(sc: dict, seed: int) -> dict:
-    """On a trace path, the scenario with every flow starting `start_phase_s(seed)` later; else `sc`."""
-    if not has_trace(sc):
+def with_start_phase(sc: dict, phase_s: float) -> dict:
+    """The scenario with every flow starting `phase_s` later (`sc` itself when it is 0)."""
+    if not phase_s:
         return sc
     out = copy.deepcopy(sc)
     for f in out["flows"]:
-        f["start_s"] = (f.get("start_s") or 0.0) + start_phase_s(seed)
+        f["start_s"] = (f.get("start_s") or 0.0) + phase_s
     return out
 
 
@@ -151,14 +152,14 @@ class SideResult:
 def run_side(runner: Runner, sc: dict, seeds: Sequence[int]) -> SideResult:
     res = SideResult()
     for seed in seeds:
+        phase_s = start_phase_s(sc, seed)
         started = time.perf_counter()
         try:
-            out = runner(with_start_phase(sc, seed), seed)
+            out = runner(with_start_phase(sc, phase_s), seed)
         except (ValueError, RuntimeError) as e:
             res.error = str(e).splitlines()[0]
             return res
-        phase_ms = start_phase_s(seed) * 1e3 if has_trace(sc) else 0.0
-        res.per_seed.append({**metrics(out, time.perf_counter() - started), "start_phase_ms": phase_ms})
+        res.per_seed.append({**metrics(out, time.perf_counter() - started), "start_phase_ms": phase_s * 1e3})
         res.first = res.first or out
         emulator = getattr(out, "summary", {}).get("emulator")
         if emulator:
