@@ -219,3 +219,17 @@ def test_an_out_table_that_cannot_be_written_is_refused_before_any_run(cli, tmp_
         assert result.exit_code == 2, result.stderr
         assert "--out" in result.stderr and str(out) in result.stderr and ".csv or .parquet" in result.stderr
         assert not (tmp_path / "runs.txt").exists()
+
+
+@pytest.mark.parametrize(
+    ("flags", "field", "allowed"),
+    [
+        (["--seeds", "4", "--max-seeds", "2"], "--max-seeds", "at least --seeds (4)"),
+        (["--ci", "1.5"], "--ci", "between 0 and 1"),
+    ],
+)
+def test_crosscheck_refuses_max_seeds_below_seeds_or_a_ci_outside_0_1_before_any_run(cli, flags, field, allowed):
+    result = cli("crosscheck", "bottleneck", "--cca", "cubic", *flags)
+    assert result.exit_code == 2, result.stderr
+    assert field in result.stderr and allowed in result.stderr
+    assert "engine, seed" not in result.stderr + result.stdout

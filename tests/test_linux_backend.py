@@ -453,7 +453,7 @@ def test_crosscheck_starts_each_seeds_flows_at_its_own_phase_of_a_traces_millise
     results = {
         "bbr": (xc.run_side(lambda sc, seed: None, traced, [1, 2]), xc.run_side(lambda sc, seed: None, wired, [1]))
     }
-    rows = xc.per_seed(results, [1, 2])
+    rows = xc.per_seed(results)
     assert list(rows["start_phase_ms"]) == pytest.approx([0.618, 0.236, 0.0], abs=1e-3)
 
 

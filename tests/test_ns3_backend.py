@@ -186,7 +186,8 @@ def test_crosscheck_keeps_each_sides_per_seed_range():
     from cellcc.backends import crosscheck as xc
 
     def side(*retr: float) -> xc.SideResult:
-        return xc.SideResult(per_seed=[dict.fromkeys(xc.METRICS, 1.0) | {"retransmits": r} for r in retr])
+        rows = [dict.fromkeys(xc.METRICS, 1.0) | {"seed": 7 + i, "retransmits": r} for i, r in enumerate(retr)]
+        return xc.SideResult(per_seed=rows)
 
     # A bimodal kernel (32, 95): an engine mean of 33 misses the 25% bar but is inside the range.
     results = {"cubic": (side(33, 33), side(32, 95)), "reno": (side(20, 30), side(40, 60))}
@@ -194,13 +195,69 @@ def test_crosscheck_keeps_each_sides_per_seed_range():
     cubic, reno = t.loc[("cubic", "retransmits")], t.loc[("reno", "retransmits")]
     assert cubic["differs"] and cubic["in_range"] and (cubic["kernel_min"], cubic["kernel_max"]) == (32, 95)
     assert reno["differs"] and not reno["in_range"] and (reno["engine_min"], reno["engine_max"]) == (20, 30)
-    runs = xc.per_seed(results, [7, 8])
+    runs = xc.per_seed(results)
     assert len(runs) == 8 and set(runs["backend"]) == {"engine", "kernel"}
     assert list(runs.query("backend == 'kernel' and cca == 'cubic'")["retransmits"]) == [32, 95]
     assert list(runs.query("backend == 'kernel' and cca == 'cubic'")["seed"]) == [7, 8]
 
 
 # --- runs on ns-3 ----------------------------------------------------------------------------
+
+
+def test_crosscheck_adds_seeds_until_each_sides_means_are_known_to_the_asked_width(monkeypatch):
+    from cellcc.backends import crosscheck as xc
+    from cellcc.stats import mean_ci
+
+    monkeypatch.setattr(xc, "metrics", lambda out, wall_s: out)
+    # A heavy-tailed kernel count (every fourth run on an upper branch) and a steady engine.
+    kernel_retr = {seed: 5000.0 if seed % 4 == 2 else 3500.0 + 50 * (seed % 3) for seed in range(1, 41)}
+
+    def run(retr: float) -> dict:
+        return dict.fromkeys(xc.METRICS, 1.0) | {"retransmits": retr}
+
+    def engine(sc, seed):
+        return run(3500.0)
+
+    def kernel(sc, seed):
+        return run(kernel_retr[seed])
+
+    sc = {"links": [], "flows": [{"src": "s", "dst": "c"}]}
+    seeds = list(range(1, 41))
+    e, k = xc.crosscheck(sc, ["bbr"], seeds, engine, kernel, min_runs=4, rel_ci=0.10)["bbr"]
+
+    def kernel_ci(runs: int):
+        return mean_ci([kernel_retr[s] for s in seeds[:runs]])
+
+    # The first n at which the kernel's 95% interval is within 10% of its mean, worked out here.
+    n = next(n for n in range(4, 41) if kernel_ci(n).half_width <= 0.1 * kernel_ci(n).mean)
+    assert 4 < n < 40
+    assert [m["seed"] for m in k.per_seed] == seeds[:n] == [m["seed"] for m in e.per_seed]
+    assert not xc.unsettled({"engine": e, "kernel": k}, 0.10)
+    # No spread: the seeds asked for and no more; a limit the interval cannot reach stops at the limit.
+    e, k = xc.crosscheck(sc, ["bbr"], seeds, engine, engine, min_runs=4)["bbr"]
+    assert len(e.per_seed) == len(k.per_seed) == 4
+    e, k = xc.crosscheck(sc, ["bbr"], seeds[:6], engine, kernel, min_runs=2, rel_ci=0.01)["bbr"]
+    assert len(k.per_seed) == 6 and xc.unsettled({"engine": e, "kernel": k}, 0.01) == ["kernel retransmits"]
+    t = xc.table({"bbr": (e, k)}).set_index("metric").loc["retransmits"]
+    assert (t["engine_runs"], t["kernel_runs"], t["engine_ci"]) == (6, 6, 0.0)
+    assert t["kernel_ci"] == pytest.approx(kernel_ci(6).half_width)
+
+
+def test_crosscheck_stops_adding_seeds_when_a_side_fails(monkeypatch):
+    from cellcc.backends import crosscheck as xc
+
+    monkeypatch.setattr(xc, "metrics", lambda out, wall_s: out)
+
+    def engine(sc, seed):
+        return dict.fromkeys(xc.METRICS, float(seed))  # never settles within 1%
+
+    def kernel(sc, seed):
+        raise ValueError("flows[0].cca: not offered by this kernel")
+
+    e, k = xc.crosscheck({"links": [], "flows": [{}]}, ["vegas"], list(range(1, 11)), engine, kernel, min_runs=3)[
+        "vegas"
+    ]
+    assert len(e.per_seed) == 3 and k.error and not k.per_seed
 
 
 def _engine_columns(sc: dict) -> dict[str, list[str]]:

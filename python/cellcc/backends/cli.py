@@ -42,6 +42,25 @@ RunsOutOpt = Annotated[
         show_default=False,
     ),
 ]
+MaxSeedsOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--max-seeds",
+        min=1,
+        help="Keep adding seeds, up to this many per CCA, until each side's mean of every compared metric "
+        "is known to within --ci (95% interval); default: --seeds (no more).",
+        show_default=False,
+    ),
+]
+CiOpt = Annotated[
+    float | None,
+    typer.Option(
+        "--ci",
+        help="With --max-seeds: the 95% interval's half-width to reach, as a fraction of the mean "
+        "(default 0.1, crosscheck.REL_CI).",
+        show_default=False,
+    ),
+]
 FigureOpt = Annotated[
     Path | None,
     typer.Option(
@@ -77,16 +96,28 @@ def _ratio(row: pd.Series, seeds: int) -> str:
     return ratio + (" * in range" if seeds > 1 and row["in_range"] else " *")
 
 
+def _runs(g: pd.DataFrame, label: str, seeds: int) -> str:
+    """How many seeds each side ran for one CCA (`--max-seeds` may have added some)."""
+    if "engine_runs" not in g:
+        return f"{seeds} seed(s)"
+    e, k = int(g["engine_runs"].iloc[0]), int(g[f"{label}_runs"].iloc[0])
+    return f"{e} seed(s)" if e == k else f"{e} (engine) / {k} ({label}) seeds"
+
+
 def crosscheck_tables(table: pd.DataFrame, scenario: str, seeds: int, label: str = "kernel") -> list[Table]:
     """One rich table per CCA: engine, the other backend (`label`), their ratio, bars missed marked
-    `*` (see `_ratio`); with several seeds also the other side's per-seed range."""
+    `*` (see `_ratio`); with several seeds also the other side's per-seed range and, when the table
+    has them, each mean's 95% interval half-width."""
     out = []
     headings = {m: (h, d) for m, h, d in _ROWS}
     columns = [("metric", "left"), ("engine", "right"), (label, "right"), (f"engine/{label}", "right")]
+    with_ci = seeds > 1 and "engine_ci" in table
     if seeds > 1:
         columns.append((f"{label} per seed", "right"))
+    if with_ci:
+        columns.append((f"95% CI ± engine / {label}", "right"))
     for cca, g in table.groupby("cca", sort=False):
-        t = Table(title=f"{scenario}: {cca}, mean over {seeds} seed(s)")
+        t = Table(title=f"{scenario}: {cca}, mean over {_runs(g, label, seeds)}")
         for col, justify in columns:
             t.add_column(col, justify=justify)
         for _, row in g.iterrows():
@@ -94,6 +125,8 @@ def crosscheck_tables(table: pd.DataFrame, scenario: str, seeds: int, label: str
             cells = [heading, _fmt(row["engine"], decimals), _fmt(row[label], decimals), _ratio(row, seeds)]
             if seeds > 1:
                 cells.append(f"{_fmt(row[f'{label}_min'], decimals)} - {_fmt(row[f'{label}_max'], decimals)}")
+            if with_ci:
+                cells.append(f"{_fmt(row['engine_ci'], decimals)} / {_fmt(row[f'{label}_ci'], decimals)}")
             t.add_row(*cells)
         note = g["note"].iloc[0]
         if note:
@@ -103,7 +136,14 @@ def crosscheck_tables(table: pd.DataFrame, scenario: str, seeds: int, label: str
 
 
 def crosscheck_command(
-    scenario: str, cca: str, seeds: int, figure: Path | None, console: Console, against: str = "linux"
+    scenario: str,
+    cca: str,
+    seeds: int,
+    figure: Path | None,
+    console: Console,
+    against: str = "linux",
+    max_seeds: int | None = None,
+    rel_ci: float | None = None,
 ) -> pd.DataFrame:
     """Run and print the crosscheck; returns every run's metrics (`crosscheck.per_seed`)."""
     from . import frontend
@@ -112,10 +152,11 @@ def crosscheck_command(
     names = [c.strip() for c in cca.split(",") if c.strip()]
     path = figure or Path(f"crosscheck-{sc.name}.png")
     table, runs, written = frontend.crosscheck(
-        sc, names, seeds, path, progress=lambda m: console.log(m), against=against
+        sc, names, seeds, path, progress=lambda m: console.log(m), against=against, max_seeds=max_seeds, rel_ci=rel_ci
     )
     label = frontend.AGAINST[against]
-    for t in crosscheck_tables(table, sc.name, seeds, label):
+    most_runs = int(table[["engine_runs", f"{label}_runs"]].to_numpy().max())
+    for t in crosscheck_tables(table, sc.name, most_runs, label):
         console.print(t)
     console.print(
         f"* engine and {label} miss the bar: more than 10% apart (throughput, RTT), 20% (delay), 25% "

@@ -18,6 +18,12 @@ random happens before the first loss), while a kernel flow never starts on it (i
 of microseconds late, its first data half a millisecond after the SYN-ACK). Where a decision sits on
 a knife edge (BBR's full-pipe test on the Verizon trace: 25.03% growth against the 25% threshold),
 the engine's seeds would otherwise repeat one outcome that the kernel's runs only sometimes take.
+With `max_runs` above the seeds asked for, a CCA keeps adding seeds (the same seed on both sides)
+until every barred metric's mean is known to within `rel_ci` on each side (`unsettled`: the 95%
+Student-t interval's half-width over the mean), or the seeds run out. A bar on means of four runs
+cannot settle a cell whose kernel runs are heavy-tailed (T-Mobile BBR: a quarter of them on an upper
+branch); a tight interval can. RTOs are not part of that rule: a rare event has no relative width to
+reach.
 Wall time is each side's run measured here (seconds per run, the mean over seeds; the engine's
 includes its Python round trip): the ratio is the speed-up the issue asks for, measured side by
 side in one command. It never enters a stored result (determinism).
@@ -36,6 +42,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from cellcc.stats import mean_ci
+
 from .tables import percentile
 
 #: Grid of the srtt comparison: the Linux backend's TCP_INFO period.
@@ -48,6 +56,8 @@ FLAGGED = {"throughput_mbps": 0.10, "rtt_p50_ms": 0.10, "rtt_p95_ms": 0.10, "del
 NONE_WHERE_NONE = ("retransmits", "timeouts")
 #: A kernel run whose emulator wrote 1% of packets later than this did not see the scenario's path.
 DISTURBED_P99_US = 1000
+#: Default relative half-width of the 95% CI that `max_runs` runs each side's means to (`unsettled`).
+REL_CI = 0.10
 METRICS = ("throughput_mbps", "rtt_p50_ms", "rtt_p95_ms", "delay_ms", "retransmits", "timeouts", "wall_s")
 
 #: Mahimahi traces give delivery opportunities on whole milliseconds (cellcc-engine link/trace.rs).
@@ -149,22 +159,45 @@ class SideResult:
         return (float(np.min(vals)), float(np.max(vals))) if vals else (math.nan, math.nan)
 
 
+def run_seed(res: SideResult, runner: Runner, sc: dict, seed: int) -> None:
+    """One run of `sc` under `seed`, at the seed's start phase, appended to `res` (or its error kept)."""
+    phase_s = start_phase_s(sc, seed)
+    started = time.perf_counter()
+    try:
+        out = runner(with_start_phase(sc, phase_s), seed)
+    except (ValueError, RuntimeError) as e:
+        res.error = str(e).splitlines()[0]
+        return
+    wall_s = time.perf_counter() - started
+    res.per_seed.append({"seed": seed, "start_phase_ms": phase_s * 1e3, **metrics(out, wall_s)})
+    res.first = res.first or out
+    emulator = getattr(out, "summary", {}).get("emulator")
+    if emulator:
+        res.lateness_us.append(emulator["lateness_us"])
+
+
 def run_side(runner: Runner, sc: dict, seeds: Sequence[int]) -> SideResult:
     res = SideResult()
     for seed in seeds:
-        phase_s = start_phase_s(sc, seed)
-        started = time.perf_counter()
-        try:
-            out = runner(with_start_phase(sc, phase_s), seed)
-        except (ValueError, RuntimeError) as e:
-            res.error = str(e).splitlines()[0]
-            return res
-        res.per_seed.append({**metrics(out, time.perf_counter() - started), "start_phase_ms": phase_s * 1e3})
-        res.first = res.first or out
-        emulator = getattr(out, "summary", {}).get("emulator")
-        if emulator:
-            res.lateness_us.append(emulator["lateness_us"])
+        run_seed(res, runner, sc, seed)
+        if res.error:
+            break
     return res
+
+
+def unsettled(sides: dict[str, SideResult], rel_ci: float = REL_CI) -> list[str]:
+    """The `side metric` pairs whose mean is not yet known to within `rel_ci` of itself (95%
+    Student-t half-width), over the metrics with a bar (FLAGGED); fewer than two runs know nothing.
+    A metric a side does not report (all NaN) has nothing to learn."""
+    out = []
+    for name, side in sides.items():
+        for metric in FLAGGED:
+            ci = mean_ci(side.values(metric))
+            if ci.n == 0:
+                continue
+            if ci.n < 2 or ci.half_width > rel_ci * abs(ci.mean):
+                out.append(f"{name} {metric}")
+    return out
 
 
 def crosscheck(
@@ -175,14 +208,28 @@ def crosscheck(
     kernel: Runner,
     progress: Callable[[str], None] = lambda _: None,
     label: str = "kernel",
+    min_runs: int | None = None,
+    rel_ci: float = REL_CI,
 ) -> dict[str, tuple[SideResult, SideResult]]:
+    """Each CCA on both sides, seed by seed: the first `min_runs` seeds (all of them by default),
+    then more while `unsettled` names a metric, until `seeds` runs out or a side fails."""
+    min_runs = len(seeds) if min_runs is None else min_runs
     results = {}
     for cca in ccas:
         one = with_cca(sc, cca)
-        progress(f"{cca}: engine")
-        e = run_side(engine, one, seeds)
-        progress(f"{cca}: {label}")
-        k = run_side(kernel, one, seeds)
+        e, k = SideResult(), SideResult()
+        for i, seed in enumerate(seeds):
+            if i >= min_runs:
+                if e.error or k.error:
+                    break
+                wide = unsettled({"engine": e, label: k}, rel_ci)
+                if not wide:
+                    break
+                progress(f"{cca}: not within ±{rel_ci:.0%} after {i} seeds: {', '.join(wide)}")
+            for side, runner, name in ((e, engine, "engine"), (k, kernel, label)):
+                if not side.error:
+                    progress(f"{cca}: {name}, seed {seed}")
+                    run_seed(side, runner, one, seed)
         results[cca] = (e, k)
     return results
 
@@ -213,7 +260,9 @@ def differs(metric: str, engine: float, other: float) -> bool:
 def table(results: dict[str, tuple[SideResult, SideResult]], label: str = "kernel") -> pd.DataFrame:
     """One row per (CCA, metric): engine, the other backend (column `label`), engine/other, whether
     they miss the metric's bar (`differs`), each side's per-seed range (`engine_min` ...
-    `<label>_max`) and whether the engine's mean lies inside the other side's range (`in_range`)."""
+    `<label>_max`), whether the engine's mean lies inside the other side's range (`in_range`), the
+    runs per side (`engine_runs`, `<label>_runs`) and each mean's 95% Student-t half-width
+    (`engine_ci`, `<label>_ci`; NaN below two runs)."""
     rows = []
     for cca, (e, k) in results.items():
         for m in METRICS:
@@ -233,24 +282,26 @@ def table(results: dict[str, tuple[SideResult, SideResult]], label: str = "kerne
                     f"{label}_min": k_lo,
                     f"{label}_max": k_hi,
                     "in_range": bool(k_lo <= ev <= k_hi),
+                    "engine_runs": len(e.per_seed),
+                    f"{label}_runs": len(k.per_seed),
+                    "engine_ci": mean_ci(e.values(m)).half_width,
+                    f"{label}_ci": mean_ci(k.values(m)).half_width,
                     "note": _note(e, k, label),
                 }
             )
     return pd.DataFrame(rows)
 
 
-def per_seed(
-    results: dict[str, tuple[SideResult, SideResult]], seeds: Sequence[int], label: str = "kernel"
-) -> pd.DataFrame:
+def per_seed(results: dict[str, tuple[SideResult, SideResult]], label: str = "kernel") -> pd.DataFrame:
     """Every run's metrics, one row per (backend, CCA, seed): what the table's means and ranges are of.
 
     `start_phase_ms` is the start phase the seed gave the flows on a trace path (0 elsewhere).
     """
     rows = [
-        {"backend": name, "cca": cca, "seed": seed, **m}
+        {"backend": name, "cca": cca, **m}
         for cca, sides in results.items()
         for name, side in zip(("engine", label), sides, strict=True)
-        for seed, m in zip(seeds, side.per_seed, strict=False)
+        for m in side.per_seed
     ]
     return pd.DataFrame(rows, columns=["backend", "cca", "seed", "start_phase_ms", *METRICS])
 

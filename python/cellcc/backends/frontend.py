@@ -202,21 +202,31 @@ def crosscheck(
     figure: Path,
     progress: Callable[[str], None] = lambda _: None,
     against: str = "linux",
+    max_seeds: int | None = None,
+    rel_ci: float | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame, Path]:
     """The engine and `against` (linux or ns3) per CCA: the comparison table, every run's metrics
-    (`crosscheck.per_seed`) and the written figure."""
+    (`crosscheck.per_seed`) and the written figure. `seeds` runs at least; with `max_seeds` above
+    it, up to that many until each side's means are known to within `rel_ci` (`crosscheck.unsettled`)."""
     if against not in AGAINST:
         raise UserError("--against", json.dumps(against), " or ".join(AGAINST))
+    max_seeds = seeds if max_seeds is None else max_seeds
+    rel_ci = xc.REL_CI if rel_ci is None else rel_ci
+    if max_seeds < seeds:
+        raise UserError("--max-seeds", str(max_seeds), f"at least --seeds ({seeds})")
+    if not 0 < rel_ci < 1:
+        raise UserError("--ci", str(rel_ci), "a fraction of the mean between 0 and 1 (0.1: within ±10%)")
     label = AGAINST[against]
-    seed_list = [sc.seed + k for k in range(seeds)]
     results = xc.crosscheck(
         sc.to_dict(),
         ccas,
-        seed_list,
+        [sc.seed + k for k in range(max_seeds)],
         _engine_runner(sc.source),
         _other_runner(sc.source, against),
         progress,
         label,
+        min_runs=seeds,
+        rel_ci=rel_ci,
     )
     title = f"{sc.name}: engine (solid) vs {'Linux kernel' if against == 'linux' else 'ns-3'} (dashed)"
-    return xc.table(results, label), xc.per_seed(results, seed_list, label), xc.figure(results, figure, title, label)
+    return xc.table(results, label), xc.per_seed(results, label), xc.figure(results, figure, title, label)

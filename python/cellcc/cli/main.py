@@ -165,14 +165,17 @@ def crosscheck(
     figure: linux_cli.FigureOpt = None,
     against: linux_cli.AgainstOpt = "linux",
     out: linux_cli.RunsOutOpt = None,
+    max_seeds: linux_cli.MaxSeedsOpt = None,
+    ci: linux_cli.CiOpt = None,
 ) -> None:
     """Run SCENARIO per CCA on the engine and on real Linux TCP (root) or ns-3; compare; plot cwnd and throughput.
 
     On a Mahimahi trace path each seed starts the flows at its own phase of the trace's millisecond, on both backends.
+    With --max-seeds, a CCA runs more seeds on both sides until its means are known to within --ci.
     """
     with reported():
         _check_table_out(out)
-        runs = linux_cli.crosscheck_command(scenario, cca, seeds, figure, _out, against)
+        runs = linux_cli.crosscheck_command(scenario, cca, seeds, figure, _out, against, max_seeds, ci)
         if out is not None:
             _write_table(runs, out)
             _out.print(f"wrote {out}")
