@@ -18,11 +18,11 @@ random happens before the first loss), while a kernel flow never starts on it (i
 of microseconds late, its first data half a millisecond after the SYN-ACK). Where a decision sits on
 a knife edge (BBR's full-pipe test on the Verizon trace: 25.03% growth against the 25% threshold),
 the engine's seeds would otherwise repeat one outcome that the kernel's runs only sometimes take.
-With `max_runs` above the seeds asked for, a CCA keeps adding seeds (the same seed on both sides)
-until every barred metric's mean is known to within `rel_ci` on each side (`unsettled`: the 95%
-Student-t interval's half-width over the mean), or the seeds run out. A bar on means of four runs
-cannot settle a cell whose kernel runs are heavy-tailed (T-Mobile BBR: a quarter of them on an upper
-branch); a tight interval can. RTOs are not part of that rule: a rare event has no relative width to
+Given more seeds than `min_runs`, a CCA keeps adding seeds past `min_runs` (the same seed on both
+sides) until every barred metric's mean is known to within `rel_ci` on each side (`unsettled`: the
+95% Student-t interval's half-width over the mean), or the seeds run out. A bar on means of four
+runs cannot settle a cell whose kernel runs are heavy-tailed (T-Mobile BBR: one kernel run in five
+or six on an upper branch with 50-100% more retransmissions); a tight interval can. RTOs are not part of that rule: a rare event has no relative width to
 reach.
 Wall time is each side's run measured here (seconds per run, the mean over seeds; the engine's
 includes its Python round trip): the ratio is the speed-up the issue asks for, measured side by
