@@ -489,6 +489,27 @@ def test_crosscheck_table_shows_the_kernels_range_and_marks_a_missed_bar():
     assert "0.520 * in range" in line and "32 - 95" in line
 
 
+def test_crosscheck_table_gives_the_runs_per_side_and_each_means_interval():
+    import pandas as pd
+    from rich.console import Console
+
+    from cellcc.backends.cli import crosscheck_tables
+
+    row = dict(cca="bbr", metric="retransmits", engine=3527.0, kernel=3802.0, ratio=3527 / 3802, differs=False, note="")
+    row |= dict(engine_min=3130.0, engine_max=3985.0, kernel_min=3085.0, kernel_max=5939.0, in_range=True)
+    row |= dict(engine_runs=16, kernel_runs=16, engine_ci=137.0, kernel_ci=361.0)
+    console = Console(width=160, record=True)
+    console.print(crosscheck_tables(pd.DataFrame([row]), "x", 16)[0])
+    text = console.export_text()
+    assert "mean over 16 seed(s)" in text and "95% CI ± engine / kernel" in text
+    assert "137 / 361" in next(line for line in text.splitlines() if "retransmissions" in line)
+    # A side that stopped early (its CCA missing on that backend) is told apart.
+    row |= dict(kernel_runs=0, kernel_ci=float("nan"))
+    console = Console(width=160, record=True)
+    console.print(crosscheck_tables(pd.DataFrame([row]), "x", 16)[0])
+    assert "mean over 16 (engine) / 0 (kernel) seeds" in console.export_text()
+
+
 @needs_root
 def test_cli_run_backend_linux_prints_flows_and_writes_the_run(emu, tmp_path):
     pytest.importorskip("cellcc._core")

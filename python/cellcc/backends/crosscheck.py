@@ -22,8 +22,8 @@ Given more seeds than `min_runs`, a CCA keeps adding seeds past `min_runs` (the 
 sides) until every barred metric's mean is known to within `rel_ci` on each side (`unsettled`: the
 95% Student-t interval's half-width over the mean), or the seeds run out. A bar on means of four
 runs cannot settle a cell whose kernel runs are heavy-tailed (T-Mobile BBR: one kernel run in five
-or six on an upper branch with 50-100% more retransmissions); a tight interval can. RTOs are not part of that rule: a rare event has no relative width to
-reach.
+or six on an upper branch with 50-100% more retransmissions); a tight interval can. RTOs are not
+part of that rule: a rare event has no relative width to reach.
 Wall time is each side's run measured here (seconds per run, the mean over seeds; the engine's
 includes its Python round trip): the ratio is the speed-up the issue asks for, measured side by
 side in one command. It never enters a stored result (determinism).
