@@ -138,6 +138,9 @@ def test_a_signal_stops_compare_and_its_workers(tmp_path, signum, code):
 def test_an_api_run_stops_with_keyboard_interrupt_and_runs_again_after(tmp_path, stop):
     # 3000 simulated s take about 20 s of wall time: only an interrupt ends it within the bound.
     importlib.import_module("cellcc.runner")  # pandas loads before the clock starts
+    # Python's own Ctrl-C handler, as an interactive session has it: a shell starts a background
+    # job (`make test &`) with SIGINT ignored, and Python then installs none.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
 
     scenario = _long_scenario(tmp_path, duration_s=3000)
     timer = threading.Timer(0.5, stop)
@@ -149,6 +152,7 @@ def test_an_api_run_stops_with_keyboard_interrupt_and_runs_again_after(tmp_path,
     finally:
         timer.join()
         _core.clear_interrupt()
+        signal.signal(signal.SIGINT, previous)
     assert time.monotonic() - started < STOP_BOUND_S
     short = _long_scenario(tmp_path, duration_s=0.5)
     assert cellcc.run(short).flows["rx_bytes"].iloc[0] > 0
