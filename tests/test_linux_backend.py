@@ -435,11 +435,17 @@ def test_crosscheck_starts_each_seeds_flows_at_its_own_phase_of_a_traces_millise
 
     def runner(sc: dict, seed: int):
         seen.append((sc["flows"][0]["start_s"], sc["flows"][1]["start_s"]))
-        raise RuntimeError("stop here")  # run_side keeps the error; the scenario it got is what counts
+        raise RuntimeError("stop here")  # run_seed keeps the error; the scenario it got is what counts
+
+    def side(runner, sc: dict, seeds: list[int]) -> xc.SideResult:
+        res = xc.SideResult()
+        for seed in seeds:
+            xc.run_seed(res, runner, sc, seed)
+        return res
 
     phases = []
     for seed in (1, 2, 3, 4):
-        xc.run_side(runner, traced, [seed])
+        side(runner, traced, [seed])
         first, second = seen[-1]
         assert 0 <= first < xc.TRACE_GRID_S and second == pytest.approx(2.0 + first)
         phases.append(first)
@@ -450,9 +456,7 @@ def test_crosscheck_starts_each_seeds_flows_at_its_own_phase_of_a_traces_millise
 
     # Each run's row says which phase it ran at.
     monkeypatch.setattr(xc, "metrics", lambda out, wall_s: dict.fromkeys(xc.METRICS, 1.0))
-    results = {
-        "bbr": (xc.run_side(lambda sc, seed: None, traced, [1, 2]), xc.run_side(lambda sc, seed: None, wired, [1]))
-    }
+    results = {"bbr": (side(lambda sc, seed: None, traced, [1, 2]), side(lambda sc, seed: None, wired, [1]))}
     rows = xc.per_seed(results)
     assert list(rows["start_phase_ms"]) == pytest.approx([0.618, 0.236, 0.0], abs=1e-3)
 

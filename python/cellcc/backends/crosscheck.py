@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from cellcc.stats import mean_ci
+from cellcc.stats import MeanCI, mean_ci
 
 from .tables import percentile
 
@@ -56,7 +56,7 @@ FLAGGED = {"throughput_mbps": 0.10, "rtt_p50_ms": 0.10, "rtt_p95_ms": 0.10, "del
 NONE_WHERE_NONE = ("retransmits", "timeouts")
 #: A kernel run whose emulator wrote 1% of packets later than this did not see the scenario's path.
 DISTURBED_P99_US = 1000
-#: Default relative half-width of the 95% CI that `max_runs` runs each side's means to (`unsettled`).
+#: Default relative half-width of the 95% CI that added seeds run each side's means to (`unsettled`).
 REL_CI = 0.10
 METRICS = ("throughput_mbps", "rtt_p50_ms", "rtt_p95_ms", "delay_ms", "retransmits", "timeouts", "wall_s")
 
@@ -153,6 +153,10 @@ class SideResult:
         vals = self.values(metric)
         return float(np.mean(vals)) if vals else math.nan
 
+    def ci(self, metric: str) -> MeanCI:
+        """The mean over seeds and its 95% Student-t half-width (`stats.mean_ci`)."""
+        return mean_ci(self.values(metric))
+
     def spread(self, metric: str) -> tuple[float, float]:
         """The smallest and largest per-seed value (NaN, NaN without runs)."""
         vals = self.values(metric)
@@ -176,15 +180,6 @@ def run_seed(res: SideResult, runner: Runner, sc: dict, seed: int) -> None:
         res.lateness_us.append(emulator["lateness_us"])
 
 
-def run_side(runner: Runner, sc: dict, seeds: Sequence[int]) -> SideResult:
-    res = SideResult()
-    for seed in seeds:
-        run_seed(res, runner, sc, seed)
-        if res.error:
-            break
-    return res
-
-
 def unsettled(sides: dict[str, SideResult], rel_ci: float = REL_CI) -> list[str]:
     """The `side metric` pairs whose mean is not yet known to within `rel_ci` of itself (95%
     Student-t half-width), over the metrics with a bar (FLAGGED); fewer than two runs know nothing.
@@ -192,7 +187,7 @@ def unsettled(sides: dict[str, SideResult], rel_ci: float = REL_CI) -> list[str]
     out = []
     for name, side in sides.items():
         for metric in FLAGGED:
-            ci = mean_ci(side.values(metric))
+            ci = side.ci(metric)
             if ci.n == 0:
                 continue
             if ci.n < 2 or ci.half_width > rel_ci * abs(ci.mean):
@@ -284,8 +279,8 @@ def table(results: dict[str, tuple[SideResult, SideResult]], label: str = "kerne
                     "in_range": bool(k_lo <= ev <= k_hi),
                     "engine_runs": len(e.per_seed),
                     f"{label}_runs": len(k.per_seed),
-                    "engine_ci": mean_ci(e.values(m)).half_width,
-                    f"{label}_ci": mean_ci(k.values(m)).half_width,
+                    "engine_ci": e.ci(m).half_width,
+                    f"{label}_ci": k.ci(m).half_width,
                     "note": _note(e, k, label),
                 }
             )
