@@ -433,3 +433,21 @@ def test_a_failed_driver_compile_is_one_line_naming_its_log(tmp_path, monkeypatc
         build.driver_binary()
     assert "\n" not in str(e.value) and "see " in str(e.value)
     assert Path(str(e.value).rsplit("see ", 1)[1]).read_text()
+
+
+@needs_ns3
+def test_cli_crosscheck_max_seeds_stops_where_both_sides_are_settled(tmp_path: Path):
+    from typer.testing import CliRunner
+
+    from cellcc.cli.main import app
+
+    path = tmp_path / "short.json"
+    path.write_text(json.dumps(two_hosts(duration_s=2)))
+    runs = tmp_path / "runs.csv"
+    args = ["crosscheck", str(path), "--against", "ns3", "--cca", "cubic", "--seeds", "2", "--max-seeds", "4"]
+    r = CliRunner().invoke(app, [*args, "--figure", str(tmp_path / "xc.png"), "--out", str(runs)])
+    assert r.exit_code == 0, r.output
+    # Both sides repeat themselves on this loss-free wired path: nothing for more seeds to settle.
+    assert "mean over 2 seed(s)" in r.output and "95% CI ± engine / ns3" in r.output
+    ran = pd.read_csv(runs)[["backend", "seed"]].to_records(index=False).tolist()
+    assert sorted(ran) == [("engine", 1), ("engine", 2), ("ns3", 1), ("ns3", 2)]
