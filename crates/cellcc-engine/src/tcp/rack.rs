@@ -94,6 +94,16 @@ impl Rack {
         self.cfg.enabled
     }
 
+    /// Linux `tcp_timeout_mark_lost`: with RACK on, an RTO leaves segments sent within RACK.rtt
+    /// (`tcp_rack_skb_timeout(tp, skb, 0) > 0`) unmarked; zero without RACK (all are lost).
+    pub fn not_yet_due_on_timeout(&self) -> SimDuration {
+        if self.cfg.enabled {
+            self.rtt
+        } else {
+            SimDuration::ZERO
+        }
+    }
+
     /// Linux `tcp_rack_advance` (RFC 8985 §6.2 step 2): a segment sent at `sent_at`
     /// ending at `end` was delivered now.
     pub fn advance(&mut self, now: SimTime, sent: (SimTime, u64), end: u64, retransmitted: bool, min_rtt: SimDuration) {

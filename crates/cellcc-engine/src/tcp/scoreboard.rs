@@ -321,11 +321,13 @@ impl Scoreboard {
         }
     }
 
-    /// RTO (Linux `tcp_enter_loss`): everything not SACKed is lost.
-    pub fn mark_all_lost(&mut self) -> u32 {
+    /// RTO (Linux `tcp_timeout_mark_lost`): everything not SACKed is lost, except segments
+    /// other than the head sent less than `recent` before `now` (RACK: not yet due).
+    pub fn mark_lost_on_timeout(&mut self, now: SimTime, recent: SimDuration) -> u32 {
         let mut newly = 0;
         for i in 0..self.segs.len() {
-            if matches!(self.segs[i].state, SegState::InFlight | SegState::Retransmitted) {
+            let due = i == 0 || now - self.segs[i].sent_at >= recent;
+            if due && matches!(self.segs[i].state, SegState::InFlight | SegState::Retransmitted) {
                 self.set_state(i, SegState::Lost);
                 newly += 1;
             }
@@ -449,7 +451,7 @@ mod tests {
     #[test]
     fn retransmission_counts_in_flight_again() {
         let mut b = board(4);
-        b.mark_all_lost();
+        b.mark_lost_on_timeout(SimTime::ZERO, SimDuration::ZERO);
         let tx = b.get(0).tx;
         b.retransmitted(0, SimTime(5), 4, tx);
         assert_eq!(b.packets_in_flight(), 1);
@@ -521,7 +523,7 @@ mod tests {
     #[test]
     fn rack_scan_finds_a_lost_retransmission() {
         let mut b = board(3);
-        b.mark_all_lost();
+        b.mark_lost_on_timeout(SimTime::ZERO, SimDuration::ZERO);
         let tx = b.get(0).tx;
         b.retransmitted(0, SimTime::ZERO + SimDuration::from_ms(50), 3, tx);
         b.retransmitted(1, SimTime::ZERO + SimDuration::from_ms(60), 4, tx);

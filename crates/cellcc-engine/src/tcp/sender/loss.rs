@@ -568,6 +568,8 @@ impl TcpSender {
         // Linux tcp_enter_loss: F-RTO unless a recovery other than a recurring timeout is under way.
         let frto = self.p.frto > 0 && (self.ca_state < CaState::Recovery || self.ca_state == CaState::Loss);
         let new_episode = self.ca_state <= CaState::Disorder || self.snd_una >= self.high_seq;
+        let recent = self.rack.not_yet_due_on_timeout();
+        self.lost_total += self.board.mark_lost_on_timeout(now, recent) as u64;
         if new_episode {
             let prior_ssthresh = self.current_ssthresh();
             let prior_cwnd = self.cc.window().cwnd;
@@ -579,10 +581,11 @@ impl TcpSender {
         }
         self.set_ca_state(now, CaState::Loss);
         self.frto = if frto { Frto::Armed } else { Frto::Off };
+        // Linux tcp_enter_loss: room for one retransmission beyond what is still in flight.
+        let cwnd = self.board.packets_in_flight() + 1;
         let w = self.cc.window_mut();
-        w.set_cwnd(1);
+        w.set_cwnd(cwnd);
         w.cwnd_cnt = 0;
-        self.lost_total += self.board.mark_all_lost() as u64;
         self.reset_dupacks();
         self.high_seq = self.snd_nxt;
         self.probe = Episode::Idle;

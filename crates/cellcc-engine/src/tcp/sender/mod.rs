@@ -433,12 +433,19 @@ impl TcpSender {
         let prior_fack = self.board.highest_sacked_end();
         let high_seq = self.high_seq;
         let TcpSender { board, rate, rack, p, .. } = self;
+        let ts_ecr = seg.ts_ecr.filter(|&e| p.timestamps && e != SimTime::ZERO);
         let mut reordered = false;
-        let mut on_delivered = |s: &mut Seg, d: &mut Delivery| {
+        // `cum_ecr`: the ACK's echo when the segment is cumulatively ACKed, None when SACKed.
+        let mut on_delivered = |s: &mut Seg, d: &mut Delivery, cum_ecr: Option<SimTime>| {
             d.newly_bytes += s.len as u64;
             let (sent_at, end, retx) = (s.sent_at, s.end(), s.retransmits > 0);
             rate.on_delivered(&mut s.tx, sent_at, end, retx);
-            rack.advance(now, (sent_at, s.tx_order), end, retx, min_rtt);
+            // Linux tcp_clean_rtx_queue: RACK advances on SACK connections only, and not when
+            // the ACK echoes a timestamp older than this retransmission (tcp_skb_spurious_retrans):
+            // then it was for the original, whose send time RACK no longer has.
+            if p.sack && !(retx && cum_ecr.is_some_and(|e| e < sent_at)) {
+                rack.advance(now, (sent_at, s.tx_order), end, retx, min_rtt);
+            }
             // Linux FLAG_ORIG_SACK_ACKED: never-retransmitted data below the recovery point.
             d.orig_acked |= !retx && end <= high_seq;
             // Linux tcp_check_sack_reordering: an original delivered below the highest SACK.
@@ -451,7 +458,7 @@ impl TcpSender {
             if s.state != SegState::Sacked {
                 d.cum_segs_unsacked += 1;
                 Delivery::note_sent(&mut d.cum_sent_at, s);
-                on_delivered(s, &mut d);
+                on_delivered(s, &mut d, ts_ecr);
             }
         });
         if p.sack {
@@ -459,7 +466,7 @@ impl TcpSender {
                 board.sack(start, end, |s| {
                     d.sacked_new += 1;
                     Delivery::note_sent(&mut d.sacked_sent_at, s);
-                    on_delivered(s, &mut d);
+                    on_delivered(s, &mut d, None);
                 });
             }
         }

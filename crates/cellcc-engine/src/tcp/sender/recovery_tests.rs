@@ -217,6 +217,57 @@ fn eifel_undoes_a_spurious_rto_when_the_ack_echoes_the_original() {
 }
 
 #[test]
+fn acks_of_delayed_originals_after_an_rto_do_not_mark_the_rest_lost_again() {
+    // TLP off, so the RTO (300 ms after the send) is the first timer to fire.
+    let (mut s, t0) = sender(TcpSpec { early_retrans: Some(0), ..Default::default() }, AppSupply::Unlimited);
+    assert_eq!(drain(&mut s, t0).len(), 10);
+    let rto_at = s.poll_timeout(t0).unwrap();
+    s.on_timeout(rto_at);
+    assert_eq!(drain(&mut s, rto_at).iter().map(|x| x.seq).collect::<Vec<_>>(), vec![0]);
+    // An outage ends and the originals arrive one at a time, the first 150 ms after the
+    // retransmission (more than min_rtt 100 ms, so RACK's own ambiguity test lets it
+    // through), its ACK echoing the originals' timestamp t0.
+    let t1 = rto_at + ms(150);
+    let mut a = sack_ack(seg_bytes(1), &[]);
+    a.ts_ecr = Some(t0);
+    s.on_segment(t1, &a);
+    // Eifel (tcp_try_undo_loss) undoes the RTO and forgets the loss marks. The ACK was for
+    // segment 0's original (Linux tcp_skb_spurious_retrans), so RACK does not take the
+    // retransmission's send time (rto_at) as the newest delivered: segments 1-9, sent at t0,
+    // 450 ms before, are not marked lost again. Open, cwnd back to 10 and +1 in slow start
+    // with 9 in flight: two new segments, 10 and 11, and no retransmission.
+    assert_eq!((s.stats.spurious_rtos, s.ca_state()), (1, CaState::Open));
+    let sent: Vec<u64> = drain(&mut s, t1).iter().map(|x| x.seq).collect();
+    assert_eq!(sent, vec![seg_bytes(10), seg_bytes(11)]);
+    assert_eq!(s.stats.retransmits, 1);
+}
+
+#[test]
+fn an_rto_leaves_a_segment_sent_within_rack_rtt_unmarked() {
+    // TLP off, so the RTO is the first timer; the application writes in steps.
+    let spec = TcpSpec { early_retrans: Some(0), ..Default::default() };
+    let (mut s, t0) = sender(spec, AppSupply::Open { written: 0 });
+    s.app_write(seg_bytes(10));
+    assert_eq!(drain(&mut s, t0).len(), 10);
+    // Segment 0 is ACKed one RTT later: RACK.rtt = 100 ms, and the RTO restarts from t1.
+    let t1 = t0 + ms(RTT_MS);
+    s.on_segment(t1, &sack_ack(seg_bytes(1), &[]));
+    let rto_at = s.poll_timeout(t1).unwrap();
+    // One more segment is written and sent 50 ms before the RTO; with data outstanding, the
+    // send does not restart the timer (Linux tcp_event_new_data_sent).
+    let t2 = t1 + ((rto_at - t1) - ms(50));
+    s.app_write(seg_bytes(1));
+    assert_eq!(drain(&mut s, t2).iter().map(|x| x.seq).collect::<Vec<_>>(), vec![seg_bytes(10)]);
+    assert_eq!(s.poll_timeout(t2), Some(rto_at));
+    s.on_timeout(rto_at);
+    // Linux tcp_timeout_mark_lost: segments 1-9, sent at t0, are lost; segment 10, sent 50 ms
+    // ago (less than RACK.rtt), is not yet and stays in flight. tcp_enter_loss: cwnd = in
+    // flight + 1 = 2, room for the head's retransmission only.
+    assert_eq!((s.packets_in_flight(), s.cc().window().cwnd), (1, 2));
+    assert_eq!(drain(&mut s, rto_at).iter().map(|x| x.seq).collect::<Vec<_>>(), vec![seg_bytes(1)]);
+}
+
+#[test]
 fn frto_sends_new_data_after_an_rto_and_undoes_when_an_original_is_acked() {
     // RFC 5682 §3.1 without timestamps (no Eifel) and TLP off, so the RTO fires first.
     let spec = TcpSpec { timestamps: Some(false), early_retrans: Some(0), ..Default::default() };
