@@ -7,6 +7,10 @@ never tuned on, for the engine-vs-kernel comparison.
 - ``bursty-poisson.trace``: several opportunities in one millisecond, as in the LTE traces: each
   millisecond a Poisson number of them, the mean redrawn every 200 ms from 0.3 / 1 / 2 / 3.5 per
   ms (3.6-42 Mbit/s, 20.6 on average), 30 s, seed 7; ``one-per-ms.trace`` is its ACK path (12 Mbit/s).
+- ``outage-15mbps.trace``: 15 Mbit/s with four outages of 300, 150, 600 and 200 ms (handover-like
+  gaps, 20 s): the 600 ms one outlasts the RTO, so it tests what follows a timeout.
+- ``walk-5-60mbps.trace``: a second random walk, faster and wider (5-60 Mbit/s, mean 30, up to
+  +-6 Mbit/s per 100 ms step), 20 s, seed 99.
 
 Run from the repo root: ``.venv/bin/python scripts/make_crosscheck_traces.py``.
 The test suite checks that the committed files equal this script's output.
@@ -37,10 +41,21 @@ BURSTY_HOLD_MS = 200
 BURSTY_DURATION_MS = 30_000
 BURSTY_SEED = 7
 
+#: The outage trace: (rate Mbit/s, how long ms) in turn, in 50 ms steps.
+OUTAGE_PLAN = ((15, 3000), (0, 300), (15, 4000), (0, 150), (15, 3500), (0, 600), (15, 4000), (0, 200), (15, 4250))
+OUTAGE_STEP_MS = 50
+
+#: The second random walk: 5-60 Mbit/s, 100 ms steps, 20 s.
+WALK2 = RandomWalk(
+    mean_mbps=30.0, low_mbps=5.0, high_mbps=60.0, step_mbps=6.0, theta=0.05, step_ms=100, duration_ms=20_000, seed=99
+)
+
 WALK_PATH = TRACE_DIR / "walk-2-40mbps.trace"
 STEP_PATH = TRACE_DIR / "step-24-6mbps.trace"
 BURSTY_PATH = TRACE_DIR / "bursty-poisson.trace"
 ONE_PER_MS_PATH = TRACE_DIR / "one-per-ms.trace"
+OUTAGE_PATH = TRACE_DIR / "outage-15mbps.trace"
+WALK2_PATH = TRACE_DIR / "walk-5-60mbps.trace"
 
 
 def walk_lines() -> list[int]:
@@ -70,11 +85,24 @@ def one_per_ms_lines() -> list[int]:
     return list(range(1, BURSTY_DURATION_MS + 1))
 
 
+def outage_lines() -> list[int]:
+    """Delivery opportunities of the outage trace."""
+    rates = [float(rate) for rate, hold_ms in OUTAGE_PLAN for _ in range(hold_ms // OUTAGE_STEP_MS)]
+    return list(step_lines(rates, OUTAGE_STEP_MS))
+
+
+def walk2_lines() -> list[int]:
+    """Delivery opportunities of the second random walk."""
+    return list(mahimahi_lines(WALK2))
+
+
 TRACES = (
     (WALK_PATH, walk_lines),
     (STEP_PATH, step_trace_lines),
     (BURSTY_PATH, bursty_lines),
     (ONE_PER_MS_PATH, one_per_ms_lines),
+    (OUTAGE_PATH, outage_lines),
+    (WALK2_PATH, walk2_lines),
 )
 
 if __name__ == "__main__":
