@@ -9,6 +9,8 @@ never tuned on, for the engine-vs-kernel comparison.
   ms (3.6-42 Mbit/s, 20.6 on average), 30 s, seed 7; ``one-per-ms.trace`` is its ACK path (12 Mbit/s).
 - ``outage-15mbps.trace``: 15 Mbit/s with four outages of 300, 150, 600 and 200 ms (handover-like
   gaps, 20 s): the 600 ms one outlasts the RTO, so it tests what follows a timeout.
+- ``gaps-30mbps.trace``: ten times 30 Mbit/s for 1.88 s and then a gap of 120 ms (250 ms in the
+  1st, 4th, 7th and 10th), 20.5 s: gaps longer than the loss probe's timeout, shorter than the RTO.
 - ``walk-5-60mbps.trace``: a second random walk, faster and wider (5-60 Mbit/s, mean 30, up to
   +-6 Mbit/s per 100 ms step), 20 s, seed 99.
 
@@ -45,6 +47,12 @@ BURSTY_SEED = 7
 OUTAGE_PLAN = ((15, 3000), (0, 300), (15, 4000), (0, 150), (15, 3500), (0, 600), (15, 4000), (0, 200), (15, 4250))
 OUTAGE_STEP_MS = 50
 
+#: The gaps trace: ten times `GAPS_MBPS` for `GAPS_ON_MS`, then a gap (the long one in periods 0, 3, 6, 9), in 10 ms steps.
+GAPS_PERIODS = 10
+GAPS_MBPS = 30
+GAPS_ON_MS, GAPS_SHORT_MS, GAPS_LONG_MS = 1880, 120, 250
+GAPS_STEP_MS = 10
+
 #: The second random walk: 5-60 Mbit/s, 100 ms steps, 20 s.
 WALK2 = RandomWalk(
     mean_mbps=30.0, low_mbps=5.0, high_mbps=60.0, step_mbps=6.0, theta=0.05, step_ms=100, duration_ms=20_000, seed=99
@@ -56,6 +64,7 @@ BURSTY_PATH = TRACE_DIR / "bursty-poisson.trace"
 ONE_PER_MS_PATH = TRACE_DIR / "one-per-ms.trace"
 OUTAGE_PATH = TRACE_DIR / "outage-15mbps.trace"
 WALK2_PATH = TRACE_DIR / "walk-5-60mbps.trace"
+GAPS_PATH = TRACE_DIR / "gaps-30mbps.trace"
 
 
 def walk_lines() -> list[int]:
@@ -91,6 +100,16 @@ def outage_lines() -> list[int]:
     return list(step_lines(rates, OUTAGE_STEP_MS))
 
 
+def gaps_lines() -> list[int]:
+    """Delivery opportunities of the gaps trace."""
+    rates: list[float] = []
+    for k in range(GAPS_PERIODS):
+        gap_ms = GAPS_LONG_MS if k % 3 == 0 else GAPS_SHORT_MS
+        rates += [float(GAPS_MBPS)] * (GAPS_ON_MS // GAPS_STEP_MS)
+        rates += [0.0] * (gap_ms // GAPS_STEP_MS)
+    return list(step_lines(rates, GAPS_STEP_MS))
+
+
 def walk2_lines() -> list[int]:
     """Delivery opportunities of the second random walk."""
     return list(mahimahi_lines(WALK2))
@@ -103,6 +122,7 @@ TRACES = (
     (ONE_PER_MS_PATH, one_per_ms_lines),
     (OUTAGE_PATH, outage_lines),
     (WALK2_PATH, walk2_lines),
+    (GAPS_PATH, gaps_lines),
 )
 
 if __name__ == "__main__":
