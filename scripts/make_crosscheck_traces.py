@@ -47,7 +47,8 @@ BURSTY_SEED = 7
 OUTAGE_PLAN = ((15, 3000), (0, 300), (15, 4000), (0, 150), (15, 3500), (0, 600), (15, 4000), (0, 200), (15, 4250))
 OUTAGE_STEP_MS = 50
 
-#: The gaps trace: ten times `GAPS_MBPS` for `GAPS_ON_MS`, then a gap (the long one in periods 0, 3, 6, 9), in 10 ms steps.
+#: The gaps trace: ten times `GAPS_MBPS` for `GAPS_ON_MS`, then a gap (the long one in periods
+#: 0, 3, 6 and 9), in 10 ms steps.
 GAPS_PERIODS = 10
 GAPS_MBPS = 30
 GAPS_ON_MS, GAPS_SHORT_MS, GAPS_LONG_MS = 1880, 120, 250
