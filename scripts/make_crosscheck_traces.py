@@ -47,9 +47,10 @@ BURSTY_SEED = 7
 OUTAGE_PLAN = ((15, 3000), (0, 300), (15, 4000), (0, 150), (15, 3500), (0, 600), (15, 4000), (0, 200), (15, 4250))
 OUTAGE_STEP_MS = 50
 
-#: The gaps trace: ten times `GAPS_MBPS` for `GAPS_ON_MS`, then a gap (the long one in periods
-#: 0, 3, 6 and 9), in 10 ms steps.
+#: The gaps trace: ten times `GAPS_MBPS` for `GAPS_ON_MS`, then a gap (the long one in every
+#: `GAPS_LONG_EVERY`-th period from the first), in 10 ms steps.
 GAPS_PERIODS = 10
+GAPS_LONG_EVERY = 3
 GAPS_MBPS = 30
 GAPS_ON_MS, GAPS_SHORT_MS, GAPS_LONG_MS = 1880, 120, 250
 GAPS_STEP_MS = 10
@@ -105,7 +106,7 @@ def gaps_lines() -> list[int]:
     """Delivery opportunities of the gaps trace."""
     rates: list[float] = []
     for k in range(GAPS_PERIODS):
-        gap_ms = GAPS_LONG_MS if k % 3 == 0 else GAPS_SHORT_MS
+        gap_ms = GAPS_LONG_MS if k % GAPS_LONG_EVERY == 0 else GAPS_SHORT_MS
         rates += [float(GAPS_MBPS)] * (GAPS_ON_MS // GAPS_STEP_MS)
         rates += [0.0] * (gap_ms // GAPS_STEP_MS)
     return list(step_lines(rates, GAPS_STEP_MS))
