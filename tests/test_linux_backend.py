@@ -471,10 +471,11 @@ def test_crosscheck_table_shows_a_single_rto_in_a_mean_over_seeds():
         [
             dict(cca="bbr", metric="timeouts", engine=0.5, kernel=0.0, ratio=math.nan, differs=True, note="")
             | dict(engine_min=0.0, engine_max=1.0, kernel_min=0.0, kernel_max=0.0, in_range=False)
+            | dict(engine_runs=2, kernel_runs=2, engine_ci=6.4, kernel_ci=0.0)
         ]
     )
     console = Console(width=120, record=True)
-    console.print(crosscheck_tables(table, "x", 2)[0])
+    console.print(crosscheck_tables(table, "x")[0])
     row = next(line for line in console.export_text().splitlines() if "RTOs" in line)
     assert "0.5" in row and "0.0" in row
 
@@ -487,8 +488,9 @@ def test_crosscheck_table_shows_the_kernels_range_and_marks_a_missed_bar():
 
     row = dict(cca="cubic", metric="retransmits", engine=33.0, kernel=63.5, ratio=33 / 63.5, differs=True, note="")
     row |= dict(engine_min=33.0, engine_max=33.0, kernel_min=32.0, kernel_max=95.0, in_range=True)
+    row |= dict(engine_runs=2, kernel_runs=2, engine_ci=0.0, kernel_ci=400.6)
     console = Console(width=160, record=True)
-    console.print(crosscheck_tables(pd.DataFrame([row]), "x", 2)[0])
+    console.print(crosscheck_tables(pd.DataFrame([row]), "x")[0])
     line = next(line for line in console.export_text().splitlines() if "retransmissions" in line)
     assert "0.520 * in range" in line and "32 - 95" in line
 
@@ -503,14 +505,14 @@ def test_crosscheck_table_gives_the_runs_per_side_and_each_means_interval():
     row |= dict(engine_min=3130.0, engine_max=3985.0, kernel_min=3085.0, kernel_max=5939.0, in_range=True)
     row |= dict(engine_runs=16, kernel_runs=16, engine_ci=137.0, kernel_ci=361.0)
     console = Console(width=160, record=True)
-    console.print(crosscheck_tables(pd.DataFrame([row]), "x", 16)[0])
+    console.print(crosscheck_tables(pd.DataFrame([row]), "x")[0])
     text = console.export_text()
     assert "mean over 16 seed(s)" in text and "95% CI ± engine / kernel" in text
     assert "137 / 361" in next(line for line in text.splitlines() if "retransmissions" in line)
     # A side that stopped early (its CCA missing on that backend) is told apart.
     row |= dict(kernel_runs=0, kernel_ci=float("nan"))
     console = Console(width=160, record=True)
-    console.print(crosscheck_tables(pd.DataFrame([row]), "x", 16)[0])
+    console.print(crosscheck_tables(pd.DataFrame([row]), "x")[0])
     assert "mean over 16 (engine) / 0 (kernel) seeds" in console.export_text()
 
 

@@ -96,28 +96,24 @@ def _ratio(row: pd.Series, seeds: int) -> str:
     return ratio + (" * in range" if seeds > 1 and row["in_range"] else " *")
 
 
-def _runs(g: pd.DataFrame, label: str, seeds: int) -> str:
+def _runs(g: pd.DataFrame, label: str) -> str:
     """How many seeds each side ran for one CCA (`--max-seeds` may have added some)."""
-    if "engine_runs" not in g:
-        return f"{seeds} seed(s)"
     e, k = int(g["engine_runs"].iloc[0]), int(g[f"{label}_runs"].iloc[0])
     return f"{e} seed(s)" if e == k else f"{e} (engine) / {k} ({label}) seeds"
 
 
-def crosscheck_tables(table: pd.DataFrame, scenario: str, seeds: int, label: str = "kernel") -> list[Table]:
+def crosscheck_tables(table: pd.DataFrame, scenario: str, label: str = "kernel") -> list[Table]:
     """One rich table per CCA: engine, the other backend (`label`), their ratio, bars missed marked
-    `*` (see `_ratio`); with several seeds also the other side's per-seed range and, when the table
-    has them, each mean's 95% interval half-width."""
+    `*` (see `_ratio`); when some side ran several seeds also the other side's per-seed range and
+    each mean's 95% interval half-width."""
     out = []
     headings = {m: (h, d) for m, h, d in _ROWS}
+    seeds = int(table[["engine_runs", f"{label}_runs"]].to_numpy().max())
     columns = [("metric", "left"), ("engine", "right"), (label, "right"), (f"engine/{label}", "right")]
-    with_ci = seeds > 1 and "engine_ci" in table
     if seeds > 1:
-        columns.append((f"{label} per seed", "right"))
-    if with_ci:
-        columns.append((f"95% CI ± engine / {label}", "right"))
+        columns += [(f"{label} per seed", "right"), (f"95% CI ± engine / {label}", "right")]
     for cca, g in table.groupby("cca", sort=False):
-        t = Table(title=f"{scenario}: {cca}, mean over {_runs(g, label, seeds)}")
+        t = Table(title=f"{scenario}: {cca}, mean over {_runs(g, label)}")
         for col, justify in columns:
             t.add_column(col, justify=justify)
         for _, row in g.iterrows():
@@ -125,7 +121,6 @@ def crosscheck_tables(table: pd.DataFrame, scenario: str, seeds: int, label: str
             cells = [heading, _fmt(row["engine"], decimals), _fmt(row[label], decimals), _ratio(row, seeds)]
             if seeds > 1:
                 cells.append(f"{_fmt(row[f'{label}_min'], decimals)} - {_fmt(row[f'{label}_max'], decimals)}")
-            if with_ci:
                 cells.append(f"{_fmt(row['engine_ci'], decimals)} / {_fmt(row[f'{label}_ci'], decimals)}")
             t.add_row(*cells)
         note = g["note"].iloc[0]
@@ -155,8 +150,7 @@ def crosscheck_command(
         sc, names, seeds, path, progress=lambda m: console.log(m), against=against, max_seeds=max_seeds, rel_ci=rel_ci
     )
     label = frontend.AGAINST[against]
-    most_runs = int(table[["engine_runs", f"{label}_runs"]].to_numpy().max())
-    for t in crosscheck_tables(table, sc.name, most_runs, label):
+    for t in crosscheck_tables(table, sc.name, label):
         console.print(t)
     console.print(
         f"* engine and {label} miss the bar: more than 10% apart (throughput, RTT), 20% (delay), 25% "
