@@ -385,8 +385,8 @@ impl TcpSender {
         self.peer_wnd = seg.wnd_bytes;
         let data_ack = seg.ack.min(self.snd_nxt);
         let dsack = self.check_dsack(seg);
-        let d = self.deliver(now, data_ack, seg);
         let ts_ecr = if self.p.timestamps { seg.ts_ecr } else { None };
+        let d = self.deliver(now, data_ack, seg, ts_ecr);
         let rtt = d.rtt_samples(now, ts_ecr);
         if fin_seq.is_some_and(|f| seg.ack == f + 1) {
             self.fin = Fin::Acked;
@@ -426,14 +426,16 @@ impl TcpSender {
     }
 
     /// Remove cumulatively ACKed segments and mark SACKed ones, feeding the
-    /// rate sampler and collecting Karn-safe RTT samples.
-    fn deliver(&mut self, now: SimTime, data_ack: u64, seg: &TcpSegment) -> Delivery {
+    /// rate sampler and collecting Karn-safe RTT samples. `ts_ecr`: the ACK's echo (None
+    /// without timestamps).
+    fn deliver(&mut self, now: SimTime, data_ack: u64, seg: &TcpSegment, ts_ecr: Option<SimTime>) -> Delivery {
         let mut d = Delivery::default();
         let min_rtt = self.rtt.min_rtt().unwrap_or(SimDuration::ZERO);
         let prior_fack = self.board.highest_sacked_end();
         let high_seq = self.high_seq;
         let TcpSender { board, rate, rack, p, .. } = self;
-        let ts_ecr = seg.ts_ecr.filter(|&e| p.timestamps && e != SimTime::ZERO);
+        // Linux tcp_tsopt_ecr_before: an echo of 0 is no echo.
+        let ts_ecr = ts_ecr.filter(|&e| e != SimTime::ZERO);
         let mut reordered = false;
         // `cum_ecr`: the ACK's echo when the segment is cumulatively ACKed, None when SACKed.
         let mut on_delivered = |s: &mut Seg, d: &mut Delivery, cum_ecr: Option<SimTime>| {
