@@ -96,20 +96,24 @@ def one_per_ms_lines() -> list[int]:
     return list(range(1, BURSTY_DURATION_MS + 1))
 
 
+def plan_lines(plan: list[tuple[float, int]], step_ms: int) -> list[int]:
+    """Delivery opportunities of (rate Mbit/s, how long ms) held in turn, in `step_ms` steps."""
+    rates = [float(rate) for rate, hold_ms in plan for _ in range(hold_ms // step_ms)]
+    return list(step_lines(rates, step_ms))
+
+
 def outage_lines() -> list[int]:
     """Delivery opportunities of the outage trace."""
-    rates = [float(rate) for rate, hold_ms in OUTAGE_PLAN for _ in range(hold_ms // OUTAGE_STEP_MS)]
-    return list(step_lines(rates, OUTAGE_STEP_MS))
+    return plan_lines(list(OUTAGE_PLAN), OUTAGE_STEP_MS)
 
 
 def gaps_lines() -> list[int]:
     """Delivery opportunities of the gaps trace."""
-    rates: list[float] = []
+    plan: list[tuple[float, int]] = []
     for k in range(GAPS_PERIODS):
         gap_ms = GAPS_LONG_MS if k % GAPS_LONG_EVERY == 0 else GAPS_SHORT_MS
-        rates += [float(GAPS_MBPS)] * (GAPS_ON_MS // GAPS_STEP_MS)
-        rates += [0.0] * (gap_ms // GAPS_STEP_MS)
-    return list(step_lines(rates, GAPS_STEP_MS))
+        plan += [(GAPS_MBPS, GAPS_ON_MS), (0, gap_ms)]
+    return plan_lines(plan, GAPS_STEP_MS)
 
 
 def walk2_lines() -> list[int]:
