@@ -97,6 +97,7 @@ ENGINE_TCP_DEFAULTS = {
     "tcp_rmem": [4096, 131072, 6291456],  # tcp_rmem (net/ipv4/tcp.c tcp_init)
     "tcp_moderate_rcvbuf": True,  # tcp_moderate_rcvbuf
     "snd_buf_bytes": 4194304,  # tcp_wmem max
+    "tcp_wmem": [4096, 16384, 4194304],  # tcp_wmem (net/ipv4/tcp.c tcp_init)
     "dupack_threshold": 3,  # RFC 5681
     "syn_retries": 6,  # tcp_syn_retries
     "pacing": "auto",

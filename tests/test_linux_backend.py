@@ -153,6 +153,16 @@ def test_plan_sets_the_receive_window_sysctls_the_engine_models():
     assert plan_mod.plan(sc).sysctls["net.ipv4.tcp_rmem"] == "4096 100000 100000"
 
 
+def test_plan_sets_the_send_buffer_sysctl_the_engine_models():
+    # Linux's tcp_wmem by default (tcp/sndbuf.rs); snd_buf_bytes is its max.
+    assert plan_mod.plan(two_hosts()).sysctls["net.ipv4.tcp_wmem"] == "4096 16384 4194304"
+    sc = two_hosts()
+    sc["tcp"] = {"tcp_wmem": [8192, 32768, 1000000]}
+    assert plan_mod.plan(sc).sysctls["net.ipv4.tcp_wmem"] == "8192 32768 1000000"
+    sc["tcp"] = {"snd_buf_bytes": 10000}
+    assert plan_mod.plan(sc).sysctls["net.ipv4.tcp_wmem"] == "4096 10000 10000"
+
+
 def test_plan_refuses_a_kernel_cca_listing_the_available_ones():
     sc = two_hosts(cca="no_such_cca")
     with pytest.raises(plan_mod.NotSupported) as e:

@@ -126,7 +126,9 @@ def run_sender(a: argparse.Namespace) -> dict:
     sock.connect((a.dst, a.port))
     connected_ns = time.monotonic_ns()
     sock.setblocking(False)
-    writer = _Writer(a.app, a.bytes, a.rate_bps, a.write_bytes, connected_ns)
+    # The application produces from the flow's start, as the engine's does: what it produced
+    # during the handshake is written at connect.
+    writer = _Writer(a.app, a.bytes, a.rate_bps, a.write_bytes, a.start_ns)
     payload = b"\0" * WRITE_CHUNK_BYTES
     # Data goes to the kernel before any bookkeeping, as the engine's application has it at
     # connection: each Python call here would delay the first flight by tens of microseconds.

@@ -261,6 +261,20 @@ def rmem_of(t: dict) -> tuple[int, int, int]:
     return min(LINUX_TCP_RMEM[0], hi), min(LINUX_TCP_RMEM[1], hi), hi
 
 
+#: Linux's default net.ipv4.tcp_wmem (net/ipv4/tcp.c tcp_init), the engine's (scenario/tcp.rs).
+LINUX_TCP_WMEM = (4096, 16384, 4194304)
+
+
+def wmem_of(t: dict) -> tuple[int, int, int]:
+    """tcp_wmem as the engine resolves it (scenario/tcp.rs `TcpSpec::wmem`): as written, else
+    Linux's with snd_buf_bytes as the max (min and default no larger than it)."""
+    if t.get("tcp_wmem") is not None:
+        lo, default, hi = (int(v) for v in t["tcp_wmem"])
+        return lo, default, hi
+    hi = int(t.get("snd_buf_bytes") or LINUX_TCP_WMEM[2])
+    return min(LINUX_TCP_WMEM[0], hi), min(LINUX_TCP_WMEM[1], hi), hi
+
+
 def _tcp_settings(sc: dict, plan: RunPlan) -> list[int | None]:
     """Apply the TCP table (scenario-wide, flow overrides) to the plan; returns each flow's MSS."""
     merged = [{**_set(sc.get("tcp")), **_set(f.get("tcp"))} for f in sc["flows"]]
@@ -308,7 +322,8 @@ def _tcp_settings(sc: dict, plan: RunPlan) -> list[int | None]:
     plan.sysctls["net.ipv4.tcp_moderate_rcvbuf"] = "0" if moderate is False else "1"
     plan.sysctls["net.ipv4.tcp_app_win"] = "31"
     plan.sysctls["net.ipv4.tcp_shrink_window"] = "0"
-    plan.sysctls["net.ipv4.tcp_wmem"] = f"4096 16384 {int(t.get('snd_buf_bytes') or 4194304)}"
+    # The engine's send buffer follows tcp_wmem (crates/cellcc-engine/src/tcp/sndbuf.rs).
+    plan.sysctls["net.ipv4.tcp_wmem"] = " ".join(str(int(v)) for v in wmem_of(t))
     # Each run starts clean: no cached ssthresh/RTT from an earlier connection (tcp_metrics.c).
     plan.sysctls["net.ipv4.tcp_no_metrics_save"] = "1"
     if t.get("max_rto_ms") is not None and t["max_rto_ms"] != 120000.0:

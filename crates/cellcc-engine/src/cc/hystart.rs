@@ -23,7 +23,7 @@
 //! is added, and the sum is halved only when nothing paces the flow
 //! (`SK_PACING_NONE`, CUBIC's case without fq). Linux adds the cushion whatever
 //! aggregates are actually sent; its `sk_gso_max_size` is the device's (the
-//! crosscheck's TUN, 65215 B), so the cushion is the full 1 ms below ~2 Gbit/s.
+//! crosscheck's TUN, 65,279 B), so the cushion is the full 1 ms below ~2 Gbit/s.
 //!
 //! Differences from Linux: times are `conn.now` and RTTs in ns rather than
 //! the µs clock (`tcp_mstamp`), so thresholds are exact rather than rounded
@@ -49,9 +49,8 @@ const ACK_DELAY_MAX: SimDuration = SimDuration::from_ms(1);
 const ACK_DELAY_GSO_PACKETS: u64 = 4;
 /// Linux `sk_gso_max_size` of a TCP socket over a TUN device (net/core/sock.c
 /// `sk_dst_gso_max_size`): the device's `gso_ipv4_max_size`, GSO_LEGACY_MAX_SIZE = 65536,
-/// less MAX_TCP_HEADER + 1 = 321 (include/net/tcp.h: L1_CACHE_ALIGN(128 + MAX_HEADER 176) = 320
-/// with x86-64 distribution configs, include/linux/netdevice.h).
-const GSO_MAX_SIZE_BYTES: u64 = 65_536 - 321;
+/// less `MAX_TCP_HEADER + 1` (`tcp::tso::SK_GSO_MAX_BYTES`).
+const GSO_MAX_SIZE_BYTES: u64 = crate::tcp::tso::SK_GSO_MAX_BYTES;
 
 /// Which detectors run and when (tcp_cubic module parameters).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -260,10 +259,10 @@ mod tests {
 
     #[test]
     fn ack_delay_is_four_gso_packets_at_the_pacing_rate_capped_at_1_ms() {
-        // 4 x 65215 B = 2,086,880 bits. At 4 Gbit/s: 2,086,880 / 4e9 s = 521.72 us. At
-        // 2,086,880,000 bit/s exactly 1 ms; at 10 Mbit/s 208.7 ms, capped to 1 ms. Rate 0: none.
-        assert_eq!(ack_delay(4_000_000_000), SimDuration::from_ns(521_720));
-        assert_eq!(ack_delay(2_086_880_000), SimDuration::from_ms(1));
+        // 4 x 65,279 B = 2,088,928 bits. At 4 Gbit/s: 2,088,928 / 4e9 s = 522.232 us. At
+        // 2,088,928,000 bit/s exactly 1 ms; at 10 Mbit/s 208.9 ms, capped to 1 ms. Rate 0: none.
+        assert_eq!(ack_delay(4_000_000_000), SimDuration::from_ns(522_232));
+        assert_eq!(ack_delay(2_088_928_000), SimDuration::from_ms(1));
         assert_eq!(ack_delay(10_000_000), SimDuration::from_ms(1));
         assert_eq!(ack_delay(0), SimDuration::ZERO);
     }

@@ -293,6 +293,12 @@ pub trait CongestionControl: Send {
         None
     }
 
+    /// Linux `sndbuf_expand`: how many windows of worst-case skbs the send buffer provisions
+    /// for (net/ipv4/tcp_input.c `tcp_sndbuf_expand`: 2 unless the algorithm says; BBR 3).
+    fn sndbuf_expand(&self) -> u32 {
+        2
+    }
+
     /// Optional, Linux `tso_segs` (BBRv3): segments per TSO burst, in place of `tcp_tso_autosize`.
     fn tso_segs(&self, _mss_bytes: u32, _gso: &GsoLimits) -> Option<u32> {
         None

@@ -27,6 +27,10 @@ pub const MAX_TCP_MIN_TSO_SEGS: u32 = 255;
 /// max(131072, min(6 MiB, free memory / 128)), i.e. 6 MiB on any host with 768 MiB or more).
 pub const LINUX_TCP_RMEM: [u64; 3] = [4096, 131_072, 6_291_456];
 
+/// Linux default of `net.ipv4.tcp_wmem` (net/ipv4/tcp.c `tcp_init`: one page, 16384, and
+/// max(65536, min(4 MiB, free memory / 128)), i.e. 4 MiB on any host with 512 MiB or more).
+pub const LINUX_TCP_WMEM: [u64; 3] = [4096, 16_384, 4_194_304];
+
 /// When the sender paces.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -88,8 +92,14 @@ pub struct TcpSpec {
     /// Linux `net.ipv4.tcp_moderate_rcvbuf`: receive-buffer autotuning (DRS,
     /// `tcp_rcv_space_adjust`). Off, the buffer stays at `tcp_rmem[1]`. Default true.
     pub tcp_moderate_rcvbuf: Option<bool>,
-    /// Send buffer, bytes: caps unacknowledged data. Default 4194304 (Linux tcp_wmem max).
+    /// The largest send buffer, bytes: another name for `tcp_wmem[2]` (set one, or both equal).
+    /// Default 4194304 (Linux's tcp_wmem max).
     pub snd_buf_bytes: Option<u64>,
+    /// Linux `net.ipv4.tcp_wmem`: [min, default, max] send-buffer bytes. The buffer starts at the
+    /// default, is sized for two windows at set-up and grows when the application finds it full,
+    /// up to max (`tcp/sndbuf.rs`). Default [4096, 16384, 4194304] (Linux's, net/ipv4/tcp.c
+    /// `tcp_init`; the Linux backend sets the same in its namespaces).
+    pub tcp_wmem: Option<[u64; 3]>,
     /// Duplicate-ACK threshold for fast retransmit. Default 3 (RFC 5681).
     pub dupack_threshold: Option<u32>,
     /// SYN retransmissions before giving up. Default 6 (Linux tcp_syn_retries).
@@ -142,7 +152,9 @@ pub struct TcpParams {
     pub rcv_buf_bytes: u64,
     pub tcp_rmem: [u64; 3],
     pub tcp_moderate_rcvbuf: bool,
+    /// The largest send buffer, `tcp_wmem[2]`.
     pub snd_buf_bytes: u64,
+    pub tcp_wmem: [u64; 3],
     pub dupack_threshold: u32,
     pub syn_retries: u32,
     pub pacing: Pacing,
@@ -175,6 +187,7 @@ impl TcpParams {
             tcp_rmem: Some(self.tcp_rmem),
             tcp_moderate_rcvbuf: Some(self.tcp_moderate_rcvbuf),
             snd_buf_bytes: Some(self.snd_buf_bytes),
+            tcp_wmem: Some(self.tcp_wmem),
             dupack_threshold: Some(self.dupack_threshold),
             syn_retries: Some(self.syn_retries),
             pacing: Some(self.pacing),
@@ -211,6 +224,7 @@ impl TcpSpec {
             tcp_rmem,
             tcp_moderate_rcvbuf,
             snd_buf_bytes,
+            tcp_wmem,
             dupack_threshold,
             syn_retries,
             pacing,
@@ -238,6 +252,19 @@ impl TcpSpec {
         }
     }
 
+    /// `tcp_wmem` with `snd_buf_bytes` as its max when only that is given (min and default no
+    /// larger than the max).
+    pub fn wmem(&self) -> [u64; 3] {
+        match (self.tcp_wmem, self.snd_buf_bytes) {
+            (Some(w), _) => w,
+            (None, Some(max)) => {
+                let [lo, def, _] = LINUX_TCP_WMEM;
+                [lo.min(max), def.min(max), max]
+            }
+            (None, None) => LINUX_TCP_WMEM,
+        }
+    }
+
     /// Fill defaults (values are validated before this is called).
     pub fn resolve(&self) -> TcpParams {
         TcpParams {
@@ -254,7 +281,8 @@ impl TcpSpec {
             rcv_buf_bytes: self.rmem()[2],
             tcp_rmem: self.rmem(),
             tcp_moderate_rcvbuf: self.tcp_moderate_rcvbuf.unwrap_or(true),
-            snd_buf_bytes: self.snd_buf_bytes.unwrap_or(4_194_304),
+            snd_buf_bytes: self.wmem()[2],
+            tcp_wmem: self.wmem(),
             dupack_threshold: self.dupack_threshold.unwrap_or(3),
             syn_retries: self.syn_retries.unwrap_or(6),
             pacing: self.pacing.unwrap_or_default(),

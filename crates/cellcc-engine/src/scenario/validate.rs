@@ -533,9 +533,10 @@ impl TcpSpec {
             let ok = (1..=crate::tcp::tso::LINUX_GSO_MAX_SEGS).contains(&g);
             ensure(ok, || p("gso_max_segs"), g, "a gso_max_segs value in [1, 65535]")?;
         }
-        for (name, v, lo) in
-            [("rcv_buf_bytes", self.rcv_buf_bytes, MIN_RMEM_DEFAULT_BYTES), ("snd_buf_bytes", self.snd_buf_bytes, 2048)]
-        {
+        for (name, v, lo) in [
+            ("rcv_buf_bytes", self.rcv_buf_bytes, MIN_RMEM_DEFAULT_BYTES),
+            ("snd_buf_bytes", self.snd_buf_bytes, MIN_SNDBUF_BYTES),
+        ] {
             if let Some(x) = v {
                 ensure(
                     (lo..=MAX_SOCKET_BUF_BYTES).contains(&x),
@@ -546,6 +547,7 @@ impl TcpSpec {
             }
         }
         self.check_rmem(&p)?;
+        self.check_wmem(&p)?;
         if let Some(n) = self.initial_cwnd_segs {
             ensure(
                 n <= MAX_INITIAL_CWND_SEGS,
@@ -564,6 +566,10 @@ impl TcpSpec {
 /// Smallest `tcp_rmem[1]` the engine accepts: four 1500-byte packets of memory (4 x 2304 B truesize,
 /// `tcp/rwnd.rs`), the floor Linux's old `tcp_fixup_rcvbuf` kept so that fast retransmit can work.
 pub const MIN_RMEM_DEFAULT_BYTES: u64 = 4 * 2304;
+
+/// Smallest send buffer the engine accepts, as before `tcp_wmem` was modelled: a buffer below one
+/// skb still takes one write's skb (`tcp/sndbuf.rs`), so smaller values mean nothing more.
+pub const MIN_SNDBUF_BYTES: u64 = 2048;
 
 impl TcpSpec {
     /// `tcp_rmem` ordered and in range; `rcv_buf_bytes`, its other name for the max, not contradicting it.
@@ -584,6 +590,32 @@ impl TcpSpec {
         )?;
         if let Some(b) = self.rcv_buf_bytes {
             ensure(b == r[2], || p("rcv_buf_bytes"), b, &format!("{} (tcp_rmem[2]; it is another name for it)", r[2]))?;
+        }
+        Ok(())
+    }
+}
+
+impl TcpSpec {
+    /// `tcp_wmem` ordered and in range; `snd_buf_bytes`, its other name for the max, not contradicting it.
+    fn check_wmem(&self, p: &dyn Fn(&str) -> String) -> Check {
+        let Some(w) = self.tcp_wmem else { return Ok(()) };
+        let shown = format!("[{}, {}, {}]", w[0], w[1], w[2]);
+        ensure(
+            w[0] <= w[1] && w[1] <= w[2],
+            || p("tcp_wmem"),
+            shown.as_str(),
+            "[min, default, max] with min <= default <= max",
+        )?;
+        ensure(
+            (MIN_SNDBUF_BYTES..=MAX_SOCKET_BUF_BYTES).contains(&w[1]) && w[2] <= MAX_SOCKET_BUF_BYTES,
+            || p("tcp_wmem"),
+            shown.as_str(),
+            &format!(
+                "default in [{MIN_SNDBUF_BYTES}, {MAX_SOCKET_BUF_BYTES}] bytes, max at most {MAX_SOCKET_BUF_BYTES}"
+            ),
+        )?;
+        if let Some(b) = self.snd_buf_bytes {
+            ensure(b == w[2], || p("snd_buf_bytes"), b, &format!("{} (tcp_wmem[2]; it is another name for it)", w[2]))?;
         }
         Ok(())
     }
@@ -652,6 +684,19 @@ mod tests {
         v["flows"][0]["app"] = json!({"kind": "finite", "bytes": super::MAX_FINITE_BYTES + 1});
         assert_eq!(error_of(&v).path, "flows[0].app.bytes");
         v["flows"][0]["app"] = json!({"kind": "finite", "bytes": super::MAX_FINITE_BYTES});
+        assert!(Scenario::from_json(&v.to_string()).is_ok());
+    }
+
+    #[test]
+    fn tcp_wmem_must_be_ordered_and_agree_with_snd_buf_bytes() {
+        let mut v = base();
+        v["flows"][0]["tcp"] = json!({"tcp_wmem": [4096, 16384, 8192]});
+        let e = error_of(&v);
+        assert_eq!((e.path.as_str(), e.value.as_str()), ("flows[0].tcp.tcp_wmem", "[4096, 16384, 8192]"));
+        v["flows"][0]["tcp"] = json!({"tcp_wmem": [4096, 16384, 4194304], "snd_buf_bytes": 1000000});
+        let e = error_of(&v);
+        assert_eq!((e.path.as_str(), e.value.as_str()), ("flows[0].tcp.snd_buf_bytes", "1000000"));
+        v["flows"][0]["tcp"] = json!({"tcp_wmem": [4096, 16384, 1000000], "snd_buf_bytes": 1000000});
         assert!(Scenario::from_json(&v.to_string()).is_ok());
     }
 

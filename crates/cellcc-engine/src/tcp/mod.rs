@@ -13,6 +13,7 @@ pub mod rwnd;
 pub mod sack_list;
 pub mod scoreboard;
 pub mod sender;
+pub mod sndbuf;
 pub mod tlp;
 pub mod tso;
 pub mod undo;

@@ -20,8 +20,11 @@ pub const PACING_SHIFT: u32 = 10;
 const TSO_RTT_LOG: u32 = 9;
 /// Linux `GSO_LEGACY_MAX_SIZE` (include/linux/netdevice.h): a device's default `gso_max_size`.
 pub const GSO_LEGACY_MAX_BYTES: u64 = 65_536;
-/// Linux `MAX_TCP_HEADER` on x86-64 builds (include/net/tcp.h): the header room of an skb.
-pub const MAX_TCP_HEADER_BYTES: u64 = 320;
+/// Linux `MAX_TCP_HEADER` (include/net/tcp.h, `L1_CACHE_ALIGN(128 + MAX_HEADER)`): the header
+/// room of an skb. 256 on the Linux backend's kernel (6.18 x86-64, a small config), where its
+/// `sk_sndbuf` of 46,080 B at set-up (`tcp_sndbuf_expand`'s 2 x 10 x 2,304) and 832 B of truesize
+/// per payload-less skb, both read with SO_MEMINFO, fix it; distribution configs have 320.
+pub const MAX_TCP_HEADER_BYTES: u64 = 256;
 /// Linux `sk_gso_max_size` on a device with the default `gso_max_size`: `sk_setup_caps` takes
 /// `MAX_TCP_HEADER + 1` off it.
 pub const SK_GSO_MAX_BYTES: u64 = GSO_LEGACY_MAX_BYTES - MAX_TCP_HEADER_BYTES - 1;

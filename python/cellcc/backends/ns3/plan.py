@@ -266,6 +266,7 @@ def _tcp_fields(sc: dict, i: int, cca: str, mtu: int, v: dict) -> dict:
         "delack_timeout_s": float(v["delayed_ack_timeout_ms"]) / 1e3,
         "init_cwnd": int(v["initial_cwnd_segs"]),
         "rcvbuf": _ns3_rcvbuf(t),
+        # ns-3 has no send-buffer autotuning: a fixed buffer, the most Linux grows to (tcp_wmem[2]).
         "sndbuf": int(v["snd_buf_bytes"]),
         "dupack_threshold": int(v["dupack_threshold"]),
         "syn_retries": int(v["syn_retries"]),

@@ -80,6 +80,8 @@ const TCP_INIT_CWND: u32 = 10;
 const NOMINAL_RTT_US: u64 = 1_000;
 /// Linux `bbr_min_tso_rate` (bit/s): below it a TSO burst is 1 segment, else 2.
 const MIN_TSO_RATE_BPS: u64 = 1_200_000;
+/// Linux `bbr_sndbuf_expand` (tcp_bbr.c): windows the send buffer provisions for.
+pub(crate) const BBR_SNDBUF_EXPAND: u32 = 3;
 /// Linux `bbr_tso_segs_goal`'s cap, `GSO_LEGACY_MAX_SIZE - 1 - MAX_TCP_HEADER`: the device's
 /// own `gso_max_size` ignored.
 const TSO_BURST_MAX_BYTES: u64 = tso::GSO_LEGACY_MAX_BYTES - 1 - tso::MAX_TCP_HEADER_BYTES;
@@ -621,6 +623,11 @@ impl CongestionControl for Bbr {
 
     fn min_tso_segs(&self) -> Option<u32> {
         Some(self.bbr_min_tso_segs())
+    }
+
+    /// Linux `bbr_sndbuf_expand`: "Provision 3 * cwnd since BBR may slow-start even during recovery".
+    fn sndbuf_expand(&self) -> u32 {
+        BBR_SNDBUF_EXPAND
     }
 
     fn mode(&self) -> &'static str {

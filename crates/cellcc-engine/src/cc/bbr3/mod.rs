@@ -54,7 +54,8 @@ use serde::{Deserialize, Serialize};
 
 /// Linux's fixed point, as in v1: bandwidth in packets/µs << 24, gains << 8.
 pub use super::bbr::BBR_UNIT;
-use super::bbr::{BBR_SCALE, BW_SCALE, BW_UNIT};
+// bbr_sndbuf_expand: v3 keeps v1's.
+use super::bbr::{BBR_SCALE, BBR_SNDBUF_EXPAND, BW_SCALE, BW_UNIT};
 /// Linux: `init_cwnd` is a 7-bit field.
 const INIT_CWND_MAX: u32 = 0x7f;
 /// Linux: "infinite" bounds (`~0U`).
@@ -594,6 +595,11 @@ impl CongestionControl for Bbr3 {
 
     fn pacing_rate_bps(&self) -> Option<u64> {
         self.started.then_some(self.pacing_rate_bytes_ps * 8)
+    }
+
+    /// Linux `bbr_sndbuf_expand`: "Provision 3 * cwnd since BBR may slow-start even during recovery".
+    fn sndbuf_expand(&self) -> u32 {
+        BBR_SNDBUF_EXPAND
     }
 
     /// Linux `bbr_tso_segs` (v3): the generic goal against the socket's GSO size.

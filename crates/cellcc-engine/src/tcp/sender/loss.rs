@@ -251,7 +251,7 @@ impl TcpSender {
         } else if f.una_advanced && self.snd_una < self.high_seq {
             // Step 2.b: send new data instead of retransmitting, if there is any to send.
             self.high_seq = self.snd_nxt;
-            let window_end = self.snd_una + self.peer_wnd.min(self.p.snd_buf_bytes);
+            let window_end = self.snd_una + self.peer_wnd;
             if self.snd_nxt < self.data_end() && window_end > self.snd_nxt {
                 self.frto = Frto::SendingNew;
                 return true;
@@ -266,7 +266,7 @@ impl TcpSender {
     pub(super) fn frto_send_new(&mut self, now: SimTime) -> Option<TcpSegment> {
         let can_send = self.board.packets_in_flight() < self.cc.window().cwnd;
         let end = self.data_end();
-        let window_end = self.snd_una + self.peer_wnd.min(self.p.snd_buf_bytes);
+        let window_end = self.snd_una + self.peer_wnd;
         let len = (end.saturating_sub(self.snd_nxt)).min(self.mss as u64) as u32;
         if can_send && len > 0 && self.snd_nxt + len as u64 <= window_end {
             return Some(self.send_new(now, len));
@@ -534,7 +534,7 @@ impl TcpSender {
             return;
         }
         let end = self.data_end();
-        let window_end = self.snd_una + self.peer_wnd.min(self.p.snd_buf_bytes);
+        let window_end = self.snd_una + self.peer_wnd;
         let new_len = (end.saturating_sub(self.snd_nxt)).min(self.mss as u64);
         let probe =
             if new_len > 0 && self.snd_nxt + new_len <= window_end { Probe::NewData } else { Probe::RetransmitLast };

@@ -19,6 +19,7 @@ use super::rate::RateSampler;
 use super::recovery::Prr;
 use super::rtt::{tsopt_rtt, RttEstimator};
 use super::scoreboard::{Scoreboard, Seg, SegState};
+use super::sndbuf::SendBuffer;
 use super::tlp::{self, Episode, Probe, ProbeAck};
 use super::tso::{self, GsoLimits, TsoBurst};
 use super::undo::Undo;
@@ -44,7 +45,7 @@ pub enum SenderState {
     Failed,
 }
 
-/// How much data the application has handed over.
+/// How much data the application has produced; the send buffer takes it as it has room.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AppSupply {
     /// A greedy source: always more to send.
@@ -53,6 +54,16 @@ pub enum AppSupply {
     Open { written: u64 },
     /// The stream ends after `total` bytes (then FIN).
     Closed { total: u64 },
+}
+
+impl AppSupply {
+    /// Bytes produced beyond the first `taken`.
+    fn backlog(&self, taken: u64) -> u64 {
+        match *self {
+            AppSupply::Unlimited => u64::MAX,
+            AppSupply::Open { written: end } | AppSupply::Closed { total: end } => end.saturating_sub(taken),
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -115,6 +126,8 @@ pub struct TcpSender {
     snd_una: u64,
     snd_nxt: u64,
     supply: AppSupply,
+    /// What of the application's data the socket holds (Linux `sk_sndbuf`, `sk_wmem_queued`).
+    sndbuf: SendBuffer,
     fin: Fin,
     peer_wnd: u64,
     /// RFC 7323 TS.Recent: the newest TSval of the receiver's ACKs, echoed in data so the
@@ -163,6 +176,9 @@ impl TcpSender {
     /// (`tcp_update_skb_after_send`), so header sizes are not needed here.
     pub fn new(p: TcpParams, mss: u32, cc: Box<dyn CongestionControl>, supply: AppSupply) -> Self {
         let rtt = RttEstimator::new(p.rto_estimator, p.initial_rto, p.min_rto, p.max_rto);
+        // The peer's MSS option: the payload plus the options every data segment carries.
+        let mss_clamp = mss + data_overhead_bytes(p.timestamps) - data_overhead_bytes(false);
+        let sndbuf = SendBuffer::new(p.tcp_wmem, mss, mss_clamp, p.gso_max_segs);
         TcpSender {
             mss,
             state: SenderState::Closed,
@@ -174,6 +190,7 @@ impl TcpSender {
             snd_una: 0,
             snd_nxt: 0,
             supply,
+            sndbuf,
             fin: Fin::NotSent,
             peer_wnd: p.rcv_buf_bytes,
             ts_recent: None,
@@ -215,23 +232,34 @@ impl TcpSender {
         if let AppSupply::Open { written } = &mut self.supply {
             *written += bytes;
         }
+        self.offer_to_socket();
     }
 
-    /// The application closed the stream (stop time reached): FIN after what is written.
+    /// The application closed the stream (stop time reached): FIN after what is written. A
+    /// greedy source stops at what has left; what it had queued unsent is dropped.
     pub fn app_close(&mut self) {
         self.supply = match self.supply {
-            AppSupply::Unlimited => AppSupply::Closed { total: self.snd_nxt },
+            AppSupply::Unlimited => {
+                self.sndbuf.truncate(self.snd_nxt);
+                AppSupply::Closed { total: self.snd_nxt }
+            }
             AppSupply::Open { written } => AppSupply::Closed { total: written },
             closed => closed,
         };
     }
 
-    fn data_end(&self) -> u64 {
-        match self.supply {
-            AppSupply::Unlimited => u64::MAX,
-            AppSupply::Open { written } => written,
-            AppSupply::Closed { total } => total,
+    /// The application writes what it has produced and the socket not yet taken, if the
+    /// connection is up (before, the data waits in the application).
+    fn offer_to_socket(&mut self) {
+        if self.state == SenderState::Established {
+            let backlog = self.supply.backlog(self.sndbuf.write_seq());
+            self.sndbuf.write(backlog);
         }
+    }
+
+    /// The end of the data the socket holds (Linux `tp->write_seq`).
+    fn data_end(&self) -> u64 {
+        self.sndbuf.write_seq()
     }
 
     pub fn state(&self) -> SenderState {
@@ -362,6 +390,10 @@ impl TcpSender {
         let v = self.view(now);
         self.cc.init(&v);
         self.cc.cwnd_event(&v, CwndEvent::TxStart);
+        // Linux tcp_init_transfer: tcp_init_buffer_space sizes the send buffer for the window.
+        self.sndbuf.on_ack(self.snd_una, wnd);
+        self.sndbuf.expand(self.cc.window().cwnd, self.p.dupack_threshold, self.cc.sndbuf_expand());
+        self.offer_to_socket();
     }
 
     fn record_rtt(&mut self, now: SimTime, rtt: SimDuration) {
@@ -392,6 +424,7 @@ impl TcpSender {
             self.fin = Fin::Acked;
         }
         self.snd_una = data_ack;
+        self.sndbuf.on_ack(data_ack, seg.wnd_bytes);
         let una_advanced = data_ack > prior_una;
         self.count_dupacks(una_advanced, wnd_changed, seg, d.cum_segs);
         // Linux tcp_clean_rtx_queue updates the RTT before loss detection runs.
@@ -604,6 +637,18 @@ impl TcpSender {
         (bytes_per_s * 8 * ratio as u128 / 100).min(u64::MAX as u128) as u64
     }
 
+    /// Linux `tcp_check_space` after the send loop: wakes the application if ACKs made room;
+    /// returns whether it wrote.
+    fn check_space(&mut self) -> bool {
+        let (in_flight, cwnd) = (self.board.packets_in_flight(), self.cc.window().cwnd);
+        if !self.sndbuf.check_space(in_flight, cwnd, self.p.dupack_threshold, self.cc.sndbuf_expand()) {
+            return false;
+        }
+        let end = self.sndbuf.write_seq();
+        self.offer_to_socket();
+        self.sndbuf.write_seq() > end
+    }
+
     fn has_something_to_send(&self) -> bool {
         self.state == SenderState::Established && (self.board.lost() > 0 || self.snd_nxt < self.data_end())
     }
@@ -611,9 +656,14 @@ impl TcpSender {
     /// The next segment to send, if any. Call until it returns `None` (the end of the
     /// burst, as Linux's `tcp_write_xmit` loop): the loss probe is re-planned there.
     pub fn poll_transmit(&mut self, now: SimTime) -> Option<TcpSegment> {
-        let seg = self.next_segment(now);
+        let mut seg = self.next_segment(now);
+        if seg.is_none() && self.check_space() {
+            // The woken application wrote: its data goes out at once (its tcp_push).
+            seg = self.next_segment(now);
+        }
         if seg.is_none() {
             self.burst.end();
+            self.sndbuf.end_skb();
             if std::mem::take(&mut self.probe_replan_due) {
                 self.schedule_probe(now, false);
             }
@@ -649,13 +699,16 @@ impl TcpSender {
         if self.snd_nxt < end {
             self.cwnd_blocked = !can_send;
             let len = (end - self.snd_nxt).min(self.mss as u64) as u32;
-            let window_end = self.snd_una + self.peer_wnd.min(self.p.snd_buf_bytes);
+            let window_end = self.snd_una + self.peer_wnd;
             return (can_send && self.snd_nxt + len as u64 <= window_end).then(|| self.send_new(now, len));
         }
-        if let (AppSupply::Closed { .. }, Fin::NotSent) = (self.supply, self.fin) {
-            self.fin = Fin::Sent;
-            self.rto_at.get_or_insert(now + self.rtt.rto());
-            return Some(self.control(TcpFlags::FIN | TcpFlags::ACK, self.snd_nxt));
+        // FIN once the socket has taken the whole stream (the rest may wait for room).
+        if let (AppSupply::Closed { total }, Fin::NotSent) = (self.supply, self.fin) {
+            if self.sndbuf.write_seq() == total {
+                self.fin = Fin::Sent;
+                self.rto_at.get_or_insert(now + self.rtt.rto());
+                return Some(self.control(TcpFlags::FIN | TcpFlags::ACK, self.snd_nxt));
+            }
         }
         if can_send && self.board.lost() == 0 {
             self.rate.mark_app_limited(self.board.packets_in_flight());
@@ -702,6 +755,11 @@ impl TcpSender {
             marked_lost: false,
             tx,
         });
+        if self.sndbuf.opens_skb() {
+            let segs = self.tso_segs_now();
+            self.sndbuf.open_skb(segs);
+        }
+        self.sndbuf.on_sent_new(len);
         self.snd_nxt += len as u64;
         self.on_sent(now, len);
         // Linux tcp_write_xmit: a burst with new data re-plans the loss probe when it ends.
@@ -715,6 +773,7 @@ impl TcpSender {
         let in_flight = self.board.packets_in_flight() + 1;
         let tx = self.rate.on_send(now, self.board.packets_out(), in_flight, self.lost_total);
         self.board.retransmitted(i, now, self.stats.data_segments_sent, tx);
+        self.sndbuf.end_skb();
         self.stats.retransmits += 1;
         self.undo.on_retransmit(now);
         if i == 0 {
@@ -742,6 +801,12 @@ impl TcpSender {
             let segs = || tso_segs(cc, p, min_rtt, mss, rate);
             self.next_send_at = self.burst.on_sent(now, self.next_send_at, len, rate, gap_counts, segs);
         }
+    }
+
+    /// Linux `tcp_tso_segs` at `sk_pacing_rate` now: how many segments the skb being sent takes.
+    fn tso_segs_now(&self) -> u32 {
+        let rate = self.sk_pacing_rate_bps(self.cc.pacing_rate_bps());
+        tso_segs(&*self.cc, &self.p, self.rtt.min_rtt(), self.mss, rate)
     }
 
     /// Payload bytes sent but not yet known delivered (cumulatively or selectively).
