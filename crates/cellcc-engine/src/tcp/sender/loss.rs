@@ -458,13 +458,17 @@ impl TcpSender {
         if !self.tlp_enabled || !self.p.sack || self.board.is_empty() || !state_ok {
             return;
         }
-        let rto_left = match (advancing_rto, self.rto_at) {
-            (true, _) | (false, None) => self.rtt.rto(),
-            (false, Some(at)) => at.saturating_since(now),
-        };
+        let rto_left = if advancing_rto { self.rtt.rto() } else { self.rto_delta(now) };
         let packets_out = self.board.packets_out();
         let pto = tlp::probe_timeout(self.rtt.srtt(), packets_out, self.p.min_rto, self.p.initial_rto, rto_left);
         self.probe_at = Some(now + pto);
+    }
+
+    /// Linux `tcp_rto_delta_us`: how far ahead the RTO falls when counted from the head's last
+    /// transmission (zero once passed), which is what caps a loss probe.
+    fn rto_delta(&self, now: SimTime) -> SimDuration {
+        let head_sent = if self.board.is_empty() { now } else { self.board.get(0).sent_at };
+        (head_sent + self.rtt.rto()).saturating_since(now)
     }
 
     /// The next instant the sender needs to run: its RTO, reordering or probe
@@ -483,9 +487,15 @@ impl TcpSender {
             self.reo_at = None;
             self.on_reo_timeout(now);
         }
+        // Linux keeps one timer: a pending loss probe stands in for the RTO, and the probe (or,
+        // without one, the timer re-armed from the head) restarts it.
         if self.probe_at.is_some_and(|t| now >= t) {
             self.probe_at = None;
-            self.on_probe_timeout();
+            self.on_probe_timeout(now);
+            return;
+        }
+        if self.probe_at.is_some() {
+            return;
         }
         let Some(at) = self.rto_at else { return };
         if now < at {
@@ -527,10 +537,14 @@ impl TcpSender {
     }
 
     /// Linux `tcp_send_loss_probe`: one probe per episode, new data if the window
-    /// allows, else the last segment again.
-    fn on_probe_timeout(&mut self) {
+    /// allows, else the last segment again; with none, the RTO is re-armed from the head
+    /// (`tcp_rearm_rto` with the probe pending: `tcp_rto_delta_us`).
+    fn on_probe_timeout(&mut self, now: SimTime) {
         let open = matches!(self.ca_state, CaState::Open | CaState::Cwr);
         if self.state != SenderState::Established || !open || self.probe != Episode::Idle || self.board.is_empty() {
+            if !self.board.is_empty() {
+                self.rto_at = Some(now + self.rto_delta(now).max(SimDuration::from_us(1)));
+            }
             return;
         }
         let end = self.data_end();

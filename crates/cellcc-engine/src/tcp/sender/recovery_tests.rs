@@ -139,6 +139,31 @@ fn a_send_burst_plans_the_loss_probe_once_when_it_ends() {
 }
 
 #[test]
+fn a_loss_probe_is_due_by_the_rto_counted_from_the_head_and_stands_in_for_it() {
+    let (mut s, t0) = sender(TcpSpec::default(), AppSupply::Open { written: 0 });
+    s.app_write(seg_bytes(10));
+    assert_eq!(drain(&mut s, t0).len(), 10);
+    // Segments 0..4 are ACKed one RTT later (re-arming the RTO from then); the application
+    // writes two more, which leave at once.
+    let t1 = t0 + ms(RTT_MS);
+    s.on_segment(t1, &sack_ack(seg_bytes(5), &[]));
+    s.app_write(seg_bytes(2));
+    assert_eq!(drain(&mut s, t1).len(), 2);
+    let rto = s.rto();
+    // tcp_schedule_loss_probe caps the PTO (t1 + 2 * SRTT + 2 ms) by tcp_rto_delta_us: the RTO
+    // counted from the head's transmission (segment 5, sent at t0), not from the ACK at t1.
+    assert!(t0 + rto < t1 + ms(202));
+    assert_eq!(s.poll_timeout(t1), Some(t0 + rto));
+    s.on_timeout(t0 + rto);
+    assert_eq!(drain(&mut s, t0 + rto).iter().map(|x| x.seq).collect::<Vec<_>>(), vec![seg_bytes(11)]);
+    // The probe restarts the RTO from its own transmission (tcp_send_loss_probe clears the
+    // pending timer first); the one armed at t1 no longer fires.
+    assert_eq!(s.poll_timeout(t0 + rto), Some(t0 + rto + rto));
+    s.on_timeout(t1 + rto);
+    assert_eq!((s.stats.loss_probes, s.stats.timeouts), (1, 0));
+}
+
+#[test]
 fn a_tail_drop_is_probed_after_two_srtt_and_repaired_in_recovery() {
     let (mut s, t0) = sender(TcpSpec::default(), AppSupply::Closed { total: seg_bytes(10) });
     drain(&mut s, t0);
