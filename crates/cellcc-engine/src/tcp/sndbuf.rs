@@ -45,6 +45,16 @@ pub enum Writer {
     AckArrived,
 }
 
+/// The skb new data is leaving in: Linux splits what was written into skbs of `tcp_tso_segs`
+/// segments as it sends (`tcp_write_xmit`, `tso_fragment`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SendingSkb {
+    /// None: the next new segment opens one.
+    Closed,
+    /// `segs` sent in it so far; `limit` (`tcp_tso_segs`) once it was needed.
+    Open { segs: u32, limit: Option<u32> },
+}
+
 /// One connection's send buffer.
 #[derive(Clone, Debug)]
 pub struct SendBuffer {
@@ -58,15 +68,24 @@ pub struct SendBuffer {
     snd_nxt: u64,
     /// `tp->max_window`: the largest window the peer offered.
     max_peer_wnd: u64,
+    /// `tcp_xmit_size_goal` for that window.
+    size_goal_bytes: u64,
     mss: u64,
     /// `max(mss_clamp, mss_cache)` of `tcp_sndbuf_expand`.
     mss_for_provision: u64,
     gso_max_segs: u64,
     /// First sequence of each transmitted skb not yet wholly acknowledged.
     sent_skb_starts: VecDeque<u64>,
-    /// Segments the skb now being sent may still take (`tcp_write_xmit` splits at `tcp_tso_segs`).
-    skb_segs_left: u32,
+    sending: SendingSkb,
     writer: Writer,
+}
+
+/// Linux `tcp_xmit_size_goal`: the largest skb a write builds (the device's GSO size, at most
+/// half the largest window offered), in whole segments.
+fn size_goal_bytes(max_peer_wnd: u64, mss: u64, gso_max_segs: u64) -> u64 {
+    let half_wnd = if max_peer_wnd > TCP_MSS_DEFAULT_BYTES { max_peer_wnd / 2 } else { max_peer_wnd };
+    let bound = if half_wnd > 0 { SK_GSO_MAX_BYTES.min(half_wnd) } else { SK_GSO_MAX_BYTES };
+    (bound / mss).min(gso_max_segs).max(1) * mss
 }
 
 /// Linux `roundup_pow_of_two`.
@@ -84,11 +103,12 @@ impl SendBuffer {
             snd_una: 0,
             snd_nxt: 0,
             max_peer_wnd: 0,
+            size_goal_bytes: size_goal_bytes(0, mss.max(1) as u64, gso_max_segs.max(1) as u64),
             mss: mss.max(1) as u64,
             mss_for_provision: mss.max(mss_clamp) as u64,
             gso_max_segs: gso_max_segs.max(1) as u64,
             sent_skb_starts: VecDeque::with_capacity(64),
-            skb_segs_left: 0,
+            sending: SendingSkb::Closed,
             writer: Writer::Writing,
         }
     }
@@ -113,20 +133,11 @@ impl SendBuffer {
         self.limit_bytes = self.limit_bytes.max(wanted);
     }
 
-    /// Linux `tcp_xmit_size_goal`: the largest skb a write builds (the device's GSO size, at
-    /// most half the largest window offered), in whole segments.
-    fn size_goal_bytes(&self) -> u64 {
-        let half_wnd =
-            if self.max_peer_wnd > TCP_MSS_DEFAULT_BYTES { self.max_peer_wnd / 2 } else { self.max_peer_wnd };
-        let bound = if half_wnd > 0 { SK_GSO_MAX_BYTES.min(half_wnd) } else { SK_GSO_MAX_BYTES };
-        (bound / self.mss).min(self.gso_max_segs).max(1) * self.mss
-    }
-
     /// `sk_wmem_queued`: every byte not yet acknowledged plus an skb's overhead per skb, sent
     /// (as split for transmission) or still queued (as written, up to the size goal each).
     pub fn queued_bytes(&self) -> u64 {
         let unsent = self.write_seq - self.snd_nxt;
-        let unsent_skbs = unsent.div_ceil(self.size_goal_bytes());
+        let unsent_skbs = unsent.div_ceil(self.size_goal_bytes);
         let skbs = self.sent_skb_starts.len() as u64 + unsent_skbs;
         self.write_seq - self.snd_una + skbs * SKB_OVERHEAD_BYTES
     }
@@ -148,7 +159,7 @@ impl SendBuffer {
             self.writer = Writer::WaitingForSpace;
             return 0;
         }
-        let goal = self.size_goal_bytes();
+        let goal = self.size_goal_bytes;
         let start = self.write_seq;
         let unsent = self.write_seq - self.snd_nxt;
         let tail_room = unsent.div_ceil(goal) * goal - unsent;
@@ -163,33 +174,43 @@ impl SendBuffer {
         taken
     }
 
-    /// Whether the next new-data segment opens an skb: the one being sent is full or ended.
-    pub fn opens_skb(&self) -> bool {
-        self.skb_segs_left == 0
+    pub fn sending_skb(&self) -> SendingSkb {
+        self.sending
     }
 
-    /// The next new-data segment opens an skb of up to `tso_segs` segments (Linux
-    /// `tcp_write_xmit` splits what was written at `tcp_tso_segs`, `tso_fragment`).
-    pub fn open_skb(&mut self, tso_segs: u32) {
+    /// The skb being sent takes at most `limit` segments (`tcp_tso_segs`).
+    pub fn set_skb_limit(&mut self, limit: u32) {
+        if let SendingSkb::Open { segs, .. } = self.sending {
+            self.sending = SendingSkb::Open { segs, limit: Some(limit.max(1)) };
+        }
+    }
+
+    /// The next new-data segment opens an skb.
+    pub fn open_skb(&mut self) {
         self.sent_skb_starts.push_back(self.snd_nxt);
-        self.skb_segs_left = tso_segs.max(1);
+        self.sending = SendingSkb::Open { segs: 0, limit: None };
     }
 
     /// A new-data segment of `len` bytes left at `snd_nxt`, in the skb being sent.
     pub fn on_sent_new(&mut self, len: u32) {
-        self.skb_segs_left = self.skb_segs_left.saturating_sub(1);
+        if let SendingSkb::Open { segs, limit } = self.sending {
+            self.sending = SendingSkb::Open { segs: segs + 1, limit };
+        }
         self.snd_nxt += len as u64;
     }
 
     /// The send loop ended, or a retransmission went out: the next new segment opens an skb.
     pub fn end_skb(&mut self) {
-        self.skb_segs_left = 0;
+        self.sending = SendingSkb::Closed;
     }
 
     /// An ACK: `snd_una` moved to `snd_una` and the peer offers `wnd` bytes. Wholly
     /// acknowledged skbs are freed (Linux `tcp_clean_rtx_queue`).
     pub fn on_ack(&mut self, snd_una: u64, wnd: u64) {
-        self.max_peer_wnd = self.max_peer_wnd.max(wnd);
+        if wnd > self.max_peer_wnd {
+            self.max_peer_wnd = wnd;
+            self.size_goal_bytes = size_goal_bytes(wnd, self.mss, self.gso_max_segs);
+        }
         if self.writer == Writer::WaitingForSpace {
             self.writer = Writer::AckArrived;
         }
@@ -237,8 +258,12 @@ mod tests {
 
     /// One 1448-byte segment of new data, in skbs of `tso_segs`.
     fn send(b: &mut SendBuffer, tso_segs: u32) {
-        if b.opens_skb() {
-            b.open_skb(tso_segs);
+        match b.sending_skb() {
+            SendingSkb::Open { segs, .. } if segs < tso_segs => {}
+            _ => {
+                b.open_skb();
+                b.set_skb_limit(tso_segs);
+            }
         }
         b.on_sent_new(1448);
     }

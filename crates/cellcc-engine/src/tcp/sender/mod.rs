@@ -19,7 +19,7 @@ use super::rate::RateSampler;
 use super::recovery::Prr;
 use super::rtt::{tsopt_rtt, RttEstimator};
 use super::scoreboard::{Scoreboard, Seg, SegState};
-use super::sndbuf::SendBuffer;
+use super::sndbuf::{SendBuffer, SendingSkb};
 use super::tlp::{self, Episode, Probe, ProbeAck};
 use super::tso::{self, GsoLimits, TsoBurst};
 use super::undo::Undo;
@@ -128,6 +128,9 @@ pub struct TcpSender {
     supply: AppSupply,
     /// What of the application's data the socket holds (Linux `sk_sndbuf`, `sk_wmem_queued`).
     sndbuf: SendBuffer,
+    /// The fewest segments `tcp_tso_segs` gives: the sysctl floor within the device's limit, or
+    /// 1 when the algorithm sets its own.
+    tso_floor: u32,
     fin: Fin,
     peer_wnd: u64,
     /// RFC 7323 TS.Recent: the newest TSval of the receiver's ACKs, echoed in data so the
@@ -179,6 +182,8 @@ impl TcpSender {
         // The peer's MSS option: the payload plus the options every data segment carries.
         let mss_clamp = mss + data_overhead_bytes(p.timestamps) - data_overhead_bytes(false);
         let sndbuf = SendBuffer::new(p.tcp_wmem, mss, mss_clamp, p.gso_max_segs);
+        let own_tso = cc.min_tso_segs().is_some() || cc.tso_segs(mss, &gso_limits(&p)).is_some();
+        let tso_floor = if own_tso { 1 } else { p.min_tso_segs.min(p.gso_max_segs).max(1) };
         TcpSender {
             mss,
             state: SenderState::Closed,
@@ -191,6 +196,7 @@ impl TcpSender {
             snd_nxt: 0,
             supply,
             sndbuf,
+            tso_floor,
             fin: Fin::NotSent,
             peer_wnd: p.rcv_buf_bytes,
             ts_recent: None,
@@ -755,9 +761,8 @@ impl TcpSender {
             marked_lost: false,
             tx,
         });
-        if self.sndbuf.opens_skb() {
-            let segs = self.tso_segs_now();
-            self.sndbuf.open_skb(segs);
+        if self.opens_skb() {
+            self.sndbuf.open_skb();
         }
         self.sndbuf.on_sent_new(len);
         self.snd_nxt += len as u64;
@@ -800,6 +805,21 @@ impl TcpSender {
             let (cc, p, min_rtt, mss) = (&*self.cc, &self.p, self.rtt.min_rtt(), self.mss);
             let segs = || tso_segs(cc, p, min_rtt, mss, rate);
             self.next_send_at = self.burst.on_sent(now, self.next_send_at, len, rate, gap_counts, segs);
+        }
+    }
+
+    /// Whether the next new segment needs a new skb. `tcp_tso_segs` is asked only once the skb
+    /// holds its floor of segments: an ACK-clocked flow's skbs end at the send loop before that.
+    fn opens_skb(&mut self) -> bool {
+        match self.sndbuf.sending_skb() {
+            SendingSkb::Closed => true,
+            SendingSkb::Open { segs, .. } if segs < self.tso_floor => false,
+            SendingSkb::Open { segs, limit: Some(limit) } => segs >= limit,
+            SendingSkb::Open { segs, limit: None } => {
+                let limit = self.tso_segs_now();
+                self.sndbuf.set_skb_limit(limit);
+                segs >= limit
+            }
         }
     }
 
@@ -877,12 +897,17 @@ impl Delivery {
 /// Linux `tcp_tso_segs` (net/ipv4/tcp_output.c): the algorithm's own burst size, else
 /// `tcp_tso_autosize` at the pacing rate with its floor, at most the device's `gso_max_segs`.
 fn tso_segs(cc: &dyn CongestionControl, p: &TcpParams, min_rtt: Option<SimDuration>, mss: u32, rate_bps: u64) -> u32 {
-    let gso = GsoLimits { min_tso_segs: p.min_tso_segs, max_segs: p.gso_max_segs, max_bytes: tso::SK_GSO_MAX_BYTES };
+    let gso = gso_limits(p);
     let segs = cc.tso_segs(mss, &gso).unwrap_or_else(|| {
         let floor = cc.min_tso_segs().unwrap_or(gso.min_tso_segs);
         tso::autosize(rate_bps / 8, min_rtt, mss, floor, &gso)
     });
     segs.min(gso.max_segs)
+}
+
+/// The sysctl floor and the device's limits a burst is sized within.
+fn gso_limits(p: &TcpParams) -> GsoLimits {
+    GsoLimits { min_tso_segs: p.min_tso_segs, max_segs: p.gso_max_segs, max_bytes: tso::SK_GSO_MAX_BYTES }
 }
 
 /// Header bytes of a full data segment (IPv4 + TCP + options), for MSS and pacing.
