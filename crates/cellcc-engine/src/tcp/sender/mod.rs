@@ -944,6 +944,40 @@ mod tests {
         (s, now)
     }
 
+    #[test]
+    fn an_app_limited_sender_stops_writing_at_two_thirds_of_its_buffer_and_an_ack_leaving_cwnd_open_grows_it() {
+        let (mut s, t0) = established(100, AppSupply::Open { written: 0 });
+        // tcp_sndbuf_expand at set-up: 2 x 10 x 2,304 (MSS 1000 + 12 B of options, 256 + 320
+        // of skb head room, rounded to 2,048, + 256); writable while at most 30,720 B are queued.
+        assert_eq!(s.sndbuf.limit_bytes(), 46_080);
+        // The first write leaves at once in skbs of two segments (tcp_tso_segs' floor at this
+        // rate): 10,000 + 5 x 832 = 14,160 B queued.
+        s.app_write(10_000);
+        assert_eq!(drain(&mut s, t0).len(), 10);
+        assert_eq!(s.sndbuf.queued_bytes(), 14_160);
+        // No ACK comes. The second write waits unsent in one skb (24,992 B), the third joins it
+        // (34,992 B, above 2/3), and the fourth finds the socket unwritable: it stays in the
+        // application (Linux tcp_poll, SOCK_NOSPACE).
+        for _ in 0..3 {
+            s.app_write(10_000);
+        }
+        assert_eq!((s.sndbuf.write_seq(), s.sndbuf.queued_bytes()), (30_000, 34_992));
+        assert_eq!(s.sndbuf.writer(), crate::tcp::sndbuf::Writer::WaitingForSpace);
+        // An ACK of four segments: cwnd 14, the send loop takes 8 of the 20 unsent, in flight 14,
+        // cwnd full: the buffer does not grow, and with 30,992 B queued it is not yet writable.
+        let t1 = t0 + SimDuration::from_ms(100);
+        s.on_segment(t1, &ack(4_000));
+        assert_eq!(drain(&mut s, t1).len(), 8);
+        assert_eq!((s.sndbuf.limit_bytes(), s.sndbuf.write_seq()), (46_080, 30_000));
+        // An ACK of eight more: cwnd 22, the 12 unsent go and leave cwnd open (in flight 18):
+        // tcp_new_space expands to 2 x 22 x 2,304, the waiting write is taken, and 4 of it go.
+        s.on_segment(t1, &ack(12_000));
+        let sent = drain(&mut s, t1);
+        assert_eq!(s.sndbuf.limit_bytes(), 2 * 22 * 2304);
+        assert_eq!(s.sndbuf.write_seq(), 40_000);
+        assert_eq!(sent.len(), 16);
+    }
+
     fn ack(n: u64) -> TcpSegment {
         TcpSegment { flags: TcpFlags(TcpFlags::ACK), ack: n, wnd_bytes: 1 << 30, ..Default::default() }
     }
