@@ -12,10 +12,11 @@
 //! in `tcp_sndbuf_expand` (net/ipv4/tcp_input.c), at connection set-up (`tcp_init_buffer_space`)
 //! and from `tcp_new_space` when the application found the socket full (SOCK_NOSPACE) and cwnd
 //! is not full (`tcp_should_expand_sndbuf`), which `tcp_check_space` calls after every ACK's send
-//! loop (since Linux 5.10, "tcp: remove SOCK_QUEUE_SHRUNK"; before, only after ACKs that freed skbs). `sk_wmem_queued` charges each skb's truesize
-//! (`tcp_stream_alloc_skb`, `skb_copy_to_page_nocache`, `tso_fragment`); `tcp_sendmsg_locked`
-//! opens a new skb only while `sk_wmem_queued < sk_sndbuf`; `tcp_poll` reports writable while
-//! `sk_stream_wspace >= sk_stream_min_wspace` (include/net/sock.h), i.e. up to 2/3 full.
+//! loop (since Linux 5.10, "tcp: remove SOCK_QUEUE_SHRUNK"; before, only after ACKs that freed
+//! skbs). `sk_wmem_queued` charges each skb's truesize (`tcp_stream_alloc_skb`,
+//! `skb_copy_to_page_nocache`, `tso_fragment`); `tcp_sendmsg_locked` opens a new skb only while
+//! `sk_wmem_queued < sk_sndbuf`; `tcp_poll` reports writable while `sk_stream_wspace >=
+//! sk_stream_min_wspace` (include/net/sock.h), i.e. up to 2/3 full.
 
 use std::collections::VecDeque;
 
@@ -30,7 +31,7 @@ const SK_BUFF_BYTES: u64 = 256;
 /// Truesize of a TCP skb before payload (`tcp_stream_alloc_skb`: a `MAX_TCP_HEADER` head, its
 /// shared info and the sk_buff): 832 B, as the Linux backend's kernel charges it (SO_MEMINFO shows
 /// 17,808 B queued per 14,480 B write sent as four skbs).
-pub const SKB_OVERHEAD_BYTES: u64 = MAX_TCP_HEADER_BYTES + SKB_SHINFO_BYTES + SK_BUFF_BYTES;
+const SKB_OVERHEAD_BYTES: u64 = MAX_TCP_HEADER_BYTES + SKB_SHINFO_BYTES + SK_BUFF_BYTES;
 /// Linux `tcp_bound_to_half_wnd`: windows above `TCP_MSS_DEFAULT` bound an skb to half of them.
 const TCP_MSS_DEFAULT_BYTES: u64 = 536;
 
