@@ -164,7 +164,27 @@ fn main() -> std::io::Result<()> {
            the LTE cells at least 100x faster than ns-3.44 LENA, i.e. at most ~8 ms of wall time per simulated\n\
            second for the seed-000 cell (issue 7; ns-3 side by side: the section of that name below, `scripts/bench_ns3.py`).\n\
            Where the time goes, and what was optimised: `docs/performance.md`.\n";
+    // The sections after this part (`## ...`) are written by `make bench`'s later steps: kept.
+    let old = std::fs::read_to_string(&path).unwrap_or_default();
+    md += later_sections(&old);
     let tmp = format!("{path}.tmp");
     std::fs::write(&tmp, md)?;
     std::fs::rename(&tmp, &path)
+}
+
+/// What follows the engine's part of the file: from its first `## ` heading on, if any.
+fn later_sections(text: &str) -> &str {
+    text.find("\n## ").map_or("", |i| &text[i..])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::later_sections;
+
+    #[test]
+    fn the_sections_other_steps_write_are_kept() {
+        let text = "# Engine benchmarks\n\n| a |\n\n## CLI start-up\n\nx\n\n## ns-3 side by side\n\ny\n";
+        assert_eq!(later_sections(text), "\n## CLI start-up\n\nx\n\n## ns-3 side by side\n\ny\n");
+        assert_eq!(later_sections("# Engine benchmarks\n"), "");
+    }
 }
