@@ -81,9 +81,10 @@ impl Undo {
     }
 
     /// Linux `tcp_packet_delayed` (RFC 3522 Eifel): the ACK echoes a timestamp sent
-    /// before the first retransmission, so it was the original that arrived.
+    /// before the first retransmission, so it was the original that arrived. An echo of 0 is
+    /// no echo (`tcp_tsopt_ecr_before` asks for a non-zero `rcv_tsecr`).
     pub fn packet_delayed(&self, ts_ecr: Option<SimTime>) -> bool {
-        matches!((self.retrans_stamp, ts_ecr), (Some(stamp), Some(ecr)) if ecr < stamp)
+        matches!((self.retrans_stamp, ts_ecr), (Some(stamp), Some(ecr)) if ecr != SimTime::ZERO && ecr < stamp)
     }
 
     /// Linux `tcp_may_undo`.
@@ -123,5 +124,7 @@ mod tests {
         assert!(u.may_undo(Some(ms(60))));
         assert!(!u.may_undo(Some(ms(100))));
         assert!(!u.may_undo(None));
+        // An echo of 0 (what a SYN's timestamp carries here) says nothing.
+        assert!(!u.may_undo(Some(SimTime::ZERO)));
     }
 }
