@@ -322,14 +322,27 @@ impl Scoreboard {
     }
 
     /// RTO (Linux `tcp_timeout_mark_lost`): everything not SACKed is lost, except segments
-    /// other than the head sent less than `recent` before `now` (RACK: not yet due).
+    /// other than the head sent less than `recent` before `now` (RACK: not yet due). A
+    /// retransmission still out is marked lost but stays in flight, to be sent again only when
+    /// found lost once more (`tcp_mark_skb_lost` keeps TCPCB_SACKED_RETRANS on a first mark); the
+    /// head goes again at once (`tcp_retransmit_timer`).
     pub fn mark_lost_on_timeout(&mut self, now: SimTime, recent: SimDuration) -> u32 {
         let mut newly = 0;
         for i in 0..self.segs.len() {
             let due = i == 0 || now - self.segs[i].sent_at >= recent;
-            if due && matches!(self.segs[i].state, SegState::InFlight | SegState::Retransmitted) {
-                self.set_state(i, SegState::Lost);
-                newly += 1;
+            if !due {
+                continue;
+            }
+            match self.segs[i].state {
+                SegState::Retransmitted if i > 0 && !self.segs[i].marked_lost => {
+                    self.set_marked_lost(i, true);
+                    newly += 1;
+                }
+                SegState::InFlight | SegState::Retransmitted => {
+                    self.set_state(i, SegState::Lost);
+                    newly += 1;
+                }
+                SegState::Sacked | SegState::Lost => {}
             }
         }
         newly
@@ -475,6 +488,22 @@ mod tests {
         assert_eq!(b.lost_out(), 1);
         b.unmark_lost(); // segment 2: the losses were not real
         assert_eq!((b.lost(), b.lost_out()), (0, 0));
+    }
+
+    #[test]
+    fn an_rto_marks_a_retransmission_still_out_lost_but_keeps_it_in_flight() {
+        // Three segments sent at 0; the last re-sent by a loss probe at 1 ns. An RTO with no
+        // RACK wait: the head and segment 1 are lost (to send again); segment 2 is LOST with its
+        // retransmission still out (Linux tcp_mark_skb_lost keeps TCPCB_SACKED_RETRANS), so in
+        // flight and not sent again. A second RTO finds that retransmission lost too.
+        let mut b = board(3);
+        let tx = b.get(2).tx;
+        b.retransmitted(2, SimTime(1), 3, tx);
+        let now = SimTime(1_000_000);
+        assert_eq!(b.mark_lost_on_timeout(now, SimDuration::ZERO), 3);
+        assert_eq!((b.lost(), b.lost_out(), b.retrans_out(), b.packets_in_flight()), (2, 3, 1, 1));
+        assert_eq!(b.mark_lost_on_timeout(now, SimDuration::ZERO), 1);
+        assert_eq!((b.lost(), b.lost_out(), b.retrans_out(), b.packets_in_flight()), (3, 3, 0, 0));
     }
 
     #[test]
