@@ -402,7 +402,9 @@ def _goodput_tables(runs: pd.DataFrame) -> list[Block]:
     for latency, table_no in (("4G", 1), ("low", 2)):
         rows = []
         for key, g in _scenario_groups(runs[runs["latency"] == latency]):
-            for cca, c in g.groupby("cca", sort=False):
+            # The study's CCA order, whatever order the store returned the runs in.
+            for cca in (x for x in CCAS if (g["cca"] == x).any()):
+                c = g[g["cca"] == cca]
                 ci = mean_ci(c["goodput_mbps"].to_numpy(dtype=float))
                 paper = PAPER_GOODPUT.get(key, {}).get(cca, math.nan)
                 rows.append(
