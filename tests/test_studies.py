@@ -116,3 +116,32 @@ def test_li_celledge_am_below_um_needs_a_gap_the_seeds_show() -> None:
     # Below on every seed: the paper's "slightly below" holds.
     _, gap, _ = li_celledge._centre_am_below(runs([-0.05, -0.04, -0.06, -0.05, -0.04, -0.05, -0.06]))
     assert gap is Verdict.AGREES
+
+
+def test_atxutegi_goodput_table_does_not_depend_on_the_runs_order() -> None:
+    # The store may return runs in any order (parallel workers): the table lists CCAs in the study's order.
+    import pandas as pd
+
+    from cellcc.studies import atxutegi
+
+    rows = [
+        {
+            "latency": "4G",
+            "speed": "60 km/h",
+            "movement": "forward",
+            "cca": cca,
+            "seed": seed,
+            "goodput_mbps": 1.0 + i + seed,
+            "slot_spread_mbps": 0.1,
+            "capacity_mbps": 30.0,
+        }
+        for i, cca in enumerate(atxutegi.CCAS)
+        for seed in (1, 2)
+    ]
+    runs = pd.DataFrame(rows)
+    tables = [
+        next(b.table for b in atxutegi._goodput_tables(frame) if b.table is not None)
+        for frame in (runs, runs.iloc[::-1].reset_index(drop=True))
+    ]
+    pd.testing.assert_frame_equal(tables[0], tables[1])
+    assert list(tables[0]["CCA"]) == [atxutegi.LABEL[c] for c in atxutegi.CCAS]
