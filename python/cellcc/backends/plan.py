@@ -251,14 +251,20 @@ def _collapse(sc: dict, chain: list[tuple[int, bool]], a_to_b: bool, base_dir: P
 LINUX_TCP_RMEM = (4096, 131072, 6291456)
 
 
-def rmem_of(t: dict) -> tuple[int, int, int]:
-    """tcp_rmem as the engine resolves it (scenario/tcp.rs `TcpSpec::rmem`): as written, else
-    Linux's with rcv_buf_bytes as the max (min and default no larger than it)."""
-    if t.get("tcp_rmem") is not None:
-        lo, default, hi = (int(v) for v in t["tcp_rmem"])
+def _socket_buffer(t: dict, key: str, max_key: str, linux: tuple[int, int, int]) -> tuple[int, int, int]:
+    """A [min, default, max] buffer sysctl as the engine resolves it (scenario/tcp.rs
+    `socket_buffer`): as written, else Linux's with `max_key` as the max (min and default no
+    larger than it)."""
+    if t.get(key) is not None:
+        lo, default, hi = (int(v) for v in t[key])
         return lo, default, hi
-    hi = int(t.get("rcv_buf_bytes") or LINUX_TCP_RMEM[2])
-    return min(LINUX_TCP_RMEM[0], hi), min(LINUX_TCP_RMEM[1], hi), hi
+    hi = int(t.get(max_key) or linux[2])
+    return min(linux[0], hi), min(linux[1], hi), hi
+
+
+def rmem_of(t: dict) -> tuple[int, int, int]:
+    """tcp_rmem as the engine resolves it (`TcpSpec::rmem`), rcv_buf_bytes its other name for the max."""
+    return _socket_buffer(t, "tcp_rmem", "rcv_buf_bytes", LINUX_TCP_RMEM)
 
 
 #: Linux's default net.ipv4.tcp_wmem (net/ipv4/tcp.c tcp_init), the engine's (scenario/tcp.rs).
@@ -266,13 +272,8 @@ LINUX_TCP_WMEM = (4096, 16384, 4194304)
 
 
 def wmem_of(t: dict) -> tuple[int, int, int]:
-    """tcp_wmem as the engine resolves it (scenario/tcp.rs `TcpSpec::wmem`): as written, else
-    Linux's with snd_buf_bytes as the max (min and default no larger than it)."""
-    if t.get("tcp_wmem") is not None:
-        lo, default, hi = (int(v) for v in t["tcp_wmem"])
-        return lo, default, hi
-    hi = int(t.get("snd_buf_bytes") or LINUX_TCP_WMEM[2])
-    return min(LINUX_TCP_WMEM[0], hi), min(LINUX_TCP_WMEM[1], hi), hi
+    """tcp_wmem as the engine resolves it (`TcpSpec::wmem`), snd_buf_bytes its other name for the max."""
+    return _socket_buffer(t, "tcp_wmem", "snd_buf_bytes", LINUX_TCP_WMEM)
 
 
 def _tcp_settings(sc: dict, plan: RunPlan) -> list[int | None]:

@@ -31,6 +31,16 @@ pub const LINUX_TCP_RMEM: [u64; 3] = [4096, 131_072, 6_291_456];
 /// max(65536, min(4 MiB, free memory / 128)), i.e. 4 MiB on any host with 512 MiB or more).
 pub const LINUX_TCP_WMEM: [u64; 3] = [4096, 16_384, 4_194_304];
 
+/// A Linux `[min, default, max]` buffer sysctl as written, else `linux`'s with `max` (the field
+/// that is another name for the third) as its max, min and default no larger than it.
+fn socket_buffer(written: Option<[u64; 3]>, max: Option<u64>, linux: [u64; 3]) -> [u64; 3] {
+    match (written, max) {
+        (Some(b), _) => b,
+        (None, Some(max)) => [linux[0].min(max), linux[1].min(max), max],
+        (None, None) => linux,
+    }
+}
+
 /// When the sender paces.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -242,27 +252,13 @@ impl TcpSpec {
     /// `tcp_rmem` with `rcv_buf_bytes` as its max when only that is given (the default,
     /// 131072, then no larger than the max, as the first buffer cannot exceed the largest).
     pub fn rmem(&self) -> [u64; 3] {
-        match (self.tcp_rmem, self.rcv_buf_bytes) {
-            (Some(r), _) => r,
-            (None, Some(max)) => {
-                let [lo, def, _] = LINUX_TCP_RMEM;
-                [lo.min(max), def.min(max), max]
-            }
-            (None, None) => LINUX_TCP_RMEM,
-        }
+        socket_buffer(self.tcp_rmem, self.rcv_buf_bytes, LINUX_TCP_RMEM)
     }
 
     /// `tcp_wmem` with `snd_buf_bytes` as its max when only that is given (min and default no
     /// larger than the max).
     pub fn wmem(&self) -> [u64; 3] {
-        match (self.tcp_wmem, self.snd_buf_bytes) {
-            (Some(w), _) => w,
-            (None, Some(max)) => {
-                let [lo, def, _] = LINUX_TCP_WMEM;
-                [lo.min(max), def.min(max), max]
-            }
-            (None, None) => LINUX_TCP_WMEM,
-        }
+        socket_buffer(self.tcp_wmem, self.snd_buf_bytes, LINUX_TCP_WMEM)
     }
 
     /// Fill defaults (values are validated before this is called).

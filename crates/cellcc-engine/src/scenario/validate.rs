@@ -546,8 +546,13 @@ impl TcpSpec {
                 )?;
             }
         }
-        self.check_rmem(&p)?;
-        self.check_wmem(&p)?;
+        check_socket_buffer(
+            &p,
+            ("tcp_rmem", self.tcp_rmem),
+            ("rcv_buf_bytes", self.rcv_buf_bytes),
+            MIN_RMEM_DEFAULT_BYTES,
+        )?;
+        check_socket_buffer(&p, ("tcp_wmem", self.tcp_wmem), ("snd_buf_bytes", self.snd_buf_bytes), MIN_SNDBUF_BYTES)?;
         if let Some(n) = self.initial_cwnd_segs {
             ensure(
                 n <= MAX_INITIAL_CWND_SEGS,
@@ -571,54 +576,28 @@ pub const MIN_RMEM_DEFAULT_BYTES: u64 = 4 * 2304;
 /// skb still takes one write's skb (`tcp/sndbuf.rs`), so smaller values mean nothing more.
 pub const MIN_SNDBUF_BYTES: u64 = 2048;
 
-impl TcpSpec {
-    /// `tcp_rmem` ordered and in range; `rcv_buf_bytes`, its other name for the max, not contradicting it.
-    fn check_rmem(&self, p: &dyn Fn(&str) -> String) -> Check {
-        let Some(r) = self.tcp_rmem else { return Ok(()) };
-        let shown = format!("[{}, {}, {}]", r[0], r[1], r[2]);
-        ensure(
-            r[0] <= r[1] && r[1] <= r[2],
-            || p("tcp_rmem"),
-            shown.as_str(),
-            "[min, default, max] with min <= default <= max",
-        )?;
-        ensure(
-            (MIN_RMEM_DEFAULT_BYTES..=MAX_SOCKET_BUF_BYTES).contains(&r[1]) && r[2] <= MAX_SOCKET_BUF_BYTES,
-            || p("tcp_rmem"),
-            shown.as_str(),
-            &format!("default in [{MIN_RMEM_DEFAULT_BYTES}, {MAX_SOCKET_BUF_BYTES}] bytes, max at most {MAX_SOCKET_BUF_BYTES}"),
-        )?;
-        if let Some(b) = self.rcv_buf_bytes {
-            ensure(b == r[2], || p("rcv_buf_bytes"), b, &format!("{} (tcp_rmem[2]; it is another name for it)", r[2]))?;
-        }
-        Ok(())
+/// A Linux `[min, default, max]` buffer sysctl (`name`, `tcp_rmem` or `tcp_wmem`), ordered and in
+/// range, its default at least `min_default`; `alias` (the field that is another name for its max,
+/// `alias_name`) not contradicting it.
+fn check_socket_buffer(
+    p: &dyn Fn(&str) -> String,
+    (name, buf): (&str, Option<[u64; 3]>),
+    (alias_name, alias): (&str, Option<u64>),
+    min_default: u64,
+) -> Check {
+    let Some(b) = buf else { return Ok(()) };
+    let shown = format!("[{}, {}, {}]", b[0], b[1], b[2]);
+    ensure(b[0] <= b[1] && b[1] <= b[2], || p(name), shown.as_str(), "[min, default, max] with min <= default <= max")?;
+    ensure(
+        (min_default..=MAX_SOCKET_BUF_BYTES).contains(&b[1]) && b[2] <= MAX_SOCKET_BUF_BYTES,
+        || p(name),
+        shown.as_str(),
+        &format!("default in [{min_default}, {MAX_SOCKET_BUF_BYTES}] bytes, max at most {MAX_SOCKET_BUF_BYTES}"),
+    )?;
+    if let Some(a) = alias {
+        ensure(a == b[2], || p(alias_name), a, &format!("{} ({name}[2]; it is another name for it)", b[2]))?;
     }
-}
-
-impl TcpSpec {
-    /// `tcp_wmem` ordered and in range; `snd_buf_bytes`, its other name for the max, not contradicting it.
-    fn check_wmem(&self, p: &dyn Fn(&str) -> String) -> Check {
-        let Some(w) = self.tcp_wmem else { return Ok(()) };
-        let shown = format!("[{}, {}, {}]", w[0], w[1], w[2]);
-        ensure(
-            w[0] <= w[1] && w[1] <= w[2],
-            || p("tcp_wmem"),
-            shown.as_str(),
-            "[min, default, max] with min <= default <= max",
-        )?;
-        ensure(
-            (MIN_SNDBUF_BYTES..=MAX_SOCKET_BUF_BYTES).contains(&w[1]) && w[2] <= MAX_SOCKET_BUF_BYTES,
-            || p("tcp_wmem"),
-            shown.as_str(),
-            &format!(
-                "default in [{MIN_SNDBUF_BYTES}, {MAX_SOCKET_BUF_BYTES}] bytes, max at most {MAX_SOCKET_BUF_BYTES}"
-            ),
-        )?;
-        if let Some(b) = self.snd_buf_bytes {
-            ensure(b == w[2], || p("snd_buf_bytes"), b, &format!("{} (tcp_wmem[2]; it is another name for it)", w[2]))?;
-        }
-        Ok(())
-    }
+    Ok(())
 }
 
 #[cfg(test)]

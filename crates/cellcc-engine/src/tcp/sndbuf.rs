@@ -300,7 +300,7 @@ mod tests {
     }
 
     #[test]
-    fn the_writer_stops_above_two_thirds_and_wakes_when_acks_free_skbs() {
+    fn the_writer_stops_above_two_thirds_and_an_ack_with_cwnd_open_wakes_it() {
         // sk_sndbuf 193,536 (2 x 42 x 2304): writable up to 129,024 B queued.
         let mut b = linux_default();
         b.on_ack(0, 324_000);
@@ -322,7 +322,7 @@ mod tests {
         b.on_ack(3 * 1448, 324_000);
         assert!(!b.check_space(77, 77, 3, 2));
         assert_eq!((b.writer(), b.limit_bytes()), (Writer::WaitingForSpace, 193_536));
-        // cwnd not full, so the next freeing ACK expands to 2 x 110 x 2304 and wakes the writer.
+        // cwnd not full after the next ACK's loop: the buffer grows to 2 x 110 x 2304, the writer wakes.
         b.on_ack(6 * 1448, 324_000);
         assert!(b.check_space(74, 110, 3, 2));
         assert_eq!(b.limit_bytes(), 2 * 110 * 2304);

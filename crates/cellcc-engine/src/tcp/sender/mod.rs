@@ -424,8 +424,11 @@ impl TcpSender {
         let data_ack = seg.ack.min(self.snd_nxt);
         let dsack = self.check_dsack(seg);
         let ts_ecr = if self.p.timestamps { seg.ts_ecr } else { None };
-        let d = self.deliver(now, data_ack, seg, ts_ecr);
-        let rtt = d.rtt_samples(now, ts_ecr);
+        // Linux tcp_tsopt_ecr_before / tcp_ack_update_rtt: an echo of 0 is no echo (zero is what
+        // a SYN's timestamp carries here). The algorithm still sees the raw echo (AckFacts).
+        let echo = ts_ecr.filter(|&e| e != SimTime::ZERO);
+        let d = self.deliver(now, data_ack, seg, echo);
+        let rtt = d.rtt_samples(now, echo);
         if fin_seq.is_some_and(|f| seg.ack == f + 1) {
             self.fin = Fin::Acked;
         }
@@ -466,15 +469,13 @@ impl TcpSender {
 
     /// Remove cumulatively ACKed segments and mark SACKed ones, feeding the
     /// rate sampler and collecting Karn-safe RTT samples. `ts_ecr`: the ACK's echo (None
-    /// without timestamps).
+    /// without timestamps or when zero).
     fn deliver(&mut self, now: SimTime, data_ack: u64, seg: &TcpSegment, ts_ecr: Option<SimTime>) -> Delivery {
         let mut d = Delivery::default();
         let min_rtt = self.rtt.min_rtt().unwrap_or(SimDuration::ZERO);
         let prior_fack = self.board.highest_sacked_end();
         let high_seq = self.high_seq;
         let TcpSender { board, rate, rack, p, .. } = self;
-        // Linux tcp_tsopt_ecr_before: an echo of 0 is no echo.
-        let ts_ecr = ts_ecr.filter(|&e| e != SimTime::ZERO);
         let mut reordered = false;
         // `cum_ecr`: the ACK's echo when the segment is cumulatively ACKed, None when SACKed.
         let mut on_delivered = |s: &mut Seg, d: &mut Delivery, cum_ecr: Option<SimTime>| {
@@ -875,7 +876,8 @@ impl Delivery {
     /// Linux `tcp_clean_rtx_queue` and `tcp_ack_update_rtt` (net/ipv4/tcp_input.c): Karn's
     /// rule drops the cumulative samples when retransmitted data was ACKed; SACKed originals
     /// still give one; failing both, an ACK of new data is timed by its echoed timestamp
-    /// (RFC 7323 §4.1 RTTM), so loss recovery does not starve the estimators.
+    /// (RFC 7323 §4.1 RTTM), so loss recovery does not starve the estimators. `ts_ecr`: the
+    /// echo, None without timestamps or when zero (Linux asks for a non-zero TSecr).
     fn rtt_samples(&self, now: SimTime, ts_ecr: Option<SimTime>) -> RttSamples {
         let cum = self.cum_sent_at.filter(|_| !self.retrans_data_acked);
         let mut r = RttSamples { for_rto: cum.map(|(first, _)| now - first), for_cc: cum.map(|(_, last)| now - last) };
@@ -883,9 +885,8 @@ impl Delivery {
             r.for_rto = r.for_rto.or(Some(now - first));
             r.for_cc = Some(now - last);
         }
-        // Linux also asks for a non-zero TSecr: zero is what a SYN's echo carries here.
         if r.for_rto.is_none() && self.cum_bytes > 0 {
-            if let Some(ecr) = ts_ecr.filter(|&e| e != SimTime::ZERO) {
+            if let Some(ecr) = ts_ecr {
                 let ts = Some(tsopt_rtt(now, ecr, SENDER_MIN_TS_TICKS));
                 r = RttSamples { for_rto: ts, for_cc: ts };
             }
