@@ -5,6 +5,7 @@ and tests. Blocking sockets; one session per plan run.
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import time
 from typing import Any
@@ -60,10 +61,8 @@ class LiveClient:
 
     def __exit__(self, *exc) -> None:
         if self.sock is not None:
-            try:
+            with contextlib.suppress(OSError):
                 self.send({"type": "bye"})
-            except OSError:
-                pass
             self.sock.close()
 
     def _authenticate(self) -> None:
@@ -71,8 +70,12 @@ class LiveClient:
         nonce_s = unhex(hello.get("nonce"), "nonce", 32)
         nonce_c = new_nonce()
         self.send(
-            {"type": "auth", "key_id": self.key_id, "nonce": nonce_c.hex(),
-             "mac": client_mac(self.key, nonce_s, nonce_c, self.key_id)},  # fmt: skip
+            {
+                "type": "auth",
+                "key_id": self.key_id,
+                "nonce": nonce_c.hex(),
+                "mac": client_mac(self.key, nonce_s, nonce_c, self.key_id),
+            },  # fmt: skip
             sealed=False,
         )
         self.sealer = Sealer(session_key(self.key, nonce_s, nonce_c), "client")
@@ -173,8 +176,7 @@ class LiveClient:
     def base_rtt(self) -> list[float]:
         """RTTs (ms) of light packet trains to the server's echo."""
         count = udp.TRAINS * udp.TRAIN_LENGTH
-        ready, token, addr = self._test({"kind": "echo", "count": count, "duration_s": 5})
-        del ready
+        _, token, addr = self._test({"kind": "echo", "count": count, "duration_s": 5})
         sock = udp.probe_socket()
         try:
             rtts = udp.packet_trains(sock, addr, token)
