@@ -75,7 +75,7 @@ class LiveClient:
                 "key_id": self.key_id,
                 "nonce": nonce_c.hex(),
                 "mac": client_mac(self.key, nonce_s, nonce_c, self.key_id),
-            },  # fmt: skip
+            },
             sealed=False,
         )
         self.sealer = Sealer(session_key(self.key, nonce_s, nonce_c), "client")
@@ -149,7 +149,7 @@ class LiveClient:
                 local = tcp.receive(conn, wait, sample_ms)
                 local["samples"] = {"columns": ["t_ns", "bytes", *tcp.agent.RECEIVER_FIELDS], "rows": local["samples"]}
             else:
-                local = tcp.send(conn, nbytes, duration_s, None, sample_ms)
+                local = tcp.send(conn, nbytes, duration_s, rate_mbps * 1e6 if rate_mbps else None, sample_ms)
         finally:
             conn.close()
         remote = self.receive(timeout_s=wait)
@@ -159,7 +159,7 @@ class LiveClient:
         """Capacity recording in `direction`; the sender's log and the receiver's arrivals."""
         test = {"kind": "saturate", "direction": direction, "duration_s": duration_s,
                 "packet_bytes": packet_bytes, "rate_mbps": rate_mbps}  # fmt: skip
-        ready, token, addr = self._test(test)
+        _ready, token, addr = self._test(test)
         sock = udp.probe_socket()
         try:
             limits = udp.Limits(duration_s, int(self.welcome["limits"]["max_bytes"]), rate_mbps * 1e6, packet_bytes)
