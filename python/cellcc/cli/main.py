@@ -23,7 +23,7 @@ from rich.markup import escape
 
 from cellcc import _core
 from cellcc.backends import cli as linux_cli
-from cellcc.cli import experiments, render, studies
+from cellcc.cli import experiments, live, render, studies
 from cellcc.cli.errors import reported
 from cellcc.cli.options import (
     CcaOpt,
@@ -213,6 +213,7 @@ def ccas(cca: CcaOpt = None, verbose: VerboseOpt = False, as_json: JsonOpt = Fal
 
 experiments.register(app, _out)
 studies.register(app, _out)
+live.register(app, _out)
 
 
 def main() -> None:

@@ -37,7 +37,7 @@ from cellcc.backends import tables
 from cellcc.backends.frontend import DocScenario
 from cellcc.provenance import provenance
 from cellcc.result import LTE_COLUMNS, Result
-from cellcc.store import run_files
+from cellcc.store import _parquet_bytes, run_files
 
 from . import host, radio, tcp, udp
 
@@ -318,8 +318,6 @@ def run_folder_files(m: dict[str, Any], run_name: str) -> dict[str, bytes]:
     files["scenario.json"] = (json.dumps(_relative(written, str(tdir) + "/"), sort_keys=True, indent=2) + "\n").encode()
     for name, text in texts.items():
         files[name] = text.encode()
-    from cellcc.store import _parquet_bytes
-
     files["radio.parquet"] = _parquet_bytes(radio_table(m))
     files["ifaces.parquet"] = _parquet_bytes(ifaces_table(m))
     files["live.json"] = (json.dumps(m, sort_keys=True, default=str) + "\n").encode()
@@ -340,8 +338,8 @@ def live_summary(m: dict[str, Any], lines: dict[str, list[int]]) -> dict[str, An
     cap = {}
     for d, x in lines.items():
         period_ms = x[-1] if x else 0
-        cap[d] = {"mean_mbps": len(x) * m["settings"]["packet_bytes"] * 8 / (period_ms * 1e3) if period_ms else math.nan,
-                  "queue_packets": _queue(m["capacity"], d)}  # fmt: skip
+        mean = len(x) * m["settings"]["packet_bytes"] * 8 / (period_ms * 1e3) if period_ms else math.nan
+        cap[d] = {"mean_mbps": mean, "queue_packets": _queue(m["capacity"], d)}
     return {
         "backend": "live",
         "run": m["item"],

@@ -32,7 +32,9 @@ import numpy as np
 #: token (8 B), kind, sequence number, sender's CLOCK_REALTIME at send (ns), and for an ACK the
 #: receiver's kernel arrival stamp (ns); data datagrams are padded to the probe size after it.
 HEADER = struct.Struct("!8sBIqq")
-KIND_DATA, KIND_ACK, KIND_PUNCH, KIND_ECHO = 1, 2, 3, 4
+KIND_DATA, KIND_ACK, KIND_PUNCH, KIND_ECHO, KIND_STOP = 1, 2, 3, 4, 5
+#: A sender that stops says so this many times (one may be lost); a receiver also stops on silence.
+STOP_COPIES = 3
 TOKEN_BYTES = 8
 #: IPv4 (20) + UDP (8) header bytes (RFC 791, RFC 768).
 IP_UDP_HEADER_BYTES = 28
@@ -192,6 +194,9 @@ def saturate_send(sock: socket.socket, peer: tuple[str, int], token: bytes, limi
             window.on_ack(rtt, lost)
         if base_rtt < math.inf:
             window.maybe_update(time.monotonic_ns(), int(base_rtt))
+    for _ in range(STOP_COPIES):
+        with contextlib.suppress(OSError):
+            sock.sendto(HEADER.pack(token, KIND_STOP, len(log.send_ns), time.time_ns(), 0), peer)
     return log
 
 
@@ -228,7 +233,11 @@ def saturate_receive(
             if len(data) < HEADER.size:
                 continue
             tok, kind, seq, t_send, _ = HEADER.unpack(data[: HEADER.size])
-            if tok != token or kind != KIND_DATA or (allowed_ip is not None and addr[0] != allowed_ip):
+            if tok != token or (allowed_ip is not None and addr[0] != allowed_ip):
+                continue
+            if kind == KIND_STOP and addr == peer:
+                return _received(arrivals, seqs, sent_real, "sender stopped")
+            if kind != KIND_DATA:
                 continue
             if peer is None:
                 peer = addr
@@ -241,7 +250,11 @@ def saturate_receive(
             sent_real.append(t_send)
             with contextlib.suppress(BlockingIOError, OSError):
                 sock.sendto(HEADER.pack(token, KIND_ACK, seq, t_send, stamp), peer)
-    return {"arrival_real_ns": arrivals, "data_seq": seqs, "send_real_ns": sent_real, "stopped": "sender silent"}
+    return _received(arrivals, seqs, sent_real, "sender silent")
+
+
+def _received(arrivals: list[int], seqs: list[int], sent_real: list[int], why: str) -> dict[str, Any]:
+    return {"arrival_real_ns": arrivals, "data_seq": seqs, "send_real_ns": sent_real, "stopped": why}
 
 
 def echo_serve(sock: socket.socket, token: bytes, allowed_ip: str, count: int, timeout_s: float) -> int:
