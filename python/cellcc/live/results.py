@@ -55,9 +55,12 @@ QUEUE_COLUMNS = ["link", "t_s", "bytes", "packets", "max_bytes", "drops"]
 
 def _traces(capacity: dict[str, dict[str, Any]], direction: str) -> tuple[list[int], list[int]]:
     """The before and after recordings of `direction` as Mahimahi lines."""
-    return tuple(
-        udp.mahimahi_lines(capacity[when][direction]["receiver"]["arrival_real_ns"]) for when in ("before", "after")
-    )  # type: ignore[return-value]
+    before, after = (udp.mahimahi_lines(_arrivals(capacity[w][direction])) for w in ("before", "after"))
+    return before, after
+
+
+def _arrivals(recording: dict[str, Any]) -> list[int]:
+    return udp.saturated_arrivals(recording["receiver"], recording["sender"])
 
 
 def joined(before: list[int], after: list[int]) -> list[int]:
@@ -293,7 +296,7 @@ def run_folder_files(m: dict[str, Any], run_name: str) -> dict[str, bytes]:
         texts = {f"{d}.trace": udp.trace_text(x) for d, x in lines.items()}
         for when in ("before", "after"):
             for d in ("down", "up"):
-                rec = udp.mahimahi_lines(m["capacity"][when][d]["receiver"]["arrival_real_ns"])
+                rec = udp.mahimahi_lines(_arrivals(m["capacity"][when][d]))
                 texts[f"{d}-{when}.trace"] = udp.trace_text(rec)
         for name, text in texts.items():
             (tdir / name).write_text(text)

@@ -45,8 +45,9 @@ ACK_TIMEOUT_S = 1.0
 #: Saturator's window bounds (NSDI 2013 §5.1): grow below base + 750 ms, shrink above base + 3 s.
 QUEUE_LOW_S = 0.75
 QUEUE_HIGH_S = 3.0
-#: Window changes per control round: x1.25 up, x0.8 down (ours; the paper gives no step).
-GROW, SHRINK = 1.25, 0.8
+#: Window changes per control round: x1.25 up, x0.8 down (ours; the paper gives no step); until the
+#: queue is first found full (a loss, or the RTT past base + 750 ms) it doubles, as slow start.
+GROW, SHRINK, START_UP = 1.25, 0.8, 2.0
 INITIAL_WINDOW_PACKETS = 10
 #: A control round lasts at least this long (a loopback RTT would make rounds of microseconds).
 MIN_ROUND_S = 0.010
@@ -98,10 +99,13 @@ class SendLog:
     rx_real_ns: dict[int, int] = field(default_factory=dict)
     send_real_ns: list[int] = field(default_factory=list)
     stopped: str = ""
+    #: The first datagram sent once the queue was known full: the recording starts with it.
+    full_from_seq: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         acked = sorted(self.ack_ns)
         return {
+            "full_from_seq": self.full_from_seq,
             "send_ns": self.send_ns,
             "send_real_ns": self.send_real_ns,
             "acked_seq": acked,
@@ -120,6 +124,7 @@ class _Window:
         self.round_end_ns = 0
         self.round_min_rtt_ns: int | None = None
         self.round_lost = 0
+        self.full = False
 
     def on_ack(self, rtt_ns: int, lost: int) -> None:
         self.round_min_rtt_ns = rtt_ns if self.round_min_rtt_ns is None else min(self.round_min_rtt_ns, rtt_ns)
@@ -129,10 +134,11 @@ class _Window:
         if now_ns < self.round_end_ns or self.round_min_rtt_ns is None:
             return
         queue_s = (self.round_min_rtt_ns - base_rtt_ns) / NS
+        self.full = self.full or self.round_lost > 0 or queue_s >= QUEUE_LOW_S
         if queue_s > QUEUE_HIGH_S:
             self.packets = max(1.0, self.packets * SHRINK)
         elif queue_s < QUEUE_LOW_S and self.round_lost == 0:
-            self.packets = min(self.cap, self.packets * GROW)
+            self.packets = min(self.cap, self.packets * (GROW if self.full else START_UP))
         self.round_end_ns = now_ns + max(int(MIN_ROUND_S * NS), base_rtt_ns)
         self.round_min_rtt_ns, self.round_lost = None, 0
 
@@ -194,6 +200,8 @@ def saturate_send(sock: socket.socket, peer: tuple[str, int], token: bytes, limi
             window.on_ack(rtt, lost)
         if base_rtt < math.inf:
             window.maybe_update(time.monotonic_ns(), int(base_rtt))
+            if window.full and log.full_from_seq is None:
+                log.full_from_seq = len(log.send_ns)
     for _ in range(STOP_COPIES):
         with contextlib.suppress(OSError):
             sock.sendto(HEADER.pack(token, KIND_STOP, len(log.send_ns), time.time_ns(), 0), peer)
@@ -319,6 +327,16 @@ def _collect_echoes(sock, token, sent, rtts, wait_s, until=lambda: False) -> Non
 
 
 # -- what the recordings give ------------------------------------------------------------------
+
+
+def saturated_arrivals(receiver: dict[str, Any], sender: dict[str, Any]) -> list[int]:
+    """The receiver's arrival stamps from the first datagram sent with the queue known full (the
+    start-up before it left delivery opportunities unused); all of them if it never filled (the
+    recording then shows the rate cap, not the path)."""
+    first = sender.get("full_from_seq")
+    if first is None:
+        return list(receiver["arrival_real_ns"])
+    return [t for t, seq in zip(receiver["arrival_real_ns"], receiver["data_seq"], strict=True) if seq >= first]
 
 
 def mahimahi_lines(arrival_ns: list[int] | np.ndarray) -> list[int]:
