@@ -97,7 +97,8 @@ class LivePath:
         # The client's own default is reno: a download must still run with the server's CCA.
         tb.sysctl(tb.ns_rcv, "net.ipv4.tcp_congestion_control", "reno")
         with ServerProcess(config, prefix=netns_exec(tb.ns_snd, [])) as server:
-            path = plan_toml(self.tmp, f"{SENDER_SIDE_ADDR}:{server.port}", self.keys, **plan)
+            expected = f"{{ down = {np.mean(STEPS_MBPS):g}, up = {UPLINK_MBPS:g} }}"
+            path = plan_toml(self.tmp, f"{SENDER_SIDE_ADDR}:{server.port}", self.keys, expected_mbps=expected, **plan)
             store = self.tmp / "store"
             r = subprocess.run(
                 netns_exec(tb.ns_rcv, [*CELLCC, "live", "run", str(path), "--out", str(store)]),
