@@ -91,7 +91,8 @@ class ServerProcess:
 
 
 def plan_toml(folder: Path, server: str, key_file: Path, **over: str) -> Path:
-    """A small plan (two CCAs, downlink, one round) with `over` replacing whole lines by key."""
+    """A small plan (two CCAs, downlink, one round) with `over` replacing whole lines by key
+    (None drops one)."""
     fields = {
         "name": '"test-plan"',
         "server": f'"{server}"',
@@ -107,7 +108,7 @@ def plan_toml(folder: Path, server: str, key_file: Path, **over: str) -> Path:
         "transfer": "{ down = { bytes = 2000000 }, up = { bytes = 2000000 } }",
     }
     fields.update(over)
-    text = "\n".join(f"{k} = {v}" for k, v in fields.items())
+    text = "\n".join(f"{k} = {v}" for k, v in fields.items() if v is not None)
     text += '\n\n[[places]]\nname = "lab"\n\n[[periods]]\nname = "any"\nwindow = "00:00-24:00"\n'
     path = folder / "plan.toml"
     path.write_text(text)

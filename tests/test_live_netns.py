@@ -84,8 +84,12 @@ class LivePath:
             "seed": 1,
             "mtu_bytes": PACKET_BYTES,
             "forward": {"delay_ms": DELAY_MS, "trace": str(tmp / "truth.trace"), "queue": queue, "loss_p": 0.0},
-            "reverse": {"delay_ms": DELAY_MS, "rate_mbps": UPLINK_MBPS, "queue": {"limit_packets": QUEUE_UP},
-                        "loss_p": 0.0},  # fmt: skip
+            "reverse": {
+                "delay_ms": DELAY_MS,
+                "rate_mbps": UPLINK_MBPS,
+                "queue": {"limit_packets": QUEUE_UP},
+                "loss_p": 0.0,
+            },
         }
         self.keys = write_keys(tmp)
 
@@ -98,7 +102,9 @@ class LivePath:
         tb.sysctl(tb.ns_rcv, "net.ipv4.tcp_congestion_control", "reno")
         with ServerProcess(config, prefix=netns_exec(tb.ns_snd, [])) as server:
             expected = f"{{ down = {np.mean(STEPS_MBPS):g}, up = {UPLINK_MBPS:g} }}"
-            path = plan_toml(self.tmp, f"{SENDER_SIDE_ADDR}:{server.port}", self.keys, expected_mbps=expected, **plan)
+            path = plan_toml(
+                self.tmp, f"{SENDER_SIDE_ADDR}:{server.port}", self.keys, expected_mbps=expected, rate_mbps=None, **plan
+            )
             store = self.tmp / "store"
             r = subprocess.run(
                 netns_exec(tb.ns_rcv, [*CELLCC, "live", "run", str(path), "--out", str(store)]),
@@ -180,7 +186,10 @@ def test_record_then_replay_on_engine_and_kernel_for_cubic_reno_bbr(tmp_path: Pa
     misses = []
     for run, g in table.groupby("run"):
         g = g.set_index("metric")
-        for metric, tol in (("goodput Mbit/s", GOODPUT_TOLERANCE), ("RTT p95 ms (srtt, 10 ms grid)", P95_RTT_TOLERANCE)):
+        for metric, tol in (
+            ("goodput Mbit/s", GOODPUT_TOLERANCE),
+            ("RTT p95 ms (srtt, 10 ms grid)", P95_RTT_TOLERANCE),
+        ):
             for side in ("engine", "kernel"):
                 if not _within(g.loc[metric, side], g.loc[metric, "live"], tol):
                     misses.append((run, metric, side, g.loc[metric, side], g.loc[metric, "live"]))

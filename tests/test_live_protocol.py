@@ -6,6 +6,7 @@ saturator stopping within about a second once acknowledgements stop; every sessi
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import struct
@@ -92,9 +93,8 @@ def _refused(s: socket.socket) -> str:
 
 def test_wrong_key_is_refused(server, keyed, tmp_path) -> None:
     other = write_keys(tmp_path, "laptop")  # same id, another secret
-    with pytest.raises(LiveError, match="authentication failed"):
-        with client(server, other):
-            pass
+    with pytest.raises(LiveError, match="authentication failed"), client(server, other):
+        pass
 
 
 def test_a_replayed_authentication_is_refused(server, keyed) -> None:
@@ -146,7 +146,10 @@ def test_a_second_concurrent_client_is_refused(server, keyed) -> None:
         ({"kind": "tcp", "direction": "down", "cca": "cubic", "bytes": 60_000_000}, "over-limit bytes"),
         ({"kind": "tcp", "direction": "down", "cca": "cubic", "duration_s": 21}, "over-limit duration"),
         ({"kind": "saturate", "direction": "up", "duration_s": 1, "rate_mbps": 501}, "over-limit rate"),
-        ({"kind": "tcp", "direction": "down", "cca": "vegas", "bytes": 1000}, "the server lacks the congestion control"),
+        (
+            {"kind": "tcp", "direction": "down", "cca": "vegas", "bytes": 1000},
+            "the server lacks the congestion control",
+        ),
         ({"kind": "tcp", "direction": "sideways", "bytes": 1000}, "direction"),
         ({"kind": "shell", "direction": "down"}, "test kind"),
     ],
@@ -171,11 +174,9 @@ def test_an_upload_beyond_its_declared_bytes_or_rate_is_stopped(server, keyed) -
             ready = c.request({"type": "test", "kind": "tcp", "direction": "up", **test})
             conn = tcp.connect((LOOPBACK, ready["port"]), bytes.fromhex(ready["token"]), None)
             started = time.monotonic()
-            with conn:
-                try:
-                    conn.sendall(bytes(payload))
-                except OSError:
-                    pass  # the server closed on us: that is the refusal
+            # The server may close on us mid-way: that is the refusal.
+            with conn, contextlib.suppress(OSError):
+                conn.sendall(bytes(payload))
             result = c.receive(timeout_s=BOUNDED_S + 5)
             assert message in result["stopped"]
             assert time.monotonic() - started < BOUNDED_S
@@ -209,7 +210,7 @@ def test_daily_quota_and_session_rate_are_enforced(keyed, tmp_path) -> None:
         raw = _raw(s)
         assert _refused(raw).startswith("too many new sessions")
     quota = json.loads((tmp_path / "quota.json").read_text())
-    assert list(quota.values())[0]["laptop"] == 2_000_000
+    assert next(iter(quota.values()))["laptop"] == 2_000_000
 
 
 def test_the_servers_saturator_stops_within_a_second_of_the_last_acknowledgement(server, keyed) -> None:

@@ -28,7 +28,9 @@ def _dbusmock_missing() -> str | None:
     if not shutil.which("dbus-daemon"):
         return "no dbus-daemon (Debian: apt-get install dbus)"
     r = subprocess.run([SYSTEM_PYTHON, "-c", "import dbusmock"], capture_output=True, check=False)
-    return "no python3-dbusmock on the system Python (Debian: apt-get install python3-dbusmock)" if r.returncode else None
+    return (
+        "no python3-dbusmock on the system Python (Debian: apt-get install python3-dbusmock)" if r.returncode else None
+    )
 
 
 DBUSMOCK_MISSING = _dbusmock_missing() if Path(SYSTEM_PYTHON).exists() else "no /usr/bin/python3"

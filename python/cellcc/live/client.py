@@ -50,20 +50,29 @@ class LiveClient:
         self.sealer: Sealer | None = None
         self.welcome: dict[str, Any] = {}
 
-    def __enter__(self) -> LiveClient:
+    def open(self) -> LiveClient:
+        """Connect and authenticate (LiveError with the server's reason if refused)."""
         self.sock = socket.create_connection(self.server, timeout=REPLY_TIMEOUT_S)
         try:
             self._authenticate()
         except BaseException:
             self.sock.close()
+            self.sock = None
             raise
         return self
 
-    def __exit__(self, *exc) -> None:
+    def close(self) -> None:
         if self.sock is not None:
             with contextlib.suppress(OSError):
                 self.send({"type": "bye"})
             self.sock.close()
+            self.sock = None
+
+    def __enter__(self) -> LiveClient:
+        return self.open()
+
+    def __exit__(self, *exc) -> None:
+        self.close()
 
     def _authenticate(self) -> None:
         hello = self.receive(sealed=False)

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -27,7 +28,7 @@ from cellcc.catalogue import Store, missing
 from cellcc.errors import UserError
 
 from . import host, radio, results
-from .client import LiveClient
+from .client import LiveClient, LiveError
 from .config import load_client_key, utc_day
 from .plan import SAMPLE_MS, Plan, RunItem
 
@@ -139,7 +140,7 @@ def run_plan(
     if not todo:
         return Outcome(len(planned), 0, len(planned), 0.0)
     key_id, key = load_client_key(plan.key)
-    with LiveClient(plan.server, key_id, key) as c:
+    with session(plan, key_id, key) as c:
         server_ccas = c.info()["ccas"]
     check_ccas(plan, todo, server_ccas)
     log(f"{place}, {period}: {len(todo)} of {len(planned)} runs to do, about {estimate / 1e6:.0f} MB")
@@ -149,6 +150,31 @@ def run_plan(
         store.put(r.key, files)
         log(f"[{i}/{len(todo)}] round {r.round} {r.cca} {r.direction}: done in {time.monotonic() - started:.0f} s")
     return Outcome(len(planned), len(todo), len(planned) - len(todo), estimate)
+
+
+#: How long a run waits for a busy server (a killed run's session winds down within seconds:
+#: the server's probes stop a second after the acknowledgements do).
+BUSY_WAIT_S = 30.0
+BUSY_RETRY_S = 1.0
+
+
+@contextmanager
+def session(plan: Plan, key_id: str, key: bytes) -> Iterator[LiveClient]:
+    """An open session, waiting up to BUSY_WAIT_S while the server serves another."""
+    c = LiveClient(plan.server, key_id, key)
+    deadline = time.monotonic() + BUSY_WAIT_S
+    while True:
+        try:
+            c.open()
+            break
+        except LiveError as e:
+            if "busy" not in str(e) or time.monotonic() > deadline:
+                raise
+        time.sleep(BUSY_RETRY_S)
+    try:
+        yield c
+    finally:
+        c.close()
 
 
 def _row(r: RunItem) -> dict[str, Any]:
@@ -173,7 +199,7 @@ def measure(plan: Plan, r: RunItem, key_id: str, key: bytes) -> dict[str, Any]:
         "settings": plan.settings() | {"transfer": {d: [x.bytes, x.duration_s] for d, x in plan.transfer.items()}},
         "utc_day": utc_day(),
     }
-    with LiveClient(plan.server, key_id, key) as c:
+    with session(plan, key_id, key) as c:
         m["server"] = c.info()
         m["client"] = host.provenance(plan.server[0])
         dev = plan.interface or m["client"].get("device")

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hmac
 import socket
-import struct
 import time
 from typing import Any
 
@@ -23,8 +22,6 @@ TOKEN_BYTES = 16
 #: How long the server waits for the client's data connection and its token.
 ACCEPT_TIMEOUT_S = 5.0
 TOKEN_TIMEOUT_S = 2.0
-#: asm-generic/socket.h: SO_MAX_PACING_RATE caps what the kernel sends, in bytes per second.
-SO_MAX_PACING_RATE = 47
 #: An upload faster than the agreed rate by this factor (over at least RATE_WINDOW_S) is stopped.
 RATE_TOLERANCE = 1.10
 RATE_WINDOW_S = 1.0
@@ -90,15 +87,36 @@ def accept_peer(lsock: socket.socket, peer_ip: str, token: bytes) -> socket.sock
     raise TimeoutError(f"no data connection with the session's token from {peer_ip} within {ACCEPT_TIMEOUT_S:g} s")
 
 
+class CappedWriter(agent.Writer):
+    """The agent's finite or bulk writer, never more than one chunk ahead of `cap_bps` since the
+    start: a rate limit that leaves the congestion control alone. (SO_MAX_PACING_RATE would turn
+    the kernel's pacing on, net/core/sock.c, and change how Reno or CUBIC send.)"""
+
+    def __init__(self, total_bytes: int | None, cap_bps: float | None, start_ns: int):
+        super().__init__("finite" if total_bytes else "bulk", total_bytes, None, None, start_ns)
+        self.cap_bps = cap_bps
+
+    def _credit(self, now_ns: int) -> int:
+        assert self.cap_bps is not None
+        return int(self.cap_bps * (now_ns - self.start_ns) / 8 / NS) + agent.WRITE_CHUNK_BYTES - self.written
+
+    def allowance(self, now_ns: int) -> int:
+        base = super().allowance(now_ns)
+        return base if self.cap_bps is None else max(0, min(base, self._credit(now_ns)))
+
+    def next_credit_ns(self, now_ns: int) -> int | None:
+        if self.cap_bps is None or self._credit(now_ns) > 0:
+            return None
+        return self.start_ns + int((self.written - agent.WRITE_CHUNK_BYTES + 1) * 8 * NS / self.cap_bps)
+
+
 def send(
     conn: socket.socket, total_bytes: int | None, duration_s: float, rate_bps: float | None, sample_ms: float
 ) -> dict[str, Any]:
     """Send `total_bytes` (None: for `duration_s`) at most at `rate_bps`; the sender's record."""
-    if rate_bps:
-        conn.setsockopt(socket.SOL_SOCKET, SO_MAX_PACING_RATE, struct.pack("Q", int(rate_bps / 8)))
     start = time.monotonic_ns()
     real = time.time_ns()
-    writer = agent.Writer("finite" if total_bytes else "bulk", total_bytes, None, None, start)
+    writer = CappedWriter(total_bytes, rate_bps, start)
     payload = b"\0" * agent.WRITE_CHUNK_BYTES
     conn.setblocking(False)
     peer_open = agent.write_some(conn, writer, payload, writer.allowance(start))
