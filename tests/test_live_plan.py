@@ -68,8 +68,13 @@ def test_bad_plans_name_the_field(tmp_path: Path, over: dict, field: str) -> Non
 def test_a_bad_window_and_the_cli_exit_2_with_one_line(tmp_path: Path) -> None:
     path = plan_toml(tmp_path, NOWHERE, write_keys(tmp_path))
     path.write_text(path.read_text().replace('window = "00:00-24:00"', 'window = "25:00-7"'))
-    r = subprocess.run([*CELLCC, "live", "run", str(path), "--out", str(tmp_path / "s")], capture_output=True,
-                       text=True, timeout=60, check=False)  # fmt: skip
+    r = subprocess.run(
+        [*CELLCC, "live", "run", str(path), "--out", str(tmp_path / "s")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert r.returncode == 2 and r.stderr.strip().count("\n") == 0
     assert "periods[0].window" in r.stderr and not (tmp_path / "s").exists()
 

@@ -105,8 +105,12 @@ def test_a_replayed_authentication_is_refused(server, keyed) -> None:
     first = _raw(server)
     hello = recv_frame(first, 1 << 16)
     nonce_c = bytes(32)
-    auth = {"type": "auth", "key_id": key_id, "nonce": nonce_c.hex(),
-            "mac": client_mac(key, bytes.fromhex(hello["nonce"]), nonce_c, key_id)}  # fmt: skip
+    auth = {
+        "type": "auth",
+        "key_id": key_id,
+        "nonce": nonce_c.hex(),
+        "mac": client_mac(key, bytes.fromhex(hello["nonce"]), nonce_c, key_id),
+    }
     first.sendall(encode(auth))
     assert recv_frame(first, 1 << 20)["type"] == "welcome"
     first.close()
@@ -216,8 +220,7 @@ def test_daily_quota_and_session_rate_are_enforced(keyed, tmp_path) -> None:
 def test_the_servers_saturator_stops_within_a_second_of_the_last_acknowledgement(server, keyed) -> None:
     _, key_file = keyed
     with client(server, key_file) as c:
-        ready = c.request({"type": "test", "kind": "saturate", "direction": "down", "duration_s": 15,
-                           "rate_mbps": 20})  # fmt: skip
+        ready = c.request({"type": "test", "kind": "saturate", "direction": "down", "duration_s": 15, "rate_mbps": 20})
         token, addr = bytes.fromhex(ready["token"]), (LOOPBACK, ready["port"])
         sock = udp.probe_socket((LOOPBACK, 0))
         sock.settimeout(0.05)

@@ -41,14 +41,17 @@ def mm_bus(tmp_path: Path):
     """A private session bus with a ModemManager mock (an ObjectManager) on it; yields its address."""
     if DBUSMOCK_MISSING:
         pytest.skip(DBUSMOCK_MISSING)
-    bus = subprocess.Popen(["dbus-daemon", "--session", "--nofork", "--print-address=1"], stdout=subprocess.PIPE,
-                           text=True)  # fmt: skip
+    bus = subprocess.Popen(
+        ["dbus-daemon", "--session", "--nofork", "--print-address=1"], stdout=subprocess.PIPE, text=True
+    )
     address = bus.stdout.readline().strip()
     env = {**os.environ, "DBUS_SESSION_BUS_ADDRESS": address}
     mock = subprocess.Popen(
         [SYSTEM_PYTHON, "-m", "dbusmock", "-m", radio.MM_BUS_NAME, radio.MM_PATH, radio.MM_BUS_NAME],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-    )  # fmt: skip
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     try:
         _wait_for_name(address)
         yield address
@@ -91,11 +94,20 @@ MODEM = "/org/freedesktop/ModemManager1/Modem/0"
 
 
 def _add_modem(address: str, lte: dict | None, location: str | None) -> None:
-    modem_props = {"Manufacturer": ("s", "huawei"), "Model": ("s", "E392"), "Revision": ("s", "11.833.15.00.000"),
-                   "AccessTechnologies": ("u", 1 << 14)}  # fmt: skip
+    modem_props = {
+        "Manufacturer": ("s", "huawei"),
+        "Model": ("s", "E392"),
+        "Revision": ("s", "11.833.15.00.000"),
+        "AccessTechnologies": ("u", 1 << 14),
+    }
     _mock_call(address, radio.MM_PATH, "AddObject", "ssa{sv}a(ssss)", (MODEM, radio.MM_MODEM, modem_props, []))
-    _mock_call(address, MODEM, "AddProperties", "sa{sv}",
-               (radio.MM_3GPP, {"OperatorName": ("s", "Sonera"), "OperatorCode": ("s", "24491")}))  # fmt: skip
+    _mock_call(
+        address,
+        MODEM,
+        "AddProperties",
+        "sa{sv}",
+        (radio.MM_3GPP, {"OperatorName": ("s", "Sonera"), "OperatorCode": ("s", "24491")}),
+    )
     signal = {"Lte": ("a{sv}", {k: ("d", v) for k, v in (lte or {}).items()})}
     _mock_call(address, MODEM, "AddProperties", "sa{sv}", (radio.MM_SIGNAL, signal))
     _mock_call(address, MODEM, "AddMethod", "sssss", (radio.MM_SIGNAL, "Setup", "u", "", ""))
@@ -108,8 +120,13 @@ def _add_modem(address: str, lte: dict | None, location: str | None) -> None:
 def test_modemmanager_readings_through_dbusmock(mm_bus: str) -> None:
     _add_modem(mm_bus, {"rsrp": -95.0, "rsrq": -11.5, "snr": 13.25, "rssi": -67.0}, "244,91,1F4,1A2B3C4,1F4")
     p = radio.ModemManagerProvider(bus=mm_bus)
-    assert p.identity() == {"manufacturer": "huawei", "model": "E392", "firmware": "11.833.15.00.000",
-                            "operator": "Sonera", "operator_code": "24491"}  # fmt: skip
+    assert p.identity() == {
+        "manufacturer": "huawei",
+        "model": "E392",
+        "firmware": "11.833.15.00.000",
+        "operator": "Sonera",
+        "operator_code": "24491",
+    }
     values, why = p.sample()
     assert values["rat"] == "LTE" and values["cell_id"] == "1A2B3C4"
     assert (values["rsrp_dbm"], values["rsrq_db"], values["snr_db"]) == (-95.0, -11.5, 13.25)
@@ -186,8 +203,12 @@ def test_at_commands_canned_replies() -> None:
     modem = FakeModem(CANNED)
     try:
         p = radio.AtProvider(modem.port)
-        assert p.identity() == {"manufacturer": "huawei", "model": "E392", "firmware": "11.833.15.00.000",
-                                "operator": "Sonera"}  # fmt: skip
+        assert p.identity() == {
+            "manufacturer": "huawei",
+            "model": "E392",
+            "firmware": "11.833.15.00.000",
+            "operator": "Sonera",
+        }
         values, why = p.sample()
     finally:
         modem.close()
@@ -198,8 +219,14 @@ def test_at_commands_canned_replies() -> None:
 
 
 def test_at_commands_garbled_and_missing_replies_leave_fields_unavailable() -> None:
-    modem = FakeModem({**CANNED, "AT+CESQ": "+CESQ: ##garbage##\r\nOK", "AT+COPS?": None,
-                       "AT+CEREG?": "+CEREG: 2,1,\"01F4\",\"0000000A\",7\r\nOK"})  # fmt: skip
+    modem = FakeModem(
+        {
+            **CANNED,
+            "AT+CESQ": "+CESQ: ##garbage##\r\nOK",
+            "AT+COPS?": None,
+            "AT+CEREG?": '+CEREG: 2,1,"01F4","0000000A",7\r\nOK',
+        }
+    )
     try:
         started = time.monotonic()
         values, why = radio.AtProvider(modem.port).sample()

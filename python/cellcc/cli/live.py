@@ -102,8 +102,15 @@ def register(app: typer.Typer, out: Console) -> None:
         with reported():
             p = plan.load(plan_file)
             folder = out_dir or Path("results") / "live" / p.name
-            o = run_plan(p, folder, place=place, period=period, outside_window=outside_window, max_runs=max_runs,
-                         log=lambda line: out.print(line, highlight=False))  # fmt: skip
+            o = run_plan(
+                p,
+                folder,
+                place=place,
+                period=period,
+                outside_window=outside_window,
+                max_runs=max_runs,
+                log=lambda line: out.print(line, highlight=False),
+            )
             out.print(
                 f"{o.ran} runs now, {o.skipped} already in {folder}; cellcc query {folder} / cellcc report {folder}"
             )

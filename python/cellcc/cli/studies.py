@@ -22,7 +22,7 @@ def register(app: typer.Typer, out: Console) -> None:
         name: Annotated[
             str,
             typer.Argument(
-                metavar="NAME", help="nor-maulana (seed 001), atxutegi (seed 003) or li-celledge (seed 004)."
+                metavar="NAME", help="nor-maulana (seed 001), li-jie-4g (002), atxutegi (003) or li-celledge (004)."
             ),
         ],
         out_dir: Annotated[

@@ -148,8 +148,15 @@ class LiveClient:
         self, direction: str, cca: str, nbytes: int | None, duration_s: float, rate_mbps: float | None, sample_ms: float
     ) -> dict[str, Any]:
         """One transfer; `cca` is the sender's (the server's for a download). Both ends' records."""
-        test = {"kind": "tcp", "direction": direction, "cca": cca, "bytes": nbytes, "duration_s": duration_s,
-                "rate_mbps": rate_mbps, "sample_ms": sample_ms}  # fmt: skip
+        test = {
+            "kind": "tcp",
+            "direction": direction,
+            "cca": cca,
+            "bytes": nbytes,
+            "duration_s": duration_s,
+            "rate_mbps": rate_mbps,
+            "sample_ms": sample_ms,
+        }
         ready, token, addr = self._test(test)
         wait = float(ready["test"]["duration_s"]) + RESULT_GRACE_S
         conn = tcp.connect(addr, token, cca if direction == "up" else None)
@@ -166,8 +173,13 @@ class LiveClient:
 
     def saturate(self, direction: str, duration_s: float, packet_bytes: int, rate_mbps: float) -> dict[str, Any]:
         """Capacity recording in `direction`; the sender's log and the receiver's arrivals."""
-        test = {"kind": "saturate", "direction": direction, "duration_s": duration_s,
-                "packet_bytes": packet_bytes, "rate_mbps": rate_mbps}  # fmt: skip
+        test = {
+            "kind": "saturate",
+            "direction": direction,
+            "duration_s": duration_s,
+            "packet_bytes": packet_bytes,
+            "rate_mbps": rate_mbps,
+        }
         _ready, token, addr = self._test(test)
         sock = udp.probe_socket()
         try:

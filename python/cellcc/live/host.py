@@ -85,8 +85,12 @@ def device_info(dev: str | None) -> dict[str, Any]:
 
 def _offloads(text: str) -> dict[str, str]:
     """`ethtool -k` lines `name: on|off [fixed]` for the offloads that change what TCP puts on the wire."""
-    wanted = ("tcp-segmentation-offload", "generic-segmentation-offload", "generic-receive-offload",
-              "large-receive-offload")  # fmt: skip
+    wanted = (
+        "tcp-segmentation-offload",
+        "generic-segmentation-offload",
+        "generic-receive-offload",
+        "large-receive-offload",
+    )
     out = {}
     for line in text.splitlines():
         name, _, value = line.strip().partition(":")

@@ -51,10 +51,28 @@ SATURATOR_OVERHEAD = 1.25
 SAMPLE_MS = 10.0
 _WINDOW = re.compile(r"^(\d{1,2}):(\d{2})-(\d{1,2}):(\d{2})$")
 _TOP = {
-    "name", "description", "server", "key", "ccas", "directions", "repetitions", "seed", "warmup_s", "capacity_s",
-    "expected_mbps", "max_run_bytes", "max_day_bytes", "interface", "radio", "transfer", "places", "periods",
-    "packet_bytes", "rate_mbps", "clock_error_bound_ms",
-}  # fmt: skip
+    "name",
+    "description",
+    "server",
+    "key",
+    "ccas",
+    "directions",
+    "repetitions",
+    "seed",
+    "warmup_s",
+    "capacity_s",
+    "expected_mbps",
+    "max_run_bytes",
+    "max_day_bytes",
+    "interface",
+    "radio",
+    "transfer",
+    "places",
+    "periods",
+    "packet_bytes",
+    "rate_mbps",
+    "clock_error_bound_ms",
+}
 
 
 @dataclass(frozen=True)

@@ -55,8 +55,16 @@ MM_3GPP = "org.freedesktop.ModemManager1.Modem.Modem3gpp"
 MM_SIGNAL = "org.freedesktop.ModemManager1.Modem.Signal"
 MM_LOCATION = "org.freedesktop.ModemManager1.Modem.Location"
 #: MMModemAccessTechnology bits (ModemManager-enums.h), newest first.
-MM_ACCESS = ((1 << 15, "5GNR"), (1 << 14, "LTE"), (1 << 9, "HSPA+"), (1 << 8, "HSPA"), (1 << 5, "UMTS"),
-             (1 << 4, "EDGE"), (1 << 3, "GPRS"), (1 << 1, "GSM"))  # fmt: skip
+MM_ACCESS = (
+    (1 << 15, "5GNR"),
+    (1 << 14, "LTE"),
+    (1 << 9, "HSPA+"),
+    (1 << 8, "HSPA"),
+    (1 << 5, "UMTS"),
+    (1 << 4, "EDGE"),
+    (1 << 3, "GPRS"),
+    (1 << 1, "GSM"),
+)
 #: MM_MODEM_LOCATION_SOURCE_3GPP_LAC_CI: "MCC,MNC,LAC,CI,TAC" (hex LAC, CI and TAC).
 MM_LOCATION_3GPP = 1
 #: Signal.Setup's refresh rate, s.
@@ -116,8 +124,11 @@ class ModemManagerProvider:
 
     def sample(self) -> tuple[dict[str, Any], dict[str, str]]:
         values: dict[str, Any] = {}
-        reasons = {"band": "ModemManager reports no serving band", "sinr_db": "ModemManager reports SNR, not SINR",
-                   "cqi": "ModemManager reports no CQI"}  # fmt: skip
+        reasons = {
+            "band": "ModemManager reports no serving band",
+            "sinr_db": "ModemManager reports SNR, not SINR",
+            "cqi": "ModemManager reports no CQI",
+        }
         access = self._props(MM_MODEM).get("AccessTechnologies")
         if isinstance(access, int):
             values["rat"] = next((name for bit, name in MM_ACCESS if access & bit), None)
@@ -126,8 +137,10 @@ class ModemManagerProvider:
         if lte:
             values |= {"rsrp_dbm": lte.get("rsrp"), "rsrq_db": lte.get("rsrq"), "snr_db": lte.get("snr")}
         else:
-            reasons |= {f: "Signal.Lte is empty (not on LTE, or Signal.Setup not allowed)" for f in
-                        ("rsrp_dbm", "rsrq_db", "snr_db")}  # fmt: skip
+            reasons |= {
+                f: "Signal.Lte is empty (not on LTE, or Signal.Setup not allowed)"
+                for f in ("rsrp_dbm", "rsrq_db", "snr_db")
+            }
         location = self._call(MM_LOCATION, "GetLocation", quiet=True) or {}
         lac_ci = location.get(MM_LOCATION_3GPP)
         lac_ci = lac_ci[1] if isinstance(lac_ci, tuple) else lac_ci
@@ -160,8 +173,13 @@ def parse_qmi_signal(text: str) -> dict[str, Any]:
     for rat, section in (("LTE", "LTE"), ("5GNR", "5G")):
         s = _qmi_section(text, section)
         if s:
-            return {"rat": rat, "rsrp_dbm": _number(s.get("RSRP")), "rsrq_db": _number(s.get("RSRQ")),
-                    "snr_db": _number(s.get("SNR")), "sinr_db": _number(s.get("SINR"))}  # fmt: skip
+            return {
+                "rat": rat,
+                "rsrp_dbm": _number(s.get("RSRP")),
+                "rsrq_db": _number(s.get("RSRQ")),
+                "snr_db": _number(s.get("SNR")),
+                "sinr_db": _number(s.get("SINR")),
+            }
     return {}
 
 
@@ -188,9 +206,11 @@ class QmicliProvider:
 
     def identity(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
-        for key, option, label in (("model", "--dms-get-model", "Model"),
-                                   ("firmware", "--dms-get-revision", "Revision"),
-                                   ("operator", "--nas-get-serving-system", "Description")):  # fmt: skip
+        for key, option, label in (
+            ("model", "--dms-get-model", "Model"),
+            ("firmware", "--dms-get-revision", "Revision"),
+            ("operator", "--nas-get-serving-system", "Description"),
+        ):
             try:
                 out[key] = dict(_QMI_VALUE.findall(self._run(option))).get(label)
             except (RuntimeError, subprocess.TimeoutExpired):
@@ -200,8 +220,10 @@ class QmicliProvider:
     def sample(self) -> tuple[dict[str, Any], dict[str, str]]:
         values: dict[str, Any] = {}
         reasons = {"cqi": "qmicli's NAS service reports no CQI"}
-        for option, parse in (("--nas-get-signal-info", parse_qmi_signal), ("--nas-get-cell-location-info",
-                                                                             parse_qmi_cell)):  # fmt: skip
+        for option, parse in (
+            ("--nas-get-signal-info", parse_qmi_signal),
+            ("--nas-get-cell-location-info", parse_qmi_cell),
+        ):
             try:
                 got = parse(self._run(option))
             except (RuntimeError, subprocess.TimeoutExpired) as e:
@@ -216,8 +238,20 @@ class QmicliProvider:
 #: How long an AT command may take to answer.
 AT_TIMEOUT_S = 1.0
 #: TS 27.007 §7.3 +COPS <AcT>.
-AT_ACT = {0: "GSM", 2: "UMTS", 3: "EDGE", 4: "HSDPA", 5: "HSUPA", 6: "HSPA", 7: "LTE", 9: "LTE", 10: "LTE",
-          11: "5GNR", 12: "5GNR", 13: "LTE+5GNR"}  # fmt: skip
+AT_ACT = {
+    0: "GSM",
+    2: "UMTS",
+    3: "EDGE",
+    4: "HSDPA",
+    5: "HSUPA",
+    6: "HSPA",
+    7: "LTE",
+    9: "LTE",
+    10: "LTE",
+    11: "5GNR",
+    12: "5GNR",
+    13: "LTE+5GNR",
+}
 #: TS 27.007 §8.69 +CESQ: 255 means "not known or not detectable".
 CESQ_UNKNOWN = 255
 _FINAL = re.compile(r"^(OK|ERROR|\+CME ERROR.*|\+CMS ERROR.*)$")
@@ -265,8 +299,13 @@ def parse_qeng(reply: str) -> dict[str, Any]:
     fields = [f.strip().strip('"') for f in m.group(1).split(",")] if m else []
     if len(fields) < 16 or fields[1] != "LTE":
         raise ValueError(f"no LTE serving cell in {reply.strip()!r}")
-    return {"cell_id": fields[5], "band": f"B{fields[8]}", "rsrp_dbm": _number(fields[12]),
-            "rsrq_db": _number(fields[13]), "cqi": _number(fields[16]) if len(fields) >= 19 else None}  # fmt: skip
+    return {
+        "cell_id": fields[5],
+        "band": f"B{fields[8]}",
+        "rsrp_dbm": _number(fields[12]),
+        "rsrq_db": _number(fields[13]),
+        "cqi": _number(fields[16]) if len(fields) >= 19 else None,
+    }
 
 
 class AtProvider:
@@ -322,9 +361,11 @@ class AtProvider:
         reasons: dict[str, str] = {}
         values = self._try('AT+QENG="servingcell"', parse_qeng, reasons, ("band", "cqi"))
         values = {k: v for k, v in values.items() if v is not None}
-        for command, parse, fields in (("AT+CESQ", parse_cesq, ("rsrp_dbm", "rsrq_db")),
-                                       ("AT+COPS?", parse_cops, ("rat",)),
-                                       ("AT+CEREG?", parse_cereg, ("cell_id",))):  # fmt: skip
+        for command, parse, fields in (
+            ("AT+CESQ", parse_cesq, ("rsrp_dbm", "rsrq_db")),
+            ("AT+COPS?", parse_cops, ("rat",)),
+            ("AT+CEREG?", parse_cereg, ("cell_id",)),
+        ):
             if all(f in values for f in fields):
                 continue
             got = self._try(command, parse, reasons, fields)

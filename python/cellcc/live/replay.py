@@ -5,20 +5,26 @@ retransmissions are set side by side with the live run's.
 
 RTT is compared as `cellcc crosscheck` compares it: percentiles of the smoothed RTT on a 10 ms
 grid (the only RTT Linux shows user space, so the live run's and the kernel's are that too).
-On the replays each seed starts the flow at its own phase of the trace's millisecond
-(`crosscheck.start_phase_s`), on both backends.
+Each replay seed starts the flow at another point of the recorded traces (seed 1 at their start,
+seed k a fraction frac((k - 1) x 0.618...) of their length in, the golden-ratio spread
+`crosscheck` uses for its start phases) and at its own phase within the trace's millisecond
+(`crosscheck.start_phase_s`), the same on both backends: the live run met the path at one moment
+of its variations, and the replays' mean over seeds does not rest on one such moment.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 import math
+import tempfile
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import pandas as pd
 
+from cellcc import traces
 from cellcc.backends import crosscheck as xc
 from cellcc.backends import frontend
 from cellcc.errors import UserError
@@ -65,16 +71,18 @@ def replay(run: Path, seeds: int = 1, kernel: bool = True, progress=lambda _m: N
         runners["kernel"] = lambda d, seed: frontend.run_linux(frontend.DocScenario(d, source), seed)
     sides: dict[str, list[dict[str, float]]] = {}
     errors: dict[str, str] = {}
-    for name, runner in runners.items():
-        sides[name] = []
-        for seed in range(1, seeds + 1):
-            progress(f"{run.name}: {name} seed {seed}")
-            try:
-                out = runner(xc.with_start_phase(doc, xc.start_phase_s(doc, seed)), seed)
-            except (ValueError, RuntimeError) as e:
-                errors[name] = str(e).splitlines()[0]
-                break
-            sides[name].append(side_metrics(out))
+    with tempfile.TemporaryDirectory(prefix="cellcc-replay-") as tmp:
+        docs = {seed: _started_later(doc, seed, Path(tmp)) for seed in range(1, seeds + 1)}
+        for name, runner in runners.items():
+            sides[name] = []
+            for seed, d in docs.items():
+                progress(f"{run.name}: {name} seed {seed}")
+                try:
+                    out = runner(xc.with_start_phase(d, xc.start_phase_s(d, seed)), seed)
+                except (ValueError, RuntimeError) as e:
+                    errors[name] = str(e).splitlines()[0]
+                    break
+                sides[name].append(side_metrics(out))
     live = live_metrics(run)
     rows = []
     for metric, heading in METRICS:
@@ -86,6 +94,23 @@ def replay(run: Path, seeds: int = 1, kernel: bool = True, progress=lambda _m: N
             row[f"error_{name}"] = errors.get(name, "" if name in sides else "not asked (--no-kernel)")
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def _started_later(doc: dict[str, Any], seed: int, folder: Path) -> dict[str, Any]:
+    """`doc` with every trace rotated to start its seed's fraction of the way in (module doc)."""
+    fraction = ((seed - 1) * xc.PHASE_STEP) % 1.0
+    if not fraction:
+        return doc
+    out = copy.deepcopy(doc)
+    for link in out["links"]:
+        for side in ("forward", "reverse"):
+            table = link.get(side) or {}
+            if table.get("trace"):
+                lines = [int(x) for x in Path(table["trace"]).read_text().split()]
+                path = folder / f"seed{seed}-{side}-{Path(table['trace']).name}"
+                traces.write_lines(iter(traces.rotate(lines, round(fraction * lines[-1]))), path)
+                table["trace"] = str(path)
+    return out
 
 
 def _engine(source: str):

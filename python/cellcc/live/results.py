@@ -117,8 +117,11 @@ def replay_scenario(m: dict[str, Any], trace_dir: Path, name: str) -> dict[str, 
         flow["tcp"] = {"mss_bytes": int(mss)}
 
     def direction(d: str) -> dict[str, Any]:
-        return {"trace": str(trace_dir / f"{d}.trace"), "delay_ms": round(owd[d], 3),
-                "queue": {"kind": "drop_tail", "limit_packets": _queue(m["capacity"], d)}}  # fmt: skip
+        return {
+            "trace": str(trace_dir / f"{d}.trace"),
+            "delay_ms": round(owd[d], 3),
+            "queue": {"kind": "drop_tail", "limit_packets": _queue(m["capacity"], d)},
+        }
 
     doc: dict[str, Any] = {
         "version": 1,
@@ -177,20 +180,33 @@ def flows_table(m: dict[str, Any]) -> pd.DataFrame:
     rx_wire = r["bytes"] + rx_segs * HEADER_BYTES
     src, dst = _ends(m["item"]["direction"])
     row = {
-        "flow_id": "flow0", "src": src, "dst": dst, "transport": "tcp", "cca": s["cca"],
-        "tx_packets": last["segs_out"], "tx_bytes": last["bytes_sent"] + last["segs_out"] * HEADER_BYTES,
-        "rx_packets": rx_segs, "rx_bytes": rx_wire, "lost_packets": math.nan, "loss_ratio": math.nan,
+        "flow_id": "flow0",
+        "src": src,
+        "dst": dst,
+        "transport": "tcp",
+        "cca": s["cca"],
+        "tx_packets": last["segs_out"],
+        "tx_bytes": last["bytes_sent"] + last["segs_out"] * HEADER_BYTES,
+        "rx_packets": rx_segs,
+        "rx_bytes": rx_wire,
+        "lost_packets": math.nan,
+        "loss_ratio": math.nan,
         "throughput_bps": rx_wire * 8 / (last_rx - first_rx) if last_rx > first_rx else math.nan,
         "goodput_bps": r["bytes"] * 8 / until if until > 0 else 0.0,
-        "mean_delay_ms": math.nan, "mean_jitter_ms": math.nan,
+        "mean_delay_ms": math.nan,
+        "mean_jitter_ms": math.nan,
         "retransmits": last["total_retrans"],
         "timeouts": last["total_rto"] if last.get("total_rto") is not None else math.nan,
-        "ecn_marked_packets": 0, "ecn_reductions": 0,
+        "ecn_marked_packets": 0,
+        "ecn_reductions": 0,
         "rtt_mean_ms": float(rtts.mean()) if len(rtts) else math.nan,
-        "rtt_p50_ms": tables.percentile(rtts, 0.5), "rtt_p95_ms": tables.percentile(rtts, 0.95),
-        "app_bytes_delivered": r["bytes"], "first_tx_s": 0.0, "last_rx_s": last_rx,
+        "rtt_p50_ms": tables.percentile(rtts, 0.5),
+        "rtt_p95_ms": tables.percentile(rtts, 0.95),
+        "app_bytes_delivered": r["bytes"],
+        "first_tx_s": 0.0,
+        "last_rx_s": last_rx,
         "completion_s": last_rx if done else math.nan,
-    }  # fmt: skip
+    }
     return pd.DataFrame([row])
 
 
@@ -232,8 +248,10 @@ def timeseries_table(m: dict[str, Any]) -> pd.DataFrame:
 
 def radio_table(m: dict[str, Any]) -> pd.DataFrame:
     t0 = m["t0_client_ns"]
-    rows = [{"t_s": (row[0] - t0) / NS, "t_unix_s": row[1] / NS, **dict(zip(radio.FIELDS, row[2:], strict=True))}
-            for row in m["radio"]["rows"]]  # fmt: skip
+    rows = [
+        {"t_s": (row[0] - t0) / NS, "t_unix_s": row[1] / NS, **dict(zip(radio.FIELDS, row[2:], strict=True))}
+        for row in m["radio"]["rows"]
+    ]
     frame = pd.DataFrame(rows, columns=["t_s", "t_unix_s", *radio.FIELDS])
     for f in ("rat", "band", "cell_id"):
         frame[f] = frame[f].astype("string")
@@ -242,8 +260,15 @@ def radio_table(m: dict[str, Any]) -> pd.DataFrame:
 
 def ifaces_table(m: dict[str, Any]) -> pd.DataFrame:
     t0 = m["t0_client_ns"]
-    rows = [{"device": m["counters"]["device"], "t_s": (row[0] - t0) / NS, "t_unix_s": row[1] / NS,
-             **dict(zip(host.COUNTERS, row[2:], strict=True))} for row in m["counters"]["rows"]]  # fmt: skip
+    rows = [
+        {
+            "device": m["counters"]["device"],
+            "t_s": (row[0] - t0) / NS,
+            "t_unix_s": row[1] / NS,
+            **dict(zip(host.COUNTERS, row[2:], strict=True)),
+        }
+        for row in m["counters"]["rows"]
+    ]
     return pd.DataFrame(rows, columns=["device", "t_s", "t_unix_s", *host.COUNTERS])
 
 

@@ -178,8 +178,15 @@ def session(plan: Plan, key_id: str, key: bytes) -> Iterator[LiveClient]:
 
 
 def _row(r: RunItem) -> dict[str, Any]:
-    return {"key": r.key, "seed": r.round, "place": r.place, "period": r.period, "cca": r.cca,
-            "direction": r.direction, "round": r.round}  # fmt: skip
+    return {
+        "key": r.key,
+        "seed": r.round,
+        "place": r.place,
+        "period": r.period,
+        "cca": r.cca,
+        "direction": r.direction,
+        "round": r.round,
+    }
 
 
 def measure(plan: Plan, r: RunItem, key_id: str, key: bytes) -> dict[str, Any]:
@@ -223,8 +230,12 @@ def measure(plan: Plan, r: RunItem, key_id: str, key: bytes) -> dict[str, Any]:
         moved += int(m["tcp"]["remote"]["moved_bytes"])
     m["moved_bytes"] = moved
     m["counters"] = {"device": dev, "rows": counters.rows, "unavailable": counters.unavailable}
-    m["radio"] = {"provider": provider.name, "identity": _identity(provider), "rows": rs.rows,
-                  "unavailable": rs.unavailable()}  # fmt: skip
+    m["radio"] = {
+        "provider": provider.name,
+        "identity": _identity(provider),
+        "rows": rs.rows,
+        "unavailable": rs.unavailable(),
+    }
     return m
 
 

@@ -213,10 +213,17 @@ class LiveServer:
                 f"over the daily quota of key {s.key_id!r}: {used} of {lim.daily_quota_bytes} bytes used today (UTC), "
                 f"this test may move up to {estimate}"
             )
-        return {"kind": kind, "direction": direction, "duration_s": duration, "bytes": nbytes, "rate_mbps": rate,
-                "cca": cca, "sample_ms": _number(msg, "sample_ms", DEFAULT_SAMPLE_MS),
-                "packet_bytes": int(_number(msg, "packet_bytes", udp.DEFAULT_PACKET_BYTES)),
-                "count": int(min(MAX_ECHOES, _number(msg, "count", MAX_ECHOES)))}  # fmt: skip
+        return {
+            "kind": kind,
+            "direction": direction,
+            "duration_s": duration,
+            "bytes": nbytes,
+            "rate_mbps": rate,
+            "cca": cca,
+            "sample_ms": _number(msg, "sample_ms", DEFAULT_SAMPLE_MS),
+            "packet_bytes": int(_number(msg, "packet_bytes", udp.DEFAULT_PACKET_BYTES)),
+            "count": int(min(MAX_ECHOES, _number(msg, "count", MAX_ECHOES))),
+        }
 
     async def _test(self, s: Session, msg: dict[str, Any], writer: asyncio.StreamWriter) -> dict[str, Any]:
         t = self._check_test(s, msg)
@@ -274,9 +281,16 @@ class LiveServer:
         return {**log.to_json(), "moved_bytes": len(log.send_ns) * limits.packet_bytes}
 
     def _log(self, s: Session) -> None:
-        line = {"t": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(s.started)), "key_id": s.key_id or None,
-                "peer": s.peer, "bytes": s.bytes, "tests": s.tests, "duration_s": round(time.time() - s.started, 3),
-                "end": s.end, "refused": s.notes}  # fmt: skip
+        line = {
+            "t": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(s.started)),
+            "key_id": s.key_id or None,
+            "peer": s.peer,
+            "bytes": s.bytes,
+            "tests": s.tests,
+            "duration_s": round(time.time() - s.started, 3),
+            "end": s.end,
+            "refused": s.notes,
+        }
         self.config.log.parent.mkdir(parents=True, exist_ok=True)
         with open(self.config.log, "a", encoding="utf-8") as f:
             f.write(json.dumps(line) + "\n")

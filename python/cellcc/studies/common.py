@@ -97,6 +97,9 @@ class SweepDef:
     seeds: int
     fixed: dict[str, Any] = field(default_factory=dict)
     description: str = ""
+    #: "engine", or "linux": run on the kernel backend (root), one run at a time; a machine that
+    #: cannot leaves the sweep out of the stores and the report says why.
+    backend: str = "engine"
 
 
 class StudyModule(Protocol):
@@ -154,7 +157,16 @@ def run_study(
     for definition in study.sweeps(seeds, quick):
         folder = out / "store" / definition.name
         sweep = build_sweep(definition, folder)
-        outcome = run_sweep(sweep, folder, workers=jobs, progress=progress)
+        if definition.backend == "linux":
+            from cellcc.backends.netns import Unsupported
+            from cellcc.backends.sweep import run_linux_sweep
+
+            try:
+                outcome = run_linux_sweep(sweep, folder)
+            except Unsupported:
+                continue
+        else:
+            outcome = run_sweep(sweep, folder, workers=jobs, progress=progress)
         stores[definition.name] = outcome.store
         total += outcome.total
         ran += outcome.ran
