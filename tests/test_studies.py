@@ -11,7 +11,7 @@ import pytest
 from cellcc.studies import STUDIES
 
 #: Figures each quick-mode report must contain (a lower bound: the count follows the grid).
-MIN_FIGURES = {"nor-maulana": 2, "atxutegi": 8, "li-celledge": 5}
+MIN_FIGURES = {"nor-maulana": 2, "atxutegi": 8, "li-celledge": 5, "li-jie-4g": 4}
 #: Headings each report must contain: the re-made tables, the parameter table and the findings.
 HEADINGS = {
     "nor-maulana": [
@@ -28,6 +28,16 @@ HEADINGS = {
         "ECDF of Pm",
         "Table 3 re-made",
         "What the fading changes",
+        "findings beside ours",
+    ],
+    "li-jie-4g": [
+        "Table 6 re-made",
+        "Table 7 re-made",
+        "Table 8 re-made",
+        "Table 9 re-made",
+        "over real LTE traces",
+        "Live: the seed's plan",
+        "Parameters the paper leaves unstated",
         "findings beside ours",
     ],
     "li-celledge": [
