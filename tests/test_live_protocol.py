@@ -156,6 +156,8 @@ def test_a_second_concurrent_client_is_refused(server, keyed) -> None:
         ),
         ({"kind": "tcp", "direction": "sideways", "bytes": 1000}, "direction"),
         ({"kind": "shell", "direction": "down"}, "test kind"),
+        ({"kind": "saturate", "direction": "down", "duration_s": 1, "packet_bytes": 20}, "packet_bytes"),
+        ({"kind": "tcp", "direction": "down", "cca": "cubic", "bytes": 1000, "sample_ms": 0.01}, "sample_ms"),
     ],
 )
 def test_requests_over_a_limit_are_refused_and_the_session_goes_on(server, keyed, test, message) -> None:

@@ -45,6 +45,9 @@ from .protocol import (
 
 #: TCP_INFO period of a transfer (issue 33: the sender's TCP_INFO every 10 ms).
 DEFAULT_SAMPLE_MS = 10.0
+#: What a client may ask of the TCP_INFO period: no finer than 1 ms (each reading is a system call
+#: on the server), no coarser than 1 s.
+MIN_SAMPLE_MS, MAX_SAMPLE_MS = 1.0, 1000.0
 #: Extra time a bytes-bound transfer or a receiver gets beyond what it asked, for the last ACKs.
 GRACE_S = 5.0
 #: Most packet-train echoes one request may ask for.
@@ -204,6 +207,12 @@ class LiveServer:
         cca = msg.get("cca")
         if kind == "tcp" and direction == "down" and (not isinstance(cca, str) or cca not in self.ccas):
             raise Refused(f"the server lacks the congestion control {cca!r}; it offers {', '.join(self.ccas)}")
+        packet_bytes = int(_number(msg, "packet_bytes", udp.DEFAULT_PACKET_BYTES))
+        if not udp.MIN_PACKET_BYTES <= packet_bytes <= udp.MAX_PACKET_BYTES:
+            raise Refused(f"packet_bytes {packet_bytes}: between {udp.MIN_PACKET_BYTES} and {udp.MAX_PACKET_BYTES}")
+        sample_ms = _number(msg, "sample_ms", DEFAULT_SAMPLE_MS)
+        if not MIN_SAMPLE_MS <= sample_ms <= MAX_SAMPLE_MS:
+            raise Refused(f"sample_ms {sample_ms:g}: between {MIN_SAMPLE_MS:g} and {MAX_SAMPLE_MS:g}")
         estimate = nbytes if nbytes is not None else min(lim.max_bytes, int(rate * 1e6 / 8 * duration))
         if kind == "echo":
             estimate = MAX_ECHOES * udp.MAX_ECHO_BYTES
@@ -220,8 +229,8 @@ class LiveServer:
             "bytes": nbytes,
             "rate_mbps": rate,
             "cca": cca,
-            "sample_ms": _number(msg, "sample_ms", DEFAULT_SAMPLE_MS),
-            "packet_bytes": int(_number(msg, "packet_bytes", udp.DEFAULT_PACKET_BYTES)),
+            "sample_ms": sample_ms,
+            "packet_bytes": packet_bytes,
             "count": int(min(MAX_ECHOES, _number(msg, "count", MAX_ECHOES))),
         }
 
@@ -238,7 +247,10 @@ class LiveServer:
                 writer, {"type": "ready", "port": sock.getsockname()[1], "token": token.hex(), "test": t}, s
             )
             started = time.monotonic()
-            result = await asyncio.to_thread(self._run_test, t, sock, token, s.peer)
+            try:
+                result = await asyncio.to_thread(self._run_test, t, sock, token, s.peer)
+            except OSError as e:  # TimeoutError too: the client's data connection never came
+                raise Refused(f"the test ended without a result: {e}") from None
         finally:
             sock.close()
         moved = int(result.pop("moved_bytes", 0))

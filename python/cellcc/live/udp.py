@@ -38,8 +38,11 @@ STOP_COPIES = 3
 TOKEN_BYTES = 8
 #: IPv4 (20) + UDP (8) header bytes (RFC 791, RFC 768).
 IP_UDP_HEADER_BYTES = 28
-#: The probe's IP packet size: Ethernet's MTU (RFC 894), the size one Mahimahi opportunity carries.
+#: The probe's IP packet size: Ethernet's MTU (RFC 894), the size one Mahimahi opportunity carries;
+#: at least the headers, at most a jumbo frame's 9000 bytes.
 DEFAULT_PACKET_BYTES = 1500
+MIN_PACKET_BYTES = IP_UDP_HEADER_BYTES + HEADER.size
+MAX_PACKET_BYTES = 9000
 #: Issue 33: a probe stops within about a second once the peer's acknowledgements stop.
 ACK_TIMEOUT_S = 1.0
 #: Saturator's window bounds (NSDI 2013 §5.1): grow below base + 750 ms, shrink above base + 3 s.
