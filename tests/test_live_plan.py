@@ -37,6 +37,12 @@ def test_the_seeds_full_plan_moves_about_189_gb() -> None:
     assert sum(p.run_bytes(r) for r in runs) > transfers
 
 
+def test_runs_carry_the_plans_place_and_period_tags() -> None:
+    p = plan_mod.load(STUDY_PLAN)
+    r = next(x for x in p.runs() if x.place == "ahventie")
+    assert p.tags_of(r) == {"operator": "Sonera", "modem": "Huawei E392", "seed": "002", "profile": "cell edge"}
+
+
 def test_each_round_runs_the_ccas_in_its_own_order_and_keys_are_stable(tmp_path: Path) -> None:
     p = plan_mod.load(STUDY_PLAN)
     runs = [r for r in p.runs() if r.place == p.places[0] and r.period == p.periods[0].name]

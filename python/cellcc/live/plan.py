@@ -17,6 +17,7 @@ and the byte caps. Pure: parsing, checking, expanding and estimating; `run.py` c
     radio = { provider = "modemmanager" }   # | "qmicli" (device) | "at" (port) | "none"
     transfer.down = { bytes = 293_000_000 }  # or { duration_s = 60 }
     transfer.up = { bytes = 21_460_000 }
+    tags = { operator = "Sonera" }      # labels every run carries (places and periods may have their own)
     [[places]]
     name = "vamk"
     [[periods]]
@@ -33,7 +34,7 @@ import hashlib
 import json
 import random
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -129,6 +130,15 @@ class Plan:
     packet_bytes: int
     rate_mbps: float | None
     clock_error_bound_ms: float | None
+    #: Free-form labels: the plan's, each place's and each period's (a run carries all three).
+    tags: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def tags_of(self, item: RunItem) -> dict[str, Any]:
+        return {
+            **self.tags.get("", {}),
+            **self.tags.get(f"place:{item.place}", {}),
+            **self.tags.get(f"period:{item.period}", {}),
+        }
 
     @property
     def sha256(self) -> str:
@@ -280,6 +290,11 @@ def parse(doc: dict[str, Any], path: Path) -> Plan:
     if not isinstance(radio, dict) or radio.get("provider") not in RADIO_PROVIDERS:
         raise _bad("radio.provider", (radio or {}).get("provider"), f"one of {', '.join(RADIO_PROVIDERS)}")
     bound = doc.get("clock_error_bound_ms")
+    tags = {"": _tags(doc.get("tags", {}), "tags")}
+    for i, p in enumerate(places):
+        tags[f"place:{p['name']}"] = _tags(p.get("tags", {}), f"places[{i}].tags")
+    for i, p in enumerate(doc["periods"]):
+        tags[f"period:{p['name']}"] = _tags(p.get("tags", {}), f"periods[{i}].tags")
     return Plan(
         doc=doc,
         source=path,
@@ -303,4 +318,11 @@ def parse(doc: dict[str, Any], path: Path) -> Plan:
         packet_bytes=_positive(doc, "packet_bytes", DEFAULT_PACKET_BYTES, integer=True),
         rate_mbps=_positive(doc, "rate_mbps") if "rate_mbps" in doc else None,
         clock_error_bound_ms=_positive(doc, "clock_error_bound_ms") if bound is not None else None,
+        tags=tags,
     )
+
+
+def _tags(value: Any, where: str) -> dict[str, Any]:
+    if not isinstance(value, dict) or not all(isinstance(v, (str, int, float, bool)) for v in value.values()):
+        raise _bad(where, value, "a table of labels (text, numbers or booleans)")
+    return dict(value)

@@ -375,6 +375,12 @@ def live_summary(m: dict[str, Any], lines: dict[str, list[int]]) -> dict[str, An
         "moved_bytes": m["moved_bytes"],
         "cca": {"sender": s["cca"], "receiver": r["cca"], "asked": m["item"]["cca"]},
         "sender_host": "server" if m["item"]["direction"] == "down" else "client",
+        "tags": m.get("tags", {}),
+        # TCP_INFO's view of the segment size: the sender's MSS and the receiver's advertised one.
+        "mss_bytes": {
+            "sender": s["samples"][-1].get("snd_mss") if s["samples"] else None,
+            "receiver_advmss": r["samples"][-1].get("advmss") if r["samples"] else None,
+        },
         "goodput_after_warmup_bps": goodput_after_warmup_bps(m),
         "warmup_s": m["settings"]["warmup_s"],
         "length_s": m["length_s"],

@@ -205,6 +205,7 @@ def measure(plan: Plan, r: RunItem, key_id: str, key: bytes) -> dict[str, Any]:
         },
         "settings": plan.settings() | {"transfer": {d: [x.bytes, x.duration_s] for d, x in plan.transfer.items()}},
         "utc_day": utc_day(),
+        "tags": plan.tags_of(r),
     }
     with session(plan, key_id, key) as c:
         m["server"] = c.info()
