@@ -73,6 +73,7 @@ _TOP = {
     "packet_bytes",
     "rate_mbps",
     "clock_error_bound_ms",
+    "tags",
 }
 
 
