@@ -103,9 +103,6 @@ class LiveServer:
                 raise ProtocolError(
                     f"too many new sessions from {peer}: at most {self.limits.sessions_per_minute} a minute"
                 )
-            if self.active is not None:
-                raise ProtocolError(f"busy: serving another session (since {time.ctime(self.active.started)})")
-            self.active = s
             await self._authenticate(s, reader, writer)
             await self._requests(s, reader, writer)
         except ProtocolError as e:
@@ -148,6 +145,10 @@ class LiveServer:
             raise ProtocolError("authentication failed")
         s.key_id = key_id
         s.sealer = Sealer(session_key(key, nonce_s, nonce_c), "server")
+        # One session at a time, counted from authentication: a stranger cannot hold the server.
+        if self.active is not None:
+            raise ProtocolError(f"busy: serving another session (since {time.ctime(self.active.started)})")
+        self.active = s
         welcome = {
             "type": "welcome",
             "proof": server_proof(key, nonce_s, nonce_c, key_id),
