@@ -279,3 +279,19 @@ def test_the_clients_saturator_stops_within_a_second_when_the_receiver_goes() ->
     tx.close()
     assert "no acknowledgement" in log.stopped
     assert elapsed < 0.5 + udp.ACK_TIMEOUT_S + 0.5
+
+
+def test_an_upload_saturator_faster_than_agreed_gets_no_more_acknowledgements(server, keyed) -> None:
+    _, key_file = keyed
+    with client(server, key_file) as c:
+        ready = c.request({"type": "test", "kind": "saturate", "direction": "up", "duration_s": 5, "rate_mbps": 1})
+        token, addr = bytes.fromhex(ready["token"]), (LOOPBACK, ready["port"])
+        sock = udp.probe_socket((LOOPBACK, 0))
+        pad = bytes(udp.DEFAULT_PACKET_BYTES - udp.IP_UDP_HEADER_BYTES - udp.HEADER.size)
+        started = time.monotonic()
+        for seq in range(400):  # 600 kB at once: 4.8 Mbit in well under a second, against 1 Mbit/s
+            sock.sendto(udp.HEADER.pack(token, udp.KIND_DATA, seq, time.time_ns(), 0) + pad, addr)
+        result = c.receive(timeout_s=10)
+        sock.close()
+    assert "over-limit rate" in result["stopped"]
+    assert time.monotonic() - started < BOUNDED_S

@@ -215,8 +215,10 @@ def saturate_receive(
     sock: socket.socket, token: bytes, limits: Limits, allowed_ip: str | None = None, punch: tuple | None = None
 ) -> dict[str, Any]:
     """Acknowledge and log every data datagram bearing `token` (from `allowed_ip` if given) until
-    the sender has been silent for `ACK_TIMEOUT_S`, or the duration has passed. With `punch`
-    (the sender's address), send punch datagrams there until data flows (a NAT's mapping)."""
+    the sender stops or has been silent for `ACK_TIMEOUT_S`, the duration has passed, or it sent
+    more than `limits` allow (bytes; faster than the rate, one second of it as the burst): then
+    the acknowledgements stop and so does an honest sender. With `punch` (the sender's address),
+    send punch datagrams there until data flows (a NAT's mapping)."""
     arrivals: list[int] = []
     seqs: list[int] = []
     sent_real: list[int] = []
@@ -232,6 +234,9 @@ def saturate_receive(
             return {"arrival_real_ns": [], "data_seq": [], "send_real_ns": [], "stopped": "no data"}
         if last is not None and now - last > ACK_TIMEOUT_S:
             break
+        over = _over_limits(len(arrivals) * limits.packet_bytes, now - start, limits)
+        if over:
+            return _received(arrivals, seqs, sent_real, over)
         if punch is not None and last is None and now >= next_punch:
             sock.sendto(HEADER.pack(token, KIND_PUNCH, 0, time.time_ns(), 0), punch)
             next_punch = now + 0.1
@@ -262,6 +267,18 @@ def saturate_receive(
             with contextlib.suppress(BlockingIOError, OSError):
                 sock.sendto(HEADER.pack(token, KIND_ACK, seq, t_send, stamp), peer)
     return _received(arrivals, seqs, sent_real, "sender silent")
+
+
+#: A sender faster than its limit by this factor (over at least a second) is over it.
+RATE_TOLERANCE = 1.10
+
+
+def _over_limits(received_bytes: int, elapsed_s: float, limits: Limits) -> str:
+    if limits.max_bytes and received_bytes > limits.max_bytes:
+        return f"over-limit bytes: more than {limits.max_bytes}"
+    if limits.max_rate_bps and received_bytes * 8 > limits.max_rate_bps * RATE_TOLERANCE * max(elapsed_s, 1.0):
+        return f"over-limit rate: above {limits.max_rate_bps / 1e6:g} Mbit/s"
+    return ""
 
 
 def _received(arrivals: list[int], seqs: list[int], sent_real: list[int], why: str) -> dict[str, Any]:
