@@ -35,6 +35,7 @@ import pandas as pd
 
 from cellcc.backends import tables
 from cellcc.backends.frontend import DocScenario
+from cellcc.metrics import run_metrics
 from cellcc.provenance import provenance
 from cellcc.result import LTE_COLUMNS, Result
 from cellcc.store import _parquet_bytes, run_files
@@ -342,6 +343,10 @@ def run_folder_files(m: dict[str, Any], run_name: str) -> dict[str, bytes]:
             lte=pd.DataFrame(columns=LTE_COLUMNS),
         )
         files = run_files(result, derived=True)
+        metrics = run_metrics(result)
+    # Not measured live (no tap on the path): metrics.run_metrics would read the NaN columns as 0.
+    metrics |= {"delay_ms": math.nan, "loss_pct": math.nan}
+    files["metrics.parquet"] = _parquet_bytes(pd.DataFrame([metrics]))
     written = json.loads(files["scenario.json"])
     files["scenario.json"] = (json.dumps(_relative(written, str(tdir) + "/"), sort_keys=True, indent=2) + "\n").encode()
     for name, text in texts.items():
