@@ -554,7 +554,7 @@ def _trace_table(traces: pd.DataFrame) -> pd.DataFrame:
                 ratio = same["speed_mbps"].mean() / k["speed_mbps"].mean() if k["speed_mbps"].mean() else math.nan
                 row["engine/kernel (same starts)"] = f"{ratio:.3f}"
             rows.append(row)
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows).fillna("-")
 
 
 # -- figures -----------------------------------------------------------------------------------
@@ -702,10 +702,17 @@ def _f_periods(runs: pd.DataFrame) -> tuple[str, Verdict, str]:
             "the interference and the other users' share of the PRBs cut its rate; the seed's 2-5 % says its cells "
             "were much less loaded at the busy hour than ours (our loads are a choice, not a measurement)."
         )
-    if none:
+    up = [k for k in none if k.startswith("up")]
+    down = [k for k in none if k.startswith("down")]
+    if up:
         why.append(
-            f"There is no fall for {', '.join(none)}: there the uplink limits the flow (the indoor UE's power, or "
-            "the edge's uplink SINR), and the downlink's load is not what holds it back."
+            f"There is no fall for {', '.join(up)}: the load here is the downlink's (the neighbours' uplink is "
+            "idle, the other users download; parameters), so an upload meets the same uplink in every period."
+        )
+    if down:
+        why.append(
+            f"There is no fall for {', '.join(down)}: there the uplink limits the download (the indoor UE's power "
+            "carries the ACKs), and the downlink's load is not what holds it back."
         )
     return (
         "early morning -> evening: " + ", ".join(f"{k} {-v:+.0%}" for k, v in falls.items()),
