@@ -164,13 +164,35 @@ def test_validate_json_resolves_an_lte_cells_defaults_from_the_engine(cli):
     (cell,) = doc["resolved"]["cells"]
     assert list(_null_paths(cell)) == []
     assert cell["bandwidth_mhz"] == 20
-    # The engine's own defaults (scenario/lte.rs, lte/mac/uplink.rs, lte/rlc/config.rs): PF with
-    # ns-3's 99-TTI window, CQI every TTI used 4 ms later, 3 HARQ retransmissions, SRS every 40 ms.
+    # The operator profile's values (lte/profile.rs): PF with a 99-TTI window, a wideband CQI every
+    # 40 ms used 4 ms later, 4 HARQ retransmissions each way, SR every 20 ms, SRS every 40 ms, the
+    # uplink MCS from the effective SINR with the outer loop, a CCE budget, srsRAN's QCI 9 RLC.
+    assert cell["profile"] == "operator"
     assert (cell["scheduler"], cell["pf_window_ttis"]) == ("proportional_fair", 99.0)
-    assert cell["cqi"] == {"period_ms": 1, "delay_ms": 4, "dl_mcs_from": "wideband"}
-    assert cell["harq"] == {"max_retx": 3}
-    assert cell["uplink"] == {"sr_period_ms": 10, "grant_delay_ms": 4, "srs_period_ms": 40}
+    assert cell["cqi"] == {"period_ms": 40, "delay_ms": 4, "dl_mcs_from": "wideband"}
+    assert cell["harq"] == {"max_retx": 4, "ul_max_retx": 4}
+    assert cell["uplink"] == {"sr_period_ms": 20, "grant_delay_ms": 4, "srs_period_ms": 40, "requests": "sr_bsr"}
+    assert cell["link_adaptation"]["ul_mcs_from"] == "effective_sinr"
+    assert cell["link_adaptation"]["olla"]["target_bler"] == 0.1
+    assert cell["pdcch"]["capacity"] is True
     rlc = cell["ues"][0]["rlc"]
+    assert (rlc["mode"], rlc["tx_buffer_bytes"], rlc["poll_pdu"], rlc["max_retx_threshold"]) == ("am", 1048576, 64, 16)
+
+
+def test_validate_json_shows_every_value_the_lena_profile_sets(cli, write_doc):
+    from cellcc.scenario import load_document
+
+    doc, _ = load_document("lte")
+    doc["cells"][0]["profile"] = "lena"
+    cell = json.loads(cli("validate", write_doc(doc), "--json").stdout)["resolved"]["cells"][0]
+    assert cell["profile"] == "lena"
+    assert cell["cqi"] == {"period_ms": 1, "delay_ms": 4, "dl_mcs_from": "worst_subband"}
+    assert cell["link_adaptation"] == {"ul_mcs_from": "lena_minimum_sinr", "ul_measurement": "srs_only", "olla": None}
+    assert cell["uplink"]["requests"] == "ideal_bsr"
+    assert cell["pdcch"]["capacity"] is False
+    assert cell["mac"] == {"grant_sizing": "whole_share", "status_pdu": "alone", "last_rbg": "unused"}
+    rlc = cell["ues"][0]["rlc"]
+    # The bundled scenario writes AM with a 1 MiB buffer; LENA's hard-coded polls fill in the rest.
     assert (rlc["mode"], rlc["tx_buffer_bytes"], rlc["poll_pdu"], rlc["max_retx_threshold"]) == ("am", 1048576, 1, 5)
 
 

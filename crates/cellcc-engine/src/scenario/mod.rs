@@ -17,7 +17,10 @@ mod lte;
 mod tcp;
 mod validate;
 
-pub use lte::{CellSpec, CqiSpec, DlCqiMode, HarqSpec, SinrSpec, UeSpec, BANDWIDTHS_MHZ_RBS};
+pub use lte::{
+    n_rbs_of, CellSpec, CqiSpec, DlCqiMode, HarqSpec, LinkAdaptationSpec, MacSpec, OllaSpec, PdcchSpec, SinrSpec, UeSpec,
+    UplinkSpec, BANDWIDTHS_MHZ_RBS, DEFAULT_CQI_DELAY_MS,
+};
 pub use tcp::{Pacing, RtoEstimator, TcpParams, TcpSpec};
 
 use crate::error::ScenarioError;

@@ -76,6 +76,34 @@ pub fn pcfich_pdcch_error_rate_flat(sinr_db: f64) -> f64 {
     error_at_effective_sinr_db(sinr_db)
 }
 
+/// The aggregation level R4-081920's curve is read as: 8 CCEs, the level of the PDCCH
+/// demodulation tests its results fed (TS 36.101 §8.4.2). A DCI on L CCEs has L/8 of the coded
+/// bits, so L/8 of the energy per information bit: its curve is the reference shifted by
+/// 10 log10(8/L) dB (3 dB per halving, the repetition-coding gain of a low-rate code).
+pub const REFERENCE_AGGREGATION_LEVEL: u8 = 8;
+
+/// The dB a DCI on `level` CCEs loses against the reference level (0 at 8, 9.03 at 1).
+fn level_penalty_db(level: u8) -> f64 {
+    10.0 * (f64::from(REFERENCE_AGGREGATION_LEVEL) / f64::from(level)).log10()
+}
+
+/// PCFICH+PDCCH error probability of a DCI on `level` CCEs (1, 2, 4 or 8) from the control
+/// region's per-RB linear SINR: the effective SINR as [`pcfich_pdcch_error_rate`], less the
+/// level's penalty.
+pub fn pdcch_error_rate_at_level(sinr_lin: &[f64], level: u8) -> f64 {
+    if sinr_lin.is_empty() {
+        return 1.0;
+    }
+    let mib = mean_mi_all(Modulation::Qpsk, sinr_lin);
+    let esinr_db = linear_to_db(curve(Modulation::Qpsk).sinr_linear_for_mib(mib));
+    error_at_effective_sinr_db(esinr_db - level_penalty_db(level))
+}
+
+/// [`pdcch_error_rate_at_level`] on a flat channel of `sinr_db`.
+pub fn pdcch_error_rate_flat_at_level(sinr_db: f64, level: u8) -> f64 {
+    error_at_effective_sinr_db(sinr_db - level_penalty_db(level))
+}
+
 /// OFDM symbols per 1 ms subframe with normal cyclic prefix (TS 36.211 §6.2.3, Table 6.2.3-1:
 /// 7 per slot, 2 slots).
 pub const SYMBOLS_PER_SUBFRAME: u8 = 14;
@@ -131,6 +159,22 @@ mod tests {
             let got = pcfich_pdcch_error_rate_flat(db);
             assert!((got - want).abs() < 1e-9, "{db} dB: {got}");
         }
+    }
+
+    /// 8 CCEs is the curve itself; 4 CCEs need 3.01 dB more for the same error, 1 CCE 9.03 dB.
+    #[test]
+    fn lower_aggregation_levels_need_more_sinr() {
+        for db in [-6.0, -4.0, -2.0] {
+            let reference = pcfich_pdcch_error_rate_flat(db);
+            assert_eq!(pdcch_error_rate_flat_at_level(db, 8), reference);
+            assert!((pdcch_error_rate_flat_at_level(db + 10.0 * 2f64.log10(), 4) - reference).abs() < 1e-12);
+            assert!((pdcch_error_rate_flat_at_level(db + 10.0 * 8f64.log10(), 1) - reference).abs() < 1e-12);
+        }
+        for db in [2.0, 4.0, 6.0] {
+            assert!(pdcch_error_rate_flat_at_level(db, 1) > pdcch_error_rate_flat_at_level(db, 2), "{db} dB");
+        }
+        let row = lin_row(&[-3.0; 50]);
+        assert!((pdcch_error_rate_at_level(&row, 8) - pcfich_pdcch_error_rate(&row)).abs() < 1e-12);
     }
 
     #[test]
