@@ -11,11 +11,11 @@ mod convert;
 mod errors;
 
 use cellcc_engine::cc::REGISTRY;
-use cellcc_engine::lte::channel::interference::InterfererLoad;
 use cellcc_engine::lte::channel::spec::{AntennaSpec, ChannelSpec, UePlacement};
 use cellcc_engine::lte::channel::{
     downlink_fading_trace_db, interfering_cells as engine_interfering_cells, wideband_dl_sinr_db as engine_wideband,
 };
+use cellcc_engine::radio::interference::InterfererLoad;
 use cellcc_engine::scenario::SCHEMA_VERSION;
 use cellcc_engine::world::{resolved, World};
 use cellcc_engine::{Scenario, ENGINE_VERSION};

@@ -34,41 +34,31 @@
 //! places a fractional load's RBs (shared by every UE), and `...:interferer{j}:{ul_ue|ul_shadowing|ul_load}`
 //! its uplink UE's position, shadowing and RBs.
 
-pub mod antenna;
-pub mod calibration;
-pub mod db;
-pub mod fading;
-pub mod hst;
-pub mod ici;
-pub mod interference;
-pub mod link_loss;
-pub mod mobility;
-pub mod noise;
-pub mod pathloss;
 pub mod power_control;
-pub mod shadowing;
-pub mod small_scale;
+pub mod rb;
 pub mod spec;
 pub mod sweep;
 pub mod trace;
 pub mod ul_interference;
 
-use self::antenna::{hex_layout_cells, Antenna};
-use self::fading::{FadingProcess, RbSteering, TapProfile, FADING_STEP_NS};
-use self::interference::{
-    add_partial_interference, full_buffer_rb_mw, interference_mw, InterfererLoad, RbPicker, Site,
-};
-use self::link_loss::PreparedLoss;
-use self::mobility::Mobility;
-use self::noise::{dbm_to_mw, noise_per_rb_dbm, to_db};
 use self::power_control::UlPower;
-use self::shadowing::{Shadowing, SHADOWING_STEP_NS};
-use self::small_scale::{tap_profile, LinkFading};
+use self::rb::{noise_per_rb_dbm, RB_BANDWIDTH_HZ};
 use self::spec::{AntennaSpec, ChannelSpec, UePlacement};
 use self::ul_interference::{UeArea, UlRow, UplinkInterference};
 use super::sap::{LinkDir, UeIndex};
 use super::sinr::{PuschGrant, SinrSource};
 use crate::error::ScenarioError;
+use crate::radio::antenna::{hex_layout_cells, Antenna};
+use crate::radio::db;
+use crate::radio::fading::{self, FadingProcess, RbSteering, TapProfile, FADING_STEP_NS};
+use crate::radio::interference::{
+    add_partial_interference, full_buffer_rb_mw, interference_mw, InterfererLoad, RbPicker, Site,
+};
+use crate::radio::link_loss::PreparedLoss;
+use crate::radio::mobility::Mobility;
+use crate::radio::noise::{dbm_to_mw, to_db};
+use crate::radio::shadowing::{Shadowing, SHADOWING_STEP_NS};
+use crate::radio::small_scale::{self, tap_profile, LinkFading};
 use crate::sim::{RngStream, SimTime};
 
 /// Path loss, shadowing and interference are re-evaluated on the shadowing grid (10 ms):
@@ -218,7 +208,7 @@ impl ChannelSinr {
         if self.gains.len() != n_rb {
             self.gains = vec![1.0; n_rb];
             self.interference_rb_mw = vec![0.0; n_rb];
-            self.steering = self.profile.as_ref().map(|p| RbSteering::new(p, n_rb));
+            self.steering = self.profile.as_ref().map(|p| RbSteering::new(p, n_rb, RB_BANDWIDTH_HZ));
         }
     }
 
@@ -307,7 +297,7 @@ pub fn interfering_cells(spec: &ChannelSpec) -> Vec<InterferingCell> {
         }
     });
     let layout = spec.hex_layout.iter().flat_map(|l| {
-        hex_layout_cells(enb.position_m, l).into_iter().map(move |c| {
+        hex_layout_cells(enb.position_m, &l.grid()).into_iter().map(move |c| {
             let antenna = match c.orientation_deg {
                 None => AntennaSpec::Isotropic,
                 Some(o) => AntennaSpec::Parabolic {
@@ -420,7 +410,7 @@ pub fn downlink_fading_trace_db(
     let fd = small_scale::multipath_doppler_hz(&spec.fading, &profile, spec.dl_carrier_mhz);
     let rng = RngStream::new(seed, &format!("{label}:channel:ue{ue}:fading:dl"));
     let mut fading = FadingProcess::new(&profile, fd, spec.fading.k_factor_db, rng);
-    let steer = RbSteering::new(&profile, n_rb);
+    let steer = RbSteering::new(&profile, n_rb, RB_BANDWIDTH_HZ);
     let mut rows = vec![Vec::with_capacity(n_steps as usize); n_rb];
     for k in 0..n_steps {
         for (row, g) in rows.iter_mut().zip(fading.rb_gains(k * fading::FADING_STEP_NS, &steer)) {

@@ -218,7 +218,7 @@ mod tests {
         let mut out = vec![0.0; sites.len()];
         let losses: Vec<_> = sites
             .iter()
-            .map(|s| PreparedLoss::new(&crate::lte::channel::spec::PathLossSpec::Friis, s.height_m, 1.5, 2100.0))
+            .map(|s| PreparedLoss::new(&crate::radio::spec::PathLossSpec::Friis, s.height_m, 1.5, 2100.0))
             .collect();
         interference_mw(sites, &losses, shadow.iter().copied(), [0.0, 0.0], &mut out)
     }
