@@ -129,8 +129,11 @@ def test_channel_example_is_deterministic_and_moves_data():
 def test_the_worst_subband_cqi_lowers_the_mcs_under_frequency_selective_fading():
     # The lte-channel-drive crosscheck's cell (EVA: 2.5 us of delay spread over 10 MHz), 1 s: the
     # worst of 17 one-RBG sub-bands sits below the wideband CQI (15 at 100 m), and the MCS with it.
+    # Under the LENA profile (CQI every TTI, no outer loop), so the rule alone sets the MCS.
     doc = Scenario.load(EXAMPLES / "crosscheck" / "lte-channel-drive.toml").to_dict()
     doc["duration_s"] = 1.0
+    doc["cells"][0]["profile"] = "lena"
+    doc["cells"][0]["cqi"] = {"dl_mcs_from": "wideband"}
     wide = cellcc.run(doc).lte
     doc["cells"][0]["cqi"] = {"dl_mcs_from": "worst_subband"}
     worst = cellcc.run(doc).lte

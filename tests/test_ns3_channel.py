@@ -16,6 +16,7 @@ import cellcc
 from cellcc import Scenario, _core, builders
 from cellcc.backends.ns3 import channel
 from cellcc.backends.ns3 import plan as ns3_plan
+from cellcc.backends.ns3.lte import as_lena
 from cellcc.backends.ns3.records import NotSupported
 
 from .test_ns3_backend import WHY_NOT, _record, _records
@@ -445,7 +446,7 @@ def test_uplink_power_control_gives_lena_and_the_engine_the_same_uplink_mcs(pc, 
     # Both sides take the UL CQI from the SRS by ns-3's Shannon gap (pf-ff-mac-scheduler.cc, BER 5e-5):
     # log2(1 + 10^0.47667 / 5.5293) = 0.625 -> CQI 4 -> MCS 6; log2(1 + 10^1.77667 / 5.5293) = 3.56 ->
     # CQI 11 -> MCS 20 (TS 36.213 Table 7.2.3-1; ns-3 lte-amc.cc McsToItbs / CQI-to-MCS tables).
-    engine, lena = cellcc.run(sc).lte, ns3_run.run(sc).lte
+    engine, lena = cellcc.run(as_lena(sc)[0]).lte, ns3_run.run(sc).lte
     for t in (engine, lena):
         ul = t[(t["dir"] == "ul") & (t["tbs"] > 0)]
         assert ul["tbs"].sum() > 100

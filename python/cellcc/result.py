@@ -47,6 +47,11 @@ LTE_COLUMNS = [
     "rlc_buffer_bytes",
     "rlc_drops",
     "capacity_bps",
+    "first_tx_bler",
+    "olla_offset_db",
+    "pdcch_blocked",
+    "aggregation_level",
+    "sinr_age_ms",
 ]
 
 

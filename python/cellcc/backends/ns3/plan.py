@@ -34,7 +34,7 @@ from pathlib import Path
 from ...scenario import with_absolute_paths
 from ..plan import DEFAULT_CCA, DEFAULT_MTU_BYTES, DEFAULT_QUEUE, rmem_of
 from .channel import FadingTrace
-from .lte import ATTACH_WARMUP_S, lte_plan
+from .lte import ATTACH_WARMUP_S, as_lena, lte_plan
 from .records import NotSupported, record
 
 #: Engine registry name -> ns-3 3.44 congestion control TypeId (src/internet/model/tcp-*.cc).
@@ -368,6 +368,7 @@ def plan(sc: dict, seed: int | None = None, base_dir: Path | None = None, replay
     lays the fading trace out for the diagnostic `fading=replay` (channel.py `_fading`)."""
     if sc.get("output", {}).get("pcap"):
         raise NotSupported("output.pcap", sc["output"]["pcap"], "[] (the ns-3 backend writes no pcap)")
+    sc, profile_notes = as_lena(sc)
     duration = float(sc["duration_s"])
     if not math.isfinite(duration) or duration <= 0:
         raise NotSupported("duration_s", duration, "seconds > 0")
@@ -402,7 +403,7 @@ def plan(sc: dict, seed: int | None = None, base_dir: Path | None = None, replay
         lines.append(line)
         flows.append(info)
     text = "\n".join(lines) + "\n"
-    notes = [*(cell.notes if cell else []), *_rto_note(sc), *_gso_note(sc)]
+    notes = [*profile_notes, *(cell.notes if cell else []), *_rto_note(sc), *_gso_note(sc)]
     link_fields = [ln.split() for ln in lines if ln.startswith("link ")]
     if any(f"ecn_k_{d}=0" not in words for words in link_fields for d in ("ab", "ba")):
         notes.append(MARKING_NOTE)
