@@ -81,6 +81,24 @@ BAD_CELLS = [
         "cells[0].ues[0].sinr",
     ),
     ("channel-carrier", ["cells", 0, "channel"], {"dl_carrier_mhz": 10}, "cells[0].channel.dl_carrier_mhz"),
+    ("profile", ["cells", 0, "profile"], "ns3", "cells[0].profile"),
+    ("ul-harq-retx", ["cells", 0, "harq"], {"ul_max_retx": 8}, "cells[0].harq.ul_max_retx"),
+    ("uplink-requests", ["cells", 0, "uplink"], {"requests": "psychic"}, "cells[0].uplink.requests"),
+    ("ul-mcs-from", ["cells", 0, "link_adaptation"], {"ul_mcs_from": "best_rb"}, "ul_mcs_from"),
+    ("ul-measurement", ["cells", 0, "link_adaptation"], {"ul_measurement": "dmrs"}, "ul_measurement"),
+    (
+        "olla-target",
+        ["cells", 0, "link_adaptation"],
+        {"olla": {"target_bler": 0.7}},
+        "cells[0].link_adaptation.olla.target_bler",
+    ),
+    ("olla-step", ["cells", 0, "link_adaptation"], {"olla": {"nack_step_db": 0}}, "link_adaptation.olla.nack_step_db"),
+    ("olla-unknown", ["cells", 0, "link_adaptation"], {"olla": {"gain": 1}}, "cells[0].link_adaptation.olla"),
+    ("pdcch-target", ["cells", 0, "pdcch"], {"target_bler": 1.5}, "cells[0].pdcch.target_bler"),
+    ("phich-ng", ["cells", 0, "pdcch"], {"phich_ng": "1/3"}, "cells[0].pdcch.phich_ng"),
+    ("grant-sizing", ["cells", 0, "mac"], {"grant_sizing": "generous"}, "cells[0].mac.grant_sizing"),
+    ("status-pdu", ["cells", 0, "mac"], {"status_pdu": "first"}, "cells[0].mac.status_pdu"),
+    ("last-rbg", ["cells", 0, "mac"], {"last_rbg": "half"}, "cells[0].mac.last_rbg"),
 ]
 
 

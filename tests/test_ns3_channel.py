@@ -28,7 +28,8 @@ EXAMPLES = Path(__file__).parent.parent / "examples"
 def channel_cell(ch: dict, placement: dict | None = None, duration_s: float = 2.0, bandwidth_mhz: float = 5) -> dict:
     """One UE placed by `placement` (default 3000 m east, static) in a cell with channel `ch`."""
     sinr = {"kind": "channel", "position_m": [3000.0, 0.0], **(placement or {})}
-    ue = {"sinr": sinr, "rlc": {"mode": "am"}}
+    # AM with the 1 MiB buffer the engine ran before profiles (LENA's 10 KiB would bound TCP here).
+    ue = {"sinr": sinr, "rlc": {"mode": "am", "tx_buffer_bytes": 1048576}}
     flow = {"id": "down", "src": "server", "dst": "ue", "cca": "cubic", "app": {"kind": "bulk"}}
     sc = builders.lte_cell([ue], bandwidth_mhz, [flow], duration_s)
     sc["cells"][0]["channel"] = ch
@@ -340,11 +341,15 @@ def test_the_plan_says_which_downlink_mcs_rule_lena_runs():
     def notes() -> list[str]:
         return [n for n in ns3_plan.plan(sc).notes if "dl_mcs_from" in n]
 
-    assert "worst A30 sub-band" in notes()[0]
-    cell["cqi"] = cell.get("cqi", {}) | {"dl_mcs_from": "worst_subband"}
+    # Unset, the LENA profile takes each scheduler's own rule: no note.
     assert notes() == []
     cell["scheduler"] = "round_robin"
+    assert notes() == []
+    cell["cqi"] = cell.get("cqi", {}) | {"dl_mcs_from": "worst_subband"}
     assert "wideband P10" in notes()[0]
+    cell["scheduler"] = "proportional_fair"
+    cell["cqi"] = cell.get("cqi", {}) | {"dl_mcs_from": "wideband"}
+    assert "worst A30 sub-band" in notes()[0]
 
 
 # --- diagnostic options (CELLCC_NS3_DIAG, diag.cc; docs/ns3.md "Diagnostic options") ------------

@@ -103,7 +103,7 @@ impl CellSpec {
             cqi: CqiConfig {
                 period_ms: self.cqi.period_ms.unwrap_or(d.cqi_period_ms),
                 delay_ms: self.cqi.delay_ms,
-                dl_mcs_from: self.cqi.dl_mcs_from.unwrap_or(d.dl_mcs_from),
+                dl_mcs_from: self.cqi.dl_mcs_from.unwrap_or_else(|| self.default_dl_mcs_from()),
             },
             harq: HarqConfig {
                 max_retx: self.harq.max_retx.unwrap_or(d.dl_harq_max_retx),
@@ -143,6 +143,18 @@ impl CellSpec {
                 .iter()
                 .map(|u| UeConfig { node: u.node.clone(), sinr: u.sinr.clone(), rlc: RlcSpec::resolve(u.rlc.as_ref(), d) })
                 .collect(),
+        }
+    }
+}
+
+impl CellSpec {
+    /// The profile's downlink MCS rule for this cell's scheduler: LENA's PF and MT take the worst
+    /// A30 sub-band (pf/fdmt-ff-mac-scheduler.cc `worstCqi`), its RR the wideband P10 CQI
+    /// (rr-ff-mac-scheduler.cc).
+    fn default_dl_mcs_from(&self) -> DlCqiMode {
+        match (self.profile, self.scheduler) {
+            (RanProfile::Lena, SchedulerKind::RoundRobin) => DlCqiMode::Wideband,
+            _ => self.profile.defaults().dl_mcs_from,
         }
     }
 }

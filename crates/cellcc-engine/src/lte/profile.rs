@@ -123,7 +123,8 @@ pub static OPERATOR: ProfileDefaults = ProfileDefaults {
 pub static LENA: ProfileDefaults = ProfileDefaults {
     // LteUePhy periodic wideband CQI every TTI (`m_p10CqiPeriodicity` 1 ms).
     cqi_period_ms: 1,
-    // PfFfMacScheduler: the MCS from the worst A30 sub-band CQI (pf-ff-mac-scheduler.cc).
+    // PfFfMacScheduler and FdMtFfMacScheduler: the MCS from the worst A30 sub-band CQI
+    // (`worstCqi`); RrFfMacScheduler takes the wideband P10 CQI (`CellSpec::resolve` picks it).
     dl_mcs_from: DlCqiMode::WorstSubband,
     // LteEnbMac / LteUeMac: 4 transmissions hard-coded (`rv == 3 ... drop process`).
     dl_harq_max_retx: 3,

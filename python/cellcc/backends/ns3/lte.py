@@ -257,6 +257,10 @@ def _mechanism_notes(rc: dict, path: str) -> list[str]:
     return notes
 
 
+#: The LENA profile's bandwidth (crates/cellcc-engine/src/lte/config.rs `LENA_BANDWIDTH_MHZ`:
+#: `LteEnbNetDevice::DlBandwidth` = 25 RBs).
+LENA_BANDWIDTH_MHZ = 5.0
+
 #: PfFfMacScheduler's averaging window, TTIs: a constant in ns-3 3.44, not an attribute.
 NS3_PF_WINDOW_TTIS = 99.0
 
@@ -403,32 +407,46 @@ def lte_plan(
             "cells", f"{len(cells)} cells", "one cell (a fixed SINR cannot hold with inter-cell interference)"
         )
     c, path = cells[0], "cells[0]"
-    rc = resolved()["cells"][0]
-    n_rbs = BANDWIDTH_RBS.get(float(rc["bandwidth_mhz"]))
+    scheduler = c.get("scheduler", "proportional_fair")
+    if scheduler not in SCHEDULERS:
+        raise NotSupported(f"{path}.scheduler", scheduler, " or ".join(SCHEDULERS))
+    # The bandwidth as written, else the LENA profile's 25 RBs (the scenario runs as LENA here).
+    n_rbs = BANDWIDTH_RBS.get(float(c.get("bandwidth_mhz", LENA_BANDWIDTH_MHZ)))
     if n_rbs is None:
-        raise NotSupported(f"{path}.bandwidth_mhz", rc["bandwidth_mhz"], "1.4, 3, 5, 10, 15 or 20")
+        raise NotSupported(f"{path}.bandwidth_mhz", c["bandwidth_mhz"], "1.4, 3, 5, 10, 15 or 20")
     s1u, gateway = _s1u(sc, c["enb"], path)
     ue_ids = {u["node"] for u in c["ues"]}
     for i, link in enumerate(sc["links"]):
         if ue_ids & {link["a"], link["b"]}:
             raise NotSupported(f"links[{i}]", link["id"], "no wired link to a UE (it reaches the world by radio)")
+    ue_lines = []
+    if c.get("channel") is None:
+        for j, u in enumerate(c["ues"]):
+            ue_lines += _ue_lines(u, j, node_index[u["node"]], n_rbs, path, sc, base_dir)
+    # Everything else from the engine's resolved cell (after the refusals above, which name the
+    # fields LENA cannot take before the engine's own checks run).
+    rc = resolved()["cells"][0]
     chan = None
     if c.get("channel") is not None:
         chan = channel_plan(c, rc, path, n_rbs, float(sc["duration_s"]), ATTACH_WARMUP_S, replay_fading)
+        for j, u in enumerate(c["ues"]):
+            placement = rc["ues"][j]["sinr"]
+            ue_lines += ue_placement_lines(placement, j, node_index[u["node"]], f"{path}.ues[{j}].sinr")
     earfcns = (DL_EARFCN, UL_EARFCN) if chan is None else chan.earfcns
     lines = [
         _s1u_line(sc["links"][s1u]),
         _cell_line(rc, path, node_index[c["enb"]], n_rbs, earfcns),
         _rlc_line(rc, path),
         *(chan.lines if chan else []),
+        *ue_lines,
     ]
-    for j, u in enumerate(c["ues"]):
-        if chan is None:
-            lines += _ue_lines(u, j, node_index[u["node"]], n_rbs, path, sc, base_dir)
-        else:
-            placement = resolved()["cells"][0]["ues"][j]["sinr"]
-            lines += ue_placement_lines(placement, j, node_index[u["node"]], f"{path}.ues[{j}].sinr")
     notes = [*(chan.notes if chan else []), *_mechanism_notes(rc, path)]
+    written_sr = (c.get("uplink") or {}).get("sr_period_ms")
+    if written_sr is not None and rc["uplink"]["requests"] == "ideal_bsr":
+        notes.append(
+            f"{path}.uplink.sr_period_ms = {written_sr}: unused, LENA has no SR (LteUeMac's ideal BSR, which the "
+            "engine's lena profile runs too)"
+        )
     if chan is not None:
         notes += _dl_mcs_note(rc, path)
     roles = {gateway: "pgw", c["enb"]: "enb", **dict.fromkeys(ue_ids, "ue")}
