@@ -85,14 +85,16 @@ def register(app: typer.Typer, out: Console) -> None:
         jobs: JobsOpt = None,
         dask: DaskOpt = None,
     ) -> None:
-        """Run every run of FILE that --out does not hold yet (resumable; Ctrl-C keeps the store consistent)."""
+        """Run every run of FILE that --out does not hold yet (resumable; Ctrl-C keeps the store consistent).
+        Several processes may run one sweep into one store at once: they split the runs."""
         from cellcc.runner import run_sweep
         from cellcc.sweep import Sweep
 
         with reported():
             outcome = run_sweep(Sweep.load(file), out_dir, workers=jobs, scheduler=dask)
+            others = f", {outcome.by_others} run meanwhile by another process" if outcome.by_others else ""
             out.print(
-                f"{outcome.total} runs: {outcome.ran} ran, {outcome.skipped} already in {out_dir}; "
+                f"{outcome.total} runs: {outcome.ran} ran, {outcome.skipped} already in {out_dir}{others}; "
                 f'query with: cellcc query {out_dir} "SELECT * FROM metrics"'
             )
 
