@@ -75,6 +75,19 @@ def _ranking_table(rec: Recommendation, title: str) -> Table:
     return table
 
 
+def _folder_kind(folder: Path) -> str:
+    """``"sweep"`` (it has sweep.json) or ``"run"`` (summary.json and scenario.json); else a UserError."""
+    if (folder / "sweep.json").is_file():
+        return "sweep"
+    if (folder / "summary.json").is_file() and (folder / "scenario.json").is_file():
+        return "run"
+    raise UserError(
+        "DIR",
+        json.dumps(str(folder)),
+        "a run folder (summary.json and scenario.json: `cellcc run --out DIR`) or a sweep results folder (sweep.json)",
+    )
+
+
 def register(app: typer.Typer, out: Console) -> None:
     """Add the experiment commands to ``app``; tables print on ``out``."""
 
@@ -152,19 +165,55 @@ def register(app: typer.Typer, out: Console) -> None:
 
     @app.command()
     def report(
-        store_dir: StoreArg,
-        out_file: Annotated[Path, typer.Option("--out", "-o", help="Report file: .html (self-contained) or .md.")],
+        folder: Annotated[
+            Path,
+            typer.Argument(
+                metavar="DIR",
+                help="A run folder (`cellcc run --out`, `Result.save`) or a sweep results folder.",
+                show_default=False,
+            ),
+        ],
+        out_file: Annotated[
+            Path | None,
+            typer.Option(
+                "--out",
+                "-o",
+                help="Report file: .html (self-contained) or, for a sweep, .md; default DIR/report.html.",
+                show_default=False,
+            ),
+        ] = None,
         objective: ObjectiveOpt = "throughput",
+        png: Annotated[
+            Path | None,
+            typer.Option(
+                "--png", help="Run folder only: also write every figure as a PNG into this folder.", show_default=False
+            ),
+        ] = None,
     ) -> None:
-        """Write the report of a sweep: ranking tables with 95% CIs, figures and the recommendation."""
-        from cellcc.catalogue import Store
-        from cellcc.report import write_report
-
+        """Write the report of a run (time series on one zoomable time axis, flows, provenance) or of a sweep
+        (ranking tables with 95% CIs, figures and the recommendation). A folder with sweep.json is a sweep;
+        one with summary.json and scenario.json is a run."""
         with reported():
-            if out_file.suffix.lower() not in (".html", ".md"):
-                raise UserError("--out", json.dumps(str(out_file)), "a file ending in .html or .md")
-            write_report(Store.open(store_dir), out_file, objective)
-            out.print(f"wrote {out_file}")
+            kind = _folder_kind(folder)
+            target = out_file if out_file is not None else folder / "report.html"
+            suffixes = (".html",) if kind == "run" else (".html", ".md")
+            if target.suffix.lower() not in suffixes:
+                allowed = "a file ending in .html" + (" or .md" if kind == "sweep" else " (a run's report is HTML)")
+                raise UserError("--out", json.dumps(str(target)), allowed)
+            if kind == "run":
+                from cellcc.runreport import write_pngs, write_run_report
+
+                out.print(f"wrote {write_run_report(folder, target)}")
+                if png is not None:
+                    out.print(f"wrote {len(write_pngs(folder, png))} PNG figure(s) into {png}")
+                return
+            if png is not None:
+                raise UserError("--png", json.dumps(str(png)), "a run folder's option (a sweep's figures are PNGs)")
+            from cellcc.catalogue import Store
+            from cellcc.report import write_report
+
+            write_report(Store.open(folder), target, objective)
+            out.print(f"wrote {target}")
 
     @app.command("recommend")
     def recommend_cmd(
