@@ -114,13 +114,16 @@ def render_page(data: RunData) -> str:
         for fig in figures:
             document.add_root(fig)
     script, divs = components(figures) if figures else ("", [])
-    resources = Resources(mode="inline", components=["bokeh"])
+    # BokehJS logs its version and load times at "info": a reader's console should stay empty, so the
+    # level is "warn", set through the logger (`Bokeh.set_log_level` itself prints a line to the console).
+    resources = Resources(mode="inline", components=["bokeh"], log_level="warn")
+    bokeh_js = resources.render_js().replace('Bokeh.set_log_level("warn");', 'Bokeh.logger.set_level("warn");')
     name = data.provenance.get("scenario_name", "run")
     parts = [
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>",
         f"<title>cellcc run report: {html.escape(str(name))}</title>",
         f"<style>{_CSS}</style>",
-        resources.render_js(),
+        bokeh_js,
         script,
         "</head><body>",
         f"<h1>cellcc run report: {html.escape(str(name))} (seed {html.escape(str(data.provenance.get('seed')))})</h1>",
