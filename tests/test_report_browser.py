@@ -86,13 +86,12 @@ def chromium() -> str:
 def look_at(browser: str, page: Path, tmp_path: Path) -> tuple[dict[str, Any], list[str]]:
     """Load ``page`` (a copy with the probe) in headless Chromium: what the probe measured, and
     the console messages."""
-    probed = tmp_path / f"probed-{page.name}"
     shutil.copytree(page.parent, tmp_path / "site", dirs_exist_ok=True)
     probed = tmp_path / "site" / f"probed-{page.name}"
     probed.write_text(page.read_text(encoding="utf-8").replace("</body>", _PROBE + "</body>"), encoding="utf-8")
+    budget = f"--virtual-time-budget={_VIRTUAL_TIME_MS}"
     done = subprocess.run(
-        [browser, *_COMMON, f"--virtual-time-budget={_VIRTUAL_TIME_MS}", "--window-size=1400,1000", "--dump-dom"]
-        + [probed.as_uri()],
+        [browser, *_COMMON, budget, "--window-size=1400,1000", "--dump-dom", probed.as_uri()],
         capture_output=True,
         text=True,
         timeout=_TIMEOUT_S,
