@@ -26,7 +26,7 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -220,10 +220,28 @@ class Store:
         return target
 
     def query(self, sql: str) -> pd.DataFrame:
-        """Run ``sql`` against the views; a bad query is a :class:`UserError` naming it."""
+        """Run ``sql`` against the views; a bad query is a :class:`UserError` naming it.
+        SQL NULL becomes NaN or None, as pandas does (:meth:`query_nullable` keeps it apart)."""
+        return self._run(lambda con: con.execute(sql).df(), sql)
+
+    def query_nullable(self, sql: str) -> pd.DataFrame:
+        """As :meth:`query`, with Arrow-backed columns in which SQL NULL is ``pd.NA`` and a float
+        NaN stays NaN (`cellcc query` prints them as NULL and NaN)."""
+
+        def fetch(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+            relation = con.sql(sql)
+            if relation is None:  # a statement that returns no rows
+                return pd.DataFrame()
+            # duckdb >= 1.4 names it to_arrow_table; older versions arrow.
+            arrow = getattr(relation, "to_arrow_table", None) or relation.arrow
+            return arrow().to_pandas(types_mapper=pd.ArrowDtype)
+
+        return self._run(fetch, sql)
+
+    def _run(self, fetch: Callable[[duckdb.DuckDBPyConnection], pd.DataFrame], sql: str) -> pd.DataFrame:
         con = self.connect()
         try:
-            return con.execute(sql).df()
+            return fetch(con)
         except duckdb.Error as e:
             first = str(e).splitlines()[0]
             raise UserError("SQL", json.dumps(sql), f"a query over {', '.join(self.tables())} ({first})") from None

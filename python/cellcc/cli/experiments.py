@@ -39,12 +39,20 @@ DaskOpt = Annotated[
 ]
 
 
+def _cell_text(value: object) -> str:
+    """A value as a table cell: SQL NULL (None, pd.NA) as NULL, floats in 6 significant digits."""
+    if value is None or type(value).__name__ == "NAType":
+        return "NULL"
+    return f"{value:.6g}" if isinstance(value, float) else str(value)
+
+
 def _frame_table(frame, title: str, limit: int = 50) -> Table:
     table = Table(title=title)
     for column in frame.columns:
         table.add_column(str(column), justify="right" if frame[column].dtype.kind in "fiu" else "left")
-    for _, row in frame.head(limit).iterrows():
-        table.add_row(*(f"{v:.6g}" if isinstance(v, float) else str(v) for v in row))
+    # itertuples, not iterrows: a row as a Series would turn a NULL of a text column into NaN.
+    for row in frame.head(limit).itertuples(index=False):
+        table.add_row(*(_cell_text(v) for v in row))
     if len(frame) > limit:
         table.caption = f"{len(frame) - limit} more row(s) not shown"
     return table
@@ -155,11 +163,10 @@ def register(app: typer.Typer, out: Console) -> None:
                     cols = store.query(f"DESCRIBE {name}")["column_name"].tolist()
                     out.print(f"[bold]{name}[/]: {', '.join(cols)}")
                 return
-            frame = store.query(sql)
             if csv:
-                typer.echo(frame.to_csv(index=False), nl=False)
+                typer.echo(store.query(sql).to_csv(index=False), nl=False)
             else:
-                out.print(_frame_table(frame, sql))
+                out.print(_frame_table(store.query_nullable(sql), sql))
 
     app.command("db", help="Alias of `query`.")(query)
 
