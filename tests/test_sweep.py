@@ -332,5 +332,5 @@ def test_query_prints_sql_null_as_null_and_nan_as_nan(cli, tmp_path):
     assert described.exit_code == 0, described.output
     assert "NULL" in described.stdout and "nan" not in described.stdout
     mixed = cli("query", store.root, "SELECT NULL::VARCHAR AS s, NULL::DOUBLE AS d, 'nan'::DOUBLE AS x")
-    row = [line for line in mixed.stdout.splitlines() if "NULL" in line]
+    row = [line for line in mixed.stdout.splitlines() if line.startswith("│")]
     assert row and row[0].count("NULL") == 2 and "nan" in row[0], mixed.stdout
