@@ -151,7 +151,14 @@ def panel_png(panel: Panel, duration_s: float) -> bytes:
     ax.set_ylabel(panel.y_label)
     ax.set_title(panel.title, fontsize="medium")
     ax.grid(alpha=0.3)
-    ax.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    # Series that share a label share one legend entry, as in the interactive report.
+    handles, labels = ax.get_legend_handles_labels()
+    unique: dict[str, object] = {}
+    for label, handle in zip(labels, handles, strict=True):
+        unique.setdefault(label, handle)
+    ax.legend(
+        unique.values(), unique.keys(), fontsize="x-small", loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False
+    )
     buf = io.BytesIO()
     fig.tight_layout()
     fig.savefig(buf, format="png", dpi=_PANEL_DPI, metadata={"Software": None})

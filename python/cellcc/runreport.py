@@ -45,6 +45,8 @@ _DASH = "dashed"
 #: Room left of every plot for the y axis (ticks up to 6 digits and the label), so the time axes
 #: of all figures start at the same x on the page.
 _Y_AXIS_PX = 80
+#: Most legend entries side by side above a figure: ~130 px each fits a 1100 px wide plot.
+_LEGEND_COLUMNS = 8
 _MARKERS = {"triangle": "triangle", "x": "x"}
 
 
@@ -68,8 +70,16 @@ def figure(panel: Panel, x_range: Any = None) -> Any:
     )
     # The legend goes above the plot, never beside it: a legend beside a plot narrows it by its own
     # width, and the time axes of the figures would no longer line up.
+    # Wrapped into rows of at most _LEGEND_COLUMNS entries, so a run with many flows keeps them all visible.
+    items = len({s.label for s in panel.series}) + len(panel.bands)
     legend = Legend(
-        click_policy="hide", orientation="horizontal", label_text_font_size="8pt", spacing=12, padding=2, margin=0
+        click_policy="hide",
+        orientation="horizontal",
+        ncols=min(max(items, 1), _LEGEND_COLUMNS),
+        label_text_font_size="8pt",
+        spacing=12,
+        padding=2,
+        margin=0,
     )
     fig.add_layout(legend, "above")
     for band in panel.bands:

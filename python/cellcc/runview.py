@@ -95,7 +95,9 @@ _SAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 @dataclass(frozen=True)
 class Series:
     """One thing drawn in a panel. ``kind``: ``line``, ``step`` (held until the next point),
-    ``dots`` (samples) or ``marks`` (events: ``marker`` is ``triangle`` or ``x``)."""
+    ``dots`` (samples) or ``marks`` (events: ``marker`` is ``triangle`` or ``x``). Series with the
+    same ``label`` share one legend entry (a flow's throughput and goodput; the panel title says
+    which line is which)."""
 
     label: str
     t_s: np.ndarray
@@ -222,10 +224,9 @@ def throughput_panel(data: RunData) -> Panel | None:
     series = []
     for flow, g in ts.groupby("flow_id", sort=False):
         colour = colours.get(str(flow), PALETTE[0])
-        series.append(_series(f"{flow} throughput", g["t_s"], g["throughput_bps"] / _BITS_PER_MBIT, "line", colour))
-        series.append(
-            _series(f"{flow} goodput", g["t_s"], g["goodput_bps"] / _BITS_PER_MBIT, "line", colour, dash=True)
-        )
+        # One legend entry per flow (series with one label share it): the title says which line is which.
+        series.append(_series(str(flow), g["t_s"], g["throughput_bps"] / _BITS_PER_MBIT, "line", colour))
+        series.append(_series(str(flow), g["t_s"], g["goodput_bps"] / _BITS_PER_MBIT, "line", colour, dash=True))
     return Panel(
         "flows-throughput", "Flows", "Throughput (solid) and goodput (dashed) per slot", "Mbit/s", tuple(series)
     )
@@ -351,17 +352,14 @@ def queue_panels(data: RunData) -> tuple[list[Panel], list[str]]:
 @dataclass(frozen=True)
 class Metric:
     """One column of a medium table drawn as a panel: ``scale`` turns it into ``unit``
-    (``per_tti``: a sum over the slot's 1 ms TTIs, divided by the slot's TTIs); ``label`` and
-    ``dashed_label`` follow the station in the legend; ``dashed_with`` draws a second column,
-    dashed, in the same panel."""
+    (``per_tti``: a sum over the slot's 1 ms TTIs, divided by the slot's TTIs); ``dashed_with``
+    draws a second column, dashed, in the same panel (the title says which is which)."""
 
     column: str
     title: str
     unit: str
     scale: float = 1.0
-    label: str = ""
     dashed_with: str = ""
-    dashed_label: str = ""
     per_tti: bool = False
 
 
@@ -399,9 +397,7 @@ register_medium(
                 "cqi",
                 "CQI (solid) and mean MCS (dashed)",
                 "index",
-                label="CQI",
                 dashed_with="mcs_mean",
-                dashed_label="MCS",
             ),
             # TS 36.211 §4.1: one subframe (the LTE TTI) is 1 ms, so a slot of S ms has S TTIs.
             Metric("prbs", "PRBs allocated per TTI (mean over the slot)", "RBs", per_tti=True),
@@ -412,9 +408,7 @@ register_medium(
                 "PHY throughput (solid) and capacity (dashed)",
                 "Mbit/s",
                 1 / _BITS_PER_MBIT,
-                label="PHY",
                 dashed_with="capacity_bps",
-                dashed_label="capacity",
             ),
         ),
     )
@@ -471,11 +465,11 @@ def _view_panels(view: MediumView, frame: pd.DataFrame, slot_ms: float) -> list[
             for i, (label, g) in enumerate(station_rows):
                 colour = PALETTE[i % len(PALETTE)]
                 t = g["t_s"]
-                series.append(_series(f"{label} {metric.label}".strip(), t, g[metric.column] * scale, "line", colour))
+                series.append(_series(label, t, g[metric.column] * scale, "line", colour))
                 if metric.dashed_with and metric.dashed_with in g:
                     series.append(
                         _series(
-                            f"{label} {metric.dashed_label}".strip(),
+                            label,
                             t,
                             g[metric.dashed_with] * scale,
                             "line",
