@@ -63,6 +63,8 @@ __all__ = [
 PROGRESS_AFTER_S = 1.0
 #: A single run shorter than this shows no bar (issue 36: "longer than a couple of seconds").
 RUN_PROGRESS_AFTER_S = 2.0
+#: Width of a single run's bar, characters (the line fits an 80-column terminal).
+_RUN_BAR_WIDTH = 16
 #: Nanoseconds per second (the engine's clock is integer ns).
 _NS_PER_S = 1e9
 #: How often the parent wakes to update the bar, seconds.
@@ -256,8 +258,8 @@ class _LazyProgress:
 
 class _SimTimeProgress:
     """One run's bar: simulated seconds of the scenario's duration, the rate (simulated seconds
-    per wall second) and an ETA. Shown on a terminal only, once the run has taken
-    RUN_PROGRESS_AFTER_S; nothing on a pipe or in a log."""
+    per wall second) and an ETA from that rate, in one line that fits an 80-column terminal.
+    Shown on a terminal only, once the run has taken RUN_PROGRESS_AFTER_S; nothing on a pipe."""
 
     def __init__(self, duration_s: float, description: str, enabled: bool) -> None:
         self._duration_s = float(duration_s)
@@ -272,20 +274,24 @@ class _SimTimeProgress:
         if self._bar is None and self._enabled and wall_s > RUN_PROGRESS_AFTER_S:
             self._bar = Progress(
                 TextColumn("{task.description}"),
-                BarColumn(),
-                TextColumn("{task.completed:.1f}/{task.total:g} s simulated"),
-                TextColumn("{task.fields[rate]}"),
-                TimeElapsedColumn(),
-                TextColumn("eta"),
-                TimeRemainingColumn(),
+                BarColumn(bar_width=_RUN_BAR_WIDTH),
+                TextColumn("{task.fields[status]}"),
                 console=Console(stderr=True),
                 transient=True,
             )
             self._bar.start()
-            self._task = self._bar.add_task(self._description, total=self._duration_s, rate="")
+            self._task = self._bar.add_task(self._description, total=self._duration_s, status="")
         if self._bar is not None and self._task is not None:
-            rate = f"{sim_s / wall_s:.3g}x real time" if wall_s > 0 else ""
-            self._bar.update(self._task, completed=min(sim_s, self._duration_s), rate=rate)
+            sim_s = min(sim_s, self._duration_s)
+            self._bar.update(self._task, completed=sim_s, status=self._status(sim_s, wall_s))
+
+    def _status(self, sim_s: float, wall_s: float) -> str:
+        text = f"{sim_s:.0f}/{self._duration_s:g} s simulated"
+        if sim_s <= 0 or wall_s <= 0:
+            return text
+        rate = sim_s / wall_s
+        eta = int((self._duration_s - sim_s) / rate)
+        return f"{text} · {rate:.3g}x real time · eta {eta // 3600}:{eta // 60 % 60:02d}:{eta % 60:02d}"
 
     def stop(self) -> None:
         if self._bar is not None:

@@ -94,9 +94,7 @@ def run(
             sc, result = linux_cli.run_linux_command(scenario, seed, _out, chosen)
         else:
             sc = Scenario.resolve(scenario)
-            (result,) = run_jobs(
-                [Job(sc, sc.seed if seed is None else seed)], workers=1, description=f"simulating {sc.name}"
-            )
+            (result,) = run_jobs([Job(sc, sc.seed if seed is None else seed)], workers=1, description=sc.name)
         _out.print(render.flows_table(result.columns("flows"), f"{sc.name} (seed {result.seed})"))
         if out is not None:
             files = run_files(result)
@@ -104,7 +102,8 @@ def run(
                 from cellcc.runreport import REPORT_FILE, RunData, render_page
 
                 files[REPORT_FILE] = render_page(RunData.from_result(result)).encode("utf-8")
-            _out.print(f"wrote {write_files(files, out)}")
+            write_files(files, out)
+            _out.print(f"wrote {out}")
 
 
 @app.command()
