@@ -19,9 +19,9 @@ from cellcc.sweep import Sweep
 
 from .test_sweep import tiny_sweep
 
-#: Simulated seconds per run: long enough (~0.3 s of wall time each) that two processes started
-#: together are both still claiming runs when the other starts.
-RUN_DURATION_S = 3.0
+#: Simulated seconds per run: long enough (~0.3 s of wall time each, ~4 s for the sweep) that two
+#: processes started together are both still claiming runs when the later one is up.
+RUN_DURATION_S = 10.0
 #: Wall-clock limit for one sweep process, seconds.
 TIMEOUT_S = 180
 _CLI = [sys.executable, "-c", "from cellcc.cli.main import main; main()"]
