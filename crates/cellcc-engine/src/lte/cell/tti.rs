@@ -33,11 +33,13 @@ pub(super) struct Macs {
     uplink: UplinkRequests,
     /// Per UE: the eNB's uplink measurement from its SRS and PUSCH.
     sounding: Vec<UplinkSounding>,
-    /// Per UE: the uplink MCS over the whole band, from the latest measurement and offset
-    /// (the demand's and the capacity's; a grant's own MCS is computed over its RBs).
-    ul_band_mcs: Vec<Option<u8>>,
-    /// Per UE: the aggregation level of its DCIs, from its latest downlink CQI.
+    /// Per UE: the uplink MCS over the whole band with the outer loop's offset when the estimate
+    /// last changed (the demand's and the capacity's; a grant's own MCS is computed over its RBs
+    /// with the offset of the moment), and the estimate version it is for.
+    ul_band_mcs: Vec<Option<(u64, Option<u8>)>>,
+    /// Per UE: the aggregation level of its DCIs, and the downlink CQI it was chosen for.
     dci_level: Vec<u8>,
+    dci_level_cqi: Vec<Option<u8>>,
     /// An uplink retransmission happens a fixed time after its NACK (synchronous HARQ,
     /// TS 36.213 §8.0: PHICH at n+4, PUSCH retransmission at n+8).
     ul_retx_delay: SimDuration,
@@ -70,6 +72,7 @@ impl Macs {
             sounding: (0..n).map(|i| UplinkSounding::new(i, spec.uplink.srs_period_ms, n_rbs as usize)).collect(),
             ul_band_mcs: vec![None; n],
             dci_level: vec![aggregation_level(f64::NEG_INFINITY, spec.pdcch.target_bler); n],
+            dci_level_cqi: vec![None; n],
             ul_retx_delay: SimDuration::from_ms(spec.uplink.grant_delay_ms as u64),
             la: spec.link_adaptation,
             dl_map: DlMcsMap::new(n_rbs),
@@ -171,25 +174,24 @@ impl Cell {
             if self.macs.sounding[i].srs_due(now_ms) {
                 self.sinr.per_rb_sinr_lin(ue_index, LinkDir::Uplink, now, &mut self.sinr_lin);
                 self.macs.sounding[i].sounded(now_ms, &self.sinr_lin);
-                self.uplink_measured(i, now);
+                self.uplink_measured(i, now, Sounding::Srs);
             }
         }
     }
 
-    /// The eNB's uplink estimate of UE `i` changed (SRS or DMRS): its uplink CQI (the `lte`
-    /// table's, and LENA's MCS source) and its whole-band MCS follow.
-    fn uplink_measured(&mut self, i: usize, now: SimTime) {
+    /// The eNB's uplink estimate of UE `i` changed (SRS or DMRS): its uplink CQI follows (LENA's
+    /// MCS source; for the effective-SINR rule the `lte` table's, taken at each SRS).
+    fn uplink_measured(&mut self, i: usize, now: SimTime, by: Sounding) {
         let delay = self.cqi_delay();
         let macs = &mut self.macs;
         let sounding = &macs.sounding[i];
         let link = &mut self.ues[i].ul;
         let cqi = match macs.la.ul_mcs_from {
             UlMcsRule::LenaMinimumSinr => sounding.lena_cqi(),
-            UlMcsRule::EffectiveSinr => {
-                let gain = db_to_gain(link.olla.offset_db());
-                macs.ul_band_mcs[i] = sounding.effective_mcs(RbMask::range(0, self.n_rbs), gain);
-                sounding.effective_cqi(&mut macs.row)
-            }
+            UlMcsRule::EffectiveSinr => match by {
+                Sounding::Srs => sounding.effective_cqi(&mut macs.row),
+                Sounding::Dmrs => None,
+            },
         };
         if let Some(cqi) = cqi {
             link.cqi.measured(now, CqiReport::wideband(cqi), now + delay);
@@ -209,8 +211,12 @@ impl Cell {
         let target = self.macs.pdcch_cfg.target_bler;
         for (i, ue) in self.ues.iter_mut().enumerate() {
             let cqi = ue.dl.cqi.current(now).map_or(CQI_BEFORE_FIRST_REPORT, |r| r.cqi);
+            if self.macs.dci_level_cqi[i] == Some(cqi) {
+                continue;
+            }
             let sinr_db = if cqi == 0 { f64::NEG_INFINITY } else { self.macs.dl_map.cqi_sinr_db(cqi) };
             self.macs.dci_level[i] = aggregation_level(sinr_db, target);
+            self.macs.dci_level_cqi[i] = Some(cqi);
         }
     }
 
@@ -265,8 +271,17 @@ impl Cell {
             let cqi = report.map_or(CQI_BEFORE_FIRST_REPORT, |r| r.cqi);
             let mcs = match (dir, macs.la.ul_mcs_from) {
                 (LinkDir::Uplink, UlMcsRule::EffectiveSinr) => {
+                    let sounding = &macs.sounding[i];
+                    let band_mcs = match macs.ul_band_mcs[i] {
+                        Some((v, m)) if v == sounding.version() => m,
+                        _ => {
+                            let m = sounding.effective_mcs(RbMask::range(0, n_rbs), link.olla.gain_lin());
+                            macs.ul_band_mcs[i] = Some((sounding.version(), m));
+                            m
+                        }
+                    };
                     // No CQI 0 on the uplink: the eNB grants at its most robust MCS at worst.
-                    Some(macs.ul_band_mcs[i].unwrap_or(0))
+                    Some(band_mcs.unwrap_or(0))
                 }
                 // CQI 0 is out of range: the UE cannot be served (TS 36.213 Table 7.2.3-1).
                 _ if cqi == 0 => None,
@@ -405,7 +420,7 @@ impl Cell {
             let i = g.ue.index();
             let sounding = &self.macs.sounding[i];
             let link = &mut self.ues[i].ul;
-            if let Some(mcs) = sounding.effective_mcs(g.rbs, db_to_gain(link.olla.offset_db())) {
+            if let Some(mcs) = sounding.effective_mcs(g.rbs, link.olla.gain_lin()) {
                 g.mcs = mcs;
                 g.tbs_bits = phy::tbs_bits(LinkDir::Uplink, mcs, g.rbs.count());
             }
@@ -424,8 +439,7 @@ impl Cell {
         }
         grants.retain(|g| {
             let level = self.macs.dci_level[g.ue.index()];
-            self.sinr.per_rb_sinr_lin(g.ue, LinkDir::Downlink, now, &mut self.sinr_lin);
-            let error = phy::pdcch_error_rate_at_level(&self.sinr_lin, level);
+            let error = phy::pdcch_error_rate_flat_at_level(self.control_esinr_db(g.ue, now), level);
             let link = &mut self.ues[g.ue.index()].ul;
             let lost = link.rng.uniform() < error;
             link.slots.at(now).control_losses += u64::from(lost);
@@ -544,30 +558,47 @@ impl Cell {
             return;
         }
         let now_ms = now.as_ns() / NS_PER_MS;
-        self.macs.sounding[a.ue.index()].pusch(now_ms, a.rbs, &self.sinr_lin);
-        self.uplink_measured(a.ue.index(), now);
+        // An unchanged estimate (a fixed SINR) leaves the MCS and CQI as they were.
+        if self.macs.sounding[a.ue.index()].pusch(now_ms, a.rbs, &self.sinr_lin) {
+            self.uplink_measured(a.ue.index(), now, Sounding::Dmrs);
+        }
     }
 
     /// Whether UE `ue` fails to decode its downlink DCI this TTI (the row in `sinr_lin` is its
     /// downlink's): at its aggregation level with a PDCCH budget, else ns-3's one curve for the
     /// band. ns-3 models control errors on the downlink only (DCI on PDCCH, TS 36.213 §9.1).
     fn dci_missed(&mut self, ue: UeIndex) -> bool {
-        let level = self.macs.dci_level[ue.index()];
-        let capacity = self.macs.pdcch_cfg.capacity;
         let sinr_lin = &self.sinr_lin;
         let link = &mut self.ues[ue.index()].dl;
-        let error = if capacity {
-            phy::pdcch_error_rate_at_level(sinr_lin, level)
+        let esinr_db = *link.memo.control_esinr_db.get_or_insert_with(|| phy::control_effective_sinr_db(sinr_lin));
+        let error = if self.macs.pdcch_cfg.capacity {
+            phy::pdcch_error_rate_flat_at_level(esinr_db, self.macs.dci_level[ue.index()])
         } else {
-            *link.memo.pdcch_error.get_or_insert_with(|| phy::pcfich_pdcch_error_rate(sinr_lin))
+            phy::pcfich_pdcch_error_rate_flat(esinr_db)
         };
         link.rng.uniform() < error
     }
+
+    /// UE `ue`'s control-region effective SINR at `now` from its downlink row (kept with the row).
+    fn control_esinr_db(&mut self, ue: UeIndex, now: SimTime) -> f64 {
+        let id = self.sinr.row_id(ue, LinkDir::Downlink, now);
+        let memo = &mut self.ues[ue.index()].dl.memo;
+        if !memo.holds(id) {
+            self.sinr.per_rb_sinr_lin(ue, LinkDir::Downlink, now, &mut self.sinr_lin);
+            memo.refresh(id, &self.sinr_lin);
+        }
+        let sinr_lin = &self.sinr_lin;
+        *memo.control_esinr_db.get_or_insert_with(|| phy::control_effective_sinr_db(sinr_lin))
+    }
 }
 
-/// The linear gain of an offset in dB.
-fn db_to_gain(offset_db: f64) -> f64 {
-    10f64.powf(offset_db / 10.0)
+/// Which reference signal measured the uplink.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Sounding {
+    /// The SRS: every RB.
+    Srs,
+    /// A PUSCH's DMRS: its RBs.
+    Dmrs,
 }
 
 fn record(slot: &mut super::LteSlot, a: &TbAssignment, outcome: TbOutcome) {

@@ -59,7 +59,8 @@ pub struct SinrMemo {
     /// The row itself (linear SINR), kept only when the source gives no id.
     sinr_lin: Vec<f64>,
     pub cqi: Option<CqiReport>,
-    pub pdcch_error: Option<f64>,
+    /// The control region's effective SINR, dB (`phy::control_effective_sinr_db`).
+    pub control_esinr_db: Option<f64>,
 }
 
 impl SinrMemo {
@@ -81,7 +82,7 @@ impl SinrMemo {
                 self.sinr_lin.extend_from_slice(sinr_lin);
             }
             self.cqi = None;
-            self.pdcch_error = None;
+            self.control_esinr_db = None;
         }
     }
 }

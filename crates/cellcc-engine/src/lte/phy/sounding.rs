@@ -54,6 +54,8 @@ pub struct UplinkSounding {
     measured_ms: Vec<u64>,
     /// The SRS occasion last measured, ms.
     last_srs_ms: Option<u64>,
+    /// Counts the changes of the estimate, so what is derived from it can be kept until it changes.
+    version: u64,
 }
 
 impl UplinkSounding {
@@ -66,6 +68,7 @@ impl UplinkSounding {
             sinr_lin: vec![f64::INFINITY; n_rbs],
             measured_ms: vec![NEVER_MS; n_rbs],
             last_srs_ms: None,
+            version: 0,
         }
     }
 
@@ -86,18 +89,28 @@ impl UplinkSounding {
         self.sinr_lin.copy_from_slice(row_lin);
         self.measured_ms.fill(now_ms);
         self.last_srs_ms = self.latest_occasion_ms(now_ms);
+        self.version += 1;
+    }
+
+    /// Which estimate this is: it changes whenever an RB's value changes.
+    pub fn version(&self) -> u64 {
+        self.version
     }
 
     /// A PUSCH at `now_ms` on `rbs` received with per-RB uplink SINR `row_lin` (linear): its DMRS
-    /// measures those RBs.
-    pub fn pusch(&mut self, now_ms: u64, rbs: RbMask, row_lin: &[f64]) {
+    /// measures those RBs. Whether any RB's estimate changed value.
+    pub fn pusch(&mut self, now_ms: u64, rbs: RbMask, row_lin: &[f64]) -> bool {
+        let mut changed = false;
         for rb in rbs.iter() {
             let rb = rb as usize;
             if let (Some(e), Some(&v)) = (self.sinr_lin.get_mut(rb), row_lin.get(rb)) {
+                changed |= *e != v;
                 *e = v;
                 self.measured_ms[rb] = now_ms;
             }
         }
+        self.version += u64::from(changed);
+        changed
     }
 
     /// Whether any RB has been measured.
