@@ -15,10 +15,12 @@
 
 mod lte;
 mod tcp;
+mod tcp_profile;
 mod validate;
 
 pub use lte::{CellSpec, CqiSpec, DlCqiMode, HarqSpec, SinrSpec, UeSpec, BANDWIDTHS_MHZ_RBS};
-pub use tcp::{Pacing, RtoEstimator, TcpParams, TcpSpec};
+pub use tcp::{CcRtt, Pacing, RtoEstimator, Stack, TcpParams, TcpProfile, TcpSpec};
+pub use tcp_profile::NS3_NEWRENO_RULES_CCAS;
 
 use crate::error::ScenarioError;
 use serde::{Deserialize, Serialize};

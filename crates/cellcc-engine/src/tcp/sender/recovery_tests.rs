@@ -5,7 +5,7 @@
 use super::*;
 use crate::cc::{CcConfig, Window};
 use crate::packet::SackBlocks;
-use crate::scenario::TcpSpec;
+use crate::scenario::{TcpProfile, TcpSpec};
 
 const MSS: u32 = 1000;
 const RTT_MS: u64 = 100;
@@ -406,6 +406,9 @@ mod pipe {
         pub early_retrans: u32,
         pub timestamps: bool,
         pub frto: u32,
+        /// The profile filling every other field (its ns3 variants of PRR, the RTO timer, RTT
+        /// sampling, the receiver's ACKs, window and send buffer, the Reno rules).
+        pub profile: TcpProfile,
         pub seed: u64,
     }
 
@@ -421,10 +424,12 @@ mod pipe {
             recovery: Some(k.recovery),
             early_retrans: Some(k.early_retrans),
             frto: Some(k.frto),
+            profile: Some(k.profile),
             ..Default::default()
         };
-        let p = spec.resolve();
-        let cc = CcConfig::NewReno(Default::default()).build(Window::new(p.initial_cwnd_segs), RngStream::new(0, "cc"));
+        let p = spec.resolve_for("newreno");
+        let window = Window::new(p.initial_cwnd_segs).with_reno_rules(p.reno_rules);
+        let cc = CcConfig::NewReno(Default::default()).build(window, RngStream::new(0, "cc"));
         let mut tx = TcpSender::new(p.clone(), MSS, cc, AppSupply::Closed { total: segments * MSS as u64 });
         let mut rx = TcpReceiver::new(p, MSS, EcnEcho::Off);
         let mut rng = RngStream::new(k.seed, "pipe");
@@ -485,8 +490,9 @@ proptest::proptest! {
     })]
 
     /// With any loss up to 20% each way and reordering, every mechanism mix
-    /// (RACK on/off, TLP on/off, timestamps on/off, F-RTO on/off) keeps cwnd >= 1, the scoreboard
-    /// consistent with the receiver, and finishes a 60-segment transfer.
+    /// (RACK on/off, TLP on/off, timestamps on/off, F-RTO on/off, the rest Linux's or ns-3's)
+    /// keeps cwnd >= 1, the scoreboard consistent with the receiver, and finishes a 60-segment
+    /// transfer.
     #[test]
     fn recovery_keeps_invariants_and_finishes_under_loss_and_reordering(
         drop_fwd in 0.0f64..0.2,
@@ -496,9 +502,10 @@ proptest::proptest! {
         early_retrans in proptest::sample::select(vec![0u32, 3]),
         timestamps in proptest::bool::ANY,
         frto in proptest::sample::select(vec![0u32, 2]),
+        profile in proptest::sample::select(vec![TcpProfile::Linux, TcpProfile::Ns3]),
         seed in 0u64..10_000,
     ) {
-        let k = pipe::Knobs { drop_fwd, drop_rev, jitter_ms, recovery, early_retrans, timestamps, frto, seed };
+        let k = pipe::Knobs { drop_fwd, drop_rev, jitter_ms, recovery, early_retrans, timestamps, frto, profile, seed };
         let tx = pipe::run(&k, 60, SimDuration::from_secs(600));
         proptest::prop_assert!(tx.is_done(), "transfer finished: {:?}", tx.stats);
     }
@@ -515,6 +522,7 @@ fn reordering_without_loss_is_undone_or_never_reduced() {
         early_retrans: 3,
         timestamps: true,
         frto: 2,
+        profile: TcpProfile::Linux,
         seed: 7,
     };
     let tx = pipe::run(&k, 400, SimDuration::from_secs(60));
