@@ -112,7 +112,7 @@ ENGINE_TCP_DEFAULTS = {
     # The Linux profile's variant of each mechanism the engine also has as ns-3's (tcp_profile.rs).
     "profile": "linux",
     "reno_rules": "linux",
-    "prr": "linux",
+    "fast_recovery": "linux",
     "undo": True,
     "rto_timer": "linux",
     "rtt_sampling": "linux",
@@ -145,7 +145,7 @@ NS3_PROFILE_NEWRENO = {
     "gso_max_segs": 1,  # a pacing timer per segment
     "comp_sack_nr": 0,  # an ACK per out-of-order segment
     "reno_rules": "ns3",  # TcpNewReno
-    "prr": "ns3",  # TcpPrrRecovery
+    "fast_recovery": "ns3",  # TcpPrrRecovery, DoRetransmit on partial ACKs
     "undo": False,
     "rto_timer": "ns3",
     "rtt_sampling": "ns3",

@@ -186,9 +186,10 @@ pub struct TcpSpec {
     /// RFC 5681 eq. 2-4 read per ACK: one segment per ACK, SMSS^2/cwnd per ACK, half the flight).
     /// Default linux.
     pub reno_rules: Option<Stack>,
-    /// Proportional rate reduction in recovery: "linux" (`tcp_cwnd_reduction`) or "ns3"
-    /// (`TcpPrrRecovery`, `tcp/recovery.rs`). Default linux.
-    pub prr: Option<Stack>,
+    /// Fast recovery's sending: "linux" (`tcp_cwnd_reduction`'s PRR) or "ns3" (`TcpPrrRecovery`,
+    /// `tcp/recovery.rs`, plus one segment beyond cwnd on each partial ACK, `ProcessAck`'s
+    /// `DoRetransmit`). Default linux.
+    pub fast_recovery: Option<Stack>,
     /// Undo of spurious reductions (RFC 3522 Eifel, RFC 3708 D-SACK, F-RTO), as Linux; ns-3.44
     /// undoes none. Default true.
     pub undo: Option<bool>,
@@ -248,7 +249,7 @@ pub struct TcpParams {
     pub comp_sack_nr: u32,
     pub profile: TcpProfile,
     pub reno_rules: Stack,
-    pub prr: Stack,
+    pub fast_recovery: Stack,
     pub undo: bool,
     pub rto_timer: Stack,
     pub rtt_sampling: Stack,
@@ -292,7 +293,7 @@ impl TcpParams {
             comp_sack_nr: Some(self.comp_sack_nr),
             profile: Some(self.profile),
             reno_rules: Some(self.reno_rules),
-            prr: Some(self.prr),
+            fast_recovery: Some(self.fast_recovery),
             undo: Some(self.undo),
             rto_timer: Some(self.rto_timer),
             rtt_sampling: Some(self.rtt_sampling),
@@ -340,7 +341,7 @@ impl TcpSpec {
             comp_sack_nr,
             profile,
             reno_rules,
-            prr,
+            fast_recovery,
             undo,
             rto_timer,
             rtt_sampling,
@@ -410,7 +411,7 @@ impl TcpSpec {
             comp_sack_nr: self.comp_sack_nr.unwrap_or(LINUX_TCP_COMP_SACK_NR),
             profile: self.profile.unwrap_or_default(),
             reno_rules: self.reno_rules.unwrap_or_default(),
-            prr: self.prr.unwrap_or_default(),
+            fast_recovery: self.fast_recovery.unwrap_or_default(),
             undo: self.undo.unwrap_or(true),
             rto_timer: self.rto_timer.unwrap_or_default(),
             rtt_sampling: self.rtt_sampling.unwrap_or_default(),

@@ -118,8 +118,9 @@ fn ns3(cca: &str) -> TcpSpec {
         // `TcpSocketBase::SendDataPacket` (line 3187) paces each segment on its own timer.
         gso_max_segs: Some(1),
         reno_rules: Some(reno_rules),
-        // tcp-l4-protocol.cc `RecoveryType` (line 77): `TcpPrrRecovery`.
-        prr: Some(Stack::Ns3),
+        // tcp-l4-protocol.cc `RecoveryType` (line 77): `TcpPrrRecovery`; and `ProcessAck`'s
+        // retransmission on each partial ACK (line 2101).
+        fast_recovery: Some(Stack::Ns3),
         rto_timer: Some(Stack::Ns3),
         rtt_sampling: Some(Stack::Ns3),
         // `ProcessAck` hands the algorithm the smoothed RTT (line 2136 and the four after it).
@@ -165,7 +166,15 @@ mod tests {
         assert_eq!(p.reno_rules, Stack::Ns3);
         let ns3 = Stack::Ns3;
         assert_eq!(
-            [p.prr, p.rto_timer, p.rtt_sampling, p.rate_sample, p.ack_policy, p.receive_window, p.send_buffer],
+            [
+                p.fast_recovery,
+                p.rto_timer,
+                p.rtt_sampling,
+                p.rate_sample,
+                p.ack_policy,
+                p.receive_window,
+                p.send_buffer
+            ],
             [ns3; 7]
         );
         assert_eq!(p.cc_rtt, CcRtt::Srtt);

@@ -1,6 +1,6 @@
 //! Proportional Rate Reduction (RFC 6937): during fast recovery cwnd falls smoothly from
 //! its prior value to ssthresh, sending in proportion to what is delivered. Two variants
-//! (`tcp.prr`):
+//! (`tcp.fast_recovery`):
 //!
 //! - Linux `tcp_cwnd_reduction` (net/ipv4/tcp_input.c): RecoverFS is the cwnd before the
 //!   episode (`tp->prior_cwnd`); each ACK credits what it newly delivered, once.

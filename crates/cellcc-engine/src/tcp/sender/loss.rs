@@ -373,7 +373,7 @@ impl TcpSender {
         let w = self.cc.window_mut();
         w.ssthresh = ssthresh;
         w.cwnd_cnt = 0;
-        self.prr = Prr::new(self.p.prr, prior_cwnd, self.board.packets_in_flight());
+        self.prr = Prr::new(self.p.fast_recovery, prior_cwnd, self.board.packets_in_flight());
         self.partial_ack_restarted_rto = false;
         self.cwr_pending = self.p.ecn;
         self.set_ca_state(now, state);

@@ -144,6 +144,8 @@ pub struct TcpSender {
     /// `rto_timer = "ns3"`: a partial ACK of this recovery already restarted the timer
     /// (ns-3's `m_isFirstPartialAck` is false).
     partial_ack_restarted_rto: bool,
+    /// `fast_recovery = "ns3"`: a partial ACK asked for one segment beyond cwnd (`DoRetransmit`).
+    partial_ack_send_due: bool,
     /// `rtt_sampling = "ns3"`: the first sequence of ns-3's RTT history, `snd_nxt` at the last
     /// RTO (`ReTxTimeout` clears `m_history`; only new data sent after it is timed again).
     rtt_history_start: u64,
@@ -211,6 +213,7 @@ impl TcpSender {
             prr: Prr::default(),
             rto_at: None,
             partial_ack_restarted_rto: false,
+            partial_ack_send_due: false,
             rtt_history_start: 0,
             next_send_at: SimTime::ZERO,
             burst: TsoBurst::default(),
@@ -488,6 +491,9 @@ impl TcpSender {
             sacked_new: d.sacked_new,
         };
         let newly_lost = self.fastretrans_alert(now, &facts);
+        if self.p.fast_recovery == Stack::Ns3 {
+            self.note_ns3_partial_ack(una_advanced);
+        }
         self.update_window(now, &d, rtt.for_cc, prior_in_flight, newly_lost, &facts);
         // Linux tcp_clean_rtx_queue FLAG_SET_XMIT_TIMER: restart the timers when data was
         // cumulatively ACKed, or when a SACKed original was sent before the head's last
@@ -640,6 +646,28 @@ impl TcpSender {
         }
     }
 
+    /// ns-3.44 `TcpSocketBase::ProcessAck` on a partial ACK in recovery: unless the new head was
+    /// already retransmitted (`IsRetransmittedDataAcked(ack + SMSS)`), one segment leaves at once,
+    /// whatever cwnd and pacing say (`DoRetransmit` -> `SendDataPacket`).
+    fn note_ns3_partial_ack(&mut self, una_advanced: bool) {
+        let partial = una_advanced && self.ca_state == CaState::Recovery && self.snd_una < self.high_seq;
+        let head_resent = self.board.front().is_some_and(|h| h.retransmits > 0 && h.state != SegState::Sacked);
+        self.partial_ack_send_due = partial && !head_resent;
+    }
+
+    /// ns-3.44 `DoRetransmit`: `NextSeg` without its rule 3, the first lost segment not yet
+    /// retransmitted, else new data the receive window allows; failing both, the head again.
+    fn ns3_partial_ack_send(&mut self, now: SimTime) -> Option<TcpSegment> {
+        if let Some(i) = self.board.next_lost() {
+            return Some(self.retransmit(now, i));
+        }
+        let len = (self.data_end() - self.snd_nxt).min(self.mss as u64) as u32;
+        if len > 0 && self.snd_nxt + len as u64 <= self.snd_una + self.peer_wnd {
+            return Some(self.send_new(now, len));
+        }
+        (!self.board.is_empty()).then(|| self.retransmit(now, 0))
+    }
+
     /// ns-3.44 `TcpSocketBase::ProcessAck` / `NewAck`: every ACK that advances snd_una
     /// restarts the timer, except the partial ACKs of a recovery after its first (RFC 6582
     /// §3.2 step 5's "Impatient" variant: `NewAck(ackNumber, m_isFirstPartialAck)`).
@@ -767,6 +795,11 @@ impl TcpSender {
         }
         if let Some(probe) = self.probe_due.take() {
             return Some(self.send_probe(now, probe));
+        }
+        if std::mem::take(&mut self.partial_ack_send_due) {
+            if let Some(seg) = self.ns3_partial_ack_send(now) {
+                return Some(seg);
+            }
         }
         if self.frto == Frto::SendingNew {
             return self.frto_send_new(now);
