@@ -481,3 +481,33 @@ def test_cli_crosscheck_max_seeds_stops_where_both_sides_are_settled(tmp_path: P
     assert "mean over 2 seed(s)" in r.output and "95% CI ± engine / ns3" in r.output
     ran = pd.read_csv(runs)[["backend", "seed"]].to_records(index=False).tolist()
     assert sorted(ran) == [("engine", 1), ("engine", 2), ("ns3", 1), ("ns3", 2)]
+
+
+@needs_ns3
+def test_under_the_ns3_tcp_profile_newreno_leaves_slow_start_where_ns3_does():
+    # The 1-BDP dumbbell of docs/ns3.md, 1 s, at ns-3's TCP defaults on both sides. ns-3's
+    # TcpNewReno grows one segment per ACK and halves the bytes in flight at the first loss;
+    # Linux's rules (the engine's default) grow by the segments acked and halve cwnd, which has
+    # run past the 131072-byte window by then.
+    import tomllib
+
+    from cellcc import run as engine_run
+    from cellcc.backends.crosscheck import with_tcp_profile
+    from cellcc.backends.ns3 import run as ns3_run
+
+    examples = Path(__file__).resolve().parents[1] / "examples" / "crosscheck"
+    sc = tomllib.loads((examples / "dumbbell-10mbps-40ms-1bdp.toml").read_text())
+    sc["duration_s"] = 1
+    sc["flows"][0]["cca"] = "newreno"
+
+    def first_cut(out) -> tuple[float, float]:
+        cw = out.cwnd
+        cut = cw[cw["ssthresh_bytes"] < 2**31].iloc[0]
+        return float(cut["t_s"]), float(cut["ssthresh_bytes"]) / 1448
+
+    ns3 = with_tcp_profile(sc, "ns3")
+    t_ns3, ss_ns3 = first_cut(ns3_run.run(ns3, base_dir=examples))
+    t_eng, ss_eng = first_cut(engine_run(ns3))
+    assert abs(t_eng - t_ns3) < 0.01 and abs(ss_eng - ss_ns3) < 1, ((t_eng, ss_eng), (t_ns3, ss_ns3))
+    _, ss_linux = first_cut(engine_run(with_tcp_profile(sc, "linux")))
+    assert ss_linux > ss_ns3 + 5
