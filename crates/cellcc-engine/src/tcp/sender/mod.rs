@@ -516,7 +516,8 @@ impl TcpSender {
         let min_rtt = self.rtt.min_rtt().unwrap_or(SimDuration::ZERO);
         let prior_fack = self.board.highest_sacked_end();
         let high_seq = self.high_seq;
-        let history_start = self.rtt_history_start;
+        // ns-3's RTT history, kept only when its sampling rule runs.
+        let history_start = (self.p.rtt_sampling == Stack::Ns3).then_some(self.rtt_history_start);
         let TcpSender { board, rate, rack, p, .. } = self;
         let mut reordered = false;
         // `cum_ecr`: the ACK's echo when the segment is cumulatively ACKed, None when SACKed.
@@ -539,7 +540,7 @@ impl TcpSender {
             d.cum_bytes += s.len as u64;
             d.cum_segs += 1;
             d.retrans_data_acked |= s.retransmits > 0;
-            if s.start >= history_start {
+            if history_start.is_some_and(|h| s.start >= h) {
                 let timed = (s.sent_at, s.retransmits > 0);
                 d.history_first.get_or_insert(timed);
                 d.history_last = Some(timed);
