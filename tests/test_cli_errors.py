@@ -72,6 +72,12 @@ BAD_SCENARIOS: list[tuple[str, Mutation, str]] = [
         "links[1].forward.queue.ecn_threshold_packets: got 0",
     ),
     ("unknown-rto-estimator", _set(["tcp", "rto_estimator"], "bsd"), "tcp.rto_estimator: unknown variant `bsd`"),
+    ("unknown-tcp-profile", _set(["tcp", "profile"], "ns-3"), "tcp.profile: unknown variant `ns-3`"),
+    (
+        "unknown-flow-tcp-profile",
+        _set(["flows", 0, "tcp"], {"profile": "freebsd"}),
+        "flows[0].tcp.profile: unknown variant `freebsd`",
+    ),
 ]
 
 

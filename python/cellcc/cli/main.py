@@ -179,6 +179,7 @@ def crosscheck(
     out: linux_cli.RunsOutOpt = None,
     max_seeds: linux_cli.MaxSeedsOpt = None,
     ci: linux_cli.CiOpt = None,
+    tcp_profile: linux_cli.TcpProfileOpt = None,
 ) -> None:
     """Run SCENARIO per CCA on the engine and on real Linux TCP (root) or ns-3; compare; plot cwnd and throughput.
 
@@ -187,7 +188,7 @@ def crosscheck(
     """
     with reported():
         _check_table_out(out)
-        runs = linux_cli.crosscheck_command(scenario, cca, seeds, figure, _out, against, max_seeds, ci)
+        runs = linux_cli.crosscheck_command(scenario, cca, seeds, figure, _out, against, max_seeds, ci, tcp_profile)
         if out is not None:
             _write_table(runs, out)
             _out.print(f"wrote {out}")

@@ -290,6 +290,30 @@ mod tests {
     }
 
     #[test]
+    fn the_ns3_profile_shows_its_name_and_every_value_it_chose_per_flow() {
+        let mut d = doc(1500);
+        d["tcp"] = json!({"profile": "ns3"});
+        d["flows"][1]["tcp"] = json!({"timestamps": false, "min_rto_ms": 300});
+        let r = resolved(&d);
+        let (cubic, newreno) = (&r["flows"][0]["tcp"], &r["flows"][1]["tcp"]);
+        // scenario/tcp_profile.rs: ns-3.44's SndBufSize / RcvBufSize, MinRto, DelAckTimeout, and
+        // TcpNewReno's rules for newreno only (TcpCubic counts segments as Linux does).
+        for tcp in [cubic, newreno] {
+            assert_eq!(tcp["profile"], "ns3");
+            assert_eq!((tcp["snd_buf_bytes"].clone(), tcp["rcv_buf_bytes"].clone()), (json!(131072), json!(131072)));
+            assert_eq!((tcp["ack_policy"].clone(), tcp["recovery"].clone()), (json!("ns3"), json!(0)));
+            assert!(tcp.as_object().unwrap().values().all(|v| !v.is_null()), "{tcp}");
+        }
+        assert_eq!((cubic["reno_rules"].clone(), newreno["reno_rules"].clone()), (json!("linux"), json!("ns3")));
+        // The flow's own fields win over the profile.
+        assert_eq!((newreno["min_rto_ms"].clone(), cubic["min_rto_ms"].clone()), (json!(300.0), json!(1000.0)));
+        assert_eq!(newreno["timestamps"], json!(false));
+        // And the table read back must still be the engine's own.
+        d["resolved"] = r;
+        assert!(check(&Scenario::from_json(&d.to_string()).unwrap()).is_ok());
+    }
+
+    #[test]
     fn mss_follows_each_flows_path_mtu_and_options() {
         // MTU 1500 - 20 IPv4 - 20 TCP - 12 timestamps = 1448; without timestamps 1460.
         let r = resolved(&doc(1500));
