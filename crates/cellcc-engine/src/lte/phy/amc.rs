@@ -224,9 +224,7 @@ pub fn flat_sinr_threshold_db(dir: LinkDir, mcs: u8, n_prb: u32) -> f64 {
 /// a link-adaptation offset as a linear gain); `None` if MCS 0 fails or `rbs` is empty.
 pub fn mcs_at_bler_target_on(dir: LinkDir, rbs: RbMask, sinr_lin: &[f64], gain_lin: f64) -> Option<u8> {
     let n_prb = rbs.count();
-    let Some(first) = rbs.iter().next().map(|rb| sinr_lin[rb as usize]) else {
-        return None;
-    };
+    let first = rbs.iter().next().map(|rb| sinr_lin[rb as usize])?;
     // A flat estimate (a fixed SINR, an SRS row without fading) costs one lookup.
     if rbs.iter().all(|rb| sinr_lin[rb as usize] == first) {
         return mcs_from_mib(dir, mi3_per_rb(first * gain_lin), n_prb);
@@ -618,7 +616,8 @@ mod tests {
                 ch.per_rb_sinr_db(UeIndex(u), LinkDir::Downlink, now, &mut db);
                 let (new_mib, old_mib) = (mean_mi3_all(&lin), crate::lte::phy::mi::db_grid::mean_mib3(&db));
                 worst_mib = (0..3).map(|k| (new_mib[k] - old_mib[k]).abs()).fold(worst_mib, f64::max);
-                let (new, old) = (mcs_from_mib(LinkDir::Downlink, new_mib, 100), mcs_from_mib(LinkDir::Downlink, old_mib, 100));
+                let (new, old) =
+                    (mcs_from_mib(LinkDir::Downlink, new_mib, 100), mcs_from_mib(LinkDir::Downlink, old_mib, 100));
                 rows += 1;
                 if let Some(mcs) = new {
                     let k = mcs_info(LinkDir::Downlink, mcs).modulation as usize;
