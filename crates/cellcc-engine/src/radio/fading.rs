@@ -392,7 +392,7 @@ fn block_h(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// An LTE resource block, Hz (TS 36.211 §6.2.3): the tests' RB width.
@@ -401,6 +401,20 @@ mod tests {
 
     fn process(profile: &TapProfile, fd: f64, i: usize) -> FadingProcess {
         FadingProcess::new(profile, fd, None, RngStream::new(42, &format!("fading:{i}")))
+    }
+
+    /// The Kolmogorov-Smirnov distance of the samples `x` (sorted here) to Exp(1), the law of a
+    /// Rayleigh link's power gain: F(x) = 1 - exp(-x).
+    pub(crate) fn ks_distance_to_exp1(x: &mut [f64]) -> f64 {
+        x.sort_by(f64::total_cmp);
+        let n = x.len() as f64;
+        x.iter()
+            .enumerate()
+            .map(|(i, &v)| {
+                let f = 1.0 - (-v).exp();
+                (f - i as f64 / n).abs().max((f - (i + 1) as f64 / n).abs())
+            })
+            .fold(0.0, f64::max)
     }
 
     /// A single Rayleigh tap (flat fading), for the statistics of one tap's process.
@@ -446,16 +460,7 @@ mod tests {
         // |H|^2 of Rayleigh fading is Exp(1): F(x) = 1 - exp(-x). 1000 independent links (EPA), RB 0 at 1.024 s.
         let steer = RbSteering::new(&EPA, 6, LTE_RB_HZ);
         let mut x: Vec<f64> = (0..1000).map(|i| process(&EPA, 5.0, i).rb_gains(1_024 * NS_PER_MS, &steer)[0]).collect();
-        x.sort_by(f64::total_cmp);
-        let n = x.len() as f64;
-        let d = x
-            .iter()
-            .enumerate()
-            .map(|(i, &v)| {
-                let f = 1.0 - (-v).exp();
-                (f - i as f64 / n).abs().max((f - (i + 1) as f64 / n).abs())
-            })
-            .fold(0.0, f64::max);
+        let d = ks_distance_to_exp1(&mut x);
         // Kolmogorov-Smirnov critical value at the 5 % level for n = 1000: 1.36 / sqrt(1000) = 0.043.
         assert!(d < 0.043, "KS distance {d}");
     }

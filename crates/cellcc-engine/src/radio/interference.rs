@@ -427,16 +427,7 @@ mod tests {
         let mut x: Vec<f64> = (0..1000).map(|seed| faded_power(seed, 20, t, &steer).0[0]).collect();
         let mean = x.iter().sum::<f64>() / x.len() as f64;
         assert!((mean - 1.0).abs() < 0.1, "mean gain {mean}");
-        x.sort_by(f64::total_cmp);
-        let n = x.len() as f64;
-        let d = x
-            .iter()
-            .enumerate()
-            .map(|(i, &v)| {
-                let f = 1.0 - (-v).exp();
-                (f - i as f64 / n).abs().max((f - (i + 1) as f64 / n).abs())
-            })
-            .fold(0.0, f64::max);
+        let d = crate::radio::fading::tests::ks_distance_to_exp1(&mut x);
         // Kolmogorov-Smirnov critical value at 5 % for n = 1000: 0.043.
         assert!(d < 0.043, "KS distance {d}");
         // Power autocorrelation of Rayleigh fading: cov(|h(t)|^2, |h(t+tau)|^2) / var = J0(2 pi f_d tau)^2.
