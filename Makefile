@@ -13,14 +13,19 @@ TOOLS_STAMP := $(VENV)/.stamp-tools
 BUILD_STAMP := $(VENV)/.stamp-cellcc
 APT_STAMP   := $(VENV)/.stamp-apt
 
-.PHONY: run test bench lint docs install studies
+.PHONY: run test bench lint docs install studies chromium
 
 run: $(BUILD_STAMP)
 	$(BIN)/cellcc compare
 
-test: $(BUILD_STAMP) $(APT_STAMP)
+test: $(BUILD_STAMP) chromium $(APT_STAMP)
 	cargo test --workspace
 	$(BIN)/pytest
+
+# Headless Chromium opens every HTML report in tests/test_report_browser.py (Debian's package; CI runs
+# as root on a clean Debian machine, so it is installed here when missing).
+chromium:
+	@command -v chromium >/dev/null || (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium)
 
 # The engine's benchmark set, the CLI's start-up time, then ns-3 / engine wall time side by side
 # (all into BENCHMARKS.md; the ns-3 row is skipped with one line when ns-3 is not installed).

@@ -40,7 +40,14 @@ import tomllib
 import cellcc
 from cellcc import builders
 from cellcc.backends.ns3 import run as ns3_run
+from cellcc.backends.ns3.lte import as_lena
 from cellcc.studies import li_celledge
+
+
+def engine_run(sc: dict):
+    """The engine's run of a scenario ns-3 runs too: under the LENA profile, as ns-3 is LENA."""
+    return cellcc.run(as_lena(sc)[0])
+
 
 ROOT = Path(__file__).resolve().parent.parent
 DRIVE = ROOT / "examples" / "crosscheck" / "lte-channel-drive.toml"
@@ -79,7 +86,8 @@ def rlc_scenario(mode: str, sr_period_ms: int | None = None) -> dict:
     """docs/ns3.md's 10 KiB row: CUBIC, 15 dB, 20 MHz, 2 s."""
     rlc = {"mode": mode, "tx_buffer_bytes": NS3_RLC_BUFFER_BYTES}
     flow = {"id": "down", "src": "server", "dst": "ue", "app": {"kind": "bulk"}, "cca": "cubic"}
-    cell = {"uplink": {"sr_period_ms": sr_period_ms}} if sr_period_ms else {}
+    # An SR period asks for the standard SR/BSR procedure in place of LENA's ideal BSR.
+    cell = {"uplink": {"sr_period_ms": sr_period_ms, "requests": "sr_bsr"}} if sr_period_ms else {}
     return builders.lte_cell([{"sinr": {"kind": "fixed", "db": 15}, "rlc": rlc}], 20, [flow], 2.0, **cell)
 
 
@@ -99,7 +107,7 @@ def burst_line(what: str, t_ns: np.ndarray) -> str:
 
 def rlc(mode: str = "um") -> None:
     sc = rlc_scenario(mode)
-    engine = cellcc.run(sc | {"output": {"pcap": ["s1u:forward", "s1u:reverse"]}})
+    engine = engine_run(sc | {"output": {"pcap": ["s1u:forward", "s1u:reverse"]}})
     print(flow_line("engine", engine))
     print(burst_line("data packets at the eNB", pcap_times_ns(engine.pcaps["s1u-forward"])))
     print(burst_line("ACKs at the eNB", pcap_times_ns(engine.pcaps["s1u-reverse"])))
@@ -126,7 +134,7 @@ def rlc(mode: str = "um") -> None:
 
 def sr() -> None:
     for period in (1, 5, 10, 20, 40, 80):
-        out = cellcc.run(rlc_scenario("um", period))
+        out = engine_run(rlc_scenario("um", period))
         print(flow_line(f"sr_period_ms={period}", out), f"uplink TBs {out.lte[out.lte['dir'] == 'ul']['tbs'].sum()}")
 
 
@@ -162,7 +170,7 @@ def engine_drive(words: dict, cca: str):
         sc["seed"] = int(words["seed"])
     if "srs_period_ms" in words:
         sc["cells"][0].setdefault("uplink", {})["srs_period_ms"] = int(words["srs_period_ms"])
-    out = cellcc.run(sc | {"output": {"pcap": ["s1u:reverse"]}})
+    out = engine_run(sc | {"output": {"pcap": ["s1u:reverse"]}})
     return out, silences_line(pcap_times_ns(out.pcaps["s1u-reverse"]) / 1e6, ENGINE_SILENCE_MS)
 
 
@@ -237,7 +245,7 @@ def celledge(options: str = "") -> None:
     sc = celledge_scenario(words)
     trace = None
     if "engine" in words:
-        out = cellcc.run(sc)
+        out = engine_run(sc)
         dl = out.lte[out.lte["dir"] == "dl"]
         rbs = (dl["prbs"] / dl["tbs"].clip(lower=1)).to_numpy()
     else:

@@ -52,3 +52,18 @@ class Cli:
 @pytest.fixture
 def cli() -> Cli:
     return Cli()
+
+
+@pytest.fixture(scope="session")
+def quick_study(tmp_path_factory) -> Callable[[str], tuple[Any, Path]]:
+    """``quick_study(name)``: `cellcc study NAME --quick` run once per test session (the study
+    tests and the browser test both read its report): the CLI result and the output folder."""
+    done: dict[str, tuple[Any, Path]] = {}
+
+    def run(name: str) -> tuple[Any, Path]:
+        if name not in done:
+            out = tmp_path_factory.mktemp("studies") / name
+            done[name] = (Cli()("study", name, "--quick", "--out", out, "--jobs", "1"), out)
+        return done[name]
+
+    return run

@@ -72,6 +72,12 @@ BAD_SCENARIOS: list[tuple[str, Mutation, str]] = [
         "links[1].forward.queue.ecn_threshold_packets: got 0",
     ),
     ("unknown-rto-estimator", _set(["tcp", "rto_estimator"], "bsd"), "tcp.rto_estimator: unknown variant `bsd`"),
+    ("unknown-tcp-profile", _set(["tcp", "profile"], "ns-3"), "tcp.profile: unknown variant `ns-3`"),
+    (
+        "unknown-flow-tcp-profile",
+        _set(["flows", 0, "tcp"], {"profile": "freebsd"}),
+        "flows[0].tcp.profile: unknown variant `freebsd`",
+    ),
 ]
 
 
@@ -173,6 +179,22 @@ def test_unreachable_destination_is_reported_by_validate_and_run_and_writes_noth
     out = tmp_path / "out"
     assert_one_clear_line(cli("run", path, "--out", out), 'flows[0].dst: got "island"')
     assert not out.exists()
+
+
+def test_run_report_needs_an_out_folder(cli):
+    assert_one_clear_line(cli("run", "bottleneck", "--report"), "--report")
+
+
+def test_report_of_a_folder_that_is_neither_a_run_nor_a_sweep(cli, tmp_path: Path):
+    assert_one_clear_line(cli("report", tmp_path), "a run folder")
+    assert not (tmp_path / "report.html").exists()
+
+
+def test_report_of_a_run_refuses_markdown(cli, base_doc, write_doc, tmp_path: Path):
+    run_dir = tmp_path / "run"
+    assert cli("run", write_doc(base_doc), "--out", run_dir).exit_code == 0
+    assert_one_clear_line(cli("report", run_dir, "--out", tmp_path / "r.md"), "--out")
+    assert not (tmp_path / "r.md").exists()
 
 
 # `cellcc live`: (case id, arguments after `live` given the test's folder, text the one error line must contain).

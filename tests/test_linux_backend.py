@@ -96,6 +96,8 @@ def test_tcp_info_reads_a_live_loopback_connection():
         ),
         (lambda s: s.update(tcp={"delayed_ack_count": 1}), "tcp.delayed_ack_count"),
         (lambda s: s.update(tcp={"rto_estimator": "rfc6298"}), "tcp.rto_estimator"),
+        (lambda s: s.update(tcp={"profile": "ns3"}), "tcp.profile"),
+        (lambda s: s.update(tcp={"ack_policy": "ns3"}), "tcp.ack_policy"),
         (lambda s: s["links"][0].update(rate_changes=[{"at_s": 1, "rate_mbps": 5}]), "links[0].forward.rate_changes"),
         (
             lambda s: s["links"][0]["queue"].update(ecn_threshold_packets=20),

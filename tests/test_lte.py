@@ -81,6 +81,24 @@ BAD_CELLS = [
         "cells[0].ues[0].sinr",
     ),
     ("channel-carrier", ["cells", 0, "channel"], {"dl_carrier_mhz": 10}, "cells[0].channel.dl_carrier_mhz"),
+    ("profile", ["cells", 0, "profile"], "ns3", "cells[0].profile"),
+    ("ul-harq-retx", ["cells", 0, "harq"], {"ul_max_retx": 8}, "cells[0].harq.ul_max_retx"),
+    ("uplink-requests", ["cells", 0, "uplink"], {"requests": "psychic"}, "cells[0].uplink.requests"),
+    ("ul-mcs-from", ["cells", 0, "link_adaptation"], {"ul_mcs_from": "best_rb"}, "ul_mcs_from"),
+    ("ul-measurement", ["cells", 0, "link_adaptation"], {"ul_measurement": "dmrs"}, "ul_measurement"),
+    (
+        "olla-target",
+        ["cells", 0, "link_adaptation"],
+        {"olla": {"target_bler": 0.7}},
+        "cells[0].link_adaptation.olla.target_bler",
+    ),
+    ("olla-step", ["cells", 0, "link_adaptation"], {"olla": {"nack_step_db": 0}}, "link_adaptation.olla.nack_step_db"),
+    ("olla-unknown", ["cells", 0, "link_adaptation"], {"olla": {"gain": 1}}, "cells[0].link_adaptation.olla"),
+    ("pdcch-target", ["cells", 0, "pdcch"], {"target_bler": 1.5}, "cells[0].pdcch.target_bler"),
+    ("phich-ng", ["cells", 0, "pdcch"], {"phich_ng": "1/3"}, "cells[0].pdcch.phich_ng"),
+    ("grant-sizing", ["cells", 0, "mac"], {"grant_sizing": "generous"}, "cells[0].mac.grant_sizing"),
+    ("status-pdu", ["cells", 0, "mac"], {"status_pdu": "first"}, "cells[0].mac.status_pdu"),
+    ("last-rbg", ["cells", 0, "mac"], {"last_rbg": "half"}, "cells[0].mac.last_rbg"),
 ]
 
 
@@ -129,8 +147,11 @@ def test_channel_example_is_deterministic_and_moves_data():
 def test_the_worst_subband_cqi_lowers_the_mcs_under_frequency_selective_fading():
     # The lte-channel-drive crosscheck's cell (EVA: 2.5 us of delay spread over 10 MHz), 1 s: the
     # worst of 17 one-RBG sub-bands sits below the wideband CQI (15 at 100 m), and the MCS with it.
+    # Under the LENA profile (CQI every TTI, no outer loop), so the rule alone sets the MCS.
     doc = Scenario.load(EXAMPLES / "crosscheck" / "lte-channel-drive.toml").to_dict()
     doc["duration_s"] = 1.0
+    doc["cells"][0]["profile"] = "lena"
+    doc["cells"][0]["cqi"] = {"dl_mcs_from": "wideband"}
     wide = cellcc.run(doc).lte
     doc["cells"][0]["cqi"] = {"dl_mcs_from": "worst_subband"}
     worst = cellcc.run(doc).lte
@@ -195,3 +216,21 @@ def test_pm_takes_a_ue_flows_capacity_from_its_cell():
     # One flow in the cell: its share is the cell's whole capacity for the UE, not the 1 Gbit/s wire.
     assert pm["capacity_bps"].tolist() == dl.loc[pm["t_s"]].tolist()
     assert pm["a"].between(0, 1).all() and pm["pm"].notna().all()
+
+
+def test_the_bundled_lte_scenario_fills_the_cell_under_the_operator_profile_and_starves_under_lena():
+    """Issue 30's check: under the default (operator) profile CUBIC, NewReno and BBR each get at
+    least 60 % of the cell's mean capacity over seeds 1-3 with no RTO, and the uplink CQI is 0 in
+    under 10 % of the slots; under `profile = "lena"` the old starvation is still there (the
+    uplink CQI from the band's minimum SINR is 0 most of the time and TCP gets a fraction)."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).parent.parent / "scripts"))
+    import lte_profiles
+
+    t = lte_profiles.table().set_index(["profile", "cca"])
+    for cca in lte_profiles.CCAS:
+        op, lena = t.loc[("operator", cca)], t.loc[("lena", cca)]
+        assert op["goodput_share"] >= 0.6 and op["rtos"] == 0, (cca, op.to_dict())
+        assert op["ul_cqi0_share"] < 0.10, (cca, op.to_dict())
+        assert lena["ul_cqi0_share"] > 0.5 and lena["goodput_mbps"] < 0.5 * op["goodput_mbps"], (cca, lena.to_dict())

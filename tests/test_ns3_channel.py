@@ -16,6 +16,7 @@ import cellcc
 from cellcc import Scenario, _core, builders
 from cellcc.backends.ns3 import channel
 from cellcc.backends.ns3 import plan as ns3_plan
+from cellcc.backends.ns3.lte import as_lena
 from cellcc.backends.ns3.records import NotSupported
 
 from .test_ns3_backend import WHY_NOT, _record, _records
@@ -27,7 +28,8 @@ EXAMPLES = Path(__file__).parent.parent / "examples"
 def channel_cell(ch: dict, placement: dict | None = None, duration_s: float = 2.0, bandwidth_mhz: float = 5) -> dict:
     """One UE placed by `placement` (default 3000 m east, static) in a cell with channel `ch`."""
     sinr = {"kind": "channel", "position_m": [3000.0, 0.0], **(placement or {})}
-    ue = {"sinr": sinr, "rlc": {"mode": "am"}}
+    # AM with the 1 MiB buffer the engine ran before profiles (LENA's 10 KiB would bound TCP here).
+    ue = {"sinr": sinr, "rlc": {"mode": "am", "tx_buffer_bytes": 1048576}}
     flow = {"id": "down", "src": "server", "dst": "ue", "cca": "cubic", "app": {"kind": "bulk"}}
     sc = builders.lte_cell([ue], bandwidth_mhz, [flow], duration_s)
     sc["cells"][0]["channel"] = ch
@@ -339,11 +341,15 @@ def test_the_plan_says_which_downlink_mcs_rule_lena_runs():
     def notes() -> list[str]:
         return [n for n in ns3_plan.plan(sc).notes if "dl_mcs_from" in n]
 
-    assert "worst A30 sub-band" in notes()[0]
-    cell["cqi"] = cell.get("cqi", {}) | {"dl_mcs_from": "worst_subband"}
+    # Unset, the LENA profile takes each scheduler's own rule: no note.
     assert notes() == []
     cell["scheduler"] = "round_robin"
+    assert notes() == []
+    cell["cqi"] = cell.get("cqi", {}) | {"dl_mcs_from": "worst_subband"}
     assert "wideband P10" in notes()[0]
+    cell["scheduler"] = "proportional_fair"
+    cell["cqi"] = cell.get("cqi", {}) | {"dl_mcs_from": "wideband"}
+    assert "worst A30 sub-band" in notes()[0]
 
 
 # --- diagnostic options (CELLCC_NS3_DIAG, diag.cc; docs/ns3.md "Diagnostic options") ------------
@@ -445,7 +451,7 @@ def test_uplink_power_control_gives_lena_and_the_engine_the_same_uplink_mcs(pc, 
     # Both sides take the UL CQI from the SRS by ns-3's Shannon gap (pf-ff-mac-scheduler.cc, BER 5e-5):
     # log2(1 + 10^0.47667 / 5.5293) = 0.625 -> CQI 4 -> MCS 6; log2(1 + 10^1.77667 / 5.5293) = 3.56 ->
     # CQI 11 -> MCS 20 (TS 36.213 Table 7.2.3-1; ns-3 lte-amc.cc McsToItbs / CQI-to-MCS tables).
-    engine, lena = cellcc.run(sc).lte, ns3_run.run(sc).lte
+    engine, lena = cellcc.run(as_lena(sc)[0]).lte, ns3_run.run(sc).lte
     for t in (engine, lena):
         ul = t[(t["dir"] == "ul") & (t["tbs"] > 0)]
         assert ul["tbs"].sum() > 100

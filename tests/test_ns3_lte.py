@@ -26,7 +26,7 @@ needs_ns3 = pytest.mark.skipif(WHY_NOT is not None, reason=WHY_NOT or "")
 
 def one_ue(db: float = 15.0, bandwidth_mhz: float = 20, rlc: dict | None = None, duration_s: float = 2.0) -> dict:
     """lte_single_ue.toml's shape: server -- pgw -- (S1-U, GTP-U) -- enb ~~ ue, one CUBIC bulk download."""
-    ue = {"sinr": {"kind": "fixed", "db": db}, "rlc": rlc or {"mode": "am"}}
+    ue = {"sinr": {"kind": "fixed", "db": db}, "rlc": rlc or {"mode": "am", "tx_buffer_bytes": 1048576}}
     flow = {"id": "down", "src": "server", "dst": "ue", "cca": "cubic", "app": {"kind": "bulk"}}
     return builders.lte_cell([ue], bandwidth_mhz, [flow], duration_s)
 
@@ -101,7 +101,8 @@ def test_default_rlc_is_um_with_the_pdcp_discard_quirk_off_and_the_scheduler_pf(
     sc = one_ue()
     del sc["cells"][0]["ues"][0]["rlc"]
     p = ns3_plan.plan(sc)
-    assert _record(p.text, "rlc") == {"mode": "um", "tx_buffer_bytes": "1048576", "t_reordering_s": "0.1"}
+    # The LENA profile's bearer: UM (RLC_UM_ALWAYS) with LteRlcUm's 10 KiB buffer and 100 ms t-Reordering.
+    assert _record(p.text, "rlc") == {"mode": "um", "tx_buffer_bytes": "10240", "t_reordering_s": "0.1"}
     assert _record(p.text, "cell")["scheduler"] == "ns3::PfFfMacScheduler"
 
 

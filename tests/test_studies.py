@@ -51,9 +51,8 @@ HEADINGS = {
 
 
 @pytest.mark.parametrize("name", sorted(STUDIES))
-def test_quick_study_writes_every_table_and_figure(cli, tmp_path: Path, name: str) -> None:
-    out = tmp_path / name
-    result = cli("study", name, "--quick", "--out", out, "--jobs", "1")
+def test_quick_study_writes_every_table_and_figure(quick_study, name: str) -> None:
+    result, out = quick_study(name)
     assert result.exit_code == 0, result.output
     md = (out / "report.md").read_text(encoding="utf-8")
     html = (out / "report.html").read_text(encoding="utf-8")

@@ -324,3 +324,13 @@ def test_an_axis_can_switch_a_tagged_field_of_the_base():
     )
     modes = [r.scenario.to_dict()["cells"][0]["ues"][0]["rlc"]["mode"] for r in sweep.expand()]
     assert modes == ["am", "um", "tm"]
+
+
+def test_query_prints_sql_null_as_null_and_nan_as_nan(cli, tmp_path):
+    store = run_sweep(Sweep.from_dict(tiny_sweep(seeds=1)), tmp_path / "out", workers=1, progress=False).store
+    described = cli("query", store.root, "DESCRIBE metrics")
+    assert described.exit_code == 0, described.output
+    assert "NULL" in described.stdout and "nan" not in described.stdout
+    mixed = cli("query", store.root, "SELECT NULL::VARCHAR AS s, NULL::DOUBLE AS d, 'nan'::DOUBLE AS x")
+    row = [line for line in mixed.stdout.splitlines() if line.startswith("│")]
+    assert row and row[0].count("NULL") == 2 and "nan" in row[0], mixed.stdout

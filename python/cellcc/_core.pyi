@@ -1,5 +1,6 @@
 """Type stubs of the Rust extension `cellcc._core` (crates/cellcc-py). Conversion only."""
 
+from collections.abc import Callable
 from typing import Any, TypedDict
 
 SCHEMA_VERSION: int
@@ -43,8 +44,9 @@ def validate(json: str) -> str:
 def resolve(json: str) -> str:
     """Every default a run of the scenario (JSON text) uses, as JSON text. Raises ScenarioError."""
 
-def run(json: str, seed: int) -> RunTables:
-    """Simulate a scenario (JSON text) with ``seed``; releases the GIL while the engine runs."""
+def run(json: str, seed: int, progress: Callable[[int], object] | None = None) -> RunTables:
+    """Simulate a scenario (JSON text) with ``seed``; releases the GIL while the engine runs.
+    ``progress(now_ns)`` is called with the simulated time every 100 ms of wall time."""
 
 def ccas() -> list[CcaInfo]:
     """The congestion-control registry: name, family, source, summary, description, params with defaults."""

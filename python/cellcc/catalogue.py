@@ -9,8 +9,9 @@ Layout of a store folder::
 
 A run folder that exists is complete (it appears by one rename), so the set of
 complete keys is the folder listing and a resumed sweep runs only what is
-missing. Hidden ``.key=*.tmp-*`` folders are what a killed writer left; they
-are removed when the store is opened for writing, so a store has one writer at a time.
+missing. Several processes may write one store at once: each runs only the runs it
+claims (:mod:`cellcc.claims`, ``.claims/<key>.claim``). Hidden ``.key=*.tmp-*`` folders are
+what a killed writer left; a writer removes those of runs nobody holds a claim on.
 
 Queries see one view per table (``flows``, ``timeseries``, ``queues``, ``cwnd``,
 ``rtt``, ``pm``, ``metrics``) with the manifest's columns joined in, plus the
@@ -25,13 +26,14 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 import duckdb
 import pandas as pd
 
+from cellcc.claims import Claims
 from cellcc.errors import UserError
 from cellcc.result import TABLES
 from cellcc.store import write_files
@@ -92,14 +94,32 @@ class Store:
 
     @classmethod
     def create(cls, root: str | Path) -> Store:
-        """A store to write into: made if missing; leftovers of killed writers are removed."""
+        """A store to write into: made if missing; leftovers of killed writers are removed
+        (those of runs that another live process claims are its work in progress, and stay)."""
         path = Path(root)
         if path.exists() and not path.is_dir():
             raise UserError("--out", json.dumps(str(root)), "a folder (new or a sweep results folder)")
         (path / _RUNS).mkdir(parents=True, exist_ok=True)
+        store = cls(path)
+        claims = store.claims()
         for leftover in (path / _RUNS).glob(f".{_KEY_PREFIX}*"):
+            key = leftover.name[len(_KEY_PREFIX) + 1 :].split(".", 1)[0]
+            if not claims.is_held_elsewhere(key):
+                shutil.rmtree(leftover, ignore_errors=True)
+        return store
+
+    def remove_leftovers(self, key: str) -> None:
+        """Remove what a killed writer of run ``key`` left (call it holding the run's claim)."""
+        for leftover in (self.root / _RUNS).glob(f".{_KEY_PREFIX}{key}.*"):
             shutil.rmtree(leftover, ignore_errors=True)
-        return cls(path)
+
+    def claims(self) -> Claims:
+        """The claims on this store's runs (:mod:`cellcc.claims`)."""
+        return Claims(self.root)
+
+    def is_complete(self, key: str) -> bool:
+        """True once run ``key``'s folder is in place."""
+        return self.run_dir(key).is_dir()
 
     # -- writing -------------------------------------------------------------------------------
 
@@ -128,8 +148,10 @@ class Store:
         return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
 
     def add_timings(self, seconds: dict[str, float]) -> None:
+        """Merge ``seconds`` into timings.json (under the store lock: other writers merge too)."""
         if seconds:
-            _atomic_text(self.root / _TIMINGS, json.dumps({**self.timings(), **seconds}, sort_keys=True) + "\n")
+            with self.claims().store_lock():
+                _atomic_text(self.root / _TIMINGS, json.dumps({**self.timings(), **seconds}, sort_keys=True) + "\n")
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -198,10 +220,28 @@ class Store:
         return target
 
     def query(self, sql: str) -> pd.DataFrame:
-        """Run ``sql`` against the views; a bad query is a :class:`UserError` naming it."""
+        """Run ``sql`` against the views; a bad query is a :class:`UserError` naming it.
+        SQL NULL becomes NaN or None, as pandas does (:meth:`query_nullable` keeps it apart)."""
+        return self._run(lambda con: con.execute(sql).df(), sql)
+
+    def query_nullable(self, sql: str) -> pd.DataFrame:
+        """As :meth:`query`, with Arrow-backed columns in which SQL NULL is ``pd.NA`` and a float
+        NaN stays NaN (`cellcc query` prints them as NULL and NaN)."""
+
+        def fetch(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+            relation = con.sql(sql)
+            if relation is None:  # a statement that returns no rows
+                return pd.DataFrame()
+            # duckdb >= 1.4 names it to_arrow_table; older versions arrow.
+            arrow = getattr(relation, "to_arrow_table", None) or relation.arrow
+            return arrow().to_pandas(types_mapper=pd.ArrowDtype)
+
+        return self._run(fetch, sql)
+
+    def _run(self, fetch: Callable[[duckdb.DuckDBPyConnection], pd.DataFrame], sql: str) -> pd.DataFrame:
         con = self.connect()
         try:
-            return con.execute(sql).df()
+            return fetch(con)
         except duckdb.Error as e:
             first = str(e).splitlines()[0]
             raise UserError("SQL", json.dumps(sql), f"a query over {', '.join(self.tables())} ({first})") from None

@@ -7,6 +7,7 @@ metadata so the same data give the same bytes.
 from __future__ import annotations
 
 import io
+from typing import TYPE_CHECKING
 
 import matplotlib
 
@@ -17,7 +18,10 @@ import pandas as pd
 
 from cellcc.stats import ecdf
 
-__all__ = ["ecdf_plot", "metric_vs_param", "spider", "throughput_delay_scatter", "timeseries_plot"]
+if TYPE_CHECKING:
+    from cellcc.runview import Panel
+
+__all__ = ["ecdf_plot", "metric_vs_param", "panel_png", "spider", "throughput_delay_scatter", "timeseries_plot"]
 
 _FIGSIZE_IN = (6.0, 4.0)
 _DPI = 100
@@ -111,3 +115,52 @@ def timeseries_plot(frame: pd.DataFrame, column: str, group: str, ylabel: str, t
     for name, g in frame.groupby(group, sort=True):
         ax.plot(g["t_s"], g[column], label=str(name), linewidth=1)
     return _finish(fig, ax, "time (s)", ylabel, title)
+
+
+#: Size of a time-series panel as a paper figure: the width of a two-column page, a strip high.
+_PANEL_FIGSIZE_IN = (7.0, 2.6)
+#: Resolution of panel PNGs (print quality).
+_PANEL_DPI = 200
+
+
+def panel_png(panel: Panel, duration_s: float) -> bytes:
+    """One :class:`cellcc.runview.Panel` (a time series of one run) as a PNG for a paper: the
+    same lines, dots, marks and shaded CA states as the interactive report, over [0, duration_s]."""
+    fig, ax = plt.subplots(figsize=_PANEL_FIGSIZE_IN)
+    for band in panel.bands:
+        spans = list(zip(band.start_s, band.end_s - band.start_s, strict=True))
+        ax.broken_barh(spans, (0, 1), transform=ax.get_xaxis_transform(), color=band.colour, alpha=0.45)
+        ax.plot([], [], color=band.colour, linewidth=6, alpha=0.45, label=band.label)
+    for s in panel.series:
+        style = {"color": s.colour, "label": s.label}
+        if s.kind in ("line", "step"):
+            ax.plot(
+                s.t_s,
+                s.y,
+                linewidth=1,
+                linestyle="--" if s.dash else "-",
+                **style,
+                **({"drawstyle": "steps-post"} if s.kind == "step" else {}),
+            )
+        elif s.kind == "dots":
+            ax.scatter(s.t_s, s.y, s=1, alpha=0.35, **style)
+        else:
+            ax.scatter(s.t_s, s.y, s=14, marker="^" if s.marker == "triangle" else "x", **style)
+    ax.set_xlim(0, duration_s)
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel(panel.y_label)
+    ax.set_title(panel.title, fontsize="medium")
+    ax.grid(alpha=0.3)
+    # Series that share a label share one legend entry, as in the interactive report.
+    handles, labels = ax.get_legend_handles_labels()
+    unique: dict[str, object] = {}
+    for label, handle in zip(labels, handles, strict=True):
+        unique.setdefault(label, handle)
+    ax.legend(
+        unique.values(), unique.keys(), fontsize="x-small", loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False
+    )
+    buf = io.BytesIO()
+    fig.tight_layout()
+    fig.savefig(buf, format="png", dpi=_PANEL_DPI, metadata={"Software": None})
+    plt.close(fig)
+    return buf.getvalue()

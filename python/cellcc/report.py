@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import html
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -222,7 +223,8 @@ def render_html(blocks: list[Block]) -> str:
     parts = [
         "<!doctype html><html><head><meta charset='utf-8'><title>cellcc report</title><style>",
         "body{font-family:sans-serif;max-width:1100px;margin:auto;padding:1em}"
-        "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}"
+        "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:3px 8px;vertical-align:top}"
+        "th{background:#f4f4f4;text-align:left}td.num{text-align:right}td.text{text-align:left}"
         "figure{display:inline-block;margin:0.5em}figcaption{font-size:small;color:#555}",
         "</style></head><body>",
     ]
@@ -232,7 +234,7 @@ def render_html(blocks: list[Block]) -> str:
         elif b.kind == "list":
             parts.append("<ul>" + "".join(f"<li>{html.escape(i)}</li>" for i in b.items) + "</ul>")
         elif b.kind == "table" and b.table is not None:
-            parts.append(b.table.to_html(index=False, float_format=lambda x: f"{x:.4g}", na_rep="-"))
+            parts.append(_table_html(b.table))
         elif b.kind == "figure":
             data = base64.b64encode(b.png).decode("ascii")
             alt = html.escape(b.text)
@@ -241,6 +243,31 @@ def render_html(blocks: list[Block]) -> str:
             )
     parts.append("</body></html>\n")
     return "\n".join(parts)
+
+
+#: A cell that reads as a number: an optional sign, digits, and maybe "± half-width" or a unit word.
+_NUMBER_CELL = re.compile(r"^[-+]?(\d[\d,]*\.?\d*(e[-+]?\d+)?|nan|inf)( ± \S+)?( [A-Za-z/%]+)?$|^-$")
+
+
+def _table_html(frame: pd.DataFrame) -> str:
+    """An HTML table whose numeric columns are right-aligned (digits line up) and whose text
+    columns are left-aligned (prose reads from the left); floats in 4 significant digits."""
+    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
+    cells = [[_cell_text(v) for v in frame[c]] for c in frame.columns]
+    numeric = [all(_NUMBER_CELL.match(v) for v in column if v) for column in cells]
+    rows = []
+    for i in range(len(frame)):
+        row = "".join(
+            f"<td class='{'num' if numeric[j] else 'text'}'>{html.escape(cells[j][i])}</td>" for j in range(len(cells))
+        )
+        rows.append(f"<tr>{row}</tr>")
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+
+
+def _cell_text(value: Any) -> str:
+    if isinstance(value, float):
+        return "-" if math.isnan(value) else f"{value:.4g}"
+    return "-" if value is None else str(value)
 
 
 def _md_table(frame: pd.DataFrame) -> str:

@@ -13,11 +13,9 @@ Columns and units are the engine's (``crates/cellcc-engine/src/output.rs``):
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-
-import pandas as pd
 
 from cellcc import store
 from cellcc.provenance import provenance
@@ -25,6 +23,8 @@ from cellcc.scenario import Scenario
 from cellcc.store import TABLES
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from cellcc._core import RunTables
 
 __all__ = ["LTE_COLUMNS", "TABLES", "Result"]
@@ -47,29 +47,49 @@ LTE_COLUMNS = [
     "rlc_buffer_bytes",
     "rlc_drops",
     "capacity_bps",
+    "first_tx_bler",
+    "olla_offset_db",
+    "pdcch_blocked",
+    "aggregation_level",
+    "sinr_age_ms",
 ]
 
 
-def _frame(columns: dict[str, list[Any]]) -> pd.DataFrame:
+def _frame(columns: Mapping[str, list[Any]]) -> pd.DataFrame:
     """A DataFrame in the engine's column order."""
+    import pandas as pd
+
     return pd.DataFrame({name: pd.Series(values) for name, values in columns.items()}, columns=list(columns))
 
 
-@dataclass(frozen=True, eq=False)
 class Result:
-    """One run. ``summary`` is the engine's; ``provenance`` says what produced it."""
+    """One run. ``summary`` is the engine's; ``provenance`` says what produced it.
 
-    scenario: Scenario
-    seed: int
-    summary: dict[str, Any]
-    provenance: dict[str, Any]
-    flows: pd.DataFrame
-    timeseries: pd.DataFrame
-    queues: pd.DataFrame
-    cwnd: pd.DataFrame
-    rtt: pd.DataFrame
-    lte: pd.DataFrame
-    pcaps: dict[str, bytes] = field(default_factory=dict)
+    Each table (``flows``, ``timeseries``, ``queues``, ``cwnd``, ``rtt``, ``lte``; :data:`TABLES`)
+    is an attribute holding a pandas DataFrame. A run's tables arrive from the engine as
+    columns of Python values and become DataFrames on first access, so `cellcc run` prints and
+    writes a run without importing pandas (its start-up goal, issue 36).
+    """
+
+    def __init__(
+        self,
+        *,
+        scenario: Scenario,
+        seed: int,
+        summary: dict[str, Any],
+        provenance: dict[str, Any],
+        pcaps: dict[str, bytes] | None = None,
+        **tables: pd.DataFrame | Mapping[str, list[Any]],
+    ) -> None:
+        unknown = sorted(set(tables) - set(TABLES))
+        if unknown:
+            raise TypeError(f"Result() got unknown table(s) {unknown}; tables are {list(TABLES)}")
+        self.scenario = scenario
+        self.seed = seed
+        self.summary = summary
+        self.provenance = provenance
+        self.pcaps = dict(pcaps or {})
+        self._tables: dict[str, Any] = {name: tables.get(name, {}) for name in TABLES}
 
     @classmethod
     def from_core(cls, scenario: Scenario, seed: int, raw: RunTables) -> Result:
@@ -80,8 +100,22 @@ class Result:
             summary=raw["summary"],
             provenance=provenance(scenario.sha256, scenario.name, seed),
             pcaps=dict(raw["pcaps"]),
-            **{name: _frame(raw[name]) for name in TABLES},  # type: ignore[literal-required]
+            **{name: raw[name] for name in TABLES},  # type: ignore[literal-required]
         )
+
+    def __getattr__(self, name: str) -> pd.DataFrame:
+        # Only called for attributes not set in __init__: the tables.
+        if name in TABLES:
+            value = self._tables[name]
+            if not hasattr(value, "iloc"):
+                value = self._tables[name] = _frame(value)
+            return value
+        raise AttributeError(f"'Result' object has no attribute {name!r}")
+
+    def columns(self, name: str) -> Mapping[str, list[Any]] | pd.DataFrame:
+        """Table ``name`` as it is held: the engine's columns (a mapping of lists) until the
+        DataFrame is asked for, then the DataFrame. Writers use this to skip pandas."""
+        return self._tables[name]
 
     def tables(self) -> dict[str, pd.DataFrame]:
         """``{name: DataFrame}`` for every table, in write order."""
@@ -97,4 +131,6 @@ class Result:
         return cls(**store.read_fields(run_dir))
 
     def __repr__(self) -> str:
-        return f"Result(scenario={self.scenario.name!r}, seed={self.seed}, flows={len(self.flows)})"
+        flows = self._tables["flows"]
+        n = len(flows) if hasattr(flows, "iloc") else len(next(iter(flows.values()), []))
+        return f"Result(scenario={self.scenario.name!r}, seed={self.seed}, flows={n})"

@@ -17,12 +17,12 @@
 //! (ul_interference.rs): per distance the median over seeds 1..=n (each seed drops the 56
 //! interfering UEs anew) and the median rise of interference over thermal noise.
 
-use cellcc_engine::lte::channel::calibration::{drop_ues, uma3d, CalibrationCase, TR36814_CASE1};
 use cellcc_engine::lte::channel::spec::{ChannelSpec, UePlacement};
 use cellcc_engine::lte::channel::ChannelSinr;
 use cellcc_engine::lte::phy::pcfich_pdcch_error_rate;
 use cellcc_engine::lte::sap::{LinkDir, UeIndex};
 use cellcc_engine::lte::sinr::SinrSource;
+use cellcc_engine::radio::calibration::{drop_ues, uma3d, CalibrationCase, TR36814_CASE1};
 use cellcc_engine::sim::{SimTime, NS_PER_MS};
 use serde_json::json;
 

@@ -67,6 +67,7 @@ pub mod link;
 pub mod lte;
 pub mod measure;
 pub mod packet;
+pub mod radio;
 pub mod tcp;
 pub mod world;
 

@@ -6,16 +6,18 @@
 //! [`EVENTS_PER_SLICE`] events; every [`INTERRUPT_CHECK_EVERY`] of wall time it
 //! looks for Ctrl-C / SIGTERM (Python's signal handlers, on the main thread) and
 //! for [`interrupt`] (any thread), and stops without a result if either fired.
+//! A run given a `progress` callable calls it with the simulated time every
+//! [`PROGRESS_EVERY`] of wall time (the CLI's progress bar for one long run).
 
 mod convert;
 mod errors;
 
 use cellcc_engine::cc::REGISTRY;
-use cellcc_engine::lte::channel::interference::InterfererLoad;
 use cellcc_engine::lte::channel::spec::{AntennaSpec, ChannelSpec, UePlacement};
 use cellcc_engine::lte::channel::{
     downlink_fading_trace_db, interfering_cells as engine_interfering_cells, wideband_dl_sinr_db as engine_wideband,
 };
+use cellcc_engine::radio::interference::InterfererLoad;
 use cellcc_engine::scenario::SCHEMA_VERSION;
 use cellcc_engine::world::{resolved, World};
 use cellcc_engine::{Scenario, ENGINE_VERSION};
@@ -31,6 +33,9 @@ use std::time::{Duration, Instant};
 const EVENTS_PER_SLICE: u64 = 10_000;
 /// How often a run looks for an interrupt, wall time.
 const INTERRUPT_CHECK_EVERY: Duration = Duration::from_millis(2);
+/// How often a run reports its simulated time to a `progress` callable, wall time: a
+/// terminal bar redraws ~10 times a second, so more often would only cost GIL round trips.
+const PROGRESS_EVERY: Duration = Duration::from_millis(100);
 /// Set by [`interrupt`]: every run in this process stops at its next look.
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
@@ -59,14 +64,17 @@ fn resolve(py: Python<'_>, json: &str) -> PyResult<String> {
 /// Run a scenario (JSON text) with `seed`, without holding the GIL.
 /// Returns `{summary, flows, timeseries, queues, cwnd, rtt, lte, pcaps}`.
 /// Raises `KeyboardInterrupt` (or what a signal handler raised) when interrupted.
+/// `progress`, if given, is called as `progress(now_ns)` every [`PROGRESS_EVERY`] of wall
+/// time; an exception it raises stops the run and propagates.
 #[pyfunction]
-fn run<'py>(py: Python<'py>, json: &str, seed: u64) -> PyResult<Bound<'py, PyDict>> {
+#[pyo3(signature = (json, seed, progress=None))]
+fn run<'py>(py: Python<'py>, json: &str, seed: u64, progress: Option<Py<PyAny>>) -> PyResult<Bound<'py, PyDict>> {
     let text = json.to_owned();
     let out = py.detach(move || {
         guarded(|| {
             let scenario = Scenario::from_json(&text)?;
             let mut world = World::new(&scenario, seed)?;
-            run_interruptibly(&mut world)?;
+            run_interruptibly(&mut world, progress.as_ref())?;
             Ok(world.into_output()?)
         })
     });
@@ -74,16 +82,29 @@ fn run<'py>(py: Python<'py>, json: &str, seed: u64) -> PyResult<Bound<'py, PyDic
     guarded_py(|| convert::run_output_to_py(py, &out))
 }
 
-/// Advance `world` to its end in slices, looking for interrupts between them.
-fn run_interruptibly(world: &mut World) -> Result<(), Failure> {
+/// Advance `world` to its end in slices, looking for interrupts between them and
+/// reporting the simulated time to `progress`.
+fn run_interruptibly(world: &mut World, progress: Option<&Py<PyAny>>) -> Result<(), Failure> {
     let mut last_look = Instant::now();
+    let mut last_report = Instant::now();
     while !world.run_events(EVENTS_PER_SLICE)? {
         if last_look.elapsed() >= INTERRUPT_CHECK_EVERY {
             look_for_interrupt()?;
             last_look = Instant::now();
         }
+        if let Some(callback) = progress {
+            if last_report.elapsed() >= PROGRESS_EVERY {
+                report_progress(callback, world.now().as_ns())?;
+                last_report = Instant::now();
+            }
+        }
     }
     Ok(())
+}
+
+/// Call `progress(now_ns)` with the GIL held.
+fn report_progress(callback: &Py<PyAny>, now_ns: u64) -> Result<(), Failure> {
+    Python::attach(|py| callback.call1(py, (now_ns,)).map(|_| ())).map_err(Failure::Python)
 }
 
 /// `Err` if [`interrupt`] was called or a Python signal handler raised.

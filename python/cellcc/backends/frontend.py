@@ -28,6 +28,7 @@ from . import crosscheck as xc
 from . import linux
 from .netns import Unsupported
 from .ns3 import build as ns3_build
+from .ns3 import lte as ns3_lte
 from .ns3 import plan as ns3_plan
 from .ns3 import run as ns3_run
 from .output import BackendRunOutput
@@ -181,11 +182,15 @@ def compare_runs_linux(
     return pd.DataFrame(rows)
 
 
-def _engine_runner(source: str) -> xc.Runner:
+def _engine_runner(source: str, against: str) -> xc.Runner:
+    """The engine side of a crosscheck; against ns-3 its cells run under the LENA profile, as the
+    ns-3 side does (ns3.lte.as_lena), so the two compare like for like."""
     # Imported here, not in `run`, so the first run's wall time does not include loading pandas.
     from cellcc.runner import run_one
 
     def run(doc: dict, seed: int) -> Result:
+        if against == "ns3":
+            doc, _ = ns3_lte.as_lena(doc)
         return run_one(Scenario(json.dumps(doc), source), seed)
 
     return run
@@ -221,7 +226,7 @@ def crosscheck(
         sc.to_dict(),
         ccas,
         [sc.seed + k for k in range(max_seeds)],
-        _engine_runner(sc.source),
+        _engine_runner(sc.source, against),
         _other_runner(sc.source, against),
         progress,
         label,

@@ -39,12 +39,20 @@ DaskOpt = Annotated[
 ]
 
 
+def _cell_text(value: object) -> str:
+    """A value as a table cell: SQL NULL (None, pd.NA) as NULL, floats in 6 significant digits."""
+    if value is None or type(value).__name__ == "NAType":
+        return "NULL"
+    return f"{value:.6g}" if isinstance(value, float) else str(value)
+
+
 def _frame_table(frame, title: str, limit: int = 50) -> Table:
     table = Table(title=title)
     for column in frame.columns:
         table.add_column(str(column), justify="right" if frame[column].dtype.kind in "fiu" else "left")
-    for _, row in frame.head(limit).iterrows():
-        table.add_row(*(f"{v:.6g}" if isinstance(v, float) else str(v) for v in row))
+    # itertuples, not iterrows: a row as a Series would turn a NULL of a text column into NaN.
+    for row in frame.head(limit).itertuples(index=False):
+        table.add_row(*(_cell_text(v) for v in row))
     if len(frame) > limit:
         table.caption = f"{len(frame) - limit} more row(s) not shown"
     return table
@@ -75,6 +83,19 @@ def _ranking_table(rec: Recommendation, title: str) -> Table:
     return table
 
 
+def _folder_kind(folder: Path) -> str:
+    """``"sweep"`` (it has sweep.json) or ``"run"`` (summary.json and scenario.json); else a UserError."""
+    if (folder / "sweep.json").is_file():
+        return "sweep"
+    if (folder / "summary.json").is_file() and (folder / "scenario.json").is_file():
+        return "run"
+    raise UserError(
+        "DIR",
+        json.dumps(str(folder)),
+        "a run folder (summary.json and scenario.json: `cellcc run --out DIR`) or a sweep results folder (sweep.json)",
+    )
+
+
 def register(app: typer.Typer, out: Console) -> None:
     """Add the experiment commands to ``app``; tables print on ``out``."""
 
@@ -85,14 +106,16 @@ def register(app: typer.Typer, out: Console) -> None:
         jobs: JobsOpt = None,
         dask: DaskOpt = None,
     ) -> None:
-        """Run every run of FILE that --out does not hold yet (resumable; Ctrl-C keeps the store consistent)."""
+        """Run every run of FILE that --out does not hold yet (resumable; Ctrl-C keeps the store consistent).
+        Several processes may run one sweep into one store at once: they split the runs."""
         from cellcc.runner import run_sweep
         from cellcc.sweep import Sweep
 
         with reported():
             outcome = run_sweep(Sweep.load(file), out_dir, workers=jobs, scheduler=dask)
+            others = f", {outcome.by_others} run meanwhile by another process" if outcome.by_others else ""
             out.print(
-                f"{outcome.total} runs: {outcome.ran} ran, {outcome.skipped} already in {out_dir}; "
+                f"{outcome.total} runs: {outcome.ran} ran, {outcome.skipped} already in {out_dir}{others}; "
                 f'query with: cellcc query {out_dir} "SELECT * FROM metrics"'
             )
 
@@ -140,29 +163,64 @@ def register(app: typer.Typer, out: Console) -> None:
                     cols = store.query(f"DESCRIBE {name}")["column_name"].tolist()
                     out.print(f"[bold]{name}[/]: {', '.join(cols)}")
                 return
-            frame = store.query(sql)
             if csv:
-                typer.echo(frame.to_csv(index=False), nl=False)
+                typer.echo(store.query(sql).to_csv(index=False), nl=False)
             else:
-                out.print(_frame_table(frame, sql))
+                out.print(_frame_table(store.query_nullable(sql), sql))
 
     app.command("db", help="Alias of `query`.")(query)
 
     @app.command()
     def report(
-        store_dir: StoreArg,
-        out_file: Annotated[Path, typer.Option("--out", "-o", help="Report file: .html (self-contained) or .md.")],
+        folder: Annotated[
+            Path,
+            typer.Argument(
+                metavar="DIR",
+                help="A run folder (`cellcc run --out`, `Result.save`) or a sweep results folder.",
+                show_default=False,
+            ),
+        ],
+        out_file: Annotated[
+            Path | None,
+            typer.Option(
+                "--out",
+                "-o",
+                help="Report file: .html (self-contained) or, for a sweep, .md; default DIR/report.html.",
+                show_default=False,
+            ),
+        ] = None,
         objective: ObjectiveOpt = "throughput",
+        png: Annotated[
+            Path | None,
+            typer.Option(
+                "--png", help="Run folder only: also write every figure as a PNG into this folder.", show_default=False
+            ),
+        ] = None,
     ) -> None:
-        """Write the report of a sweep: ranking tables with 95% CIs, figures and the recommendation."""
-        from cellcc.catalogue import Store
-        from cellcc.report import write_report
-
+        """Write the report of a run (time series on one zoomable time axis, flows, provenance) or of a sweep
+        (ranking tables with 95% CIs, figures and the recommendation). A folder with sweep.json is a sweep;
+        one with summary.json and scenario.json is a run."""
         with reported():
-            if out_file.suffix.lower() not in (".html", ".md"):
-                raise UserError("--out", json.dumps(str(out_file)), "a file ending in .html or .md")
-            write_report(Store.open(store_dir), out_file, objective)
-            out.print(f"wrote {out_file}")
+            kind = _folder_kind(folder)
+            target = out_file if out_file is not None else folder / "report.html"
+            suffixes = (".html",) if kind == "run" else (".html", ".md")
+            if target.suffix.lower() not in suffixes:
+                allowed = "a file ending in .html" + (" or .md" if kind == "sweep" else " (a run's report is HTML)")
+                raise UserError("--out", json.dumps(str(target)), allowed)
+            if kind == "run":
+                from cellcc.runreport import write_pngs, write_run_report
+
+                out.print(f"wrote {write_run_report(folder, target)}")
+                if png is not None:
+                    out.print(f"wrote {len(write_pngs(folder, png))} PNG figure(s) into {png}")
+                return
+            if png is not None:
+                raise UserError("--png", json.dumps(str(png)), "a run folder's option (a sweep's figures are PNGs)")
+            from cellcc.catalogue import Store
+            from cellcc.report import write_report
+
+            write_report(Store.open(folder), target, objective)
+            out.print(f"wrote {target}")
 
     @app.command("recommend")
     def recommend_cmd(

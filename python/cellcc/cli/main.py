@@ -31,6 +31,7 @@ from cellcc.cli.options import (
     OptionalScenarioArg,
     OutDirOpt,
     OutTableOpt,
+    ReportFlagOpt,
     ScenarioArg,
     SeedOpt,
     SeedsOpt,
@@ -74,24 +75,35 @@ def _root(
 
 @app.command()
 def run(
-    scenario: ScenarioArg, seed: SeedOpt = None, out: OutDirOpt = None, backend: linux_cli.BackendOpt = None
+    scenario: ScenarioArg,
+    seed: SeedOpt = None,
+    out: OutDirOpt = None,
+    backend: linux_cli.BackendOpt = None,
+    report: ReportFlagOpt = False,
 ) -> None:
-    """Simulate SCENARIO once and print per-flow results; --out writes summary, tables and pcaps."""
+    """Simulate SCENARIO once and print per-flow results; --out writes summary, tables and pcaps
+    (--report adds report.html: time series, flows and provenance on one page)."""
     with reported(), interruptible():
         from cellcc.runner import Job, run_jobs
-        from cellcc.store import write_run
+        from cellcc.store import run_files, write_files
 
+        if report and out is None:
+            raise UserError("--report", "true", "with --out DIR (the report is written into the run folder)")
         chosen = linux_cli.chosen_backend(scenario, backend)
         if chosen != "engine":
             sc, result = linux_cli.run_linux_command(scenario, seed, _out, chosen)
         else:
             sc = Scenario.resolve(scenario)
-            (result,) = run_jobs(
-                [Job(sc, sc.seed if seed is None else seed)], workers=1, description=f"simulating {sc.name}"
-            )
-        _out.print(render.flows_table(result.flows, f"{sc.name} (seed {result.seed})"))
+            (result,) = run_jobs([Job(sc, sc.seed if seed is None else seed)], workers=1, description=sc.name)
+        _out.print(render.flows_table(result.columns("flows"), f"{sc.name} (seed {result.seed})"))
         if out is not None:
-            _out.print(f"wrote {write_run(result, out)}")
+            files = run_files(result)
+            if report:
+                from cellcc.runreport import REPORT_FILE, RunData, render_page
+
+                files[REPORT_FILE] = render_page(RunData.from_result(result)).encode("utf-8")
+            write_files(files, out)
+            _out.print(f"wrote {out}")
 
 
 @app.command()
@@ -167,6 +179,7 @@ def crosscheck(
     out: linux_cli.RunsOutOpt = None,
     max_seeds: linux_cli.MaxSeedsOpt = None,
     ci: linux_cli.CiOpt = None,
+    tcp_profile: linux_cli.TcpProfileOpt = None,
 ) -> None:
     """Run SCENARIO per CCA on the engine and on real Linux TCP (root) or ns-3; compare; plot cwnd and throughput.
 
@@ -175,7 +188,7 @@ def crosscheck(
     """
     with reported():
         _check_table_out(out)
-        runs = linux_cli.crosscheck_command(scenario, cca, seeds, figure, _out, against, max_seeds, ci)
+        runs = linux_cli.crosscheck_command(scenario, cca, seeds, figure, _out, against, max_seeds, ci, tcp_profile)
         if out is not None:
             _write_table(runs, out)
             _out.print(f"wrote {out}")

@@ -59,3 +59,7 @@ VerboseOpt = Annotated[
     bool,
     typer.Option("--verbose", "-v", help="Describe each algorithm: what it does and what each parameter means."),
 ]
+ReportFlagOpt = Annotated[
+    bool,
+    typer.Option("--report", help="Also write report.html into the --out folder (same page as `cellcc report DIR`)."),
+]

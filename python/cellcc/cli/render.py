@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Group
@@ -35,17 +36,19 @@ def _number(x: Any, decimals: int) -> str:
     return "-" if math.isnan(value) else f"{value:,.{decimals}f}"
 
 
-def flows_table(flows: pd.DataFrame, title: str) -> Table:
-    """Per-flow results of one run."""
+def flows_table(flows: pd.DataFrame | Mapping[str, list[Any]], title: str) -> Table:
+    """Per-flow results of one run: a DataFrame or the engine's columns (``Result.columns``)."""
     table = Table(title=title)
     for heading in ("flow", "cca"):
         table.add_column(heading)
-    shown = [c for c in _FLOW_COLUMNS if c[0] in flows.columns]
+    columns = {name: list(flows[name]) for name in flows}
+    n_rows = len(next(iter(columns.values()), []))
+    shown = [c for c in _FLOW_COLUMNS if c[0] in columns]
     for _, heading, _, _ in shown:
         table.add_column(heading, justify="right")
-    for _, row in flows.iterrows():
-        cells = [str(row.get("flow_id", "")), str(row.get("cca", ""))]
-        cells += [_number(row[col] * scale, decimals) for col, _, scale, decimals in shown]
+    for i in range(n_rows):
+        cells = [str(columns[key][i]) if key in columns else "" for key in ("flow_id", "cca")]
+        cells += [_number(columns[col][i] * scale, decimals) for col, _, scale, decimals in shown]
         table.add_row(*cells)
     return table
 

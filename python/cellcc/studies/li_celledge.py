@@ -262,7 +262,8 @@ def _base(duration_s: float, rlc_mode: str, transport: str, interference: bool =
         internet_delay_ms=SERVER_DELAY_MS,
         cca="newreno",
         tcp={"mss_bytes": PACKET_BYTES},
-        cell={"channel": channel, "cqi": {"dl_mcs_from": DL_MCS_FROM}},
+        # Seed 004 ran ns-3 LENA: its platform's profile (docs/lte.md "Profiles").
+        cell={"profile": "lena", "channel": channel, "cqi": {"dl_mcs_from": DL_MCS_FROM}},
     )
     if transport == "udp":
         doc["flows"][0] = {

@@ -12,9 +12,11 @@
 
 pub mod cell;
 pub mod channel;
+pub mod config;
 pub mod mac;
 pub mod pdcp;
 pub mod phy;
+pub mod profile;
 pub mod rlc;
 pub mod sap;
 pub mod sinr;

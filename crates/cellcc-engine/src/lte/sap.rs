@@ -7,14 +7,8 @@
 
 use crate::sim::{SimDuration, SimTime};
 
-/// Which way across the air interface.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum LinkDir {
-    /// eNB to UE.
-    Downlink,
-    /// UE to eNB.
-    Uplink,
-}
+/// Which way across the air interface: the radio's direction (`Downlink`: eNB to UE).
+pub use crate::radio::LinkDir;
 
 /// Index of a UE within its cell, in scenario order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -6,8 +6,8 @@
 //! geometric channel (path loss, shadowing, fading, interference) is
 //! [`super::channel`] and implements the same trait.
 
-use super::channel::db::lin_to_db;
 use super::sap::{LinkDir, UeIndex};
+use crate::radio::db::lin_to_db;
 use crate::sim::SimTime;
 
 /// An uplink transmission's size: the UE spreads its PUSCH power over `prbs` PRBs
@@ -28,7 +28,7 @@ pub trait SinrSource {
     fn per_rb_sinr_lin(&mut self, ue: UeIndex, dir: LinkDir, now: SimTime, out: &mut [f64]);
 
     /// [`Self::per_rb_sinr_lin`]'s row in dB, for outputs (SINR traces, reports). The default
-    /// converts the linear row (`channel::db::lin_to_db`, within 1e-13 dB of `10 log10`).
+    /// converts the linear row (`radio::db::lin_to_db`, within 1e-13 dB of `10 log10`).
     fn per_rb_sinr_db(&mut self, ue: UeIndex, dir: LinkDir, now: SimTime, out: &mut [f64]) {
         self.per_rb_sinr_lin(ue, dir, now, out);
         out.iter_mut().for_each(|x| *x = lin_to_db(*x));

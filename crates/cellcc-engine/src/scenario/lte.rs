@@ -17,23 +17,36 @@
 
 use crate::lte::channel::spec::{ChannelSpec, UePlacement};
 use crate::lte::channel::sweep::SweepSpec;
+use crate::lte::mac::link_adaptation::UlMcsRule;
+use crate::lte::mac::pdcch::PhichNg;
 use crate::lte::mac::scheduler::proportional_fair::DEFAULT_TIME_WINDOW_TTIS;
-use crate::lte::mac::scheduler::SchedulerKind;
-use crate::lte::mac::uplink::UplinkConfig;
-use crate::lte::rlc::RlcConfig;
+use crate::lte::mac::scheduler::rbg::LastRbg;
+use crate::lte::mac::scheduler::{GrantSizing, SchedulerKind};
+use crate::lte::mac::uplink::UplinkRequestsMode;
+use crate::lte::mac::StatusPduPlacement;
+use crate::lte::phy::UlMeasurement;
+use crate::lte::profile::RanProfile;
+use crate::lte::rlc::RlcSpec;
 use serde::{Deserialize, Serialize};
 
-/// One LTE cell: an eNB and the UEs attached to it.
+/// One LTE cell as written: an eNB and the UEs attached to it. Every field the scenario leaves
+/// unset takes the value of the cell's `profile` (`lte::profile`); `lte::config::CellConfig` is
+/// the cell resolved.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CellSpec {
     pub id: String,
     /// The eNB: a node of kind "enb"; it forwards between the cell and its links (S1-U).
     pub enb: String,
+    /// Which network the unset fields describe: "operator" (default: 3GPP and common eNB
+    /// practice) or "lena" (ns-3.44 LENA, for cross-checks and the studies that ran on it).
+    #[serde(default)]
+    pub profile: RanProfile,
     /// Channel bandwidth, MHz: 1.4, 3, 5, 10, 15 or 20 (6, 15, 25, 50, 75, 100 RBs;
-    /// TS 36.101 Table 5.6-1). Default 5 MHz: ns-3 `LteEnbNetDevice::DlBandwidth` = 25 RBs.
-    #[serde(default = "default_bandwidth_mhz")]
-    pub bandwidth_mhz: f64,
+    /// TS 36.101 Table 5.6-1). Default: operator 20 (the widest LTE carrier), LENA 5
+    /// (`LteEnbNetDevice::DlBandwidth` = 25 RBs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bandwidth_mhz: Option<f64>,
     /// Largest IP datagram the radio bearer carries, bytes. Default 1500 (the
     /// operators' usual PDN MTU; TS 36.323 allows PDCP SDUs up to 8188 bytes).
     #[serde(default = "default_cell_mtu")]
@@ -44,8 +57,8 @@ pub struct CellSpec {
     /// HARQ settings (TS 36.321 §5.3.2, §5.4.2).
     #[serde(default)]
     pub harq: HarqSpec,
-    /// Model PCFICH/PDCCH decoding errors: a UE that misses its grant loses
-    /// that TTI's transport block. Default on: ns-3 `LteSpectrumPhy::CtrlErrorModelEnabled`.
+    /// Model PCFICH/PDCCH decoding errors: a UE that misses its DCI loses that TTI's transport
+    /// block. Default on (ns-3 `LteSpectrumPhy::CtrlErrorModelEnabled`; a real PDCCH errs).
     #[serde(default = "yes")]
     pub control_errors: bool,
     /// MAC scheduler, both directions: "proportional_fair" (default: ns-3
@@ -56,9 +69,18 @@ pub struct CellSpec {
     /// average throughput. Default 99 (ns-3 `PfFfMacScheduler` `m_timeWindow`). Range [1, 100000].
     #[serde(default = "default_pf_window_ttis")]
     pub pf_window_ttis: f64,
-    /// Uplink scheduling requests and grants (TS 36.321 §5.4).
+    /// Uplink scheduling requests, grants and measurement (TS 36.321 §5.4, TS 36.213 §8.2).
     #[serde(default)]
-    pub uplink: UplinkConfig,
+    pub uplink: UplinkSpec,
+    /// How the MCS of each transport block is chosen (inner and outer loop).
+    #[serde(default)]
+    pub link_adaptation: LinkAdaptationSpec,
+    /// The downlink control channel's capacity and error model.
+    #[serde(default)]
+    pub pdcch: PdcchSpec,
+    /// MAC choices TS 36.321 leaves to the eNB.
+    #[serde(default)]
+    pub mac: MacSpec,
     /// The cell's radio channel (path loss, shadowing, fading, interference; docs/channel.md).
     /// With it, every UE's `sinr` is `{kind = "channel", position_m, ...}`; without it, none is.
     #[serde(default)]
@@ -66,14 +88,9 @@ pub struct CellSpec {
     pub ues: Vec<UeSpec>,
 }
 
-/// ns-3 LENA's default bandwidth: 25 RBs = 5 MHz.
-pub const DEFAULT_BANDWIDTH_MHZ: f64 = 5.0;
 /// Default radio bearer MTU, bytes.
 pub const DEFAULT_CELL_MTU_BYTES: u32 = 1500;
 
-fn default_bandwidth_mhz() -> f64 {
-    DEFAULT_BANDWIDTH_MHZ
-}
 fn default_cell_mtu() -> u32 {
     DEFAULT_CELL_MTU_BYTES
 }
@@ -92,66 +109,139 @@ fn yes() -> bool {
 #[serde(deny_unknown_fields)]
 pub struct CqiSpec {
     /// How often each UE measures and reports a wideband CQI, ms (1..=160; TS 36.213
-    /// Table 7.2.2-1A periods 2..160 ms; 1 = every TTI, as ns-3's periodic wideband CQI).
-    #[serde(default = "default_cqi_period_ms")]
-    pub period_ms: u32,
+    /// Table 7.2.2-1A periods 2..160 ms; 1 = every TTI). Default: operator 40, LENA 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub period_ms: Option<u32>,
     /// From measurement to use by the eNB scheduler, ms (0..=20). Default 4: the report
     /// travels on PUCCH in subframe n+4 for a measurement in subframe n (TS 36.213 §7.2.2).
     #[serde(default = "default_cqi_delay_ms")]
     pub delay_ms: u32,
-    /// Which downlink CQI sets the MCS: "wideband" (default: the wideband report, TS 36.213
-    /// §7.2.1 mode 1-0 as ns-3's periodic P10 CQI) or "worst_subband" (the lowest sub-band CQI of
-    /// a mode 3-0 report over sub-bands of one RBG, as ns-3 LENA's PF scheduler takes from its A30
-    /// report; see `phy::worst_subband_cqi`).
-    #[serde(default)]
-    pub dl_mcs_from: DlCqiMode,
+    /// Which downlink CQI sets the MCS: "wideband" (the wideband report, TS 36.213 §7.2.1
+    /// mode 1-0; the operator default) or "worst_subband" (the lowest sub-band CQI of a mode
+    /// 3-0 report over sub-bands of one RBG, as ns-3 LENA's PF scheduler takes from its A30
+    /// report; the LENA default; see `phy::worst_in_range_subband`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dl_mcs_from: Option<DlCqiMode>,
 }
 
 /// The downlink CQI the scheduler's MCS comes from (see [`CqiSpec::dl_mcs_from`]).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DlCqiMode {
-    #[default]
     Wideband,
     WorstSubband,
 }
 
-fn default_cqi_period_ms() -> u32 {
-    1
-}
+/// TS 36.213 §7.2.2: a CQI measured in subframe n is reported in n+4.
+pub const DEFAULT_CQI_DELAY_MS: u32 = 4;
+
 fn default_cqi_delay_ms() -> u32 {
-    4
+    DEFAULT_CQI_DELAY_MS
 }
 
 impl Default for CqiSpec {
     fn default() -> Self {
-        CqiSpec {
-            period_ms: default_cqi_period_ms(),
-            delay_ms: default_cqi_delay_ms(),
-            dl_mcs_from: DlCqiMode::Wideband,
-        }
+        CqiSpec { period_ms: None, delay_ms: DEFAULT_CQI_DELAY_MS, dl_mcs_from: None }
     }
 }
 
 /// Hybrid ARQ (TS 36.321 §5.3.2 downlink, §5.4.2 uplink).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct HarqSpec {
-    /// Retransmissions of a transport block after its first transmission (0..=7).
-    /// Default 3: ns-3 `LteEnbMac`/`LteUeMac` allow 3 (4 transmissions in all), as
-    /// TS 36.331 maxHARQ-Tx n4 for the uplink.
-    #[serde(default = "default_max_retx")]
-    pub max_retx: u8,
+    /// Downlink retransmissions of a transport block after its first transmission (0..=7).
+    /// Default: operator 4, LENA 3 (4 transmissions, hard-coded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_retx: Option<u8>,
+    /// Uplink retransmissions (0..=7). Default: operator 4 (TS 36.331 §9.2.2 maxHARQ-Tx n5),
+    /// LENA 3.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ul_max_retx: Option<u8>,
 }
 
-fn default_max_retx() -> u8 {
-    3
+/// Uplink requests and measurement as written (see `lte::mac::uplink::UplinkConfig`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UplinkSpec {
+    /// SR period, ms: one of 1, 2, 5, 10, 20, 40, 80 (TS 36.213 Table 10.1.5-1). Default:
+    /// operator 20 (srsRAN 4G's `sched_request_cnfg.period`); unused by LENA's ideal BSR.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sr_period_ms: Option<u32>,
+    /// From UL grant to its PUSCH transmission, ms, 1..=8. Default 4 (TS 36.213 §8.0, FDD).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grant_delay_ms: Option<u32>,
+    /// SRS period, ms: one of 2, 5, 10, 20, 40, 80, 160, 320 (TS 36.213 Table 8.2-1). Default 40
+    /// (ns-3 `LteEnbRrc::SrsPeriodicity`; a mid-table period).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub srs_period_ms: Option<u32>,
+    /// How the eNB learns the UE's buffer: "sr_bsr" (operator: TS 36.321 §5.4.4-5.4.5) or
+    /// "ideal_bsr" (LENA: the exact buffer 4 TTIs late, no SR).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requests: Option<UplinkRequestsMode>,
 }
 
-impl Default for HarqSpec {
-    fn default() -> Self {
-        HarqSpec { max_retx: default_max_retx() }
-    }
+/// Link adaptation as written (see `lte::mac::link_adaptation`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkAdaptationSpec {
+    /// The uplink MCS: "effective_sinr" (operator: MIESM over the granted RBs) or
+    /// "lena_minimum_sinr" (LENA: Shannon-gap CQI of the band's minimum SINR).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ul_mcs_from: Option<UlMcsRule>,
+    /// Where the eNB measures the uplink: "srs_and_pusch" (operator) or "srs_only" (LENA).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ul_measurement: Option<UlMeasurement>,
+    /// The outer loop, both directions (operator: on; LENA: off).
+    #[serde(default)]
+    pub olla: OllaSpec,
+}
+
+/// The outer loop as written (see `lte::mac::link_adaptation::OllaConfig`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OllaSpec {
+    /// Run the outer loop. Default: operator true, LENA false.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub enabled: Option<bool>,
+    /// First-transmission BLER target, in (0, 0.5). Default 0.1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_bler: Option<f64>,
+    /// The offset's fall on a NACK, dB, in (0, 10]. Default 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nack_step_db: Option<f64>,
+    /// Bound of the offset, dB, in [0, 30]. Default 20.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_offset_db: Option<f64>,
+}
+
+/// The PDCCH as written (see `lte::mac::pdcch::PdcchConfig`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PdcchSpec {
+    /// Bound the DCIs per TTI by the CCEs. Default: operator true, LENA false.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capacity: Option<bool>,
+    /// PHICH resource N_g: "1/6", "1/2", "1" or "2". Default "1/6" (srsRAN 4G).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phich_ng: Option<PhichNg>,
+    /// PDCCH error target the aggregation level is chosen for, in (0, 0.5). Default 0.01.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_bler: Option<f64>,
+}
+
+/// MAC choices as written.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MacSpec {
+    /// "to_need" (operator: no grant beyond the buffer) or "whole_share" (LENA).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grant_sizing: Option<GrantSizing>,
+    /// "with_data" (operator) or "alone" (LENA: a STATUS PDU fills its TB with padding).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status_pdu: Option<StatusPduPlacement>,
+    /// The downlink's last partial RBG: "used" (operator, TS 36.213 §7.1.6.1) or "unused" (LENA).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_rbg: Option<LastRbg>,
 }
 
 /// A UE attached to a cell, with its one data radio bearer.
@@ -162,9 +252,10 @@ pub struct UeSpec {
     pub node: String,
     /// Where the UE's SINR comes from.
     pub sinr: SinrSpec,
-    /// The bearer's RLC mode (`mode = "tm" | "um" | "am"`) and parameters, at both ends.
-    #[serde(default)]
-    pub rlc: RlcConfig,
+    /// The bearer's RLC mode (`mode = "tm" | "um" | "am"`) and any of its parameters, at both
+    /// ends; unset: the profile's (operator: AM with srsRAN 4G's QCI 9 timers; LENA: UM).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rlc: Option<RlcSpec>,
 }
 
 /// A UE's SINR source. Uplink SINR equals downlink SINR unless `ul_db` says otherwise.
@@ -200,11 +291,9 @@ pub enum SinrSpec {
 /// Channel bandwidths and their RB counts, TS 36.101 Table 5.6-1.
 pub const BANDWIDTHS_MHZ_RBS: [(f64, u32); 6] = [(1.4, 6), (3.0, 15), (5.0, 25), (10.0, 50), (15.0, 75), (20.0, 100)];
 
-impl CellSpec {
-    /// Resource blocks of the cell's bandwidth (None for a bandwidth TS 36.101 does not define).
-    pub fn n_rbs(&self) -> Option<u32> {
-        BANDWIDTHS_MHZ_RBS.iter().find(|(mhz, _)| (mhz - self.bandwidth_mhz).abs() < 1e-9).map(|&(_, rbs)| rbs)
-    }
+/// Resource blocks of a bandwidth of `mhz` (None for a bandwidth TS 36.101 does not define).
+pub fn n_rbs_of(mhz: f64) -> Option<u32> {
+    BANDWIDTHS_MHZ_RBS.iter().find(|(m, _)| (m - mhz).abs() < 1e-9).map(|&(_, rbs)| rbs)
 }
 
 // ---- validation -----------------------------------------------------------
@@ -254,20 +343,15 @@ impl CellSpec {
             "an eNB no other cell uses",
         )?;
         ensure(
-            self.n_rbs().is_some(),
-            || p("bandwidth_mhz"),
-            self.bandwidth_mhz,
-            "one of 1.4, 3, 5, 10, 15, 20 (MHz)",
-        )?;
-        ensure(
             (MIN_MTU_BYTES..=MAX_MTU_BYTES).contains(&self.mtu_bytes),
             || p("mtu_bytes"),
             self.mtu_bytes,
             "bytes in [68, 65535]",
         )?;
-        self.cqi.validate(&p("cqi"))?;
+        let resolved = self.resolve();
+        resolved.validate(path)?;
+        resolved.cqi_validate(&p("cqi"))?;
         self.harq.validate(&p("harq"))?;
-        self.uplink.validate(&p("uplink"))?;
         ensure(
             (1.0..=MAX_PF_WINDOW_TTIS).contains(&self.pf_window_ttis),
             || p("pf_window_ttis"),
@@ -290,7 +374,6 @@ impl CellSpec {
             )?;
             u.sinr.validate(&format!("{up}.sinr"), sc.duration_s)?;
             self.validate_sinr_source(&u.sinr, &format!("{up}.sinr"))?;
-            u.rlc.validate(&format!("{up}.rlc"))?;
         }
         Ok(())
     }
@@ -326,21 +409,26 @@ const MAX_CQI_DELAY_MS: u32 = 20;
 /// the uplink; 8 covers every HARQ process in FDD before its number comes round again).
 const MAX_HARQ_RETX: u8 = 7;
 
-impl CqiSpec {
-    fn validate(&self, path: &str) -> Check {
+impl crate::lte::config::CellConfig {
+    fn cqi_validate(&self, path: &str) -> Check {
+        let c = &self.cqi;
         ensure(
-            (1..=MAX_CQI_PERIOD_MS).contains(&self.period_ms),
+            (1..=MAX_CQI_PERIOD_MS).contains(&c.period_ms),
             || format!("{path}.period_ms"),
-            self.period_ms,
+            c.period_ms,
             "ms in [1, 160]",
         )?;
-        ensure(self.delay_ms <= MAX_CQI_DELAY_MS, || format!("{path}.delay_ms"), self.delay_ms, "ms in [0, 20]")
+        ensure(c.delay_ms <= MAX_CQI_DELAY_MS, || format!("{path}.delay_ms"), c.delay_ms, "ms in [0, 20]")
     }
 }
 
 impl HarqSpec {
     fn validate(&self, path: &str) -> Check {
-        ensure(self.max_retx <= MAX_HARQ_RETX, || format!("{path}.max_retx"), self.max_retx, "an integer in [0, 7]")
+        for (field, value) in [("max_retx", self.max_retx), ("ul_max_retx", self.ul_max_retx)] {
+            let v = value.unwrap_or(0);
+            ensure(v <= MAX_HARQ_RETX, || format!("{path}.{field}"), v, "an integer in [0, 7]")?;
+        }
+        Ok(())
     }
 }
 

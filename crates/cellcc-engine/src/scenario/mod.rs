@@ -15,10 +15,15 @@
 
 mod lte;
 mod tcp;
+mod tcp_profile;
 mod validate;
 
-pub use lte::{CellSpec, CqiSpec, DlCqiMode, HarqSpec, SinrSpec, UeSpec, BANDWIDTHS_MHZ_RBS};
-pub use tcp::{Pacing, RtoEstimator, TcpParams, TcpSpec};
+pub use lte::{
+    n_rbs_of, CellSpec, CqiSpec, DlCqiMode, HarqSpec, LinkAdaptationSpec, MacSpec, OllaSpec, PdcchSpec, SinrSpec,
+    UeSpec, UplinkSpec, BANDWIDTHS_MHZ_RBS, DEFAULT_CQI_DELAY_MS,
+};
+pub use tcp::{CcRtt, Pacing, RtoEstimator, Stack, TcpParams, TcpProfile, TcpSpec};
+pub use tcp_profile::NS3_NEWRENO_RULES_CCAS;
 
 use crate::error::ScenarioError;
 use serde::{Deserialize, Serialize};

@@ -18,7 +18,7 @@ use crate::measure::pcap::PcapWriter;
 use crate::measure::timeseries::Slots;
 use crate::packet::ipv4::Reassembly;
 use crate::packet::IPV4_HEADER_BYTES;
-use crate::scenario::{DirectionSpec, LossSpec, QueueSpec, Scenario, Transport as TransportSpec};
+use crate::scenario::{DirectionSpec, LossSpec, QueueSpec, Scenario, Transport as TransportSpec, DEFAULT_CCA};
 use crate::sim::{CellId, EventQueue, FlowId, LinkId, NodeId, RngStream, SimDuration, SimTime};
 use crate::tcp::sender::data_overhead_bytes;
 use crate::tcp::{EcnEcho, TcpReceiver, TcpSender};
@@ -213,7 +213,9 @@ fn flow(
     };
     let start = SimTime::from_secs_f64(spec.start_s);
     let stop = spec.stop_s.map(SimTime::from_secs_f64);
-    let tcp = spec.tcp.clone().unwrap_or_default().over(&sc.tcp).resolve();
+    // The flow's own [tcp] over the scenario's, then its profile's choices for its algorithm.
+    let tcp =
+        spec.tcp.clone().unwrap_or_default().over(&sc.tcp).resolve_for(spec.cca.as_deref().unwrap_or(DEFAULT_CCA));
     let overhead = data_overhead_bytes(tcp.timestamps);
     // Linux: MSS = the smaller interface MTU of the two ends, less IPv4 + TCP headers and options.
     let mss = tcp.mss_bytes.unwrap_or(out_mtu.min(back_mtu).saturating_sub(overhead).max(IPV4_HEADER_BYTES));
@@ -223,7 +225,8 @@ fn flow(
         TransportSpec::Tcp => {
             let cfg = sc.flow_cca(i)?;
             // The algorithm's own random stream (BBR's start phase, CDG's backoff, NV's reset period).
-            let cc = cfg.build(Window::new(tcp.initial_cwnd_segs), RngStream::new(seed, &format!("flow:{i}:cc")));
+            let window = Window::new(tcp.initial_cwnd_segs).with_reno_rules(tcp.reno_rules);
+            let cc = cfg.build(window, RngStream::new(seed, &format!("flow:{i}:cc")));
             let name = cc.name().to_string();
             // RFC 8257 §3.2: a DCTCP receiver echoes every mark; others as RFC 3168.
             let echo = match (tcp.ecn, name.as_str()) {

@@ -137,18 +137,20 @@ fn link(l: &LinkSpec) -> ResolvedLink {
     ResolvedLink { id: l.id.clone(), forward: dir(&l.forward), reverse: dir(&l.reverse) }
 }
 
-/// One cell with every setting the run uses: `CellSpec`'s serde defaults (filled in when the
-/// scenario was read) plus what `lte::channel` derives when a field is absent: a fixed SINR's
+/// One cell with every setting the run uses: the cell resolved with its profile
+/// (`lte::config::CellConfig`: each unset field the profile's value) plus what `lte::channel`
+/// derives when a field is absent: a fixed SINR's
 /// uplink equals its downlink, and the channel's own ([`ChannelSpec::with_derived_defaults`],
 /// the same methods the channel reads: the fixed-power UE's power, an interferer's height and
 /// power). Any other
 /// unset optional field is left out, meaning what the scenario reference says of it absent (no
 /// `channel`: the UEs' `sinr` is the source; no shadowing or hex layout; fading's Doppler from its
 /// profile or speed; a sweep's uplink rides its ramp); RLC's `poll_pdu` / `poll_byte` keep `null`,
-/// which the schema defines as infinity.
+/// which the schema defines as infinity, and `olla` keeps `null` for an outer loop switched off.
 fn cell(c: &CellSpec) -> Value {
-    let with_defaults = CellSpec { channel: c.channel.as_ref().map(ChannelSpec::with_derived_defaults), ..c.clone() };
-    let mut v = serde_json::to_value(with_defaults).unwrap_or(Value::Null);
+    let mut resolved = c.resolve();
+    resolved.channel = resolved.channel.as_ref().map(ChannelSpec::with_derived_defaults);
+    let mut v = serde_json::to_value(resolved).unwrap_or(Value::Null);
     let Value::Object(m) = &mut v else { return v };
     if let Some(Value::Array(ues)) = m.get_mut("ues") {
         ues.iter_mut().for_each(resolve_fixed_uplink_sinr);
@@ -157,11 +159,12 @@ fn cell(c: &CellSpec) -> Value {
     v
 }
 
-/// Leave out the optional fields still unset (see [`cell`]), except RLC's infinite polls.
+/// Leave out the optional fields still unset (see [`cell`]), except where null says something:
+/// RLC's infinite polls, an outer loop switched off.
 fn drop_unset(v: &mut Value) {
     match v {
         Value::Object(m) => {
-            m.retain(|k, x| !x.is_null() || k == "poll_pdu" || k == "poll_byte");
+            m.retain(|k, x| !x.is_null() || k == "poll_pdu" || k == "poll_byte" || k == "olla");
             m.values_mut().for_each(drop_unset);
         }
         Value::Array(a) => a.iter_mut().for_each(drop_unset),
@@ -287,6 +290,30 @@ mod tests {
     }
 
     #[test]
+    fn the_ns3_profile_shows_its_name_and_every_value_it_chose_per_flow() {
+        let mut d = doc(1500);
+        d["tcp"] = json!({"profile": "ns3"});
+        d["flows"][1]["tcp"] = json!({"timestamps": false, "min_rto_ms": 300});
+        let r = resolved(&d);
+        let (cubic, newreno) = (&r["flows"][0]["tcp"], &r["flows"][1]["tcp"]);
+        // scenario/tcp_profile.rs: ns-3.44's SndBufSize / RcvBufSize, MinRto, DelAckTimeout, and
+        // TcpNewReno's rules for newreno only (TcpCubic counts segments as Linux does).
+        for tcp in [cubic, newreno] {
+            assert_eq!(tcp["profile"], "ns3");
+            assert_eq!((tcp["snd_buf_bytes"].clone(), tcp["rcv_buf_bytes"].clone()), (json!(131072), json!(131072)));
+            assert_eq!((tcp["ack_policy"].clone(), tcp["recovery"].clone()), (json!("ns3"), json!(0)));
+            assert!(tcp.as_object().unwrap().values().all(|v| !v.is_null()), "{tcp}");
+        }
+        assert_eq!((cubic["reno_rules"].clone(), newreno["reno_rules"].clone()), (json!("linux"), json!("ns3")));
+        // The flow's own fields win over the profile.
+        assert_eq!((newreno["min_rto_ms"].clone(), cubic["min_rto_ms"].clone()), (json!(300.0), json!(1000.0)));
+        assert_eq!(newreno["timestamps"], json!(false));
+        // And the table read back must still be the engine's own.
+        d["resolved"] = r;
+        assert!(check(&Scenario::from_json(&d.to_string()).unwrap()).is_ok());
+    }
+
+    #[test]
     fn mss_follows_each_flows_path_mtu_and_options() {
         // MTU 1500 - 20 IPv4 - 20 TCP - 12 timestamps = 1448; without timestamps 1460.
         let r = resolved(&doc(1500));
@@ -323,18 +350,30 @@ mod tests {
     fn an_lte_cell_shows_every_default_it_runs_with() {
         let r = resolved(&lte_doc(None));
         let c = &r["cells"][0];
-        // scenario/lte.rs defaults: ns-3 LENA's 25 RBs = 5 MHz, PF (PfFfMacScheduler) with its
-        // 99-TTI window, CQI every TTI used 4 ms later, 3 HARQ retransmissions, control errors on.
-        assert_eq!((c["bandwidth_mhz"].clone(), c["mtu_bytes"].clone()), (json!(5.0), json!(1500)));
+        // The operator profile (lte/profile.rs): 20 MHz, PF with its 99-TTI window, CQI every
+        // 40 ms used 4 ms later, 4 HARQ retransmissions each way, control errors on.
+        assert_eq!(c["profile"], json!("operator"));
+        assert_eq!((c["bandwidth_mhz"].clone(), c["mtu_bytes"].clone()), (json!(20.0), json!(1500)));
         assert_eq!((c["scheduler"].clone(), c["pf_window_ttis"].clone()), (json!("proportional_fair"), json!(99.0)));
-        assert_eq!(c["cqi"], json!({"period_ms": 1, "delay_ms": 4, "dl_mcs_from": "wideband"}));
-        assert_eq!(c["harq"], json!({"max_retx": 3}));
+        assert_eq!(c["cqi"], json!({"period_ms": 40, "delay_ms": 4, "dl_mcs_from": "wideband"}));
+        assert_eq!(c["harq"], json!({"max_retx": 4, "ul_max_retx": 4}));
         assert_eq!(c["control_errors"], json!(true));
-        // lte/mac/uplink.rs: SR every 10 ms, grant 4 ms ahead (TS 36.213 §8.0), SRS every 40 ms.
-        assert_eq!(c["uplink"], json!({"sr_period_ms": 10, "grant_delay_ms": 4, "srs_period_ms": 40}));
-        // lte/rlc/config.rs: UM (ns-3's RLC_UM_ALWAYS) with its own defaults.
-        assert_eq!(c["ues"][0]["rlc"]["mode"], "um");
+        // SR every 20 ms, grant 4 ms ahead (TS 36.213 §8.0), SRS every 40 ms, SR and BSR.
+        assert_eq!(
+            c["uplink"],
+            json!({"sr_period_ms": 20, "grant_delay_ms": 4, "srs_period_ms": 40, "requests": "sr_bsr"})
+        );
+        assert_eq!(
+            c["link_adaptation"],
+            json!({"ul_mcs_from": "effective_sinr", "ul_measurement": "srs_and_pusch",
+                   "olla": {"target_bler": 0.1, "nack_step_db": 1.0, "max_offset_db": 20.0}})
+        );
+        assert_eq!(c["pdcch"], json!({"capacity": true, "phich_ng": "1/6", "target_bler": 0.01}));
+        assert_eq!(c["mac"], json!({"grant_sizing": "to_need", "status_pdu": "with_data", "last_rbg": "used"}));
+        // RLC AM with srsRAN 4G's QCI 9 timers and a 1 MiB buffer.
+        assert_eq!(c["ues"][0]["rlc"]["mode"], "am");
         assert_eq!(c["ues"][0]["rlc"]["tx_buffer_bytes"], json!(1_048_576));
+        assert_eq!(c["ues"][0]["rlc"]["t_poll_retransmit_ms"], json!(120.0));
         // A fixed SINR without ul_db: the uplink has the downlink's 15 dB. No channel model: no key.
         assert_eq!(c["ues"][0]["sinr"], json!({"kind": "fixed", "db": 15.0, "ul_db": 15.0}));
         assert!(c.get("channel").is_none());
@@ -356,6 +395,29 @@ mod tests {
         assert_eq!(r["cells"][0]["channel"]["ue_tx_power_dbm"], json!(10.0));
         // A wired scenario has no `cells` key at all.
         assert!(resolved(&doc(1500)).get("cells").is_none());
+    }
+
+    /// Every value the LENA profile sets shows, the outer loop as an explicit null.
+    #[test]
+    fn the_lena_profile_shows_every_value_it_sets() {
+        let mut d = lte_doc(None);
+        d["cells"][0]["profile"] = json!("lena");
+        let r = resolved(&d);
+        let c = &r["cells"][0];
+        assert_eq!((c["profile"].clone(), c["bandwidth_mhz"].clone()), (json!("lena"), json!(5.0)));
+        assert_eq!(c["cqi"], json!({"period_ms": 1, "delay_ms": 4, "dl_mcs_from": "worst_subband"}));
+        assert_eq!(c["uplink"]["requests"], json!("ideal_bsr"));
+        assert_eq!(c["link_adaptation"]["ul_mcs_from"], json!("lena_minimum_sinr"));
+        assert_eq!(c["link_adaptation"]["olla"], Value::Null);
+        assert_eq!(c["pdcch"]["capacity"], json!(false));
+        assert_eq!(c["mac"], json!({"grant_sizing": "whole_share", "status_pdu": "alone", "last_rbg": "unused"}));
+        assert_eq!(
+            c["ues"][0]["rlc"],
+            json!({"mode": "um", "tx_buffer_bytes": 10240, "sn_bits": 10, "t_reordering_ms": 100.0})
+        );
+        // Read back, it is the engine's own.
+        d["resolved"] = r.clone();
+        assert!(check(&Scenario::from_json(&d.to_string()).unwrap()).is_ok());
     }
 
     #[test]

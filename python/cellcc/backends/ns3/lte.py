@@ -28,6 +28,10 @@ Mapping (ns-3 3.44, src/lte):
   (radially, one position per TTI for a ramp, one per CSV row) along the same formula.
 - UEs attach (ideal RRC) during a warm-up before the scenario's t = 0 (`ATTACH_WARMUP_S`); every
   time in the plan and the tables is scenario time.
+- the cell's profile: ns-3 is LENA, so the backend runs every cell under the engine's `lena`
+  profile ([`as_lena`]); every value comes from the engine's resolved view of that cell, and a
+  field the scenario sets against LENA's own mechanism (the operator's outer loop, CCE budget,
+  effective-SINR uplink MCS, ...) is said in `summary.notes`, since LENA has no such mechanism.
 
 Refused (no LENA counterpart): an `uplink.srs_period_ms` shorter than the cell has UEs (LENA gives
 each UE its own SRS subframe), more than one cell, RLC TM, UM with 5-bit SNs, AM polling and
@@ -38,6 +42,7 @@ per-UE RLC settings that differ (ns-3 sets them per eNB RRC / as attribute defau
 
 from __future__ import annotations
 
+import copy
 import csv
 import math
 from collections.abc import Callable
@@ -173,64 +178,119 @@ def _s1u_line(link: dict) -> str:
     )
 
 
-def _same_for_all(ues: list[dict], path: str, get, what: str) -> object:
-    first = get(ues[0])
+def as_lena(sc: dict) -> tuple[dict, list[str]]:
+    """The scenario as the ns-3 backend runs it: every cell under the engine's `lena` profile (ns-3
+    is LENA), and a note for each cell the scenario put under another profile."""
+    if not sc.get("cells"):
+        return sc, []
+    out = copy.deepcopy(sc)
+    notes = []
+    for i, c in enumerate(out["cells"]):
+        if c.get("profile", "operator") != "lena":
+            notes.append(
+                f"cells[{i}].profile = {json_value(c.get('profile', 'operator'))}: ns-3 is LENA, so the cell runs "
+                'under the engine\'s "lena" profile here (docs/lte.md, "Profiles")'
+            )
+        c["profile"] = "lena"
+    return out, notes
+
+
+def json_value(v: object) -> str:
+    """A scenario value as a message shows it (strings quoted)."""
+    return f'"{v}"' if isinstance(v, str) else str(v)
+
+
+def _rlc_line(rc: dict, path: str) -> str:
+    """The bearers' RLC from the resolved cell `rc` (the engine's values under the LENA profile)."""
+    ues = rc["ues"]
+    rlc = ues[0]["rlc"]
     for j, u in enumerate(ues[1:], start=1):
-        if get(u) != first:
-            raise NotSupported(f"{path}.ues[{j}].rlc", u.get("rlc"), f"{what} as ues[0] (ns-3 sets it per eNB)")
-    return first
-
-
-def _rlc_line(ues: list[dict], path: str) -> str:
-    rlc = _same_for_all(ues, path, lambda u: u.get("rlc") or {"mode": "um"}, "the same RLC mode and settings")
-    mode = rlc.get("mode", "um")
+        if u["rlc"] != rlc:
+            raise NotSupported(
+                f"{path}.ues[{j}].rlc", u["rlc"], "the same RLC mode and settings as ues[0] (ns-3 sets it per eNB)"
+            )
+    mode = rlc["mode"]
     p = f"{path}.ues[0].rlc"
     if mode == "tm":
         raise NotSupported(f"{p}.mode", mode, '"um" or "am" (LteEnbRrc::EpsBearerToRlcMapping has no TM)')
-    fields = {"mode": mode, "tx_buffer_bytes": int(rlc.get("tx_buffer_bytes", 1024 * 1024))}
+    fields = {"mode": mode, "tx_buffer_bytes": int(rlc["tx_buffer_bytes"])}
     if mode == "um":
-        if rlc.get("sn_bits", NS3_UM_SN_BITS) != NS3_UM_SN_BITS:
+        if rlc["sn_bits"] != NS3_UM_SN_BITS:
             raise NotSupported(f"{p}.sn_bits", rlc["sn_bits"], "10 (LteRlcUm's 512-SN window)")
-        fields["t_reordering_s"] = float(rlc.get("t_reordering_ms", 100.0)) / 1e3
+        fields["t_reordering_s"] = float(rlc["t_reordering_ms"]) / 1e3
     else:
         for key, fixed in NS3_AM_FIXED.items():
-            if key in rlc and rlc[key] != fixed:
+            if rlc[key] != fixed:
                 raise NotSupported(f"{p}.{key}", rlc[key], f"{fixed!r} (hard-coded in ns-3 3.44 lte-rlc-am.cc)")
-        fields["t_reordering_s"] = float(rlc.get("t_reordering_ms", 10.0)) / 1e3
-        fields["t_poll_retransmit_s"] = float(rlc.get("t_poll_retransmit_ms", 20.0)) / 1e3
-        fields["t_status_prohibit_s"] = float(rlc.get("t_status_prohibit_ms", 10.0)) / 1e3
+        fields["t_reordering_s"] = float(rlc["t_reordering_ms"]) / 1e3
+        fields["t_poll_retransmit_s"] = float(rlc["t_poll_retransmit_ms"]) / 1e3
+        fields["t_status_prohibit_s"] = float(rlc["t_status_prohibit_ms"]) / 1e3
     return record("rlc", **fields)
 
+
+#: The LENA profile's own mechanisms (crates/cellcc-engine/src/lte/profile.rs `LENA`): a resolved
+#: cell that departs from one runs a mechanism LENA does not have, said in `summary.notes`.
+LENA_MECHANISMS = {
+    ("uplink", "requests"): "ideal_bsr",
+    ("link_adaptation", "ul_mcs_from"): "lena_minimum_sinr",
+    ("link_adaptation", "ul_measurement"): "srs_only",
+    ("link_adaptation", "olla"): None,
+    ("pdcch", "capacity"): False,
+    ("mac", "grant_sizing"): "whole_share",
+    ("mac", "status_pdu"): "alone",
+    ("mac", "last_rbg"): "unused",
+}
+
+
+def _mechanism_notes(rc: dict, path: str) -> list[str]:
+    """Notes for each mechanism the scenario set against LENA's (ns-3 runs LENA's)."""
+    notes = []
+    for (table, key), lena in LENA_MECHANISMS.items():
+        value = rc[table][key]
+        if value != lena:
+            notes.append(
+                f"{path}.{table}.{key} = {json_value(value)}: LENA has only its own ({json_value(lena)}), "
+                "which ns-3 runs"
+            )
+    if rc["harq"]["ul_max_retx"] != rc["harq"]["max_retx"]:
+        notes.append(f"{path}.harq.ul_max_retx: LENA's uplink HARQ takes the downlink's {rc['harq']['max_retx']}")
+    return notes
+
+
+#: The LENA profile's bandwidth (crates/cellcc-engine/src/lte/config.rs `LENA_BANDWIDTH_MHZ`:
+#: `LteEnbNetDevice::DlBandwidth` = 25 RBs).
+LENA_BANDWIDTH_MHZ = 5.0
 
 #: PfFfMacScheduler's averaging window, TTIs: a constant in ns-3 3.44, not an attribute.
 NS3_PF_WINDOW_TTIS = 99.0
 
 
-def _cell_line(c: dict, path: str, enb_idx: int, n_rbs: int, earfcns: tuple[int, int]) -> str:
-    scheduler = c.get("scheduler") or "proportional_fair"
+def _cell_line(rc: dict, path: str, enb_idx: int, n_rbs: int, earfcns: tuple[int, int]) -> str:
+    """The `cell` record from the resolved cell `rc`."""
+    scheduler = rc["scheduler"]
     if scheduler not in SCHEDULERS:
         raise NotSupported(f"{path}.scheduler", scheduler, " or ".join(SCHEDULERS))
-    window = float(c.get("pf_window_ttis", NS3_PF_WINDOW_TTIS))
+    window = float(rc["pf_window_ttis"])
     if window != NS3_PF_WINDOW_TTIS:
         raise NotSupported(f"{path}.pf_window_ttis", window, "99 (hard-coded m_timeWindow in pf-ff-mac-scheduler.cc)")
-    harq = int((c.get("harq") or {}).get("max_retx", NS3_HARQ_MAX_RETX))
+    harq = int(rc["harq"]["max_retx"])
     if harq not in (0, NS3_HARQ_MAX_RETX):
         raise NotSupported(f"{path}.harq.max_retx", harq, "0 (HARQ off) or 3 (LENA's schedulers: rv == 3 drops)")
-    cqi = c.get("cqi") or {}
-    if int(cqi.get("delay_ms", ENGINE_CQI_DELAY_MS)) != ENGINE_CQI_DELAY_MS:
+    cqi = rc["cqi"]
+    if int(cqi["delay_ms"]) != ENGINE_CQI_DELAY_MS:
         raise NotSupported(f"{path}.cqi.delay_ms", cqi["delay_ms"], "4 (LENA's CQI delay is its PHY/MAC pipeline)")
-    uplink = c.get("uplink") or {}
-    if uplink.get("grant_delay_ms", NS3_UL_GRANT_DELAY_MS) != NS3_UL_GRANT_DELAY_MS:
+    uplink = rc["uplink"]
+    if uplink["grant_delay_ms"] != NS3_UL_GRANT_DELAY_MS:
         raise NotSupported(f"{path}.uplink.grant_delay_ms", uplink["grant_delay_ms"], "4 (UL_PUSCH_TTIS_DELAY)")
-    srs_period_ms = _srs_period_ms(uplink, len(c.get("ues") or ()), path)
+    srs_period_ms = _srs_period_ms(uplink, len(rc["ues"]), path)
     return record(
         "cell",
         enb=enb_idx,
         rbs=n_rbs,
         scheduler=SCHEDULERS[scheduler],
         harq=harq > 0,
-        ctrl_errors=bool(c.get("control_errors", True)),
-        cqi_period_s=float(cqi.get("period_ms", 1)) / 1e3,
+        ctrl_errors=bool(rc["control_errors"]),
+        cqi_period_s=float(cqi["period_ms"]) / 1e3,
         dl_earfcn=earfcns[0],
         ul_earfcn=earfcns[1],
         srs_period_ms=srs_period_ms,
@@ -242,7 +302,7 @@ def _srs_period_ms(uplink: dict, n_ues: int, path: str) -> int:
     offset and stops with "too many UEs ... for current SRS periodicity" when a cell has more UEs
     than the period has subframes (lte-enb-rrc.cc GetNewSrsConfigurationIndex); the engine lets
     them share offsets, so such a cell is refused here rather than run differently."""
-    period = int(uplink.get("srs_period_ms", NS3_SRS_PERIOD_MS))
+    period = int(uplink["srs_period_ms"])
     if period not in NS3_SRS_PERIODS_MS:
         raise NotSupported(f"{path}.uplink.srs_period_ms", period, f"one of {NS3_SRS_PERIODS_MS}")
     if n_ues > period:
@@ -347,7 +407,11 @@ def lte_plan(
             "cells", f"{len(cells)} cells", "one cell (a fixed SINR cannot hold with inter-cell interference)"
         )
     c, path = cells[0], "cells[0]"
-    n_rbs = BANDWIDTH_RBS.get(float(c.get("bandwidth_mhz", 5.0)))
+    scheduler = c.get("scheduler", "proportional_fair")
+    if scheduler not in SCHEDULERS:
+        raise NotSupported(f"{path}.scheduler", scheduler, " or ".join(SCHEDULERS))
+    # The bandwidth as written, else the LENA profile's 25 RBs (the scenario runs as LENA here).
+    n_rbs = BANDWIDTH_RBS.get(float(c.get("bandwidth_mhz", LENA_BANDWIDTH_MHZ)))
     if n_rbs is None:
         raise NotSupported(f"{path}.bandwidth_mhz", c["bandwidth_mhz"], "1.4, 3, 5, 10, 15 or 20")
     s1u, gateway = _s1u(sc, c["enb"], path)
@@ -355,30 +419,35 @@ def lte_plan(
     for i, link in enumerate(sc["links"]):
         if ue_ids & {link["a"], link["b"]}:
             raise NotSupported(f"links[{i}]", link["id"], "no wired link to a UE (it reaches the world by radio)")
+    ue_lines = []
+    if c.get("channel") is None:
+        for j, u in enumerate(c["ues"]):
+            ue_lines += _ue_lines(u, j, node_index[u["node"]], n_rbs, path, sc, base_dir)
+    # Everything else from the engine's resolved cell (after the refusals above, which name the
+    # fields LENA cannot take before the engine's own checks run).
+    rc = resolved()["cells"][0]
     chan = None
     if c.get("channel") is not None:
-        resolved_cell = resolved()["cells"][0]
-        chan = channel_plan(c, resolved_cell, path, n_rbs, float(sc["duration_s"]), ATTACH_WARMUP_S, replay_fading)
+        chan = channel_plan(c, rc, path, n_rbs, float(sc["duration_s"]), ATTACH_WARMUP_S, replay_fading)
+        for j, u in enumerate(c["ues"]):
+            placement = rc["ues"][j]["sinr"]
+            ue_lines += ue_placement_lines(placement, j, node_index[u["node"]], f"{path}.ues[{j}].sinr")
     earfcns = (DL_EARFCN, UL_EARFCN) if chan is None else chan.earfcns
     lines = [
         _s1u_line(sc["links"][s1u]),
-        _cell_line(c, path, node_index[c["enb"]], n_rbs, earfcns),
-        _rlc_line(c["ues"], path),
+        _cell_line(rc, path, node_index[c["enb"]], n_rbs, earfcns),
+        _rlc_line(rc, path),
         *(chan.lines if chan else []),
+        *ue_lines,
     ]
-    for j, u in enumerate(c["ues"]):
-        if chan is None:
-            lines += _ue_lines(u, j, node_index[u["node"]], n_rbs, path, sc, base_dir)
-        else:
-            placement = resolved()["cells"][0]["ues"][j]["sinr"]
-            lines += ue_placement_lines(placement, j, node_index[u["node"]], f"{path}.ues[{j}].sinr")
-    notes = [*(chan.notes if chan else [])]
-    if (c.get("uplink") or {}).get("sr_period_ms") is not None:
+    notes = [*(chan.notes if chan else []), *_mechanism_notes(rc, path)]
+    written_sr = (c.get("uplink") or {}).get("sr_period_ms")
+    if written_sr is not None and rc["uplink"]["requests"] == "ideal_bsr":
         notes.append(
-            f"{path}.uplink.sr_period_ms = {c['uplink']['sr_period_ms']}: ns-3 has no SR period "
-            "(LteUeMac sends its scheduling request as an ideal control message at the next TTI)"
+            f"{path}.uplink.sr_period_ms = {written_sr}: unused, LENA has no SR (LteUeMac's ideal BSR, which the "
+            "engine's lena profile runs too)"
         )
     if chan is not None:
-        notes += _dl_mcs_note(resolved()["cells"][0], path)
+        notes += _dl_mcs_note(rc, path)
     roles = {gateway: "pgw", c["enb"]: "enb", **dict.fromkeys(ue_ids, "ue")}
     return LtePlan(lines, roles, s1u, int(c.get("mtu_bytes") or 1500), notes, chan.fading if chan else None)

@@ -349,6 +349,13 @@ def lte_table(p: Ns3Plan, raw: pd.DataFrame) -> pd.DataFrame:
             "rlc_buffer_bytes": NAN,
             "rlc_drops": raw["rlc_drops"].to_numpy(),
             "capacity_bps": NAN,
+            # LENA keeps no outer loop, CCE budget or estimate age; its traces do not split first
+            # transmissions' outcomes out.
+            "first_tx_bler": NAN,
+            "olla_offset_db": NAN,
+            "pdcch_blocked": NAN,
+            "aggregation_level": NAN,
+            "sinr_age_ms": NAN,
         }
     )
     return df.sort_values(["ue", "dir", "t_s"], kind="stable").reset_index(drop=True)[list(LTE_COLUMNS)]

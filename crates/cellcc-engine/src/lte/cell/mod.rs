@@ -28,8 +28,9 @@ use super::channel::ChannelSinr;
 use super::sap::{LinkDir, UeIndex};
 use super::sinr::{PerUeSinr, SinrSeries, SinrSource, UeSinr};
 use crate::error::ScenarioError;
+use crate::lte::config::{CellConfig, CqiConfig};
 use crate::packet::PacketId;
-use crate::scenario::{CellSpec, CqiSpec, SinrSpec};
+use crate::scenario::{CellSpec, SinrSpec};
 use crate::sim::{NodeId, SimDuration, SimTime, NS_PER_MS};
 use ue::UeContext;
 
@@ -60,7 +61,7 @@ pub struct Cell {
     ue_names: Vec<String>,
     mtu_bytes: u32,
     n_rbs: u32,
-    cqi: CqiSpec,
+    cqi: CqiConfig,
     control_errors: bool,
     ues: Vec<UeContext>,
     macs: tti::Macs,
@@ -79,7 +80,7 @@ pub struct Cell {
 }
 
 impl Cell {
-    /// Build cell `id` from its spec; `path` names it in errors (`cells[0]`).
+    /// Build cell `id` from its spec, resolved with its profile; `path` names it in errors (`cells[0]`).
     pub fn build(
         spec: &CellSpec,
         path: &str,
@@ -88,16 +89,17 @@ impl Cell {
         slot: SimDuration,
         end: SimTime,
     ) -> Result<Cell, ScenarioError> {
-        let n_rbs = spec.n_rbs().expect("validated bandwidth");
+        let spec = spec.resolve();
+        let n_rbs = spec.n_rbs();
         let duration = end - SimTime::ZERO;
         let enb = node(&spec.enb);
         let mut ues = Vec::with_capacity(spec.ues.len());
         for u in &spec.ues {
             // Keyed by cell and UE names: adding a UE leaves every other UE's streams as they were.
             let label = format!("cell:{}:ue:{}", spec.id, u.node);
-            ues.push(UeContext::new(spec, u, node(&u.node), enb, &label, seed, slot, duration));
+            ues.push(UeContext::new(&spec, u, node(&u.node), enb, &label, seed, slot, duration));
         }
-        let sinr = sinr_source(spec, path, n_rbs, seed)?;
+        let sinr = sinr_source(&spec, path, n_rbs, seed)?;
         Ok(Cell {
             name: spec.id.clone(),
             enb,
@@ -107,7 +109,7 @@ impl Cell {
             n_rbs,
             cqi: spec.cqi,
             control_errors: spec.control_errors,
-            macs: tti::Macs::new(spec, n_rbs),
+            macs: tti::Macs::new(&spec, n_rbs),
             ues,
             sinr,
             sinr_lin: vec![0.0; n_rbs as usize],
@@ -213,7 +215,7 @@ impl Cell {
 }
 
 /// Where the cell's UEs get their SINR: the cell's channel model, or each UE's own source.
-fn sinr_source(spec: &CellSpec, path: &str, n_rbs: u32, seed: u64) -> Result<Box<dyn SinrSource>, ScenarioError> {
+fn sinr_source(spec: &CellConfig, path: &str, n_rbs: u32, seed: u64) -> Result<Box<dyn SinrSource>, ScenarioError> {
     if let Some(channel) = &spec.channel {
         let placements: Vec<UePlacement> = spec
             .ues

@@ -31,6 +31,19 @@ pub struct LteSlot {
     /// Bits the whole band could carry to this UE at its MCS, summed over the
     /// slot's TTIs (the capacity Pm's A = K/Kt divides by).
     pub capacity_bits: u64,
+    /// First transmissions whose HARQ feedback came back, and how many of them failed.
+    pub first_tx: u64,
+    pub first_tx_nacks: u64,
+    /// Sum of the outer loop's offset (dB) over the new TBs sent (for the mean).
+    pub olla_offset_db_sum: f64,
+    /// DCIs the PDCCH had no room for (the UE was not scheduled that TTI).
+    pub pdcch_blocked: u64,
+    /// CCEs of the DCIs placed, summed (for the mean aggregation level).
+    pub dci_cces: u64,
+    pub dcis: u64,
+    /// Uplink: age of the eNB's SINR estimate over the RBs it granted, ms, summed per RB.
+    pub sinr_age_ms_sum: u64,
+    pub sinr_age_rbs: u64,
 }
 
 /// Per-slot counters of one UE direction.
@@ -51,6 +64,8 @@ pub fn lte_table<'a>(rows: impl Iterator<Item = (&'a str, &'a str, &'static str,
     let (mut thr, mut prbs, mut retx, mut resid) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let (mut ctrl, mut rlc_retx, mut buf, mut drops, mut cap) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut bler, mut offset, mut blocked, mut level, mut age) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for (c, u, d, slots) in rows {
         let width_s = slots.width().as_secs_f64();
         for (i, s) in slots.slots.iter().enumerate() {
@@ -70,6 +85,11 @@ pub fn lte_table<'a>(rows: impl Iterator<Item = (&'a str, &'a str, &'static str,
             buf.push(s.rlc_buffer_bytes);
             drops.push(s.rlc_drops);
             cap.push(s.capacity_bits as f64 / width_s);
+            bler.push(ratio(s.first_tx_nacks as f64, s.first_tx));
+            offset.push(ratio(s.olla_offset_db_sum, s.tbs - s.harq_retx));
+            blocked.push(s.pdcch_blocked);
+            level.push(ratio(s.dci_cces as f64, s.dcis));
+            age.push(ratio(s.sinr_age_ms_sum as f64, s.sinr_age_rbs));
         }
     }
     let cat = |codes: Vec<u32>, labels: &[String]| Column::Cat { codes, labels: labels.to_vec() };
@@ -90,5 +110,19 @@ pub fn lte_table<'a>(rows: impl Iterator<Item = (&'a str, &'a str, &'static str,
     t.push("rlc_buffer_bytes", Column::U64(buf));
     t.push("rlc_drops", Column::U64(drops));
     t.push("capacity_bps", Column::F64(cap));
+    t.push("first_tx_bler", Column::F64(bler));
+    t.push("olla_offset_db", Column::F64(offset));
+    t.push("pdcch_blocked", Column::U64(blocked));
+    t.push("aggregation_level", Column::F64(level));
+    t.push("sinr_age_ms", Column::F64(age));
     t
+}
+
+/// `sum / n`, NaN when nothing was counted.
+fn ratio(sum: f64, n: u64) -> f64 {
+    if n == 0 {
+        f64::NAN
+    } else {
+        sum / n as f64
+    }
 }

@@ -29,7 +29,7 @@ impl SinrSource for Recording {
 /// Two UEs at fixed SINR, SRS every 10 ms; returns the cell and its request log.
 fn cell_with_log() -> (Cell, Log) {
     let spec: CellSpec = serde_json::from_value(serde_json::json!({
-        "id": "c", "enb": "enb", "uplink": {"srs_period_ms": 10},
+        "id": "c", "enb": "enb", "uplink": {"srs_period_ms": 10}, "cqi": {"period_ms": 1},
         "ues": [{"node": "ue0", "sinr": {"kind": "fixed", "db": 15}},
                 {"node": "ue1", "sinr": {"kind": "fixed", "db": 15}}]
     }))

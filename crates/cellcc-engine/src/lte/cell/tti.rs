@@ -1,22 +1,30 @@
-//! The cell's 1 ms pipeline: receptions, HARQ feedback, CQI, then downlink
-//! and uplink scheduling and transmission (TS 36.321 §5.3, §5.4; TS 36.213 §7, §8).
+//! The cell's 1 ms pipeline: receptions, HARQ feedback (and the outer loop), CQI and uplink
+//! measurement, then downlink retransmissions, uplink grants and new downlink data, each DCI on
+//! the PDCCH (TS 36.321 §5.3, §5.4; TS 36.213 §7, §8, §9.1).
 
-use super::ue::{tti_end, TbPayload, UeContext, HARQ_FEEDBACK_DELAY};
+use super::ue::{tti_end, Feedback as HarqFeedback, TbPayload, UeContext, HARQ_FEEDBACK_DELAY};
 use super::{Cell, CellOutput};
+use crate::lte::config::{CellConfig, LinkAdaptationConfig, MacConfig};
 use crate::lte::mac::harq::Feedback;
+use crate::lte::mac::link_adaptation::{DlMcsMap, UlMcsRule};
+use crate::lte::mac::pdcch::{aggregation_level, Pdcch, PdcchConfig};
 use crate::lte::mac::scheduler::rbg::rbg_size;
 use crate::lte::mac::scheduler::{NewTb, Scheduler, UeDemand};
 use crate::lte::mac::uplink::UplinkRequests;
-use crate::lte::mac::{subheader_bytes, BSR_CE_BYTES, MAX_SUBHEADER_BYTES};
-use crate::lte::phy::{self, CqiReport, HarqHistory, UplinkSounding};
+use crate::lte::mac::{subheader_bytes, StatusPduPlacement, BSR_CE_BYTES, MAX_SUBHEADER_BYTES};
+use crate::lte::phy::{self, CqiReport, HarqHistory, UlMeasurement, UplinkSounding};
+use crate::lte::rlc::RlcPdu;
 use crate::lte::sap::{LinkDir, RbMask, TbAssignment, TbOutcome, TxOpportunity, UeIndex};
 use crate::lte::sinr::PuschGrant;
-use crate::scenario::{CellSpec, DlCqiMode};
+use crate::scenario::DlCqiMode;
 use crate::sim::{SimDuration, SimTime, NS_PER_MS};
 
 /// CQI assumed before a UE's first report reaches the eNB: the lowest
 /// in-range CQI, as ns-3's schedulers do without feedback (`m_cqiTimersThreshold` expiry → CQI 1).
 const CQI_BEFORE_FIRST_REPORT: u8 = 1;
+
+/// Subframes per radio frame (TS 36.211 §4.1): the PDCCH search space repeats with it.
+const SUBFRAMES_PER_FRAME: u64 = 10;
 
 /// The MAC state shared by the cell's UEs, with reused buffers.
 pub(super) struct Macs {
@@ -25,27 +33,57 @@ pub(super) struct Macs {
     uplink: UplinkRequests,
     /// Per UE: the eNB's uplink measurement from its SRS and PUSCH.
     sounding: Vec<UplinkSounding>,
+    /// Per UE: the uplink MCS over the whole band with the outer loop's offset when the estimate
+    /// last changed (the demand's and the capacity's; a grant's own MCS is computed over its RBs
+    /// with the offset of the moment), and the estimate version it is for.
+    ul_band_mcs: Vec<Option<(u64, Option<u8>)>>,
+    /// Per UE: the aggregation level of its DCIs, and the downlink CQI it was chosen for.
+    dci_level: Vec<u8>,
+    dci_level_cqi: Vec<Option<u8>>,
     /// An uplink retransmission happens a fixed time after its NACK (synchronous HARQ,
     /// TS 36.213 §8.0: PHICH at n+4, PUSCH retransmission at n+8).
     ul_retx_delay: SimDuration,
+    la: LinkAdaptationConfig,
+    dl_map: DlMcsMap,
+    pdcch: Pdcch,
+    pdcch_cfg: PdcchConfig,
+    mac: MacConfig,
     demand: Vec<UeDemand>,
     new_tbs: Vec<NewTb>,
     retx: Vec<TbAssignment>,
+    /// Scratch: UEs in the scheduler's priority order; a row for the effective CQI.
+    order: Vec<UeIndex>,
+    row: Vec<f64>,
 }
 
 impl Macs {
-    pub fn new(spec: &CellSpec, n_rbs: u32) -> Self {
+    pub fn new(spec: &CellConfig, n_rbs: u32) -> Self {
         let n = spec.ues.len();
+        let scheduler = |dir| {
+            Scheduler::new(spec.scheduler, dir, n_rbs, n)
+                .with_pf_time_window_ttis(spec.pf_window_ttis)
+                .with_grant_sizing(spec.mac.grant_sizing)
+                .with_last_rbg(spec.mac.last_rbg)
+        };
         Macs {
-            dl: Scheduler::new(spec.scheduler, LinkDir::Downlink, n_rbs, n)
-                .with_pf_time_window_ttis(spec.pf_window_ttis),
-            ul: Scheduler::new(spec.scheduler, LinkDir::Uplink, n_rbs, n).with_pf_time_window_ttis(spec.pf_window_ttis),
+            dl: scheduler(LinkDir::Downlink),
+            ul: scheduler(LinkDir::Uplink),
             uplink: UplinkRequests::new(&spec.uplink, n),
             sounding: (0..n).map(|i| UplinkSounding::new(i, spec.uplink.srs_period_ms, n_rbs as usize)).collect(),
+            ul_band_mcs: vec![None; n],
+            dci_level: vec![aggregation_level(f64::NEG_INFINITY, spec.pdcch.target_bler); n],
+            dci_level_cqi: vec![None; n],
             ul_retx_delay: SimDuration::from_ms(spec.uplink.grant_delay_ms as u64),
+            la: spec.link_adaptation,
+            dl_map: DlMcsMap::new(n_rbs),
+            pdcch: Pdcch::new(n_rbs, spec.pdcch.phich_ng, n),
+            pdcch_cfg: spec.pdcch,
+            mac: spec.mac,
             demand: Vec::with_capacity(n),
             new_tbs: Vec::with_capacity(n),
             retx: Vec::with_capacity(n),
+            order: Vec::with_capacity(n),
+            row: Vec::with_capacity(n_rbs as usize),
         }
     }
 }
@@ -63,20 +101,36 @@ impl Cell {
             }
         }
         self.measure_cqi(now);
-        self.downlink(now);
+        self.macs.pdcch.clear();
+        self.refresh_dci_levels(now);
+        let busy = self.downlink_retransmissions(now);
         self.uplink(now);
+        self.downlink_new(now, busy);
         for ue in &mut self.ues {
             ue.sample(now);
         }
     }
 
-    /// HARQ feedback due now: free the process, queue a retransmission, or
-    /// give up on the TB (its SDUs are lost unless RLC AM recovers them).
+    /// HARQ feedback due now: free the process, queue a retransmission, or give up on the TB
+    /// (its SDUs are lost unless RLC AM recovers them); a first transmission's outcome moves the
+    /// outer loop.
     fn feedback(&mut self, i: usize, dir: LinkDir, now: SimTime, out: &mut CellOutput) {
         let ul_retx_delay = self.macs.ul_retx_delay;
+        let olla = self.macs.la.olla;
         let ue = &mut self.ues[i];
-        while let Some((harq, outcome)) = ue.link(dir).pop_feedback(now) {
-            match ue.link(dir).harq.on_feedback(harq, outcome) {
+        while let Some(HarqFeedback { harq, outcome, first_tx, .. }) = ue.link(dir).pop_feedback(now) {
+            let link = ue.link(dir);
+            // A DCI the UE missed brings no HARQ-ACK (DTX): nothing to learn from.
+            if first_tx && outcome != TbOutcome::ControlLost {
+                let decoded = outcome == TbOutcome::Decoded;
+                let slot = link.slots.at(now);
+                slot.first_tx += 1;
+                slot.first_tx_nacks += u64::from(!decoded);
+                if let Some(cfg) = &olla {
+                    link.olla.first_transmission(cfg, decoded);
+                }
+            }
+            match link.harq.on_feedback(harq, outcome) {
                 Feedback::Acked => {}
                 Feedback::Retransmit => {
                     if dir == LinkDir::Uplink {
@@ -96,13 +150,14 @@ impl Cell {
     /// measures a UE's uplink on its SRS occasions (and on its PUSCH, in [`Self::send`]).
     fn measure_cqi(&mut self, now: SimTime) {
         let period = SimDuration::from_ms(self.cqi.period_ms as u64);
-        let delay = SimDuration::from_ms(self.cqi.delay_ms as u64);
         let now_ms = now.as_ns() / NS_PER_MS;
         let dl_mode = self.cqi.dl_mcs_from;
         // Mode 3-0 sub-bands of one RBG, as ns-3 LENA's A30 report (phy::worst_in_range_subband).
         let subband_rbs = rbg_size(self.n_rbs) as usize;
-        for (i, ue) in self.ues.iter_mut().enumerate() {
+        let delay = self.cqi_delay();
+        for i in 0..self.ues.len() {
             let ue_index = UeIndex(i as u16);
+            let ue = &mut self.ues[i];
             if ue.dl.cqi.due(now, period) {
                 let id = self.sinr.row_id(ue_index, LinkDir::Downlink, now);
                 if !ue.dl.memo.holds(id) {
@@ -116,50 +171,140 @@ impl Cell {
                 });
                 ue.dl.cqi.measured(now, cqi, now + delay);
             }
-            let sounding = &mut self.macs.sounding[i];
-            if sounding.srs_due(now_ms) {
+            if self.macs.sounding[i].srs_due(now_ms) {
                 self.sinr.per_rb_sinr_lin(ue_index, LinkDir::Uplink, now, &mut self.sinr_lin);
-                sounding.sounded(now_ms, &self.sinr_lin);
-                if let Some(cqi) = sounding.cqi() {
-                    ue.ul.cqi.measured(now, CqiReport::wideband(cqi), now + delay);
-                }
+                self.macs.sounding[i].sounded(now_ms, &self.sinr_lin);
+                self.uplink_measured(i, now, Sounding::Srs);
             }
+        }
+    }
+
+    /// The eNB's uplink estimate of UE `i` changed (SRS or DMRS): its uplink CQI follows (LENA's
+    /// MCS source; for the effective-SINR rule the `lte` table's, taken at each SRS).
+    fn uplink_measured(&mut self, i: usize, now: SimTime, by: Sounding) {
+        let delay = self.cqi_delay();
+        let macs = &mut self.macs;
+        let sounding = &macs.sounding[i];
+        let link = &mut self.ues[i].ul;
+        let cqi = match macs.la.ul_mcs_from {
+            UlMcsRule::LenaMinimumSinr => sounding.lena_cqi(),
+            UlMcsRule::EffectiveSinr => match by {
+                Sounding::Srs => sounding.effective_cqi(&mut macs.row),
+                Sounding::Dmrs => None,
+            },
+        };
+        if let Some(cqi) = cqi {
+            link.cqi.measured(now, CqiReport::wideband(cqi), now + delay);
+        }
+    }
+
+    fn cqi_delay(&self) -> SimDuration {
+        SimDuration::from_ms(self.cqi.delay_ms as u64)
+    }
+
+    /// Each UE's DCI aggregation level from the downlink CQI the eNB holds now (the PDCCH is a
+    /// downlink channel: uplink grants ride it too).
+    fn refresh_dci_levels(&mut self, now: SimTime) {
+        if !self.macs.pdcch_cfg.capacity {
+            return;
+        }
+        let target = self.macs.pdcch_cfg.target_bler;
+        for (i, ue) in self.ues.iter_mut().enumerate() {
+            let cqi = ue.dl.cqi.current(now).map_or(CQI_BEFORE_FIRST_REPORT, |r| r.cqi);
+            if self.macs.dci_level_cqi[i] == Some(cqi) {
+                continue;
+            }
+            let sinr_db = if cqi == 0 { f64::NEG_INFINITY } else { self.macs.dl_map.cqi_sinr_db(cqi) };
+            self.macs.dci_level[i] = aggregation_level(sinr_db, target);
+            self.macs.dci_level_cqi[i] = Some(cqi);
+        }
+    }
+
+    /// Place UE `ue`'s DCI for `dir` in this TTI's control region (always, without a CCE
+    /// budget) and count it.
+    fn place_dci(&mut self, ue: UeIndex, dir: LinkDir, now: SimTime) -> bool {
+        let placed = self.try_place_dci(ue, now);
+        self.count_dci(ue, dir, now, placed);
+        placed
+    }
+
+    fn try_place_dci(&mut self, ue: UeIndex, now: SimTime) -> bool {
+        if !self.macs.pdcch_cfg.capacity {
+            return true;
+        }
+        let level = self.macs.dci_level[ue.index()];
+        let subframe = ((now.as_ns() / NS_PER_MS) % SUBFRAMES_PER_FRAME) as usize;
+        self.macs.pdcch.place(ue, level, subframe)
+    }
+
+    /// A DCI placed (its CCEs counted) or blocked, on the link of `dir`.
+    fn count_dci(&mut self, ue: UeIndex, dir: LinkDir, now: SimTime, placed: bool) {
+        if !self.macs.pdcch_cfg.capacity {
+            return;
+        }
+        let level = u64::from(self.macs.dci_level[ue.index()]);
+        let slot = self.ues[ue.index()].link(dir).slots.at(now);
+        if placed {
+            slot.dcis += 1;
+            slot.dci_cces += level;
+        } else {
+            slot.pdcch_blocked += 1;
         }
     }
 
     /// What each UE has for `dir`, as the eNB knows it, and the capacity sample.
     fn gather_demand(&mut self, dir: LinkDir, now: SimTime) {
         let n_rbs = self.n_rbs;
-        let demand = &mut self.macs.demand;
+        let macs = &mut self.macs;
+        let demand = &mut macs.demand;
         demand.clear();
         for (i, ue) in self.ues.iter_mut().enumerate() {
             let buffered = match dir {
                 LinkDir::Downlink => ue.enb_rlc.buffer_status(now).total_bytes(),
-                LinkDir::Uplink => self.macs.uplink.reported_bytes(UeIndex(i as u16)),
+                LinkDir::Uplink => macs.uplink.reported_bytes(UeIndex(i as u16)),
             };
             let link = ue.link(dir);
             let report = link.cqi.current(now);
-            let usable_cqi = report.map_or(CQI_BEFORE_FIRST_REPORT, |r| r.cqi);
+            link.slots.at(now).cqi = report.map(|r| r.cqi);
             // Sub-bands reported out of range get no data (worst_subband mode; none otherwise).
             let out_of_range = report.map_or(RbMask::default(), |r| r.out_of_range);
-            let mcs = phy::mcs_from_cqi(usable_cqi);
-            link.slots.at(now).cqi = report.map(|r| r.cqi);
+            let cqi = report.map_or(CQI_BEFORE_FIRST_REPORT, |r| r.cqi);
+            let mcs = match (dir, macs.la.ul_mcs_from) {
+                (LinkDir::Uplink, UlMcsRule::EffectiveSinr) => {
+                    let sounding = &macs.sounding[i];
+                    let band_mcs = match macs.ul_band_mcs[i] {
+                        Some((v, m)) if v == sounding.version() => m,
+                        _ => {
+                            let m = sounding.effective_mcs(RbMask::range(0, n_rbs), link.olla.gain_lin());
+                            macs.ul_band_mcs[i] = Some((sounding.version(), m));
+                            m
+                        }
+                    };
+                    // No CQI 0 on the uplink: the eNB grants at its most robust MCS at worst.
+                    Some(band_mcs.unwrap_or(0))
+                }
+                // CQI 0 is out of range: the UE cannot be served (TS 36.213 Table 7.2.3-1).
+                _ if cqi == 0 => None,
+                (LinkDir::Downlink, _) if macs.la.olla.is_some() => Some(macs.dl_map.mcs(cqi, link.olla.offset_db())),
+                _ => Some(phy::mcs_from_cqi(cqi)),
+            };
             let usable_rbs = n_rbs - out_of_range.count();
-            let capacity_bits = if usable_cqi > 0 { link.capacity.band_bits(dir, mcs, usable_rbs) } else { 0 };
+            let capacity_bits = mcs.map_or(0, |m| link.capacity.band_bits(dir, m, usable_rbs));
             link.capacity.set(now, capacity_bits, &mut link.slots);
             demand.push(UeDemand {
                 ue: UeIndex(i as u16),
-                // CQI 0 is out of range: the UE cannot be served (TS 36.213 Table 7.2.3-1).
-                buffered_bytes: if usable_cqi == 0 { 0 } else { buffered },
-                mcs,
+                buffered_bytes: if mcs.is_some() { buffered } else { 0 },
+                mcs: mcs.unwrap_or(0),
                 out_of_range,
                 has_free_harq: link.harq.free_process().is_some(),
             });
         }
     }
 
-    /// Downlink: pending HARQ retransmissions first (same RBs), then new data (ns-3's order).
-    fn downlink(&mut self, now: SimTime) {
+    /// Downlink HARQ retransmissions first, on their own RBs (ns-3's order), each with its DCI
+    /// (an adaptive downlink retransmission needs one: TS 36.213 §7.1); a blocked one waits.
+    /// Returns the RBs they take.
+    fn downlink_retransmissions(&mut self, now: SimTime) -> RbMask {
         let mut retx = std::mem::take(&mut self.macs.retx);
         retx.clear();
         let mut busy = RbMask::default();
@@ -171,15 +316,21 @@ impl Cell {
                 }
             }
         }
+        retx.retain(|a| self.place_dci(a.ue, LinkDir::Downlink, now));
         for a in &retx {
             self.retransmit(now, a);
         }
-        self.gather_demand(LinkDir::Downlink, now);
-        self.one_tb_per_ue(&retx);
         self.macs.retx = retx;
+        busy
+    }
+
+    /// New downlink data on the RBs the retransmissions left (`busy` taken).
+    fn downlink_new(&mut self, now: SimTime, busy: RbMask) {
+        self.gather_demand(LinkDir::Downlink, now);
+        self.one_tb_per_ue();
         let mut new_tbs = std::mem::take(&mut self.macs.new_tbs);
         new_tbs.clear();
-        self.macs.dl.schedule(busy, &self.macs.demand, &mut new_tbs);
+        self.schedule_with_pdcch(LinkDir::Downlink, busy, now, &mut new_tbs);
         for tb in &new_tbs {
             self.transmit_new(now, LinkDir::Downlink, tb);
         }
@@ -209,9 +360,91 @@ impl Cell {
             }
         }
         new_tbs.clear();
-        self.macs.ul.schedule(busy_later, &self.macs.demand, &mut new_tbs);
+        self.schedule_with_pdcch(LinkDir::Uplink, busy_later, now, &mut new_tbs);
+        if self.macs.la.ul_mcs_from == UlMcsRule::EffectiveSinr {
+            self.size_uplink_grants(now, &mut new_tbs);
+        }
+        self.drop_missed_grants(now, &mut new_tbs);
         self.macs.uplink.granted(now, &new_tbs);
         self.macs.new_tbs = new_tbs;
+    }
+
+    /// Share the free RBs of `dir` among the UEs with demand, each served UE's DCI placed on the
+    /// PDCCH; a UE whose DCI finds no room is left out and the RBs shared again without it.
+    fn schedule_with_pdcch(&mut self, dir: LinkDir, busy: RbMask, now: SimTime, out: &mut Vec<NewTb>) {
+        loop {
+            let macs = &mut self.macs;
+            let scheduler = match dir {
+                LinkDir::Downlink => &mut macs.dl,
+                LinkDir::Uplink => &mut macs.ul,
+            };
+            scheduler.allocate(busy, &macs.demand);
+            if !macs.pdcch_cfg.capacity {
+                scheduler.commit(busy, out);
+                return;
+            }
+            let mut order = std::mem::take(&mut macs.order);
+            scheduler.allocated_in_priority(&mut order);
+            let before = macs.pdcch.snapshot();
+            let mut blocked = false;
+            for &ue in &order {
+                if !self.try_place_dci(ue, now) {
+                    self.count_dci(ue, dir, now, false);
+                    self.macs.demand[ue.index()].buffered_bytes = 0;
+                    blocked = true;
+                }
+            }
+            if !blocked {
+                for &ue in &order {
+                    self.count_dci(ue, dir, now, true);
+                }
+                self.macs.order = order;
+                let macs = &mut self.macs;
+                match dir {
+                    LinkDir::Downlink => macs.dl.commit(busy, out),
+                    LinkDir::Uplink => macs.ul.commit(busy, out),
+                }
+                return;
+            }
+            // The blocked UEs are left out; the others are placed again with the new allocation.
+            self.macs.order = order;
+            self.macs.pdcch.restore(before);
+        }
+    }
+
+    /// Each uplink grant's MCS from the effective SINR of the eNB's estimate over its own RBs
+    /// plus the outer loop's offset, and the TBS that follows (TS 36.213 §8.6.1-8.6.2).
+    fn size_uplink_grants(&mut self, now: SimTime, grants: &mut [NewTb]) {
+        let now_ms = now.as_ns() / NS_PER_MS;
+        for g in grants.iter_mut() {
+            let i = g.ue.index();
+            let sounding = &self.macs.sounding[i];
+            let link = &mut self.ues[i].ul;
+            if let Some(mcs) = sounding.effective_mcs(g.rbs, link.olla.gain_lin()) {
+                g.mcs = mcs;
+                g.tbs_bits = phy::tbs_bits(LinkDir::Uplink, mcs, g.rbs.count());
+            }
+            let (age_sum, rbs) = sounding.age_ms(now_ms, g.rbs);
+            let slot = link.slots.at(now);
+            slot.sinr_age_ms_sum += age_sum;
+            slot.sinr_age_rbs += u64::from(rbs);
+        }
+    }
+
+    /// Uplink grants whose DCI the UE fails to decode are never used (with a PDCCH budget, each
+    /// DCI is drawn at its aggregation level); the UE's data waits for its next SR.
+    fn drop_missed_grants(&mut self, now: SimTime, grants: &mut Vec<NewTb>) {
+        if !(self.macs.pdcch_cfg.capacity && self.control_errors) {
+            return;
+        }
+        grants.retain(|g| {
+            let level = self.macs.dci_level[g.ue.index()];
+            let error = phy::pdcch_error_rate_flat_at_level(self.control_esinr_db(g.ue, now), level);
+            let link = &mut self.ues[g.ue.index()].ul;
+            let lost = link.rng.uniform() < error;
+            link.slots.at(now).control_losses += u64::from(lost);
+            !lost
+        });
     }
 
     /// Send the uplink retransmissions due now; return the RBs the ones due at
@@ -243,21 +476,24 @@ impl Cell {
 
     /// A UE decodes one transport block per TTI (SISO, one DCI: TS 36.213 §7.1): a UE
     /// receiving a retransmission gets no new TB in the same TTI (as ns-3's schedulers).
-    fn one_tb_per_ue(&mut self, retx: &[TbAssignment]) {
-        for a in retx {
+    fn one_tb_per_ue(&mut self) {
+        for a in &self.macs.retx {
             self.macs.demand[a.ue.index()].buffered_bytes = 0;
         }
     }
 
     /// A new TB on a free HARQ process, filled from the transmitting RLC entity.
     fn transmit_new(&mut self, now: SimTime, dir: LinkDir, tb: &NewTb) {
+        let status_pdu = self.macs.mac.status_pdu;
         let ue = &mut self.ues[tb.ue.index()];
         let Some(harq) = ue.link(dir).harq.free_process() else {
             // Every process awaits feedback: the grant goes unused (counted as no TB).
             return;
         };
+        let offset_db = ue.link(dir).olla.offset_db();
+        ue.link(dir).slots.at(now).olla_offset_db_sum += offset_db;
         let a = TbAssignment { ue: tb.ue, dir, rbs: tb.rbs, mcs: tb.mcs, tbs_bits: tb.tbs_bits, harq, retx: 0 };
-        let payload = fill_tb(ue, &a, now);
+        let payload = fill_tb(ue, &a, now, status_pdu);
         let outcome = self.send(now, &a, payload, HarqHistory::EMPTY);
         if dir == LinkDir::Uplink && outcome == TbOutcome::Decoded {
             // The TB carried a BSR of what the UE still holds (TS 36.321 §5.4.5).
@@ -274,30 +510,20 @@ impl Cell {
     /// One TB on the air: PDCCH error, then the BLER draw from the HARQ-combined
     /// effective SINR (ns-3 `LteSpectrumPhy::EndRxData`); record it and await feedback.
     fn send(&mut self, now: SimTime, a: &TbAssignment, payload: TbPayload, history: HarqHistory) -> TbOutcome {
-        let link = self.ues[a.ue.index()].link(a.dir);
         self.sinr.per_rb_sinr_lin(a.ue, a.dir, now, &mut self.sinr_lin);
         if a.dir == LinkDir::Downlink {
-            link.memo.refresh(self.sinr.row_id(a.ue, a.dir, now), &self.sinr_lin);
+            let id = self.sinr.row_id(a.ue, a.dir, now);
+            self.ues[a.ue.index()].dl.memo.refresh(id, &self.sinr_lin);
         } else {
-            // The PUSCH's DMRS measures its RBs (TS 36.211 §5.5.2) on the SRS row's scale (the
-            // eNB knows the UE's power from its headroom reports): the uplink CQI follows.
-            let sounding = &mut self.macs.sounding[a.ue.index()];
-            sounding.pusch(a.rbs, &self.sinr_lin);
-            if let Some(cqi) = sounding.cqi() {
-                link.cqi.measured(now, CqiReport::wideband(cqi), now + SimDuration::from_ms(self.cqi.delay_ms as u64));
-            }
+            self.measure_pusch(now, a);
             // The transport block is decoded at the PUSCH's own power over its grant (TS 36.213 §5.1.1.1).
             let offset_db = self.sinr.pusch_offset_db(a.ue, now, PuschGrant { prbs: a.rbs.count() });
             let gain = 10f64.powf(offset_db / 10.0);
             self.sinr_lin.iter_mut().for_each(|x| *x *= gain);
         }
-        let sinr_lin = &self.sinr_lin;
-        // ns-3 models control errors on the downlink only (DCI on PDCCH, TS 36.213 §9.1).
-        let control_lost = a.dir == LinkDir::Downlink
-            && self.control_errors
-            && link.rng.uniform()
-                < *link.memo.pdcch_error.get_or_insert_with(|| phy::pcfich_pdcch_error_rate(sinr_lin));
+        let control_lost = a.dir == LinkDir::Downlink && self.control_errors && self.dci_missed(a.ue);
         let decode = phy::decode_tb(a, &self.sinr_lin, history);
+        let link = self.ues[a.ue.index()].link(a.dir);
         let outcome = if control_lost {
             TbOutcome::ControlLost
         } else if link.rng.uniform() < decode.bler {
@@ -316,9 +542,63 @@ impl Cell {
             // A UE that missed its DCI received nothing: its soft buffer is as it was.
             TbOutcome::ControlLost => link.harq.transmitted(a, payload, history),
         }
-        link.feedback.push_back((now + HARQ_FEEDBACK_DELAY, a.harq, outcome));
+        link.feedback.push_back(HarqFeedback {
+            at: now + HARQ_FEEDBACK_DELAY,
+            harq: a.harq,
+            outcome,
+            first_tx: a.retx == 0,
+        });
         outcome
     }
+
+    /// The PUSCH's DMRS measures its RBs (TS 36.211 §5.5.2) on the SRS row's scale (the eNB
+    /// knows the UE's power from its headroom reports), unless the eNB keeps to the SRS.
+    fn measure_pusch(&mut self, now: SimTime, a: &TbAssignment) {
+        if self.macs.la.ul_measurement == UlMeasurement::SrsOnly {
+            return;
+        }
+        let now_ms = now.as_ns() / NS_PER_MS;
+        // An unchanged estimate (a fixed SINR) leaves the MCS and CQI as they were.
+        if self.macs.sounding[a.ue.index()].pusch(now_ms, a.rbs, &self.sinr_lin) {
+            self.uplink_measured(a.ue.index(), now, Sounding::Dmrs);
+        }
+    }
+
+    /// Whether UE `ue` fails to decode its downlink DCI this TTI (the row in `sinr_lin` is its
+    /// downlink's): at its aggregation level with a PDCCH budget, else ns-3's one curve for the
+    /// band. ns-3 models control errors on the downlink only (DCI on PDCCH, TS 36.213 §9.1).
+    fn dci_missed(&mut self, ue: UeIndex) -> bool {
+        let sinr_lin = &self.sinr_lin;
+        let link = &mut self.ues[ue.index()].dl;
+        let esinr_db = *link.memo.control_esinr_db.get_or_insert_with(|| phy::control_effective_sinr_db(sinr_lin));
+        let error = if self.macs.pdcch_cfg.capacity {
+            phy::pdcch_error_rate_flat_at_level(esinr_db, self.macs.dci_level[ue.index()])
+        } else {
+            phy::pcfich_pdcch_error_rate_flat(esinr_db)
+        };
+        link.rng.uniform() < error
+    }
+
+    /// UE `ue`'s control-region effective SINR at `now` from its downlink row (kept with the row).
+    fn control_esinr_db(&mut self, ue: UeIndex, now: SimTime) -> f64 {
+        let id = self.sinr.row_id(ue, LinkDir::Downlink, now);
+        let memo = &mut self.ues[ue.index()].dl.memo;
+        if !memo.holds(id) {
+            self.sinr.per_rb_sinr_lin(ue, LinkDir::Downlink, now, &mut self.sinr_lin);
+            memo.refresh(id, &self.sinr_lin);
+        }
+        let sinr_lin = &self.sinr_lin;
+        *memo.control_esinr_db.get_or_insert_with(|| phy::control_effective_sinr_db(sinr_lin))
+    }
+}
+
+/// Which reference signal measured the uplink.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Sounding {
+    /// The SRS: every RB.
+    Srs,
+    /// A PUSCH's DMRS: its RBs.
+    Dmrs,
 }
 
 fn record(slot: &mut super::LteSlot, a: &TbAssignment, outcome: TbOutcome) {
@@ -334,7 +614,8 @@ fn record(slot: &mut super::LteSlot, a: &TbAssignment, outcome: TbOutcome) {
 
 /// Ask the transmitting RLC entity for PDUs until the TB is full; each PDU
 /// costs a MAC subheader, and an uplink TB also carries a BSR control element.
-fn fill_tb(ue: &mut UeContext, a: &TbAssignment, now: SimTime) -> TbPayload {
+/// With [`StatusPduPlacement::Alone`] a STATUS PDU ends the TB (the rest is padding).
+fn fill_tb(ue: &mut UeContext, a: &TbAssignment, now: SimTime, status_pdu: StatusPduPlacement) -> TbPayload {
     let bsr = if a.dir == LinkDir::Uplink { BSR_CE_BYTES } else { 0 };
     let mut room = (a.tbs_bits / 8).saturating_sub(bsr);
     let mut payload = TbPayload::new();
@@ -344,7 +625,11 @@ fn fill_tb(ue: &mut UeContext, a: &TbAssignment, now: SimTime) -> TbPayload {
         let opp = TxOpportunity { bytes: room - MAX_SUBHEADER_BYTES, now };
         let Some(pdu) = rlc.notify_tx_opportunity(opp, events) else { break };
         room = room.saturating_sub(pdu.bytes() + subheader_bytes(pdu.bytes()));
+        let alone = status_pdu == StatusPduPlacement::Alone && matches!(pdu, RlcPdu::Status(_));
         payload.push(pdu);
+        if alone {
+            break;
+        }
     }
     payload
 }

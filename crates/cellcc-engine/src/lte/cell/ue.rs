@@ -5,13 +5,14 @@
 use super::sdu_store::{dir_of, SduStore};
 use super::stats::LteSlots;
 use super::{CellOutput, TTI};
+use crate::lte::config::{CellConfig, UeConfig};
 use crate::lte::mac::harq::HarqEntity;
+use crate::lte::mac::link_adaptation::OuterLoop;
 use crate::lte::pdcp::PdcpTx;
 use crate::lte::phy::CqiReport;
 use crate::lte::rlc::{Rlc, RlcEvents, RlcPdu};
 use crate::lte::sap::{HarqId, LinkDir, RlcSdu, TbOutcome};
 use crate::packet::PacketId;
-use crate::scenario::{CellSpec, UeSpec};
 use crate::sim::{NodeId, RngStream, SimDuration, SimTime};
 use std::collections::VecDeque;
 
@@ -58,7 +59,8 @@ pub struct SinrMemo {
     /// The row itself (linear SINR), kept only when the source gives no id.
     sinr_lin: Vec<f64>,
     pub cqi: Option<CqiReport>,
-    pub pdcch_error: Option<f64>,
+    /// The control region's effective SINR, dB (`phy::control_effective_sinr_db`).
+    pub control_esinr_db: Option<f64>,
 }
 
 impl SinrMemo {
@@ -80,7 +82,7 @@ impl SinrMemo {
                 self.sinr_lin.extend_from_slice(sinr_lin);
             }
             self.cqi = None;
-            self.pdcch_error = None;
+            self.control_esinr_db = None;
         }
     }
 }
@@ -124,14 +126,26 @@ impl CapacityClock {
     }
 }
 
+/// HARQ feedback on its way to the transmitter.
+#[derive(Clone, Copy, Debug)]
+pub struct Feedback {
+    /// When it reaches the transmitter.
+    pub at: SimTime,
+    pub harq: HarqId,
+    pub outcome: TbOutcome,
+    /// It answers a first transmission.
+    pub first_tx: bool,
+}
+
 /// One direction of one UE's radio link.
 pub struct RadioLink {
     pub sdus: SduStore,
     pub harq: HarqEntity<TbPayload>,
     /// Decoded TBs, handed to the receiving RLC when their TTI ends.
     pub arrivals: VecDeque<(SimTime, TbPayload)>,
-    /// HARQ feedback in flight: (when it reaches the transmitter, process, outcome).
-    pub feedback: VecDeque<(SimTime, HarqId, TbOutcome)>,
+    /// HARQ feedback in flight: when it reaches the transmitter, process, outcome, and whether
+    /// it answers a first transmission (the outer loop learns from those).
+    pub feedback: VecDeque<Feedback>,
     /// Uplink only: (when, process) of the synchronous retransmissions NACKed.
     pub synchronous_retx: VecDeque<(SimTime, HarqId)>,
     pub cqi: CqiTracker,
@@ -139,6 +153,8 @@ pub struct RadioLink {
     /// the MAC's [`crate::lte::phy::UplinkSounding`]).
     pub memo: SinrMemo,
     pub capacity: CapacityClock,
+    /// The outer loop's offset (moves only when the cell runs one).
+    pub olla: OuterLoop,
     pub rng: RngStream,
     pub slots: LteSlots,
     /// The transmitting RLC entity's retransmission count at the last sample.
@@ -160,6 +176,7 @@ impl RadioLink {
             cqi: CqiTracker::default(),
             memo: SinrMemo::default(),
             capacity: CapacityClock::default(),
+            olla: OuterLoop::default(),
             rng: RngStream::new(seed, &format!("{label}:{d}:phy")),
             slots: LteSlots::new(slot, duration),
             rlc_retx_seen: 0,
@@ -175,9 +192,9 @@ impl RadioLink {
     }
 
     /// The next HARQ feedback due by `now`.
-    pub fn pop_feedback(&mut self, now: SimTime) -> Option<(HarqId, TbOutcome)> {
-        if self.feedback.front().is_some_and(|&(t, _, _)| t <= now) {
-            self.feedback.pop_front().map(|(_, h, o)| (h, o))
+    pub fn pop_feedback(&mut self, now: SimTime) -> Option<Feedback> {
+        if self.feedback.front().is_some_and(|f| f.at <= now) {
+            self.feedback.pop_front()
         } else {
             None
         }
@@ -239,8 +256,8 @@ impl End {
 impl UeContext {
     #[allow(clippy::too_many_arguments)]
     pub fn new(
-        cell: &CellSpec,
-        ue: &UeSpec,
+        cell: &CellConfig,
+        ue: &UeConfig,
         node: NodeId,
         enb: NodeId,
         label: &str,
@@ -248,7 +265,7 @@ impl UeContext {
         slot: SimDuration,
         duration: SimDuration,
     ) -> Self {
-        let max_retx = cell.harq.max_retx;
+        let harq = cell.harq;
         UeContext {
             node,
             enb,
@@ -256,8 +273,8 @@ impl UeContext {
             enb_rlc: Rlc::new(&ue.rlc),
             ue_pdcp: PdcpTx::new(),
             ue_rlc: Rlc::new(&ue.rlc),
-            dl: RadioLink::new(LinkDir::Downlink, max_retx, label, seed, slot, duration),
-            ul: RadioLink::new(LinkDir::Uplink, max_retx, label, seed, slot, duration),
+            dl: RadioLink::new(LinkDir::Downlink, harq.max_retx, label, seed, slot, duration),
+            ul: RadioLink::new(LinkDir::Uplink, harq.ul_max_retx, label, seed, slot, duration),
             events: RlcEvents::default(),
         }
     }

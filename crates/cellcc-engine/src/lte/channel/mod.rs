@@ -7,7 +7,7 @@
 //!  fading.rs: H_k(t) per RB (EPA/EVA/ETU, sum of sinusoids) ────────────────────► |H_k|^2
 //!  hst.rs: TS 36.101 B.3 Doppler shift f_s(t), residual after tracking ───────────► ICI share
 //!
-//!  DL gamma_k = (P_enb / N_rb) g_serving |H_k|^2 / (N_rb,UE + sum_i (P_i / N_rb) g_i 1[i serves k])
+//!  DL gamma_k = (P_enb / N_rb) g_serving |H_k|^2 / (N_rb,UE + sum_i (P_i / N_rb) g_i |H_ik|^2 1[i serves k])
 //!  UL gamma_k = (P_ue(M) / M) g_serving |H_k|^2 / (N_rb,eNB + sum_j P_j,rb g_j 1[UE j sends on RB k])
 //!             (power_control.rs: SRS M = N_rb, PUSCH M = grant; ul_interference.rs: UE j of interfering cell j)
 //!  SINR_k = a gamma_k / (1 + (1 - a) gamma_k)    (ici.rs: a = share kept by the subcarrier)
@@ -20,7 +20,9 @@
 //!   ([`SinrSource::pusch_offset_db`], the transport block's decoding).
 //! - UL and DL share the shadowing (large-scale reciprocity) but have independent
 //!   fast fading (the FDD duplex gap is far wider than the coherence bandwidth).
-//! - Interferers and their loads: see [`interference`]. Control region: full interference on every RB.
+//! - Interferers and their loads, and the fast fading of the strong ones: see
+//!   [`crate::radio::interference`]. Control region: full interference on every RB, unfaded (it
+//!   spans the band, whose mean gain is 1).
 //! - Uplink interference: one UE per interfering cell, static, large-scale only, at the cell's
 //!   `uplink_load` ([`ul_interference`]); the same on the SRS and the PUSCH rows.
 //! - Small-scale channel (multipath or HST) and its inter-carrier interference: [`small_scale`].
@@ -29,46 +31,36 @@
 //!   fast fading every TTI ([`fading::FADING_STEP_NS`]).
 //!
 //! Randomness: per UE `i`, keyed streams `"{label}:channel:ue{i}:{mobility|fading:dl|fading:ul|
-//! shadowing:serving|shadowing:interferer{j}}"`, so adding a UE at the end of the list leaves
+//! shadowing:serving|shadowing:interferer{j}|fading:interferer{j}}"`, so adding a UE at the end of the list leaves
 //! the other UEs' channels unchanged; per interferer `j`, `"{label}:channel:interferer{j}:load"`
 //! places a fractional load's RBs (shared by every UE), and `...:interferer{j}:{ul_ue|ul_shadowing|ul_load}`
 //! its uplink UE's position, shadowing and RBs.
 
-pub mod antenna;
-pub mod calibration;
-pub mod db;
-pub mod fading;
-pub mod hst;
-pub mod ici;
-pub mod interference;
-pub mod link_loss;
-pub mod mobility;
-pub mod noise;
-pub mod pathloss;
 pub mod power_control;
-pub mod shadowing;
-pub mod small_scale;
+pub mod rb;
 pub mod spec;
 pub mod sweep;
 pub mod trace;
 pub mod ul_interference;
 
-use self::antenna::{hex_layout_cells, Antenna};
-use self::fading::{FadingProcess, RbSteering, TapProfile, FADING_STEP_NS};
-use self::interference::{
-    add_partial_interference, full_buffer_rb_mw, interference_mw, InterfererLoad, RbPicker, Site,
-};
-use self::link_loss::PreparedLoss;
-use self::mobility::Mobility;
-use self::noise::{dbm_to_mw, noise_per_rb_dbm, to_db};
 use self::power_control::UlPower;
-use self::shadowing::{Shadowing, SHADOWING_STEP_NS};
-use self::small_scale::{tap_profile, LinkFading};
+use self::rb::{noise_per_rb_dbm, RB_BANDWIDTH_HZ};
 use self::spec::{AntennaSpec, ChannelSpec, UePlacement};
 use self::ul_interference::{UeArea, UlRow, UplinkInterference};
 use super::sap::{LinkDir, UeIndex};
 use super::sinr::{PuschGrant, SinrSource};
 use crate::error::ScenarioError;
+use crate::radio::antenna::{hex_layout_cells, Antenna};
+use crate::radio::db;
+use crate::radio::fading::{self, FadingProcess, RbSteering, TapProfile, FADING_STEP_NS};
+use crate::radio::interference::{
+    add_partial_interference, full_buffer_rb_mw, interference_mw, InterfererFading, InterfererLoad, RbPicker, Site,
+};
+use crate::radio::link_loss::PreparedLoss;
+use crate::radio::mobility::Mobility;
+use crate::radio::noise::{dbm_to_mw, to_db};
+use crate::radio::shadowing::{Shadowing, SHADOWING_STEP_NS};
+use crate::radio::small_scale::{self, tap_profile, LinkFading};
 use crate::sim::{RngStream, SimTime};
 
 /// Path loss, shadowing and interference are re-evaluated on the shadowing grid (10 ms):
@@ -112,6 +104,8 @@ struct UeChannel {
     shadow_xy_m: [f64; 2],
     /// Per direction (DL, UL).
     fading: [LinkFading; 2],
+    /// The downlink interferers' own fast fading (multipath channels with interferers).
+    interferer_fading: Option<InterfererFading>,
     /// Whole-band power received from each interferer at full load, mW (at `large_at_step`).
     site_mw: Vec<f64>,
     /// Path loss of each link, prepared for this UE's height: serving DL, serving UL, then the interferers (DL).
@@ -218,7 +212,7 @@ impl ChannelSinr {
         if self.gains.len() != n_rb {
             self.gains = vec![1.0; n_rb];
             self.interference_rb_mw = vec![0.0; n_rb];
-            self.steering = self.profile.as_ref().map(|p| RbSteering::new(p, n_rb));
+            self.steering = self.profile.as_ref().map(|p| RbSteering::new(p, n_rb, RB_BANDWIDTH_HZ));
         }
     }
 
@@ -232,7 +226,7 @@ impl ChannelSinr {
             (LinkDir::Downlink, Region::Data) => {
                 let signal_rb_mw = d.serving.tx_power_mw / n_rb * large.dl_gain;
                 let (everywhere_mw, partial) = u.full_buffer_rb_mw(d, self.gains.len());
-                if partial {
+                if partial || u.interferer_fading.is_some() {
                     self.interference_rb_mw.fill(0.0);
                     let tti = now.as_ns() / FADING_STEP_NS;
                     add_partial_interference(
@@ -243,6 +237,18 @@ impl ChannelSinr {
                         &mut self.interference_rb_mw,
                     );
                     self.interference_rb_mw.iter_mut().for_each(|o| *o += everywhere_mw);
+                    if let (Some(f), Some(steer)) = (u.interferer_fading.as_mut(), self.steering.as_ref()) {
+                        let step = now.as_ns() / LARGE_SCALE_STEP_NS;
+                        f.apply(
+                            step,
+                            now.as_ns(),
+                            &u.site_mw,
+                            &d.loads,
+                            &mut self.pickers,
+                            steer,
+                            &mut self.interference_rb_mw,
+                        );
+                    }
                     for (g, i_mw) in self.gains.iter_mut().zip(&self.interference_rb_mw) {
                         *g = signal_rb_mw / (d.dl_noise_rb_mw + i_mw);
                     }
@@ -307,7 +313,7 @@ pub fn interfering_cells(spec: &ChannelSpec) -> Vec<InterferingCell> {
         }
     });
     let layout = spec.hex_layout.iter().flat_map(|l| {
-        hex_layout_cells(enb.position_m, l).into_iter().map(move |c| {
+        hex_layout_cells(enb.position_m, &l.grid()).into_iter().map(move |c| {
             let antenna = match c.orientation_deg {
                 None => AntennaSpec::Isotropic,
                 Some(o) => AntennaSpec::Parabolic {
@@ -386,12 +392,19 @@ fn new_ue(spec: &ChannelSpec, n_interferers: usize, u: &UePlacement, seed: u64, 
     let fading = |dir: LinkDir, name: &str| {
         LinkFading::new(&spec.fading, dir, spec.dl_carrier_mhz, spec.ul_carrier_mhz, stream(&format!("fading:{name}")))
     };
+    // Each interfering link fades with the serving link's profile and Doppler (the UE's motion sets
+    // it for every link), Rayleigh: no line of sight to a neighbour site.
+    let interferer_fading = tap_profile(spec.fading.profile).filter(|_| n_interferers > 0).map(|p| {
+        let fd = small_scale::multipath_doppler_hz(&spec.fading, &p, spec.dl_carrier_mhz);
+        InterfererFading::new(p, fd, None, seed, format!("{key}:fading:interferer"), n_interferers)
+    });
     UeChannel {
         mobility: Mobility::new(&u.mobility, u.position_m, stream("mobility")),
         shadowing,
         shadow_step: 0,
         shadow_xy_m: u.position_m,
         fading: [fading(LinkDir::Downlink, "dl"), fading(LinkDir::Uplink, "ul")],
+        interferer_fading,
         site_mw: vec![0.0; n_interferers],
         losses: Vec::new(),
         large: LargeScale::default(),
@@ -420,7 +433,7 @@ pub fn downlink_fading_trace_db(
     let fd = small_scale::multipath_doppler_hz(&spec.fading, &profile, spec.dl_carrier_mhz);
     let rng = RngStream::new(seed, &format!("{label}:channel:ue{ue}:fading:dl"));
     let mut fading = FadingProcess::new(&profile, fd, spec.fading.k_factor_db, rng);
-    let steer = RbSteering::new(&profile, n_rb);
+    let steer = RbSteering::new(&profile, n_rb, RB_BANDWIDTH_HZ);
     let mut rows = vec![Vec::with_capacity(n_steps as usize); n_rb];
     for k in 0..n_steps {
         for (row, g) in rows.iter_mut().zip(fading.rb_gains(k * fading::FADING_STEP_NS, &steer)) {

@@ -10,13 +10,14 @@
 //! line-of-sight path). UL gets the same baseline and its own, independent fading; the
 //! control region sees the linear mean over the band.
 
-use super::fading::{RbSteering, TapProfile};
-use super::noise::to_db;
-use super::small_scale::{tap_profile, LinkFading};
+use super::rb::RB_BANDWIDTH_HZ;
 use super::spec::{FadingSpec, DEFAULT_DL_CARRIER_MHZ};
 use crate::error::ScenarioError;
 use crate::lte::sap::{LinkDir, UeIndex};
 use crate::lte::sinr::SinrSource;
+use crate::radio::fading::{RbSteering, TapProfile};
+use crate::radio::noise::to_db;
+use crate::radio::small_scale::{tap_profile, LinkFading};
 use crate::sim::{RngStream, SimTime};
 use serde::{Deserialize, Serialize};
 
@@ -130,7 +131,7 @@ impl SweepSinr {
         if self.sinr_lin.len() != n_rb {
             // Allocates only when the RB count changes: once per cell.
             self.sinr_lin = vec![1.0; n_rb];
-            self.steering = self.profile.as_ref().map(|p| RbSteering::new(p, n_rb));
+            self.steering = self.profile.as_ref().map(|p| RbSteering::new(p, n_rb, RB_BANDWIDTH_HZ));
         }
     }
 }

@@ -4,6 +4,7 @@
 use super::spec::*;
 use super::*;
 use crate::lte::sinr::PuschGrant;
+use crate::radio::{ici, mobility, pathloss};
 use crate::sim::NS_PER_MS;
 
 fn ue_at(x: f64, y: f64) -> UePlacement {

@@ -27,14 +27,14 @@
 //! send SRS and PUSCH at the same power per RB (LENA separates them in time; the engine has one
 //! uplink row per TTI). Every UE of the serving cell sees the same interference (it is at the eNB).
 
-use super::antenna::Antenna;
-use super::interference::{InterfererLoad, RbPicker, Site};
-use super::link_loss::PreparedLoss;
-use super::noise::{dbm_to_mw, to_db};
 use super::power_control::UlPower;
 use super::spec::{ChannelSpec, DEFAULT_UE_HEIGHT_M};
 use super::InterferingCell;
 use crate::error::ScenarioError;
+use crate::radio::antenna::Antenna;
+use crate::radio::interference::{InterfererLoad, RbPicker, Site};
+use crate::radio::link_loss::PreparedLoss;
+use crate::radio::noise::{dbm_to_mw, to_db};
 use crate::sim::RngStream;
 use rand_distr::{Distribution, StandardNormal};
 use std::f64::consts::FRAC_PI_3;

@@ -12,8 +12,24 @@
 //! ns-3 LENA's FF MAC schedulers do (lte-design.rst, "MAC").
 
 pub mod harq;
+pub mod link_adaptation;
+pub mod pdcch;
 pub mod scheduler;
 pub mod uplink;
+
+use serde::{Deserialize, Serialize};
+
+/// Where a pending RLC STATUS PDU goes in a MAC PDU (a cell's `mac.status_pdu`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StatusPduPlacement {
+    /// First, with data after it in the same transport block (TS 36.322 §5.1.3.1.1 gives STATUS
+    /// PDUs priority; TS 36.321 §6.1.2 multiplexes several MAC SDUs in one MAC PDU).
+    WithData,
+    /// Alone in its transport block, the rest padding: ns-3 LENA's `LteRlcAm::DoNotifyTxOpportunity`
+    /// answers an opportunity with the pending STATUS PDU and returns.
+    Alone,
+}
 
 /// MAC subheader of a MAC SDU with a 7-bit L field (TS 36.321 §6.1.2, Figure 6.1.2-1:
 /// R/F/E/LCID + F/L), for SDUs of fewer than 128 bytes.

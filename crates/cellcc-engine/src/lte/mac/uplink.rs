@@ -9,9 +9,11 @@
 //! ```
 //! What differs from ns-3 LENA: ns-3 has no SR; its UE MAC sends an ideal BSR control
 //! message every TTI its buffer changed (`LteUeMac::m_bsrPeriodicity` = 1 ms, "ideal
-//! behavior"), so the eNB knows each buffer 1 TTI late at no cost. Here a UE whose buffer
-//! the eNB believes empty must wait for its SR occasion, gets a small first grant, and the
-//! BSR then rides in the uplink TB itself (quantized as the standard says).
+//! behavior"), which waits [`IDEAL_BSR_DELAY_MS`] in the UE PHY's control-message queue, so the
+//! eNB knows each buffer exactly, a few TTIs late, at no cost ([`UplinkRequestsMode::IdealBsr`],
+//! the LENA profile's). By default a UE whose buffer the eNB believes empty must wait for its SR
+//! occasion, gets a small first grant, and the BSR then rides in the uplink TB itself
+//! (quantized as the standard says).
 //! The SR is seen by the eNB in its occasion's TTI (no PUCCH decoding delay), so the
 //! shortest SR-to-data time is the grant delay, 4 ms.
 
@@ -21,16 +23,13 @@ use serde::{Deserialize, Serialize};
 
 use super::scheduler::NewTb;
 use crate::error::ScenarioError;
-use crate::lte::phy::{DEFAULT_SRS_PERIOD_MS, SRS_PERIODS_MS};
+use crate::lte::phy::SRS_PERIODS_MS;
 use crate::lte::sap::UeIndex;
 use crate::sim::{SimDuration, SimTime, NS_PER_MS};
 
 /// SR periodicities of TS 36.213 Table 10.1.5-1 (I_SR 157: 1, 155–156: 2, 0–4: 5, 5–14: 10,
 /// 15–34: 20, 35–74: 40, 75–154: 80 ms).
 pub const SR_PERIODS_MS: [u32; 7] = [1, 2, 5, 10, 20, 40, 80];
-/// Default SR period: 10 ms (I_SR 5–14 of Table 10.1.5-1), the middle of the table. ns-3 has no
-/// SR to take a default from; `sr_period_ms = 1` is the closest to its ideal per-TTI BSR.
-pub const DEFAULT_SR_PERIOD_MS: u32 = 10;
 /// FDD: an uplink grant in subframe n is used in subframe n + 4 (TS 36.213 §8.0, k = 4).
 pub const DEFAULT_GRANT_DELAY_MS: u32 = 4;
 /// Grant delays accepted: 1 (the grant precedes its use) to 8 (the FDD uplink HARQ round trip,
@@ -73,25 +72,46 @@ pub fn bsr_quantized_bytes(bytes: u32) -> u32 {
     bsr_index_bytes(bsr_index(bytes))
 }
 
-/// Uplink request settings of a cell.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct UplinkConfig {
-    /// SR period, ms: one of 1, 2, 5, 10, 20, 40, 80 (TS 36.213 Table 10.1.5-1). Default 10.
-    pub sr_period_ms: u32,
-    /// From UL grant to its PUSCH transmission, ms, 1..=8. Default 4 (TS 36.213 §8.0, FDD).
-    pub grant_delay_ms: u32,
-    /// SRS period, ms: one of 2, 5, 10, 20, 40, 80, 160, 320 (TS 36.213 Table 8.2-1). Default 40
-    /// (ns-3 `LteEnbRrc::SrsPeriodicity`). The eNB measures the uplink on SRS and PUSCH only.
-    pub srs_period_ms: u32,
+/// ns-3 LENA's ideal BSR reaches the eNB scheduler 4 TTIs after the UE MAC sends it: the UE
+/// PHY holds control messages `UL_PUSCH_TTIS_DELAY` = 4 TTIs (lte-ue-phy.cc, lte-phy.cc
+/// `SetControlMessages`).
+pub const IDEAL_BSR_DELAY_MS: u64 = 4;
+
+/// How the eNB learns what a UE has to send (a cell's `uplink.requests`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UplinkRequestsMode {
+    /// TS 36.321 §5.4.4-5.4.5: a scheduling request on PUCCH at the UE's SR occasion, a small
+    /// first grant, then a Short BSR (quantized, Table 6.1.3.1-1) in every uplink TB.
+    SrBsr,
+    /// ns-3 LENA: the exact buffer, [`IDEAL_BSR_DELAY_MS`] late, whenever it changed; no SR.
+    IdealBsr,
 }
 
-impl Default for UplinkConfig {
-    fn default() -> Self {
+/// Uplink request settings of a cell, resolved (the scenario's `uplink` table with the
+/// profile's defaults filled in: `lte::profile`).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UplinkConfig {
+    /// SR period, ms: one of 1, 2, 5, 10, 20, 40, 80 (TS 36.213 Table 10.1.5-1).
+    pub sr_period_ms: u32,
+    /// From UL grant to its PUSCH transmission, ms, 1..=8 (TS 36.213 §8.0, FDD: 4).
+    pub grant_delay_ms: u32,
+    /// SRS period, ms: one of 2, 5, 10, 20, 40, 80, 160, 320 (TS 36.213 Table 8.2-1).
+    pub srs_period_ms: u32,
+    /// SR and BSR, or LENA's ideal BSR.
+    pub requests: UplinkRequestsMode,
+}
+
+impl UplinkConfig {
+    /// The operator profile's settings (`lte::profile::OPERATOR`), for tests of this module.
+    #[cfg(test)]
+    fn standard() -> Self {
         UplinkConfig {
-            sr_period_ms: DEFAULT_SR_PERIOD_MS,
+            sr_period_ms: 10,
             grant_delay_ms: DEFAULT_GRANT_DELAY_MS,
-            srs_period_ms: DEFAULT_SRS_PERIOD_MS,
+            srs_period_ms: crate::lte::phy::DEFAULT_SRS_PERIOD_MS,
+            requests: UplinkRequestsMode::SrBsr,
         }
     }
 }
@@ -130,7 +150,7 @@ enum SrState {
     Received,
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 struct UeRequests {
     sr: SrState,
     /// Last BSR level, less what was granted since.
@@ -139,11 +159,15 @@ struct UeRequests {
     grants_in_flight: u32,
     /// Their TB bytes: data they will take from the buffer a BSR describes.
     in_flight_bytes: u32,
+    /// Ideal BSR: the buffer last sent, and the reports on their way (arrival, bytes).
+    ideal_sent: u32,
+    ideal_in_flight: VecDeque<(SimTime, u32)>,
 }
 
 /// SR/BSR state of every UE of a cell and the grants waiting for their transmission TTI.
 #[derive(Debug)]
 pub struct UplinkRequests {
+    mode: UplinkRequestsMode,
     sr_period_ms: u64,
     grant_delay: SimDuration,
     ues: Vec<UeRequests>,
@@ -153,22 +177,53 @@ pub struct UplinkRequests {
 
 impl UplinkRequests {
     pub fn new(cfg: &UplinkConfig, n_ues: usize) -> Self {
+        let idle = UeRequests {
+            sr: SrState::Idle,
+            reported_bytes: 0,
+            grants_in_flight: 0,
+            in_flight_bytes: 0,
+            ideal_sent: 0,
+            ideal_in_flight: VecDeque::new(),
+        };
         UplinkRequests {
+            mode: cfg.requests,
             sr_period_ms: u64::from(cfg.sr_period_ms),
             grant_delay: SimDuration::from_ms(u64::from(cfg.grant_delay_ms)),
-            ues: vec![
-                UeRequests { sr: SrState::Idle, reported_bytes: 0, grants_in_flight: 0, in_flight_bytes: 0 };
-                n_ues
-            ],
+            ues: vec![idle; n_ues],
             grants: VecDeque::with_capacity(n_ues * cfg.grant_delay_ms as usize),
         }
     }
 
-    /// Each TTI: the UE's RLC buffer, bytes. A UE with data, no grant coming and nothing the
-    /// eNB knows of triggers an SR (TS 36.321 §5.4.4: a regular BSR with no UL-SCH resources),
-    /// sent at its next SR occasion: subframes where `ms mod period == ue mod period`
-    /// (the per-UE offset of Table 10.1.5-1). With no data left, a pending SR is cancelled.
+    /// Each TTI: the UE's RLC buffer, bytes.
     pub fn ue_buffer(&mut self, now: SimTime, ue: UeIndex, bytes: u32) {
+        match self.mode {
+            UplinkRequestsMode::SrBsr => self.scheduling_request(now, ue, bytes),
+            UplinkRequestsMode::IdealBsr => self.ideal_bsr(now, ue, bytes),
+        }
+    }
+
+    /// LENA's ideal BSR: a changed buffer is reported exactly and overwrites the eNB's belief
+    /// [`IDEAL_BSR_DELAY_MS`] later (ns-3 `PfFfMacScheduler::DoSchedUlMacCtrlInfoReq`).
+    fn ideal_bsr(&mut self, now: SimTime, ue: UeIndex, bytes: u32) {
+        let u = &mut self.ues[ue.index()];
+        if bytes != u.ideal_sent {
+            u.ideal_sent = bytes;
+            u.ideal_in_flight.push_back((now + SimDuration::from_ms(IDEAL_BSR_DELAY_MS), bytes));
+        }
+        while let Some(&(at, reported)) = u.ideal_in_flight.front() {
+            if at > now {
+                break;
+            }
+            u.ideal_in_flight.pop_front();
+            u.reported_bytes = reported;
+        }
+    }
+
+    /// A UE with data, no grant coming and nothing the eNB knows of triggers an SR (TS 36.321
+    /// §5.4.4: a regular BSR with no UL-SCH resources), sent at its next SR occasion: subframes
+    /// where `ms mod period == ue mod period` (the per-UE offset of Table 10.1.5-1). With no
+    /// data left, a pending SR is cancelled.
+    fn scheduling_request(&mut self, now: SimTime, ue: UeIndex, bytes: u32) {
         let period = self.sr_period_ms;
         let u = &mut self.ues[ue.index()];
         let idle_link = u.grants_in_flight == 0 && u.reported_bytes == 0;
@@ -189,6 +244,9 @@ impl UplinkRequests {
     /// carry part of that buffer. (ns-3 overwrites its belief with the BSR and so grants the
     /// in-flight bytes twice; the surplus goes out as padding.)
     pub fn bsr_received(&mut self, ue: UeIndex, bytes_after: u32) {
+        if self.mode == UplinkRequestsMode::IdealBsr {
+            return;
+        }
         let u = &mut self.ues[ue.index()];
         u.reported_bytes = bsr_quantized_bytes(bytes_after).saturating_sub(u.in_flight_bytes);
     }
@@ -232,7 +290,7 @@ impl UplinkRequests {
 
     /// Whether a grant is waiting for its TTI or an SR for its grant (the cell is not idle).
     pub fn is_busy(&self) -> bool {
-        !self.grants.is_empty() || self.ues.iter().any(|u| u.sr != SrState::Idle)
+        !self.grants.is_empty() || self.ues.iter().any(|u| u.sr != SrState::Idle || !u.ideal_in_flight.is_empty())
     }
 }
 
@@ -267,7 +325,7 @@ mod tests {
     /// SR period 10 ms: UE 3's occasions are at 3, 13, 23 ms. Data at 5 ms waits until 13.
     #[test]
     fn sr_waits_for_the_occasion_then_counts_as_a_small_grant() {
-        let mut u = UplinkRequests::new(&UplinkConfig::default(), 4);
+        let mut u = UplinkRequests::new(&UplinkConfig::standard(), 4);
         let ue = UeIndex(3);
         for t in 5..13 {
             u.ue_buffer(ms(t), ue, 500);
@@ -281,7 +339,7 @@ mod tests {
     /// Grant at 13 ms is used at 17 ms (k = 4), and only then.
     #[test]
     fn grant_is_used_grant_delay_later_and_bsr_takes_over() {
-        let mut u = UplinkRequests::new(&UplinkConfig::default(), 4);
+        let mut u = UplinkRequests::new(&UplinkConfig::standard(), 4);
         let ue = UeIndex(3);
         u.ue_buffer(ms(13), ue, 500);
         u.granted(ms(13), &[grant(3, 56 * 8)]);
@@ -306,7 +364,7 @@ mod tests {
     /// bytes (level 515), of which the grant due at 18 ms will carry 100: belief 415.
     #[test]
     fn bsr_discounts_grants_still_in_flight() {
-        let mut u = UplinkRequests::new(&UplinkConfig::default(), 4);
+        let mut u = UplinkRequests::new(&UplinkConfig::standard(), 4);
         let ue = UeIndex(3);
         u.ue_buffer(ms(13), ue, 500);
         u.granted(ms(13), &[grant(3, 56 * 8)]);
@@ -324,7 +382,7 @@ mod tests {
     /// A UE whose BSR said "empty" and which gets new data raises an SR again.
     #[test]
     fn new_data_after_an_empty_bsr_triggers_a_new_sr() {
-        let cfg = UplinkConfig { sr_period_ms: 5, grant_delay_ms: 4, ..UplinkConfig::default() };
+        let cfg = UplinkConfig { sr_period_ms: 5, grant_delay_ms: 4, ..UplinkConfig::standard() };
         let mut u = UplinkRequests::new(&cfg, 2);
         let ue = UeIndex(1);
         u.bsr_received(ue, 0);
@@ -337,7 +395,7 @@ mod tests {
 
     #[test]
     fn pending_sr_is_cancelled_when_the_buffer_empties() {
-        let mut u = UplinkRequests::new(&UplinkConfig::default(), 1);
+        let mut u = UplinkRequests::new(&UplinkConfig::standard(), 1);
         u.ue_buffer(ms(1), UeIndex(0), 10);
         u.ue_buffer(ms(2), UeIndex(0), 0);
         u.ue_buffer(ms(10), UeIndex(0), 0);
@@ -346,9 +404,8 @@ mod tests {
     }
 
     #[test]
-    fn config_defaults_and_validation() {
-        let d = UplinkConfig::default();
-        assert_eq!((d.sr_period_ms, d.grant_delay_ms), (10, 4));
+    fn config_validation_names_the_field() {
+        let d = UplinkConfig::standard();
         assert!(d.validate("cells[0].uplink").is_ok());
         let e = UplinkConfig { sr_period_ms: 3, ..d }.validate("cells[0].uplink").unwrap_err();
         assert_eq!((e.path.as_str(), e.value.as_str()), ("cells[0].uplink.sr_period_ms", "3"));
@@ -358,8 +415,25 @@ mod tests {
         let e = UplinkConfig { srs_period_ms: 30, ..d }.validate("u").unwrap_err();
         assert_eq!((e.path.as_str(), e.value.as_str()), ("u.srs_period_ms", "30"));
         assert!(UplinkConfig { grant_delay_ms: 9, ..d }.validate("u").is_err());
-        let parsed: UplinkConfig = serde_json::from_str(r#"{"sr_period_ms": 20}"#).unwrap();
-        assert_eq!(parsed, UplinkConfig { sr_period_ms: 20, ..UplinkConfig::default() });
-        assert!(serde_json::from_str::<UplinkConfig>(r#"{"sr_period": 20}"#).is_err(), "unknown field");
+    }
+
+    /// LENA's ideal BSR: the exact buffer, 4 TTIs late, overwriting the belief; no SR needed.
+    #[test]
+    fn the_ideal_bsr_reports_the_exact_buffer_four_ttis_late() {
+        let cfg = UplinkConfig { requests: UplinkRequestsMode::IdealBsr, ..UplinkConfig::standard() };
+        let mut u = UplinkRequests::new(&cfg, 2);
+        let ue = UeIndex(1);
+        u.ue_buffer(ms(7), ue, 444);
+        for t in 7..11 {
+            u.ue_buffer(ms(t), ue, 444);
+            assert_eq!(u.reported_bytes(ue), 0, "t = {t} ms");
+            assert!(u.is_busy());
+        }
+        u.ue_buffer(ms(11), ue, 444);
+        assert_eq!(u.reported_bytes(ue), 444, "exact, not the level 515");
+        u.granted(ms(11), &[grant(1, 100 * 8)]);
+        assert_eq!(u.reported_bytes(ue), 344);
+        u.bsr_received(ue, 0);
+        assert_eq!(u.reported_bytes(ue), 344, "no BSR rides in LENA's TBs");
     }
 }

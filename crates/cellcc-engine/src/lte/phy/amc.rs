@@ -25,10 +25,10 @@
 //!   not Table 7.2.3-1's; we keep ns-3's for the mapping (it fixes which MCS a CQI gives) and
 //!   carry Table 7.2.3-1 as [`CQI_TABLE`] for reference and reporting.
 
-use std::sync::LazyLock;
+use std::sync::{LazyLock, OnceLock};
 
 use super::bler::{first_tx_curve, tb_bler_from_mib};
-use super::mi::{db_to_linear, mean_mi3_all, mi_per_rb};
+use super::mi::{curve, db_to_linear, linear_to_db, mean_mi3_all, mi3_per_rb, mi_per_rb};
 use super::segmentation::segment_tb;
 use super::tbs::{tbs_bits, MAX_PRB};
 use crate::lte::sap::{LinkDir, RbMask};
@@ -161,26 +161,32 @@ pub fn cqi_below_mcs(mcs: u8) -> u8 {
     cqi
 }
 
-/// `[mcs][n_prb - 1]`: the effective MIB at which the TB of TBS(MCS, N_PRB) bits has exactly
-/// [`CQI_BLER_TARGET`] BLER on its first transmission (infinite if even MIB = 1 fails).
-static MIB_THRESHOLDS: LazyLock<Box<[f64]>> = LazyLock::new(|| {
-    let mut t = Vec::with_capacity((MAX_MCS as usize + 1) * MAX_PRB as usize);
-    for mcs in 0..=MAX_MCS {
-        for n_prb in 1..=MAX_PRB {
-            t.push(mib_threshold(mcs, n_prb));
-        }
-    }
-    t.into_boxed_slice()
-});
+/// `[dir][mcs][n_prb - 1]`: the effective MIB at which the TB of TBS(dir, MCS, N_PRB) bits has
+/// exactly [`CQI_BLER_TARGET`] BLER on its first transmission (infinite if even MIB = 1 fails).
+/// The uplink's TBS differs from the downlink's at MCS 10 and 20 (Table 8.6.1-1); the error
+/// model is the same (ns-3 decodes PUSCH with the PDSCH curves, as `bler.rs` does).
+/// Each row (every MCS for one RB count) is found on first use: a cell asks for a few RB counts of
+/// the 110, so a run pays for the bisections it needs, not for both tables (a few tens of ms).
+static MIB_THRESHOLDS: LazyLock<[Box<[OnceLock<ThresholdRow>]>; 2]> =
+    LazyLock::new(|| std::array::from_fn(|_| (0..MAX_PRB).map(|_| OnceLock::new()).collect()));
+
+/// The MIB thresholds of every MCS for one RB count.
+type ThresholdRow = [f64; MAX_MCS as usize + 1];
+
+/// The thresholds of every MCS on `n_prb` RBs in `dir`.
+fn threshold_row(dir: LinkDir, n_prb: u32) -> &'static ThresholdRow {
+    let rows = &MIB_THRESHOLDS[usize::from(dir == LinkDir::Uplink)];
+    rows[(n_prb - 1) as usize].get_or_init(|| std::array::from_fn(|mcs| mib_threshold(dir, mcs as u8, n_prb)))
+}
 
 /// Bisection iterations: 2^-50 of the MIB range, far below any curve's spread `c`.
 const BISECTION_STEPS: u32 = 50;
 
 /// The smallest MIB at which MCS `mcs` on `n_prb` RBs meets the BLER target (BLER falls as
 /// MIB rises, so bisection finds it).
-fn mib_threshold(mcs: u8, n_prb: u32) -> f64 {
+fn mib_threshold(dir: LinkDir, mcs: u8, n_prb: u32) -> f64 {
     let id = first_tx_curve(mcs);
-    let cbs = segment_tb(tbs_bits(LinkDir::Downlink, mcs, n_prb));
+    let cbs = segment_tb(tbs_bits(dir, mcs, n_prb));
     let passes = |mib: f64| tb_bler_from_mib(mib, id, &cbs) <= CQI_BLER_TARGET;
     if !passes(1.0) {
         return f64::INFINITY;
@@ -197,8 +203,39 @@ fn mib_threshold(mcs: u8, n_prb: u32) -> f64 {
     hi
 }
 
-fn mib_threshold_for(mcs: u8, n_prb: u32) -> f64 {
-    MIB_THRESHOLDS[mcs as usize * MAX_PRB as usize + (n_prb - 1) as usize]
+fn mib_threshold_for(dir: LinkDir, mcs: u8, n_prb: u32) -> f64 {
+    threshold_row(dir, n_prb)[mcs as usize]
+}
+
+/// The flat-channel SINR, dB, at which MCS `mcs` on `n_prb` RBs meets the BLER target: its MIB
+/// threshold through the inverse of its modulation's MI curve (+inf where no SINR suffices).
+/// Link adaptation reads a CQI as the SINR of the MCS it maps to, and adds its offsets in dB.
+pub fn flat_sinr_threshold_db(dir: LinkDir, mcs: u8, n_prb: u32) -> f64 {
+    let mib = mib_threshold_for(dir, mcs, n_prb);
+    if !mib.is_finite() {
+        return f64::INFINITY;
+    }
+    let modulation = mcs_info(LinkDir::Downlink, mcs).modulation;
+    linear_to_db(curve(modulation).sinr_linear_for_mib(mib))
+}
+
+/// The highest MCS whose first-transmission TB on the RBs `rbs` meets the BLER target when each
+/// RB's SINR is `sinr_lin[rb] x gain_lin` (the effective SINR over exactly those RBs, MIESM, with
+/// a link-adaptation offset as a linear gain); `None` if MCS 0 fails or `rbs` is empty.
+pub fn mcs_at_bler_target_on(dir: LinkDir, rbs: RbMask, sinr_lin: &[f64], gain_lin: f64) -> Option<u8> {
+    let n_prb = rbs.count();
+    let first = rbs.iter().next().map(|rb| sinr_lin[rb as usize])?;
+    // A flat estimate (a fixed SINR, an SRS row without fading) costs one lookup.
+    if rbs.iter().all(|rb| sinr_lin[rb as usize] == first) {
+        return mcs_from_mib(dir, mi3_per_rb(first * gain_lin), n_prb);
+    }
+    let mut sum = [0.0; 3];
+    for rb in rbs.iter() {
+        let m = mi3_per_rb(sinr_lin[rb as usize] * gain_lin);
+        sum = [sum[0] + m[0], sum[1] + m[1], sum[2] + m[2]];
+    }
+    let n = f64::from(n_prb);
+    mcs_from_mib(dir, sum.map(|x| x / n), n_prb)
 }
 
 /// The highest MCS whose first-transmission TB on all the RBs of `sinr_lin` has BLER <= 10 %,
@@ -208,23 +245,24 @@ pub fn mcs_at_bler_target(sinr_lin: &[f64]) -> Option<u8> {
     let n_prb = sinr_lin.len() as u32;
     assert!((1..=MAX_PRB).contains(&n_prb), "{n_prb} RBs outside 1..=110");
     let mib = mean_mi3_all(sinr_lin);
-    mcs_at_bler_target_from_mib(mib, n_prb)
+    mcs_from_mib(LinkDir::Downlink, mib, n_prb)
 }
 
 /// [`mcs_at_bler_target`] for a frequency-flat channel of `sinr_db` (dB) on `n_prb` RBs.
 pub fn mcs_at_bler_target_flat(sinr_db: f64, n_prb: u32) -> Option<u8> {
     assert!((1..=MAX_PRB).contains(&n_prb), "{n_prb} RBs outside 1..=110");
     let sinr_lin = db_to_linear(sinr_db);
-    mcs_at_bler_target_from_mib(MODULATIONS.map(|m| mi_per_rb(m, sinr_lin)), n_prb)
+    mcs_from_mib(LinkDir::Downlink, MODULATIONS.map(|m| mi_per_rb(m, sinr_lin)), n_prb)
 }
 
 const MODULATIONS: [Modulation; 3] = [Modulation::Qpsk, Modulation::Qam16, Modulation::Qam64];
 
-/// `mib[m]` = the wideband mean MIB of modulation `m`.
-fn mcs_at_bler_target_from_mib(mib: [f64; 3], n_prb: u32) -> Option<u8> {
+/// `mib[m]` = the mean MIB of modulation `m` over the `n_prb` RBs of a TB of direction `dir`.
+fn mcs_from_mib(dir: LinkDir, mib: [f64; 3], n_prb: u32) -> Option<u8> {
+    let row = threshold_row(dir, n_prb);
     let first_fail = (0..=MAX_MCS).find(|&mcs| {
         let m = mcs_info(LinkDir::Downlink, mcs).modulation;
-        mib[m as usize] < mib_threshold_for(mcs, n_prb)
+        mib[m as usize] < row[mcs as usize]
     });
     match first_fail {
         Some(0) => None,
@@ -578,7 +616,8 @@ mod tests {
                 ch.per_rb_sinr_db(UeIndex(u), LinkDir::Downlink, now, &mut db);
                 let (new_mib, old_mib) = (mean_mi3_all(&lin), crate::lte::phy::mi::db_grid::mean_mib3(&db));
                 worst_mib = (0..3).map(|k| (new_mib[k] - old_mib[k]).abs()).fold(worst_mib, f64::max);
-                let (new, old) = (mcs_at_bler_target_from_mib(new_mib, 100), mcs_at_bler_target_from_mib(old_mib, 100));
+                let (new, old) =
+                    (mcs_from_mib(LinkDir::Downlink, new_mib, 100), mcs_from_mib(LinkDir::Downlink, old_mib, 100));
                 rows += 1;
                 if let Some(mcs) = new {
                     let k = mcs_info(LinkDir::Downlink, mcs).modulation as usize;

@@ -62,18 +62,49 @@ fn error_at_effective_sinr_db(esinr_db: f64) -> f64 {
 /// every RB of the band (ns-3 `GetPcfichPdcchError`). The caller draws u ~ U(0,1) and loses
 /// the UE's control (and so its TBs of the TTI) if `u < error`. An empty slice is an error (1).
 pub fn pcfich_pdcch_error_rate(sinr_lin: &[f64]) -> f64 {
+    error_at_effective_sinr_db(control_effective_sinr_db(sinr_lin))
+}
+
+/// The control region's effective SINR, dB: the QPSK MIESM mean over every RB of the per-RB
+/// linear SINR, read back through the QPSK MIB curve (-inf for an empty slice: no control).
+/// Every error rate of this module is a function of it, so a caller keeps it per row.
+pub fn control_effective_sinr_db(sinr_lin: &[f64]) -> f64 {
     if sinr_lin.is_empty() {
-        return 1.0;
+        return f64::NEG_INFINITY;
     }
     let mib = mean_mi_all(Modulation::Qpsk, sinr_lin);
-    let esinr_lin = curve(Modulation::Qpsk).sinr_linear_for_mib(mib);
-    error_at_effective_sinr_db(linear_to_db(esinr_lin))
+    linear_to_db(curve(Modulation::Qpsk).sinr_linear_for_mib(mib))
 }
 
 /// [`pcfich_pdcch_error_rate`] for one control-region SINR (a flat channel: the effective SINR
 /// is the SINR itself).
 pub fn pcfich_pdcch_error_rate_flat(sinr_db: f64) -> f64 {
     error_at_effective_sinr_db(sinr_db)
+}
+
+/// The aggregation level R4-081920's curve is read as: 8 CCEs, the level of the PDCCH
+/// demodulation tests its results fed (TS 36.101 §8.4.2). A DCI on L CCEs has L/8 of the coded
+/// bits, so L/8 of the energy per information bit: its curve is the reference shifted by
+/// 10 log10(8/L) dB (3 dB per halving, the repetition-coding gain of a low-rate code).
+pub const REFERENCE_AGGREGATION_LEVEL: u8 = 8;
+
+/// 10 log10(8 / L) for L = 1, 2, 4, 8: the dB a DCI on L CCEs loses against the reference level.
+const LEVEL_PENALTY_DB: [(u8, f64); 4] =
+    [(1, 9.030_899_869_919_435), (2, 6.020_599_913_279_624), (4, 3.010_299_956_639_812), (8, 0.0)];
+
+/// The dB a DCI on `level` CCEs loses against the reference level (0 at 8, 9.03 at 1).
+fn level_penalty_db(level: u8) -> f64 {
+    match LEVEL_PENALTY_DB.iter().find(|(l, _)| *l == level) {
+        Some(&(_, db)) => db,
+        None => 10.0 * (f64::from(REFERENCE_AGGREGATION_LEVEL) / f64::from(level)).log10(),
+    }
+}
+
+/// PCFICH+PDCCH error probability of a DCI on `level` CCEs (1, 2, 4 or 8) at the control
+/// region's effective SINR `sinr_db` ([`control_effective_sinr_db`]; a flat channel's SINR):
+/// the reference curve less the level's penalty.
+pub fn pdcch_error_rate_flat_at_level(sinr_db: f64, level: u8) -> f64 {
+    error_at_effective_sinr_db(sinr_db - level_penalty_db(level))
 }
 
 /// OFDM symbols per 1 ms subframe with normal cyclic prefix (TS 36.211 §6.2.3, Table 6.2.3-1:
@@ -130,6 +161,30 @@ mod tests {
         for (db, want) in [(-2.0, 0.00673821), (-4.0, 0.0454971), (-6.0, 0.206048), (-7.0, 0.343104)] {
             let got = pcfich_pdcch_error_rate_flat(db);
             assert!((got - want).abs() < 1e-9, "{db} dB: {got}");
+        }
+    }
+
+    /// 8 CCEs is the curve itself; 4 CCEs need 3.01 dB more for the same error, 1 CCE 9.03 dB.
+    #[test]
+    fn lower_aggregation_levels_need_more_sinr() {
+        for db in [-6.0, -4.0, -2.0] {
+            let reference = pcfich_pdcch_error_rate_flat(db);
+            assert_eq!(pdcch_error_rate_flat_at_level(db, 8), reference);
+            assert!((pdcch_error_rate_flat_at_level(db + 10.0 * 2f64.log10(), 4) - reference).abs() < 1e-12);
+            assert!((pdcch_error_rate_flat_at_level(db + 10.0 * 8f64.log10(), 1) - reference).abs() < 1e-12);
+        }
+        for db in [2.0, 4.0, 6.0] {
+            assert!(pdcch_error_rate_flat_at_level(db, 1) > pdcch_error_rate_flat_at_level(db, 2), "{db} dB");
+        }
+        let row = lin_row(&[-3.0; 50]);
+        let esinr = control_effective_sinr_db(&row);
+        assert!((pdcch_error_rate_flat_at_level(esinr, 8) - pcfich_pdcch_error_rate(&row)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_level_penalties_are_ten_log10_of_eight_over_l() {
+        for (l, db) in LEVEL_PENALTY_DB {
+            assert!((db - 10.0 * (8.0 / f64::from(l)).log10()).abs() < 1e-12, "L = {l}");
         }
     }
 

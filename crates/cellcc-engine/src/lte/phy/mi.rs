@@ -239,6 +239,11 @@ pub fn mi_per_rb(modulation: Modulation, sinr_lin: f64) -> f64 {
     GRID.mib(modulation, sinr_lin)
 }
 
+/// MIB of QPSK, 16QAM and 64QAM (in that order) of one RB at linear SINR `sinr_lin`.
+pub(super) fn mi3_per_rb(sinr_lin: f64) -> [f64; 3] {
+    GRID.mib3(sinr_lin)
+}
+
 /// MIESM effective MIB of a transport block: the mean per-RB MIB over the RBs in `rbs`
 /// (lte-design.rst "MIESM": flat channel within an RB, TB MI = average over its RBs).
 /// `sinr_lin[rb]` is RB `rb`'s linear SINR. An empty mask has no information (0).

@@ -37,15 +37,18 @@ pub mod sounding;
 pub mod tbs;
 
 pub use amc::{
-    cqi_below_mcs, mcs_at_bler_target, mcs_at_bler_target_flat, mcs_from_cqi, mcs_info, uplink_cqi_shannon_gap,
-    wideband_cqi, wideband_cqi_flat, worst_in_range_subband, CqiEntry, CqiReport, McsInfo, Modulation, CQI_BLER_TARGET,
-    CQI_TABLE, MAX_CQI, MAX_MCS,
+    cqi_below_mcs, flat_sinr_threshold_db, mcs_at_bler_target, mcs_at_bler_target_flat, mcs_at_bler_target_on,
+    mcs_from_cqi, mcs_info, uplink_cqi_shannon_gap, wideband_cqi, wideband_cqi_flat, worst_in_range_subband, CqiEntry,
+    CqiReport, McsInfo, Modulation, CQI_BLER_TARGET, CQI_TABLE, MAX_CQI, MAX_MCS,
 };
 pub use bler::{decode_tb, tb_bler, tb_bler_harq, HarqHistory, TbDecodeStats, HARQ_MAX_STORED};
-pub use control_channel::{pcfich_pdcch_error_rate, pcfich_pdcch_error_rate_flat, ControlRegion};
+pub use control_channel::{
+    control_effective_sinr_db, pcfich_pdcch_error_rate, pcfich_pdcch_error_rate_flat, pdcch_error_rate_flat_at_level,
+    ControlRegion,
+};
 pub use mi::{effective_mi, mi_per_rb};
 pub use segmentation::{segment_tb, CodeBlocks};
-pub use sounding::{UplinkSounding, DEFAULT_SRS_PERIOD_MS, SRS_PERIODS_MS};
+pub use sounding::{UlMeasurement, UplinkSounding, DEFAULT_SRS_PERIOD_MS, SRS_PERIODS_MS};
 pub use tbs::{tbs_bits, tbs_bits_for_itbs};
 
 #[cfg(test)]

@@ -7,17 +7,22 @@
 //!
 //! ```text
 //!  TTI n:  n mod T_SRS == offset(ue)?  ──► SRS: every RB measured ─┐
-//!          PUSCH of the UE in n?       ──► DMRS: its RBs measured ─┴─► per-RB estimate ─► UL CQI
-//!                                                                      (min SINR, Shannon gap)
+//!          PUSCH of the UE in n?       ──► DMRS: its RBs measured ─┴─► per-RB estimate + its age
+//!                                                                      ├─► effective SINR over a grant's RBs ─► MCS
+//!                                                                      └─► LENA: Shannon-gap CQI of the minimum
 //! ```
+//! The estimate of an RB is its last measurement, however old: with a 40 ms SRS period and fast
+//! fading most of it is stale, which the outer loop (`mac::link_adaptation`) absorbs.
 //! SRS occasions (TS 36.213 §8.2, FDD): subframes with `(10 n_f + k_SRS - T_offset) mod T_SRS = 0`,
 //! i.e. `ms mod T_SRS == T_offset`. The offset of UE `i` is `i mod T_SRS`: ns-3 `LteEnbRrc`
 //! hands out configuration indices in attach order from the lowest of the period's range
 //! (`GetNewSrsConfigurationIndex`), and T_offset = I_SRS - (first index of the range)
 //! (Table 8.2-1). ns-3 refuses more UEs than T_SRS; here they share offsets.
 
-use super::amc::uplink_cqi_shannon_gap_lin;
-use crate::lte::sap::RbMask;
+use serde::{Deserialize, Serialize};
+
+use super::amc::{mcs_at_bler_target_on, uplink_cqi_shannon_gap_lin, wideband_cqi};
+use crate::lte::sap::{LinkDir, RbMask};
 
 /// SRS periodicities T_SRS of TS 36.213 Table 8.2-1 (FDD, I_SRS 0–1: 2, 2–6: 5, 7–16: 10,
 /// 17–36: 20, 37–76: 40, 77–156: 80, 157–316: 160, 317–636: 320 ms).
@@ -25,15 +30,32 @@ pub const SRS_PERIODS_MS: [u32; 8] = [2, 5, 10, 20, 40, 80, 160, 320];
 /// Default SRS period: ns-3.44 `LteEnbRrc` attribute `SrsPeriodicity` = 40 ms (lte-enb-rrc.cc).
 pub const DEFAULT_SRS_PERIOD_MS: u32 = 40;
 
-/// The eNB's per-RB estimate of one UE's uplink SINR.
+/// Where the eNB measures a UE's uplink.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UlMeasurement {
+    /// The SRS and the DMRS of every PUSCH (TS 36.211 §5.5.2-5.5.3).
+    SrsAndPusch,
+    /// The SRS alone: ns-3 LENA's default `FfMacScheduler::UlCqiFilter` = SRS_UL_CQI.
+    SrsOnly,
+}
+
+/// Marks an RB never measured.
+const NEVER_MS: u64 = u64::MAX;
+
+/// The eNB's per-RB estimate of one UE's uplink SINR, and when each RB was last measured.
 #[derive(Clone, Debug)]
 pub struct UplinkSounding {
     period_ms: u64,
     offset_ms: u64,
     /// Per RB, linear; +inf where nothing was measured yet (ignored by the minimum).
     sinr_lin: Vec<f64>,
+    /// Per RB, the TTI (ms) of its last measurement ([`NEVER_MS`] before the first).
+    measured_ms: Vec<u64>,
     /// The SRS occasion last measured, ms.
     last_srs_ms: Option<u64>,
+    /// Counts the changes of the estimate, so what is derived from it can be kept until it changes.
+    version: u64,
 }
 
 impl UplinkSounding {
@@ -44,7 +66,9 @@ impl UplinkSounding {
             period_ms,
             offset_ms: ue as u64 % period_ms,
             sinr_lin: vec![f64::INFINITY; n_rbs],
+            measured_ms: vec![NEVER_MS; n_rbs],
             last_srs_ms: None,
+            version: 0,
         }
     }
 
@@ -63,25 +87,74 @@ impl UplinkSounding {
     /// The SRS received at `now_ms`: `row_lin` is the UE's per-RB uplink SINR now (linear).
     pub fn sounded(&mut self, now_ms: u64, row_lin: &[f64]) {
         self.sinr_lin.copy_from_slice(row_lin);
+        self.measured_ms.fill(now_ms);
         self.last_srs_ms = self.latest_occasion_ms(now_ms);
+        self.version += 1;
     }
 
-    /// A PUSCH on `rbs` received with per-RB uplink SINR `row_lin` (linear): its DMRS measures those RBs.
-    pub fn pusch(&mut self, rbs: RbMask, row_lin: &[f64]) {
+    /// Which estimate this is: it changes whenever an RB's value changes.
+    pub fn version(&self) -> u64 {
+        self.version
+    }
+
+    /// A PUSCH at `now_ms` on `rbs` received with per-RB uplink SINR `row_lin` (linear): its DMRS
+    /// measures those RBs. Whether any RB's estimate changed value.
+    pub fn pusch(&mut self, now_ms: u64, rbs: RbMask, row_lin: &[f64]) -> bool {
+        let mut changed = false;
         for rb in rbs.iter() {
             let rb = rb as usize;
             if let (Some(e), Some(&v)) = (self.sinr_lin.get_mut(rb), row_lin.get(rb)) {
+                changed |= *e != v;
                 *e = v;
+                self.measured_ms[rb] = now_ms;
             }
         }
+        self.version += u64::from(changed);
+        changed
     }
 
-    /// Uplink CQI from the estimate: ns-3's Shannon-gap mapping of the minimum SINR over the band
-    /// ([`super::amc::uplink_cqi_shannon_gap`]; the minimum of the linear SINRs is the linear
-    /// SINR of the minimum in dB). `None` before any measurement.
-    pub fn cqi(&self) -> Option<u8> {
+    /// Whether any RB has been measured.
+    pub fn has_estimate(&self) -> bool {
+        self.measured_ms.iter().any(|&m| m != NEVER_MS)
+    }
+
+    /// Uplink CQI from the estimate as ns-3 LENA's schedulers compute it: the Shannon-gap mapping
+    /// of the minimum SINR over the band ([`super::amc::uplink_cqi_shannon_gap`]; the minimum of
+    /// the linear SINRs is the linear SINR of the minimum in dB). `None` before any measurement.
+    pub fn lena_cqi(&self) -> Option<u8> {
         let min_lin = self.sinr_lin.iter().copied().fold(f64::INFINITY, f64::min);
         min_lin.is_finite().then(|| uplink_cqi_shannon_gap_lin(min_lin))
+    }
+
+    /// The MCS of a PUSCH on `rbs` from the effective SINR of the estimate over those RBs, each
+    /// scaled by `gain_lin` (the outer loop's offset): the highest MCS at the BLER target, MCS 0
+    /// when even that misses it (the eNB still grants at its most robust MCS). RBs not yet
+    /// measured are left out; `None` when none of `rbs` has been.
+    pub fn effective_mcs(&self, rbs: RbMask, gain_lin: f64) -> Option<u8> {
+        let mut measured = RbMask::default();
+        for rb in rbs.iter().filter(|&rb| self.measured_ms[rb as usize] != NEVER_MS) {
+            measured = measured.union(RbMask::range(rb, 1));
+        }
+        if measured.is_empty() {
+            return None;
+        }
+        Some(mcs_at_bler_target_on(LinkDir::Uplink, measured, &self.sinr_lin, gain_lin).unwrap_or(0))
+    }
+
+    /// The wideband CQI the estimate stands for (MIESM over every measured RB, as a UE computes
+    /// its downlink CQI): what the `lte` table reports for an effective-SINR uplink.
+    pub fn effective_cqi(&self, scratch: &mut Vec<f64>) -> Option<u8> {
+        scratch.clear();
+        scratch.extend(self.sinr_lin.iter().zip(&self.measured_ms).filter(|(_, &m)| m != NEVER_MS).map(|(&s, _)| s));
+        (!scratch.is_empty()).then(|| wideband_cqi(scratch))
+    }
+
+    /// Sum over `rbs` of each RB's estimate age at `now_ms`, ms, and how many were measured.
+    pub fn age_ms(&self, now_ms: u64, rbs: RbMask) -> (u64, u32) {
+        rbs.iter()
+            .map(|rb| self.measured_ms[rb as usize])
+            .filter(|&m| m != NEVER_MS)
+            .fold((0, 0), |(sum, n), m| (sum + now_ms.saturating_sub(m), n + 1))
     }
 }
 
@@ -131,15 +204,68 @@ mod tests {
         // Rows given in dB, measured linear (10^(dB/10)); the CQI is the dB function's at the minimum.
         let lin = |db: [f64; 4]| db.map(|x: f64| 10f64.powf(x / 10.0));
         let mut s = UplinkSounding::new(0, 40, 4);
-        assert_eq!(s.cqi(), None);
+        assert_eq!(s.lena_cqi(), None);
         // A PUSCH on RBs 1-2 before any SRS: the CQI comes from those two RBs' minimum (5 dB).
-        s.pusch(RbMask::range(1, 2), &lin([-20.0, 5.0, 9.0, -20.0]));
-        assert_eq!(s.cqi(), Some(uplink_cqi_shannon_gap(5.0)));
+        s.pusch(0, RbMask::range(1, 2), &lin([-20.0, 5.0, 9.0, -20.0]));
+        assert_eq!(s.lena_cqi(), Some(uplink_cqi_shannon_gap(5.0)));
         // SRS: every RB, minimum 2 dB; a later PUSCH on RB 3 at 0 dB lowers it, RBs 0-2 hold.
         s.sounded(0, &lin([12.0, 2.0, 7.0, 20.0]));
-        assert_eq!(s.cqi(), Some(uplink_cqi_shannon_gap(2.0)));
-        s.pusch(RbMask::range(3, 1), &lin([99.0, 99.0, 99.0, 0.0]));
+        assert_eq!(s.lena_cqi(), Some(uplink_cqi_shannon_gap(2.0)));
+        s.pusch(1, RbMask::range(3, 1), &lin([99.0, 99.0, 99.0, 0.0]));
         assert_eq!(s.sinr_lin, lin([12.0, 2.0, 7.0, 0.0]));
-        assert_eq!(s.cqi(), Some(uplink_cqi_shannon_gap(0.0)));
+        assert_eq!(s.lena_cqi(), Some(uplink_cqi_shannon_gap(0.0)));
+    }
+
+    /// A faded row whose deepest RB is at -10 dB but whose effective SINR (MIESM, 64QAM) is
+    /// 15 dB: the effective-SINR rule grants the MCS of a flat 15 dB channel, LENA's minimum
+    /// rule reports CQI 0 (the UE goes unscheduled).
+    #[test]
+    fn the_uplink_mcs_comes_from_the_effective_sinr_not_the_minimum() {
+        use super::super::amc::{mcs_at_bler_target_flat, Modulation};
+        use super::super::mi::{curve, db_to_linear, linear_to_db, mi_per_rb};
+        const N: usize = 100;
+        // 4 RBs at -10 dB; the other 96 at `high`, set by bisection so the row's effective
+        // 64QAM SINR is 15 dB.
+        let row = |high_db: f64| -> Vec<f64> {
+            (0..N).map(|i| db_to_linear(if i % 25 == 3 { -10.0 } else { high_db })).collect()
+        };
+        let effective_db = |r: &[f64]| {
+            let mib = r.iter().map(|&x| mi_per_rb(Modulation::Qam64, x)).sum::<f64>() / N as f64;
+            linear_to_db(curve(Modulation::Qam64).sinr_linear_for_mib(mib))
+        };
+        let (mut lo, mut hi) = (15.0, 30.0);
+        for _ in 0..60 {
+            let mid = 0.5 * (lo + hi);
+            if effective_db(&row(mid)) < 15.0 {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        let faded = row(hi);
+        assert!((effective_db(&faded) - 15.0).abs() < 1e-3);
+        assert_eq!(faded.iter().copied().fold(f64::INFINITY, f64::min), db_to_linear(-10.0));
+        let mut s = UplinkSounding::new(0, 40, N);
+        s.sounded(0, &faded);
+        let flat_15 = mcs_at_bler_target_flat(15.0, N as u32).expect("15 dB carries data");
+        let got = s.effective_mcs(RbMask::range(0, N as u32), 1.0).expect("measured");
+        assert!(got.abs_diff(flat_15) <= 1, "effective {got} vs flat 15 dB {flat_15}");
+        assert_eq!(s.lena_cqi(), Some(0), "LENA: the minimum, -10 dB, is out of range");
+        // Over only the RBs at -10 dB: MCS 0, still granted.
+        assert_eq!(s.effective_mcs(RbMask::range(3, 1), 1.0), Some(0));
+        // A 3 dB offset moves it up.
+        assert!(s.effective_mcs(RbMask::range(0, N as u32), db_to_linear(3.0)).unwrap() > got);
+    }
+
+    #[test]
+    fn ages_count_from_each_rbs_last_measurement() {
+        let mut s = UplinkSounding::new(0, 40, 4);
+        assert!(!s.has_estimate());
+        assert_eq!(s.effective_mcs(RbMask::range(0, 4), 1.0), None);
+        s.pusch(5, RbMask::range(1, 2), &[10.0; 4]);
+        assert_eq!(s.age_ms(12, RbMask::range(0, 4)), (14, 2), "RBs 1-2 measured at 5 ms: 7 ms old each");
+        s.sounded(40, &[10.0; 4]);
+        s.pusch(50, RbMask::range(0, 1), &[10.0; 4]);
+        assert_eq!(s.age_ms(60, RbMask::range(0, 4)), (10 + 3 * 20, 4));
     }
 }

@@ -1,25 +1,38 @@
-//! RLC configuration per bearer (TS 36.322 §7.3 timers, §7.4 constants; ns-3 LENA 3.44 attributes).
+//! RLC configuration per bearer (TS 36.322 §7.3 timers, §7.4 constants).
 //!
-//! The scenario embeds [`RlcConfig`] with `mode = "tm" | "um" | "am"`. Each field
-//! documents its unit, default (ns-3 LENA 3.44's where it has one, else the 3GPP
-//! value) and checked range. [`RlcConfig::validate`] names the offending field.
+//! The scenario writes [`RlcSpec`] (`mode = "tm" | "um" | "am"` and any of the mode's fields);
+//! what it leaves unset comes from the cell's profile (`lte::profile`: srsRAN 4G's QCI 9 bearer
+//! by default, ns-3 LENA 3.44's attributes under `profile = "lena"`), giving the [`RlcConfig`] an
+//! entity runs with. [`RlcConfig::validate`] names the offending field.
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::error::ScenarioError;
+use crate::lte::profile::ProfileDefaults;
 use crate::sim::SimDuration;
 
-/// Transmission buffer per bearer, bytes: 1024 KiB, seed 004's setting. ns-3's
-/// `MaxTxBufferSize` default is 10 KiB (`lte-rlc-um.cc`, `lte-rlc-am.cc`), which chokes bulk TCP.
+/// Transmission buffer per bearer, bytes: 1024 KiB, seed 004's setting (a real eNB buffers far
+/// more than one round trip of a bulk flow; ns-3's 10 KiB chokes bulk TCP).
 pub const DEFAULT_TX_BUFFER_BYTES: u32 = 1024 * 1024;
+/// ns-3 LENA's `LteRlcUm`/`LteRlcAm`/`LteRlcTm::MaxTxBufferSize` default, bytes.
+pub const LENA_TX_BUFFER_BYTES: u32 = 10 * 1024;
 /// Largest transmission buffer accepted, bytes (1 GiB: far above any study; sizes stay in a u32).
 pub const MAX_TX_BUFFER_BYTES: u32 = 1 << 30;
 /// Longest timer accepted, ms: TS 36.331 §6.3.2 `T-Reordering`/`T-PollRetransmit`/`T-StatusProhibit`
 /// ranges top out at 2000 ms; we allow up to 10 s for experiments.
 pub const MAX_TIMER_MS: f64 = 10_000.0;
 
-/// RLC mode and parameters of one bearer.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// The three RLC modes (TS 36.322 §4.2.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RlcMode {
+    Tm,
+    Um,
+    Am,
+}
+
+/// RLC mode and parameters of one bearer, resolved.
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "mode", rename_all = "snake_case")]
 pub enum RlcConfig {
     /// Transparent mode (TS 36.322 §4.2.1.1): no header, no segmentation.
@@ -30,47 +43,30 @@ pub enum RlcConfig {
     Am(AmConfig),
 }
 
-impl Default for RlcConfig {
-    /// ns-3 LENA's default bearer mode is UM (`LteEnbRrc::EpsBearerToRlcMapping` = RLC_UM_ALWAYS).
-    fn default() -> Self {
-        RlcConfig::Um(UmConfig::default())
-    }
-}
-
 /// TM parameters.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct TmConfig {
-    /// Transmission buffer, bytes of SDUs. Default 1048576 (seed 004; ns-3 `MaxTxBufferSize` is 10240).
-    /// Range 1..=2^30. An SDU that does not fit is refused.
-    #[serde(default = "default_tx_buffer_bytes")]
+    /// Transmission buffer, bytes of SDUs, 1..=2^30. An SDU that does not fit is refused.
     pub tx_buffer_bytes: u32,
 }
 
 /// UM parameters.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct UmConfig {
-    /// Transmission buffer, bytes of SDUs. Default 1048576 (seed 004; ns-3 `MaxTxBufferSize` is 10240).
-    /// Range 1..=2^30.
-    #[serde(default = "default_tx_buffer_bytes")]
+    /// Transmission buffer, bytes of SDUs, 1..=2^30.
     pub tx_buffer_bytes: u32,
-    /// UM sequence number length, bits: 5 or 10 (TS 36.322 §6.2.2.3). Default 10 (ns-3 LENA uses 10).
-    #[serde(default = "default_um_sn_bits")]
+    /// UM sequence number length, bits: 5 or 10 (TS 36.322 §6.2.2.3).
     pub sn_bits: u8,
-    /// t-Reordering, ms (TS 36.322 §7.3). Default 100 (ns-3 `LteRlcUm::ReorderingTimer`).
-    /// Range 0..=10000; 0 means a gap is given up at once.
-    #[serde(default = "default_um_t_reordering_ms")]
+    /// t-Reordering, ms (TS 36.322 §7.3), 0..=10000; 0 means a gap is given up at once.
     pub t_reordering_ms: f64,
 }
 
 /// What an AM transmitter does when an AMD PDU reaches maxRetxThreshold (TS 36.322 §5.2.1).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum MaxRetxAction {
     /// ns-3 LENA 3.44 (`lte-rlc-am.cc`): reaching the threshold is only logged; the PDU keeps
     /// being retransmitted and the bearer stalls behind it (counted in `max_retx_reached`).
-    #[default]
     KeepRetransmitting,
     /// TS 36.322 §5.2.1: "indicate to upper layers that max retransmission has been reached"
     /// (radio link failure, TS 36.331 §5.3.11.3). Modelled as: the SDUs the PDU carries are
@@ -80,99 +76,116 @@ pub enum MaxRetxAction {
 }
 
 /// AM parameters.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct AmConfig {
-    /// Transmission buffer, bytes of SDUs. Default 1048576 (seed 004; ns-3 `MaxTxBufferSize` is 10240).
-    /// Range 1..=2^30.
-    #[serde(default = "default_tx_buffer_bytes")]
+    /// Transmission buffer, bytes of SDUs, 1..=2^30.
     pub tx_buffer_bytes: u32,
-    /// t-Reordering, ms (TS 36.322 §7.3). Default 10 (ns-3 `LteRlcAm::ReorderingTimer`). Range 0..=10000.
-    #[serde(default = "default_am_t_reordering_ms")]
+    /// t-Reordering, ms (TS 36.322 §7.3), 0..=10000.
     pub t_reordering_ms: f64,
-    /// t-PollRetransmit, ms (TS 36.322 §7.3). Default 20 (ns-3 `LteRlcAm::PollRetransmitTimer`).
-    /// Range (0, 10000].
-    #[serde(default = "default_t_poll_retransmit_ms")]
+    /// t-PollRetransmit, ms (TS 36.322 §7.3), (0, 10000].
     pub t_poll_retransmit_ms: f64,
-    /// t-StatusProhibit, ms (TS 36.322 §7.3). Default 10 (ns-3 `LteRlcAm::StatusProhibitTimer`).
-    /// Range 0..=10000.
-    #[serde(default = "default_t_status_prohibit_ms")]
+    /// t-StatusProhibit, ms (TS 36.322 §7.3), 0..=10000.
     pub t_status_prohibit_ms: f64,
-    /// pollPDU: poll after this many new AMD PDUs (TS 36.322 §5.2.2.1), PDUs. Default 1
-    /// (ns-3 3.44 `LteRlcAm::m_pollPdu`, hard-coded: every AMD PDU polls; 3GPP's smallest is 4,
-    /// TS 36.331 `PollPDU`). Range 1..=1000000; `null` = infinity (3GPP `pInfinity`).
-    #[serde(default = "default_poll_pdu")]
+    /// pollPDU: poll after this many new AMD PDUs (TS 36.322 §5.2.2.1), 1..=1000000; `None` =
+    /// infinity (3GPP `pInfinity`; 3GPP's smallest finite value is 4, TS 36.331 `PollPDU`).
     pub poll_pdu: Option<u32>,
-    /// pollByte: poll after this many new data bytes (TS 36.322 §5.2.2.1), bytes. Default 50
-    /// (ns-3 3.44 `LteRlcAm::m_pollByte`, hard-coded; 3GPP's smallest is 25 kB, TS 36.331 `PollByte`).
-    /// Range 1..=2^30; `null` = infinity (3GPP `kBinfinity`).
-    #[serde(default = "default_poll_byte")]
+    /// pollByte: poll after this many new data bytes (TS 36.322 §5.2.2.1), 1..=2^30; `None` =
+    /// infinity (3GPP `kBinfinity`; 3GPP's smallest finite value is 25 kB, TS 36.331 `PollByte`).
     pub poll_byte: Option<u32>,
-    /// maxRetxThreshold: RETX_COUNT at which [`MaxRetxAction`] applies (TS 36.322 §5.2.1, §7.4), retransmissions.
-    /// Default 5 (ns-3 3.44 `LteRlcAm::m_maxRetxThreshold`, hard-coded and only logged).
-    /// Range 1..=32 (TS 36.331 `UL-AM-RLC` maxRetxThreshold t1..t32).
-    #[serde(default = "default_max_retx_threshold")]
+    /// maxRetxThreshold: RETX_COUNT at which [`MaxRetxAction`] applies (TS 36.322 §5.2.1, §7.4),
+    /// 1..=32 (TS 36.331 `UL-AM-RLC` maxRetxThreshold t1..t32).
     pub max_retx_threshold: u32,
-    /// What reaching maxRetxThreshold does: "keep_retransmitting" (ns-3) or "discard" (3GPP RLF).
-    #[serde(default)]
+    /// What reaching maxRetxThreshold does.
     pub on_max_retx: MaxRetxAction,
 }
 
-fn default_tx_buffer_bytes() -> u32 {
-    DEFAULT_TX_BUFFER_BYTES
-}
-fn default_um_sn_bits() -> u8 {
-    10
-}
-fn default_um_t_reordering_ms() -> f64 {
-    100.0
-}
-fn default_am_t_reordering_ms() -> f64 {
-    10.0
-}
-fn default_t_poll_retransmit_ms() -> f64 {
-    20.0
-}
-fn default_t_status_prohibit_ms() -> f64 {
-    10.0
-}
-fn default_poll_pdu() -> Option<u32> {
-    Some(1)
-}
-fn default_poll_byte() -> Option<u32> {
-    Some(50)
-}
-fn default_max_retx_threshold() -> u32 {
-    5
+/// A bearer's RLC as the scenario writes it: the mode, and any of its fields; the rest from the
+/// cell's profile.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "mode", rename_all = "snake_case")]
+pub enum RlcSpec {
+    Tm(TmSpec),
+    Um(UmSpec),
+    Am(AmSpec),
 }
 
-impl Default for TmConfig {
-    fn default() -> Self {
-        TmConfig { tx_buffer_bytes: default_tx_buffer_bytes() }
-    }
+/// TM fields as written (see [`TmConfig`]).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TmSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tx_buffer_bytes: Option<u32>,
 }
 
-impl Default for UmConfig {
-    fn default() -> Self {
-        UmConfig {
-            tx_buffer_bytes: default_tx_buffer_bytes(),
-            sn_bits: default_um_sn_bits(),
-            t_reordering_ms: default_um_t_reordering_ms(),
-        }
-    }
+/// UM fields as written (see [`UmConfig`]).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UmSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tx_buffer_bytes: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sn_bits: Option<u8>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub t_reordering_ms: Option<f64>,
 }
 
-impl Default for AmConfig {
-    fn default() -> Self {
-        AmConfig {
-            tx_buffer_bytes: default_tx_buffer_bytes(),
-            t_reordering_ms: default_am_t_reordering_ms(),
-            t_poll_retransmit_ms: default_t_poll_retransmit_ms(),
-            t_status_prohibit_ms: default_t_status_prohibit_ms(),
-            poll_pdu: default_poll_pdu(),
-            poll_byte: default_poll_byte(),
-            max_retx_threshold: default_max_retx_threshold(),
-            on_max_retx: MaxRetxAction::default(),
+/// AM fields as written (see [`AmConfig`]). `poll_pdu` and `poll_byte` tell unset (absent: the
+/// profile's) from infinity (`null`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AmSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tx_buffer_bytes: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub t_reordering_ms: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub t_poll_retransmit_ms: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub t_status_prohibit_ms: Option<f64>,
+    #[serde(default, deserialize_with = "set_or_null", skip_serializing_if = "Option::is_none")]
+    pub poll_pdu: Option<Option<u32>>,
+    #[serde(default, deserialize_with = "set_or_null", skip_serializing_if = "Option::is_none")]
+    pub poll_byte: Option<Option<u32>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_retx_threshold: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on_max_retx: Option<MaxRetxAction>,
+}
+
+/// A field present in the document: its value, `null` included (absent fields stay `None` by
+/// `#[serde(default)]`).
+fn set_or_null<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<Option<T>>, D::Error> {
+    Option::<T>::deserialize(d).map(Some)
+}
+
+impl RlcSpec {
+    /// The bearer's configuration: the written fields, the profile's for the rest.
+    pub fn resolve(spec: Option<&RlcSpec>, profile: &ProfileDefaults) -> RlcConfig {
+        let (tm, um, am) = (&profile.rlc_tm, &profile.rlc_um, &profile.rlc_am);
+        match spec {
+            None => match profile.rlc_mode {
+                RlcMode::Tm => RlcConfig::Tm(tm.clone()),
+                RlcMode::Um => RlcConfig::Um(um.clone()),
+                RlcMode::Am => RlcConfig::Am(am.clone()),
+            },
+            Some(RlcSpec::Tm(s)) => {
+                RlcConfig::Tm(TmConfig { tx_buffer_bytes: s.tx_buffer_bytes.unwrap_or(tm.tx_buffer_bytes) })
+            }
+            Some(RlcSpec::Um(s)) => RlcConfig::Um(UmConfig {
+                tx_buffer_bytes: s.tx_buffer_bytes.unwrap_or(um.tx_buffer_bytes),
+                sn_bits: s.sn_bits.unwrap_or(um.sn_bits),
+                t_reordering_ms: s.t_reordering_ms.unwrap_or(um.t_reordering_ms),
+            }),
+            Some(RlcSpec::Am(s)) => RlcConfig::Am(AmConfig {
+                tx_buffer_bytes: s.tx_buffer_bytes.unwrap_or(am.tx_buffer_bytes),
+                t_reordering_ms: s.t_reordering_ms.unwrap_or(am.t_reordering_ms),
+                t_poll_retransmit_ms: s.t_poll_retransmit_ms.unwrap_or(am.t_poll_retransmit_ms),
+                t_status_prohibit_ms: s.t_status_prohibit_ms.unwrap_or(am.t_status_prohibit_ms),
+                poll_pdu: s.poll_pdu.unwrap_or(am.poll_pdu),
+                poll_byte: s.poll_byte.unwrap_or(am.poll_byte),
+                max_retx_threshold: s.max_retx_threshold.unwrap_or(am.max_retx_threshold),
+                on_max_retx: s.on_max_retx.unwrap_or(am.on_max_retx),
+            }),
         }
     }
 }
@@ -263,20 +276,29 @@ fn check_timer_ms(ms: f64, path: &str, zero_ok: bool) -> Result<(), ScenarioErro
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lte::profile::{LENA, OPERATOR};
 
-    fn parse(json: &str) -> Result<RlcConfig, serde_json::Error> {
+    fn parse(json: &str) -> Result<RlcSpec, serde_json::Error> {
         serde_json::from_str(json)
     }
 
     #[test]
-    fn modes_parse_with_defaults() {
-        assert_eq!(parse(r#"{"mode": "tm"}"#).unwrap(), RlcConfig::Tm(TmConfig::default()));
-        assert_eq!(parse(r#"{"mode": "um"}"#).unwrap(), RlcConfig::Um(UmConfig::default()));
-        let am =
+    fn unset_fields_come_from_the_profile_and_null_polls_mean_infinity() {
+        let spec =
             parse(r#"{"mode": "am", "max_retx_threshold": 8, "on_max_retx": "discard", "poll_pdu": null}"#).unwrap();
-        let RlcConfig::Am(c) = am else { panic!("expected AM") };
+        let RlcConfig::Am(c) = RlcSpec::resolve(Some(&spec), &LENA) else { panic!("expected AM") };
         assert_eq!((c.max_retx_threshold, c.on_max_retx, c.poll_pdu), (8, MaxRetxAction::Discard, None));
-        assert_eq!(c.t_poll_retransmit_ms, 20.0);
+        assert_eq!((c.t_poll_retransmit_ms, c.poll_byte), (20.0, Some(50)), "LENA's");
+        let RlcConfig::Am(c) = RlcSpec::resolve(Some(&spec), &OPERATOR) else { panic!("expected AM") };
+        assert_eq!((c.t_poll_retransmit_ms, c.poll_pdu), (120.0, None), "srsRAN's timer, the written null");
+        // Absent: each profile's own mode.
+        assert!(matches!(RlcSpec::resolve(None, &LENA), RlcConfig::Um(_)));
+        assert!(matches!(RlcSpec::resolve(None, &OPERATOR), RlcConfig::Am(_)));
+        let tm = RlcSpec::resolve(Some(&parse(r#"{"mode": "tm"}"#).unwrap()), &LENA);
+        assert_eq!(tm, RlcConfig::Tm(TmConfig { tx_buffer_bytes: LENA_TX_BUFFER_BYTES }));
+        // The canonical form round-trips: unset stays unset, null stays null.
+        let again: RlcSpec = serde_json::from_value(serde_json::to_value(&spec).unwrap()).unwrap();
+        assert_eq!(again, spec);
     }
 
     #[test]
@@ -287,24 +309,25 @@ mod tests {
 
     #[test]
     fn validate_names_the_bad_field() {
+        let um = || OPERATOR.rlc_um.clone();
+        let am = || OPERATOR.rlc_am.clone();
         let bad = [
-            (RlcConfig::Um(UmConfig { sn_bits: 7, ..UmConfig::default() }), "rlc.sn_bits"),
-            (RlcConfig::Um(UmConfig { t_reordering_ms: -1.0, ..UmConfig::default() }), "rlc.t_reordering_ms"),
+            (RlcConfig::Um(UmConfig { sn_bits: 7, ..um() }), "rlc.sn_bits"),
+            (RlcConfig::Um(UmConfig { t_reordering_ms: -1.0, ..um() }), "rlc.t_reordering_ms"),
             (RlcConfig::Tm(TmConfig { tx_buffer_bytes: 0 }), "rlc.tx_buffer_bytes"),
-            (RlcConfig::Am(AmConfig { t_poll_retransmit_ms: 0.0, ..AmConfig::default() }), "rlc.t_poll_retransmit_ms"),
-            (
-                RlcConfig::Am(AmConfig { t_status_prohibit_ms: f64::NAN, ..AmConfig::default() }),
-                "rlc.t_status_prohibit_ms",
-            ),
-            (RlcConfig::Am(AmConfig { max_retx_threshold: 0, ..AmConfig::default() }), "rlc.max_retx_threshold"),
-            (RlcConfig::Am(AmConfig { poll_pdu: Some(0), ..AmConfig::default() }), "rlc.poll_pdu"),
-            (RlcConfig::Am(AmConfig { poll_byte: Some(0), ..AmConfig::default() }), "rlc.poll_byte"),
+            (RlcConfig::Am(AmConfig { t_poll_retransmit_ms: 0.0, ..am() }), "rlc.t_poll_retransmit_ms"),
+            (RlcConfig::Am(AmConfig { t_status_prohibit_ms: f64::NAN, ..am() }), "rlc.t_status_prohibit_ms"),
+            (RlcConfig::Am(AmConfig { max_retx_threshold: 0, ..am() }), "rlc.max_retx_threshold"),
+            (RlcConfig::Am(AmConfig { poll_pdu: Some(0), ..am() }), "rlc.poll_pdu"),
+            (RlcConfig::Am(AmConfig { poll_byte: Some(0), ..am() }), "rlc.poll_byte"),
         ];
         for (cfg, path) in bad {
             assert_eq!(cfg.validate("rlc").unwrap_err().path, path);
         }
-        for good in [RlcConfig::default(), RlcConfig::Am(AmConfig::default()), RlcConfig::Tm(TmConfig::default())] {
-            assert_eq!(good.validate("rlc"), Ok(()));
+        for profile in [&OPERATOR, &LENA] {
+            for mode in [None, Some(RlcSpec::Tm(TmSpec::default())), Some(RlcSpec::Am(AmSpec::default()))] {
+                assert_eq!(RlcSpec::resolve(mode.as_ref(), profile).validate("rlc"), Ok(()));
+            }
         }
     }
 }

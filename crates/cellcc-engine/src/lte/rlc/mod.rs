@@ -24,7 +24,10 @@ pub mod tm;
 mod txbuf;
 pub mod um;
 
-pub use config::{AmConfig, MaxRetxAction, RlcConfig, TmConfig, UmConfig};
+pub use config::{
+    AmConfig, AmSpec, MaxRetxAction, RlcConfig, RlcMode, RlcSpec, TmConfig, TmSpec, UmConfig, UmSpec,
+    DEFAULT_TX_BUFFER_BYTES, LENA_TX_BUFFER_BYTES,
+};
 pub use pdu::{DataPdu, DataPduKind, Nack, ResegmentInfo, RlcPdu, SduSegment, SegmentList, StatusPdu};
 
 use crate::lte::sap::{BufferStatus, RlcSdu, SduId, TxOpportunity};

@@ -6,8 +6,21 @@ use rand_chacha::ChaCha8Rng;
 
 use super::pdu::{DataPduKind, LI_MAX_BYTES};
 use super::*;
+use crate::lte::profile::LENA;
 use crate::lte::sap::{RlcSdu, SduId, TxOpportunity};
 use crate::sim::{SimDuration, SimTime};
+
+/// LENA's timers and polls with a 1 MiB buffer (these tests do not exercise buffer overflow,
+/// apart from the one that sets its own).
+fn lena_um() -> UmConfig {
+    UmConfig { tx_buffer_bytes: DEFAULT_TX_BUFFER_BYTES, ..LENA.rlc_um.clone() }
+}
+fn lena_am() -> AmConfig {
+    AmConfig { tx_buffer_bytes: DEFAULT_TX_BUFFER_BYTES, ..LENA.rlc_am.clone() }
+}
+fn lena_tm() -> TmConfig {
+    TmConfig { tx_buffer_bytes: DEFAULT_TX_BUFFER_BYTES }
+}
 
 /// Header size worked out by hand from TS 36.322 §6.2.1: fixed part (UMD 1 or 2
 /// bytes, AMD 2, AMD segment 4) + 12 bits per E/LI for every SDU piece but the last,
@@ -246,11 +259,11 @@ fn assert_bytes_exact(out: &Outcome, sizes: &[u32]) {
 }
 
 fn um() -> RlcConfig {
-    RlcConfig::Um(UmConfig::default())
+    RlcConfig::Um(lena_um())
 }
 
 fn am() -> RlcConfig {
-    RlcConfig::Am(AmConfig::default())
+    RlcConfig::Am(lena_am())
 }
 
 fn ids(n: usize) -> Vec<SduId> {
@@ -268,7 +281,7 @@ fn um_lossless_delivers_every_sdu_once_in_order_with_exact_pdus() {
 
 #[test]
 fn um_with_5_bit_sn_wraps_and_delivers_everything() {
-    let cfg = RlcConfig::Um(UmConfig { sn_bits: 5, ..UmConfig::default() });
+    let cfg = RlcConfig::Um(UmConfig { sn_bits: 5, ..lena_um() });
     // 100 SDUs of 300 B in 100-byte opportunities: ~300 PDUs, the 32-SN space wraps 9 times.
     let sizes = vec![300; 100];
     let out = Harness::new(&cfg, LOSSLESS, 2, sizes.len()).run(&sizes, &[100], 10_000, 0);
@@ -287,7 +300,7 @@ fn am_lossless_delivers_every_sdu_once_in_order() {
 
 #[test]
 fn tm_sends_whole_sdus_only_when_they_fit() {
-    let cfg = RlcConfig::Tm(TmConfig::default());
+    let cfg = RlcConfig::Tm(lena_tm());
     let mut e = Rlc::new(&cfg);
     let mut ev = RlcEvents::default();
     e.transmit_sdu(SimTime::ZERO, RlcSdu { id: SduId(0), bytes: 500 }).unwrap();
@@ -304,8 +317,8 @@ fn tm_sends_whole_sdus_only_when_they_fit() {
 fn transmission_buffer_refuses_sdus_beyond_its_byte_limit() {
     for cfg in [
         RlcConfig::Tm(TmConfig { tx_buffer_bytes: 10_240 }),
-        RlcConfig::Um(UmConfig { tx_buffer_bytes: 10_240, ..UmConfig::default() }),
-        RlcConfig::Am(AmConfig { tx_buffer_bytes: 10_240, ..AmConfig::default() }),
+        RlcConfig::Um(UmConfig { tx_buffer_bytes: 10_240, ..lena_um() }),
+        RlcConfig::Am(AmConfig { tx_buffer_bytes: 10_240, ..lena_am() }),
     ] {
         let mut e = Rlc::new(&cfg);
         // ns-3's 10 KiB default holds six 1502-byte PDCP PDUs (9012 B); the seventh (10514 B) is refused.
@@ -449,7 +462,7 @@ fn um_t_reordering_expiry_delivers_what_is_complete_and_discards_the_gap() {
 }
 
 fn doomed(action: MaxRetxAction) -> (Outcome, usize) {
-    let cfg = RlcConfig::Am(AmConfig { max_retx_threshold: 4, on_max_retx: action, ..AmConfig::default() });
+    let cfg = RlcConfig::Am(AmConfig { max_retx_threshold: 4, on_max_retx: action, ..lena_am() });
     let link = LinkModel { doomed: Some(SduId(3)), ..LOSSLESS };
     // 802-byte opportunities: one SDU per AMD PDU (2-byte header), so only SDU 3's PDU is doomed.
     let sizes = vec![800; 20];
@@ -489,7 +502,7 @@ mod props {
     }
 
     fn um_cfg(sn5: bool) -> RlcConfig {
-        RlcConfig::Um(UmConfig { sn_bits: if sn5 { 5 } else { 10 }, ..UmConfig::default() })
+        RlcConfig::Um(UmConfig { sn_bits: if sn5 { 5 } else { 10 }, ..lena_um() })
     }
 
     proptest! {

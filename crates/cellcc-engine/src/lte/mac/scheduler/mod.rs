@@ -39,6 +39,18 @@ use crate::lte::phy::tbs_bits;
 use crate::lte::sap::{LinkDir, RbMask, UeIndex};
 use proportional_fair::PfAverages;
 
+/// How much a UE may be given (a cell's `mac.grant_sizing`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GrantSizing {
+    /// No more RBs than its buffer (plus MAC headers) needs, at most one allocation unit beyond
+    /// it, the rest shared among the others: an eNB does not grant padding.
+    ToNeed,
+    /// ns-3 LENA: PF gives each RBG to the best metric and RR and the uplink split the band
+    /// evenly among the UEs with data, whatever their buffers (the surplus goes as padding).
+    WholeShare,
+}
+
 /// Which policy shares the RBs (a cell's `scheduler` field).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -124,6 +136,8 @@ pub struct Scheduler {
     next_ue: usize,
     pf: PfAverages,
     candidates: Vec<Candidate>,
+    sizing: GrantSizing,
+    last_rbg: rbg::LastRbg,
 }
 
 impl Scheduler {
@@ -143,7 +157,21 @@ impl Scheduler {
             next_ue: 0,
             pf: PfAverages::new(n_ues),
             candidates: Vec::with_capacity(n_ues),
+            sizing: GrantSizing::ToNeed,
+            last_rbg: rbg::LastRbg::Used,
         }
+    }
+
+    /// How much a UE may be given (default [`GrantSizing::ToNeed`]).
+    pub fn with_grant_sizing(mut self, sizing: GrantSizing) -> Self {
+        self.sizing = sizing;
+        self
+    }
+
+    /// Whether the downlink's last, partial RBG is allocated (default [`rbg::LastRbg::Used`]).
+    pub fn with_last_rbg(mut self, last_rbg: rbg::LastRbg) -> Self {
+        self.last_rbg = last_rbg;
+        self
     }
 
     /// Proportional fair's averaging window in TTIs (default ns-3's 99, `m_timeWindow`).
@@ -165,6 +193,13 @@ impl Scheduler {
     /// `buffered_bytes > 0` and `has_free_harq`, per the policy, and pushes one [`NewTb`] per
     /// served UE into `out`. Updates the policy state (PF averages for every UE; RR pointer).
     pub fn schedule(&mut self, busy: RbMask, demand: &[UeDemand], out: &mut Vec<NewTb>) {
+        self.allocate(busy, demand);
+        self.commit(busy, out);
+    }
+
+    /// The allocation [`Self::schedule`] would make, without committing it: the policy state
+    /// is untouched, so the cell may call it again with fewer UEs (PDCCH blocking).
+    pub fn allocate(&mut self, busy: RbMask, demand: &[UeDemand]) {
         self.collect_candidates(demand);
         if !self.candidates.is_empty() {
             match (self.dir, self.kind) {
@@ -180,6 +215,20 @@ impl Scheduler {
                 }
             }
         }
+    }
+
+    /// The UEs the last [`Self::allocate`] served, lowest first RB first (the policy's own
+    /// priority: PF and MT give the first RBG to the best metric, RR and the uplink go in
+    /// cyclic order from the lowest RB), pushed into `out`.
+    pub fn allocated_in_priority(&mut self, out: &mut Vec<UeIndex>) {
+        self.candidates.sort_unstable_by_key(|c| (c.rbs.0.trailing_zeros(), c.ue));
+        out.clear();
+        out.extend(self.candidates.iter().filter(|c| !c.rbs.is_empty()).map(|c| c.ue));
+    }
+
+    /// Commit the last [`Self::allocate`]: one [`NewTb`] per served UE into `out`, and the policy
+    /// state moves on (PF averages for every UE, the RR pointer).
+    pub fn commit(&mut self, busy: RbMask, out: &mut Vec<NewTb>) {
         self.advance_pointer();
         self.candidates.sort_unstable_by_key(|c| c.ue);
         let first_out = out.len();
@@ -197,10 +246,14 @@ impl Scheduler {
             assert!(d.ue.index() < self.n_ues, "{:?} outside the cell's {} UEs", d.ue, self.n_ues);
             let headers = mac_overhead_bytes(1, d.buffered_bytes) + self.ce_bytes();
             let need_bytes = d.buffered_bytes.saturating_add(headers);
+            let need_bits = match self.sizing {
+                GrantSizing::ToNeed => need_bytes.saturating_mul(8),
+                GrantSizing::WholeShare => u32::MAX,
+            };
             self.candidates.push(Candidate {
                 ue: d.ue,
                 mcs: d.mcs,
-                need_bits: need_bytes.saturating_mul(8),
+                need_bits,
                 rbg_rate_bytes_per_s: self.rbg_rate_bytes_per_s(d.mcs),
                 rbs: RbMask::default(),
                 out_of_range: d.out_of_range,
@@ -242,7 +295,10 @@ impl Scheduler {
 
     /// Number of RBGs (downlink) or RBs (uplink) in the band.
     fn n_units(&self) -> u32 {
-        self.n_rbs.div_ceil(self.rbg_size)
+        match self.last_rbg {
+            rbg::LastRbg::Used => self.n_rbs.div_ceil(self.rbg_size),
+            rbg::LastRbg::Unused => self.n_rbs / self.rbg_size,
+        }
     }
 
     /// The RBs of allocation unit `i` (an RBG downlink, one RB uplink).

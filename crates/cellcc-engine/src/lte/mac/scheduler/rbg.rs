@@ -6,7 +6,19 @@
 //! `rbgNum = N_RB / P` (floor) and so never schedules the last partial RBG (RB 24 at 25 RBs);
 //! here the partial RBG is used, as the standard allows.
 
+use serde::{Deserialize, Serialize};
+
 use crate::lte::sap::RbMask;
+
+/// Whether the downlink's last RBG, when shorter than P, is allocated (a cell's `mac.last_rbg`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LastRbg {
+    /// TS 36.213 §7.1.6.1: the last RBG holds N_RB mod P RBs and is allocated like the others.
+    Used,
+    /// ns-3 LENA: `rbgNum = N_RB / P`, the partial RBG never scheduled.
+    Unused,
+}
 
 /// TS 36.213 Table 7.1.6.1-1, type 0 resource allocation RBG size vs downlink bandwidth:
 /// (largest N_RB of the row, RBG size P). Rows: ≤10 → 1, 11–26 → 2, 27–63 → 3, 64–110 → 4.

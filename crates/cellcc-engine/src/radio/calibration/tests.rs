@@ -119,7 +119,7 @@ fn uma3d_models_worked_by_hand() {
 }
 
 /// Prints the CDF points for docs/channel.md:
-/// `cargo test -p cellcc-engine --release --lib lte::channel::calibration -- --ignored --nocapture`
+/// `cargo test -p cellcc-engine --release --lib radio::calibration -- --ignored --nocapture`
 #[test]
 #[ignore]
 fn print_geometry_percentiles() {

@@ -15,7 +15,7 @@ use super::ici::{doppler_spread_kept_share, with_ici};
 use super::mobility::MPS_PER_KMH;
 use super::pathloss::SPEED_OF_LIGHT_MPS;
 use super::spec::{FadingProfile, FadingSpec};
-use crate::lte::sap::LinkDir;
+use super::LinkDir;
 use crate::sim::RngStream;
 
 /// The TS 36.104 Annex B.2 tap profile named in the spec (`None` for none and hst).

@@ -12,14 +12,16 @@
 //!
 //! The control region (PDCCH, PCFICH, reference signals) spans the band in every subframe of
 //! every cell, loaded or not, so it always sees full interference (seed 004).
-//! Interfering links get path loss and shadowing (each link its own Gudmundson process) but
-//! no fast fading: summed over many interferers the fast fading averages out, and it would
-//! multiply the cost per TTI by the number of sites. Uplink interference from the neighbour
-//! cells' UEs: [`super::ul_interference`]. Each site's antenna pattern ([`super::antenna`]) weighs
-//! its power towards the UE.
+//! Interfering links get path loss and shadowing (each link its own Gudmundson process) and, on
+//! a multipath channel, fast fading of their own ([`InterfererFading`]): every interferer that
+//! holds a sizeable share of the interference fades per RB and TTI as the serving link does;
+//! the many weak ones keep their mean power, since their sum hardly fades (the relative spread
+//! of a sum of N independent Rayleigh links of equal power is 1/sqrt(N)). Each site's antenna
+//! pattern ([`super::antenna`]) weighs its power towards the UE.
 
 use super::antenna::{Antenna, FloorCone};
 use super::db;
+use super::fading::{FadingProcess, RbSteering, TapProfile};
 use super::link_loss::PreparedLoss;
 use super::noise::dbm_to_mw;
 use crate::error::ScenarioError;
@@ -210,6 +212,119 @@ pub fn add_partial_interference(
     }
 }
 
+/// An interferer fades when it holds at least this share of the interference power (its mean
+/// over the band at its load): 10 %, so that the faded links carry most of the fluctuation of the
+/// sum (a link's power fluctuates with a standard deviation equal to its mean, so one of 10 % moves
+/// the sum by 10 %) and the rest, each under 10 %, average out among themselves.
+pub const MIN_FADED_SHARE: f64 = 0.10;
+/// At most this many interferers fade per link (the strongest): each costs one tap-profile
+/// evaluation per row, as the serving link does, so the channel's cost per row stays within a few
+/// serving links' (docs/performance.md "Interferers' fading").
+pub const MAX_FADED_INTERFERERS: usize = 3;
+
+/// The fast fading of one UE's interfering links: one [`FadingProcess`] per interferer, created
+/// when it first holds [`MIN_FADED_SHARE`], each on its own stream (`{key}{j}`), so a link's
+/// fading is the same whichever others fade.
+pub struct InterfererFading {
+    profile: TapProfile,
+    doppler_hz: f64,
+    k_factor_db: Option<f64>,
+    seed: u64,
+    key: String,
+    links: Vec<Option<Box<FadingProcess>>>,
+    /// (interferer, mean per-RB power mW) of the faded ones, chosen at large-scale step `at`.
+    faded: Vec<(usize, f64)>,
+    at: Option<(u64, usize)>,
+}
+
+impl InterfererFading {
+    /// `n_sites` interferers of a link whose multipath is `profile` at `doppler_hz` (the UE's
+    /// movement sets the Doppler of all its links); streams `{key}{j}` from `seed`.
+    pub fn new(
+        profile: TapProfile,
+        doppler_hz: f64,
+        k_factor_db: Option<f64>,
+        seed: u64,
+        key: String,
+        n_sites: usize,
+    ) -> Self {
+        InterfererFading {
+            profile,
+            doppler_hz,
+            k_factor_db,
+            seed,
+            key,
+            links: (0..n_sites).map(|_| None).collect(),
+            faded: Vec::with_capacity(MAX_FADED_INTERFERERS),
+            at: None,
+        }
+    }
+
+    /// Choose the faded interferers from each site's whole-band power `site_mw` at its load, for
+    /// the large-scale step `step` (kept until the step or the RB count changes).
+    fn select(&mut self, step: u64, site_mw: &[f64], loads: &[InterfererLoad], n_rb: usize) {
+        if self.at == Some((step, n_rb)) {
+            return;
+        }
+        self.at = Some((step, n_rb));
+        let mean_mw = |j: usize| site_mw[j] * loads[j].active_rbs(n_rb) as f64 / n_rb as f64;
+        let total_mw: f64 = (0..site_mw.len()).map(mean_mw).sum();
+        self.faded.clear();
+        if total_mw <= 0.0 {
+            return;
+        }
+        for (j, p_mw) in site_mw.iter().enumerate() {
+            if mean_mw(j) >= MIN_FADED_SHARE * total_mw {
+                self.faded.push((j, p_mw / n_rb as f64));
+            }
+        }
+        // The strongest first; ties by index (deterministic).
+        self.faded.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        self.faded.truncate(MAX_FADED_INTERFERERS);
+        for &(j, _) in &self.faded {
+            if self.links[j].is_none() {
+                let rng = RngStream::new(self.seed, &format!("{}{j}", self.key));
+                self.links[j] =
+                    Some(Box::new(FadingProcess::new(&self.profile, self.doppler_hz, self.k_factor_db, rng)));
+            }
+        }
+    }
+
+    /// In `out_mw` (the data-region interference per RB, each site at its mean power on the RBs
+    /// its load fills), replace the faded interferers' mean power by their faded power at `now_ns`
+    /// (large-scale step `step`, sites' powers `site_mw`).
+    #[allow(clippy::too_many_arguments)]
+    pub fn apply(
+        &mut self,
+        step: u64,
+        now_ns: u64,
+        site_mw: &[f64],
+        loads: &[InterfererLoad],
+        pickers: &mut [RbPicker],
+        steer: &RbSteering,
+        out_mw: &mut [f64],
+    ) {
+        let n_rb = out_mw.len();
+        self.select(step, site_mw, loads, n_rb);
+        let tti = FadingProcess::step_of(now_ns);
+        for &(j, per_rb_mw) in &self.faded {
+            let Some(process) = self.links[j].as_mut() else { continue };
+            let gains = process.rb_gains(now_ns, steer);
+            let active = loads[j].active_rbs(n_rb);
+            let start = if active == n_rb { 0 } else { pickers[j].start(tti, n_rb) };
+            for k in 0..active {
+                let rb = (start + k) % n_rb;
+                out_mw[rb] = (out_mw[rb] + per_rb_mw * (gains[rb] - 1.0)).max(0.0);
+            }
+        }
+    }
+
+    /// The interferers faded at the current step (for tests and traces).
+    pub fn faded(&self) -> impl Iterator<Item = usize> + '_ {
+        self.faded.iter().map(|&(j, _)| j)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -218,7 +333,7 @@ mod tests {
         let mut out = vec![0.0; sites.len()];
         let losses: Vec<_> = sites
             .iter()
-            .map(|s| PreparedLoss::new(&crate::lte::channel::spec::PathLossSpec::Friis, s.height_m, 1.5, 2100.0))
+            .map(|s| PreparedLoss::new(&crate::radio::spec::PathLossSpec::Friis, s.height_m, 1.5, 2100.0))
             .collect();
         interference_mw(sites, &losses, shadow.iter().copied(), [0.0, 0.0], &mut out)
     }
@@ -275,6 +390,83 @@ mod tests {
         let seq: Vec<usize> = (0..100).map(|t| a.start(t, 50)).collect();
         assert_eq!(b.start(77, 50), seq[77]);
         assert_eq!(b.start(3, 50), seq[3]);
+    }
+
+    /// 50 RBs of 180 kHz (an LTE 10 MHz band) for the fading tests.
+    fn steering() -> RbSteering {
+        RbSteering::new(&crate::radio::fading::EPA, 50, 180e3)
+    }
+
+    /// One strong full-buffer site (1 mW per RB) and `weak` sites of 1 % each: the strong one's
+    /// per-RB power after fading, over 50 RBs at `now_ns` (its fading drawn from `seed`).
+    fn faded_power(seed: u64, weak: usize, now_ns: u64, steer: &RbSteering) -> (Vec<f64>, Vec<usize>) {
+        let n = 1 + weak;
+        let mut site_mw = vec![0.5; n];
+        site_mw[0] = 50.0;
+        let loads = vec![InterfererLoad::FullBuffer; n];
+        let mut pickers: Vec<RbPicker> =
+            (0..n).map(|j| RbPicker::new(RngStream::new(seed, &format!("p{j}")))).collect();
+        let mut f = InterfererFading::new(crate::radio::fading::EPA, 50.0, None, seed, "i".into(), n);
+        // Each site at its mean: the strong one 1 mW per RB, the weak ones 0.01 mW each.
+        let mut out = vec![1.0 + 0.01 * weak as f64; 50];
+        f.apply(now_ns / 10_000_000, now_ns, &site_mw, &loads, &mut pickers, steer, &mut out);
+        let faded: Vec<usize> = f.faded().collect();
+        (out.iter().map(|x| x - 0.01 * weak as f64).collect(), faded)
+    }
+
+    /// The strong interferer fades on its own: its per-RB power is Exp(1) times its mean (Rayleigh,
+    /// a KS test over 1000 links as the serving link's), its mean gain is 1, its power's correlation
+    /// across 5 ms at 50 Hz is J0(2 pi f_d tau)^2, and the weak ones (1 % each) keep their mean.
+    #[test]
+    fn a_dominant_interferer_fades_per_rb_with_rayleigh_statistics() {
+        let steer = steering();
+        let t = 1_024 * crate::sim::NS_PER_MS;
+        let (row, faded) = faded_power(1, 20, t, &steer);
+        assert_eq!(faded, [0], "only the site holding 10 % or more fades");
+        assert!(row.iter().any(|&x| x < 0.5) && row.iter().any(|&x| x > 1.5), "frequency-selective: {row:?}");
+        let mut x: Vec<f64> = (0..1000).map(|seed| faded_power(seed, 20, t, &steer).0[0]).collect();
+        let mean = x.iter().sum::<f64>() / x.len() as f64;
+        assert!((mean - 1.0).abs() < 0.1, "mean gain {mean}");
+        let d = crate::radio::fading::tests::ks_distance_to_exp1(&mut x);
+        // Kolmogorov-Smirnov critical value at 5 % for n = 1000: 0.043.
+        assert!(d < 0.043, "KS distance {d}");
+        // Power autocorrelation of Rayleigh fading: cov(|h(t)|^2, |h(t+tau)|^2) / var = J0(2 pi f_d tau)^2.
+        let lag = 5 * crate::sim::NS_PER_MS;
+        let pairs: Vec<(f64, f64)> = (0..2000)
+            .map(|seed| (faded_power(seed, 0, t, &steer).0[0], faded_power(seed, 0, t + lag, &steer).0[0]))
+            .collect();
+        let (ma, mb) = pairs.iter().fold((0.0, 0.0), |(a, b), p| (a + p.0 / 2000.0, b + p.1 / 2000.0));
+        let cov = pairs.iter().map(|p| (p.0 - ma) * (p.1 - mb)).sum::<f64>() / 2000.0;
+        let var = pairs.iter().map(|p| (p.0 - ma).powi(2)).sum::<f64>() / 2000.0;
+        let want = libm::j0(std::f64::consts::TAU * 50.0 * 0.005).powi(2);
+        assert!((cov / var - want).abs() < 0.08, "lag 5 ms: {} vs J0^2 = {want}", cov / var);
+    }
+
+    /// At most [`MAX_FADED_INTERFERERS`] fade, the strongest; a link's fading does not depend on
+    /// which others fade (its own stream).
+    #[test]
+    fn the_strongest_interferers_fade_each_on_its_own_stream() {
+        let steer = steering();
+        let n = 12;
+        // Sites 4-11 hold 10.9-14.3 % each of the 202 mW: above the share, only the 3 strongest fade.
+        let site_mw: Vec<f64> = (0..n).map(|j| if j < 4 { 1.0 } else { 18.0 + j as f64 }).collect();
+        let loads = vec![InterfererLoad::FullBuffer; n];
+        let mut pickers: Vec<RbPicker> = (0..n).map(|j| RbPicker::new(RngStream::new(1, &format!("p{j}")))).collect();
+        let mut f = InterfererFading::new(crate::radio::fading::EPA, 50.0, None, 7, "i".into(), n);
+        let mut out = vec![site_mw.iter().sum::<f64>() / 50.0; 50];
+        f.apply(0, 0, &site_mw, &loads, &mut pickers, &steer, &mut out);
+        assert_eq!(f.faded().collect::<Vec<_>>(), [11, 10, 9]);
+        // Site 11 alone (the others idle) fades the same way.
+        let alone: Vec<InterfererLoad> =
+            (0..n).map(|j| if j == 11 { InterfererLoad::FullBuffer } else { InterfererLoad::Idle }).collect();
+        let mut g = InterfererFading::new(crate::radio::fading::EPA, 50.0, None, 7, "i".into(), n);
+        let mut one = vec![site_mw[11] / 50.0; 50];
+        g.apply(0, 0, &site_mw, &alone, &mut pickers, &steer, &mut one);
+        let mut h = FadingProcess::new(&crate::radio::fading::EPA, 50.0, None, RngStream::new(7, "i11"));
+        let want: Vec<f64> = h.rb_gains(0, &steer).iter().map(|x| x * site_mw[11] / 50.0).collect();
+        for (a, b) in one.iter().zip(&want) {
+            assert!((a - b).abs() < 1e-12, "{a} vs {b}");
+        }
     }
 
     #[test]

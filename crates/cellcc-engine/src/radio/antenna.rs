@@ -1,7 +1,7 @@
-//! eNB antenna patterns in the horizontal plane: isotropic, or the 3GPP parabolic
-//! sector pattern, and the hexagonal grid of 3-sector sites around the serving eNB.
+//! Transmit antenna patterns in the horizontal plane: isotropic, or the 3GPP parabolic
+//! sector pattern, and the hexagonal grid of 3-sector sites around a serving site.
 
-use super::spec::{AntennaSpec, HexLayoutSpec};
+use super::spec::AntennaSpec;
 
 /// A transmit antenna's horizontal pattern.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -113,6 +113,17 @@ fn wrap_pi(a: f64) -> f64 {
 /// Sector boresights of a 3-sector site, degrees (ns-3 `LteHexGridEnbTopologyHelper`: 0, 120, -120).
 pub const SECTOR_ORIENTATIONS_DEG: [f64; 3] = [0.0, 120.0, -120.0];
 
+/// A hexagonal grid of sites (ns-3 `LteHexGridEnbTopologyHelper`; TR 36.814 Table A.2.1.1-2
+/// layout): `rings` rings around the centre at inter-site distance `isd_m`, 1 (omni) or 3
+/// sectors per site, a sector's antenna `sector_offset_m` from its site towards its boresight.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct HexGrid {
+    pub rings: u8,
+    pub isd_m: f64,
+    pub sectors: u8,
+    pub sector_offset_m: f64,
+}
+
 /// One cell of the layout: position, boresight (degrees, `None` = omni site).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LayoutCell {
@@ -124,7 +135,7 @@ pub struct LayoutCell {
 /// centre site's first sector, or the centre site itself when `sectors = 1`).
 /// Sites sit on a hexagonal grid of pitch `isd_m` (axial coordinates, rows along x as in
 /// ns-3's helper); a sector's antenna is `sector_offset_m` from the site towards its boresight.
-pub fn hex_layout_cells(centre_m: [f64; 2], l: &HexLayoutSpec) -> Vec<LayoutCell> {
+pub fn hex_layout_cells(centre_m: [f64; 2], l: &HexGrid) -> Vec<LayoutCell> {
     let mut cells = Vec::new();
     for site in hex_sites(centre_m, l.rings, l.isd_m) {
         let centre_site = site == centre_m;
@@ -231,22 +242,13 @@ mod tests {
     #[test]
     fn two_rings_of_three_sector_sites_give_56_interfering_cells() {
         // Seed 004: 19 sites x 3 sectors = 57 cells, one of which serves.
-        let l = HexLayoutSpec {
-            rings: 2,
-            isd_m: 500.0,
-            sectors: 3,
-            beamwidth_deg: 70.0,
-            max_attenuation_db: 20.0,
-            sector_offset_m: 0.5,
-            load: Default::default(),
-            uplink_load: Default::default(),
-        };
+        let l = HexGrid { rings: 2, isd_m: 500.0, sectors: 3, sector_offset_m: 0.5 };
         let cells = hex_layout_cells([0.0, 0.0], &l);
         assert_eq!(cells.len(), 56);
         // Six first-ring sites at exactly 500 m (their three sectors 0.5 m off).
         let near = cells.iter().filter(|c| (c.xy_m[0].hypot(c.xy_m[1]) - 500.0).abs() < 0.6).count();
         assert_eq!(near, 18);
-        let omni = hex_layout_cells([0.0, 0.0], &HexLayoutSpec { sectors: 1, ..l });
+        let omni = hex_layout_cells([0.0, 0.0], &HexGrid { sectors: 1, ..l });
         assert_eq!(omni.len(), 18);
     }
 }

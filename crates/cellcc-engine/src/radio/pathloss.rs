@@ -6,7 +6,7 @@
 //! formula is extrapolated, as ns-3 does; only distances under [`MIN_DISTANCE_M`] are clamped
 //! so that no log of zero occurs.
 
-use super::spec::{in_range, positive_upto, ChannelSpec, Check, CitySize, HataEnvironment, LosCondition, PathLossSpec};
+use super::spec::{in_range, positive_upto, Check, CitySize, HataEnvironment, LosCondition, PathLossSpec};
 use crate::error::ScenarioError;
 use std::f64::consts::PI;
 
@@ -303,7 +303,17 @@ fn itu_r_1411_hybrid_db(
     }
 }
 
-// -- validity ranges, checked on the scenario (ChannelSpec::validate) ---------------------------
+// -- validity ranges, checked on the scenario (the medium's channel spec validates) --------------
+
+/// What a path-loss model's validity range is checked against, each value with the field path it
+/// came from: the carriers the medium uses, the serving transmitter's antenna height, and every
+/// other transmitter's (an LTE cell: DL and UL carrier, the eNB, the interfering eNBs).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LossContext {
+    pub carriers_mhz: Vec<(String, f64)>,
+    pub serving_height_m: (String, f64),
+    pub other_heights_m: Vec<(String, f64)>,
+}
 
 /// Okumura-Hata / COST-231 validity (COST 231 final report §4.4): f 150-2000 MHz,
 /// h_b 30-200 m, h_m 1-10 m.
@@ -320,26 +330,24 @@ const MAX_LOS_THRESHOLD_M: f64 = 1e6;
 
 /// ITU-R P.1411 §4.2.1's street canyon `[h_r, phi, w, l, b]`: each in its range, and the eNB off the
 /// rooftop level (Dhb != 0, which the diffraction terms divide by).
-fn validate_street(root: &str, ch: &ChannelSpec, st: &Street) -> Check {
+fn validate_street(root: &str, ctx: &LossContext, st: &Street) -> Check {
     let p = |f: &str| format!("{root}.pathloss.{f}");
     positive_upto(st.rooftop_m, 90.0, || p("rooftop_height_m"), "m in (0, 90]")?;
     in_range(st.orientation_deg, 0.0, 90.0, || p("street_orientation_deg"), "degrees in [0, 90]")?;
     positive_upto(st.width_m, 1000.0, || p("street_width_m"), "m in (0, 1000]")?;
     positive_upto(st.extent_m, 10_000.0, || p("buildings_extent_m"), "m in (0, 10000]")?;
     positive_upto(st.separation_m, 1000.0, || p("building_separation_m"), "m in (0, 1000]")?;
-    if (ch.enb.height_m - st.rooftop_m).abs() < 1e-3 {
-        return Err(ScenarioError::new(
-            format!("{root}.enb.height_m"),
-            ch.enb.height_m,
-            "a height other than rooftop_height_m",
-        ));
+    let (serving_path, serving_height_m) = &ctx.serving_height_m;
+    if (serving_height_m - st.rooftop_m).abs() < 1e-3 {
+        return Err(ScenarioError::new(serving_path, *serving_height_m, "a height other than rooftop_height_m"));
     }
     Ok(())
 }
 
 impl PathLossSpec {
-    /// `root` is the channel spec's path: the carriers and heights this model bounds live there.
-    pub(super) fn validate(&self, root: &str, ch: &ChannelSpec) -> Check {
+    /// `root` is the channel spec's path (the model's own fields are under `{root}.pathloss`);
+    /// `ctx` holds the carriers and heights this model bounds.
+    pub fn validate(&self, root: &str, ctx: &LossContext) -> Check {
         let p = |f: &str| format!("{root}.pathloss.{f}");
         match *self {
             PathLossSpec::LogDistance { exponent, reference_distance_m, reference_loss_db } => {
@@ -349,25 +357,25 @@ impl PathLossSpec {
             }
             PathLossSpec::OkumuraHata { .. } => {
                 let allowed = "MHz in [150, 2000] for okumura_hata (COST-231 Hata's range)";
-                in_range(ch.dl_carrier_mhz, HATA_MIN_MHZ, HATA_MAX_MHZ, || format!("{root}.dl_carrier_mhz"), allowed)?;
-                in_range(ch.ul_carrier_mhz, HATA_MIN_MHZ, HATA_MAX_MHZ, || format!("{root}.ul_carrier_mhz"), allowed)?;
+                for (path, f_mhz) in &ctx.carriers_mhz {
+                    in_range(*f_mhz, HATA_MIN_MHZ, HATA_MAX_MHZ, || path.clone(), allowed)?;
+                }
                 let (lo, hi) = HATA_ENB_HEIGHT_M;
                 let allowed = "m in [30, 200] for okumura_hata";
-                in_range(ch.enb.height_m, lo, hi, || format!("{root}.enb.height_m"), allowed)?;
-                for (i, f) in ch.interferers.iter().enumerate() {
-                    let h = f.height_m_or(&ch.enb);
-                    in_range(h, lo, hi, || format!("{root}.interferers[{i}].height_m"), allowed)?;
+                for (path, h_m) in std::iter::once(&ctx.serving_height_m).chain(&ctx.other_heights_m) {
+                    in_range(*h_m, lo, hi, || path.clone(), allowed)?;
                 }
                 Ok(())
             }
-            PathLossSpec::ItuR1411NlosOverRooftop { .. } => validate_street(root, ch, &street_of(self)),
+            PathLossSpec::ItuR1411NlosOverRooftop { .. } => validate_street(root, ctx, &street_of(self)),
             PathLossSpec::ItuR1411Hybrid { los_threshold_m, .. } => {
                 positive_upto(los_threshold_m, MAX_LOS_THRESHOLD_M, || p("los_threshold_m"), "m in (0, 1000000]")?;
                 let allowed = "MHz in [300, 2300] for itu_r1411_hybrid (P.1411 from 300 MHz; ns-3 leaves Okumura-Hata above 2.3 GHz)";
                 let (lo, hi) = HYBRID_CARRIER_MHZ;
-                in_range(ch.dl_carrier_mhz, lo, hi, || format!("{root}.dl_carrier_mhz"), allowed)?;
-                in_range(ch.ul_carrier_mhz, lo, hi, || format!("{root}.ul_carrier_mhz"), allowed)?;
-                validate_street(root, ch, &street_of(self))
+                for (path, f_mhz) in &ctx.carriers_mhz {
+                    in_range(*f_mhz, lo, hi, || path.clone(), allowed)?;
+                }
+                validate_street(root, ctx, &street_of(self))
             }
             PathLossSpec::Tr36942Urban { rooftop_clearance_m } => {
                 in_range(rooftop_clearance_m, 0.1, 50.0, || p("rooftop_clearance_m"), "m in [0.1, 50]")
@@ -379,7 +387,7 @@ impl PathLossSpec {
         }
     }
 
-    pub(super) fn validate_ue_height(&self, h_m: f64, path: &str) -> Check {
+    pub fn validate_ue_height(&self, h_m: f64, path: &str) -> Check {
         match *self {
             PathLossSpec::ItuR1411NlosOverRooftop { rooftop_height_m, .. }
             | PathLossSpec::ItuR1411Hybrid { rooftop_height_m, .. }

@@ -11,9 +11,9 @@
 //! (65 degree beams, 30 dB limits). BS height 25 m, ISD 500 m, 2 GHz, 35 m minimum distance.
 
 use super::{Layout, TR36814_CASE1};
-use crate::lte::channel::antenna::SECTOR_ORIENTATIONS_DEG;
-use crate::lte::channel::noise::{dbm_to_mw, to_db};
-use crate::lte::channel::pathloss::SPEED_OF_LIGHT_MPS;
+use crate::radio::antenna::SECTOR_ORIENTATIONS_DEG;
+use crate::radio::noise::{dbm_to_mw, to_db};
+use crate::radio::pathloss::SPEED_OF_LIGHT_MPS;
 use crate::sim::RngStream;
 use rand_distr::{Distribution, StandardNormal};
 

@@ -24,7 +24,6 @@
 //! TTI", so it is a function of the seed and `k` alone, whichever TTIs were asked before.
 //! Nothing is allocated after construction.
 
-use super::noise::RB_BANDWIDTH_HZ;
 use crate::sim::{RngStream, NS_PER_MS};
 use std::f64::consts::{PI, TAU};
 
@@ -101,14 +100,16 @@ pub struct RbSteering {
 const RB_LANES: usize = 4;
 
 impl RbSteering {
-    pub fn new(profile: &TapProfile, n_rb: usize) -> Self {
+    /// `n_rb` blocks of `rb_hz` each, side by side about the carrier (an LTE resource block is
+    /// 180 kHz, TS 36.211 §6.2.3; an NR one 12 subcarriers of its numerology's spacing).
+    pub fn new(profile: &TapProfile, n_rb: usize, rb_hz: f64) -> Self {
         let n_taps = profile.delays_ns.len();
         let half = n_rb.div_ceil(2);
         let n_blocks = half.div_ceil(RB_LANES);
         let (mut re, mut im) = (vec![[0.0; RB_LANES]; n_blocks * n_taps], vec![[0.0; RB_LANES]; n_blocks * n_taps]);
         for k in 0..half {
             for l in 0..n_taps {
-                let (s, c) = Self::phase(profile, n_rb, k, l);
+                let (s, c) = Self::phase(profile, n_rb, rb_hz, k, l);
                 re[k / RB_LANES * n_taps + l][k % RB_LANES] = c as f32;
                 im[k / RB_LANES * n_taps + l][k % RB_LANES] = s as f32;
             }
@@ -117,8 +118,8 @@ impl RbSteering {
     }
 
     /// sin and cos of -2 pi f_k tau_l.
-    fn phase(profile: &TapProfile, n_rb: usize, k: usize, l: usize) -> (f64, f64) {
-        (-TAU * rb_centre_offset_hz(k, n_rb) * profile.delays_ns[l] * 1e-9).sin_cos()
+    fn phase(profile: &TapProfile, n_rb: usize, rb_hz: f64, k: usize, l: usize) -> (f64, f64) {
+        (-TAU * rb_centre_offset_hz(k, n_rb, rb_hz) * profile.delays_ns[l] * 1e-9).sin_cos()
     }
 
     pub fn n_rb(&self) -> usize {
@@ -134,9 +135,9 @@ impl RbSteering {
     }
 }
 
-/// Centre of RB `k` of `n_rb` relative to the carrier, Hz (RBs side by side, 180 kHz each).
-pub fn rb_centre_offset_hz(k: usize, n_rb: usize) -> f64 {
-    (k as f64 + 0.5 - n_rb as f64 / 2.0) * RB_BANDWIDTH_HZ
+/// Centre of RB `k` of `n_rb` relative to the carrier, Hz (RBs side by side, `rb_hz` each).
+pub fn rb_centre_offset_hz(k: usize, n_rb: usize, rb_hz: f64) -> f64 {
+    (k as f64 + 0.5 - n_rb as f64 / 2.0) * rb_hz
 }
 
 /// One link's fading in one direction.
@@ -391,12 +392,29 @@ fn block_h(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    /// An LTE resource block, Hz (TS 36.211 §6.2.3): the tests' RB width.
+    const LTE_RB_HZ: f64 = 180e3;
     use crate::sim::NS_PER_MS;
 
     fn process(profile: &TapProfile, fd: f64, i: usize) -> FadingProcess {
         FadingProcess::new(profile, fd, None, RngStream::new(42, &format!("fading:{i}")))
+    }
+
+    /// The Kolmogorov-Smirnov distance of the samples `x` (sorted here) to Exp(1), the law of a
+    /// Rayleigh link's power gain: F(x) = 1 - exp(-x).
+    pub(crate) fn ks_distance_to_exp1(x: &mut [f64]) -> f64 {
+        x.sort_by(f64::total_cmp);
+        let n = x.len() as f64;
+        x.iter()
+            .enumerate()
+            .map(|(i, &v)| {
+                let f = 1.0 - (-v).exp();
+                (f - i as f64 / n).abs().max((f - (i + 1) as f64 / n).abs())
+            })
+            .fold(0.0, f64::max)
     }
 
     /// A single Rayleigh tap (flat fading), for the statistics of one tap's process.
@@ -412,7 +430,7 @@ mod tests {
     #[test]
     fn mean_power_gain_is_one_per_rb_and_per_tap() {
         // Ensemble of 300 EVA 70 Hz links, 50 instants 128 ms apart (on anchors: no rotations to replay), 25 RBs: E|H_k|^2 = sum P_l = 1.
-        let steer = RbSteering::new(&EVA, 25);
+        let steer = RbSteering::new(&EVA, 25, LTE_RB_HZ);
         let (mut sum, mut count) = (0.0, 0.0);
         let mut tap_power = vec![0.0; EVA.delays_ns.len()];
         for i in 0..300 {
@@ -440,18 +458,9 @@ mod tests {
     #[test]
     fn power_gain_is_exponential_by_a_ks_test() {
         // |H|^2 of Rayleigh fading is Exp(1): F(x) = 1 - exp(-x). 1000 independent links (EPA), RB 0 at 1.024 s.
-        let steer = RbSteering::new(&EPA, 6);
+        let steer = RbSteering::new(&EPA, 6, LTE_RB_HZ);
         let mut x: Vec<f64> = (0..1000).map(|i| process(&EPA, 5.0, i).rb_gains(1_024 * NS_PER_MS, &steer)[0]).collect();
-        x.sort_by(f64::total_cmp);
-        let n = x.len() as f64;
-        let d = x
-            .iter()
-            .enumerate()
-            .map(|(i, &v)| {
-                let f = 1.0 - (-v).exp();
-                (f - i as f64 / n).abs().max((f - (i + 1) as f64 / n).abs())
-            })
-            .fold(0.0, f64::max);
+        let d = ks_distance_to_exp1(&mut x);
         // Kolmogorov-Smirnov critical value at the 5 % level for n = 1000: 1.36 / sqrt(1000) = 0.043.
         assert!(d < 0.043, "KS distance {d}");
     }
@@ -566,9 +575,9 @@ mod tests {
     fn frequency_correlation_follows_the_delay_profile() {
         // E[H_k H*_{k+m}] = sum_l P_l exp(j 2 pi m 180 kHz tau_l): ETU decorrelates faster than EPA.
         for (profile, m) in [(EPA, 10usize), (ETU, 3usize)] {
-            let steer = RbSteering::new(&profile, 50);
+            let steer = RbSteering::new(&profile, 50, LTE_RB_HZ);
             let total: f64 = profile.powers_db.iter().map(|p| 10f64.powf(p / 10.0)).sum();
-            let df = m as f64 * RB_BANDWIDTH_HZ;
+            let df = m as f64 * LTE_RB_HZ;
             let (mut re_w, mut im_w) = (0.0, 0.0);
             for (tau, p) in profile.delays_ns.iter().zip(profile.powers_db) {
                 let w = 10f64.powf(p / 10.0) / total;
@@ -603,7 +612,7 @@ mod tests {
         // |H_k|^2 within 1e-5 dB at or above 0 dB and 1e-3 dB down to -40 dB, as rb_gains says.
         let (mut worst_db_0, mut worst_db_40): (f64, f64) = (0.0, 0.0);
         for (n_rb, i) in (0..200).map(|i| (100, i)).chain((200..240).map(|i| (25, i))) {
-            let steer = RbSteering::new(&EVA, n_rb);
+            let steer = RbSteering::new(&EVA, n_rb, LTE_RB_HZ);
             let mut f = process(&EVA, 70.0, i);
             for t in 0..20u64 {
                 let now = t * 37 * NS_PER_MS;
@@ -612,7 +621,7 @@ mod tests {
                 for (k, g) in g32.iter().enumerate() {
                     let (mut hr, mut hi) = (0.0, 0.0);
                     for l in 0..tr.len() {
-                        let (s, c) = RbSteering::phase(&EVA, n_rb, k, l);
+                        let (s, c) = RbSteering::phase(&EVA, n_rb, LTE_RB_HZ, k, l);
                         hr += tr[l] * c - ti[l] * s;
                         hi += tr[l] * s + ti[l] * c;
                     }
@@ -658,9 +667,9 @@ mod tests {
     #[test]
     #[ignore]
     fn mcs_moves_with_the_tap_sums() {
-        use crate::lte::channel::ici::{doppler_spread_kept_share, with_ici};
         use crate::lte::phy::amc::mcs_at_bler_target;
-        let (n_rb, steer) = (100, RbSteering::new(&EVA, 100));
+        use crate::radio::ici::{doppler_spread_kept_share, with_ici};
+        let (n_rb, steer) = (100, RbSteering::new(&EVA, 100, LTE_RB_HZ));
         let kept = doppler_spread_kept_share(70.0);
         let (mut rows, mut vs_old, mut vs_f64, mut old_vs_f64) = (0u32, 0u32, 0u32, 0u32);
         for i in 0..14 {
@@ -675,7 +684,7 @@ mod tests {
                     .map(|k| {
                         let (mut hr, mut hi) = (0.0, 0.0);
                         for l in 0..tr.len() {
-                            let (s, c) = RbSteering::phase(&EVA, n_rb, k, l);
+                            let (s, c) = RbSteering::phase(&EVA, n_rb, LTE_RB_HZ, k, l);
                             hr += tr[l] * c - ti[l] * s;
                             hi += tr[l] * s + ti[l] * c;
                         }
@@ -702,7 +711,7 @@ mod tests {
 
     #[test]
     fn same_seed_same_series() {
-        let steer = RbSteering::new(&EVA, 50);
+        let steer = RbSteering::new(&EVA, 50, LTE_RB_HZ);
         let series = |label: &str| {
             let mut f = FadingProcess::new(&EVA, 70.0, None, RngStream::new(1, label));
             (0..500u64).flat_map(|t| f.rb_gains(t * NS_PER_MS, &steer).to_vec()).collect::<Vec<f64>>()
