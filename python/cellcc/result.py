@@ -9,6 +9,8 @@ Columns and units are the engine's (``crates/cellcc-engine/src/output.rs``):
 - ``rtt``: one row per RTT sample.
 - ``lte``: one row per (cell, UE, direction, slot): CQI, MCS, TBs, PRBs, HARQ and RLC counters
   (empty without cells).
+- ``wifi``: one row per (BSS, station, direction, slot): PPDUs, MCS, A-MPDU size, retries, MPDU
+  losses, Block Ack timeouts, collisions, airtime share, delivered rate, queue (empty without BSSes).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from cellcc.store import TABLES
 if TYPE_CHECKING:
     from cellcc._core import RunTables
 
-__all__ = ["LTE_COLUMNS", "TABLES", "Result"]
+__all__ = ["LTE_COLUMNS", "TABLES", "WIFI_COLUMNS", "Result"]
 
 #: Columns of the ``lte`` table (crates/cellcc-engine/src/output.rs), for backends without cells.
 LTE_COLUMNS = [
@@ -50,6 +52,31 @@ LTE_COLUMNS = [
 ]
 
 
+#: Columns of the ``wifi`` table (crates/cellcc-engine/src/output.rs), for backends without BSSes.
+WIFI_COLUMNS = [
+    "bss",
+    "station",
+    "dir",
+    "t_s",
+    "ppdus",
+    "mcs_mean",
+    "ampdu_mpdus_mean",
+    "ampdu_bytes_mean",
+    "mpdu_retries",
+    "mpdu_losses",
+    "ba_timeouts",
+    "collisions",
+    "airtime_share",
+    "delivered_bps",
+    "queue_bytes",
+    "queue_drops",
+]
+
+
+def _empty_wifi() -> pd.DataFrame:
+    return pd.DataFrame(columns=WIFI_COLUMNS)
+
+
 def _frame(columns: dict[str, list[Any]]) -> pd.DataFrame:
     """A DataFrame in the engine's column order."""
     return pd.DataFrame({name: pd.Series(values) for name, values in columns.items()}, columns=list(columns))
@@ -69,6 +96,7 @@ class Result:
     cwnd: pd.DataFrame
     rtt: pd.DataFrame
     lte: pd.DataFrame
+    wifi: pd.DataFrame = field(default_factory=_empty_wifi)
     pcaps: dict[str, bytes] = field(default_factory=dict)
 
     @classmethod

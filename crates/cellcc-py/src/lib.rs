@@ -57,7 +57,7 @@ fn resolve(py: Python<'_>, json: &str) -> PyResult<String> {
 }
 
 /// Run a scenario (JSON text) with `seed`, without holding the GIL.
-/// Returns `{summary, flows, timeseries, queues, cwnd, rtt, lte, pcaps}`.
+/// Returns `{summary, flows, timeseries, queues, cwnd, rtt, lte, wifi, pcaps}`.
 /// Raises `KeyboardInterrupt` (or what a signal handler raised) when interrupted.
 #[pyfunction]
 fn run<'py>(py: Python<'py>, json: &str, seed: u64) -> PyResult<Bound<'py, PyDict>> {

@@ -1,0 +1,132 @@
+"""The 802.11ac BSS as a user runs it: seed 000's Wi-Fi cell end to end through the CLI, the `wifi`
+table in the store, and bad BSS input as one line naming the field."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+import cellcc
+from cellcc import Scenario
+from cellcc.result import Result
+
+from .conftest import EXAMPLES
+from .test_cli_errors import assert_one_clear_line
+
+SEED000 = EXAMPLES / "wifi_seed000_cell.toml"
+
+
+@pytest.fixture
+def wifi_doc() -> dict[str, Any]:
+    """examples/wifi_seed000_cell.toml, shortened to 1 s."""
+    doc = Scenario.load(SEED000).to_dict()
+    doc["duration_s"] = 1.0
+    return doc
+
+
+def test_the_seed000_wifi_cell_runs_end_to_end_through_the_cli(cli, tmp_path: Path):
+    out = tmp_path / "run"
+    result = cli("run", SEED000, "--out", out)
+    assert result.exit_code == 0, result.stderr
+    flows = pd.read_parquet(out / "flows.parquet")
+    # 14 stations x 1 Mbit/s of 1000 B segments: far below what MCS 7 at 20 MHz carries, so every
+    # flow gets its rate, within one RTT of the start.
+    assert len(flows) == 14
+    assert flows["goodput_bps"].between(0.9e6, 1.05e6).all(), flows["goodput_bps"].tolist()
+    wifi = pd.read_parquet(out / "wifi.parquet")
+    assert set(wifi["dir"]) == {"dl", "ul"}
+    assert set(wifi["station"]) == {f"sta{i}" for i in range(14)}
+    dl = wifi[wifi["dir"] == "dl"]
+    assert (dl["mcs_mean"].dropna() == 7).all(), "a constant VhtMcs7"
+    # The TCP ACKs of 14 stations contend with each other: the uplink sees collisions.
+    assert wifi[wifi["dir"] == "ul"]["collisions"].sum() > 0
+    assert 0 < wifi.groupby("t_s")["airtime_share"].sum().max() < 1
+    back = Result.load(out)
+    assert back.wifi.equals(wifi)
+
+
+def test_the_seed000_wifi_cell_is_deterministic():
+    a, b = cellcc.run(SEED000, seed=3), cellcc.run(SEED000, seed=3)
+    assert a.wifi.equals(b.wifi) and a.flows.equals(b.flows)
+
+
+def test_wifi_columns_match_the_engine():
+    from cellcc.result import WIFI_COLUMNS
+
+    doc = Scenario.load(SEED000).to_dict()
+    doc["duration_s"] = 0.2
+    assert list(cellcc.run(doc, seed=1).wifi.columns) == WIFI_COLUMNS
+    assert list(cellcc.run("bottleneck", seed=1).wifi.columns) == WIFI_COLUMNS
+
+
+def test_linux_backend_refuses_a_bss(cli, wifi_doc, write_doc):
+    assert_one_clear_line(cli("run", "--backend", "linux", write_doc(wifi_doc)), "bsses")
+
+
+BSS = ["bsses", 0]
+STA = ["bsses", 0, "stations", 0]
+
+# (case id, field path, value, text the one error line must contain)
+BAD_BSSES = [
+    ("standard-ax", [*BSS, "standard"], "ax", 'bsses[0].standard: got "ax"'),
+    ("standard-unknown", [*BSS, "standard"], "ad", "bsses[0].standard: unknown variant `ad`"),
+    ("band", [*BSS, "band"], "2.4ghz", 'bsses[0].band: got "2.4ghz"'),
+    ("channel-width", [*BSS, "channel_width_mhz"], 30, "bsses[0].channel_width_mhz: got 30"),
+    ("guard-interval", [*BSS, "guard_interval_ns"], 600, "bsses[0].guard_interval_ns: got 600"),
+    ("mcs-range", [*BSS, "rate_manager"], {"kind": "constant", "mcs": 12}, "bsses[0].rate_manager.mcs: got 12"),
+    ("mcs9-at-20mhz", [*BSS, "rate_manager"], {"kind": "constant", "mcs": 9}, "rate_manager.mcs: got VhtMcs9"),
+    ("rate-manager-kind", [*BSS, "rate_manager"], {"kind": "arf"}, "bsses[0].rate_manager.kind: unknown variant `arf`"),
+    ("spatial-streams", [*STA, "spatial_streams"], 5, "bsses[0].stations[0].spatial_streams: got 5"),
+    ("ap-spatial-streams", [*BSS, "ap_radio"], {"spatial_streams": 0}, "bsses[0].ap_radio.spatial_streams: got 0"),
+    ("max-ampdu", [*BSS, "max_ampdu_bytes"], 2_000_000, "bsses[0].max_ampdu_bytes: got 2000000"),
+    ("rts-threshold", [*BSS, "rts_cts_threshold_bytes"], -1, "bsses[0].rts_cts_threshold_bytes"),
+    ("queue-packets", [*BSS, "queue_packets"], 0, "bsses[0].queue_packets: got 0"),
+    ("msdu-lifetime", [*BSS, "msdu_lifetime_ms"], -5, "bsses[0].msdu_lifetime_ms: got -5"),
+    ("mtu", [*BSS, "mtu_bytes"], 9000, "bsses[0].mtu_bytes: got 9000"),
+    ("tx-power", [*BSS, "tx_power_dbm"], 45, "bsses[0].tx_power_dbm: got 45"),
+    ("noise-figure", [*BSS, "noise_figure_db"], -3, "bsses[0].noise_figure_db: got -3"),
+    ("ap-not-an-ap", [*BSS, "ap"], "gw", 'bsses[0].ap: got "gw"'),
+    ("station-not-a-sta", [*STA, "node"], "server", 'bsses[0].stations[0].node: got "server"'),
+    ("position", [*STA, "placement"], {"position_m": [float("nan"), 0]}, "bsses[0].stations[0].placement"),
+    (
+        "edca-cw",
+        [*BSS, "edca"],
+        {"be": {"aifsn": 3, "cw_min": 10, "cw_max": 1023, "txop_limit_us": 0}},
+        "edca.be.cw_min",
+    ),
+    ("edca-aifsn", [*BSS, "edca"], {"vo": {"aifsn": 1, "cw_min": 3, "cw_max": 7, "txop_limit_us": 0}}, "edca.vo.aifsn"),
+    ("access-category", ["flows", 0, "access_category"], "xx", "flows[0].access_category: unknown variant `xx`"),
+    ("unknown-bss-field", [*BSS, "colour"], "red", "bsses[0].colour: unknown field"),
+    ("pathloss", [*BSS, "pathloss"], {"model": "log_distance", "exponent": 12}, "bsses[0].pathloss.exponent: got 12"),
+    ("profile", [*BSS, "profile"], "ns2", "bsses[0].profile: unknown variant `ns2`"),
+]
+
+
+@pytest.mark.parametrize(("path", "value", "expected"), [c[1:] for c in BAD_BSSES], ids=[c[0] for c in BAD_BSSES])
+def test_bad_bss_is_one_line_naming_the_field(cli, wifi_doc, write_doc, tmp_path, path, value, expected):
+    doc = copy.deepcopy(wifi_doc)
+    node: Any = doc
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value
+    out = tmp_path / "run"
+    assert_one_clear_line(cli("run", write_doc(doc), "--out", out), expected)
+    assert not out.exists()
+
+
+def test_a_station_in_two_bsses_is_refused(cli, wifi_doc, write_doc):
+    wifi_doc["nodes"].append({"id": "ap2", "kind": "ap"})
+    wifi_doc["bsses"].append(
+        {"id": "bss1", "ap": "ap2", "stations": [copy.deepcopy(wifi_doc["bsses"][0]["stations"][0])]}
+    )
+    assert_one_clear_line(cli("validate", write_doc(wifi_doc)), 'bsses[1].stations[0].node: got "sta0"')
+
+
+def test_an_access_category_needs_a_bss(cli, write_doc):
+    doc = Scenario.bundled("bottleneck").to_dict()
+    doc["flows"][0]["access_category"] = "vi"
+    assert_one_clear_line(cli("validate", write_doc(doc)), "flows[0].access_category")
