@@ -130,3 +130,84 @@ def test_an_access_category_needs_a_bss(cli, write_doc):
     doc = Scenario.bundled("bottleneck").to_dict()
     doc["flows"][0]["access_category"] = "vi"
     assert_one_clear_line(cli("validate", write_doc(doc)), "flows[0].access_category")
+
+
+# --- the ns-3 backend ---------------------------------------------------------------------------
+
+from cellcc.backends.ns3 import plan as ns3_plan  # noqa: E402
+
+from .test_ns3_backend import _record, _records, needs_ns3  # noqa: E402
+
+
+def test_the_ns3_plan_maps_the_bss_with_the_engines_defaults_written_out():
+    doc = Scenario.load(SEED000).to_dict()
+    p = ns3_plan.plan(doc)
+    bss = _record(p.text, "bss")
+    assert (bss["width_mhz"], bss["mcs"], bss["manager"]) == ("20", "7", "ns3::ConstantRateWifiManager")
+    # The standard's 2.528 ms BE TXOP and 500 TU lifetime, not ns-3's 0 and 500 ms.
+    assert (bss["be_txop_limit_us"], bss["lifetime_s"], bss["queue"]) == ("2528", "0.512", "500")
+    assert len(_records(p.text, "sta")) == 14
+    assert _record(p.text, "run")["t0_s"] == "1.0", "the stations associate before t = 0"
+    assert any("VHT-SIG-B" in n for n in p.notes)
+    # Rate-limited writes are one MSS, as the engine's.
+    assert _record(p.text, "flow")["write_bytes"] == "1000"
+    doc["bsses"][0]["profile"] = "ns3"
+    bss = _record(ns3_plan.plan(doc).text, "bss")
+    assert (bss["be_txop_limit_us"], bss["lifetime_s"]) == ("0", "0.5")
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "field"),
+    [
+        (["bsses", 0, "shadowing"], {"sigma_db": 4}, "bsses[0].shadowing"),
+        (["bsses", 0, "pathloss"], {"model": "tr36814_uma"}, "bsses[0].pathloss.model"),
+        (["flows", 0, "access_category"], "vi", "flows[0].access_category"),
+        (
+            ["bsses", 0, "stations", 0, "placement", "mobility"],
+            {"kind": "constant_velocity", "speed_kmh": 3},
+            "bsses[0].stations[0].placement.mobility.kind",
+        ),
+    ],
+)
+def test_the_ns3_plan_refuses_what_it_does_not_map(path, value, field):
+    doc = Scenario.load(SEED000).to_dict()
+    node: Any = doc
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value
+    with pytest.raises(ns3_plan.NotSupported) as e:
+        ns3_plan.plan(doc)
+    assert e.value.path == field
+
+
+@needs_ns3
+def test_a_saturated_station_on_ns3_matches_the_engine_within_two_percent():
+    from cellcc.backends.ns3 import run as ns3_run
+
+    doc = {
+        "version": 1,
+        "duration_s": 1.0,
+        "nodes": [{"id": "server", "kind": "host"}, {"id": "ap", "kind": "ap"}, {"id": "sta0", "kind": "sta"}],
+        "links": [{"id": "wan", "a": "server", "b": "ap", "rate_mbps": 10000, "delay_ms": 1}],
+        "bsses": [
+            {
+                "id": "bss0",
+                "ap": "ap",
+                "channel_width_mhz": 20,
+                "profile": "ns3",
+                "rate_manager": {"kind": "constant", "mcs": 7},
+                "stations": [{"node": "sta0", "placement": {"position_m": [5, 0]}}],
+            }
+        ],
+        "flows": [
+            {"src": "server", "dst": "sta0", "transport": "udp", "app": {"kind": "cbr", "rate_mbps": 100}},
+        ],
+    }
+    doc = Scenario.from_dict(doc).to_dict()
+    ns3 = ns3_run.run(doc)
+    engine = cellcc.run(doc, seed=1)
+    a, b = engine.flows.loc[0, "throughput_bps"], ns3.flows.loc[0, "throughput_bps"]
+    assert abs(a / b - 1) < 0.02, (a, b)
+    # ns-3's wifi table: A-MPDUs of the aPPDUMaxTime limit (28 MPDUs of 1052 B at MCS 7), like the engine's.
+    dl = ns3.wifi[(ns3.wifi["dir"] == "dl") & (ns3.wifi["t_s"] >= 0.2)]
+    assert (dl["mcs_mean"] == 7).all() and dl["ampdu_mpdus_mean"].min() > 20

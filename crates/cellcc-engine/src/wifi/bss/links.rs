@@ -11,7 +11,7 @@
 use super::air::Sta;
 use crate::radio::link_loss::PreparedLoss;
 use crate::radio::mobility::Mobility;
-use crate::radio::noise::{dbm_to_mw, noise_dbm};
+use crate::radio::noise::{dbm_to_mw, noise_dbm, to_db};
 use crate::radio::shadowing::{Shadowing, SHADOWING_STEP_NS};
 use crate::radio::spec::{PathLossSpec, Placement, ShadowingSpec};
 use crate::sim::{RngStream, SimTime};
@@ -34,8 +34,9 @@ pub struct Links {
     mobility: Vec<Mobility>,
     xy_m: Vec<[f64; 2]>,
     pairs: Vec<Pair>,
-    /// rx_mw[s * n + r]: power of s's PPDUs at r, mW.
+    /// rx_mw[s * n + r]: power of s's PPDUs at r, mW; snr_db the same over the noise, dB.
     rx_mw: Vec<f64>,
+    snr_db: Vec<f64>,
     dynamic: bool,
     step: Option<u64>,
     /// Scratch: how far each station moved in the last step, m.
@@ -85,6 +86,7 @@ impl Links {
             mobility,
             pairs,
             rx_mw: vec![0.0; n * n],
+            snr_db: vec![f64::NEG_INFINITY; n * n],
             dynamic,
             step: None,
             moved_m: vec![0.0; n],
@@ -99,6 +101,11 @@ impl Links {
 
     pub fn rx_mw(&self, tx: Sta, rx: Sta) -> f64 {
         self.rx_mw[tx * self.n + rx]
+    }
+
+    /// SNR of `tx`'s PPDUs at `rx` without interference, dB (evaluated once per step).
+    pub fn snr_db(&self, tx: Sta, rx: Sta) -> f64 {
+        self.snr_db[tx * self.n + rx]
     }
 
     /// Bring the powers to the large-scale step containing `now`.
@@ -126,8 +133,11 @@ impl Links {
                 None => 0.0,
             };
             let mw = dbm_to_mw(self.tx_power_dbm - p.loss.loss_db(d) - shadow_db);
-            self.rx_mw[p.a * self.n + p.b] = mw;
-            self.rx_mw[p.b * self.n + p.a] = mw;
+            let snr_db = to_db(mw / self.noise_mw);
+            for k in [p.a * self.n + p.b, p.b * self.n + p.a] {
+                self.rx_mw[k] = mw;
+                self.snr_db[k] = snr_db;
+            }
         }
         self.step = Some(step);
     }

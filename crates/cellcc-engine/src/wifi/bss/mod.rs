@@ -323,8 +323,7 @@ impl Bss {
 
     /// Run what is due at `now`: internal events, then the accesses that fall due.
     pub fn handle_timeout(&mut self, now: SimTime, out: &mut BssOutput) {
-        loop {
-            self.scratch.new_ppdus.clear();
+        let next_access = loop {
             while let Some(&Reverse((t, _, ev))) = self.events.peek() {
                 if t > now {
                     break;
@@ -332,15 +331,16 @@ impl Bss {
                 self.events.pop();
                 self.dispatch(ev, now);
             }
-            let started = self.start_due_accesses(now);
+            let (started, next_access) = self.start_due_accesses(now);
             self.settle_new_ppdus(now);
             if !started && self.events.peek().is_none_or(|&Reverse((t, _, _))| t > now) {
-                break;
+                // Nothing started and nothing else is due now: the pass's next access stands.
+                break next_access;
             }
-        }
+        };
         out.delivered.append(&mut self.delivered);
         out.dropped.append(&mut self.dropped);
-        self.refresh_deadline(now);
+        self.set_deadline(next_access);
     }
 
     fn dispatch(&mut self, ev: Ev, now: SimTime) {
@@ -376,19 +376,27 @@ impl Bss {
     }
 
     fn refresh_deadline(&mut self, now: SimTime) {
-        let events = self.events.peek().map(|Reverse((t, _, _))| *t);
         let access = (0..self.stations.len()).filter_map(|s| self.next_access(s, now).map(|(t, _)| t)).min();
+        self.set_deadline(access);
+    }
+
+    /// The next wake-up: the next internal event or `access`, whichever comes first, within the run.
+    fn set_deadline(&mut self, access: Option<SimTime>) {
+        let events = self.events.peek().map(|Reverse((t, _, _))| *t);
         self.deadline = SimTime::earliest(events, access).filter(|&t| t < self.end);
     }
 
-    /// Start every TXOP due at `now`; true if any started.
-    fn start_due_accesses(&mut self, now: SimTime) -> bool {
+    /// Start every TXOP due at `now`; whether any started, and the earliest access after `now`.
+    fn start_due_accesses(&mut self, now: SimTime) -> (bool, Option<SimTime>) {
         let mut due = std::mem::take(&mut self.scratch.due);
         due.clear();
+        let mut next = None;
         for s in 0..self.stations.len() {
             if let Some((t, ac)) = self.next_access(s, now) {
                 if t <= now {
                     due.push((s, ac));
+                } else {
+                    next = SimTime::earliest(next, Some(t));
                 }
             }
         }
@@ -398,7 +406,7 @@ impl Bss {
         }
         let started = !due.is_empty();
         self.scratch.due = due;
-        started
+        (started, next)
     }
 
     /// Lower ACs of `s` due at the same instant as `ac` lose the internal collision: they back off

@@ -26,6 +26,14 @@ use crate::wifi::phy::{NON_HT_HEADER_BITS, PREAMBLE_DETECT_SNR_DB, SIFS_NS, VHT_
 /// The error curve of BPSK 1/2, which every PHY header field uses.
 const HEADER_CURVE: u8 = 0;
 
+/// The wanted signal at a receiver: power and noise (mW), and its SNR without overlaps (dB).
+#[derive(Clone, Copy)]
+struct Link {
+    signal: f64,
+    noise: f64,
+    snr_db: f64,
+}
+
 /// What a receiver made of one PPDU.
 struct Decoded {
     header_ok: bool,
@@ -100,7 +108,8 @@ impl Bss {
     /// Station `r` was locked onto PPDU `id`, which ended at `now`.
     fn receive(&mut self, r: Sta, id: u32, mpdus: &[AirMpdu], now: SimTime) {
         let p = self.air.get(id).clone_header();
-        let d = self.decode(r, &p, mpdus);
+        // A third party needs one MPDU's header (for its NAV); the recipient needs every MPDU.
+        let d = self.decode(r, &p, mpdus, p.frame.ra() == r);
         let any_ok = d.header_ok && self.scratch.ok.iter().any(|&ok| ok);
         self.stations[r].cs.eifs_from = if any_ok { None } else { Some(now) };
         if let Frame::Data { ra, .. } = p.frame {
@@ -133,8 +142,9 @@ impl Bss {
         }
     }
 
-    /// Header and payload of `p` at `r`: the header's fate in the result, each MPDU's in `scratch.ok`.
-    fn decode(&mut self, r: Sta, p: &Ppdu, mpdus: &[AirMpdu]) -> Decoded {
+    /// Header and payload of `p` at `r`: the header's fate in the result, each MPDU's in `scratch.ok`
+    /// (up to the first decoded one unless `every_mpdu`).
+    fn decode(&mut self, r: Sta, p: &Ppdu, mpdus: &[AirMpdu], every_mpdu: bool) -> Decoded {
         let links = &self.links;
         let id_overlaps = &mut self.scratch.overlaps;
         overlaps_of(&self.air, p, r, |q| links.rx_mw(q, r), id_overlaps);
@@ -147,9 +157,16 @@ impl Bss {
         let signal = self.links.rx_mw(p.tx, r) * gain;
         let noise = self.links.noise_mw();
         let overlapped = !self.scratch.overlaps.is_empty();
-        let sinr_db = to_db(signal / (noise + interference_at(&self.scratch.overlaps, p.start.as_ns())));
+        let sinr_db = if overlapped {
+            to_db(signal / (noise + interference_at(&self.scratch.overlaps, p.start.as_ns())))
+        } else if gain > 1.0 {
+            self.links.snr_db(p.tx, r) + to_db(gain)
+        } else {
+            self.links.snr_db(p.tx, r)
+        };
+        let link = Link { signal, noise, snr_db: sinr_db };
         let span = |a: SimTime, b: SimTime| (a.as_ns(), b.as_ns());
-        let header_ok = self.draw(r, HEADER_CURVE, Fec::Bcc, signal, noise, span(p.start, p.header_end), header_bits);
+        let header_ok = self.draw(r, HEADER_CURVE, Fec::Bcc, link, span(p.start, p.header_end), header_bits);
         self.scratch.ok.clear();
         if !header_ok {
             return Decoded { header_ok, sinr_db, overlapped };
@@ -157,29 +174,32 @@ impl Bss {
         match p.frame {
             Frame::Data { .. } => {
                 for m in mpdus {
-                    let ok = self.draw(r, mcs, fec, signal, noise, span(m.start, m.end), f64::from(m.bytes) * 8.0);
+                    let ok = self.draw(r, mcs, fec, link, span(m.start, m.end), f64::from(m.bytes) * 8.0);
                     self.scratch.ok.push(ok);
+                    if ok && !every_mpdu {
+                        break;
+                    }
                 }
             }
             f => {
                 let bits = f64::from(control_bytes(&f)) * 8.0;
-                let ok = self.draw(r, mcs, fec, signal, noise, span(p.header_end, p.end), bits);
+                let ok = self.draw(r, mcs, fec, link, span(p.header_end, p.end), bits);
                 self.scratch.ok.push(ok);
             }
         }
         Decoded { header_ok, sinr_db, overlapped }
     }
 
-    /// Draw whether `bits` over `span` decode at receiver `r`.
-    #[allow(clippy::too_many_arguments)]
-    fn draw(&mut self, r: Sta, mcs: u8, fec: Fec, signal: f64, noise: f64, span: (u64, u64), bits: f64) -> bool {
+    /// Draw whether `bits` over `span` decode at receiver `r` (`link.snr_db` stands for the
+    /// whole stretch when nothing overlaps the PPDU).
+    fn draw(&mut self, r: Sta, mcs: u8, fec: Fec, link: Link, span: (u64, u64), bits: f64) -> bool {
         let p_ok = if self.scratch.overlaps.is_empty() {
-            let snr_db = to_db(signal / noise);
-            if snr_db >= self.clear_snr_db(mcs, fec) {
+            if link.snr_db >= self.clear_snr_db(mcs, fec) {
                 return true;
             }
-            chunk_success(mcs, fec, snr_db, bits)
+            chunk_success(mcs, fec, link.snr_db, bits)
         } else {
+            let (signal, noise) = (link.signal, link.noise);
             stretch_success(mcs, fec, signal, noise, &self.scratch.overlaps, span, bits, &mut self.scratch.cuts)
         };
         p_ok >= 1.0 || (p_ok > 0.0 && self.stations[r].rx_rng.uniform() < p_ok)

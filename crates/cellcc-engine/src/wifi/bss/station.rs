@@ -173,8 +173,11 @@ impl Station {
     /// Count every AC's backoff down by the idle slots completed before `t`.
     pub fn count_to(&mut self, t: SimTime) {
         for ac in 0..4 {
+            if self.edca[ac].backoff_slots == 0 {
+                continue;
+            }
             let start = self.counting_start(ac);
-            if t > start && self.edca[ac].backoff_slots > 0 {
+            if t > start {
                 let slots = (t - start).as_ns() / SLOT_NS;
                 let n = slots.min(u64::from(self.edca[ac].backoff_slots));
                 self.edca[ac].count_down(n);

@@ -88,6 +88,10 @@ impl Bss {
                 self.note_queue(s, peer, now);
             }
             let k = self.agreement(s, peer, ac);
+            if !self.agreements[k as usize].flagged {
+                // Only MPDUs waiting to go again can expire (`Originator::expire`).
+                continue;
+            }
             let before = self.agreements[k as usize].orig.held();
             let dropped = &mut self.dropped;
             let lost = self.agreements[k as usize].orig.expire(oldest, &mut |id| dropped.push(id));
@@ -116,8 +120,9 @@ impl Bss {
         (0..n_peers)
             .filter_map(|slot| {
                 let peer = peer_at(s, slot);
-                let k = self.agreement(s, peer, ac) as usize;
-                let retx = self.agreements[k].orig.retransmissions().map(|m| m.queued_at).min();
+                let a = &self.agreements[self.agreement(s, peer, ac) as usize];
+                // Only a flagged agreement has MPDUs to send again (`reflag`).
+                let retx = if a.flagged { a.orig.retransmissions().map(|m| m.queued_at).min() } else { None };
                 let queued = st.queues[ac].front(slot).map(|m| m.queued_at);
                 SimTime::earliest(retx, queued).map(|t| (t, peer))
             })

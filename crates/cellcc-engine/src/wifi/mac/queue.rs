@@ -25,13 +25,15 @@ pub struct Msdu {
 #[derive(Clone, Debug)]
 pub struct MacQueue {
     per_peer: Vec<VecDeque<Msdu>>,
+    /// IP bytes queued per peer.
+    peer_bytes: Vec<u64>,
     queued: u32,
     queued_bytes: u64,
 }
 
 impl MacQueue {
     pub fn new(peers: usize) -> Self {
-        MacQueue { per_peer: vec![VecDeque::new(); peers], queued: 0, queued_bytes: 0 }
+        MacQueue { per_peer: vec![VecDeque::new(); peers], peer_bytes: vec![0; peers], queued: 0, queued_bytes: 0 }
     }
 
     pub fn len(&self) -> u32 {
@@ -47,13 +49,14 @@ impl MacQueue {
     }
 
     pub fn peer_bytes(&self, peer: usize) -> u64 {
-        self.per_peer[peer].iter().map(|m| u64::from(m.ip_bytes)).sum()
+        self.peer_bytes[peer]
     }
 
     pub fn push(&mut self, peer: usize, m: Msdu) {
         self.per_peer[peer].push_back(m);
         self.queued += 1;
         self.queued_bytes += u64::from(m.ip_bytes);
+        self.peer_bytes[peer] += u64::from(m.ip_bytes);
     }
 
     /// The MSDUs for `peer`, oldest first.
@@ -69,6 +72,7 @@ impl MacQueue {
         let m = self.per_peer[peer].pop_front()?;
         self.queued -= 1;
         self.queued_bytes -= u64::from(m.ip_bytes);
+        self.peer_bytes[peer] -= u64::from(m.ip_bytes);
         Some(m)
     }
 
