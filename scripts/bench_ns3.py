@@ -69,9 +69,10 @@ CASES = (
         WIFI_GOAL_X,
     ),
     Case(
-        "Wi-Fi 14 saturating stations, UDP uplink 20 Mbit/s each, 20 MHz, VhtMcs7, 2 s",
+        "Wi-Fi 14 saturating stations, UDP uplink 20 Mbit/s each, 20 MHz, VhtMcs7, 10 s",
         "examples/crosscheck/wifi-14sta-saturated-udp.toml",
         WIFI_GOAL_X,
+        10.0,
     ),
 )
 

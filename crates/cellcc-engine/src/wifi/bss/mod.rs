@@ -312,7 +312,9 @@ impl Bss {
             }
         }
         self.note_queue(s, r, now);
-        self.refresh_deadline(now);
+        // Only `s`'s access can have come (or moved) earlier: the others' stand.
+        let access = self.next_access(s, now).map(|(t, _)| t);
+        self.deadline = SimTime::earliest(self.deadline, access).filter(|&t| t < self.end);
         BssEnqueued::Accepted
     }
 
@@ -373,11 +375,6 @@ impl Bss {
             .filter(|&ac| self.has_frames(s, ac))
             .map(|ac| (st.access_time(ac).max(now), ac))
             .min_by_key(|&(t, ac)| (t, Reverse(ac)))
-    }
-
-    fn refresh_deadline(&mut self, now: SimTime) {
-        let access = (0..self.stations.len()).filter_map(|s| self.next_access(s, now).map(|(t, _)| t)).min();
-        self.set_deadline(access);
     }
 
     /// The next wake-up: the next internal event or `access`, whichever comes first, within the run.
