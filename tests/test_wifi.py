@@ -126,6 +126,14 @@ def test_a_station_in_two_bsses_is_refused(cli, wifi_doc, write_doc):
     assert_one_clear_line(cli("validate", write_doc(wifi_doc)), 'bsses[1].stations[0].node: got "sta0"')
 
 
+def test_more_stations_than_association_ids_is_refused(cli, wifi_doc, write_doc):
+    station = wifi_doc["bsses"][0]["stations"][0]
+    for i in range(2008 - len(wifi_doc["bsses"][0]["stations"])):
+        wifi_doc["nodes"].append({"id": f"extra{i}", "kind": "sta"})
+        wifi_doc["bsses"][0]["stations"].append({**copy.deepcopy(station), "node": f"extra{i}"})
+    assert_one_clear_line(cli("validate", write_doc(wifi_doc)), "bsses[0].stations: got 2008 stations")
+
+
 def test_an_access_category_needs_a_bss(cli, write_doc):
     doc = Scenario.bundled("bottleneck").to_dict()
     doc["flows"][0]["access_category"] = "vi"

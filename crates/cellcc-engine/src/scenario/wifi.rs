@@ -101,6 +101,7 @@ pub struct BssSpec {
     /// Where the AP stands and how many streams it has.
     #[serde(default)]
     pub ap_radio: ApRadio,
+    /// The stations associated with the AP: 1 to 2007 (the association IDs, §9.4.1.8).
     pub stations: Vec<StationSpec>,
 }
 
@@ -217,6 +218,8 @@ pub const DEFAULT_NOISE_FIGURE_DB: f64 = 7.0;
 const DEFAULT_AP_HEIGHT_M: f64 = crate::radio::spec::DEFAULT_UE_HEIGHT_M;
 /// Largest A-MPDU of a VHT PPDU (§9.4.2.157.2), octets; also the largest RTS threshold.
 const MAX_AMPDU_BYTES: u32 = (1 << 20) - 1;
+/// Stations one AP can associate: AIDs run from 1 to 2007 (IEEE 802.11-2020 §9.4.1.8).
+pub const MAX_STATIONS: usize = 2007;
 const MAX_QUEUE_PACKETS: u32 = 1_000_000;
 const MAX_LIFETIME_MS: f64 = 60_000.0;
 const MIN_MTU_BYTES: u32 = 68;
@@ -413,6 +416,12 @@ impl BssSpec {
         }
         self.validate_ap(path)?;
         ensure(!self.stations.is_empty(), || p("stations"), "[]", "at least one station")?;
+        ensure(
+            self.stations.len() <= MAX_STATIONS,
+            || p("stations"),
+            format!("{} stations", self.stations.len()),
+            "at most 2007 stations (association IDs 1-2007, IEEE 802.11-2020 9.4.1.8)",
+        )?;
         for (j, s) in self.stations.iter().enumerate() {
             let sp = format!("{path}.stations[{j}]");
             let kind = sc.node_ref(&s.node, || format!("{sp}.node"))?;

@@ -114,6 +114,8 @@ struct Scratch {
 pub struct Bss {
     pub name: String,
     nodes: Vec<NodeId>,
+    /// Station index by world node index (`u16::MAX`: not in this BSS); saves a search per packet.
+    sta_by_node: Vec<u16>,
     names: Vec<String>,
     mtu_bytes: u32,
     cfg: Config,
@@ -239,6 +241,7 @@ impl Bss {
             mtu_bytes: spec.mtu_bytes,
             slots: (1..n).map(|_| [WifiSlots::new(slot, duration), WifiSlots::new(slot, duration)]).collect(),
             waiting: vec![[0; 4]; n],
+            sta_by_node: sta_by_node(&nodes),
             nodes,
             names,
             cfg,
@@ -274,7 +277,9 @@ impl Bss {
     }
 
     fn sta_of(&self, node: NodeId) -> Sta {
-        self.nodes.iter().position(|&n| n == node).expect("routes only name this BSS's stations")
+        let s = self.sta_by_node[node.index()];
+        debug_assert!(s != u16::MAX, "routes only name this BSS's stations");
+        usize::from(s)
     }
 
     /// The agreement for `tx` sending to `peer` in `ac`.
@@ -371,10 +376,20 @@ impl Bss {
         if !st.may_contend() {
             return None;
         }
-        (0..4)
-            .filter(|&ac| self.has_frames(s, ac))
-            .map(|ac| (st.access_time(ac).max(now), ac))
-            .min_by_key(|&(t, ac)| (t, Reverse(ac)))
+        // A plain loop, highest AC first so that a tie keeps it: this runs for every station on
+        // every pass of `handle_timeout`.
+        let waiting = &self.waiting[s];
+        let mut best: Option<(SimTime, usize)> = None;
+        for ac in (0..4).rev() {
+            if st.queues[ac].is_empty() && waiting[ac] == 0 {
+                continue;
+            }
+            let t = st.access_time(ac).max(now);
+            if best.is_none_or(|(b, _)| t < b) {
+                best = Some((t, ac));
+            }
+        }
+        best
     }
 
     /// The next wake-up: the next internal event or `access`, whichever comes first, within the run.
@@ -485,6 +500,16 @@ impl Bss {
 }
 
 /// The stations `s` exchanges data with: the AP with every station, a station with the AP.
+/// The station index of each world node of the BSS, by node index.
+fn sta_by_node(nodes: &[NodeId]) -> Vec<u16> {
+    let len = nodes.iter().map(|n| n.index() + 1).max().unwrap_or(0);
+    let mut by_node = vec![u16::MAX; len];
+    for (s, n) in nodes.iter().enumerate() {
+        by_node[n.index()] = u16::try_from(s).expect("the schema caps a BSS at MAX_STATIONS");
+    }
+    by_node
+}
+
 fn peers_of(s: Sta, n: usize) -> impl Iterator<Item = Sta> {
     if s == 0 {
         1..n
