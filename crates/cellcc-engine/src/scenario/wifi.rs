@@ -345,6 +345,23 @@ impl BssSpec {
             format!("{:?}", self.ap),
             "an AP no other BSS uses",
         )?;
+        self.validate_phy(path)?;
+        self.validate_mac(path)?;
+        in_range(self.tx_power_dbm, -10.0, 30.0, || p("tx_power_dbm"), "dBm in [-10, 30]")?;
+        in_range(self.noise_figure_db, 0.0, 20.0, || p("noise_figure_db"), "dB in [0, 20]")?;
+        self.validate_radio(path)?;
+        for ac in Ac::ALL {
+            if let Some(a) = self.edca.get(ac) {
+                validate_ac(&a, &format!("{path}.edca.{}", ac.name()))?;
+            }
+        }
+        self.validate_ap(path)?;
+        self.validate_stations(sc, path, attached)
+    }
+
+    /// Standard, band, channel width and guard interval.
+    fn validate_phy(&self, path: &str) -> Check {
+        let p = |f: &str| format!("{path}.{f}");
         let standard = match self.standard {
             Standard::N => "\"n\"",
             Standard::Ac => "\"ac\"",
@@ -374,6 +391,12 @@ impl BssSpec {
             self.guard_interval_ns,
             "800 or 400 (ns)",
         )?;
+        Ok(())
+    }
+
+    /// RTS threshold, aggregation, queue, lifetime and MTU.
+    fn validate_mac(&self, path: &str) -> Check {
+        let p = |f: &str| format!("{path}.{f}");
         ensure(
             self.rts_cts_threshold_bytes <= MAX_AMPDU_BYTES,
             || p("rts_cts_threshold_bytes"),
@@ -406,15 +429,12 @@ impl BssSpec {
             self.mtu_bytes,
             "bytes in [68, 2296]",
         )?;
-        in_range(self.tx_power_dbm, -10.0, 30.0, || p("tx_power_dbm"), "dBm in [-10, 30]")?;
-        in_range(self.noise_figure_db, 0.0, 20.0, || p("noise_figure_db"), "dB in [0, 20]")?;
-        self.validate_radio(path)?;
-        for ac in Ac::ALL {
-            if let Some(a) = self.edca.get(ac) {
-                validate_ac(&a, &format!("{path}.edca.{}", ac.name()))?;
-            }
-        }
-        self.validate_ap(path)?;
+        Ok(())
+    }
+
+    /// The stations: each a "sta" node in this BSS only, placed, with streams the AP has.
+    fn validate_stations<'a>(&'a self, sc: &Scenario, path: &str, attached: &mut HashSet<&'a str>) -> Check {
+        let p = |f: &str| format!("{path}.{f}");
         ensure(!self.stations.is_empty(), || p("stations"), "[]", "at least one station")?;
         ensure(
             self.stations.len() <= MAX_STATIONS,

@@ -48,10 +48,7 @@ pub(super) fn build(sc: &Scenario, seed: u64) -> Result<World, RunError> {
         cells.push(Cell::build(c, &format!("cells[{i}]"), &node, seed, slot, end)?);
     }
     let flow_ac: Vec<_> = sc.flows.iter().map(|f| f.access_category.unwrap_or_default()).collect();
-    let mut bsses = Vec::with_capacity(sc.bsses.len());
-    for b in &sc.bsses {
-        bsses.push(Bss::build(b, &node, flow_ac.clone(), seed, slot, end)?);
-    }
+    let bsses: Vec<Bss> = sc.bsses.iter().map(|b| Bss::build(b, &node, flow_ac.clone(), seed, slot, end)).collect();
     let routes = static_routes(sc.nodes.len(), &adjacencies(&channels, &cells, &bsses));
     let mut nodes: Vec<Node> =
         sc.nodes.iter().zip(routes).map(|(_, routes)| Node { routes, reassembly: Reassembly::default() }).collect();

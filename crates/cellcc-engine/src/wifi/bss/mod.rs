@@ -29,7 +29,6 @@ pub use stats::{wifi_table, WifiSlot, WifiSlots};
 use self::air::{Air, Sta};
 use self::links::{LinkSpec, Links};
 use self::station::{CarrierSense, Exchange, Phy, Station};
-use crate::error::ScenarioError;
 use crate::packet::PacketId;
 use crate::scenario::{BssSpec, FecSpec, WifiProfile};
 use crate::sim::{FlowId, NodeId, RngStream, SimDuration, SimTime};
@@ -150,7 +149,7 @@ fn dbm_mw(dbm: f64) -> f64 {
 }
 
 impl Bss {
-    /// Build BSS `spec`; `path` names it in errors (`bsses[0]`); `flow_ac[f]` is flow f's AC.
+    /// Build BSS `spec` (validated by the scenario); `flow_ac[f]` is flow f's AC.
     pub fn build(
         spec: &BssSpec,
         node: &dyn Fn(&str) -> NodeId,
@@ -158,7 +157,7 @@ impl Bss {
         seed: u64,
         slot: SimDuration,
         end: SimTime,
-    ) -> Result<Bss, ScenarioError> {
+    ) -> Bss {
         let label = format!("bss:{}", spec.id);
         let names: Vec<String> =
             std::iter::once(spec.ap.clone()).chain(spec.stations.iter().map(|s| s.node.clone())).collect();
@@ -168,75 +167,12 @@ impl Bss {
         let nss: Vec<u8> = std::iter::once(spec.ap_radio.spatial_streams)
             .chain(spec.stations.iter().map(|s| s.spatial_streams))
             .collect();
-        let fec = cfg.fec;
-        let stations = (0..n)
-            .map(|s| {
-                let peers: Vec<Sta> = peers_of(s, n).collect();
-                let stream = |what: &str| RngStream::new(seed, &format!("{label}:{}:{what}", names[s]));
-                Station {
-                    nss: nss[s],
-                    edca: Ac::ALL.map(|ac| Edcaf::new(spec.ac_params(ac))),
-                    counted_until: [SimTime::ZERO; 4],
-                    queues: [0; 4].map(|_| MacQueue::new(peers.len())),
-                    held: [0; 4],
-                    cs: CarrierSense::default(),
-                    phy: Phy::Idle,
-                    exchange: Exchange::Idle,
-                    txop: None,
-                    response: None,
-                    follow_up: None,
-                    psdu_sns: Vec::with_capacity(64),
-                    psdu_apep_bytes: 0,
-                    rates: peers
-                        .iter()
-                        .map(|&p| {
-                            let caps = LinkCaps { width: cfg.width, gi: cfg.gi, nss: nss[s].min(nss[p]), fec };
-                            RateManager::new(spec.rate_manager, caps, stream(&format!("rate:{}", names[p])))
-                        })
-                        .collect(),
-                    rng: stream("backoff"),
-                    rx_rng: stream("rx"),
-                    exchange_seq: 0,
-                }
-            })
-            .collect();
+        let stations = (0..n).map(|s| new_station(spec, &cfg, s, &names, &nss, seed, &label)).collect();
         let max_peers = n - 1;
-        let mut agreements = Vec::new();
-        let mut agreement_of = vec![u32::MAX; n * max_peers * 4];
-        for s in 0..n {
-            for (slot_i, p) in peers_of(s, n).enumerate() {
-                for ac in Ac::ALL {
-                    agreement_of[(s * max_peers + slot_i) * 4 + ac.index()] = agreements.len() as u32;
-                    agreements.push(Agreement {
-                        tx: s,
-                        rx: p,
-                        ac,
-                        orig: Originator::default(),
-                        recip: Recipient::default(),
-                        flagged: false,
-                    });
-                }
-            }
-        }
-        let placements: Vec<&crate::radio::spec::Placement> =
-            std::iter::once(&spec.ap_radio.placement).chain(spec.stations.iter().map(|s| &s.placement)).collect();
-        let name_refs: Vec<&str> = names.iter().map(String::as_str).collect();
-        let links = Links::new(
-            &LinkSpec {
-                pathloss: &spec.pathloss,
-                shadowing: spec.shadowing.as_ref(),
-                carrier_mhz: spec.carrier_mhz(),
-                bandwidth_hz: cfg.width.hz(),
-                tx_power_dbm: spec.tx_power_dbm,
-                noise_figure_db: spec.noise_figure_db,
-            },
-            &placements,
-            &name_refs,
-            seed,
-            &label,
-        );
+        let (agreements, agreement_of) = agreements(n);
+        let links = links(spec, &cfg, &names, seed, &label);
         let duration = end - SimTime::ZERO;
-        Ok(Bss {
+        Bss {
             name: spec.id.clone(),
             mtu_bytes: spec.mtu_bytes,
             slots: (1..n).map(|_| [WifiSlots::new(slot, duration), WifiSlots::new(slot, duration)]).collect(),
@@ -261,7 +197,7 @@ impl Bss {
             dropped: Vec::new(),
             clear_bcc: [None; 12],
             clear_ldpc: [None; 12],
-        })
+        }
     }
 
     pub fn ap(&self) -> NodeId {
@@ -499,7 +435,70 @@ impl Bss {
     }
 }
 
-/// The stations `s` exchanges data with: the AP with every station, a station with the AP.
+/// Station `s` of the BSS (0: the AP) before anything happens, with its seeded streams.
+fn new_station(spec: &BssSpec, cfg: &Config, s: Sta, names: &[String], nss: &[u8], seed: u64, label: &str) -> Station {
+    let n = names.len();
+    let peers: Vec<Sta> = peers_of(s, n).collect();
+    let stream = |what: &str| RngStream::new(seed, &format!("{label}:{}:{what}", names[s]));
+    let rate = |p: Sta| {
+        let caps = LinkCaps { width: cfg.width, gi: cfg.gi, nss: nss[s].min(nss[p]), fec: cfg.fec };
+        RateManager::new(spec.rate_manager, caps, stream(&format!("rate:{}", names[p])))
+    };
+    Station {
+        nss: nss[s],
+        edca: Ac::ALL.map(|ac| Edcaf::new(spec.ac_params(ac))),
+        counted_until: [SimTime::ZERO; 4],
+        queues: [0; 4].map(|_| MacQueue::new(peers.len())),
+        held: [0; 4],
+        cs: CarrierSense::default(),
+        phy: Phy::Idle,
+        exchange: Exchange::Idle,
+        txop: None,
+        response: None,
+        follow_up: None,
+        psdu_sns: Vec::with_capacity(64),
+        psdu_apep_bytes: 0,
+        rates: peers.iter().map(|&p| rate(p)).collect(),
+        rng: stream("backoff"),
+        rx_rng: stream("rx"),
+        exchange_seq: 0,
+    }
+}
+
+/// One Block Ack agreement per (sender, peer, AC) of `n` members, and the index of each by
+/// `(sender * (n - 1) + peer slot) * 4 + AC`.
+fn agreements(n: usize) -> (Vec<Agreement>, Vec<u32>) {
+    let max_peers = n - 1;
+    let mut agreements = Vec::new();
+    let mut agreement_of = vec![u32::MAX; n * max_peers * 4];
+    for s in 0..n {
+        for (slot_i, p) in peers_of(s, n).enumerate() {
+            for ac in Ac::ALL {
+                agreement_of[(s * max_peers + slot_i) * 4 + ac.index()] = agreements.len() as u32;
+                let (orig, recip) = (Originator::default(), Recipient::default());
+                agreements.push(Agreement { tx: s, rx: p, ac, orig, recip, flagged: false });
+            }
+        }
+    }
+    (agreements, agreement_of)
+}
+
+/// The radio links between every pair of members, from the shared channel models.
+fn links(spec: &BssSpec, cfg: &Config, names: &[String], seed: u64, label: &str) -> Links {
+    let placements: Vec<&crate::radio::spec::Placement> =
+        std::iter::once(&spec.ap_radio.placement).chain(spec.stations.iter().map(|s| &s.placement)).collect();
+    let name_refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    let link_spec = LinkSpec {
+        pathloss: &spec.pathloss,
+        shadowing: spec.shadowing.as_ref(),
+        carrier_mhz: spec.carrier_mhz(),
+        bandwidth_hz: cfg.width.hz(),
+        tx_power_dbm: spec.tx_power_dbm,
+        noise_figure_db: spec.noise_figure_db,
+    };
+    Links::new(&link_spec, &placements, &name_refs, seed, label)
+}
+
 /// The station index of each world node of the BSS, by node index.
 fn sta_by_node(nodes: &[NodeId]) -> Vec<u16> {
     let len = nodes.iter().map(|n| n.index() + 1).max().unwrap_or(0);
@@ -510,6 +509,7 @@ fn sta_by_node(nodes: &[NodeId]) -> Vec<u16> {
     by_node
 }
 
+/// The stations `s` exchanges data with: the AP with every station, a station with the AP.
 fn peers_of(s: Sta, n: usize) -> impl Iterator<Item = Sta> {
     if s == 0 {
         1..n

@@ -23,7 +23,7 @@ fn bss(n_sta: usize, radius_m: f64, extra: serde_json::Value) -> Bss {
         "ap" => NodeId(0),
         s => NodeId(1 + s.trim_start_matches("sta").parse::<u32>().expect("staN")),
     };
-    Bss::build(&spec, &node, vec![Ac::Be], 7, SimDuration::from_ms(100), SimTime::from_secs_f64(100.0)).unwrap()
+    Bss::build(&spec, &node, vec![Ac::Be], 7, SimDuration::from_ms(100), SimTime::from_secs_f64(100.0))
 }
 
 /// Drives a BSS with synthetic packets and records what comes out.
