@@ -102,6 +102,13 @@ BAD_BSSES = [
     ("access-category", ["flows", 0, "access_category"], "xx", "flows[0].access_category: unknown variant `xx`"),
     ("unknown-bss-field", [*BSS, "colour"], "red", "bsses[0].colour: unknown field"),
     ("pathloss", [*BSS, "pathloss"], {"model": "log_distance", "exponent": 12}, "bsses[0].pathloss.exponent: got 12"),
+    ("tgac-model", [*BSS, "pathloss"], {"model": "tgac", "channel_model": "a"}, "unknown variant `a`"),
+    (
+        "p1238-coefficient",
+        [*BSS, "pathloss"],
+        {"model": "itu_r1238", "power_loss_coefficient": 5},
+        "bsses[0].pathloss.power_loss_coefficient: got 5",
+    ),
     ("profile", [*BSS, "profile"], "ns2", "bsses[0].profile: unknown variant `ns2`"),
 ]
 
@@ -132,6 +139,24 @@ def test_more_stations_than_association_ids_is_refused(cli, wifi_doc, write_doc)
         wifi_doc["nodes"].append({"id": f"extra{i}", "kind": "sta"})
         wifi_doc["bsses"][0]["stations"].append({**copy.deepcopy(station), "node": f"extra{i}"})
     assert_one_clear_line(cli("validate", write_doc(wifi_doc)), "bsses[0].stations: got 2008 stations")
+
+
+def test_the_indoor_path_loss_models_set_the_rate_ideal_picks(wifi_doc):
+    # Station 0 at 30 m, 16 dBm, noise -94 dBm at 20 MHz (5180 MHz). Free space: 76.3 dB, 34 dB of
+    # SNR, MCS 8. TGac model B (breakpoint 5 m): 60.7 + 35 log10 6 = 88.0 dB, 22 dB: about MCS 7.
+    # P.1238 with N = 31 and a 15 dB floor: 74.3 + 45.8 + 15 - 28 = 107.1 dB, 3 dB: MCS 0.
+    doc = copy.deepcopy(wifi_doc)
+    doc["bsses"][0]["rate_manager"] = {"kind": "ideal"}
+    doc["bsses"][0]["stations"][0]["placement"]["position_m"] = [30.0, 0.0]
+
+    def dl_mcs(pathloss: dict) -> float:
+        doc["bsses"][0]["pathloss"] = pathloss
+        w = cellcc.run(doc, seed=1).wifi
+        return w[(w["station"] == "sta0") & (w["dir"] == "dl")]["mcs_mean"].mean()
+
+    friis, tgac = dl_mcs({"model": "friis"}), dl_mcs({"model": "tgac", "channel_model": "b"})
+    p1238 = dl_mcs({"model": "itu_r1238", "power_loss_coefficient": 31, "floor_penetration_loss_db": 15})
+    assert friis >= 7.5 and 5 <= tgac < friis - 0.5 and p1238 <= 1, (friis, tgac, p1238)
 
 
 def test_an_access_category_needs_a_bss(cli, write_doc):
@@ -169,6 +194,7 @@ def test_the_ns3_plan_maps_the_bss_with_the_engines_defaults_written_out():
     [
         (["bsses", 0, "shadowing"], {"sigma_db": 4}, "bsses[0].shadowing"),
         (["bsses", 0, "pathloss"], {"model": "tr36814_uma"}, "bsses[0].pathloss.model"),
+        (["bsses", 0, "pathloss"], {"model": "tgac", "channel_model": "d"}, "bsses[0].pathloss.model"),
         (["flows", 0, "access_category"], "vi", "flows[0].access_category"),
         (
             ["bsses", 0, "stations", 0, "placement", "mobility"],

@@ -83,8 +83,9 @@ pub struct BssSpec {
     /// Receiver noise figure, dB, in [0, 20]. Default 7 (ns-3 `WifiPhy::RxNoiseFigure`).
     #[serde(default = "default_noise_figure")]
     pub noise_figure_db: f64,
-    /// Path loss between any two of the BSS's antennas. Default log-distance with exponent 3 and
-    /// 46.6777 dB at 1 m (ns-3 `YansWifiChannelHelper::Default`'s `LogDistancePropagationLossModel`).
+    /// Path loss between any two of the BSS's antennas, any model of the shared channel (indoors:
+    /// `tgac` B-F, `itu_r1238`). Default log-distance with exponent 3 and 46.6777 dB at 1 m (ns-3
+    /// `YansWifiChannelHelper::Default`'s `LogDistancePropagationLossModel`).
     #[serde(default = "default_pathloss")]
     pub pathloss: PathLossSpec,
     /// Log-normal shadowing per pair of stations; absent (default) = none.
