@@ -1,5 +1,6 @@
 """Wall time of ns-3 3.44 against the engine on the same scenarios, side by side in one run, written
-into BENCHMARKS.md by `make bench` (issue 9: at least 30x on wired paths, 100x on the LTE cell).
+into BENCHMARKS.md by `make bench` (issue 9: at least 30x on wired paths, 100x on the LTE cell;
+issue 31: 100x on seed 000's Wi-Fi cell, and a row for 14 saturating stations).
 
 Each scenario runs once on the engine (in this process, `cellcc.runner.run_one`) and once on the
 ns-3 backend (`cellcc.backends.frontend.run_ns3`: plan, driver subprocess, tables), alternating, and
@@ -36,6 +37,8 @@ ENGINE_REPEATS = 5
 #: Goals of issue 9 (ns-3 wall time / engine wall time).
 WIRED_GOAL_X = 30.0
 LTE_GOAL_X = 100.0
+#: Goal of issue 31 on seed 000's Wi-Fi cell (held to the saturated row too).
+WIFI_GOAL_X = 100.0
 
 
 @dataclass(frozen=True)
@@ -60,6 +63,17 @@ CASES = (
         10.0,
     ),
     Case("LTE seed-000 cell, 14 UEs x 1 Mbit/s, 20 MHz, RLC AM, 5 s", "examples/lte_seed000_cell.toml", LTE_GOAL_X),
+    Case(
+        "Wi-Fi seed-000 cell, 14 stations x 1 Mbit/s, 20 MHz, VhtMcs7, 5 s",
+        "examples/wifi_seed000_cell.toml",
+        WIFI_GOAL_X,
+    ),
+    Case(
+        "Wi-Fi 14 saturating stations, UDP uplink 20 Mbit/s each, 20 MHz, VhtMcs7, 10 s",
+        "examples/crosscheck/wifi-14sta-saturated-udp.toml",
+        WIFI_GOAL_X,
+        10.0,
+    ),
 )
 
 
@@ -128,9 +142,11 @@ def main() -> None:
         f"{SECTION}\n\nWritten by `make bench` (`scripts/bench_ns3.py`): the same scenario on the engine and on "
         "ns-3 3.44 (`--backend ns3`, LENA for the cell), alternating in one run; each side's time is its whole "
         f"run from the Python API (engine: median of {ENGINE_REPEATS}; ns-3: one run, the driver already "
-        "compiled; an LTE run also simulates LENA's 0.5 s attach warm-up before the scenario starts). "
+        "compiled; an LTE run also simulates LENA's 0.5 s attach warm-up before the scenario starts, a Wi-Fi run "
+        "the stations' 1 s association). "
         "CPU is user + system time (ns-3's driver process included), which a busy machine does not "
-        "inflate. Goal (issue 9): ns-3 / engine at least 30x on wired paths, 100x on the LTE cell.\n\n"
+        "inflate. Goals: ns-3 / engine at least 30x on wired paths, 100x on the LTE cell (issue 9) and on the "
+        "Wi-Fi cell (issue 31).\n\n"
         "| scenario | engine wall s | ns-3 wall s | wall ratio | engine CPU s | ns-3 CPU s | CPU ratio | goal | "
         "met |\n|---|---:|---:|---:|---:|---:|---:|---:|---|\n" + "\n".join(rows) + "\n"
     )

@@ -9,6 +9,8 @@ Columns and units are the engine's (``crates/cellcc-engine/src/output.rs``):
 - ``rtt``: one row per RTT sample.
 - ``lte``: one row per (cell, UE, direction, slot): CQI, MCS, TBs, PRBs, HARQ and RLC counters
   (empty without cells).
+- ``wifi``: one row per (BSS, station, direction, slot): PPDUs, MCS, A-MPDU size, retries, MPDU
+  losses, Block Ack timeouts, collisions, airtime share, delivered rate, queue (empty without BSSes).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ if TYPE_CHECKING:
 
     from cellcc._core import RunTables
 
-__all__ = ["LTE_COLUMNS", "TABLES", "Result"]
+__all__ = ["LTE_COLUMNS", "TABLES", "WIFI_COLUMNS", "Result"]
 
 #: Columns of the ``lte`` table (crates/cellcc-engine/src/output.rs), for backends without cells.
 LTE_COLUMNS = [
@@ -55,6 +57,32 @@ LTE_COLUMNS = [
 ]
 
 
+#: Columns of the ``wifi`` table (crates/cellcc-engine/src/output.rs), for backends without BSSes.
+WIFI_COLUMNS = [
+    "bss",
+    "station",
+    "dir",
+    "t_s",
+    "ppdus",
+    "mcs_mean",
+    "ampdu_mpdus_mean",
+    "ampdu_bytes_mean",
+    "mpdu_retries",
+    "mpdu_losses",
+    "ba_timeouts",
+    "collisions",
+    "airtime_share",
+    "delivered_bps",
+    "queue_bytes",
+    "queue_drops",
+]
+
+
+#: A table a result was built without (a backend without that medium, a folder written before the
+#: table existed) stands empty with these columns.
+_EMPTY_COLUMNS = {"wifi": WIFI_COLUMNS}
+
+
 def _frame(columns: Mapping[str, list[Any]]) -> pd.DataFrame:
     """A DataFrame in the engine's column order."""
     import pandas as pd
@@ -65,7 +93,7 @@ def _frame(columns: Mapping[str, list[Any]]) -> pd.DataFrame:
 class Result:
     """One run. ``summary`` is the engine's; ``provenance`` says what produced it.
 
-    Each table (``flows``, ``timeseries``, ``queues``, ``cwnd``, ``rtt``, ``lte``; :data:`TABLES`)
+    Each table (``flows``, ``timeseries``, ``queues``, ``cwnd``, ``rtt``, ``lte``, ``wifi``; :data:`TABLES`)
     is an attribute holding a pandas DataFrame. A run's tables arrive from the engine as
     columns of Python values and become DataFrames on first access, so `cellcc run` prints and
     writes a run without importing pandas (its start-up goal, issue 36).
@@ -89,7 +117,9 @@ class Result:
         self.summary = summary
         self.provenance = provenance
         self.pcaps = dict(pcaps or {})
-        self._tables: dict[str, Any] = {name: tables.get(name, {}) for name in TABLES}
+        self._tables: dict[str, Any] = {
+            name: tables.get(name, {c: [] for c in _EMPTY_COLUMNS.get(name, [])}) for name in TABLES
+        }
 
     @classmethod
     def from_core(cls, scenario: Scenario, seed: int, raw: RunTables) -> Result:

@@ -69,6 +69,7 @@ pub mod measure;
 pub mod packet;
 pub mod radio;
 pub mod tcp;
+pub mod wifi;
 pub mod world;
 
 #[cfg(test)]

@@ -20,6 +20,15 @@
 //!   (AM retransmissions), `rlc_buffer_bytes` (transmitting RLC entity at the slot's last TTI),
 //!   `rlc_drops` (SDUs refused or discarded by RLC), `capacity_bps` (what the whole band carries to
 //!   this UE at its current MCS: Pm's Kt). Empty without cells.
+//! - `wifi`: one row per (BSS, station, direction `dl` AP to station / `ul` station to AP, slot):
+//!   `bss, station, dir, t_s, ppdus` (data PPDUs sent, retransmissions included), `mcs_mean`,
+//!   `ampdu_mpdus_mean`, `ampdu_bytes_mean` (over those PPDUs; NaN without any), `mpdu_retries` (MPDUs
+//!   sent again), `mpdu_losses` (MPDUs discarded at their lifetime's end or given up by the
+//!   recipient's window), `ba_timeouts` (data PPDUs whose Ack / BlockAck never came), `collisions`
+//!   (data PPDUs lost at the recipient while another transmission overlapped them), `airtime_share`
+//!   (the link's data PPDUs' air time / slot), `delivered_bps` (IP bits the recipient passed up / slot),
+//!   `queue_bytes` (at the sender at the slot's end), `queue_drops` (MSDUs refused by the full queue or
+//!   expired in it). Empty without BSSes.
 
 use serde_json::Value;
 
@@ -102,6 +111,7 @@ pub struct RunOutput {
     pub cwnd: Table,
     pub rtt: Table,
     pub lte: Table,
+    pub wifi: Table,
     /// (capture name, pcap file bytes) per captured link direction.
     pub pcaps: Vec<(String, Vec<u8>)>,
 }

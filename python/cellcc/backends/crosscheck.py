@@ -343,7 +343,8 @@ def figure(results: dict[str, tuple[SideResult, SideResult]], path: Path, title:
         top.set_ylabel("cwnd (kB)")
         bottom.set_ylabel("throughput (Mbit/s)")
         bottom.set_xlabel("time (s)")
-        top.legend(fontsize=7)
+        if top.get_legend_handles_labels()[0]:  # UDP-only scenarios draw no cwnd
+            top.legend(fontsize=7)
     fig.suptitle(title)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)

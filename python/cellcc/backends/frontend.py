@@ -140,6 +140,7 @@ def _result(sc: DocScenario, seed: int, out: BackendRunOutput, backend: str) -> 
         cwnd=out.cwnd,
         rtt=out.rtt,
         lte=out.lte,
+        wifi=out.wifi,
     )
 
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from cellcc.result import LTE_COLUMNS
+from cellcc.result import LTE_COLUMNS, WIFI_COLUMNS
 
 __all__ = ["BackendRunOutput"]
 
@@ -15,10 +15,14 @@ def _no_cells() -> pd.DataFrame:
     return pd.DataFrame(columns=LTE_COLUMNS)
 
 
+def _no_bsses() -> pd.DataFrame:
+    return pd.DataFrame(columns=WIFI_COLUMNS)
+
+
 @dataclass
 class BackendRunOutput:
     """The tables of one run, with the engine's RunOutput names and columns
-    (``lte`` stays empty on a backend that runs no cell)."""
+    (``lte`` and ``wifi`` stay empty on a backend that runs no cell or BSS)."""
 
     summary: dict
     flows: pd.DataFrame
@@ -27,4 +31,5 @@ class BackendRunOutput:
     cwnd: pd.DataFrame
     rtt: pd.DataFrame
     lte: pd.DataFrame = field(default_factory=_no_cells)
+    wifi: pd.DataFrame = field(default_factory=_no_bsses)
     pcaps: list = field(default_factory=list)

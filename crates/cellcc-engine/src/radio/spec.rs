@@ -168,6 +168,51 @@ pub enum PathLossSpec {
         #[serde(default = "d_building_separation")]
         building_separation_m: f64,
     },
+    /// The IEEE 802.11 TGn indoor channel models' path loss, which TGac keeps for its models B-F
+    /// (Erceg et al., IEEE 802.11-03/940r4, "Path loss"; IEEE 802.11-09/0308r12): free space up
+    /// to the model's breakpoint distance, 35 dB per decade beyond it. Distances are 3-D.
+    Tgac {
+        /// The environment, which sets the breakpoint. Required.
+        channel_model: TgacModel,
+    },
+    /// ITU-R P.1238 site-general indoor loss (§3.1 of editions up to P.1238-9; ns-3
+    /// `ItuR1238PropagationLossModel`): `20 log10 f + N log10 d + Lf - 28`, f in MHz, d in m (>= 1).
+    ItuR1238 {
+        /// N, the distance power loss coefficient of the band and building (P.1238's table), in
+        /// [10, 60]. Required: the table's entries depend on both.
+        power_loss_coefficient: f64,
+        /// Lf, the floor penetration loss between the two ends, dB in [0, 100]. Default 0 (same floor).
+        #[serde(default)]
+        floor_penetration_loss_db: f64,
+    },
+}
+
+/// TGn / TGac channel models B-F (IEEE 802.11-03/940r4 Table "Path loss model parameters").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TgacModel {
+    /// Residential: breakpoint 5 m.
+    B,
+    /// Residential / small office: 5 m.
+    C,
+    /// Typical office: 10 m.
+    D,
+    /// Large office: 20 m.
+    E,
+    /// Large space, indoors and outdoors: 30 m.
+    F,
+}
+
+impl TgacModel {
+    /// d_BP, m (IEEE 802.11-03/940r4).
+    pub fn breakpoint_m(self) -> f64 {
+        match self {
+            TgacModel::B | TgacModel::C => 5.0,
+            TgacModel::D => 10.0,
+            TgacModel::E => 20.0,
+            TgacModel::F => 30.0,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]

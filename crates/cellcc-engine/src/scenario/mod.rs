@@ -17,6 +17,7 @@ mod lte;
 mod tcp;
 mod tcp_profile;
 mod validate;
+mod wifi;
 
 pub use lte::{
     n_rbs_of, CellSpec, CqiSpec, DlCqiMode, HarqSpec, LinkAdaptationSpec, MacSpec, OllaSpec, PdcchSpec, SinrSpec,
@@ -24,6 +25,7 @@ pub use lte::{
 };
 pub use tcp::{CcRtt, Pacing, RtoEstimator, Stack, TcpParams, TcpProfile, TcpSpec};
 pub use tcp_profile::NS3_NEWRENO_RULES_CCAS;
+pub use wifi::{ApRadio, Band, BssSpec, EdcaSpec, FecSpec, Standard, StationSpec, WifiProfile};
 
 use crate::error::ScenarioError;
 use serde::{Deserialize, Serialize};
@@ -57,6 +59,9 @@ pub struct Scenario {
     /// LTE cells: each joins an eNB node to its UE nodes over the radio.
     #[serde(default)]
     pub cells: Vec<CellSpec>,
+    /// Wi-Fi BSSes: each joins an AP node to its station nodes over the air.
+    #[serde(default)]
+    pub bsses: Vec<BssSpec>,
     pub flows: Vec<FlowSpec>,
     #[serde(default)]
     pub output: OutputSpec,
@@ -93,12 +98,16 @@ pub enum NodeKind {
     Enb,
     /// An LTE user equipment: an end system attached to one cell.
     Ue,
+    /// A Wi-Fi access point: forwards between its BSS and its links.
+    Ap,
+    /// A Wi-Fi station: an end system associated with one BSS.
+    Sta,
 }
 
 impl NodeKind {
     /// Whether flows may start or end here.
     pub fn is_end_system(self) -> bool {
-        matches!(self, NodeKind::Host | NodeKind::Ue)
+        matches!(self, NodeKind::Host | NodeKind::Ue | NodeKind::Sta)
     }
 }
 
@@ -302,6 +311,11 @@ pub struct FlowSpec {
     /// Overrides of the scenario's `tcp` table.
     #[serde(default)]
     pub tcp: Option<TcpSpec>,
+    /// The Wi-Fi access category its packets (both directions) are sent in over a BSS: "be"
+    /// (default, best effort), "bk", "vi" or "vo" (IEEE 802.11-2020 §10.2.3.2, EDCA). Only for
+    /// a flow that crosses a BSS.
+    #[serde(default)]
+    pub access_category: Option<crate::wifi::mac::edca::Ac>,
 }
 
 /// What the run records.

@@ -137,6 +137,7 @@ impl Scenario {
             self.validate_link(i, l)?;
         }
         self.validate_cells()?;
+        self.validate_bsses()?;
         ensure(!self.flows.is_empty(), || "flows".into(), "[]", "at least one flow")?;
         let mut flow_ids = HashSet::new();
         for i in 0..self.flows.len() {
@@ -159,7 +160,8 @@ impl Scenario {
     fn adjacencies(&self) -> impl Iterator<Item = (&str, &str)> {
         let links = self.links.iter().map(|l| (l.a.as_str(), l.b.as_str()));
         let cells = self.cells.iter().flat_map(|c| c.ues.iter().map(move |u| (c.enb.as_str(), u.node.as_str())));
-        links.chain(cells).flat_map(|(a, b)| [(a, b), (b, a)])
+        let bsses = self.bsses.iter().flat_map(|b| b.stations.iter().map(move |s| (b.ap.as_str(), s.node.as_str())));
+        links.chain(cells).chain(bsses).flat_map(|(a, b)| [(a, b), (b, a)])
     }
 
     /// Links and cells are full duplex, so reachability is undirected.
@@ -233,7 +235,7 @@ impl Scenario {
                 kind.is_end_system(),
                 || p(field),
                 format!("{name:?} (a {})", kind_name(kind)),
-                "a host or ue node",
+                "a host, ue or sta node",
             )?;
         }
         ensure(f.src != f.dst, || p("dst"), format!("{:?}", f.dst), "a host other than `src`")?;
@@ -241,7 +243,7 @@ impl Scenario {
             self.connected(&f.src, &f.dst),
             || p("dst"),
             format!("{:?}", f.dst),
-            "a host joined to `src` by links or cells (no chain of them reaches it)",
+            "a host joined to `src` by links, cells or BSSes (no chain of them reaches it)",
         )?;
         ensure(
             f.start_s.is_finite() && f.start_s >= 0.0 && f.start_s < self.duration_s,
@@ -323,7 +325,8 @@ impl Scenario {
         within(self.output.slot_ms, MIN_SLOT_MS, MAX_DURATION_S * 1e3, "ms", || "output.slot_ms".into())?;
         // One timeseries row per flow and slot, one queues row per link direction and slot.
         // One series per flow, per link direction, and per LTE UE direction (the `lte` table).
-        let ue_dirs: usize = self.cells.iter().map(|c| 2 * c.ues.len()).sum();
+        let ue_dirs: usize = self.cells.iter().map(|c| 2 * c.ues.len()).sum::<usize>()
+            + self.bsses.iter().map(|b| 2 * b.stations.len()).sum::<usize>();
         let series = (self.flows.len() + 2 * self.links.len() + ue_dirs) as f64;
         let slots_ms = |slot_ms: f64| (self.duration_s * 1e3 / slot_ms).ceil();
         // The narrowest slot within the budget: duration / floor(rows / series), shown rounded up.
@@ -333,7 +336,7 @@ impl Scenario {
             || "output.slot_ms".into(),
             Num(self.output.slot_ms),
             &format!(
-                "ms >= {} for this scenario: duration_s / slot x (flows + 2 x links + 2 x UEs) must be at most \
+                "ms >= {} for this scenario: duration_s / slot x (flows + 2 x links + 2 x UEs + 2 x stations) must be at most \
                  {MAX_SLOT_ROWS} output rows",
                 Num(min_slot_ms)
             ),
@@ -377,6 +380,8 @@ fn kind_name(k: NodeKind) -> &'static str {
         NodeKind::Router => "router",
         NodeKind::Enb => "enb",
         NodeKind::Ue => "ue",
+        NodeKind::Ap => "ap",
+        NodeKind::Sta => "sta",
     }
 }
 

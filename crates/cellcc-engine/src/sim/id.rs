@@ -29,3 +29,7 @@ index_id!(
     /// A radio cell (an LTE eNB and its UEs), in scenario order.
     CellId
 );
+index_id!(
+    /// A Wi-Fi BSS (an access point and its stations), in scenario order.
+    BssId
+);

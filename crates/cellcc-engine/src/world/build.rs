@@ -19,9 +19,10 @@ use crate::measure::timeseries::Slots;
 use crate::packet::ipv4::Reassembly;
 use crate::packet::IPV4_HEADER_BYTES;
 use crate::scenario::{DirectionSpec, LossSpec, QueueSpec, Scenario, Transport as TransportSpec, DEFAULT_CCA};
-use crate::sim::{CellId, EventQueue, FlowId, LinkId, NodeId, RngStream, SimDuration, SimTime};
+use crate::sim::{BssId, CellId, EventQueue, FlowId, LinkId, NodeId, RngStream, SimDuration, SimTime};
 use crate::tcp::sender::data_overhead_bytes;
 use crate::tcp::{EcnEcho, TcpReceiver, TcpSender};
+use crate::wifi::bss::Bss;
 use crate::RunError;
 use std::collections::{HashSet, VecDeque};
 
@@ -46,13 +47,16 @@ pub(super) fn build(sc: &Scenario, seed: u64) -> Result<World, RunError> {
     for (i, c) in sc.cells.iter().enumerate() {
         cells.push(Cell::build(c, &format!("cells[{i}]"), &node, seed, slot, end)?);
     }
-    let routes = static_routes(sc.nodes.len(), &adjacencies(&channels, &cells));
+    let flow_ac: Vec<_> = sc.flows.iter().map(|f| f.access_category.unwrap_or_default()).collect();
+    let bsses: Vec<Bss> = sc.bsses.iter().map(|b| Bss::build(b, &node, flow_ac.clone(), seed, slot, end)).collect();
+    let routes = static_routes(sc.nodes.len(), &adjacencies(&channels, &cells, &bsses));
     let mut nodes: Vec<Node> =
         sc.nodes.iter().zip(routes).map(|(_, routes)| Node { routes, reassembly: Reassembly::default() }).collect();
     nodes.shrink_to_fit();
     let hop_mtu = |h: Hop| match h {
         Hop::Channel(l) => channels[l.index()].payload_mtu_bytes(),
         Hop::Cell { cell, .. } => cells[cell.index()].mtu_bytes(),
+        Hop::Bss { bss, .. } => bsses[bss.index()].mtu_bytes(),
     };
     let mut flows = Vec::with_capacity(sc.flows.len());
     for i in 0..sc.flows.len() {
@@ -77,6 +81,9 @@ pub(super) fn build(sc: &Scenario, seed: u64) -> Result<World, RunError> {
         cells_armed: vec![None; cells.len()],
         cells,
         cell_out: Default::default(),
+        bsses_armed: vec![None; bsses.len()],
+        bsses,
+        bss_out: Default::default(),
         flows,
         flows_done: 0,
         lost_datagrams: HashSet::new(),
@@ -147,8 +154,8 @@ fn channel(
     })
 }
 
-/// Every directed hop the network offers: `(from, to, hop)`, channels first, then cells.
-fn adjacencies(channels: &[Channel], cells: &[Cell]) -> Vec<(NodeId, NodeId, Hop)> {
+/// Every directed hop the network offers: `(from, to, hop)`, channels first, then cells, then BSSes.
+fn adjacencies(channels: &[Channel], cells: &[Cell], bsses: &[Bss]) -> Vec<(NodeId, NodeId, Hop)> {
     let links = channels.iter().enumerate().map(|(i, c)| (c.from, c.to, Hop::Channel(LinkId(i as u32))));
     let radio = cells.iter().enumerate().flat_map(|(i, c)| {
         let cell = CellId(i as u32);
@@ -157,7 +164,14 @@ fn adjacencies(channels: &[Channel], cells: &[Cell]) -> Vec<(NodeId, NodeId, Hop
             .iter()
             .flat_map(move |&ue| [(enb, ue, Hop::Cell { cell, next: ue }), (ue, enb, Hop::Cell { cell, next: enb })])
     });
-    links.chain(radio).collect()
+    let wifi = bsses.iter().enumerate().flat_map(|(i, b)| {
+        let bss = BssId(i as u32);
+        let ap = b.ap();
+        b.sta_nodes()
+            .iter()
+            .flat_map(move |&sta| [(ap, sta, Hop::Bss { bss, next: sta }), (sta, ap, Hop::Bss { bss, next: ap })])
+    });
+    links.chain(radio).chain(wifi).collect()
 }
 
 /// Shortest-hop static routes (BFS from every node; ties go to the hop listed

@@ -8,10 +8,11 @@
 //!   End of an instant with data arrived ─► the receiving application reads ─► drain
 //!   Timer(flow, end) ─► endpoint.on_timeout ─► drain
 //! ```
-//! Routes name a [`Hop`]: one direction of a point-to-point link, or a radio
-//! cell towards the eNB or one of its UEs. A cell is a point-to-multipoint
-//! medium with its own clock (the TTI); it owns its events behind one
-//! `Event::Cell` variant, and the world only re-arms its next wake-up.
+//! Routes name a [`Hop`]: one direction of a point-to-point link, a radio
+//! cell towards the eNB or one of its UEs, or a Wi-Fi BSS towards its AP or a
+//! station. A cell or BSS is a point-to-multipoint medium with its own clock;
+//! it owns its events behind one `Event::Cell` / `Event::Bss` variant, and the
+//! world only re-arms its next wake-up.
 //!
 //! Determinism: the event queue breaks ties by insertion order, components
 //! draw from their own random streams, and no output depends on hash order.
@@ -30,7 +31,8 @@ use crate::measure::timeseries::{FlowSlot, QueueSlot, Slots};
 use crate::packet::ipv4::{fragment, Reassembled, Reassembly};
 use crate::packet::{FlowDir, Packet, PacketId, PacketSlab};
 use crate::scenario::Scenario;
-use crate::sim::{CellId, EventQueue, FlowId, LinkId, NodeId, SimTime, StallGuard};
+use crate::sim::{BssId, CellId, EventQueue, FlowId, LinkId, NodeId, SimTime, StallGuard};
+use crate::wifi::bss::{Bss, BssEnqueued, BssOutput};
 use crate::{RunError, RunOutput};
 use flow::{End, Flow};
 use std::collections::HashSet;
@@ -56,6 +58,8 @@ enum Event {
     SlotEnd,
     /// A cell's next wake-up (its next TTI, or an RLC/HARQ timer).
     Cell(CellId),
+    /// A BSS's next wake-up (a PPDU's end, a response, a station's access).
+    Bss(BssId),
 }
 
 /// The next hop of a route: which medium a packet crosses, towards which node.
@@ -65,6 +69,8 @@ pub enum Hop {
     Channel(LinkId),
     /// Across a radio cell, from its eNB to a UE or from a UE to its eNB.
     Cell { cell: CellId, next: NodeId },
+    /// Across a Wi-Fi BSS, from its AP to a station or from a station to its AP.
+    Bss { bss: BssId, next: NodeId },
 }
 
 struct Node {
@@ -101,6 +107,10 @@ pub struct World {
     cells_armed: Vec<Option<SimTime>>,
     /// Reused buffers for what a cell hands back.
     cell_out: CellOutput,
+    bsses: Vec<Bss>,
+    /// The time each BSS's wake-up event is scheduled for, if any.
+    bsses_armed: Vec<Option<SimTime>>,
+    bss_out: BssOutput,
     flows: Vec<Flow>,
     flows_done: usize,
     /// Datagrams of which at least one fragment was dropped (counted lost once).
@@ -198,6 +208,7 @@ impl World {
             Event::ReassemblyTimeout(node) => self.on_reassembly_timeout(node),
             Event::SlotEnd => self.on_slot_end(),
             Event::Cell(c) => self.on_cell_wake(c),
+            Event::Bss(b) => self.on_bss_wake(b),
         }
     }
 
@@ -217,6 +228,7 @@ impl World {
         match hop {
             Hop::Channel(l) => self.channels[l.index()].payload_mtu_bytes(),
             Hop::Cell { cell, .. } => self.cells[cell.index()].mtu_bytes(),
+            Hop::Bss { bss, .. } => self.bsses[bss.index()].mtu_bytes(),
         }
     }
 
@@ -262,6 +274,15 @@ impl World {
                 }
                 self.arm_cell(cell);
             }
+            Hop::Bss { bss, next } => {
+                let p = self.packets.get(id);
+                let (bytes, flow) = (p.ip_bytes, p.flow);
+                if let BssEnqueued::Dropped(id) = self.bsses[bss.index()].enqueue(self.now, node, next, id, bytes, flow)
+                {
+                    self.drop_packet(id);
+                }
+                self.arm_bss(bss);
+            }
         }
     }
 
@@ -305,6 +326,36 @@ impl World {
         if armed.is_none_or(|a| t < a) {
             *armed = Some(t);
             self.events.schedule(t, Event::Cell(c));
+        }
+    }
+
+    // ---- BSSes -------------------------------------------------------------
+
+    fn on_bss_wake(&mut self, b: BssId) {
+        if self.bsses_armed[b.index()] != Some(self.now) {
+            return;
+        }
+        self.bsses_armed[b.index()] = None;
+        let mut out = std::mem::take(&mut self.bss_out);
+        self.bsses[b.index()].handle_timeout(self.now, &mut out);
+        for id in out.dropped.drain(..) {
+            self.drop_packet(id);
+        }
+        for (node, id) in out.delivered.drain(..) {
+            self.on_arrive(node, id);
+        }
+        self.bss_out = out;
+        self.arm_bss(b);
+    }
+
+    /// Keep one wake-up event scheduled at the BSS's next deadline.
+    fn arm_bss(&mut self, b: BssId) {
+        let Some(t) = self.bsses[b.index()].poll_timeout() else { return };
+        let t = t.max(self.now);
+        let armed = &mut self.bsses_armed[b.index()];
+        if armed.is_none_or(|a| t < a) {
+            *armed = Some(t);
+            self.events.schedule(t, Event::Bss(b));
         }
     }
 

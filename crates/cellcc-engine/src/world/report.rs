@@ -135,6 +135,7 @@ pub fn collect(mut w: World) -> RunOutput {
         c.finish(end);
     }
     out.lte = crate::lte::cell::lte_table(w.cells.iter().flat_map(|c| c.slots()));
+    out.wifi = crate::wifi::bss::wifi_table(w.bsses.iter().flat_map(|b| b.slots()));
     let mut pcap_dropped = serde_json::Map::new();
     for (i, p) in w.pcaps.iter_mut().enumerate() {
         if let Some(writer) = p.take() {

@@ -19,7 +19,8 @@ use super::flow::Transport;
 use super::World;
 use crate::error::ScenarioError;
 use crate::lte::channel::spec::ChannelSpec;
-use crate::scenario::{CellSpec, LinkSpec, LossSpec, QueueSpec, RateChange, Scenario, TcpSpec};
+use crate::scenario::{BssSpec, CellSpec, EdcaSpec, LinkSpec, LossSpec, QueueSpec, RateChange, Scenario, TcpSpec};
+use crate::wifi::mac::edca::Ac;
 use crate::RunError;
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -32,6 +33,9 @@ pub struct Resolved {
     /// Every LTE cell as it runs (absent without cells).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub cells: Vec<Value>,
+    /// Every BSS as it runs (absent without BSSes).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub bsses: Vec<Value>,
     pub output: ResolvedOutput,
 }
 
@@ -117,6 +121,7 @@ pub fn resolve(sc: &Scenario) -> Result<Resolved, RunError> {
         flows,
         links: sc.links.iter().map(link).collect(),
         cells: sc.cells.iter().map(cell).collect(),
+        bsses: sc.bsses.iter().map(bss).collect(),
         output: ResolvedOutput { slot_ms: sc.output.slot_ms, cwnd_trace, rtt_trace },
     })
 }
@@ -135,6 +140,16 @@ fn link(l: &LinkSpec) -> ResolvedLink {
         }
     };
     ResolvedLink { id: l.id.clone(), forward: dir(&l.forward), reverse: dir(&l.reverse) }
+}
+
+/// One BSS with every setting the run uses: `BssSpec`'s serde defaults plus what its profile sets
+/// when a field is absent (the MSDU lifetime, each access category's EDCA parameters).
+fn bss(b: &BssSpec) -> Value {
+    let [bk, be, vi, vo] = Ac::ALL.map(|ac| Some(b.ac_params(ac)));
+    let resolved = BssSpec { msdu_lifetime_ms: Some(b.lifetime_ms()), edca: EdcaSpec { bk, be, vi, vo }, ..b.clone() };
+    let mut v = serde_json::to_value(resolved).unwrap_or(Value::Null);
+    drop_unset(&mut v);
+    v
 }
 
 /// One cell with every setting the run uses: the cell resolved with its profile

@@ -16,10 +16,11 @@
 //!   chan, object, attr, fading, mobility        (its channel model: see channel.cc)
 //!   interference, icell                         (its interfering cells: see interferers.cc)
 //!   diag                                        (diagnostic options, never by default: diag.cc)
+//!   bss, sta                                    (the Wi-Fi BSS: see wifi.cc)
 //!   flow idx= src= dst= transport=tcp|udp app=bulk|finite|rate_limited|cbr bytes= rate_bps=
 //!        write_bytes= start_s= stop_s= port= cca= (ns-3 TypeId) and TCP attributes (see ApplyTcp)
-//! Output (OUTDIR): flows.csv, slots.csv, cwnd.csv, rtt.csv, queues.csv (columns in their
-//! headers; times in ns of scenario time, counters cumulative) and summary.json.
+//! Output (OUTDIR): flows.csv, slots.csv, cwnd.csv, rtt.csv, queues.csv, lte.csv, wifi.csv (columns
+//! in their headers; times in ns of scenario time, counters cumulative) and summary.json.
 //!
 //! Why a C++ driver and not the Python bindings: the trace sinks run per packet and per ACK,
 //! where a cppyy callback into Python costs microseconds each, and the bindings JIT-compile
@@ -255,6 +256,8 @@ struct Sampler
     FILE* queuesOut;
     LteCell* lte = nullptr;
     FILE* lteOut = nullptr;
+    WifiBss* bss = nullptr;
+    FILE* wifiOut = nullptr;
     uint64_t slot = 0;
     std::vector<uint64_t> queueDrops;
     std::vector<uint64_t> queueMaxBytes;
@@ -291,6 +294,10 @@ struct Sampler
         if (lte)
         {
             SampleCell(lte, lteOut, nowNs);
+        }
+        if (bss)
+        {
+            SampleBss(bss, wifiOut, nowNs);
         }
         slot++;
         if (nowNs < static_cast<int64_t>(w->durationS * 1e9))
@@ -418,7 +425,8 @@ struct Plan
     const Record* epc = nullptr;
     const Record* cell = nullptr;
     const Record* rlc = nullptr;
-    std::vector<const Record*> nodes, links, changes, routes, flows;
+    const Record* bss = nullptr;
+    std::vector<const Record*> nodes, links, changes, routes, flows, stas;
     LtePlanRecords lte;
 };
 
@@ -430,6 +438,7 @@ Sort(const std::vector<Record>& records)
                                               {"epc", &p.epc},
                                               {"cell", &p.cell},
                                               {"rlc", &p.rlc},
+                                              {"bss", &p.bss},
                                               {"chan", &p.lte.chan},
                                               {"fading", &p.lte.fading},
                                               {"interference", &p.lte.interference},
@@ -444,7 +453,8 @@ Sort(const std::vector<Record>& records)
                                                             {"attr", &p.lte.attrs},
                                                             {"mobility", &p.lte.mobility},
                                                             {"icell", &p.lte.icells},
-                                                            {"flow", &p.flows}};
+                                                            {"flow", &p.flows},
+                                                            {"sta", &p.stas}};
     for (const Record& r : records)
     {
         if (auto it = one.find(r.kind); it != one.end())
@@ -587,6 +597,7 @@ Run(const std::vector<Record>& records, const std::string& dir)
     FILE* lteOut = OpenCsv(dir,
                            "lte.csv",
                            "ue,dir,t_ns,tbs,mcs_sum,decoded_bits,harq_retx,residual,rlc_drops,sinr_sum,sinr_n");
+    FILE* wifiOut = OpenCsv(dir, "wifi.csv", "sta,dir,t_ns,ppdus,mcs_sum,mpdus,bytes,airtime_ns");
     LteCell* lte = nullptr;
     if (p.cell)
     {
@@ -599,6 +610,7 @@ Run(const std::vector<Record>& records, const std::string& dir)
     }
     BuildNodes(w, p, lte);
     BuildLinks(w, p);
+    WifiBss* bss = p.bss ? BuildBss(w, *p.bss, p.stas) : nullptr;
     if (lte)
     {
         p.lte.cell = p.cell;
@@ -622,7 +634,7 @@ Run(const std::vector<Record>& records, const std::string& dir)
     FlowMonitorHelper fmh;
     Ptr<FlowMonitor> monitor = fmh.Install(w.nodes);
     auto cls = DynamicCast<Ipv4FlowClassifier>(fmh.GetClassifier());
-    Sampler sampler{&w, monitor, cls, slotsOut, queuesOut, lte, lteOut};
+    Sampler sampler{&w, monitor, cls, slotsOut, queuesOut, lte, lteOut, bss, wifiOut};
     WatchQueues(w, sampler);
     Simulator::Schedule(At(w.slotS), &Sampler::Sample, &sampler);
     // One nanosecond past the end, so the last slot's sample (at durationS) runs before the stop.
@@ -630,7 +642,7 @@ Run(const std::vector<Record>& records, const std::string& dir)
     Simulator::Run();
     WriteFlows(dir, w, monitor, cls);
     WriteInterference(dir);
-    for (FILE* f : {cwndOut, rttOut, slotsOut, queuesOut, lteOut})
+    for (FILE* f : {cwndOut, rttOut, slotsOut, queuesOut, lteOut, wifiOut})
     {
         std::fclose(f);
     }
@@ -639,6 +651,7 @@ Run(const std::vector<Record>& records, const std::string& dir)
     Simulator::Destroy();
     FreeFlowTraces(w);
     FreeLte(lte);
+    FreeBss(bss);
 }
 
 } // namespace

@@ -13,6 +13,7 @@ Mapping (ns-3 3.44):
   computed here (shortest path in hops, lowest link index first): ns-3's global routing asserts
   on LENA's devices (GlobalRouter::DiscoverLSAs, "unknown link type").
 - the LTE cell -> LENA and its EPC: see lte.py.
+- the Wi-Fi BSS -> ns-3's 802.11ac on SpectrumWifiPhy: see wifi.py.
 - flows -> the driver's own sender (bulk, finite, rate-limited over TCP; CBR over UDP) and sink;
   CCAs by TypeId (`NS3_CCAS`); TCP options as `TcpSocket`/`TcpSocketBase` attributes.
 The engine's defaults are carried over explicitly (segment size, initial window, buffers, min RTO,
@@ -38,6 +39,7 @@ from ..plan import DEFAULT_CCA, DEFAULT_MTU_BYTES, DEFAULT_QUEUE
 from .channel import FadingTrace
 from .lte import ATTACH_WARMUP_S, as_lena, lte_plan
 from .records import NotSupported, record
+from .wifi import ASSOC_WARMUP_S, wifi_plan
 
 #: Engine registry name -> ns-3 3.44 congestion control TypeId (src/internet/model/tcp-*.cc).
 #: ns-3 3.44 has TcpWestwoodPlus only (original Westwood was removed in ns-3.38), so "westwood"
@@ -130,6 +132,9 @@ class Ns3Plan:
     ue_ids: list[str] = field(default_factory=list)
     #: The fading trace the driver reads (a cell channel with fast fading): run.py writes it.
     fading: FadingTrace | None = None
+    #: The BSS's id and its stations' node ids in plan order (the driver numbers them 1..n).
+    bss_id: str | None = None
+    sta_ids: list[str] = field(default_factory=list)
 
 
 def _set(d: dict | None) -> dict:
@@ -313,6 +318,9 @@ def _flow(sc: dict, i: int, node_index: dict[str, int], mtu: int, resolved: Call
     if transport == "tcp":
         fields["cca"] = NS3_CCAS[cca]
         fields.update(_tcp_fields(sc, i, cca, mtu, resolved()["flows"][i]["tcp"]))
+        if kind == "rate_limited" and not app.get("write_bytes"):
+            # The engine writes one MSS per tick when no size is given (app/mod.rs from_spec).
+            fields["write_bytes"] = fields["mss"]
     info = FlowInfo(
         index=i,
         flow_id=f.get("id") or f"flow{i}",
@@ -365,7 +373,8 @@ def _first_hops(adj: dict[str, list[tuple[int, str]]], src: str) -> dict[str, in
 def _node_lines(sc: dict, roles: dict[str, str]) -> list[str]:
     for i, n in enumerate(sc["nodes"]):
         if n["kind"] not in ("host", "router") and n["id"] not in roles:
-            raise NotSupported(f"nodes[{i}].kind", n["kind"], '"host" or "router", or an eNB/UE of a cell')
+            why = '"host" or "router", an eNB/UE of a cell or an AP/station'
+            raise NotSupported(f"nodes[{i}].kind", n["kind"], why)
     return [record("node", idx=k, role=roles.get(n["id"], "plain")) for k, n in enumerate(sc["nodes"])]
 
 
@@ -383,15 +392,23 @@ def plan(sc: dict, seed: int | None = None, base_dir: Path | None = None, replay
     # Resolved on first use: a field ns-3 refuses is reported before anything the engine checks.
     base_dir = base_dir or Path.cwd()
     resolved = functools.cache(lambda: resolved_view(sc, base_dir))
+    if sc.get("cells") and sc.get("bsses"):
+        raise NotSupported("bsses", f"{len(sc['bsses'])} BSS(es)", "none beside an LTE cell (one medium per ns-3 plan)")
     cell = lte_plan(sc, resolved, node_index, base_dir, replay_fading) if sc.get("cells") else None
+    bss = wifi_plan(sc, node_index) if sc.get("bsses") else None
     roles = cell.roles if cell else {}
+    if bss:
+        b = sc["bsses"][0]
+        roles = {b["ap"]: "plain", **{s["node"]: "plain" for s in b["stations"]}}
     seed = int(seed if seed is not None else sc.get("seed", 1))
     slot_ms = float(sc.get("output", {}).get("slot_ms", 100.0))
+    t0_s = ATTACH_WARMUP_S if cell else ASSOC_WARMUP_S if bss else 0.0
     lines = [
         "# cellcc ns-3 plan v1",
-        record("run", duration_s=duration, seed=seed, slot_s=slot_ms / 1e3, t0_s=ATTACH_WARMUP_S if cell else 0.0),
+        record("run", duration_s=duration, seed=seed, slot_s=slot_ms / 1e3, t0_s=t0_s),
         *_node_lines(sc, roles),
         *(cell.lines if cell else []),
+        *(bss.lines if bss else []),
     ]
     names = {}
     wired = [i for i in range(len(sc["links"])) if not cell or i != cell.s1u_link]
@@ -403,17 +420,20 @@ def plan(sc: dict, seed: int | None = None, base_dir: Path | None = None, replay
         pgw = next(n for n, r in roles.items() if r == "pgw")
         lines += _static_routes(sc, wired, node_index, pgw)
     mtus = [int(sc["links"][i].get("mtu_bytes") or DEFAULT_MTU_BYTES) for i in wired]
-    mtu = min([*mtus, *([cell.mtu_bytes] if cell else [])], default=DEFAULT_MTU_BYTES)
+    media = [*([cell.mtu_bytes] if cell else []), *([bss.mtu_bytes] if bss else [])]
+    mtu = min([*mtus, *media], default=DEFAULT_MTU_BYTES)
     flows = []
     for i in range(len(sc["flows"])):
         line, info = _flow(sc, i, node_index, mtu, resolved)
         lines.append(line)
         flows.append(info)
     text = "\n".join(lines) + "\n"
-    notes = [*profile_notes, *(cell.notes if cell else []), *_tcp_notes(sc, resolved)]
+    notes = [*profile_notes, *(cell.notes if cell else []), *(bss.notes if bss else []), *_tcp_notes(sc, resolved)]
     link_fields = [ln.split() for ln in lines if ln.startswith("link ")]
     if any(f"ecn_k_{d}=0" not in words for words in link_fields for d in ("ab", "ba")):
         notes.append(MARKING_NOTE)
+    if bss:
+        return Ns3Plan(text, duration, slot_ms, seed, flows, names, notes, bss_id=bss.bss_id, sta_ids=bss.sta_ids)
     if not cell:
         return Ns3Plan(text, duration, slot_ms, seed, flows, names, notes)
     c = sc["cells"][0]
