@@ -10,7 +10,10 @@
 //! ```
 //! docs/nr.md is the layer map and the life of a segment in TDD.
 
+pub mod cell;
+pub mod config;
 pub mod frame;
+pub mod mac;
 pub mod numerology;
 pub mod pdcp;
 pub mod phy;

@@ -14,13 +14,15 @@
 //! ```
 
 mod lte;
+mod nr;
 mod tcp;
 mod validate;
 
 pub use lte::{
-    n_rbs_of, CellSpec, CqiSpec, DlCqiMode, HarqSpec, LinkAdaptationSpec, MacSpec, OllaSpec, PdcchSpec, SinrSpec, UeSpec,
-    UplinkSpec, BANDWIDTHS_MHZ_RBS, DEFAULT_CQI_DELAY_MS,
+    n_rbs_of, CellSpec, CqiSpec, DlCqiMode, HarqSpec, LinkAdaptationSpec, MacSpec, OllaSpec, PdcchSpec, SinrSpec,
+    UeSpec, UplinkSpec, BANDWIDTHS_MHZ_RBS, DEFAULT_CQI_DELAY_MS,
 };
+pub use nr::{CsiSpec, DuplexSpec, NrCellSpec, NrHarqSpec, NrLinkAdaptationSpec, NrUeSpec, NrUplinkSpec, PdschSpec};
 pub use tcp::{Pacing, RtoEstimator, TcpParams, TcpSpec};
 
 use crate::error::ScenarioError;
@@ -55,6 +57,9 @@ pub struct Scenario {
     /// LTE cells: each joins an eNB node to its UE nodes over the radio.
     #[serde(default)]
     pub cells: Vec<CellSpec>,
+    /// 5G NR cells: each joins a gNB node to its UE nodes over the radio (docs/nr.md).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub nr_cells: Vec<NrCellSpec>,
     pub flows: Vec<FlowSpec>,
     #[serde(default)]
     pub output: OutputSpec,
@@ -89,8 +94,10 @@ pub enum NodeKind {
     Router,
     /// An LTE base station: forwards between its cell and its links.
     Enb,
-    /// An LTE user equipment: an end system attached to one cell.
+    /// A user equipment: an end system attached to one LTE or NR cell.
     Ue,
+    /// A 5G NR base station: forwards between its NR cell and its links.
+    Gnb,
 }
 
 impl NodeKind {

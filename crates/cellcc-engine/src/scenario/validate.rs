@@ -159,7 +159,8 @@ impl Scenario {
     fn adjacencies(&self) -> impl Iterator<Item = (&str, &str)> {
         let links = self.links.iter().map(|l| (l.a.as_str(), l.b.as_str()));
         let cells = self.cells.iter().flat_map(|c| c.ues.iter().map(move |u| (c.enb.as_str(), u.node.as_str())));
-        links.chain(cells).flat_map(|(a, b)| [(a, b), (b, a)])
+        let nr = self.nr_cells.iter().flat_map(|c| c.ues.iter().map(move |u| (c.gnb.as_str(), u.node.as_str())));
+        links.chain(cells).chain(nr).flat_map(|(a, b)| [(a, b), (b, a)])
     }
 
     /// Links and cells are full duplex, so reachability is undirected.
@@ -323,7 +324,8 @@ impl Scenario {
         within(self.output.slot_ms, MIN_SLOT_MS, MAX_DURATION_S * 1e3, "ms", || "output.slot_ms".into())?;
         // One timeseries row per flow and slot, one queues row per link direction and slot.
         // One series per flow, per link direction, and per LTE UE direction (the `lte` table).
-        let ue_dirs: usize = self.cells.iter().map(|c| 2 * c.ues.len()).sum();
+        let ue_dirs: usize = self.cells.iter().map(|c| 2 * c.ues.len()).sum::<usize>()
+            + self.nr_cells.iter().map(|c| 2 * c.ues.len()).sum::<usize>();
         let series = (self.flows.len() + 2 * self.links.len() + ue_dirs) as f64;
         let slots_ms = |slot_ms: f64| (self.duration_s * 1e3 / slot_ms).ceil();
         // The narrowest slot within the budget: duration / floor(rows / series), shown rounded up.
@@ -377,6 +379,7 @@ fn kind_name(k: NodeKind) -> &'static str {
         NodeKind::Router => "router",
         NodeKind::Enb => "enb",
         NodeKind::Ue => "ue",
+        NodeKind::Gnb => "gnb",
     }
 }
 

@@ -19,7 +19,7 @@ use super::flow::Transport;
 use super::World;
 use crate::error::ScenarioError;
 use crate::lte::channel::spec::ChannelSpec;
-use crate::scenario::{CellSpec, LinkSpec, LossSpec, QueueSpec, RateChange, Scenario, TcpSpec};
+use crate::scenario::{CellSpec, LinkSpec, LossSpec, NrCellSpec, QueueSpec, RateChange, Scenario, TcpSpec};
 use crate::RunError;
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -32,6 +32,9 @@ pub struct Resolved {
     /// Every LTE cell as it runs (absent without cells).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub cells: Vec<Value>,
+    /// Every NR cell as it runs (absent without NR cells).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub nr_cells: Vec<Value>,
     pub output: ResolvedOutput,
 }
 
@@ -117,6 +120,7 @@ pub fn resolve(sc: &Scenario) -> Result<Resolved, RunError> {
         flows,
         links: sc.links.iter().map(link).collect(),
         cells: sc.cells.iter().map(cell).collect(),
+        nr_cells: sc.nr_cells.iter().map(nr_cell).collect(),
         output: ResolvedOutput { slot_ms: sc.output.slot_ms, cwnd_trace, rtt_trace },
     })
 }
@@ -156,6 +160,17 @@ fn cell(c: &CellSpec) -> Value {
         ues.iter_mut().for_each(resolve_fixed_uplink_sinr);
     }
     drop_unset(&mut v);
+    v
+}
+
+/// One NR cell with every setting it runs with (`nr::config::NrCellConfig`, the profile's values
+/// filled in); `null` keeps its meaning for RLC's infinite polls, a switched-off outer loop and
+/// slot-based mapping (`mini_slot_symbols`).
+fn nr_cell(c: &NrCellSpec) -> Value {
+    let mut v = serde_json::to_value(c.resolve()).unwrap_or(Value::Null);
+    if let Some(Value::Array(ues)) = v.get_mut("ues") {
+        ues.iter_mut().for_each(resolve_fixed_uplink_sinr);
+    }
     v
 }
 
@@ -387,7 +402,10 @@ mod tests {
         assert_eq!(c["link_adaptation"]["olla"], Value::Null);
         assert_eq!(c["pdcch"]["capacity"], json!(false));
         assert_eq!(c["mac"], json!({"grant_sizing": "whole_share", "status_pdu": "alone", "last_rbg": "unused"}));
-        assert_eq!(c["ues"][0]["rlc"], json!({"mode": "um", "tx_buffer_bytes": 10240, "sn_bits": 10, "t_reordering_ms": 100.0}));
+        assert_eq!(
+            c["ues"][0]["rlc"],
+            json!({"mode": "um", "tx_buffer_bytes": 10240, "sn_bits": 10, "t_reordering_ms": 100.0})
+        );
         // Read back, it is the engine's own.
         d["resolved"] = r.clone();
         assert!(check(&Scenario::from_json(&d.to_string()).unwrap()).is_ok());

@@ -15,7 +15,7 @@
 //! A cell with no data, no HARQ process busy and no RLC timer has no deadline:
 //! idle TTIs cost nothing.
 
-mod sdu_store;
+pub(crate) mod sdu_store;
 mod stats;
 mod tti;
 mod ue;
@@ -28,8 +28,8 @@ use super::channel::ChannelSinr;
 use super::sap::{LinkDir, UeIndex};
 use super::sinr::{PerUeSinr, SinrSeries, SinrSource, UeSinr};
 use crate::error::ScenarioError;
-use crate::packet::PacketId;
 use crate::lte::config::{CellConfig, CqiConfig};
+use crate::packet::PacketId;
 use crate::scenario::{CellSpec, SinrSpec};
 use crate::sim::{NodeId, SimDuration, SimTime, NS_PER_MS};
 use ue::UeContext;

@@ -119,6 +119,12 @@ impl<P, T: HarqTb, H: Copy, const N: usize> HarqEntity<P, T, H, N> {
         self.processes.iter().position(|p| matches!(p, Process::Idle)).map(|i| HarqId(i as u8))
     }
 
+    /// The idle processes, lowest id first (a cell that reserves processes ahead of their use,
+    /// as the NR cell does from an uplink grant to its PUSCH, picks among them).
+    pub fn idle_processes(&self) -> impl Iterator<Item = HarqId> + '_ {
+        self.processes.iter().enumerate().filter(|(_, p)| matches!(p, Process::Idle)).map(|(i, _)| HarqId(i as u8))
+    }
+
     /// Whether any process holds a TB (in the air, queued or taken): the cell is not idle.
     pub fn is_busy(&self) -> bool {
         self.processes.iter().any(|p| !matches!(p, Process::Idle))

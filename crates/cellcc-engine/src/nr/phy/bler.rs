@@ -9,6 +9,8 @@
 //!  TBS ─► base graph, C code blocks of K bits (ldpc.rs) ──┐
 //!  HARQ IR: R_eff = info bits / sum of coded bits ─► m_eq = the MCS of the same modulation whose rate is the
 //!                                                       lowest above R_eff (the first transmission: m itself)
+//!  HARQ CC: SINR_eff = the sum of the copies' effective SINRs, on m's own curve (5G-LENA NrEesmCc's recursion)
+//!  a retransmission decodes at the better of the two (IR never does worse than repeating)
 //!  CB BLER = curve(bg, m_eq, the largest tabulated CB size <= K)(SINR_eff dB); TB BLER = 1 - (1 - CB BLER)^C
 //! ```
 //! The curves are the data files `data/nr_eesm_table{1,2}.txt` (MCS tables 1 and 2); MCS table 3
@@ -23,6 +25,12 @@
 //! - A (base graph, MCS) 5G-LENA did not simulate (its `{0U, {0.0}, {0.0}}` placeholder, which
 //!   5G-LENA reads as BLER 0 above 0 dB) takes the other base graph's curve of the same MCS.
 //! - The TB CRC is 16 bits for TBs of at most 3824 bits (TS 38.212 §7.2.1; 5G-LENA: always 24).
+//! - A retransmission's BLER is the lower of 5G-LENA's IR (`NrEesmIr`) and CC (`NrEesmCc`) models.
+//!   Its IR model keeps the SINR of one copy and gains only by reading a lower-rate curve of the
+//!   same modulation; a TB sent at its modulation's lowest rate (table 2's MCS 11, 64QAM 466/1024)
+//!   has none, so its retransmissions would gain nothing and fail forever at a SINR where the first
+//!   copy failed. Incremental redundancy sends new parity bits, which a decoder can always treat as
+//!   at least a repetition: its BLER is at most chase combining's, which sums the copies' SINRs.
 
 use std::sync::LazyLock;
 
@@ -148,10 +156,12 @@ pub struct HarqHistory {
     prbs: f64,
     /// Coded bits of the earlier copies (TBS / R each).
     coded_bits: f64,
+    /// Chase combining: the sum of the earlier copies' effective SINRs, linear.
+    cc_sinr_lin: f64,
 }
 
 impl HarqHistory {
-    pub const EMPTY: HarqHistory = HarqHistory { exp_sum: 0.0, prbs: 0.0, coded_bits: 0.0 };
+    pub const EMPTY: HarqHistory = HarqHistory { exp_sum: 0.0, prbs: 0.0, coded_bits: 0.0, cc_sinr_lin: 0.0 };
 }
 
 /// A transport block's decoding: its BLER, the effective SINR it was read at, and the history
@@ -193,12 +203,23 @@ pub fn decode(
     let (sum, n) = eesm_sum(sinr_lin, prbs, b);
     let rate = table.entry(mcs).rate();
     let coded = f64::from(tbs_bits) / rate;
-    let now =
-        HarqHistory { exp_sum: history.exp_sum + sum, prbs: history.prbs + n, coded_bits: history.coded_bits + coded };
-    let sinr_eff_db = 10.0 * eesm_from_sum(now.exp_sum, now.prbs, b).log10();
-    let mcs_eq =
-        if history.prbs > 0.0 { equivalent_mcs(table, mcs, f64::from(tbs_bits) / now.coded_bits) } else { mcs };
-    TbDecode { bler: tb_bler(table, mcs, mcs_eq, tbs_bits, sinr_eff_db), sinr_eff_db, history: now }
+    let this_copy = eesm_from_sum(sum, n, b);
+    let now = HarqHistory {
+        exp_sum: history.exp_sum + sum,
+        prbs: history.prbs + n,
+        coded_bits: history.coded_bits + coded,
+        cc_sinr_lin: history.cc_sinr_lin + this_copy,
+    };
+    if history.prbs == 0.0 {
+        let sinr_eff_db = 10.0 * this_copy.log10();
+        return TbDecode { bler: tb_bler(table, mcs, mcs, tbs_bits, sinr_eff_db), sinr_eff_db, history: now };
+    }
+    let ir_db = 10.0 * eesm_from_sum(now.exp_sum, now.prbs, b).log10();
+    let ir = tb_bler(table, mcs, equivalent_mcs(table, mcs, f64::from(tbs_bits) / now.coded_bits), tbs_bits, ir_db);
+    let cc_db = 10.0 * now.cc_sinr_lin.log10();
+    let cc = tb_bler(table, mcs, mcs, tbs_bits, cc_db);
+    let (bler, sinr_eff_db) = if cc < ir { (cc, cc_db) } else { (ir, ir_db) };
+    TbDecode { bler, sinr_eff_db, history: now }
 }
 
 /// TB BLER of a TB of `tbs_bits` sent at `mcs`, read on `mcs_eq`'s curve at `sinr_db`.
@@ -298,7 +319,8 @@ mod tests {
     }
 
     /// IR: a retransmission halves the effective rate and reads a lower curve of the modulation;
-    /// at a SINR where the first copy fails (BLER ~1), two copies decode (BLER < 0.1).
+    /// at a SINR where the first copy fails (BLER ~1), two copies decode (BLER < 0.1). A TB at its
+    /// modulation's lowest rate (table 2's MCS 11) has no lower curve: chase combining's 3 dB decode it.
     #[test]
     fn a_retransmission_combines_into_a_lower_rate() {
         let t = McsTable::Qam64;
@@ -314,6 +336,12 @@ mod tests {
         assert!(first.bler > 0.9, "{}", first.bler);
         let second = decode(t, 20, tbs, &row, 0..100, first.history);
         assert!(second.bler < 0.1, "{}", second.bler);
-        assert!((second.sinr_eff_db - first.sinr_eff_db).abs() < 1e-9, "IR adds rate, not SINR (5G-LENA's EESM-IR)");
+        let t2 = McsTable::Qam256;
+        let thr11 = flat_sinr_threshold_db(t2, 11, tbs, 0.1);
+        let row = vec![10f64.powf((thr11 - 1.0) / 10.0); 100];
+        let first = decode(t2, 11, tbs, &row, 0..100, HarqHistory::EMPTY);
+        let second = decode(t2, 11, tbs, &row, 0..100, first.history);
+        assert!(first.bler > 0.5 && second.bler < 1e-3, "{} then {}", first.bler, second.bler);
+        assert!((second.sinr_eff_db - first.sinr_eff_db - 3.0103).abs() < 1e-3, "CC: twice the SINR");
     }
 }
