@@ -83,6 +83,9 @@ struct UlEstimate {
     sinr_lin: Vec<f64>,
     measured: bool,
     last_srs_slot: Option<u64>,
+    /// The whole band's MCS at an outer-loop offset (dB), until the estimate or the offset changes:
+    /// every slot asks for it (the capacity clock), a measurement comes every few slots.
+    band_mcs: Option<(f64, u8)>,
 }
 
 pub struct NrCell {
@@ -126,6 +129,9 @@ pub struct NrCell {
     /// Per direction, per MCS: the whole band's bits per pattern offset.
     capacity_bits: [Vec<Option<Vec<u64>>>; 2],
     deadline: Option<SimTime>,
+    /// Per UE, the earliest of its TB ends, feedbacks and RLC/PDCP timers as of the last
+    /// `refresh_deadline` (or `enqueue`): a wake-up visits only the UEs with something due.
+    ue_due: Vec<Option<SimTime>>,
     end: SimTime,
     now: SimTime,
     demand: Vec<NrDemand>,
@@ -196,7 +202,15 @@ impl NrCell {
             x_overhead: cfg.pdsch.x_overhead,
             ues,
             cqi: vec![(None, None); n],
-            ul_est: vec![UlEstimate { sinr_lin: vec![1.0; n_prb as usize], measured: false, last_srs_slot: None }; n],
+            ul_est: vec![
+                UlEstimate {
+                    sinr_lin: vec![1.0; n_prb as usize],
+                    measured: false,
+                    last_srs_slot: None,
+                    band_mcs: None,
+                };
+                n
+            ],
             ul_reserved: vec![0; n],
             dl_sched: sched(0),
             ul_sched: sched(1),
@@ -215,6 +229,7 @@ impl NrCell {
             capacity: (0..n).map(|_| Default::default()).collect(),
             capacity_bits: [vec![None; mcs_count], vec![None; mcs_count]],
             deadline: None,
+            ue_due: vec![None; n],
             end,
             now: SimTime::ZERO,
             demand: Vec::with_capacity(n),
@@ -247,6 +262,7 @@ impl NrCell {
             if from == self.gnb { (self.ue_of(next), LinkDir::Downlink) } else { (self.ue_of(from), LinkDir::Uplink) };
         match self.ues[ue].admit(now, dir, id, ip_bytes) {
             Ok(()) => {
+                self.ue_due[ue] = SimTime::earliest(self.ue_due[ue], self.ues[ue].timer_deadline());
                 let next = self.next_event_at_or_after(now);
                 if next < self.end {
                     self.deadline = Some(self.deadline.map_or(next, |d| d.min(next)));
@@ -264,7 +280,10 @@ impl NrCell {
     /// Run what is due at `now`: timers, TB ends, feedback, reports, then the occasions.
     pub fn handle_timeout(&mut self, now: SimTime, out: &mut CellOutput) {
         self.now = now;
-        for ue in &mut self.ues {
+        for (ue, due) in self.ues.iter_mut().zip(&self.ue_due) {
+            if due.is_none_or(|t| t > now) {
+                continue;
+            }
             if ue.timer_deadline().is_some_and(|t| t <= now) {
                 ue.handle_timers(now, out);
             }
@@ -328,7 +347,10 @@ impl NrCell {
 
     fn refresh_deadline(&mut self) {
         let next_event = if self.busy() { Some(self.next_event_at_or_after(self.now)) } else { None };
-        let due = self.ues.iter().flat_map(|u| [u.dl.next_due(), u.ul.next_due(), u.timer_deadline()]).flatten().min();
+        for (d, u) in self.ue_due.iter_mut().zip(&self.ues) {
+            *d = [u.dl.next_due(), u.ul.next_due(), u.timer_deadline()].into_iter().flatten().min();
+        }
+        let due = self.ue_due.iter().flatten().min().copied();
         let report = self.reports.front().map(|r| r.0);
         let at = [next_event, due, report].into_iter().flatten().min();
         self.deadline = at.map(|t| t.max(self.now)).filter(|&t| t < self.end);

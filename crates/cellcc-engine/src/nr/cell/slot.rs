@@ -57,6 +57,7 @@ impl NrCell {
                 let est = &mut self.ul_est[i];
                 est.sinr_lin.copy_from_slice(&self.sinr_lin);
                 est.measured = true;
+                est.band_mcs = None;
                 est.last_srs_slot = Some(slot);
             }
             let ul_bytes = self.ues[i].ue_rlc.buffer_status(now).total_bytes();
@@ -98,8 +99,18 @@ impl NrCell {
 
     /// UE `i`'s uplink MCS over the whole band from the gNB's estimate and the outer loop
     /// (MCS 0 before any measurement, or where not even MCS 0 meets the target).
-    fn ul_band_mcs(&self, i: usize) -> u8 {
-        self.ul_mcs_on(i, self.layout.all())
+    fn ul_band_mcs(&mut self, i: usize) -> u8 {
+        let offset = self.olla.map_or(0.0, |_| self.ues[i].ul.olla.offset_db());
+        match self.ul_est[i].band_mcs {
+            Some((at, mcs)) if at == offset => mcs,
+            _ => {
+                let mcs = self.ul_mcs_on(i, self.layout.all());
+                if self.ul_est[i].measured {
+                    self.ul_est[i].band_mcs = Some((offset, mcs));
+                }
+                mcs
+            }
+        }
     }
 
     fn ul_mcs_on(&self, i: usize, rbgs: RbgMask) -> u8 {
@@ -117,7 +128,10 @@ impl NrCell {
     /// the TB up; a first transmission's outcome moves the outer loop.
     pub(super) fn feedback(&mut self, now: SimTime, out: &mut CellOutput) {
         let olla = self.olla;
-        for ue in &mut self.ues {
+        for (ue, due) in self.ues.iter_mut().zip(&self.ue_due) {
+            if due.is_none_or(|t| t > now) {
+                continue;
+            }
             for dir in [LinkDir::Downlink, LinkDir::Uplink] {
                 while let Some(Feedback { harq, outcome, first_tx, .. }) = ue.link(dir).pop_feedback(now) {
                     let link = ue.link(dir);
@@ -298,10 +312,11 @@ impl NrCell {
         self.demand.clear();
         for i in 0..self.ues.len() {
             let free = self.ues[i].ul.harq.idle_processes().any(|h| self.ul_reserved[i] & (1 << h.0) == 0);
+            let mcs = self.ul_band_mcs(i);
             self.demand.push(NrDemand {
                 ue: NrCell::ue_index(i),
                 buffered_bytes: self.uplink.reported_bytes(i),
-                mcs: self.ul_band_mcs(i),
+                mcs,
                 overhead_bytes: SUBHEADER_LONG_BYTES + SHORT_BSR_BYTES,
                 has_free_harq: free && !self.retx_ue[i],
             });
@@ -367,6 +382,7 @@ impl NrCell {
             est.sinr_lin[k] = self.sinr_lin[k];
         }
         est.measured = true;
+        est.band_mcs = None;
         let offset_db = self.sinr.pusch_offset_db(p.tb.ue, now, PuschGrant { prbs: p.tb.n_prb });
         if offset_db != 0.0 {
             let gain = 10f64.powf(offset_db / 10.0);
