@@ -9,6 +9,8 @@ Columns and units are the engine's (``crates/cellcc-engine/src/output.rs``):
 - ``rtt``: one row per RTT sample.
 - ``lte``: one row per (cell, UE, direction, slot): CQI, MCS, TBs, PRBs, HARQ and RLC counters
   (empty without cells).
+- ``nr``: one row per (NR cell, UE, direction, slot): CQI, MCS, effective SINR, TBs, PRBs, symbols,
+  HARQ, RLC and PDCP counters, capacity (empty without NR cells).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ if TYPE_CHECKING:
 
     from cellcc._core import RunTables
 
-__all__ = ["LTE_COLUMNS", "TABLES", "Result"]
+__all__ = ["LTE_COLUMNS", "NR_COLUMNS", "TABLES", "Result"]
 
 #: Columns of the ``lte`` table (crates/cellcc-engine/src/output.rs), for backends without cells.
 LTE_COLUMNS = [
@@ -54,6 +56,31 @@ LTE_COLUMNS = [
     "sinr_age_ms",
 ]
 
+#: Columns of the ``nr`` table (crates/cellcc-engine/src/output.rs), for backends and older run
+#: folders without it.
+NR_COLUMNS = [
+    "cell",
+    "ue",
+    "dir",
+    "t_s",
+    "cqi",
+    "mcs_mean",
+    "sinr_eff_db",
+    "tbs",
+    "phy_throughput_bps",
+    "prbs",
+    "symbols",
+    "harq_retx",
+    "harq_residual_losses",
+    "rlc_retx_pdus",
+    "rlc_buffer_bytes",
+    "rlc_drops",
+    "capacity_bps",
+    "first_tx_bler",
+    "olla_offset_db",
+    "pdcp_gaps_skipped",
+]
+
 
 def _frame(columns: Mapping[str, list[Any]]) -> pd.DataFrame:
     """A DataFrame in the engine's column order."""
@@ -65,7 +92,7 @@ def _frame(columns: Mapping[str, list[Any]]) -> pd.DataFrame:
 class Result:
     """One run. ``summary`` is the engine's; ``provenance`` says what produced it.
 
-    Each table (``flows``, ``timeseries``, ``queues``, ``cwnd``, ``rtt``, ``lte``; :data:`TABLES`)
+    Each table (``flows``, ``timeseries``, ``queues``, ``cwnd``, ``rtt``, ``lte``, ``nr``; :data:`TABLES`)
     is an attribute holding a pandas DataFrame. A run's tables arrive from the engine as
     columns of Python values and become DataFrames on first access, so `cellcc run` prints and
     writes a run without importing pandas (its start-up goal, issue 36).
@@ -90,6 +117,9 @@ class Result:
         self.provenance = provenance
         self.pcaps = dict(pcaps or {})
         self._tables: dict[str, Any] = {name: tables.get(name, {}) for name in TABLES}
+        if "nr" not in tables:
+            # A backend without NR cells (ns-3, Linux) or a folder written before the table existed.
+            self._tables["nr"] = {name: [] for name in NR_COLUMNS}
 
     @classmethod
     def from_core(cls, scenario: Scenario, seed: int, raw: RunTables) -> Result:
