@@ -103,7 +103,7 @@ impl SweepSinr {
                 [make(LinkDir::Downlink, "dl"), make(LinkDir::Uplink, "ul")]
             })
             .collect();
-        let profile = tap_profile(spec.fading.profile);
+        let profile = tap_profile(&spec.fading);
         Ok(SweepSinr {
             spec: spec.clone(),
             profile,
