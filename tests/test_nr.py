@@ -127,3 +127,14 @@ def test_an_nr_ue_takes_no_lte_channel(cli, nr_doc, write_doc):
 @pytest.mark.parametrize("backend", ["linux", "ns3"])
 def test_other_backends_refuse_an_nr_cell(cli, nr_doc, write_doc, backend):
     assert_one_clear_line(cli("run", "--backend", backend, write_doc(nr_doc)), "nr_cells")
+
+
+def test_pm_takes_a_ue_flows_capacity_from_its_nr_cell(nr_doc):
+    from cellcc.metrics import pm_slots
+
+    result = cellcc.run(nr_doc, seed=1)
+    pm = pm_slots(result)
+    dl = result.nr[result.nr["dir"] == "dl"].set_index("t_s")["capacity_bps"]
+    # One flow in the cell: its share is the NR cell's whole capacity for the UE, not the 1 Gbit/s wire.
+    assert pm["capacity_bps"].tolist() == dl.loc[pm["t_s"]].tolist()
+    assert pm["a"].between(0, 1).all() and pm["pm"].notna().all()
