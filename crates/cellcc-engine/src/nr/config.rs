@@ -275,6 +275,9 @@ impl NrCellSpec {
     }
 }
 
+/// The periods a CSI report (and its CSI-RS) may have, slots (TS 38.331 `CSI-ReportPeriodicityAndOffset`).
+pub const CSI_PERIODS_SLOTS: [u64; 10] = [4, 5, 8, 10, 16, 20, 40, 80, 160, 320];
+
 /// Largest PDCP SDU, bytes (TS 38.323 §4.3.1: 9000).
 pub const MAX_PDCP_SDU_BYTES: u32 = 9000;
 
@@ -355,14 +358,15 @@ impl NrCellConfig {
         }
         self.validate_duplex(path, mu)?;
         self.validate_pdsch(path)?;
-        if !(self.csi_period_ms.is_finite()
-            && self.csi_period_ms * 1e3 >= 1e3 / mu.slots_per_subframe() as f64 - 1e-9
-            && self.csi_period_ms <= 320.0)
-        {
+        let csi_slots = self.csi_period_ms * mu.slots_per_subframe() as f64;
+        if !CSI_PERIODS_SLOTS.iter().any(|&s| (s as f64 - csi_slots).abs() < 1e-9) {
             return bad(
                 "csi.period_ms",
                 self.csi_period_ms.to_string(),
-                "ms in [one slot, 320] (TS 38.331 CSI-ReportPeriodicityAndOffset tops at 320 slots)",
+                &format!(
+                    "a period of {CSI_PERIODS_SLOTS:?} slots (TS 38.331 CSI-ReportPeriodicityAndOffset) at {} slots per ms",
+                    mu.slots_per_subframe()
+                ),
             );
         }
         if self.harq.max_retx > 7 {

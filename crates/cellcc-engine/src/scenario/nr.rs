@@ -140,7 +140,7 @@ pub struct PdschSpec {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CsiSpec {
-    /// CSI-RS and CQI report period, ms (one slot up to 320). Default 20.
+    /// CSI-RS and CQI report period, ms: 4, 5, 8, 10, 16, 20, 40, 80, 160 or 320 slots. Default 20.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub period_ms: Option<f64>,
 }

@@ -132,6 +132,9 @@ pub struct NrCell {
     /// Per UE, the earliest of its TB ends, feedbacks and RLC/PDCP timers as of the last
     /// `refresh_deadline` (or `enqueue`): a wake-up visits only the UEs with something due.
     ue_due: Vec<Option<SimTime>>,
+    /// UEs whose TB ends, feedback or timers may have moved since `ue_due` was computed: the ones
+    /// a wake-up visited and the ones a TB was sent to or from (nothing else touches a bearer).
+    touched: Vec<bool>,
     end: SimTime,
     now: SimTime,
     demand: Vec<NrDemand>,
@@ -230,6 +233,7 @@ impl NrCell {
             capacity_bits: [vec![None; mcs_count], vec![None; mcs_count]],
             deadline: None,
             ue_due: vec![None; n],
+            touched: vec![false; n],
             end,
             now: SimTime::ZERO,
             demand: Vec::with_capacity(n),
@@ -280,10 +284,11 @@ impl NrCell {
     /// Run what is due at `now`: timers, TB ends, feedback, reports, then the occasions.
     pub fn handle_timeout(&mut self, now: SimTime, out: &mut CellOutput) {
         self.now = now;
-        for (ue, due) in self.ues.iter_mut().zip(&self.ue_due) {
+        for ((ue, due), touched) in self.ues.iter_mut().zip(&self.ue_due).zip(&mut self.touched) {
             if due.is_none_or(|t| t > now) {
                 continue;
             }
+            *touched = true;
             if ue.timer_deadline().is_some_and(|t| t <= now) {
                 ue.handle_timers(now, out);
             }
@@ -347,8 +352,11 @@ impl NrCell {
 
     fn refresh_deadline(&mut self) {
         let next_event = if self.busy() { Some(self.next_event_at_or_after(self.now)) } else { None };
-        for (d, u) in self.ue_due.iter_mut().zip(&self.ues) {
-            *d = [u.dl.next_due(), u.ul.next_due(), u.timer_deadline()].into_iter().flatten().min();
+        for ((d, u), touched) in self.ue_due.iter_mut().zip(&self.ues).zip(&mut self.touched) {
+            if std::mem::take(touched) {
+                *d = u.next_due();
+            }
+            debug_assert_eq!(*d, u.next_due(), "a UE's bearer moved without being marked touched");
         }
         let due = self.ue_due.iter().flatten().min().copied();
         let report = self.reports.front().map(|r| r.0);
@@ -432,6 +440,11 @@ impl NrCell {
 
     /// From slot `slot` on, UE `i`'s `dir` runs at `mcs` (None: out of range, 0 bits).
     fn capacity_set(&mut self, i: usize, dir: LinkDir, slot: u64, mcs: Option<u8>) {
+        // The same MCS: the clock runs on from where it stands when the MCS next changes (or at the
+        // end); the sums per output slot are the same whenever they are added.
+        if self.capacity[i][usize::from(dir == LinkDir::Uplink)].mcs == mcs {
+            return;
+        }
         self.capacity_run_to(i, dir, slot);
         self.capacity[i][usize::from(dir == LinkDir::Uplink)].mcs = mcs;
     }

@@ -251,6 +251,7 @@ impl NrCell {
     /// Draw the TB's fate, count it, and queue its arrival and its feedback; true if decoded.
     fn finish_tb(&mut self, tb: NrTb, payload: Payload, d: phy::TbDecode, end: SimTime, feedback_at: SimTime) -> bool {
         let now = self.now;
+        self.touched[tb.ue.index()] = true;
         let link = self.ues[tb.ue.index()].link(tb.dir);
         let decoded = link.rng.uniform() >= d.bler;
         let s = link.slots.at(now);

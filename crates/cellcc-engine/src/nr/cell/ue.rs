@@ -218,6 +218,11 @@ impl NrUe {
             || !self.ue_rlc.buffer_status(now).is_empty()
     }
 
+    /// The earliest TB end, feedback or RLC/PDCP timer of this UE.
+    pub fn next_due(&self) -> Option<SimTime> {
+        [self.dl.next_due(), self.ul.next_due(), self.timer_deadline()].into_iter().flatten().min()
+    }
+
     /// The earliest RLC or PDCP timer at either end.
     pub fn timer_deadline(&self) -> Option<SimTime> {
         [
