@@ -144,6 +144,21 @@ fn tcp_upload_goes_through_sr_and_grants() {
     assert!(goodput > 20e6, "upload {goodput}");
 }
 
+/// An SR period shorter than the TDD pattern (2 slots against DDDSU's 5): its occasions fall on
+/// the slots with a PUCCH that the period meets, and a download's ACKs get out sooner than with
+/// the 20 ms default (the UE waits for fewer SR occasions when its buffer empties).
+#[test]
+fn an_sr_period_shorter_than_the_pattern_still_finds_a_pucch() {
+    let v = |sr_ms: f64| {
+        let mut v = nr(&[fixed(20.0)], json!({"uplink": {"sr_period_ms": sr_ms}}), 2.0);
+        v["flows"] = json!([{"id": "down", "src": "server", "dst": "ue0", "cca": "cubic", "app": {"kind": "bulk"}}]);
+        v
+    };
+    let fast = common::mean_throughput(&common::run(&v(1.0), 1), "down", 1.0, 2.0);
+    let slow = common::mean_throughput(&common::run(&v(20.0), 1), "down", 1.0, 2.0);
+    assert!(fast > 50e6 && fast >= slow, "SR every 1 ms: {fast}, every 20 ms: {slow}");
+}
+
 /// Same scenario and seed: byte-identical tables.
 #[test]
 fn runs_are_deterministic() {

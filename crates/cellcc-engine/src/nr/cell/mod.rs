@@ -182,8 +182,7 @@ impl NrCell {
         }
         let slots_per_ms = mu.slots_per_subframe() as f64;
         let sr_period = (cfg.uplink.sr_period_ms * slots_per_ms).round() as u64;
-        let pucch_in_period: Vec<u64> = (0..sr_period).filter(|s| frame.plan(*s).pucch).collect();
-        let sr_offsets: Vec<u64> = (0..n).map(|i| pucch_in_period[i % pucch_in_period.len()]).collect();
+        let sr_offsets = sr_offsets(&frame, sr_period, n);
         let pf_window_s = cfg.pf_window_ms / 1e3;
         let sched = |_| NrScheduler::new(cfg.scheduler, cfg.grant_sizing, layout, n, pf_window_s);
         let events = (0..frame.period_slots()).map(|s| slot_events(&frame, s)).collect();
@@ -448,6 +447,21 @@ impl NrCell {
         self.capacity_run_to(i, dir, slot);
         self.capacity[i][usize::from(dir == LinkDir::Uplink)].mcs = mcs;
     }
+}
+
+/// Each of `n` UEs' SR offset within `sr_period` slots, spread over the offsets whose occasions
+/// meet a slot with a PUCCH (a period shorter than the TDD pattern has offsets that never do; the
+/// frame has at least one PUCCH slot, `Frame::new`).
+fn sr_offsets(frame: &Frame, sr_period: u64, n: usize) -> Vec<u64> {
+    let (mut a, mut b) = (sr_period, frame.period_slots());
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    let lcm = sr_period / a * frame.period_slots();
+    let mut usable: Vec<u64> = (0..lcm).filter(|s| frame.plan(*s).pucch).map(|s| s % sr_period).collect();
+    usable.sort_unstable();
+    usable.dedup();
+    (0..n).map(|i| usable[i % usable.len()]).collect()
 }
 
 /// A slot's PDSCH and PUSCH occasions in time order.
