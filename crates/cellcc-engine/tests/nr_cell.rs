@@ -159,6 +159,33 @@ fn an_sr_period_shorter_than_the_pattern_still_finds_a_pucch() {
     assert!(fast > 50e6 && fast >= slow, "SR every 1 ms: {fast}, every 20 ms: {slow}");
 }
 
+/// IP bytes sent = delivered + dropped + in flight at every instant, with an AM download, an
+/// uplink, UM at an SINR where HARQ gives TBs up, and a CBR overload the RLC buffer drops.
+#[test]
+fn bytes_are_conserved_inside_the_cell() {
+    let ues = [fixed(8.0), fixed(-4.0)];
+    let mut v = nr(&ues, json!({}), 3.0);
+    v["nr_cells"][0]["ues"][1]["rlc"] = json!({"mode": "um"});
+    v["flows"] = json!([
+        {"id": "d0", "src": "server", "dst": "ue0", "cca": "cubic", "app": {"kind": "bulk"}},
+        {"id": "u1", "src": "ue1", "dst": "server", "cca": "newreno", "app": {"kind": "bulk"}},
+        cbr_down(1, 200.0)
+    ]);
+    let sc = cellcc_engine::Scenario::from_json(&v.to_string()).unwrap();
+    let mut w = cellcc_engine::world::World::new(&sc, 3).unwrap();
+    for step in 1..=30u64 {
+        let done = w.run_until(cellcc_engine::sim::SimTime(step * 100_000_000)).unwrap();
+        let c = w.conservation();
+        assert_eq!(c.sent_bytes, c.delivered_bytes + c.dropped_bytes + c.in_flight_bytes, "at {}", w.now());
+        if done {
+            break;
+        }
+    }
+    let out = w.into_output().unwrap();
+    let drops: u64 = out.nr.u64s("rlc_drops").iter().sum();
+    assert!(drops > 0, "the overload reached the RLC buffer");
+}
+
 /// Same scenario and seed: byte-identical tables.
 #[test]
 fn runs_are_deterministic() {
