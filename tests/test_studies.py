@@ -28,6 +28,8 @@ HEADINGS = {
         "ECDF of Pm",
         "Table 3 re-made",
         "What the fading changes",
+        "The low latency on a real 5G cell",
+        "What a 5G cell changes for each CCA",
         "findings beside ours",
     ],
     "li-jie-4g": [

@@ -11,6 +11,8 @@ Columns and units are the engine's (``crates/cellcc-engine/src/output.rs``):
   (empty without cells).
 - ``wifi``: one row per (BSS, station, direction, slot): PPDUs, MCS, A-MPDU size, retries, MPDU
   losses, Block Ack timeouts, collisions, airtime share, delivered rate, queue (empty without BSSes).
+- ``nr``: one row per (NR cell, UE, direction, slot): CQI, MCS, effective SINR, TBs, PRBs, symbols,
+  HARQ, RLC and PDCP counters, capacity (empty without NR cells).
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ if TYPE_CHECKING:
 
     from cellcc._core import RunTables
 
-__all__ = ["LTE_COLUMNS", "TABLES", "WIFI_COLUMNS", "Result"]
+__all__ = ["LTE_COLUMNS", "NR_COLUMNS", "TABLES", "WIFI_COLUMNS", "Result"]
 
 #: Columns of the ``lte`` table (crates/cellcc-engine/src/output.rs), for backends without cells.
 LTE_COLUMNS = [
@@ -56,6 +58,31 @@ LTE_COLUMNS = [
     "sinr_age_ms",
 ]
 
+#: Columns of the ``nr`` table (crates/cellcc-engine/src/output.rs), for backends and older run
+#: folders without it.
+NR_COLUMNS = [
+    "cell",
+    "ue",
+    "dir",
+    "t_s",
+    "cqi",
+    "mcs_mean",
+    "sinr_eff_db",
+    "tbs",
+    "phy_throughput_bps",
+    "prbs",
+    "symbols",
+    "harq_retx",
+    "harq_residual_losses",
+    "rlc_retx_pdus",
+    "rlc_buffer_bytes",
+    "rlc_drops",
+    "capacity_bps",
+    "first_tx_bler",
+    "olla_offset_db",
+    "pdcp_gaps_skipped",
+]
+
 
 #: Columns of the ``wifi`` table (crates/cellcc-engine/src/output.rs), for backends without BSSes.
 WIFI_COLUMNS = [
@@ -80,7 +107,7 @@ WIFI_COLUMNS = [
 
 #: A table a result was built without (a backend without that medium, a folder written before the
 #: table existed) stands empty with these columns.
-_EMPTY_COLUMNS = {"wifi": WIFI_COLUMNS}
+_EMPTY_COLUMNS = {"wifi": WIFI_COLUMNS, "nr": NR_COLUMNS}
 
 
 def _frame(columns: Mapping[str, list[Any]]) -> pd.DataFrame:
@@ -93,7 +120,7 @@ def _frame(columns: Mapping[str, list[Any]]) -> pd.DataFrame:
 class Result:
     """One run. ``summary`` is the engine's; ``provenance`` says what produced it.
 
-    Each table (``flows``, ``timeseries``, ``queues``, ``cwnd``, ``rtt``, ``lte``, ``wifi``; :data:`TABLES`)
+    Each table (``flows``, ``timeseries``, ``queues``, ``cwnd``, ``rtt``, ``lte``, ``wifi``, ``nr``; :data:`TABLES`)
     is an attribute holding a pandas DataFrame. A run's tables arrive from the engine as
     columns of Python values and become DataFrames on first access, so `cellcc run` prints and
     writes a run without importing pandas (its start-up goal, issue 36).

@@ -66,6 +66,7 @@ pub mod app;
 pub mod link;
 pub mod lte;
 pub mod measure;
+pub mod nr;
 pub mod packet;
 pub mod radio;
 pub mod tcp;

@@ -29,6 +29,13 @@
 //!   (the link's data PPDUs' air time / slot), `delivered_bps` (IP bits the recipient passed up / slot),
 //!   `queue_bytes` (at the sender at the slot's end), `queue_drops` (MSDUs refused by the full queue or
 //!   expired in it). Empty without BSSes.
+//! - `nr`: one row per (NR cell, UE, direction `dl`/`ul`, slot): `cell, ue, dir, t_s, cqi` (latest CQI
+//!   the gNB holds, downlink), `mcs_mean`, `sinr_eff_db` (mean EESM SINR the TBs were decoded at),
+//!   `tbs` (TBs sent, HARQ retransmissions included), `phy_throughput_bps`, `prbs` and `symbols`
+//!   (summed over the TBs), `harq_retx`, `harq_residual_losses`, `rlc_retx_pdus`, `rlc_buffer_bytes`,
+//!   `rlc_drops` (refused or given up by RLC or PDCP), `capacity_bps` (the whole band at the UE's MCS over
+//!   every occasion of that direction: Pm's Kt), `first_tx_bler`, `olla_offset_db`, `pdcp_gaps_skipped`
+//!   (t-Reordering expiries that skipped a gap). Empty without NR cells.
 
 use serde_json::Value;
 
@@ -112,6 +119,7 @@ pub struct RunOutput {
     pub rtt: Table,
     pub lte: Table,
     pub wifi: Table,
+    pub nr: Table,
     /// (capture name, pcap file bytes) per captured link direction.
     pub pcaps: Vec<(String, Vec<u8>)>,
 }

@@ -35,7 +35,7 @@ pub fn table_to_py<'py>(py: Python<'py>, table: &Table) -> PyResult<Bound<'py, P
     Ok(dict)
 }
 
-/// `{summary, flows, timeseries, queues, cwnd, rtt, lte, wifi, pcaps}`.
+/// `{summary, flows, timeseries, queues, cwnd, rtt, lte, wifi, nr, pcaps}`.
 pub fn run_output_to_py<'py>(py: Python<'py>, out: &RunOutput) -> PyResult<Bound<'py, PyDict>> {
     let dict = PyDict::new(py);
     dict.set_item("summary", json_to_py(py, &out.summary)?)?;
@@ -47,6 +47,7 @@ pub fn run_output_to_py<'py>(py: Python<'py>, out: &RunOutput) -> PyResult<Bound
         ("rtt", &out.rtt),
         ("lte", &out.lte),
         ("wifi", &out.wifi),
+        ("nr", &out.nr),
     ];
     for (name, table) in tables {
         dict.set_item(name, table_to_py(py, table)?)?;

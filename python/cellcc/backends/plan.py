@@ -422,6 +422,9 @@ def plan(sc: dict, seed: int | None = None, base_dir: Path | None = None) -> Run
     if sc.get("bsses"):
         why = "[] (the linux backend runs wired and trace paths; use the engine or ns-3)"
         raise NotSupported("bsses", f"{len(sc['bsses'])} Wi-Fi BSS(es)", why)
+    if sc.get("nr_cells"):
+        why = "[] (the linux backend runs wired and trace paths; use the engine)"
+        raise NotSupported("nr_cells", f"{len(sc['nr_cells'])} NR cell(s)", why)
     a, b, chain = _chain(sc)
     mtu = min(int(sc["links"][i].get("mtu_bytes", DEFAULT_MTU_BYTES)) for i, _ in chain)
     flows = [_flow(sc, i, a, b) for i in range(len(sc["flows"]))]

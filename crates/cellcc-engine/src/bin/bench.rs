@@ -124,6 +124,39 @@ fn wifi_saturated(duration_s: f64) -> Value {
     wifi_bss(14, flow, 1448, duration_s)
 }
 
+/// Seed 000's cell as a 5G NR cell: server -- upf --N3-- gnb ~~ 14 UEs at 2..28 dB, one 1 Mbit/s
+/// NewReno flow of 1000 B segments each; `numerology` 1 = 30 kHz (0.5 ms slots, twice LTE's TTIs),
+/// TDD DDDSU on 100 MHz (the NR operator profile, docs/nr.md).
+fn nr_cell(numerology: u8, bandwidth_mhz: f64, app: Value, cca: &str, sinrs_db: &[f64], duration_s: f64) -> Value {
+    let mut nodes = vec![
+        json!({"id": "server", "kind": "host"}),
+        json!({"id": "upf", "kind": "router"}),
+        json!({"id": "gnb", "kind": "gnb"}),
+    ];
+    let mut cell_ues = Vec::new();
+    let mut flows = Vec::new();
+    for (i, db) in sinrs_db.iter().enumerate() {
+        let ue = format!("ue{i}");
+        nodes.push(json!({"id": ue, "kind": "ue"}));
+        cell_ues.push(json!({"node": ue, "sinr": {"kind": "fixed", "db": db}}));
+        flows.push(json!({"src": "server", "dst": ue, "cca": cca, "app": app}));
+    }
+    json!({"version": 1, "duration_s": duration_s, "tcp": {"mss_bytes": 1000}, "nodes": nodes,
+           "links": [
+               {"id": "internet", "a": "server", "b": "upf", "rate_mbps": 100_000.0, "delay_ms": 10.0,
+                "queue": {"kind": "drop_tail", "limit_packets": 4000}},
+               {"id": "n3", "a": "upf", "b": "gnb", "rate_mbps": 10_000.0, "delay_ms": 1.0, "mtu_bytes": 2000,
+                "tunnel": "gtpu"}],
+           "nr_cells": [{"id": "nr0", "gnb": "gnb", "numerology": numerology, "bandwidth_mhz": bandwidth_mhz,
+                         "ues": cell_ues}],
+           "flows": flows, "output": {"cwnd_trace": true, "rtt_trace": true}})
+}
+
+fn seed000_nr_cell(duration_s: f64) -> Value {
+    let sinrs: Vec<f64> = (0..14).map(|i| 2.0 + 2.0 * i as f64).collect();
+    nr_cell(1, 100.0, json!({"kind": "rate_limited", "rate_mbps": 1.0}), "newreno", &sinrs, duration_s)
+}
+
 struct Row {
     name: &'static str,
     sim_s: f64,
@@ -171,6 +204,11 @@ fn main() -> std::io::Result<()> {
         ("LTE seed-000 cell on the channel: EVA 70 Hz, 57 cells, shadowing, 20 MHz, RLC AM, 20 s", channel_cell(20.0)),
         ("Wi-Fi seed-000 cell, 14 stations x 1 Mbit/s, 20 MHz, VhtMcs7, 20 s", wifi_seed000(20.0)),
         ("Wi-Fi 14 saturating stations, UDP uplink 20 Mbit/s each, 20 MHz, VhtMcs7, 20 s", wifi_saturated(20.0)),
+        ("NR seed-000 cell, 14 UEs x 1 Mbit/s, 30 kHz, 100 MHz TDD DDDSU, RLC AM, 20 s", seed000_nr_cell(20.0)),
+        (
+            "NR 1 UE bulk CUBIC, 30 kHz, 100 MHz TDD DDDSU, 25 dB, RLC AM, 20 s",
+            nr_cell(1, 100.0, json!({"kind": "bulk"}), "cubic", &[25.0], 20.0),
+        ),
     ];
     let rows: Vec<Row> = set.iter().filter(|(n, _)| n.contains(&only)).map(|(n, v)| measure(n, v)).collect();
     let mut md = String::from(

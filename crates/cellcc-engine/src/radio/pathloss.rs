@@ -7,6 +7,7 @@
 //! so that no log of zero occurs.
 
 use super::spec::{in_range, positive_upto, Check, CitySize, HataEnvironment, LosCondition, PathLossSpec};
+use super::tr38901::{self, Tr38901Scenario};
 use crate::error::ScenarioError;
 use std::f64::consts::PI;
 
@@ -35,7 +36,18 @@ impl LinkGeometry {
 }
 
 /// Path loss at `f_mhz` for `g` under `model`, dB (never negative: a passive channel has no gain).
+/// A `tr38901` link whose LOS state is drawn takes the likelier state here ([`MEDIAN_LOS_DRAW`]);
+/// a medium that draws each link's state calls [`link_loss_db`].
 pub fn loss_db(model: &PathLossSpec, g: &LinkGeometry, f_mhz: f64) -> f64 {
+    link_loss_db(model, g, f_mhz, MEDIAN_LOS_DRAW)
+}
+
+/// The median of a uniform LOS draw: LOS where TR 38.901's LOS probability is at least 1/2.
+pub const MEDIAN_LOS_DRAW: f64 = 0.5;
+
+/// [`loss_db`] for a link whose LOS draw is `los_u` (uniform in [0, 1); read by `tr38901` with
+/// `condition = "drawn"` only, radio/tr38901.rs).
+pub fn link_loss_db(model: &PathLossSpec, g: &LinkGeometry, f_mhz: f64, los_u: f64) -> f64 {
     let l = match *model {
         PathLossSpec::Friis => friis_db(g.d3_m, f_mhz),
         PathLossSpec::LogDistance { exponent, reference_distance_m, reference_loss_db } => {
@@ -53,6 +65,9 @@ pub fn loss_db(model: &PathLossSpec, g: &LinkGeometry, f_mhz: f64) -> f64 {
         PathLossSpec::Tgac { channel_model } => tgac_db(g.d3_m, f_mhz, channel_model.breakpoint_m()),
         PathLossSpec::ItuR1238 { power_loss_coefficient, floor_penetration_loss_db } => {
             itu_r_1238_db(g.d3_m, f_mhz, power_loss_coefficient, floor_penetration_loss_db)
+        }
+        PathLossSpec::Tr38901 { scenario, condition } => {
+            tr38901::loss_db(scenario, tr38901::is_los(scenario, condition, g, los_u), g, f_mhz / 1000.0)
         }
     };
     l.max(0.0)
@@ -327,6 +342,40 @@ fn itu_r_1411_hybrid_db(
     }
 }
 
+/// TR 38.901 §7.4.1: its models are for carriers of 0.5-100 GHz, in MHz.
+const TR38901_CARRIER_MHZ: (f64, f64) = (500.0, 100_000.0);
+/// Table 7.4.1-1: UE heights of UMa and UMi (1.5-22.5 m) and RMa (1-10 m); RMa BS 10-150 m.
+const TR38901_URBAN_UE_HEIGHT_M: (f64, f64) = (1.5, 22.5);
+const TR38901_RMA_UE_HEIGHT_M: (f64, f64) = (1.0, 10.0);
+const TR38901_RMA_BS_HEIGHT_M: (f64, f64) = (10.0, 150.0);
+
+/// The carriers in TR 38.901's range; UMa/UMi base stations above the effective environment height
+/// (its breakpoint divides by h_BS - 1 m), RMa's in 10-150 m.
+fn validate_tr38901(scenario: Tr38901Scenario, ctx: &LossContext) -> Check {
+    let (lo, hi) = TR38901_CARRIER_MHZ;
+    for (path, f_mhz) in &ctx.carriers_mhz {
+        in_range(*f_mhz, lo, hi, || path.clone(), "MHz in [500, 100000] for tr38901 (§7.4.1)")?;
+    }
+    let heights = std::iter::once(&ctx.serving_height_m).chain(&ctx.other_heights_m);
+    match scenario {
+        Tr38901Scenario::Uma | Tr38901Scenario::Umi => {
+            for (path, h_m) in heights {
+                if *h_m <= 1.0 {
+                    return Err(ScenarioError::new(path, *h_m, "m above 1 for tr38901 uma / umi (h_E = 1 m)"));
+                }
+            }
+        }
+        Tr38901Scenario::Rma => {
+            let (lo, hi) = TR38901_RMA_BS_HEIGHT_M;
+            for (path, h_m) in heights {
+                in_range(*h_m, lo, hi, || path.clone(), "m in [10, 150] for tr38901 rma (Table 7.4.1-1)")?;
+            }
+        }
+        Tr38901Scenario::InhMixed | Tr38901Scenario::InhOpen => {}
+    }
+    Ok(())
+}
+
 // -- validity ranges, checked on the scenario (the medium's channel spec validates) --------------
 
 /// What a path-loss model's validity range is checked against, each value with the field path it
@@ -418,6 +467,7 @@ impl PathLossSpec {
                 in_range(power_loss_coefficient, 10.0, 60.0, || p("power_loss_coefficient"), "in [10, 60]")?;
                 in_range(floor_penetration_loss_db, 0.0, 100.0, || p("floor_penetration_loss_db"), "dB in [0, 100]")
             }
+            PathLossSpec::Tr38901 { scenario, .. } => validate_tr38901(scenario, ctx),
             PathLossSpec::Friis
             | PathLossSpec::Tr36814Uma { .. }
             | PathLossSpec::Tr36814Umi { .. }
@@ -436,6 +486,14 @@ impl PathLossSpec {
             PathLossSpec::OkumuraHata { .. } => {
                 let (lo, hi) = HATA_UE_HEIGHT_M;
                 in_range(h_m, lo, hi, || path.to_string(), "m in [1, 10] for okumura_hata")
+            }
+            PathLossSpec::Tr38901 { scenario: Tr38901Scenario::Uma | Tr38901Scenario::Umi, .. } => {
+                let (lo, hi) = TR38901_URBAN_UE_HEIGHT_M;
+                in_range(h_m, lo, hi, || path.to_string(), "m in [1.5, 22.5] for tr38901 uma / umi (Table 7.4.1-1)")
+            }
+            PathLossSpec::Tr38901 { scenario: Tr38901Scenario::Rma, .. } => {
+                let (lo, hi) = TR38901_RMA_UE_HEIGHT_M;
+                in_range(h_m, lo, hi, || path.to_string(), "m in [1, 10] for tr38901 rma (Table 7.4.1-1)")
             }
             _ => Ok(()),
         }

@@ -318,10 +318,13 @@ impl Scenario {
             unique_id(&mut ids, &c.id, || format!("cells[{i}].id"))?;
             c.validate(self, &format!("cells[{i}]"), &mut attached)?;
         }
+        self.validate_nr_cells(&mut attached)?;
         for (i, n) in self.nodes.iter().enumerate() {
             let in_cell = self.cells.iter().any(|c| c.enb == n.id);
+            let in_nr_cell = self.nr_cells.iter().any(|c| c.gnb == n.id);
             let why = match n.kind {
                 NodeKind::Enb if !in_cell => "an eNB is the `enb` of one cell",
+                NodeKind::Gnb if !in_nr_cell => "a gNB is the `gnb` of one NR cell",
                 NodeKind::Ue if !attached.contains(n.id.as_str()) => "a UE is listed in one cell's `ues`",
                 _ => continue,
             };
@@ -433,7 +436,7 @@ impl HarqSpec {
 }
 
 impl SinrSpec {
-    fn validate(&self, path: &str, duration_s: f64) -> Check {
+    pub(super) fn validate(&self, path: &str, duration_s: f64) -> Check {
         let p = |f: &str| format!("{path}.{f}");
         match self {
             SinrSpec::Fixed { db, ul_db } => {

@@ -14,6 +14,7 @@
 //! ```
 
 mod lte;
+mod nr;
 mod tcp;
 mod tcp_profile;
 mod validate;
@@ -26,6 +27,7 @@ pub use lte::{
 pub use tcp::{CcRtt, Pacing, RtoEstimator, Stack, TcpParams, TcpProfile, TcpSpec};
 pub use tcp_profile::NS3_NEWRENO_RULES_CCAS;
 pub use wifi::{ApRadio, Band, BssSpec, EdcaSpec, FecSpec, Standard, StationSpec, WifiProfile};
+pub use nr::{CsiSpec, DuplexSpec, NrCellSpec, NrHarqSpec, NrLinkAdaptationSpec, NrUeSpec, NrUplinkSpec, PdschSpec};
 
 use crate::error::ScenarioError;
 use serde::{Deserialize, Serialize};
@@ -62,6 +64,9 @@ pub struct Scenario {
     /// Wi-Fi BSSes: each joins an AP node to its station nodes over the air.
     #[serde(default)]
     pub bsses: Vec<BssSpec>,
+    /// 5G NR cells: each joins a gNB node to its UE nodes over the radio (docs/nr.md).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub nr_cells: Vec<NrCellSpec>,
     pub flows: Vec<FlowSpec>,
     #[serde(default)]
     pub output: OutputSpec,
@@ -96,12 +101,14 @@ pub enum NodeKind {
     Router,
     /// An LTE base station: forwards between its cell and its links.
     Enb,
-    /// An LTE user equipment: an end system attached to one cell.
+    /// A user equipment: an end system attached to one LTE or NR cell.
     Ue,
     /// A Wi-Fi access point: forwards between its BSS and its links.
     Ap,
     /// A Wi-Fi station: an end system associated with one BSS.
     Sta,
+    /// A 5G NR base station: forwards between its NR cell and its links.
+    Gnb,
 }
 
 impl NodeKind {

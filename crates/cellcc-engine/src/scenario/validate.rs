@@ -161,7 +161,8 @@ impl Scenario {
         let links = self.links.iter().map(|l| (l.a.as_str(), l.b.as_str()));
         let cells = self.cells.iter().flat_map(|c| c.ues.iter().map(move |u| (c.enb.as_str(), u.node.as_str())));
         let bsses = self.bsses.iter().flat_map(|b| b.stations.iter().map(move |s| (b.ap.as_str(), s.node.as_str())));
-        links.chain(cells).chain(bsses).flat_map(|(a, b)| [(a, b), (b, a)])
+        let nr = self.nr_cells.iter().flat_map(|c| c.ues.iter().map(move |u| (c.gnb.as_str(), u.node.as_str())));
+        links.chain(cells).chain(bsses).chain(nr).flat_map(|(a, b)| [(a, b), (b, a)])
     }
 
     /// Links and cells are full duplex, so reachability is undirected.
@@ -326,7 +327,8 @@ impl Scenario {
         // One timeseries row per flow and slot, one queues row per link direction and slot.
         // One series per flow, per link direction, and per LTE UE direction (the `lte` table).
         let ue_dirs: usize = self.cells.iter().map(|c| 2 * c.ues.len()).sum::<usize>()
-            + self.bsses.iter().map(|b| 2 * b.stations.len()).sum::<usize>();
+            + self.bsses.iter().map(|b| 2 * b.stations.len()).sum::<usize>()
+            + self.nr_cells.iter().map(|c| 2 * c.ues.len()).sum::<usize>();
         let series = (self.flows.len() + 2 * self.links.len() + ue_dirs) as f64;
         let slots_ms = |slot_ms: f64| (self.duration_s * 1e3 / slot_ms).ceil();
         // The narrowest slot within the budget: duration / floor(rows / series), shown rounded up.
@@ -382,6 +384,7 @@ fn kind_name(k: NodeKind) -> &'static str {
         NodeKind::Ue => "ue",
         NodeKind::Ap => "ap",
         NodeKind::Sta => "sta",
+        NodeKind::Gnb => "gnb",
     }
 }
 

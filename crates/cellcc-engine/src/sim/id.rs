@@ -33,3 +33,7 @@ index_id!(
     /// A Wi-Fi BSS (an access point and its stations), in scenario order.
     BssId
 );
+index_id!(
+    /// A 5G NR cell (a gNB and its UEs), in scenario order.
+    NrCellId
+);

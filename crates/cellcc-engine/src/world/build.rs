@@ -16,10 +16,11 @@ use crate::link::{Channel, Server};
 use crate::lte::cell::Cell;
 use crate::measure::pcap::PcapWriter;
 use crate::measure::timeseries::Slots;
+use crate::nr::cell::NrCell;
 use crate::packet::ipv4::Reassembly;
 use crate::packet::IPV4_HEADER_BYTES;
 use crate::scenario::{DirectionSpec, LossSpec, QueueSpec, Scenario, Transport as TransportSpec, DEFAULT_CCA};
-use crate::sim::{BssId, CellId, EventQueue, FlowId, LinkId, NodeId, RngStream, SimDuration, SimTime};
+use crate::sim::{BssId, CellId, EventQueue, FlowId, LinkId, NodeId, NrCellId, RngStream, SimDuration, SimTime};
 use crate::tcp::sender::data_overhead_bytes;
 use crate::tcp::{EcnEcho, TcpReceiver, TcpSender};
 use crate::wifi::bss::Bss;
@@ -49,7 +50,11 @@ pub(super) fn build(sc: &Scenario, seed: u64) -> Result<World, RunError> {
     }
     let flow_ac: Vec<_> = sc.flows.iter().map(|f| f.access_category.unwrap_or_default()).collect();
     let bsses: Vec<Bss> = sc.bsses.iter().map(|b| Bss::build(b, &node, flow_ac.clone(), seed, slot, end)).collect();
-    let routes = static_routes(sc.nodes.len(), &adjacencies(&channels, &cells, &bsses));
+    let mut nr_cells = Vec::with_capacity(sc.nr_cells.len());
+    for (i, c) in sc.nr_cells.iter().enumerate() {
+        nr_cells.push(NrCell::build(c, &format!("nr_cells[{i}]"), &node, seed, slot, end)?);
+    }
+    let routes = static_routes(sc.nodes.len(), &adjacencies(&channels, &cells, &bsses, &nr_cells));
     let mut nodes: Vec<Node> =
         sc.nodes.iter().zip(routes).map(|(_, routes)| Node { routes, reassembly: Reassembly::default() }).collect();
     nodes.shrink_to_fit();
@@ -57,6 +62,7 @@ pub(super) fn build(sc: &Scenario, seed: u64) -> Result<World, RunError> {
         Hop::Channel(l) => channels[l.index()].payload_mtu_bytes(),
         Hop::Cell { cell, .. } => cells[cell.index()].mtu_bytes(),
         Hop::Bss { bss, .. } => bsses[bss.index()].mtu_bytes(),
+        Hop::NrCell { cell, .. } => nr_cells[cell.index()].mtu_bytes(),
     };
     let mut flows = Vec::with_capacity(sc.flows.len());
     for i in 0..sc.flows.len() {
@@ -84,6 +90,8 @@ pub(super) fn build(sc: &Scenario, seed: u64) -> Result<World, RunError> {
         bsses_armed: vec![None; bsses.len()],
         bsses,
         bss_out: Default::default(),
+        nr_cells_armed: vec![None; nr_cells.len()],
+        nr_cells,
         flows,
         flows_done: 0,
         lost_datagrams: HashSet::new(),
@@ -154,8 +162,14 @@ fn channel(
     })
 }
 
-/// Every directed hop the network offers: `(from, to, hop)`, channels first, then cells, then BSSes.
-fn adjacencies(channels: &[Channel], cells: &[Cell], bsses: &[Bss]) -> Vec<(NodeId, NodeId, Hop)> {
+/// Every directed hop the network offers: `(from, to, hop)`, channels first, then cells, then BSSes,
+/// then NR cells.
+fn adjacencies(
+    channels: &[Channel],
+    cells: &[Cell],
+    bsses: &[Bss],
+    nr_cells: &[NrCell],
+) -> Vec<(NodeId, NodeId, Hop)> {
     let links = channels.iter().enumerate().map(|(i, c)| (c.from, c.to, Hop::Channel(LinkId(i as u32))));
     let radio = cells.iter().enumerate().flat_map(|(i, c)| {
         let cell = CellId(i as u32);
@@ -171,7 +185,14 @@ fn adjacencies(channels: &[Channel], cells: &[Cell], bsses: &[Bss]) -> Vec<(Node
             .iter()
             .flat_map(move |&sta| [(ap, sta, Hop::Bss { bss, next: sta }), (sta, ap, Hop::Bss { bss, next: ap })])
     });
-    links.chain(radio).chain(wifi).collect()
+    let nr = nr_cells.iter().enumerate().flat_map(|(i, c)| {
+        let cell = NrCellId(i as u32);
+        let gnb = c.gnb();
+        c.ue_nodes().iter().flat_map(move |&ue| {
+            [(gnb, ue, Hop::NrCell { cell, next: ue }), (ue, gnb, Hop::NrCell { cell, next: gnb })]
+        })
+    });
+    links.chain(radio).chain(wifi).chain(nr).collect()
 }
 
 /// Shortest-hop static routes (BFS from every node; ties go to the hop listed

@@ -28,10 +28,11 @@ use crate::link::Channel;
 use crate::lte::cell::{Cell, CellEnqueued, CellOutput};
 use crate::measure::pcap::PcapWriter;
 use crate::measure::timeseries::{FlowSlot, QueueSlot, Slots};
+use crate::nr::cell::NrCell;
 use crate::packet::ipv4::{fragment, Reassembled, Reassembly};
 use crate::packet::{FlowDir, Packet, PacketId, PacketSlab};
 use crate::scenario::Scenario;
-use crate::sim::{BssId, CellId, EventQueue, FlowId, LinkId, NodeId, SimTime, StallGuard};
+use crate::sim::{BssId, CellId, EventQueue, FlowId, LinkId, NodeId, NrCellId, SimTime, StallGuard};
 use crate::wifi::bss::{Bss, BssEnqueued, BssOutput};
 use crate::{RunError, RunOutput};
 use flow::{End, Flow};
@@ -60,6 +61,8 @@ enum Event {
     Cell(CellId),
     /// A BSS's next wake-up (a PPDU's end, a response, a station's access).
     Bss(BssId),
+    /// An NR cell's next wake-up (its next occasion, a TB's end, a timer).
+    NrCell(NrCellId),
 }
 
 /// The next hop of a route: which medium a packet crosses, towards which node.
@@ -71,6 +74,9 @@ pub enum Hop {
     Cell { cell: CellId, next: NodeId },
     /// Across a Wi-Fi BSS, from its AP to a station or from a station to its AP.
     Bss { bss: BssId, next: NodeId },
+    /// Across an NR cell, from its gNB to a UE or from a UE to its gNB (a peer medium of the
+    /// LTE cell: its own slot clock, the same seam).
+    NrCell { cell: NrCellId, next: NodeId },
 }
 
 struct Node {
@@ -111,6 +117,9 @@ pub struct World {
     /// The time each BSS's wake-up event is scheduled for, if any.
     bsses_armed: Vec<Option<SimTime>>,
     bss_out: BssOutput,
+    nr_cells: Vec<NrCell>,
+    /// The time each NR cell's wake-up event is scheduled for, if any.
+    nr_cells_armed: Vec<Option<SimTime>>,
     flows: Vec<Flow>,
     flows_done: usize,
     /// Datagrams of which at least one fragment was dropped (counted lost once).
@@ -209,6 +218,7 @@ impl World {
             Event::SlotEnd => self.on_slot_end(),
             Event::Cell(c) => self.on_cell_wake(c),
             Event::Bss(b) => self.on_bss_wake(b),
+            Event::NrCell(c) => self.on_nr_cell_wake(c),
         }
     }
 
@@ -229,6 +239,7 @@ impl World {
             Hop::Channel(l) => self.channels[l.index()].payload_mtu_bytes(),
             Hop::Cell { cell, .. } => self.cells[cell.index()].mtu_bytes(),
             Hop::Bss { bss, .. } => self.bsses[bss.index()].mtu_bytes(),
+            Hop::NrCell { cell, .. } => self.nr_cells[cell.index()].mtu_bytes(),
         }
     }
 
@@ -282,6 +293,14 @@ impl World {
                     self.drop_packet(id);
                 }
                 self.arm_bss(bss);
+            }
+            Hop::NrCell { cell, next } => {
+                let bytes = self.packets.get(id).ip_bytes;
+                if let CellEnqueued::Dropped(id) = self.nr_cells[cell.index()].enqueue(self.now, node, next, id, bytes)
+                {
+                    self.drop_packet(id);
+                }
+                self.arm_nr_cell(cell);
             }
         }
     }
@@ -356,6 +375,36 @@ impl World {
         if armed.is_none_or(|a| t < a) {
             *armed = Some(t);
             self.events.schedule(t, Event::Bss(b));
+        }
+    }
+
+    // ---- NR cells -----------------------------------------------------------
+
+    fn on_nr_cell_wake(&mut self, c: NrCellId) {
+        if self.nr_cells_armed[c.index()] != Some(self.now) {
+            return;
+        }
+        self.nr_cells_armed[c.index()] = None;
+        let mut out = std::mem::take(&mut self.cell_out);
+        self.nr_cells[c.index()].handle_timeout(self.now, &mut out);
+        for id in out.dropped.drain(..) {
+            self.drop_packet(id);
+        }
+        for (node, id) in out.delivered.drain(..) {
+            self.on_arrive(node, id);
+        }
+        self.cell_out = out;
+        self.arm_nr_cell(c);
+    }
+
+    /// Keep one wake-up event scheduled at the NR cell's next deadline.
+    fn arm_nr_cell(&mut self, c: NrCellId) {
+        let Some(t) = self.nr_cells[c.index()].poll_timeout() else { return };
+        let t = t.max(self.now);
+        let armed = &mut self.nr_cells_armed[c.index()];
+        if armed.is_none_or(|a| t < a) {
+            *armed = Some(t);
+            self.events.schedule(t, Event::NrCell(c));
         }
     }
 

@@ -136,6 +136,10 @@ pub fn collect(mut w: World) -> RunOutput {
     }
     out.lte = crate::lte::cell::lte_table(w.cells.iter().flat_map(|c| c.slots()));
     out.wifi = crate::wifi::bss::wifi_table(w.bsses.iter().flat_map(|b| b.slots()));
+    for c in &mut w.nr_cells {
+        c.finish(end);
+    }
+    out.nr = crate::nr::cell::nr_table(w.nr_cells.iter().flat_map(|c| c.slots()));
     let mut pcap_dropped = serde_json::Map::new();
     for (i, p) in w.pcaps.iter_mut().enumerate() {
         if let Some(writer) = p.take() {

@@ -19,7 +19,9 @@ use super::flow::Transport;
 use super::World;
 use crate::error::ScenarioError;
 use crate::lte::channel::spec::ChannelSpec;
-use crate::scenario::{BssSpec, CellSpec, EdcaSpec, LinkSpec, LossSpec, QueueSpec, RateChange, Scenario, TcpSpec};
+use crate::scenario::{
+    BssSpec, CellSpec, EdcaSpec, LinkSpec, LossSpec, NrCellSpec, QueueSpec, RateChange, Scenario, TcpSpec,
+};
 use crate::wifi::mac::edca::Ac;
 use crate::RunError;
 use serde::Serialize;
@@ -36,6 +38,9 @@ pub struct Resolved {
     /// Every BSS as it runs (absent without BSSes).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub bsses: Vec<Value>,
+    /// Every NR cell as it runs (absent without NR cells).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub nr_cells: Vec<Value>,
     pub output: ResolvedOutput,
 }
 
@@ -122,6 +127,7 @@ pub fn resolve(sc: &Scenario) -> Result<Resolved, RunError> {
         links: sc.links.iter().map(link).collect(),
         cells: sc.cells.iter().map(cell).collect(),
         bsses: sc.bsses.iter().map(bss).collect(),
+        nr_cells: sc.nr_cells.iter().map(nr_cell).collect(),
         output: ResolvedOutput { slot_ms: sc.output.slot_ms, cwnd_trace, rtt_trace },
     })
 }
@@ -171,6 +177,17 @@ fn cell(c: &CellSpec) -> Value {
         ues.iter_mut().for_each(resolve_fixed_uplink_sinr);
     }
     drop_unset(&mut v);
+    v
+}
+
+/// One NR cell with every setting it runs with (`nr::config::NrCellConfig`, the profile's values
+/// filled in); `null` keeps its meaning for RLC's infinite polls, a switched-off outer loop and
+/// slot-based mapping (`mini_slot_symbols`).
+fn nr_cell(c: &NrCellSpec) -> Value {
+    let mut v = serde_json::to_value(c.resolve()).unwrap_or(Value::Null);
+    if let Some(Value::Array(ues)) = v.get_mut("ues") {
+        ues.iter_mut().for_each(resolve_fixed_uplink_sinr);
+    }
     v
 }
 

@@ -384,6 +384,9 @@ def plan(sc: dict, seed: int | None = None, base_dir: Path | None = None, replay
     lays the fading trace out for the diagnostic `fading=replay` (channel.py `_fading`)."""
     if sc.get("output", {}).get("pcap"):
         raise NotSupported("output.pcap", sc["output"]["pcap"], "[] (the ns-3 backend writes no pcap)")
+    if sc.get("nr_cells"):
+        why = "[] (the ns-3 backend builds LENA LTE cells; 5G-LENA is not wired in, use the engine)"
+        raise NotSupported("nr_cells", f"{len(sc['nr_cells'])} NR cell(s)", why)
     sc, profile_notes = as_lena(sc)
     duration = float(sc["duration_s"])
     if not math.isfinite(duration) or duration <= 0:

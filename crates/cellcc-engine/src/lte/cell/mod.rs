@@ -15,7 +15,7 @@
 //! A cell with no data, no HARQ process busy and no RLC timer has no deadline:
 //! idle TTIs cost nothing.
 
-mod sdu_store;
+pub(crate) mod sdu_store;
 mod stats;
 mod tti;
 mod ue;
