@@ -249,7 +249,11 @@ def _placement(distance_m: float) -> dict[str, Any]:
     }
 
 
-def _base(duration_s: float, rlc_mode: str, transport: str, interference: bool = True) -> dict[str, Any]:
+def _base(
+    duration_s: float, rlc_mode: str, transport: str, interference: bool = True, platform: Platform = PLATFORM
+) -> dict[str, Any]:
+    """One run of the grid on ``platform``'s cell (the paper's, LENA, unless told): the study's runner also sets
+    the platform's TCP profile on every run; scripts and tests that take this cell keep Linux's TCP."""
     # A deep copy: a caller editing the scenario's channel must not edit CHANNEL.
     channel = {k: copy.deepcopy(v) for k, v in CHANNEL.items() if interference or k != "hex_layout"}
     doc = lte_scenario(
@@ -264,8 +268,7 @@ def _base(duration_s: float, rlc_mode: str, transport: str, interference: bool =
         internet_delay_ms=SERVER_DELAY_MS,
         cca="newreno",
         tcp={"mss_bytes": PACKET_BYTES},
-        # The platform (its cell and TCP profiles) is set on every run by the study's runner.
-        cell={"channel": channel},
+        cell={"profile": platform.cell_profile, "channel": channel},
     )
     if transport == "udp":
         doc["flows"][0] = {
@@ -304,20 +307,19 @@ def _distance_axes(distances: tuple[int, ...]) -> list[dict[str, Any]]:
 
 
 def sweeps(seeds: int, quick: bool, platform: Platform) -> list[SweepDef]:
-    """One sweep per (transport, RLC mode), each distance x control errors, and the reference run; the same
-    on every platform (the caller sets the platform's profiles on every run).
+    """One sweep per (transport, RLC mode), each distance x control errors, and the reference run, on
+    ``platform``'s cell (the caller sets the platform's profiles on every run too).
 
     A sweep per RLC mode, not an axis on ``rlc.mode``: the canonical base carries the other mode's
     fields (UM's ``sn_bits``), which the engine refuses under AM.
     """
-    del platform
     duration = QUICK_DURATION_S if quick else DURATION_S
     distances = QUICK_DISTANCES_M if quick else DISTANCES_M
     axes = [*_distance_axes(distances), {"path": "cells[0].control_errors", "values": [False, True]}]
     grid = [
         SweepDef(
             f"{transport}-{mode}",
-            _base(duration, mode, transport),
+            _base(duration, mode, transport, platform=platform),
             axes,
             seeds,
             description=f"{transport.upper()} on RLC {mode.upper()}: distance x control errors",
@@ -327,12 +329,12 @@ def sweeps(seeds: int, quick: bool, platform: Platform) -> list[SweepDef]:
     ]
     reference = SweepDef(
         "reference",
-        _base(duration, "um", "tcp", interference=False),
+        _base(duration, "um", "tcp", interference=False, platform=platform),
         [*_distance_axes((REFERENCE_DISTANCE_M,)), {"path": "cells[0].control_errors", "values": [False]}],
         seeds,
         description="TCP on RLC UM at 300 m with no interfering cells (Figure 7's reference)",
     )
-    los200 = _base(duration, "um", "tcp")
+    los200 = _base(duration, "um", "tcp", platform=platform)
     los200["cells"][0]["channel"]["pathloss"] = {
         "model": "itu_r1411_hybrid",
         "los_threshold_m": NS3_DEFAULT_LOS_THRESHOLD_M,
