@@ -37,7 +37,8 @@ def register(app: typer.Typer, out: Console) -> None:
             int | None, typer.Option("--jobs", "-j", min=1, help="Worker processes; default: one per CPU.")
         ] = None,
     ) -> None:
-        """Run a seed study's grid (resumable) and write report.md and report.html beside its store."""
+        """Run a seed study's grid on its paper's platform and on the other (docs/studies/README.md; resumable)
+        and write report.md and report.html beside its store."""
         from cellcc import studies
 
         with reported():

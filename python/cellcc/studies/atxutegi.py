@@ -34,12 +34,25 @@ from cellcc.report import Block
 from cellcc.runner import run_one
 from cellcc.scenario import Scenario
 from cellcc.stats import mean_ci
-from cellcc.studies.common import Finding, Param, SweepDef, Verdict, figure, findings_blocks, params_block
+from cellcc.studies.common import (
+    DEFAULT,
+    Finding,
+    Param,
+    Platform,
+    SweepDef,
+    Verdict,
+    figure,
+    other_platform,
+    params_block,
+    platform_findings_blocks,
+)
 from cellcc.studies.lte_base import lte_scenario
 
 NAME = "atxutegi"
 TITLE = "Seed 003 (Atxutegi, Fajardo & Liberal): five CCAs on the move, 4G and low latency"
 SEED_FILE = "003_c0cb6d3c9a924b8c.txt"
+#: A testbed of real Linux hosts and a commercial eNB emulator: a network, so the default profile.
+PLATFORM = DEFAULT
 
 #: Section 4.1: band 7, 100 PRBs, 20 MHz.
 BANDWIDTH_MHZ = 20
@@ -57,8 +70,8 @@ LABEL = {"cubic": "CUBIC", "newreno": "NewReno", "westwoodplus": "Westwood+", "i
 MSS_BYTES = 1448
 #: The paper's slot (Section 5): 100 ms.
 SLOT_MS = 100
-#: RLC AM buffer: 1 MiB (engine default, seed 004's value).
-RLC = {"mode": "am"}
+#: RLC AM with a 1 MiB buffer (the operator profile's, seed 004's value), written so both platforms use it.
+RLC = {"mode": "am", "tx_buffer_bytes": 1024 * 1024}
 INTERNET_RATE_MBPS = 1000
 #: Band 7 (Section 4.1): DL 2620-2690 MHz (TS 36.101 Table 5.5-1); its centre sets the Doppler f_d = v f_c / c.
 CARRIER_MHZ = 2655.0
@@ -198,8 +211,9 @@ PARAMS = (
     ),
     Param(
         "RLC mode and buffer",
-        "AM, 1 MiB",
-        "Not given; AM is what operators use for TCP bearers; 1 MiB is the engine default.",
+        "AM, 1 MiB, on both platforms (AM's timers are the platform's)",
+        "Not given; AM is what operators use for TCP bearers (QCI 9); 1 MiB is the operator profile's buffer. LENA's "
+        "default is 10 KiB, so the study writes it and both platforms queue the same.",
     ),
     Param(
         "BBR pacing (fq qdisc?)",
@@ -208,9 +222,12 @@ PARAMS = (
         "4.13), so an unpaced BBR is possible; we run BBR as designed, paced.",
     ),
     Param(
-        "scheduler / CQI",
-        "proportional fair; 1 ms wideband CQI, 4 ms delay",
-        "One UE: the scheduler does not matter; CQI as ns-3 LENA.",
+        "scheduler, CQI, link adaptation",
+        "the platform's: default: proportional fair, wideband CQI every 40 ms used 4 ms late, the outer loop (10% "
+        "first-transmission BLER), the uplink's MCS from its effective SINR, SR every 20 ms; LENA: CQI every TTI, "
+        "the worst sub-band's MCS, the uplink's from its minimum SINR, an ideal BSR",
+        "One UE: the scheduler does not matter. The emulator's eNB is a commercial one whose link adaptation the "
+        "paper does not describe; the default profile is an operator's eNB (docs/lte.md, Profiles).",
     ),
     Param(
         "NR variant's cell",
@@ -243,10 +260,11 @@ PARAMS = (
 # -- grid --------------------------------------------------------------------------------------
 
 
-def cell_base_rtt_ms(nr: bool = False) -> float:
-    """The cell's own minimum RTT: a 2 s bulk flow at 20 dB with no server-link delay (deterministic)."""
+def cell_base_rtt_ms(platform: Platform, nr: bool = False) -> float:
+    """The cell's own minimum RTT on ``platform``: a 2 s bulk flow at 20 dB with no server-link delay
+    (deterministic); ``nr``: of the NR variant's cell."""
     base = _nr_base if nr else _base
-    doc = base(2.0, 0.0, {"kind": "fixed", "db": HIGH_SINR_DB})
+    doc = platform.apply(base(2.0, 0.0, {"kind": "fixed", "db": HIGH_SINR_DB}))
     doc["output"] = {"cwnd_trace": False, "rtt_trace": True}
     result = run_one(Scenario.from_dict(doc), 1)
     return float(result.rtt["rtt_ms"].min())
@@ -297,11 +315,12 @@ def _ramp(from_db: float, to_db: float, duration_s: float, carrier_mhz: float = 
     }
 
 
-def sweeps(seeds: int, quick: bool) -> list[SweepDef]:
-    """The grid of the module doc and its NR variant; quick: CUBIC and BBR, 5 s / 1 s ramps."""
+def sweeps(seeds: int, quick: bool, platform: Platform) -> list[SweepDef]:
+    """The grid of the module doc, and on the paper's platform its NR variant; quick: CUBIC and BBR, 5 s / 1 s
+    ramps. The server link's delay brings the minimum RTT to 68 / 18 ms on ``platform``'s cell."""
     ramps = QUICK_RAMP_S if quick else RAMP_S
     ccas = {"path": "flows[*].cca", "values": ["cubic", "bbr"] if quick else list(CCAS)}
-    cell_rtt_ms = cell_base_rtt_ms()
+    cell_rtt_ms = cell_base_rtt_ms(platform)
     delays = [max(0.0, (BASE_RTT_MS[k] - cell_rtt_ms) / 2) for k in ("4G", "low")]
     grid = SweepDef(
         name="grid",
@@ -314,7 +333,10 @@ def sweeps(seeds: int, quick: bool) -> list[SweepDef]:
         ],
         description=f"five CCAs x movement x speed x base latency; cell's own min RTT {cell_rtt_ms:.1f} ms",
     )
-    nr_rtt_ms = cell_base_rtt_ms(nr=True)
+    if platform != PLATFORM:
+        # The NR variant asks how CCAs fare on a 5G cell as operators run it: one platform.
+        return [grid]
+    nr_rtt_ms = cell_base_rtt_ms(platform, nr=True)
     nr_delay_ms = max(0.0, (BASE_RTT_MS["low"] - nr_rtt_ms) / 2)
     nr = SweepDef(
         name="nr",
@@ -413,12 +435,15 @@ def per_run(slot_frame: pd.DataFrame) -> pd.DataFrame:
 # -- report ------------------------------------------------------------------------------------
 
 
-def report(stores: dict[str, Store], quick: bool) -> list[Block]:
-    store = stores["grid"]
+def report(stores: dict[str, dict[str, Store]], quick: bool) -> list[Block]:
+    store = stores[PLATFORM.name]["grid"]
     slot_frame = slots(store)
     runs = per_run(slot_frame)
     best = best_table(runs)
-    nr_runs = per_run(slots(stores["nr"], "nr")) if "nr" in stores else None
+    nr_store = stores[PLATFORM.name].get("nr")
+    nr_runs = per_run(slots(nr_store, "nr")) if nr_store is not None else None
+    other = other_platform(PLATFORM)
+    other_runs = per_run(slots(stores[other.name]["grid"]))
     return [
         Block("h1", TITLE),
         Block(
@@ -426,8 +451,10 @@ def report(stores: dict[str, Store], quick: bool) -> list[Block]:
             "Each run's SINR is the paper's baseline ramp with fast fading per RB on top: EVA at 60 km/h, and for "
             "HST300 TS 36.101 Annex B.3's high-speed train (one non-fading path whose Doppler shift the UE tracks; "
             "the residual offset acts as inter-carrier interference, see the parameters). Numbers are means "
-            f"over {runs['seed'].nunique()} seeds with Student-t 95% intervals."
-            + (" QUICK MODE: short runs, two CCAs; not a result." if quick else ""),
+            f"over {runs['seed'].nunique()} seeds with Student-t 95% intervals. The paper's platform was a testbed "
+            "(Linux 4.10 hosts, an Aeroflex 7100 eNB emulator with a real UE): here the default profile, a cell as "
+            "operators run it with Linux's TCP; the same grid also runs on ns-3 LENA with ns-3's TCP ('What the "
+            "profile changes')." + (" QUICK MODE: short runs, two CCAs; not a result." if quick else ""),
         ),
         Block("p", store.sweep()["description"] + ". " + _base_rtt_text(runs)),
         *params_block(PARAMS),
@@ -443,11 +470,15 @@ def report(stores: dict[str, Store], quick: bool) -> list[Block]:
         Block("table", table=best),
         *_fading_section(runs),
         *(
-            _nr_section(_with_drops(runs, store, "lte"), _with_drops(nr_runs, stores["nr"], "nr"), stores["nr"])
-            if nr_runs is not None
+            _nr_section(_with_drops(runs, store, "lte"), _with_drops(nr_runs, nr_store, "nr"), nr_store)
+            if nr_runs is not None and nr_store is not None
             else []
         ),
-        *findings_blocks(findings(runs, best)),
+        *platform_findings_blocks(
+            PLATFORM,
+            {PLATFORM.name: findings(runs, best), other.name: findings(other_runs, best_table(other_runs))},
+            _lena_note(other_runs),
+        ),
     ]
 
 
@@ -716,6 +747,35 @@ def _scenario(runs: pd.DataFrame, speed_movement: tuple[str, str]) -> pd.DataFra
     return runs[(runs["speed"] == speed) & (runs["movement"] == movement)]
 
 
+#: ns-3.44 tcp-socket.cc `RcvBufSize` (docs/tcp.md): the window ns-3's TCP offers, bytes.
+NS3_RCV_BUF_BYTES = 131072
+
+
+def _lena_note(lena: pd.DataFrame) -> str:
+    """What LENA with ns-3's TCP does to the grid (its own runs): why its verdicts move."""
+    eva = lena[lena["speed"] == "60 km/h"]
+    hst = lena[lena["speed"] == "300 km/h"]
+    if eva.empty or hst.empty:
+        return ""
+    by_cca = eva.groupby("cca")["goodput_mbps"].mean()
+    parts = []
+    for latency, g in hst.groupby("latency", sort=True):
+        window_mbps = NS3_RCV_BUF_BYTES * 8 / (g["rtt_min_ms"].min() * 1e3)
+        parts.append(
+            f"{g['goodput_mbps'].mean():.1f} Mbit/s at {latency} latency of a {g['capacity_mbps'].mean():.0f} Mbit/s "
+            f"cell (ns-3's {NS3_RCV_BUF_BYTES}-byte receive window allows {window_mbps:.0f} at its "
+            f"{g['rtt_min_ms'].min():.0f} ms minimum RTT)"
+        )
+    return (
+        "What moves them: on LENA with ns-3's TCP the five CCAs hardly differ. Under EVA60 LENA takes the uplink's "
+        "MCS from the minimum SINR over the band, which a faded band almost always has in a deep fade, so the "
+        "UE's ACKs wait for grants (docs/lte.md, 'Why the uplink mattered'): every CCA gets "
+        f"{by_cca.min():.1f}-{by_cca.max():.1f} Mbit/s of a {eva['capacity_mbps'].mean():.0f} Mbit/s cell. On "
+        "HST300's unfaded path the CCAs get the same, " + "; ".join(parts) + ". A best CCA there is picked from "
+        "differences of a few percent, or none at all."
+    )
+
+
 def _speed_ratio(runs: pd.DataFrame) -> float:
     """Mean goodput at 300 km/h over mean goodput at 60 km/h."""
     by_speed = runs.groupby("speed")["goodput_mbps"].mean()
@@ -804,8 +864,9 @@ def _text_findings(runs: pd.DataFrame) -> list[Finding]:
                 "Illinois greatest delay",
                 _listing(delay_low, "{:.0f} ms", descending=True),
                 Verdict.AGREES if delay_low.idxmax() == "illinois" else Verdict.DIFFERS,
-                "The delay is the eNB's RLC backlog over the cell rate, and every loss-based CCA fills the 1 MiB "
-                f"buffer until it overflows (mean backlog: {_listing(backlog, '{:.0f} kB', descending=True)}); "
+                "The delay is the eNB's RLC backlog over the cell rate, and every loss-based CCA queues in the 1 MiB "
+                "buffer until a capacity dip overflows it (mean backlog: "
+                f"{_listing(backlog, '{:.0f} kB', descending=True)}); "
                 "which one queues most then depends on how each backs off on overflow and recovers, not on how "
                 "aggressively it grows. The paper's emulator buffer size is "
                 "unknown; a shallower one would make the capacity dips of the fading overflow it more often.",
@@ -824,13 +885,28 @@ def _text_findings(runs: pd.DataFrame) -> list[Finding]:
                 if delay4["bbr"] > max(delay4["cubic"], delay4["newreno"])
                 and retx["bbr"] > max(retx["cubic"], retx["newreno"])
                 else Verdict.DIFFERS,
-                "BBR keeps about 2 BDP in flight (cwnd gain 2) and paces at its bandwidth estimate; a loss-based "
-                "CCA keeps the 1 MiB RLC buffer full. Here the buffer is far deeper than a BDP (36 Mbit/s x 68 ms "
-                "= 0.3 MB), so the loss-based CCAs queue more. The paper's BBR (Linux 4.10) may have run unpaced "
-                "without the fq qdisc, which inflates its queue; our BBR is paced.",
+                _bbr_why(runs, delay4, retx),
             )
         )
     return out
+
+
+def _bbr_why(runs: pd.DataFrame, delay4: pd.Series, retx: pd.Series) -> str:
+    """Why BBR's delay and retransmissions rank where they do under 4G latency (one platform's runs)."""
+    backlog = _mean(runs, "backlog_kb", latency="4G")
+    g = runs[runs["latency"] == "4G"]
+    bdp_kb = float((g["capacity_mbps"] * g["rtt_min_ms"]).mean()) / 8
+    more_delay = delay4["bbr"] > max(delay4["cubic"], delay4["newreno"])
+    return (
+        "BBR keeps up to 2 BDP in flight (cwnd gain 2) and paces at its bandwidth estimate, so it holds about one "
+        f"BDP in the eNB's buffer: the cell's capacity times the minimum RTT is {bdp_kb:.0f} kB here, and the mean "
+        f"backlog is {_listing(backlog, '{:.0f} kB', descending=True)}. The loss-based CCAs do not keep the 1 MiB "
+        "buffer full on this fading cell: its dips overflow it and they back off. "
+        + ("So BBR queues most, as the paper found, " if more_delay else "So BBR's queue is no longer than theirs, ")
+        + "but it retransmits least: it does not answer a loss with a cut, and RLC AM repairs the air's losses below "
+        "TCP. The paper's BBR (Linux 4.10) may have run unpaced without the fq qdisc, which inflates its queue and "
+        "its losses; our BBR is paced."
+    )
 
 
 def _westwood_finding(fwd4: pd.Series) -> Finding:
@@ -861,13 +937,13 @@ def _newreno_finding(runs: pd.DataFrame, bwd4: pd.Series) -> Finding:
         _listing(bwd4, "{:.1f} Mbit/s") + f"; NewReno {below:.0%} below the best of the four",
         Verdict.AGREES if ok else Verdict.DIFFERS,
         "One segment per 68 ms RTT adds about 2.5 Mbit/s per second of sending rate (MSS x 8 / RTT^2), less than "
-        "the capacity gains on the 300 km/h backward ramp (the 5 -> 20 dB baseline takes 10 s). "
-        "But a loss-based flow keeps the 1 MiB "
-        f"RLC buffer as a reserve (mean backlog {backlog.get('newreno', math.nan):.0f} kB for NewReno), which "
-        "feeds the growing capacity while cwnd catches up, so the slow growth costs little here"
+        "the capacity gains on the 300 km/h backward ramp (the 5 -> 20 dB baseline takes 10 s). A loss-based flow "
+        "keeps the 1 MiB RLC buffer as a reserve that feeds the growing capacity while cwnd catches up (mean "
+        f"backlog {_listing(backlog, '{:.0f} kB', descending=True)})"
         + (
-            "."
+            f"; NewReno's reserve is among the smallest, so its slow growth shows: {below:.0%} below the best."
             if ok
-            else "; the paper's shortfall needs a shallower buffer or deeper capacity drops than our fading gives."
+            else ", so the slow growth costs little here; the paper's shortfall needs a shallower buffer or deeper "
+            "capacity drops than our fading gives."
         ),
     )
