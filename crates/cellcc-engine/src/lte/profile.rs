@@ -61,6 +61,8 @@ pub struct ProfileDefaults {
     pub grant_sizing: GrantSizing,
     pub status_pdu: StatusPduPlacement,
     pub last_rbg: LastRbg,
+    /// TTIs from the scheduler building a downlink TB to its transmission.
+    pub dl_mac_to_channel_ms: u32,
     pub rlc_mode: RlcMode,
     pub rlc_tm: TmConfig,
     pub rlc_um: UmConfig,
@@ -99,6 +101,9 @@ pub static OPERATOR: ProfileDefaults = ProfileDefaults {
     status_pdu: StatusPduPlacement::WithData,
     // TS 36.213 §7.1.6.1: the last RBG holds N_RB mod P RBs and is allocated like the others.
     last_rbg: LastRbg::Used,
+    // A TB goes on air in the TTI the scheduler builds it: the engine models no eNB processing
+    // pipeline (what an eNB's takes is its implementation's; none is assumed).
+    dl_mac_to_channel_ms: 0,
     // TS 23.203 Table 6.1.7: QCI 9 (the default bearer, TCP) has a 10^-6 loss budget: RLC AM.
     rlc_mode: RlcMode::Am,
     rlc_tm: TmConfig { tx_buffer_bytes: super::rlc::DEFAULT_TX_BUFFER_BYTES },
@@ -149,6 +154,9 @@ pub static LENA: ProfileDefaults = ProfileDefaults {
     status_pdu: StatusPduPlacement::Alone,
     // `rbgNum = m_dlBandwidth / rbgSize`: the last partial RBG is never scheduled.
     last_rbg: LastRbg::Unused,
+    // LteEnbPhy::MacToChannelDelay = 2: the eNB MAC schedules the subframe 2 TTIs ahead and the
+    // PHY queues the TB that long (lte-enb-mac.cc `DoSubframeIndication`, lte-enb-phy.cc).
+    dl_mac_to_channel_ms: 2,
     // LteEnbRrc::EpsBearerToRlcMapping = RLC_UM_ALWAYS.
     rlc_mode: RlcMode::Um,
     // LteRlc*::MaxTxBufferSize = 10240 bytes.

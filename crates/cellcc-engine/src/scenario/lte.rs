@@ -242,6 +242,10 @@ pub struct MacSpec {
     /// The downlink's last partial RBG: "used" (operator, TS 36.213 §7.1.6.1) or "unused" (LENA).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_rbg: Option<LastRbg>,
+    /// TTIs from the scheduler building a downlink TB to its transmission: 0 (operator) or 2
+    /// (LENA's `LteEnbPhy::MacToChannelDelay`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dl_mac_to_channel_ms: Option<u32>,
 }
 
 /// A UE attached to a cell, with its one data radio bearer.

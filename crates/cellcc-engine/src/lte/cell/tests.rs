@@ -82,3 +82,68 @@ fn uplink_rows_off_the_srs_grid_are_pusch_transmissions() {
     let off_grid = uplink_ms(&calls.borrow(), 0).into_iter().filter(|ms| ms % 10 != 0).count() as u64;
     assert!(off_grid > 0 && off_grid <= ul_tbs, "{off_grid} uplink rows off the SRS grid, {ul_tbs} uplink TBs");
 }
+
+/// The first ms at which a 1000-byte downlink packet enqueued at 2 ms reaches UE 0, in a cell
+/// with `mac.dl_mac_to_channel_ms` = `to_air_ms`.
+fn downlink_arrival_ms(to_air_ms: u32) -> u64 {
+    let spec: CellSpec = serde_json::from_value(serde_json::json!({
+        "id": "c", "enb": "enb", "cqi": {"period_ms": 1}, "mac": {"dl_mac_to_channel_ms": to_air_ms},
+        "ues": [{"node": "ue0", "sinr": {"kind": "fixed", "db": 15}, "rlc": {"mode": "um"}}]
+    }))
+    .expect("valid cell");
+    let node = |name: &str| NodeId(["enb", "ue0"].iter().position(|n| *n == name).expect("known") as u32);
+    let end = SimTime::from_secs_f64(1.0);
+    let mut cell = Cell::build(&spec, "cells[0]", &node, 1, SimDuration::from_ms(100), end).expect("builds");
+    let mut out = CellOutput::default();
+    // CQI reports reach the eNB before the packet does (4 ms delay).
+    for ms in 0..10 {
+        cell.handle_timeout(SimTime(ms * NS_PER_MS), &mut out);
+    }
+    let enqueued = cell.enqueue(SimTime(10 * NS_PER_MS), NodeId(0), NodeId(1), PacketId(7), 1000);
+    assert!(matches!(enqueued, CellEnqueued::Accepted));
+    (11..40)
+        .find(|ms| {
+            cell.handle_timeout(SimTime(ms * NS_PER_MS), &mut out);
+            out.delivered.contains(&(NodeId(1), PacketId(7)))
+        })
+        .expect("delivered")
+}
+
+#[test]
+fn a_downlink_tb_reaches_the_ue_mac_to_channel_ttis_later() {
+    // Scheduled in the TTI after the packet (11 ms), received at that TTI's end (12 ms); LENA's
+    // eNB PHY holds the TB 2 TTIs more (MacToChannelDelay).
+    assert_eq!(downlink_arrival_ms(0), 12);
+    assert_eq!(downlink_arrival_ms(2), 14);
+}
+
+#[test]
+fn a_lena_ue_sends_its_status_pdu_with_its_data_and_leaves_empty_grants_unused() {
+    // LENA profile, RLC AM (pollPDU 1: every downlink PDU asks for a STATUS). A downlink packet
+    // at 10 ms makes the UE owe a STATUS PDU; an uplink packet arrives at the UE then too. LENA's
+    // UE MAC gives the STATUS an opportunity of its own and the data another in the same TB, and
+    // sends nothing on the grants its later ideal BSRs bring once its buffer is empty.
+    let spec: CellSpec = serde_json::from_value(serde_json::json!({
+        "id": "c", "enb": "enb", "profile": "lena",
+        "ues": [{"node": "ue0", "sinr": {"kind": "fixed", "db": 15}, "rlc": {"mode": "am"}}]
+    }))
+    .expect("valid cell");
+    let node = |name: &str| NodeId(["enb", "ue0"].iter().position(|n| *n == name).expect("known") as u32);
+    let mut cell = Cell::build(&spec, "cells[0]", &node, 1, SimDuration::from_ms(100), SimTime::from_secs_f64(1.0))
+        .expect("builds");
+    let mut out = CellOutput::default();
+    for ms in 0..10 {
+        cell.handle_timeout(SimTime(ms * NS_PER_MS), &mut out);
+    }
+    let down = cell.enqueue(SimTime(10 * NS_PER_MS), NodeId(0), NodeId(1), PacketId(1), 1000);
+    let up = cell.enqueue(SimTime(10 * NS_PER_MS), NodeId(1), NodeId(0), PacketId(2), 60);
+    assert!(matches!((down, up), (CellEnqueued::Accepted, CellEnqueued::Accepted)));
+    for ms in 11..100 {
+        cell.handle_timeout(SimTime(ms * NS_PER_MS), &mut out);
+    }
+    assert!(out.delivered.contains(&(NodeId(0), PacketId(2))), "the uplink packet reached the eNB");
+    let ue = &cell.ues[0];
+    assert!(ue.ue_rlc.counters().status_pdus_sent >= 1, "the UE sent its STATUS");
+    let ul_tbs: u64 = ue.ul.slots.slots.iter().map(|s| s.tbs).sum();
+    assert_eq!(ul_tbs, 1, "STATUS and data in one TB, no TB on the grants that found nothing to send");
+}

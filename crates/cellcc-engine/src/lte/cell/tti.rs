@@ -485,7 +485,11 @@ impl Cell {
     /// A new TB on a free HARQ process, filled from the transmitting RLC entity.
     fn transmit_new(&mut self, now: SimTime, dir: LinkDir, tb: &NewTb) {
         let status_pdu = self.macs.mac.status_pdu;
+        let skip_empty = dir == LinkDir::Uplink && self.macs.uplink.skips_empty_grants();
         let ue = &mut self.ues[tb.ue.index()];
+        if skip_empty && ue.ue_rlc.buffer_status(now).total_bytes() == 0 {
+            return;
+        }
         let Some(harq) = ue.link(dir).harq.free_process() else {
             // Every process awaits feedback: the grant goes unused (counted as no TB).
             return;
@@ -508,8 +512,15 @@ impl Cell {
     }
 
     /// One TB on the air: PDCCH error, then the BLER draw from the HARQ-combined
-    /// effective SINR (ns-3 `LteSpectrumPhy::EndRxData`); record it and await feedback.
+    /// effective SINR (ns-3 `LteSpectrumPhy::EndRxData`); record it and await feedback. A downlink
+    /// TB goes on air `mac.dl_mac_to_channel_ms` after the scheduler built it (LENA's
+    /// `MacToChannelDelay`): its reception and its feedback come that much later; it is decoded
+    /// on the channel of the TTI it was built in.
     fn send(&mut self, now: SimTime, a: &TbAssignment, payload: TbPayload, history: HarqHistory) -> TbOutcome {
+        let to_air = match a.dir {
+            LinkDir::Downlink => SimDuration::from_ms(u64::from(self.macs.mac.dl_mac_to_channel_ms)),
+            LinkDir::Uplink => SimDuration::ZERO,
+        };
         self.sinr.per_rb_sinr_lin(a.ue, a.dir, now, &mut self.sinr_lin);
         if a.dir == LinkDir::Downlink {
             let id = self.sinr.row_id(a.ue, a.dir, now);
@@ -534,7 +545,7 @@ impl Cell {
         record(link.slots.at(now), a, outcome);
         match outcome {
             TbOutcome::Decoded => {
-                link.arrivals.push_back((tti_end(now), payload));
+                link.arrivals.push_back((tti_end(now) + to_air, payload));
                 link.harq.transmitted(a, TbPayload::new(), decode.history);
             }
             // Combining (IR) keeps the mutual information of the copies the UE received.
@@ -543,7 +554,7 @@ impl Cell {
             TbOutcome::ControlLost => link.harq.transmitted(a, payload, history),
         }
         link.feedback.push_back(HarqFeedback {
-            at: now + HARQ_FEEDBACK_DELAY,
+            at: now + to_air + HARQ_FEEDBACK_DELAY,
             harq: a.harq,
             outcome,
             first_tx: a.retx == 0,
@@ -614,7 +625,7 @@ fn record(slot: &mut super::LteSlot, a: &TbAssignment, outcome: TbOutcome) {
 
 /// Ask the transmitting RLC entity for PDUs until the TB is full; each PDU
 /// costs a MAC subheader, and an uplink TB also carries a BSR control element.
-/// With [`StatusPduPlacement::Alone`] a STATUS PDU ends the TB (the rest is padding).
+/// With [`StatusPduPlacement::Alone`] a STATUS PDU ends a downlink TB (the rest is padding).
 fn fill_tb(ue: &mut UeContext, a: &TbAssignment, now: SimTime, status_pdu: StatusPduPlacement) -> TbPayload {
     let bsr = if a.dir == LinkDir::Uplink { BSR_CE_BYTES } else { 0 };
     let mut room = (a.tbs_bits / 8).saturating_sub(bsr);
@@ -625,7 +636,8 @@ fn fill_tb(ue: &mut UeContext, a: &TbAssignment, now: SimTime, status_pdu: Statu
         let opp = TxOpportunity { bytes: room - MAX_SUBHEADER_BYTES, now };
         let Some(pdu) = rlc.notify_tx_opportunity(opp, events) else { break };
         room = room.saturating_sub(pdu.bytes() + subheader_bytes(pdu.bytes()));
-        let alone = status_pdu == StatusPduPlacement::Alone && matches!(pdu, RlcPdu::Status(_));
+        let alone =
+            status_pdu == StatusPduPlacement::Alone && a.dir == LinkDir::Downlink && matches!(pdu, RlcPdu::Status(_));
         payload.push(pdu);
         if alone {
             break;

@@ -26,10 +26,18 @@ pub enum StatusPduPlacement {
     /// First, with data after it in the same transport block (TS 36.322 §5.1.3.1.1 gives STATUS
     /// PDUs priority; TS 36.321 §6.1.2 multiplexes several MAC SDUs in one MAC PDU).
     WithData,
-    /// Alone in its transport block, the rest padding: ns-3 LENA's `LteRlcAm::DoNotifyTxOpportunity`
-    /// answers an opportunity with the pending STATUS PDU and returns.
+    /// Alone in its downlink transport block, the rest padding: ns-3 LENA's eNB MAC gives each
+    /// logical channel one opportunity per TB (`LteEnbMac::DoSchedDlConfigInd`), and
+    /// `LteRlcAm::DoNotifyTxOpportunity` answers it with the pending STATUS PDU and returns. On the
+    /// uplink LENA's UE MAC gives the STATUS PDU an opportunity of its own and the data another
+    /// in the same TB (lte-ue-mac.cc `DoReceiveLteControlMessage`, UL_DCI), so there it goes with data.
     Alone,
 }
+
+/// Longest `mac.dl_mac_to_channel_ms`: a downlink HARQ process is busy from the TB's scheduling
+/// to its feedback, this delay plus 4 TTIs (TS 36.213 §10.1), and FDD has 8 processes
+/// (TS 36.213 §7), so up to 4 one UE can still be served every TTI.
+pub const MAX_DL_MAC_TO_CHANNEL_MS: u32 = 4;
 
 /// MAC subheader of a MAC SDU with a 7-bit L field (TS 36.321 §6.1.2, Figure 6.1.2-1:
 /// R/F/E/LCID + F/L), for SDUs of fewer than 128 bytes.
