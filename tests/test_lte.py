@@ -100,6 +100,7 @@ BAD_CELLS = [
     ("status-pdu", ["cells", 0, "mac"], {"status_pdu": "first"}, "cells[0].mac.status_pdu"),
     ("last-rbg", ["cells", 0, "mac"], {"last_rbg": "half"}, "cells[0].mac.last_rbg"),
     ("mac-to-channel", ["cells", 0, "mac"], {"dl_mac_to_channel_ms": 5}, "cells[0].mac.dl_mac_to_channel_ms"),
+    ("ul-pdu-built", ["cells", 0, "mac"], {"ul_pdu_built": "early"}, "cells[0].mac.ul_pdu_built"),
 ]
 
 

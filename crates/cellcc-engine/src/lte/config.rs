@@ -10,7 +10,7 @@ use super::mac::pdcch::PdcchConfig;
 use super::mac::scheduler::rbg::LastRbg;
 use super::mac::scheduler::{GrantSizing, SchedulerKind};
 use super::mac::uplink::{UplinkConfig, DEFAULT_GRANT_DELAY_MS};
-use super::mac::{StatusPduPlacement, MAX_DL_MAC_TO_CHANNEL_MS};
+use super::mac::{StatusPduPlacement, UlPduBuilt, MAX_DL_MAC_TO_CHANNEL_MS};
 use super::phy::UlMeasurement;
 use super::profile::RanProfile;
 use super::rlc::{RlcConfig, RlcSpec};
@@ -74,6 +74,7 @@ pub struct MacConfig {
     pub status_pdu: StatusPduPlacement,
     pub last_rbg: LastRbg,
     pub dl_mac_to_channel_ms: u32,
+    pub ul_pdu_built: UlPduBuilt,
 }
 
 /// A UE and its bearer, resolved.
@@ -138,6 +139,7 @@ impl CellSpec {
                 status_pdu: self.mac.status_pdu.unwrap_or(d.status_pdu),
                 last_rbg: self.mac.last_rbg.unwrap_or(d.last_rbg),
                 dl_mac_to_channel_ms: self.mac.dl_mac_to_channel_ms.unwrap_or(d.dl_mac_to_channel_ms),
+                ul_pdu_built: self.mac.ul_pdu_built.unwrap_or(d.ul_pdu_built),
             },
             channel: self.channel.clone(),
             ues: self
@@ -221,6 +223,7 @@ mod tests {
         assert_eq!((lena.link_adaptation.olla, lena.pdcch.capacity), (None, false));
         assert_eq!((lena.mac.status_pdu, lena.mac.last_rbg), (StatusPduPlacement::Alone, LastRbg::Unused));
         assert_eq!((op.mac.dl_mac_to_channel_ms, lena.mac.dl_mac_to_channel_ms), (0, 2));
+        assert_eq!((op.mac.ul_pdu_built, lena.mac.ul_pdu_built), (UlPduBuilt::AtTransmission, UlPduBuilt::AtGrant));
         assert!(matches!(&lena.ues[0].rlc, RlcConfig::Um(c) if c.tx_buffer_bytes == 10_240));
 
         let mixed = cell(serde_json::json!({

@@ -17,7 +17,7 @@ use super::mac::pdcch::{PdcchConfig, PhichNg};
 use super::mac::scheduler::rbg::LastRbg;
 use super::mac::scheduler::GrantSizing;
 use super::mac::uplink::UplinkRequestsMode;
-use super::mac::StatusPduPlacement;
+use super::mac::{StatusPduPlacement, UlPduBuilt};
 use super::phy::sounding::UlMeasurement;
 use super::rlc::{AmConfig, MaxRetxAction, RlcMode, TmConfig, UmConfig};
 use crate::scenario::DlCqiMode;
@@ -63,6 +63,7 @@ pub struct ProfileDefaults {
     pub last_rbg: LastRbg,
     /// TTIs from the scheduler building a downlink TB to its transmission.
     pub dl_mac_to_channel_ms: u32,
+    pub ul_pdu_built: UlPduBuilt,
     pub rlc_mode: RlcMode,
     pub rlc_tm: TmConfig,
     pub rlc_um: UmConfig,
@@ -104,6 +105,8 @@ pub static OPERATOR: ProfileDefaults = ProfileDefaults {
     // A TB goes on air in the TTI the scheduler builds it: the engine models no eNB processing
     // pipeline (what an eNB's takes is its implementation's; none is assumed).
     dl_mac_to_channel_ms: 0,
+    // TS 36.321 §5.4.1: the MAC PDU of the TTI it is sent in.
+    ul_pdu_built: UlPduBuilt::AtTransmission,
     // TS 23.203 Table 6.1.7: QCI 9 (the default bearer, TCP) has a 10^-6 loss budget: RLC AM.
     rlc_mode: RlcMode::Am,
     rlc_tm: TmConfig { tx_buffer_bytes: super::rlc::DEFAULT_TX_BUFFER_BYTES },
@@ -157,6 +160,8 @@ pub static LENA: ProfileDefaults = ProfileDefaults {
     // LteEnbPhy::MacToChannelDelay = 2: the eNB MAC schedules the subframe 2 TTIs ahead and the
     // PHY queues the TB that long (lte-enb-mac.cc `DoSubframeIndication`, lte-enb-phy.cc).
     dl_mac_to_channel_ms: 2,
+    // LteUeMac builds the PDU on the UL DCI, 4 TTIs before its PUSCH (UL_PUSCH_TTIS_DELAY).
+    ul_pdu_built: UlPduBuilt::AtGrant,
     // LteEnbRrc::EpsBearerToRlcMapping = RLC_UM_ALWAYS.
     rlc_mode: RlcMode::Um,
     // LteRlc*::MaxTxBufferSize = 10240 bytes.

@@ -23,7 +23,7 @@ use crate::lte::mac::scheduler::proportional_fair::DEFAULT_TIME_WINDOW_TTIS;
 use crate::lte::mac::scheduler::rbg::LastRbg;
 use crate::lte::mac::scheduler::{GrantSizing, SchedulerKind};
 use crate::lte::mac::uplink::UplinkRequestsMode;
-use crate::lte::mac::StatusPduPlacement;
+use crate::lte::mac::{StatusPduPlacement, UlPduBuilt};
 use crate::lte::phy::UlMeasurement;
 use crate::lte::profile::RanProfile;
 use crate::lte::rlc::RlcSpec;
@@ -246,6 +246,10 @@ pub struct MacSpec {
     /// (LENA's `LteEnbPhy::MacToChannelDelay`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dl_mac_to_channel_ms: Option<u32>,
+    /// When a UE builds an uplink grant's MAC PDU: "at_transmission" (operator) or "at_grant"
+    /// (LENA: on the grant, 4 TTIs before it is sent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ul_pdu_built: Option<UlPduBuilt>,
 }
 
 /// A UE attached to a cell, with its one data radio bearer.

@@ -240,6 +240,7 @@ LENA_MECHANISMS = {
     ("mac", "status_pdu"): "alone",
     ("mac", "last_rbg"): "unused",
     ("mac", "dl_mac_to_channel_ms"): 2,
+    ("mac", "ul_pdu_built"): "at_grant",
 }
 
 

@@ -147,3 +147,45 @@ fn a_lena_ue_sends_its_status_pdu_with_its_data_and_leaves_empty_grants_unused()
     let ul_tbs: u64 = ue.ul.slots.slots.iter().map(|s| s.tbs).sum();
     assert_eq!(ul_tbs, 1, "STATUS and data in one TB, no TB on the grants that found nothing to send");
 }
+
+/// The ms at which two uplink packets, queued at the UE at 10 ms and 19 ms, reach the eNB, in a
+/// LENA cell whose UE builds its MAC PDUs `ul_pdu_built`.
+fn uplink_arrivals_ms(ul_pdu_built: &str) -> (u64, u64) {
+    let spec: CellSpec = serde_json::from_value(serde_json::json!({
+        "id": "c", "enb": "enb", "profile": "lena", "mac": {"ul_pdu_built": ul_pdu_built},
+        "ues": [{"node": "ue0", "sinr": {"kind": "fixed", "db": 15}}]
+    }))
+    .expect("valid cell");
+    let node = |name: &str| NodeId(["enb", "ue0"].iter().position(|n| *n == name).expect("known") as u32);
+    let mut cell = Cell::build(&spec, "cells[0]", &node, 1, SimDuration::from_ms(100), SimTime::from_secs_f64(1.0))
+        .expect("builds");
+    let mut out = CellOutput::default();
+    let mut first = None;
+    for ms in 0..60 {
+        let now = SimTime(ms * NS_PER_MS);
+        if ms == 10 || ms == 19 {
+            let queued = cell.enqueue(now, NodeId(1), NodeId(0), PacketId(ms as u32), 60);
+            assert!(matches!(queued, CellEnqueued::Accepted));
+        }
+        cell.handle_timeout(now, &mut out);
+        if first.is_none() && out.delivered.contains(&(NodeId(0), PacketId(10))) {
+            first = Some(ms);
+        }
+        if out.delivered.contains(&(NodeId(0), PacketId(19))) {
+            return (first.expect("in order"), ms);
+        }
+    }
+    panic!("both packets reach the eNB within 60 ms")
+}
+
+#[test]
+fn a_lena_ue_builds_its_uplink_pdu_on_the_grant() {
+    // The ideal BSR of the first packet reaches the scheduler at 17 ms; its grant is used at
+    // 21 ms (the packet arrives at 22). Built on the grant (LENA's UE MAC), that TB holds only the
+    // first packet; the second, queued at 19 ms, waits for a grant of its own (arriving at 31 ms).
+    // Built for the transmission, one TB takes both.
+    let (first, second) = uplink_arrivals_ms("at_grant");
+    assert!(second > first, "the second packet missed the PDU built at 18 ms: {first} / {second} ms");
+    let (first, second) = uplink_arrivals_ms("at_transmission");
+    assert_eq!(first, second, "one TB carried both");
+}

@@ -148,6 +148,9 @@ pub struct RadioLink {
     pub feedback: VecDeque<Feedback>,
     /// Uplink only: (when, process) of the synchronous retransmissions NACKed.
     pub synchronous_retx: VecDeque<(SimTime, HarqId)>,
+    /// Uplink only, `mac.ul_pdu_built = "at_grant"`: the MAC PDUs built on their grants, in grant
+    /// order, each waiting for its PUSCH.
+    pub built: VecDeque<TbPayload>,
     pub cqi: CqiTracker,
     /// Downlink only: what the UE derived from its last row (the eNB's uplink measurement is
     /// the MAC's [`crate::lte::phy::UplinkSounding`]).
@@ -173,6 +176,7 @@ impl RadioLink {
             arrivals: VecDeque::new(),
             feedback: VecDeque::new(),
             synchronous_retx: VecDeque::new(),
+            built: VecDeque::new(),
             cqi: CqiTracker::default(),
             memo: SinrMemo::default(),
             capacity: CapacityClock::default(),

@@ -34,6 +34,19 @@ pub enum StatusPduPlacement {
     Alone,
 }
 
+/// When a UE builds the MAC PDU of an uplink grant (a cell's `mac.ul_pdu_built`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UlPduBuilt {
+    /// For the TTI it is sent in, from what the UE then holds (TS 36.321 §5.4.1: the HARQ entity
+    /// obtains the MAC PDU for the TTI of the transmission).
+    AtTransmission,
+    /// When the grant arrives, the PDU then waiting for its PUSCH: ns-3 LENA's UE MAC asks its
+    /// RLC on the UL DCI (lte-ue-mac.cc `DoReceiveLteControlMessage`) and its PHY holds the PDU
+    /// `UL_PUSCH_TTIS_DELAY` TTIs (lte-ue-phy.cc `DoSendMacPdu`, lte-phy.cc `SetMacPdu`).
+    AtGrant,
+}
+
 /// Longest `mac.dl_mac_to_channel_ms`: a downlink HARQ process is busy from the TB's scheduling
 /// to its feedback, this delay plus 4 TTIs (TS 36.213 §10.1), and FDD has 8 processes
 /// (TS 36.213 §7), so up to 4 one UE can still be served every TTI.
