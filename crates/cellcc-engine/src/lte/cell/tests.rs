@@ -189,3 +189,28 @@ fn a_lena_ue_builds_its_uplink_pdu_on_the_grant() {
     let (first, second) = uplink_arrivals_ms("at_transmission");
     assert_eq!(first, second, "one TB carried both");
 }
+
+#[test]
+fn a_cell_woken_only_at_its_deadlines_sends_the_pdu_it_built_on_a_grant() {
+    // As the world runs a cell: only at the times it asks for. Once a LENA UE has built its PDU
+    // on the grant, its RLC is empty; the cell must still wake for the PUSCH 4 TTIs later.
+    let spec: CellSpec = serde_json::from_value(serde_json::json!({
+        "id": "c", "enb": "enb", "profile": "lena",
+        "ues": [{"node": "ue0", "sinr": {"kind": "fixed", "db": 15}}]
+    }))
+    .expect("valid cell");
+    let node = |name: &str| NodeId(["enb", "ue0"].iter().position(|n| *n == name).expect("known") as u32);
+    let mut cell = Cell::build(&spec, "cells[0]", &node, 1, SimDuration::from_ms(100), SimTime::from_secs_f64(1.0))
+        .expect("builds");
+    let mut out = CellOutput::default();
+    let queued = cell.enqueue(SimTime(10 * NS_PER_MS), NodeId(1), NodeId(0), PacketId(1), 60);
+    assert!(matches!(queued, CellEnqueued::Accepted));
+    while let Some(t) = cell.poll_timeout() {
+        cell.handle_timeout(t, &mut out);
+        if out.delivered.contains(&(NodeId(0), PacketId(1))) {
+            assert_eq!(t, SimTime(22 * NS_PER_MS), "the grant of 17 ms used at 21 ms, received at its end");
+            return;
+        }
+    }
+    panic!("the cell went idle with a PDU built for a grant");
+}

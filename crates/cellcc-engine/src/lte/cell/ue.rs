@@ -190,6 +190,7 @@ impl RadioLink {
     /// Anything on the air or awaiting feedback / retransmission.
     fn busy(&self) -> bool {
         !self.arrivals.is_empty()
+            || !self.built.is_empty()
             || !self.feedback.is_empty()
             || !self.synchronous_retx.is_empty()
             || self.harq.pending_retransmissions().next().is_some()
