@@ -239,8 +239,7 @@ def test_validate_json_shows_every_value_the_lena_profile_sets(cli, write_doc):
         "grant_sizing": "whole_share",
         "status_pdu": "alone",
         "last_rbg": "unused",
-        "dl_mac_to_channel_ms": 2,
-        "ul_pdu_built": "at_grant",
+        "pipeline": "lena",
     }
     rlc = cell["ues"][0]["rlc"]
     # The bundled scenario writes AM with a 1 MiB buffer; LENA's hard-coded polls fill in the rest.

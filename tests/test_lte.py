@@ -99,8 +99,7 @@ BAD_CELLS = [
     ("grant-sizing", ["cells", 0, "mac"], {"grant_sizing": "generous"}, "cells[0].mac.grant_sizing"),
     ("status-pdu", ["cells", 0, "mac"], {"status_pdu": "first"}, "cells[0].mac.status_pdu"),
     ("last-rbg", ["cells", 0, "mac"], {"last_rbg": "half"}, "cells[0].mac.last_rbg"),
-    ("mac-to-channel", ["cells", 0, "mac"], {"dl_mac_to_channel_ms": 5}, "cells[0].mac.dl_mac_to_channel_ms"),
-    ("ul-pdu-built", ["cells", 0, "mac"], {"ul_pdu_built": "early"}, "cells[0].mac.ul_pdu_built"),
+    ("mac-pipeline", ["cells", 0, "mac"], {"pipeline": "srsran"}, "cells[0].mac.pipeline"),
 ]
 
 

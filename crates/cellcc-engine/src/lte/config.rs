@@ -10,7 +10,7 @@ use super::mac::pdcch::PdcchConfig;
 use super::mac::scheduler::rbg::LastRbg;
 use super::mac::scheduler::{GrantSizing, SchedulerKind};
 use super::mac::uplink::{UplinkConfig, DEFAULT_GRANT_DELAY_MS};
-use super::mac::{StatusPduPlacement, UlPduBuilt, MAX_DL_MAC_TO_CHANNEL_MS};
+use super::mac::{MacPipeline, StatusPduPlacement};
 use super::phy::UlMeasurement;
 use super::profile::RanProfile;
 use super::rlc::{RlcConfig, RlcSpec};
@@ -73,8 +73,7 @@ pub struct MacConfig {
     pub grant_sizing: GrantSizing,
     pub status_pdu: StatusPduPlacement,
     pub last_rbg: LastRbg,
-    pub dl_mac_to_channel_ms: u32,
-    pub ul_pdu_built: UlPduBuilt,
+    pub pipeline: MacPipeline,
 }
 
 /// A UE and its bearer, resolved.
@@ -138,8 +137,7 @@ impl CellSpec {
                 grant_sizing: self.mac.grant_sizing.unwrap_or(d.grant_sizing),
                 status_pdu: self.mac.status_pdu.unwrap_or(d.status_pdu),
                 last_rbg: self.mac.last_rbg.unwrap_or(d.last_rbg),
-                dl_mac_to_channel_ms: self.mac.dl_mac_to_channel_ms.unwrap_or(d.dl_mac_to_channel_ms),
-                ul_pdu_built: self.mac.ul_pdu_built.unwrap_or(d.ul_pdu_built),
+                pipeline: self.mac.pipeline.unwrap_or(d.mac_pipeline),
             },
             channel: self.channel.clone(),
             ues: self
@@ -181,13 +179,6 @@ impl CellConfig {
             olla.validate(&p("link_adaptation.olla"))?;
         }
         self.pdcch.validate(&p("pdcch"))?;
-        if self.mac.dl_mac_to_channel_ms > MAX_DL_MAC_TO_CHANNEL_MS {
-            return Err(ScenarioError::new(
-                p("mac.dl_mac_to_channel_ms"),
-                self.mac.dl_mac_to_channel_ms,
-                "0..=4 TTIs (a downlink HARQ process waits this plus 4 TTIs for its feedback: 8 processes)",
-            ));
-        }
         for (j, u) in self.ues.iter().enumerate() {
             u.rlc.validate(&format!("{path}.ues[{j}].rlc"))?;
         }
@@ -222,8 +213,7 @@ mod tests {
         assert_eq!(lena.link_adaptation.ul_mcs_from, UlMcsRule::LenaMinimumSinr);
         assert_eq!((lena.link_adaptation.olla, lena.pdcch.capacity), (None, false));
         assert_eq!((lena.mac.status_pdu, lena.mac.last_rbg), (StatusPduPlacement::Alone, LastRbg::Unused));
-        assert_eq!((op.mac.dl_mac_to_channel_ms, lena.mac.dl_mac_to_channel_ms), (0, 2));
-        assert_eq!((op.mac.ul_pdu_built, lena.mac.ul_pdu_built), (UlPduBuilt::AtTransmission, UlPduBuilt::AtGrant));
+        assert_eq!((op.mac.pipeline, lena.mac.pipeline), (MacPipeline::Immediate, MacPipeline::Lena));
         assert!(matches!(&lena.ues[0].rlc, RlcConfig::Um(c) if c.tx_buffer_bytes == 10_240));
 
         let mixed = cell(serde_json::json!({

@@ -372,7 +372,7 @@ mod tests {
         assert_eq!(
             c["mac"],
             json!({"grant_sizing": "to_need", "status_pdu": "with_data", "last_rbg": "used",
-                   "dl_mac_to_channel_ms": 0, "ul_pdu_built": "at_transmission"})
+                   "pipeline": "immediate"})
         );
         // RLC AM with srsRAN 4G's QCI 9 timers and a 1 MiB buffer.
         assert_eq!(c["ues"][0]["rlc"]["mode"], "am");
@@ -417,7 +417,7 @@ mod tests {
         assert_eq!(
             c["mac"],
             json!({"grant_sizing": "whole_share", "status_pdu": "alone", "last_rbg": "unused",
-                   "dl_mac_to_channel_ms": 2, "ul_pdu_built": "at_grant"})
+                   "pipeline": "lena"})
         );
         assert_eq!(c["ues"][0]["rlc"], json!({"mode": "um", "tx_buffer_bytes": 10240, "sn_bits": 10, "t_reordering_ms": 100.0}));
         // Read back, it is the engine's own.

@@ -239,8 +239,7 @@ LENA_MECHANISMS = {
     ("mac", "grant_sizing"): "whole_share",
     ("mac", "status_pdu"): "alone",
     ("mac", "last_rbg"): "unused",
-    ("mac", "dl_mac_to_channel_ms"): 2,
-    ("mac", "ul_pdu_built"): "at_grant",
+    ("mac", "pipeline"): "lena",
 }
 
 

@@ -83,11 +83,11 @@ fn uplink_rows_off_the_srs_grid_are_pusch_transmissions() {
     assert!(off_grid > 0 && off_grid <= ul_tbs, "{off_grid} uplink rows off the SRS grid, {ul_tbs} uplink TBs");
 }
 
-/// The first ms at which a 1000-byte downlink packet enqueued at 2 ms reaches UE 0, in a cell
-/// with `mac.dl_mac_to_channel_ms` = `to_air_ms`.
-fn downlink_arrival_ms(to_air_ms: u32) -> u64 {
+/// When a 1000-byte downlink packet enqueued at 10 ms reaches UE 0, in a cell with `mac.pipeline`
+/// = `pipeline`, woken only at the times it asks for (as the world runs it).
+fn downlink_arrival(pipeline: &str) -> SimTime {
     let spec: CellSpec = serde_json::from_value(serde_json::json!({
-        "id": "c", "enb": "enb", "cqi": {"period_ms": 1}, "mac": {"dl_mac_to_channel_ms": to_air_ms},
+        "id": "c", "enb": "enb", "cqi": {"period_ms": 1}, "mac": {"pipeline": pipeline},
         "ues": [{"node": "ue0", "sinr": {"kind": "fixed", "db": 15}, "rlc": {"mode": "um"}}]
     }))
     .expect("valid cell");
@@ -101,20 +101,22 @@ fn downlink_arrival_ms(to_air_ms: u32) -> u64 {
     }
     let enqueued = cell.enqueue(SimTime(10 * NS_PER_MS), NodeId(0), NodeId(1), PacketId(7), 1000);
     assert!(matches!(enqueued, CellEnqueued::Accepted));
-    (11..40)
-        .find(|ms| {
-            cell.handle_timeout(SimTime(ms * NS_PER_MS), &mut out);
-            out.delivered.contains(&(NodeId(1), PacketId(7)))
-        })
-        .expect("delivered")
+    while let Some(t) = cell.poll_timeout() {
+        cell.handle_timeout(t, &mut out);
+        if out.delivered.contains(&(NodeId(1), PacketId(7))) {
+            return t;
+        }
+    }
+    panic!("the packet never reached the UE")
 }
 
 #[test]
-fn a_downlink_tb_reaches_the_ue_mac_to_channel_ttis_later() {
-    // Scheduled in the TTI after the packet (11 ms), received at that TTI's end (12 ms); LENA's
-    // eNB PHY holds the TB 2 TTIs more (MacToChannelDelay).
-    assert_eq!(downlink_arrival_ms(0), 12);
-    assert_eq!(downlink_arrival_ms(2), 14);
+fn a_lena_downlink_tb_reaches_the_ue_mac_to_channel_ttis_later_just_before_its_subframe_ends() {
+    // Scheduled in the TTI that starts as the packet arrives (10 ms) and received at its end
+    // (11 ms); LENA's eNB PHY holds the TB 2 TTIs more (MacToChannelDelay) and its data ends 1 ns
+    // before that subframe does (DL_DATA_DURATION).
+    assert_eq!(downlink_arrival("immediate"), SimTime(11 * NS_PER_MS));
+    assert_eq!(downlink_arrival("lena"), SimTime(13 * NS_PER_MS - 1));
 }
 
 #[test]
@@ -149,10 +151,10 @@ fn a_lena_ue_sends_its_status_pdu_with_its_data_and_leaves_empty_grants_unused()
 }
 
 /// The ms at which two uplink packets, queued at the UE at 10 ms and 19 ms, reach the eNB, in a
-/// LENA cell whose UE builds its MAC PDUs `ul_pdu_built`.
-fn uplink_arrivals_ms(ul_pdu_built: &str) -> (u64, u64) {
+/// LENA cell with `mac.pipeline` = `pipeline`.
+fn uplink_arrivals_ms(pipeline: &str) -> (u64, u64) {
     let spec: CellSpec = serde_json::from_value(serde_json::json!({
-        "id": "c", "enb": "enb", "profile": "lena", "mac": {"ul_pdu_built": ul_pdu_built},
+        "id": "c", "enb": "enb", "profile": "lena", "mac": {"pipeline": pipeline},
         "ues": [{"node": "ue0", "sinr": {"kind": "fixed", "db": 15}}]
     }))
     .expect("valid cell");
@@ -184,9 +186,9 @@ fn a_lena_ue_builds_its_uplink_pdu_on_the_grant() {
     // 21 ms (the packet arrives at 22). Built on the grant (LENA's UE MAC), that TB holds only the
     // first packet; the second, queued at 19 ms, waits for a grant of its own (arriving at 31 ms).
     // Built for the transmission, one TB takes both.
-    let (first, second) = uplink_arrivals_ms("at_grant");
-    assert!(second > first, "the second packet missed the PDU built at 18 ms: {first} / {second} ms");
-    let (first, second) = uplink_arrivals_ms("at_transmission");
+    let (first, second) = uplink_arrivals_ms("lena");
+    assert!(second > first, "the second packet missed the PDU built at 17 ms: {first} / {second} ms");
+    let (first, second) = uplink_arrivals_ms("immediate");
     assert_eq!(first, second, "one TB carried both");
 }
 

@@ -11,7 +11,10 @@ use crate::lte::mac::pdcch::{aggregation_level, Pdcch, PdcchConfig};
 use crate::lte::mac::scheduler::rbg::rbg_size;
 use crate::lte::mac::scheduler::{NewTb, Scheduler, UeDemand};
 use crate::lte::mac::uplink::UplinkRequests;
-use crate::lte::mac::{subheader_bytes, StatusPduPlacement, UlPduBuilt, BSR_CE_BYTES, MAX_SUBHEADER_BYTES};
+use crate::lte::mac::{
+    subheader_bytes, MacPipeline, StatusPduPlacement, BSR_CE_BYTES, LENA_DL_RX_BEFORE_SUBFRAME_END_NS,
+    LENA_MAC_TO_CHANNEL_TTIS, MAX_SUBHEADER_BYTES,
+};
 use crate::lte::phy::{self, CqiReport, HarqHistory, UlMeasurement, UplinkSounding};
 use crate::lte::rlc::RlcPdu;
 use crate::lte::sap::{LinkDir, RbMask, TbAssignment, TbOutcome, TxOpportunity, UeIndex};
@@ -340,10 +343,11 @@ impl Cell {
     /// Uplink: the grants issued `grant_delay` ago and the synchronous
     /// retransmissions due now go on the air; then SR/BSR bookkeeping and the
     /// grants for `now + grant_delay` (TS 36.213 §8.0, TS 36.321 §5.4), whose MAC PDUs a UE that
-    /// builds them on the grant (`mac.ul_pdu_built`) takes from its RLC now.
+    /// builds them on the grant (`mac.pipeline = "lena"`) takes from its RLC now.
     fn uplink(&mut self, now: SimTime, out: &mut CellOutput) {
         for (i, ue) in self.ues.iter().enumerate() {
             let bytes = ue.ue_rlc.buffer_status(now).total_bytes();
+            self.macs.uplink.ue_rlc_changes(UeIndex(i as u16), ue.ue_rlc.counters().buffer_changes());
             self.macs.uplink.ue_buffer(now, UeIndex(i as u16), bytes);
         }
         let mut new_tbs = std::mem::take(&mut self.macs.new_tbs);
@@ -367,7 +371,7 @@ impl Cell {
         }
         self.drop_missed_grants(now, &mut new_tbs);
         self.macs.uplink.granted(now, &new_tbs);
-        if self.macs.mac.ul_pdu_built == UlPduBuilt::AtGrant {
+        if self.macs.mac.pipeline == MacPipeline::Lena {
             let status_pdu = self.macs.mac.status_pdu;
             for tb in &new_tbs {
                 let ue = &mut self.ues[tb.ue.index()];
@@ -498,7 +502,7 @@ impl Cell {
         let status_pdu = self.macs.mac.status_pdu;
         let uplink = dir == LinkDir::Uplink;
         let skip_empty = uplink && self.macs.uplink.skips_empty_grants();
-        let prebuilt = uplink && self.macs.mac.ul_pdu_built == UlPduBuilt::AtGrant;
+        let prebuilt = uplink && self.macs.mac.pipeline == MacPipeline::Lena;
         let ue = &mut self.ues[tb.ue.index()];
         let built = prebuilt.then(|| ue.ul.built.pop_front().unwrap_or_default());
         let empty = || match &built {
@@ -534,14 +538,17 @@ impl Cell {
     }
 
     /// One TB on the air: PDCCH error, then the BLER draw from the HARQ-combined
-    /// effective SINR (ns-3 `LteSpectrumPhy::EndRxData`); record it and await feedback. A downlink
-    /// TB goes on air `mac.dl_mac_to_channel_ms` after the scheduler built it (LENA's
-    /// `MacToChannelDelay`): its reception and its feedback come that much later; it is decoded
-    /// on the channel of the TTI it was built in.
+    /// effective SINR (ns-3 `LteSpectrumPhy::EndRxData`); record it and await feedback. Under
+    /// LENA's pipeline a downlink TB goes on air `MacToChannelDelay` after the scheduler built it:
+    /// its reception (1 ns before that subframe ends) and its feedback come that much later; it is
+    /// decoded on the channel of the TTI it was built in.
     fn send(&mut self, now: SimTime, a: &TbAssignment, payload: TbPayload, history: HarqHistory) -> TbOutcome {
-        let to_air = match a.dir {
-            LinkDir::Downlink => SimDuration::from_ms(u64::from(self.macs.mac.dl_mac_to_channel_ms)),
-            LinkDir::Uplink => SimDuration::ZERO,
+        let (to_air, rx_early) = match (a.dir, self.macs.mac.pipeline) {
+            (LinkDir::Downlink, MacPipeline::Lena) => (
+                SimDuration::from_ms(LENA_MAC_TO_CHANNEL_TTIS),
+                SimDuration::from_ns(LENA_DL_RX_BEFORE_SUBFRAME_END_NS),
+            ),
+            _ => (SimDuration::ZERO, SimDuration::ZERO),
         };
         self.sinr.per_rb_sinr_lin(a.ue, a.dir, now, &mut self.sinr_lin);
         if a.dir == LinkDir::Downlink {
@@ -567,7 +574,7 @@ impl Cell {
         record(link.slots.at(now), a, outcome);
         match outcome {
             TbOutcome::Decoded => {
-                link.arrivals.push_back((tti_end(now) + to_air, payload));
+                link.arrivals.push_back((tti_end(now) + (to_air - rx_early), payload));
                 link.harq.transmitted(a, TbPayload::new(), decode.history);
             }
             // Combining (IR) keeps the mutual information of the copies the UE received.

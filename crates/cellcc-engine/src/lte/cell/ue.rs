@@ -148,8 +148,8 @@ pub struct RadioLink {
     pub feedback: VecDeque<Feedback>,
     /// Uplink only: (when, process) of the synchronous retransmissions NACKed.
     pub synchronous_retx: VecDeque<(SimTime, HarqId)>,
-    /// Uplink only, `mac.ul_pdu_built = "at_grant"`: the MAC PDUs built on their grants, in grant
-    /// order, each waiting for its PUSCH.
+    /// Uplink only, `mac.pipeline = "lena"`: the MAC PDUs built on their grants, in grant order,
+    /// each waiting for its PUSCH.
     pub built: VecDeque<TbPayload>,
     pub cqi: CqiTracker,
     /// Downlink only: what the UE derived from its last row (the eNB's uplink measurement is
@@ -325,6 +325,11 @@ impl UeContext {
             || self.ul.busy()
             || !self.enb_rlc.buffer_status(now).is_empty()
             || !self.ue_rlc.buffer_status(now).is_empty()
+    }
+
+    /// When the next decoded TB is handed to its receiving RLC entity, either direction.
+    pub fn next_reception(&self) -> Option<SimTime> {
+        SimTime::earliest(self.dl.arrivals.front().map(|a| a.0), self.ul.arrivals.front().map(|a| a.0))
     }
 
     /// The earliest RLC timer at either end.

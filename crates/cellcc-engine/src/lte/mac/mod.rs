@@ -34,23 +34,31 @@ pub enum StatusPduPlacement {
     Alone,
 }
 
-/// When a UE builds the MAC PDU of an uplink grant (a cell's `mac.ul_pdu_built`).
+/// The subframe pipeline around the scheduler (a cell's `mac.pipeline`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum UlPduBuilt {
-    /// For the TTI it is sent in, from what the UE then holds (TS 36.321 §5.4.1: the HARQ entity
+pub enum MacPipeline {
+    /// A TB goes on air in the TTI it is scheduled in and is received at that TTI's end; a UE
+    /// builds an uplink MAC PDU for the TTI it sends it in (TS 36.321 §5.4.1: the HARQ entity
     /// obtains the MAC PDU for the TTI of the transmission).
-    AtTransmission,
-    /// When the grant arrives, the PDU then waiting for its PUSCH: ns-3 LENA's UE MAC asks its
-    /// RLC on the UL DCI (lte-ue-mac.cc `DoReceiveLteControlMessage`) and its PHY holds the PDU
-    /// `UL_PUSCH_TTIS_DELAY` TTIs (lte-ue-phy.cc `DoSendMacPdu`, lte-phy.cc `SetMacPdu`).
-    AtGrant,
+    Immediate,
+    /// ns-3.44 LENA's: a downlink TB goes on air [`LENA_MAC_TO_CHANNEL_TTIS`] after the scheduler
+    /// built it (`LteEnbPhy::MacToChannelDelay`; its HARQ feedback moves with it) and its reception
+    /// ends 1 ns before that subframe does (lte-enb-phy.cc `DL_DATA_DURATION` = 785713 ns after
+    /// the 214286 ns control region), so the UE's answer is queued before its next subframe; the
+    /// UE builds an uplink MAC PDU when the grant arrives, 4 TTIs before its PUSCH (lte-ue-mac.cc
+    /// `DoReceiveLteControlMessage` asks the RLC on the UL DCI; lte-ue-phy.cc `DoSendMacPdu`
+    /// queues the PDU `UL_PUSCH_TTIS_DELAY` TTIs).
+    Lena,
 }
 
-/// Longest `mac.dl_mac_to_channel_ms`: a downlink HARQ process is busy from the TB's scheduling
-/// to its feedback, this delay plus 4 TTIs (TS 36.213 §10.1), and FDD has 8 processes
-/// (TS 36.213 §7), so up to 4 one UE can still be served every TTI.
-pub const MAX_DL_MAC_TO_CHANNEL_MS: u32 = 4;
+/// `LteEnbPhy::MacToChannelDelay` default (lte-enb-phy.cc): the eNB MAC schedules the subframe
+/// this many TTIs ahead and the PHY holds what it built that long.
+pub const LENA_MAC_TO_CHANNEL_TTIS: u64 = 2;
+
+/// How much before its subframe's end LENA's downlink TB is received (lte-enb-phy.cc
+/// `DL_DATA_DURATION` = 785714 - 1 ns, after `DL_CTRL_DELAY_FROM_SUBFRAME_START` = 214286 ns).
+pub const LENA_DL_RX_BEFORE_SUBFRAME_END_NS: u64 = 1;
 
 /// MAC subheader of a MAC SDU with a 7-bit L field (TS 36.321 §6.1.2, Figure 6.1.2-1:
 /// R/F/E/LCID + F/L), for SDUs of fewer than 128 bytes.

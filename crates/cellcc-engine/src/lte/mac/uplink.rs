@@ -22,6 +22,7 @@ use std::collections::VecDeque;
 use serde::{Deserialize, Serialize};
 
 use super::scheduler::NewTb;
+use super::LENA_MAC_TO_CHANNEL_TTIS;
 use crate::error::ScenarioError;
 use crate::lte::phy::SRS_PERIODS_MS;
 use crate::lte::sap::UeIndex;
@@ -78,12 +79,10 @@ pub const LENA_UE_CONTROL_QUEUE_TTIS: u64 = 4;
 /// The eNB MAC hands the BSRs it received to the scheduler at its next subframe
 /// (lte-enb-mac.cc `DoSubframeIndication`, "Send BSR reports to the scheduler").
 pub const LENA_ENB_MAC_FORWARD_TTIS: u64 = 1;
-/// LENA's scheduler grants the uplink for the subframe `MacToChannelDelay` + `UL_PUSCH_TTIS_DELAY`
-/// ahead (lte-enb-mac.cc `DoSubframeIndication`; `LteEnbPhy::MacToChannelDelay` default 2,
-/// lte-enb-phy.cc): 2 TTIs more than the grant delay of TS 36.213 §8.0 the engine issues grants with.
-pub const LENA_MAC_TO_CHANNEL_TTIS: u64 = 2;
 /// How long LENA's ideal BSR takes to count in the engine's grants: the UE PHY's queue, the eNB
-/// MAC's forwarding, and the 2 TTIs LENA's scheduler decides before the engine's would. From a
+/// MAC's forwarding, and the [`LENA_MAC_TO_CHANNEL_TTIS`] LENA's scheduler decides before the
+/// engine's would (it grants for the subframe `MacToChannelDelay` + `UL_PUSCH_TTIS_DELAY` ahead,
+/// lte-enb-mac.cc `DoSubframeIndication`, where the engine's grant delay is TS 36.213 §8.0's 4). From a
 /// buffer change to its PUSCH: 7 + 4 TTIs, as LENA's own traces show (a TCP ACK queued at the end
 /// of subframe n leaves in subframe n + 11: docs/ns3.md).
 pub const IDEAL_BSR_DELAY_MS: u64 = LENA_UE_CONTROL_QUEUE_TTIS + LENA_ENB_MAC_FORWARD_TTIS + LENA_MAC_TO_CHANNEL_TTIS;
@@ -171,9 +170,12 @@ struct UeRequests {
     grants_in_flight: u32,
     /// Their TB bytes: data they will take from the buffer a BSR describes.
     in_flight_bytes: u32,
-    /// Ideal BSR: the buffer last sent, and the reports on their way (arrival, bytes).
+    /// Ideal BSR: the buffer last sent, the reports on their way (arrival, bytes), the UE RLC's
+    /// buffer changes last seen and whether one came since the last report.
     ideal_sent: u32,
     ideal_in_flight: VecDeque<(SimTime, u32)>,
+    rlc_changes_seen: u64,
+    rlc_changed: bool,
 }
 
 /// SR/BSR state of every UE of a cell and the grants waiting for their transmission TTI.
@@ -196,6 +198,8 @@ impl UplinkRequests {
             in_flight_bytes: 0,
             ideal_sent: 0,
             ideal_in_flight: VecDeque::new(),
+            rlc_changes_seen: 0,
+            rlc_changed: false,
         };
         UplinkRequests {
             mode: cfg.requests,
@@ -203,6 +207,18 @@ impl UplinkRequests {
             grant_delay: SimDuration::from_ms(u64::from(cfg.grant_delay_ms)),
             ues: vec![idle; n_ues],
             grants: VecDeque::with_capacity(n_ues * cfg.grant_delay_ms as usize),
+        }
+    }
+
+    /// Each TTI, before [`Self::ue_buffer`]: the UE RLC's count of buffer changes
+    /// (`RlcCounters::buffer_changes`). With LENA's ideal BSR a change since the last report asks
+    /// for a new one even if the level is the same (an ACK granted away and the next one queued
+    /// within one TTI).
+    pub fn ue_rlc_changes(&mut self, ue: UeIndex, changes: u64) {
+        let u = &mut self.ues[ue.index()];
+        if changes != u.rlc_changes_seen {
+            u.rlc_changes_seen = changes;
+            u.rlc_changed = true;
         }
     }
 
@@ -219,8 +235,9 @@ impl UplinkRequests {
     /// eNB's belief [`IDEAL_BSR_DELAY_MS`] later (`PfFfMacScheduler::DoSchedUlMacCtrlInfoReq`).
     fn ideal_bsr(&mut self, now: SimTime, ue: UeIndex, bytes: u32) {
         let u = &mut self.ues[ue.index()];
-        if bytes != u.ideal_sent {
+        if bytes != u.ideal_sent || u.rlc_changed {
             u.ideal_sent = bytes;
+            u.rlc_changed = false;
             let level = bsr_quantized_bytes(bytes);
             u.ideal_in_flight.push_back((now + SimDuration::from_ms(IDEAL_BSR_DELAY_MS), level));
         }
@@ -462,6 +479,16 @@ mod tests {
         (15..22).for_each(|t| u.ue_buffer(ms(t), ue, 60));
         assert_eq!(u.reported_bytes(ue), 415);
         u.ue_buffer(ms(22), ue, 60);
+        assert_eq!(u.reported_bytes(ue), 67);
+        u.granted(ms(22), &[grant(1, 100 * 8)]);
+        assert_eq!(u.reported_bytes(ue), 0);
+        // The 60 bytes go out and another 60 arrive within one TTI: the level reads as before, but
+        // the RLC changed, so LENA's UE reports again.
+        u.ue_rlc_changes(ue, 2);
+        u.ue_buffer(ms(23), ue, 60);
+        (24..30).for_each(|t| u.ue_buffer(ms(t), ue, 60));
+        assert_eq!(u.reported_bytes(ue), 0);
+        u.ue_buffer(ms(30), ue, 60);
         assert_eq!(u.reported_bytes(ue), 67);
     }
 }
