@@ -1,7 +1,8 @@
 """The measurements behind docs/ns3.md's two explained engine-vs-LENA differences (issue 9), from
 the ns-3 driver's diagnostic options (CELLCC_NS3_DIAG, diag.cc) and the engine's own outputs.
 
-    .venv/bin/python scripts/ns3_why.py rlc [um|am]   # 10 KiB RLC buffer: burst sizes, ACK batching
+    .venv/bin/python scripts/ns3_why.py rlc [um|am] [ns3]  # 10 KiB RLC buffer: bursts, ACK batching
+                                                            # (ns3: both sides under tcp.profile "ns3")
     .venv/bin/python scripts/ns3_why.py sr            # the engine's 10 KiB row under each SR period
     .venv/bin/python scripts/ns3_why.py drive OPTIONS # lte-channel-drive on ns-3 with OPTIONS, per second
     .venv/bin/python scripts/ns3_why.py drive engine  # the same on the engine
@@ -82,13 +83,16 @@ def bursts(t_ns: np.ndarray) -> np.ndarray:
     return np.diff(np.concatenate(([0], np.where(np.diff(t) > BURST_GAP_NS)[0] + 1, [len(t)])))
 
 
-def rlc_scenario(mode: str, sr_period_ms: int | None = None) -> dict:
-    """docs/ns3.md's 10 KiB row: CUBIC, 15 dB, 20 MHz, 2 s."""
+def rlc_scenario(mode: str, sr_period_ms: int | None = None, tcp_profile: str | None = None) -> dict:
+    """docs/ns3.md's 10 KiB row: CUBIC, 15 dB, 20 MHz, 2 s; `tcp_profile` for both sides."""
     rlc = {"mode": mode, "tx_buffer_bytes": NS3_RLC_BUFFER_BYTES}
     flow = {"id": "down", "src": "server", "dst": "ue", "app": {"kind": "bulk"}, "cca": "cubic"}
     # An SR period asks for the standard SR/BSR procedure in place of LENA's ideal BSR.
     cell = {"uplink": {"sr_period_ms": sr_period_ms, "requests": "sr_bsr"}} if sr_period_ms else {}
-    return builders.lte_cell([{"sinr": {"kind": "fixed", "db": 15}, "rlc": rlc}], 20, [flow], 2.0, **cell)
+    sc = builders.lte_cell([{"sinr": {"kind": "fixed", "db": 15}, "rlc": rlc}], 20, [flow], 2.0, **cell)
+    if tcp_profile is not None:
+        sc["tcp"] = {"profile": tcp_profile}
+    return sc
 
 
 def flow_line(name: str, out) -> str:
@@ -105,8 +109,8 @@ def burst_line(what: str, t_ns: np.ndarray) -> str:
     return f"  {what}: {len(t_ns)} in {len(b)} bursts, mean {b.mean():.2f}, max {b.max()}"
 
 
-def rlc(mode: str = "um") -> None:
-    sc = rlc_scenario(mode)
+def rlc(mode: str = "um", tcp_profile: str | None = None) -> None:
+    sc = rlc_scenario(mode, tcp_profile=tcp_profile)
     engine = engine_run(sc | {"output": {"pcap": ["s1u:forward", "s1u:reverse"]}})
     print(flow_line("engine", engine))
     print(burst_line("data packets at the eNB", pcap_times_ns(engine.pcaps["s1u-forward"])))
