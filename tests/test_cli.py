@@ -237,7 +237,12 @@ def test_validate_json_shows_every_value_the_lena_profile_sets(cli, write_doc):
     assert cell["link_adaptation"] == {"ul_mcs_from": "lena_minimum_sinr", "ul_measurement": "srs_only", "olla": None}
     assert cell["uplink"]["requests"] == "ideal_bsr"
     assert cell["pdcch"]["capacity"] is False
-    assert cell["mac"] == {"grant_sizing": "whole_share", "status_pdu": "alone", "last_rbg": "unused"}
+    assert cell["mac"] == {
+        "grant_sizing": "whole_share",
+        "status_pdu": "alone",
+        "last_rbg": "unused",
+        "pipeline": "lena",
+    }
     rlc = cell["ues"][0]["rlc"]
     # The bundled scenario writes AM with a 1 MiB buffer; LENA's hard-coded polls fill in the rest.
     assert (rlc["mode"], rlc["tx_buffer_bytes"], rlc["poll_pdu"], rlc["max_retx_threshold"]) == ("am", 1048576, 1, 5)

@@ -99,6 +99,7 @@ BAD_CELLS = [
     ("grant-sizing", ["cells", 0, "mac"], {"grant_sizing": "generous"}, "cells[0].mac.grant_sizing"),
     ("status-pdu", ["cells", 0, "mac"], {"status_pdu": "first"}, "cells[0].mac.status_pdu"),
     ("last-rbg", ["cells", 0, "mac"], {"last_rbg": "half"}, "cells[0].mac.last_rbg"),
+    ("mac-pipeline", ["cells", 0, "mac"], {"pipeline": "srsran"}, "cells[0].mac.pipeline"),
 ]
 
 

@@ -23,7 +23,7 @@ use crate::lte::mac::scheduler::proportional_fair::DEFAULT_TIME_WINDOW_TTIS;
 use crate::lte::mac::scheduler::rbg::LastRbg;
 use crate::lte::mac::scheduler::{GrantSizing, SchedulerKind};
 use crate::lte::mac::uplink::UplinkRequestsMode;
-use crate::lte::mac::StatusPduPlacement;
+use crate::lte::mac::{MacPipeline, StatusPduPlacement};
 use crate::lte::phy::UlMeasurement;
 use crate::lte::profile::RanProfile;
 use crate::lte::rlc::RlcSpec;
@@ -242,6 +242,10 @@ pub struct MacSpec {
     /// The downlink's last partial RBG: "used" (operator, TS 36.213 §7.1.6.1) or "unused" (LENA).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_rbg: Option<LastRbg>,
+    /// The subframe pipeline: "immediate" (operator) or "lena" (LENA's MacToChannelDelay, its
+    /// reception 1 ns before the subframe's end, the UE's PDU built on the grant).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pipeline: Option<MacPipeline>,
 }
 
 /// A UE attached to a cell, with its one data radio bearer.

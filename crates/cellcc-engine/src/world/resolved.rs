@@ -401,7 +401,11 @@ mod tests {
                    "olla": {"target_bler": 0.1, "nack_step_db": 1.0, "max_offset_db": 20.0}})
         );
         assert_eq!(c["pdcch"], json!({"capacity": true, "phich_ng": "1/6", "target_bler": 0.01}));
-        assert_eq!(c["mac"], json!({"grant_sizing": "to_need", "status_pdu": "with_data", "last_rbg": "used"}));
+        assert_eq!(
+            c["mac"],
+            json!({"grant_sizing": "to_need", "status_pdu": "with_data", "last_rbg": "used",
+                   "pipeline": "immediate"})
+        );
         // RLC AM with srsRAN 4G's QCI 9 timers and a 1 MiB buffer.
         assert_eq!(c["ues"][0]["rlc"]["mode"], "am");
         assert_eq!(c["ues"][0]["rlc"]["tx_buffer_bytes"], json!(1_048_576));
@@ -442,7 +446,11 @@ mod tests {
         assert_eq!(c["link_adaptation"]["ul_mcs_from"], json!("lena_minimum_sinr"));
         assert_eq!(c["link_adaptation"]["olla"], Value::Null);
         assert_eq!(c["pdcch"]["capacity"], json!(false));
-        assert_eq!(c["mac"], json!({"grant_sizing": "whole_share", "status_pdu": "alone", "last_rbg": "unused"}));
+        assert_eq!(
+            c["mac"],
+            json!({"grant_sizing": "whole_share", "status_pdu": "alone", "last_rbg": "unused",
+                   "pipeline": "lena"})
+        );
         assert_eq!(
             c["ues"][0]["rlc"],
             json!({"mode": "um", "tx_buffer_bytes": 10240, "sn_bits": 10, "t_reordering_ms": 100.0})

@@ -161,11 +161,14 @@ impl Cell {
         self.deadline
     }
 
-    /// The next wake-up, from every UE's state: a TTI if any has work, else the first RLC timer.
+    /// The next wake-up, from every UE's state: a TTI if any has work, a reception that ends
+    /// before it, else the first RLC timer.
     fn refresh_deadline(&mut self) {
         let next_tti = self.ues.iter().any(|u| u.needs_tti(self.now)).then(|| self.next_tti_after(self.now));
+        let next_rx = self.ues.iter().filter_map(UeContext::next_reception).min();
         self.rlc_deadline = self.ues.iter().filter_map(UeContext::rlc_deadline).min();
-        self.deadline = SimTime::earliest(next_tti, self.rlc_deadline).filter(|&t| t < self.end);
+        let deadline = SimTime::earliest(next_tti, self.rlc_deadline);
+        self.deadline = SimTime::earliest(deadline, next_rx).filter(|&t| t < self.end);
     }
 
     /// The first TTI boundary at or after `t` not yet processed.
@@ -177,12 +180,20 @@ impl Cell {
         }
     }
 
-    /// Run what is due at `now`: RLC timers, and the TTI if `now` is a TTI boundary.
+    /// Run what is due at `now`: RLC timers, receptions that end between TTIs (LENA's downlink),
+    /// and the TTI if `now` is a TTI boundary (its receptions first).
     pub fn handle_timeout(&mut self, now: SimTime, out: &mut CellOutput) {
         self.now = now;
         if self.rlc_deadline.is_some_and(|t| t <= now) {
             for ue in &mut self.ues {
                 ue.handle_rlc_timers(now, out);
+            }
+        }
+        if !now.as_ns().is_multiple_of(NS_PER_MS) {
+            for ue in &mut self.ues {
+                for dir in [LinkDir::Downlink, LinkDir::Uplink] {
+                    ue.deliver_arrivals(now, dir, out);
+                }
             }
         }
         if now.as_ns().is_multiple_of(NS_PER_MS) && self.last_tti.is_none_or(|l| now > l) {

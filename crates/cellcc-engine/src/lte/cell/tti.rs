@@ -11,7 +11,10 @@ use crate::lte::mac::pdcch::{aggregation_level, Pdcch, PdcchConfig};
 use crate::lte::mac::scheduler::rbg::rbg_size;
 use crate::lte::mac::scheduler::{NewTb, Scheduler, UeDemand};
 use crate::lte::mac::uplink::UplinkRequests;
-use crate::lte::mac::{subheader_bytes, StatusPduPlacement, BSR_CE_BYTES, MAX_SUBHEADER_BYTES};
+use crate::lte::mac::{
+    subheader_bytes, MacPipeline, StatusPduPlacement, BSR_CE_BYTES, LENA_DL_RX_BEFORE_SUBFRAME_END_NS,
+    LENA_MAC_TO_CHANNEL_TTIS, MAX_SUBHEADER_BYTES,
+};
 use crate::lte::phy::{self, CqiReport, HarqHistory, UlMeasurement, UplinkSounding};
 use crate::lte::rlc::RlcPdu;
 use crate::lte::sap::{LinkDir, RbMask, TbAssignment, TbOutcome, TxOpportunity, UeIndex};
@@ -104,8 +107,8 @@ impl Cell {
         self.macs.pdcch.clear();
         self.refresh_dci_levels(now);
         let busy = self.downlink_retransmissions(now);
-        self.uplink(now);
-        self.downlink_new(now, busy);
+        self.uplink(now, out);
+        self.downlink_new(now, busy, out);
         for ue in &mut self.ues {
             ue.sample(now);
         }
@@ -325,31 +328,33 @@ impl Cell {
     }
 
     /// New downlink data on the RBs the retransmissions left (`busy` taken).
-    fn downlink_new(&mut self, now: SimTime, busy: RbMask) {
+    fn downlink_new(&mut self, now: SimTime, busy: RbMask, out: &mut CellOutput) {
         self.gather_demand(LinkDir::Downlink, now);
         self.one_tb_per_ue();
         let mut new_tbs = std::mem::take(&mut self.macs.new_tbs);
         new_tbs.clear();
         self.schedule_with_pdcch(LinkDir::Downlink, busy, now, &mut new_tbs);
         for tb in &new_tbs {
-            self.transmit_new(now, LinkDir::Downlink, tb);
+            self.transmit_new(now, LinkDir::Downlink, tb, out);
         }
         self.macs.new_tbs = new_tbs;
     }
 
     /// Uplink: the grants issued `grant_delay` ago and the synchronous
     /// retransmissions due now go on the air; then SR/BSR bookkeeping and the
-    /// grants for `now + grant_delay` (TS 36.213 §8.0, TS 36.321 §5.4).
-    fn uplink(&mut self, now: SimTime) {
+    /// grants for `now + grant_delay` (TS 36.213 §8.0, TS 36.321 §5.4), whose MAC PDUs a UE that
+    /// builds them on the grant (`mac.pipeline = "lena"`) takes from its RLC now.
+    fn uplink(&mut self, now: SimTime, out: &mut CellOutput) {
         for (i, ue) in self.ues.iter().enumerate() {
             let bytes = ue.ue_rlc.buffer_status(now).total_bytes();
+            self.macs.uplink.ue_rlc_changes(UeIndex(i as u16), ue.ue_rlc.counters().buffer_changes());
             self.macs.uplink.ue_buffer(now, UeIndex(i as u16), bytes);
         }
         let mut new_tbs = std::mem::take(&mut self.macs.new_tbs);
         new_tbs.clear();
         self.macs.uplink.grants_due(now, &mut new_tbs);
         for tb in &new_tbs {
-            self.transmit_new(now, LinkDir::Uplink, tb);
+            self.transmit_new(now, LinkDir::Uplink, tb, out);
         }
         let busy_later = self.uplink_retransmissions(now);
         self.gather_demand(LinkDir::Uplink, now);
@@ -366,6 +371,14 @@ impl Cell {
         }
         self.drop_missed_grants(now, &mut new_tbs);
         self.macs.uplink.granted(now, &new_tbs);
+        if self.macs.mac.pipeline == MacPipeline::Lena {
+            let status_pdu = self.macs.mac.status_pdu;
+            for tb in &new_tbs {
+                let ue = &mut self.ues[tb.ue.index()];
+                let pdu = fill_tb(ue, LinkDir::Uplink, tb.tbs_bits, now, status_pdu);
+                ue.ul.built.push_back(pdu);
+            }
+        }
         self.macs.new_tbs = new_tbs;
     }
 
@@ -483,17 +496,34 @@ impl Cell {
     }
 
     /// A new TB on a free HARQ process, filled from the transmitting RLC entity.
-    fn transmit_new(&mut self, now: SimTime, dir: LinkDir, tb: &NewTb) {
+    /// A new TB on a free HARQ process, filled from the transmitting RLC entity (or, on the
+    /// uplink of a UE that built it on its grant, the PDU built then).
+    fn transmit_new(&mut self, now: SimTime, dir: LinkDir, tb: &NewTb, out: &mut CellOutput) {
         let status_pdu = self.macs.mac.status_pdu;
+        let uplink = dir == LinkDir::Uplink;
+        let skip_empty = uplink && self.macs.uplink.skips_empty_grants();
+        let prebuilt = uplink && self.macs.mac.pipeline == MacPipeline::Lena;
         let ue = &mut self.ues[tb.ue.index()];
+        let built = prebuilt.then(|| ue.ul.built.pop_front().unwrap_or_default());
+        let empty = || match &built {
+            Some(pdu) => pdu.is_empty(),
+            None => ue.ue_rlc.buffer_status(now).total_bytes() == 0,
+        };
+        if skip_empty && empty() {
+            return;
+        }
         let Some(harq) = ue.link(dir).harq.free_process() else {
-            // Every process awaits feedback: the grant goes unused (counted as no TB).
+            // Every process awaits feedback: the grant goes unused (counted as no TB); a PDU built
+            // on it is lost to the receiver (AM retransmits its PDUs).
+            if let Some(pdu) = built.filter(|p| !p.is_empty()) {
+                ue.lose_tb(now, dir, pdu, out);
+            }
             return;
         };
         let offset_db = ue.link(dir).olla.offset_db();
         ue.link(dir).slots.at(now).olla_offset_db_sum += offset_db;
         let a = TbAssignment { ue: tb.ue, dir, rbs: tb.rbs, mcs: tb.mcs, tbs_bits: tb.tbs_bits, harq, retx: 0 };
-        let payload = fill_tb(ue, &a, now, status_pdu);
+        let payload = built.unwrap_or_else(|| fill_tb(ue, dir, tb.tbs_bits, now, status_pdu));
         let outcome = self.send(now, &a, payload, HarqHistory::EMPTY);
         if dir == LinkDir::Uplink && outcome == TbOutcome::Decoded {
             // The TB carried a BSR of what the UE still holds (TS 36.321 §5.4.5).
@@ -508,8 +538,18 @@ impl Cell {
     }
 
     /// One TB on the air: PDCCH error, then the BLER draw from the HARQ-combined
-    /// effective SINR (ns-3 `LteSpectrumPhy::EndRxData`); record it and await feedback.
+    /// effective SINR (ns-3 `LteSpectrumPhy::EndRxData`); record it and await feedback. Under
+    /// LENA's pipeline a downlink TB goes on air `MacToChannelDelay` after the scheduler built it:
+    /// its reception (1 ns before that subframe ends) and its feedback come that much later; it is
+    /// decoded on the channel of the TTI it was built in.
     fn send(&mut self, now: SimTime, a: &TbAssignment, payload: TbPayload, history: HarqHistory) -> TbOutcome {
+        let (to_air, rx_early) = match (a.dir, self.macs.mac.pipeline) {
+            (LinkDir::Downlink, MacPipeline::Lena) => (
+                SimDuration::from_ms(LENA_MAC_TO_CHANNEL_TTIS),
+                SimDuration::from_ns(LENA_DL_RX_BEFORE_SUBFRAME_END_NS),
+            ),
+            _ => (SimDuration::ZERO, SimDuration::ZERO),
+        };
         self.sinr.per_rb_sinr_lin(a.ue, a.dir, now, &mut self.sinr_lin);
         if a.dir == LinkDir::Downlink {
             let id = self.sinr.row_id(a.ue, a.dir, now);
@@ -534,7 +574,7 @@ impl Cell {
         record(link.slots.at(now), a, outcome);
         match outcome {
             TbOutcome::Decoded => {
-                link.arrivals.push_back((tti_end(now), payload));
+                link.arrivals.push_back((tti_end(now) + (to_air - rx_early), payload));
                 link.harq.transmitted(a, TbPayload::new(), decode.history);
             }
             // Combining (IR) keeps the mutual information of the copies the UE received.
@@ -543,7 +583,7 @@ impl Cell {
             TbOutcome::ControlLost => link.harq.transmitted(a, payload, history),
         }
         link.feedback.push_back(HarqFeedback {
-            at: now + HARQ_FEEDBACK_DELAY,
+            at: now + to_air + HARQ_FEEDBACK_DELAY,
             harq: a.harq,
             outcome,
             first_tx: a.retx == 0,
@@ -614,18 +654,19 @@ fn record(slot: &mut super::LteSlot, a: &TbAssignment, outcome: TbOutcome) {
 
 /// Ask the transmitting RLC entity for PDUs until the TB is full; each PDU
 /// costs a MAC subheader, and an uplink TB also carries a BSR control element.
-/// With [`StatusPduPlacement::Alone`] a STATUS PDU ends the TB (the rest is padding).
-fn fill_tb(ue: &mut UeContext, a: &TbAssignment, now: SimTime, status_pdu: StatusPduPlacement) -> TbPayload {
-    let bsr = if a.dir == LinkDir::Uplink { BSR_CE_BYTES } else { 0 };
-    let mut room = (a.tbs_bits / 8).saturating_sub(bsr);
+/// With [`StatusPduPlacement::Alone`] a STATUS PDU ends a downlink TB (the rest is padding).
+fn fill_tb(ue: &mut UeContext, dir: LinkDir, tbs_bits: u32, now: SimTime, status_pdu: StatusPduPlacement) -> TbPayload {
+    let bsr = if dir == LinkDir::Uplink { BSR_CE_BYTES } else { 0 };
+    let mut room = (tbs_bits / 8).saturating_sub(bsr);
     let mut payload = TbPayload::new();
-    let (rlc, events) = ue.tx_rlc(a.dir);
+    let (rlc, events) = ue.tx_rlc(dir);
     // Each PDU is budgeted a full subheader; the last one's is shorter (padding takes the rest).
     while room > MAX_SUBHEADER_BYTES {
         let opp = TxOpportunity { bytes: room - MAX_SUBHEADER_BYTES, now };
         let Some(pdu) = rlc.notify_tx_opportunity(opp, events) else { break };
         room = room.saturating_sub(pdu.bytes() + subheader_bytes(pdu.bytes()));
-        let alone = status_pdu == StatusPduPlacement::Alone && matches!(pdu, RlcPdu::Status(_));
+        let alone =
+            status_pdu == StatusPduPlacement::Alone && dir == LinkDir::Downlink && matches!(pdu, RlcPdu::Status(_));
         payload.push(pdu);
         if alone {
             break;

@@ -148,6 +148,9 @@ pub struct RadioLink {
     pub feedback: VecDeque<Feedback>,
     /// Uplink only: (when, process) of the synchronous retransmissions NACKed.
     pub synchronous_retx: VecDeque<(SimTime, HarqId)>,
+    /// Uplink only, `mac.pipeline = "lena"`: the MAC PDUs built on their grants, in grant order,
+    /// each waiting for its PUSCH.
+    pub built: VecDeque<TbPayload>,
     pub cqi: CqiTracker,
     /// Downlink only: what the UE derived from its last row (the eNB's uplink measurement is
     /// the MAC's [`crate::lte::phy::UplinkSounding`]).
@@ -173,6 +176,7 @@ impl RadioLink {
             arrivals: VecDeque::new(),
             feedback: VecDeque::new(),
             synchronous_retx: VecDeque::new(),
+            built: VecDeque::new(),
             cqi: CqiTracker::default(),
             memo: SinrMemo::default(),
             capacity: CapacityClock::default(),
@@ -186,6 +190,7 @@ impl RadioLink {
     /// Anything on the air or awaiting feedback / retransmission.
     fn busy(&self) -> bool {
         !self.arrivals.is_empty()
+            || !self.built.is_empty()
             || !self.feedback.is_empty()
             || !self.synchronous_retx.is_empty()
             || self.harq.pending_retransmissions().next().is_some()
@@ -320,6 +325,11 @@ impl UeContext {
             || self.ul.busy()
             || !self.enb_rlc.buffer_status(now).is_empty()
             || !self.ue_rlc.buffer_status(now).is_empty()
+    }
+
+    /// When the next decoded TB is handed to its receiving RLC entity, either direction.
+    pub fn next_reception(&self) -> Option<SimTime> {
+        SimTime::earliest(self.dl.arrivals.front().map(|a| a.0), self.ul.arrivals.front().map(|a| a.0))
     }
 
     /// The earliest RLC timer at either end.

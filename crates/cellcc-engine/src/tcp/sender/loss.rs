@@ -481,7 +481,11 @@ impl TcpSender {
             && self.has_something_to_send()
             && self.board.packets_in_flight() < self.cc.window().cwnd;
         let pacing = paced.then_some(self.next_send_at);
-        SimTime::earliest(SimTime::earliest(self.rto_at, pacing), SimTime::earliest(self.reo_at, self.probe_at))
+        // A pending probe stands in for the RTO (`on_timeout` skips the RTO while one waits), so
+        // the RTO is no deadline then: asking to wake for it would wake the sender at the same
+        // instant again and again once it is due.
+        let rto = if self.probe_at.is_some() { None } else { self.rto_at };
+        SimTime::earliest(SimTime::earliest(rto, pacing), SimTime::earliest(self.reo_at, self.probe_at))
     }
 
     pub fn on_timeout(&mut self, now: SimTime) {

@@ -139,6 +139,20 @@ fn a_send_burst_plans_the_loss_probe_once_when_it_ends() {
 }
 
 #[test]
+fn with_a_probe_pending_the_sender_asks_to_wake_for_the_probe_not_the_rto() {
+    // An RTO armed before the pending probe (a head retransmission re-arms it from its own
+    // send time) is no deadline: on_timeout skips the RTO while a probe waits, so waking for it
+    // changed nothing and the sender asked for the same instant again (a run stalled on it).
+    let (mut s, t0) = sender(TcpSpec::default(), AppSupply::Unlimited);
+    assert_eq!(drain(&mut s, t0).len(), 10);
+    assert_eq!(s.probe_at, Some(t0 + ms(202)));
+    s.rto_at = Some(t0 + ms(50));
+    assert_eq!(s.poll_timeout(t0), Some(t0 + ms(202)));
+    s.on_timeout(t0 + ms(50));
+    assert_eq!(s.poll_timeout(t0 + ms(50)), Some(t0 + ms(202)));
+}
+
+#[test]
 fn a_loss_probe_is_due_by_the_rto_counted_from_the_head_and_stands_in_for_it() {
     let (mut s, t0) = sender(TcpSpec::default(), AppSupply::Open { written: 0 });
     s.app_write(seg_bytes(10));
