@@ -229,11 +229,13 @@ impl World {
         self.next_datagram
     }
 
+    #[inline]
     fn route(&self, node: NodeId, dst: NodeId) -> Hop {
         self.nodes[node.index()].routes[dst.index()].expect("routes were checked at build")
     }
 
     /// Largest IP datagram the hop carries, bytes.
+    #[inline]
     fn hop_mtu(&self, hop: Hop) -> u32 {
         match hop {
             Hop::Channel(l) => self.channels[l.index()].payload_mtu_bytes(),
