@@ -439,6 +439,37 @@ register_medium(
     )
 )
 
+#: The Wi-Fi BSS's table (crates/cellcc-engine/src/output.rs, `wifi`): per station and direction
+#: (`dl` AP to station, `ul` station to AP), counts per output slot.
+register_medium(
+    MediumView(
+        table="wifi",
+        name="Wi-Fi",
+        keys=("bss", "station"),
+        split="dir",
+        split_names={"dl": "downlink", "ul": "uplink"},
+        metrics=(
+            Metric("mcs_mean", "MCS of the data PPDUs (mean over the slot)", "index"),
+            Metric("ampdu_mpdus_mean", "MPDUs per A-MPDU (mean over the slot)", "MPDUs"),
+            Metric(
+                "mpdu_retries",
+                "MPDU retries (solid) and losses (dashed) per slot",
+                "MPDUs",
+                dashed_with="mpdu_losses",
+            ),
+            Metric(
+                "collisions",
+                "PPDUs lost to collisions (solid) and BlockAck timeouts (dashed) per slot",
+                "PPDUs",
+                dashed_with="ba_timeouts",
+            ),
+            Metric("airtime_share", "Air time of the link's data PPDUs", "share of the slot"),
+            Metric("delivered_bps", "Delivered IP throughput", "Mbit/s", 1 / _BITS_PER_MBIT),
+            Metric("queue_bytes", "Sender's queue at the slot's end", "kB", 1 / _BYTES_PER_KB),
+        ),
+    )
+)
+
 #: Columns that name a station in a table nobody registered (so they are keys, not metrics).
 _ID_COLUMNS = {"cell", "ue", "bss", "ap", "sta", "station", "node", "link", "flow_id"}
 
