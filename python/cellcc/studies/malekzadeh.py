@@ -748,10 +748,10 @@ def _startup_text(main: pd.DataFrame) -> str:
     text = f"In the first {STARTUP_S:g} s only {named} lost packets; every other CCA sends each write as it comes. "
     if list(losers.index) == ["hybla"]:
         text += (
-            "Hybla starts from a window of 2 segments (Linux tcp_hybla.c hybla_init), so the application's writes "
-            "pile up in the send buffer while the first RTTs are long, and its slow start (2^rho - 1 segments per "
-            "ACK, rho = RTT / 25 ms) then releases them together: a burst larger than the 10 KiB RLC buffer, "
-            "which drops the rest. "
+            "Hybla replaces the initial window by the integer part of rho = SRTT / 25 ms (Linux tcp_hybla.c "
+            "hybla_init: 1 or 2 segments here), so the application's writes pile up in the send buffer while the "
+            "first RTTs are long, and its slow start (2^rho - 1 segments per ACK) then releases them together: a "
+            "burst larger than the 10 KiB RLC buffer, which drops the rest. "
         )
     return text
 
