@@ -24,10 +24,10 @@ pub use lte::{
     n_rbs_of, CellSpec, CqiSpec, DlCqiMode, HarqSpec, LinkAdaptationSpec, MacSpec, OllaSpec, PdcchSpec, SinrSpec,
     UeSpec, UplinkSpec, BANDWIDTHS_MHZ_RBS, DEFAULT_CQI_DELAY_MS,
 };
+pub use nr::{CsiSpec, DuplexSpec, NrCellSpec, NrHarqSpec, NrLinkAdaptationSpec, NrUeSpec, NrUplinkSpec, PdschSpec};
 pub use tcp::{CcRtt, Pacing, RtoEstimator, Stack, TcpParams, TcpProfile, TcpSpec};
 pub use tcp_profile::NS3_NEWRENO_RULES_CCAS;
 pub use wifi::{ApRadio, Band, BssSpec, EdcaSpec, FecSpec, Standard, StationSpec, WifiProfile};
-pub use nr::{CsiSpec, DuplexSpec, NrCellSpec, NrHarqSpec, NrLinkAdaptationSpec, NrUeSpec, NrUplinkSpec, PdschSpec};
 
 use crate::error::ScenarioError;
 use serde::{Deserialize, Serialize};

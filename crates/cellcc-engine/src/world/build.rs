@@ -164,12 +164,7 @@ fn channel(
 
 /// Every directed hop the network offers: `(from, to, hop)`, channels first, then cells, then BSSes,
 /// then NR cells.
-fn adjacencies(
-    channels: &[Channel],
-    cells: &[Cell],
-    bsses: &[Bss],
-    nr_cells: &[NrCell],
-) -> Vec<(NodeId, NodeId, Hop)> {
+fn adjacencies(channels: &[Channel], cells: &[Cell], bsses: &[Bss], nr_cells: &[NrCell]) -> Vec<(NodeId, NodeId, Hop)> {
     let links = channels.iter().enumerate().map(|(i, c)| (c.from, c.to, Hop::Channel(LinkId(i as u32))));
     let radio = cells.iter().enumerate().flat_map(|(i, c)| {
         let cell = CellId(i as u32);
