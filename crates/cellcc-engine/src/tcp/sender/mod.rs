@@ -773,6 +773,7 @@ impl TcpSender {
 
     /// The next segment to send, if any. Call until it returns `None` (the end of the
     /// burst, as Linux's `tcp_write_xmit` loop): the loss probe is re-planned there.
+    #[inline]
     pub fn poll_transmit(&mut self, now: SimTime) -> Option<TcpSegment> {
         let mut seg = self.next_segment(now);
         if seg.is_none() && self.check_space() {
