@@ -87,6 +87,12 @@ fn channel_cell(duration_s: f64) -> Value {
     v
 }
 
+/// Issue 34's cell: `n` UEs at SINRs 2, 4, .. 28 dB (repeating), bulk CUBIC each, RLC AM, 20 MHz.
+fn bulk_cell(n: usize, duration_s: f64) -> Value {
+    let ues: Vec<(f64, &str)> = (0..n).map(|i| (2.0 + 2.0 * (i % 14) as f64, "am")).collect();
+    lte_cell(&ues, 20.0, json!({"kind": "bulk"}), "cubic", 1448, duration_s)
+}
+
 struct Row {
     name: &'static str,
     sim_s: f64,
@@ -132,6 +138,9 @@ fn main() -> std::io::Result<()> {
             lte_cell(&[(25.0, "am")], 20.0, json!({"kind": "bulk"}), "cubic", 1448, 20.0),
         ),
         ("LTE seed-000 cell on the channel: EVA 70 Hz, 57 cells, shadowing, 20 MHz, RLC AM, 20 s", channel_cell(20.0)),
+        ("LTE cell, 56 UEs bulk CUBIC, 2-28 dB, 20 MHz, RLC AM, 10 s", bulk_cell(56, 10.0)),
+        ("LTE cell, 224 UEs bulk CUBIC, 2-28 dB, 20 MHz, RLC AM, 10 s", bulk_cell(224, 10.0)),
+        ("LTE cell, 896 UEs bulk CUBIC, 2-28 dB, 20 MHz, RLC AM, 10 s", bulk_cell(896, 10.0)),
     ];
     let rows: Vec<Row> = set.iter().filter(|(n, _)| n.contains(&only)).map(|(n, v)| measure(n, v)).collect();
     let mut md = String::from(

@@ -141,7 +141,11 @@ impl CellSpec {
             ues: self
                 .ues
                 .iter()
-                .map(|u| UeConfig { node: u.node.clone(), sinr: u.sinr.clone(), rlc: RlcSpec::resolve(u.rlc.as_ref(), d) })
+                .map(|u| UeConfig {
+                    node: u.node.clone(),
+                    sinr: u.sinr.clone(),
+                    rlc: RlcSpec::resolve(u.rlc.as_ref(), d),
+                })
                 .collect(),
         }
     }
@@ -170,7 +174,11 @@ impl CellConfig {
     pub fn validate(&self, path: &str) -> Result<(), ScenarioError> {
         let p = |f: &str| format!("{path}.{f}");
         if n_rbs_of(self.bandwidth_mhz).is_none() {
-            return Err(ScenarioError::new(p("bandwidth_mhz"), self.bandwidth_mhz, "one of 1.4, 3, 5, 10, 15, 20 (MHz)"));
+            return Err(ScenarioError::new(
+                p("bandwidth_mhz"),
+                self.bandwidth_mhz,
+                "one of 1.4, 3, 5, 10, 15, 20 (MHz)",
+            ));
         }
         self.uplink.validate(&p("uplink"))?;
         if let Some(olla) = &self.link_adaptation.olla {

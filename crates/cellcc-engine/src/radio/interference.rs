@@ -238,7 +238,14 @@ pub struct InterfererFading {
 impl InterfererFading {
     /// `n_sites` interferers of a link whose multipath is `profile` at `doppler_hz` (the UE's
     /// movement sets the Doppler of all its links); streams `{key}{j}` from `seed`.
-    pub fn new(profile: TapProfile, doppler_hz: f64, k_factor_db: Option<f64>, seed: u64, key: String, n_sites: usize) -> Self {
+    pub fn new(
+        profile: TapProfile,
+        doppler_hz: f64,
+        k_factor_db: Option<f64>,
+        seed: u64,
+        key: String,
+        n_sites: usize,
+    ) -> Self {
         InterfererFading {
             profile,
             doppler_hz,
@@ -264,9 +271,9 @@ impl InterfererFading {
         if total_mw <= 0.0 {
             return;
         }
-        for j in 0..site_mw.len() {
+        for (j, p_mw) in site_mw.iter().enumerate() {
             if mean_mw(j) >= MIN_FADED_SHARE * total_mw {
-                self.faded.push((j, site_mw[j] / n_rb as f64));
+                self.faded.push((j, p_mw / n_rb as f64));
             }
         }
         // The strongest first; ties by index (deterministic).
@@ -275,7 +282,8 @@ impl InterfererFading {
         for &(j, _) in &self.faded {
             if self.links[j].is_none() {
                 let rng = RngStream::new(self.seed, &format!("{}{j}", self.key));
-                self.links[j] = Some(Box::new(FadingProcess::new(&self.profile, self.doppler_hz, self.k_factor_db, rng)));
+                self.links[j] =
+                    Some(Box::new(FadingProcess::new(&self.profile, self.doppler_hz, self.k_factor_db, rng)));
             }
         }
     }
@@ -394,7 +402,8 @@ mod tests {
         let mut site_mw = vec![0.5; n];
         site_mw[0] = 50.0;
         let loads = vec![InterfererLoad::FullBuffer; n];
-        let mut pickers: Vec<RbPicker> = (0..n).map(|j| RbPicker::new(RngStream::new(seed, &format!("p{j}")))).collect();
+        let mut pickers: Vec<RbPicker> =
+            (0..n).map(|j| RbPicker::new(RngStream::new(seed, &format!("p{j}")))).collect();
         let mut f = InterfererFading::new(crate::radio::fading::EPA, 50.0, None, seed, "i".into(), n);
         // Each site at its mean: the strong one 1 mW per RB, the weak ones 0.01 mW each.
         let mut out = vec![1.0 + 0.01 * weak as f64; 50];
@@ -430,8 +439,9 @@ mod tests {
         assert!(d < 0.043, "KS distance {d}");
         // Power autocorrelation of Rayleigh fading: cov(|h(t)|^2, |h(t+tau)|^2) / var = J0(2 pi f_d tau)^2.
         let lag = 5 * crate::sim::NS_PER_MS;
-        let pairs: Vec<(f64, f64)> =
-            (0..2000).map(|seed| (faded_power(seed, 0, t, &steer).0[0], faded_power(seed, 0, t + lag, &steer).0[0])).collect();
+        let pairs: Vec<(f64, f64)> = (0..2000)
+            .map(|seed| (faded_power(seed, 0, t, &steer).0[0], faded_power(seed, 0, t + lag, &steer).0[0]))
+            .collect();
         let (ma, mb) = pairs.iter().fold((0.0, 0.0), |(a, b), p| (a + p.0 / 2000.0, b + p.1 / 2000.0));
         let cov = pairs.iter().map(|p| (p.0 - ma) * (p.1 - mb)).sum::<f64>() / 2000.0;
         let var = pairs.iter().map(|p| (p.0 - ma).powi(2)).sum::<f64>() / 2000.0;

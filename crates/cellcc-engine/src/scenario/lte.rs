@@ -412,7 +412,12 @@ const MAX_HARQ_RETX: u8 = 7;
 impl crate::lte::config::CellConfig {
     fn cqi_validate(&self, path: &str) -> Check {
         let c = &self.cqi;
-        ensure((1..=MAX_CQI_PERIOD_MS).contains(&c.period_ms), || format!("{path}.period_ms"), c.period_ms, "ms in [1, 160]")?;
+        ensure(
+            (1..=MAX_CQI_PERIOD_MS).contains(&c.period_ms),
+            || format!("{path}.period_ms"),
+            c.period_ms,
+            "ms in [1, 160]",
+        )?;
         ensure(c.delay_ms <= MAX_CQI_DELAY_MS, || format!("{path}.delay_ms"), c.delay_ms, "ms in [0, 20]")
     }
 }

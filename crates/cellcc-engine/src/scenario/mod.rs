@@ -18,8 +18,8 @@ mod tcp;
 mod validate;
 
 pub use lte::{
-    n_rbs_of, CellSpec, CqiSpec, DlCqiMode, HarqSpec, LinkAdaptationSpec, MacSpec, OllaSpec, PdcchSpec, SinrSpec, UeSpec,
-    UplinkSpec, BANDWIDTHS_MHZ_RBS, DEFAULT_CQI_DELAY_MS,
+    n_rbs_of, CellSpec, CqiSpec, DlCqiMode, HarqSpec, LinkAdaptationSpec, MacSpec, OllaSpec, PdcchSpec, SinrSpec,
+    UeSpec, UplinkSpec, BANDWIDTHS_MHZ_RBS, DEFAULT_CQI_DELAY_MS,
 };
 pub use tcp::{Pacing, RtoEstimator, TcpParams, TcpSpec};
 

@@ -23,11 +23,12 @@ use crate::sim::{CellId, EventQueue, FlowId, LinkId, NodeId, RngStream, SimDurat
 use crate::tcp::sender::data_overhead_bytes;
 use crate::tcp::{EcnEcho, TcpReceiver, TcpSender};
 use crate::RunError;
-use std::collections::{HashSet, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 
 pub(super) fn build(sc: &Scenario, seed: u64) -> Result<World, RunError> {
     sc.validate()?;
-    let node = |name: &str| NodeId(sc.nodes.iter().position(|n| n.id == name).expect("validated") as u32);
+    let index: HashMap<&str, u32> = sc.nodes.iter().enumerate().map(|(i, n)| (n.id.as_str(), i as u32)).collect();
+    let node = |name: &str| NodeId(*index.get(name).expect("validated"));
     let mut channels = Vec::with_capacity(sc.links.len() * 2);
     let mut traces = TraceFiles::default();
     for (i, l) in sc.links.iter().enumerate() {
@@ -163,20 +164,26 @@ fn adjacencies(channels: &[Channel], cells: &[Cell]) -> Vec<(NodeId, NodeId, Hop
 /// Shortest-hop static routes (BFS from every node; ties go to the hop listed
 /// first, so routes are deterministic). `routes[src][dst]` = first hop.
 fn static_routes(n: usize, hops: &[(NodeId, NodeId, Hop)]) -> Vec<Vec<Option<Hop>>> {
+    // Each node's hops in the order listed: a BFS step reads its own, not every hop.
+    let mut out_hops: Vec<Vec<(NodeId, Hop)>> = vec![Vec::new(); n];
+    for &(from, to, hop) in hops {
+        out_hops[from.index()].push((to, hop));
+    }
     let mut routes = vec![vec![None; n]; n];
+    let mut seen = vec![false; n];
+    let mut q = VecDeque::new();
     for (src, row) in routes.iter_mut().enumerate() {
-        let mut seen = vec![false; n];
+        seen.fill(false);
         seen[src] = true;
-        let mut q = VecDeque::new();
-        for &(from, to, hop) in hops {
-            if from.index() == src && !seen[to.index()] {
+        for &(to, hop) in &out_hops[src] {
+            if !seen[to.index()] {
                 seen[to.index()] = true;
                 row[to.index()] = Some(hop);
                 q.push_back(to.index());
             }
         }
         while let Some(u) = q.pop_front() {
-            for &(_, to, _) in hops.iter().filter(|(from, _, _)| from.index() == u) {
+            for &(to, _) in &out_hops[u] {
                 if !seen[to.index()] {
                     seen[to.index()] = true;
                     row[to.index()] = row[u];

@@ -387,7 +387,10 @@ mod tests {
         assert_eq!(c["link_adaptation"]["olla"], Value::Null);
         assert_eq!(c["pdcch"]["capacity"], json!(false));
         assert_eq!(c["mac"], json!({"grant_sizing": "whole_share", "status_pdu": "alone", "last_rbg": "unused"}));
-        assert_eq!(c["ues"][0]["rlc"], json!({"mode": "um", "tx_buffer_bytes": 10240, "sn_bits": 10, "t_reordering_ms": 100.0}));
+        assert_eq!(
+            c["ues"][0]["rlc"],
+            json!({"mode": "um", "tx_buffer_bytes": 10240, "sn_bits": 10, "t_reordering_ms": 100.0})
+        );
         // Read back, it is the engine's own.
         d["resolved"] = r.clone();
         assert!(check(&Scenario::from_json(&d.to_string()).unwrap()).is_ok());

@@ -15,6 +15,7 @@
 //! A cell with no data, no HARQ process busy and no RLC timer has no deadline:
 //! idle TTIs cost nothing.
 
+mod active;
 mod sdu_store;
 mod stats;
 mod tti;
@@ -28,10 +29,11 @@ use super::channel::ChannelSinr;
 use super::sap::{LinkDir, UeIndex};
 use super::sinr::{PerUeSinr, SinrSeries, SinrSource, UeSinr};
 use crate::error::ScenarioError;
-use crate::packet::PacketId;
 use crate::lte::config::{CellConfig, CqiConfig};
+use crate::packet::PacketId;
 use crate::scenario::{CellSpec, SinrSpec};
 use crate::sim::{NodeId, SimDuration, SimTime, NS_PER_MS};
+use active::ActiveUes;
 use ue::UeContext;
 
 /// LTE FDD subframe: the TTI (TS 36.211 §4.1).
@@ -58,6 +60,8 @@ pub struct Cell {
     pub name: String,
     enb: NodeId,
     ue_nodes: Vec<NodeId>,
+    /// Per node index, the UE it is in this cell, if any (an enqueue finds its bearer at once).
+    ue_of_node: Vec<Option<UeIndex>>,
     ue_names: Vec<String>,
     mtu_bytes: u32,
     n_rbs: u32,
@@ -72,8 +76,14 @@ pub struct Cell {
     last_tti: Option<SimTime>,
     /// When the cell next needs waking: recomputed after each wake-up, lowered by enqueues.
     deadline: Option<SimTime>,
-    /// The earliest RLC timer of any UE (admissions start none, so only wake-ups move it).
-    rlc_deadline: Option<SimTime>,
+    /// The UEs with work and every UE's RLC timers (admissions start none, so only wake-ups
+    /// move the timers).
+    active: ActiveUes,
+    /// Scratch: the UEs a TTI or a timer wake-up visits.
+    list: Vec<u32>,
+    /// The first TTI the cell ran: the downlink CQI reports of UEs idle since then follow a
+    /// grid of report periods from it.
+    first_tti: Option<SimTime>,
     /// The end of the run: a TTI starting there would fall outside every time-series slot.
     end: SimTime,
     now: SimTime,
@@ -100,10 +110,16 @@ impl Cell {
             ues.push(UeContext::new(&spec, u, node(&u.node), enb, &label, seed, slot, duration));
         }
         let sinr = sinr_source(&spec, path, n_rbs, seed)?;
+        let ue_nodes: Vec<NodeId> = spec.ues.iter().map(|u| node(&u.node)).collect();
+        let mut ue_of_node = vec![None; ue_nodes.iter().map(|n| n.index() + 1).max().unwrap_or(0)];
+        for (i, n) in ue_nodes.iter().enumerate() {
+            ue_of_node[n.index()] = Some(UeIndex(i as u16));
+        }
         Ok(Cell {
             name: spec.id.clone(),
             enb,
-            ue_nodes: spec.ues.iter().map(|u| node(&u.node)).collect(),
+            ue_nodes,
+            ue_of_node,
             ue_names: spec.ues.iter().map(|u| u.node.clone()).collect(),
             mtu_bytes: spec.mtu_bytes,
             n_rbs,
@@ -115,7 +131,9 @@ impl Cell {
             sinr_lin: vec![0.0; n_rbs as usize],
             last_tti: None,
             deadline: None,
-            rlc_deadline: None,
+            active: ActiveUes::new(spec.ues.len()),
+            list: Vec::with_capacity(spec.ues.len()),
+            first_tti: None,
             end,
             now: SimTime::ZERO,
         })
@@ -134,8 +152,7 @@ impl Cell {
     }
 
     fn ue_of(&self, node: NodeId) -> UeIndex {
-        let i = self.ue_nodes.iter().position(|&n| n == node).expect("routes only name this cell's UEs");
-        UeIndex(i as u16)
+        self.ue_of_node.get(node.index()).copied().flatten().expect("routes only name this cell's UEs")
     }
 
     /// A packet at `from` (the eNB or a UE) for `next` enters its radio bearer.
@@ -145,6 +162,7 @@ impl Cell {
             if from == self.enb { (self.ue_of(next), LinkDir::Downlink) } else { (self.ue_of(from), LinkDir::Uplink) };
         match self.ues[ue.index()].admit(now, dir, id, ip_bytes) {
             Ok(()) => {
+                self.active.set(ue.index());
                 // Data is buffered: the next TTI has work (admission starts no RLC timer).
                 let tti = self.next_tti_after(now);
                 if tti < self.end {
@@ -161,11 +179,21 @@ impl Cell {
         self.deadline
     }
 
-    /// The next wake-up, from every UE's state: a TTI if any has work, else the first RLC timer.
+    /// The next wake-up: a TTI if any UE has work, else the first RLC timer.
     fn refresh_deadline(&mut self) {
-        let next_tti = self.ues.iter().any(|u| u.needs_tti(self.now)).then(|| self.next_tti_after(self.now));
-        self.rlc_deadline = self.ues.iter().filter_map(UeContext::rlc_deadline).min();
-        self.deadline = SimTime::earliest(next_tti, self.rlc_deadline).filter(|&t| t < self.end);
+        let next_tti = self.active.any().then(|| self.next_tti_after(self.now));
+        self.deadline = SimTime::earliest(next_tti, self.active.next_timer()).filter(|&t| t < self.end);
+    }
+
+    /// After UE `i` was visited: whether it still has work, and its RLC timers.
+    fn track(&mut self, i: usize) {
+        let busy = self.ues[i].needs_tti(self.now) || self.macs.uplink_busy(i);
+        if busy {
+            self.active.set(i);
+        } else {
+            self.active.clear(i);
+        }
+        self.active.set_timer(i, self.ues[i].rlc_deadline());
     }
 
     /// The first TTI boundary at or after `t` not yet processed.
@@ -180,10 +208,14 @@ impl Cell {
     /// Run what is due at `now`: RLC timers, and the TTI if `now` is a TTI boundary.
     pub fn handle_timeout(&mut self, now: SimTime, out: &mut CellOutput) {
         self.now = now;
-        if self.rlc_deadline.is_some_and(|t| t <= now) {
-            for ue in &mut self.ues {
-                ue.handle_rlc_timers(now, out);
+        if self.active.next_timer().is_some_and(|t| t <= now) {
+            let mut due = std::mem::take(&mut self.list);
+            self.active.due_timers(now, &mut due);
+            for &i in &due {
+                self.ues[i as usize].handle_rlc_timers(now, out);
+                self.track(i as usize);
             }
+            self.list = due;
         }
         if now.as_ns().is_multiple_of(NS_PER_MS) && self.last_tti.is_none_or(|l| now > l) {
             self.last_tti = Some(now);
@@ -200,6 +232,7 @@ impl Cell {
     /// Close the books at the end of the run (the capacity of the TTIs since the last one run).
     pub fn finish(&mut self, end: SimTime) {
         for ue in &mut self.ues {
+            ue.fill_idle_slots(SimTime(u64::MAX));
             for link in [&mut ue.dl, &mut ue.ul] {
                 link.capacity.run_to(end, &mut link.slots);
             }

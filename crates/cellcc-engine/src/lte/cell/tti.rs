@@ -47,6 +47,8 @@ pub(super) struct Macs {
     pdcch_cfg: PdcchConfig,
     mac: MacConfig,
     demand: Vec<UeDemand>,
+    /// Per UE, its entry in `demand` this TTI ([`NOT_IN_DEMAND`] when it has none).
+    demand_pos: Vec<u32>,
     new_tbs: Vec<NewTb>,
     retx: Vec<TbAssignment>,
     /// Scratch: UEs in the scheduler's priority order; a row for the effective CQI.
@@ -77,6 +79,7 @@ impl Macs {
             pdcch_cfg: spec.pdcch,
             mac: spec.mac,
             demand: Vec::with_capacity(n),
+            demand_pos: vec![NOT_IN_DEMAND; n],
             new_tbs: Vec::with_capacity(n),
             retx: Vec::with_capacity(n),
             order: Vec::with_capacity(n),
@@ -85,27 +88,59 @@ impl Macs {
     }
 }
 
+/// A UE with no entry in this TTI's demand.
+const NOT_IN_DEMAND: u32 = u32::MAX;
+
+impl Macs {
+    /// UE `ue` takes no new data this TTI (a retransmission, a blocked DCI).
+    fn no_new_data(&mut self, ue: usize) {
+        if let Some(d) = self.demand.get_mut(self.demand_pos[ue] as usize) {
+            d.buffered_bytes = 0;
+        }
+    }
+
+    /// Whether the eNB still owes UE `i` an uplink grant or awaits its request (SR, BSR, grants
+    /// in flight): the UE has work even with its buffer empty.
+    pub(super) fn uplink_busy(&self, i: usize) -> bool {
+        self.uplink.ue_busy(UeIndex(i as u16))
+    }
+}
+
 impl Cell {
     pub(super) fn run_tti(&mut self, now: SimTime, out: &mut CellOutput) {
-        for ue in &mut self.ues {
+        self.first_tti.get_or_insert(now);
+        // Only the UEs with work this TTI (`active`); a UE that had none since its last visit
+        // first catches up on the measurements it missed.
+        let mut list = std::mem::take(&mut self.list);
+        self.active.list(&mut list);
+        self.macs.demand_pos.resize(self.ues.len(), NOT_IN_DEMAND);
+        for &i in &list {
+            let i = i as usize;
+            self.catch_up(i, now);
             for dir in [LinkDir::Downlink, LinkDir::Uplink] {
-                ue.deliver_arrivals(now, dir, out);
+                self.ues[i].deliver_arrivals(now, dir, out);
             }
         }
-        for i in 0..self.ues.len() {
+        for &i in &list {
             for dir in [LinkDir::Downlink, LinkDir::Uplink] {
-                self.feedback(i, dir, now, out);
+                self.feedback(i as usize, dir, now, out);
             }
         }
-        self.measure_cqi(now);
+        self.measure_cqi(&list, now);
         self.macs.pdcch.clear();
-        self.refresh_dci_levels(now);
-        let busy = self.downlink_retransmissions(now);
-        self.uplink(now);
-        self.downlink_new(now, busy);
-        for ue in &mut self.ues {
-            ue.sample(now);
+        self.refresh_dci_levels(&list, now);
+        let busy = self.downlink_retransmissions(&list, now);
+        self.uplink(&list, now);
+        self.downlink_new(&list, now, busy);
+        for &i in &list {
+            self.ues[i as usize].sample(now);
         }
+        // Every UE with work now: the listed ones and any a grant or retransmission reached.
+        self.active.list(&mut list);
+        for &i in &list {
+            self.track(i as usize);
+        }
+        self.list = list;
     }
 
     /// HARQ feedback due now: free the process, queue a retransmission, or give up on the TB
@@ -145,34 +180,64 @@ impl Cell {
     /// Each UE measures its downlink and reports a wideband CQI (or, with `dl_mcs_from =
     /// "worst_subband"`, its worst sub-band CQI) every CQI period (TS 36.213 §7.2); the eNB
     /// measures a UE's uplink on its SRS occasions (and on its PUSCH, in [`Self::send`]).
-    fn measure_cqi(&mut self, now: SimTime) {
+    fn measure_cqi(&mut self, list: &[u32], now: SimTime) {
         let period = SimDuration::from_ms(self.cqi.period_ms as u64);
         let now_ms = now.as_ns() / NS_PER_MS;
+        for &i in list {
+            let i = i as usize;
+            if self.ues[i].dl.cqi.due(now, period) {
+                self.measure_dl(i, now);
+            }
+            if self.macs.sounding[i].srs_due(now_ms) {
+                self.measure_srs(i, now);
+            }
+        }
+    }
+
+    /// UE `i` measures its downlink at `at` and sends the report, usable `cqi.delay_ms` later.
+    fn measure_dl(&mut self, i: usize, at: SimTime) {
+        let ue_index = UeIndex(i as u16);
         let dl_mode = self.cqi.dl_mcs_from;
         // Mode 3-0 sub-bands of one RBG, as ns-3 LENA's A30 report (phy::worst_in_range_subband).
         let subband_rbs = rbg_size(self.n_rbs) as usize;
         let delay = self.cqi_delay();
-        for i in 0..self.ues.len() {
-            let ue_index = UeIndex(i as u16);
-            let ue = &mut self.ues[i];
-            if ue.dl.cqi.due(now, period) {
-                let id = self.sinr.row_id(ue_index, LinkDir::Downlink, now);
-                if !ue.dl.memo.holds(id) {
-                    self.sinr.per_rb_sinr_lin(ue_index, LinkDir::Downlink, now, &mut self.sinr_lin);
-                    ue.dl.memo.refresh(id, &self.sinr_lin);
-                }
-                let sinr_lin = &self.sinr_lin;
-                let cqi = *ue.dl.memo.cqi.get_or_insert_with(|| match dl_mode {
-                    DlCqiMode::Wideband => CqiReport::wideband(phy::wideband_cqi(sinr_lin)),
-                    DlCqiMode::WorstSubband => phy::worst_in_range_subband(sinr_lin, subband_rbs),
-                });
-                ue.dl.cqi.measured(now, cqi, now + delay);
-            }
-            if self.macs.sounding[i].srs_due(now_ms) {
-                self.sinr.per_rb_sinr_lin(ue_index, LinkDir::Uplink, now, &mut self.sinr_lin);
-                self.macs.sounding[i].sounded(now_ms, &self.sinr_lin);
-                self.uplink_measured(i, now);
-            }
+        let ue = &mut self.ues[i];
+        let id = self.sinr.row_id(ue_index, LinkDir::Downlink, at);
+        if !ue.dl.memo.holds(id) {
+            self.sinr.per_rb_sinr_lin(ue_index, LinkDir::Downlink, at, &mut self.sinr_lin);
+            ue.dl.memo.refresh(id, &self.sinr_lin);
+        }
+        let sinr_lin = &self.sinr_lin;
+        let cqi = *ue.dl.memo.cqi.get_or_insert_with(|| match dl_mode {
+            DlCqiMode::Wideband => CqiReport::wideband(phy::wideband_cqi(sinr_lin)),
+            DlCqiMode::WorstSubband => phy::worst_in_range_subband(sinr_lin, subband_rbs),
+        });
+        ue.dl.cqi.measured(at, cqi, at + delay);
+    }
+
+    /// The eNB measures UE `i`'s SRS sent at `at`.
+    fn measure_srs(&mut self, i: usize, at: SimTime) {
+        self.sinr.per_rb_sinr_lin(UeIndex(i as u16), LinkDir::Uplink, at, &mut self.sinr_lin);
+        self.macs.sounding[i].sounded(at.as_ns() / NS_PER_MS, &self.sinr_lin);
+        self.uplink_measured(i, at);
+    }
+
+    /// UE `i` has work again after an idle time in which nothing measured it: the reports that
+    /// would be in force or in flight now are measured at their own occasions (the downlink CQI
+    /// on its grid of periods, the SRS at the UE's offsets), so the scheduler sees what it
+    /// would have seen had the UE been measured throughout. The report that was in force before
+    /// stands in for the idle time in the `lte` table (its `cqi` and `capacity_bps`).
+    fn catch_up(&mut self, i: usize, now: SimTime) {
+        self.ues[i].fill_idle_slots(now);
+        let period = SimDuration::from_ms(self.cqi.period_ms as u64);
+        let delay = self.cqi_delay();
+        let anchor = self.first_tti.expect("set by the first TTI");
+        for at in self.ues[i].dl.cqi.missed_occasions(anchor, period, delay, now) {
+            self.measure_dl(i, at);
+        }
+        let now_ms = now.as_ns() / NS_PER_MS;
+        for at_ms in self.macs.sounding[i].missed_occasions_ms(delay.as_ns() / NS_PER_MS, now_ms) {
+            self.measure_srs(i, SimTime(at_ms * NS_PER_MS));
         }
     }
 
@@ -202,13 +267,14 @@ impl Cell {
 
     /// Each UE's DCI aggregation level from the downlink CQI the eNB holds now (the PDCCH is a
     /// downlink channel: uplink grants ride it too).
-    fn refresh_dci_levels(&mut self, now: SimTime) {
+    fn refresh_dci_levels(&mut self, list: &[u32], now: SimTime) {
         if !self.macs.pdcch_cfg.capacity {
             return;
         }
         let target = self.macs.pdcch_cfg.target_bler;
-        for (i, ue) in self.ues.iter_mut().enumerate() {
-            let cqi = ue.dl.cqi.current(now).map_or(CQI_BEFORE_FIRST_REPORT, |r| r.cqi);
+        for &i in list {
+            let i = i as usize;
+            let cqi = self.ues[i].dl.cqi.current(now).map_or(CQI_BEFORE_FIRST_REPORT, |r| r.cqi);
             let sinr_db = if cqi == 0 { f64::NEG_INFINITY } else { self.macs.dl_map.cqi_sinr_db(cqi) };
             self.macs.dci_level[i] = aggregation_level(sinr_db, target);
         }
@@ -247,12 +313,17 @@ impl Cell {
     }
 
     /// What each UE has for `dir`, as the eNB knows it, and the capacity sample.
-    fn gather_demand(&mut self, dir: LinkDir, now: SimTime) {
+    fn gather_demand(&mut self, list: &[u32], dir: LinkDir, now: SimTime) {
         let n_rbs = self.n_rbs;
         let macs = &mut self.macs;
         let demand = &mut macs.demand;
+        for d in demand.iter() {
+            macs.demand_pos[d.ue.index()] = NOT_IN_DEMAND;
+        }
         demand.clear();
-        for (i, ue) in self.ues.iter_mut().enumerate() {
+        for &i in list {
+            let i = i as usize;
+            let ue = &mut self.ues[i];
             let buffered = match dir {
                 LinkDir::Downlink => ue.enb_rlc.buffer_status(now).total_bytes(),
                 LinkDir::Uplink => macs.uplink.reported_bytes(UeIndex(i as u16)),
@@ -276,6 +347,7 @@ impl Cell {
             let usable_rbs = n_rbs - out_of_range.count();
             let capacity_bits = mcs.map_or(0, |m| link.capacity.band_bits(dir, m, usable_rbs));
             link.capacity.set(now, capacity_bits, &mut link.slots);
+            macs.demand_pos[i] = demand.len() as u32;
             demand.push(UeDemand {
                 ue: UeIndex(i as u16),
                 buffered_bytes: if mcs.is_some() { buffered } else { 0 },
@@ -289,12 +361,12 @@ impl Cell {
     /// Downlink HARQ retransmissions first, on their own RBs (ns-3's order), each with its DCI
     /// (an adaptive downlink retransmission needs one: TS 36.213 §7.1); a blocked one waits.
     /// Returns the RBs they take.
-    fn downlink_retransmissions(&mut self, now: SimTime) -> RbMask {
+    fn downlink_retransmissions(&mut self, list: &[u32], now: SimTime) -> RbMask {
         let mut retx = std::mem::take(&mut self.macs.retx);
         retx.clear();
         let mut busy = RbMask::default();
-        for ue in &self.ues {
-            for a in ue.dl.harq.pending_retransmissions() {
+        for &i in list {
+            for a in self.ues[i as usize].dl.harq.pending_retransmissions() {
                 if !a.rbs.overlaps(busy) {
                     busy = busy.union(a.rbs);
                     retx.push(a);
@@ -310,8 +382,8 @@ impl Cell {
     }
 
     /// New downlink data on the RBs the retransmissions left (`busy` taken).
-    fn downlink_new(&mut self, now: SimTime, busy: RbMask) {
-        self.gather_demand(LinkDir::Downlink, now);
+    fn downlink_new(&mut self, list: &[u32], now: SimTime, busy: RbMask) {
+        self.gather_demand(list, LinkDir::Downlink, now);
         self.one_tb_per_ue();
         let mut new_tbs = std::mem::take(&mut self.macs.new_tbs);
         new_tbs.clear();
@@ -325,9 +397,9 @@ impl Cell {
     /// Uplink: the grants issued `grant_delay` ago and the synchronous
     /// retransmissions due now go on the air; then SR/BSR bookkeeping and the
     /// grants for `now + grant_delay` (TS 36.213 §8.0, TS 36.321 §5.4).
-    fn uplink(&mut self, now: SimTime) {
-        for (i, ue) in self.ues.iter().enumerate() {
-            let bytes = ue.ue_rlc.buffer_status(now).total_bytes();
+    fn uplink(&mut self, list: &[u32], now: SimTime) {
+        for &i in list {
+            let bytes = self.ues[i as usize].ue_rlc.buffer_status(now).total_bytes();
             self.macs.uplink.ue_buffer(now, UeIndex(i as u16), bytes);
         }
         let mut new_tbs = std::mem::take(&mut self.macs.new_tbs);
@@ -336,12 +408,12 @@ impl Cell {
         for tb in &new_tbs {
             self.transmit_new(now, LinkDir::Uplink, tb);
         }
-        let busy_later = self.uplink_retransmissions(now);
-        self.gather_demand(LinkDir::Uplink, now);
+        let busy_later = self.uplink_retransmissions(list, now);
+        self.gather_demand(list, LinkDir::Uplink, now);
         let later = now + self.macs.ul_retx_delay;
-        for (i, ue) in self.ues.iter().enumerate() {
-            if ue.ul.synchronous_retx.iter().any(|&(t, _)| t == later) {
-                self.macs.demand[i].buffered_bytes = 0;
+        for &i in list {
+            if self.ues[i as usize].ul.synchronous_retx.iter().any(|&(t, _)| t == later) {
+                self.macs.no_new_data(i as usize);
             }
         }
         new_tbs.clear();
@@ -375,7 +447,7 @@ impl Cell {
             for &ue in &order {
                 if !self.try_place_dci(ue, now) {
                     self.count_dci(ue, dir, now, false);
-                    self.macs.demand[ue.index()].buffered_bytes = 0;
+                    self.macs.no_new_data(ue.index());
                     blocked = true;
                 }
             }
@@ -435,12 +507,13 @@ impl Cell {
 
     /// Send the uplink retransmissions due now; return the RBs the ones due at
     /// `now + grant_delay` will take, which the grants made now must leave free.
-    fn uplink_retransmissions(&mut self, now: SimTime) -> RbMask {
+    fn uplink_retransmissions(&mut self, list: &[u32], now: SimTime) -> RbMask {
         let later = now + self.macs.ul_retx_delay;
         let mut retx = std::mem::take(&mut self.macs.retx);
         retx.clear();
         let mut busy_later = RbMask::default();
-        for ue in &mut self.ues {
+        for &i in list {
+            let ue = &mut self.ues[i as usize];
             while let Some(harq) = ue.ul.pop_synchronous_retx(now) {
                 if let Some(a) = ue.ul.harq.pending_retransmissions().find(|a| a.harq == harq) {
                     retx.push(a);
@@ -463,8 +536,9 @@ impl Cell {
     /// A UE decodes one transport block per TTI (SISO, one DCI: TS 36.213 §7.1): a UE
     /// receiving a retransmission gets no new TB in the same TTI (as ns-3's schedulers).
     fn one_tb_per_ue(&mut self) {
-        for a in &self.macs.retx {
-            self.macs.demand[a.ue.index()].buffered_bytes = 0;
+        for k in 0..self.macs.retx.len() {
+            let ue = self.macs.retx[k].ue.index();
+            self.macs.no_new_data(ue);
         }
     }
 
@@ -496,6 +570,8 @@ impl Cell {
     /// One TB on the air: PDCCH error, then the BLER draw from the HARQ-combined
     /// effective SINR (ns-3 `LteSpectrumPhy::EndRxData`); record it and await feedback.
     fn send(&mut self, now: SimTime, a: &TbAssignment, payload: TbPayload, history: HarqHistory) -> TbOutcome {
+        // Its HARQ process now waits for feedback: the UE has work in the TTIs to come.
+        self.active.set(a.ue.index());
         self.sinr.per_rb_sinr_lin(a.ue, a.dir, now, &mut self.sinr_lin);
         if a.dir == LinkDir::Downlink {
             let id = self.sinr.row_id(a.ue, a.dir, now);

@@ -41,6 +41,28 @@ impl CqiTracker {
         self.in_flight.push_back((usable_at, report));
     }
 
+    /// The occasions a UE left unmeasured while idle whose reports matter at `now`: on the grid
+    /// `anchor + k period` (from the last measurement, or from `anchor` if there was none),
+    /// before `now`, from the latest one whose report is usable by `now` (`delay`) on.
+    pub fn missed_occasions(
+        &self,
+        anchor: SimTime,
+        period: SimDuration,
+        delay: SimDuration,
+        now: SimTime,
+    ) -> impl Iterator<Item = SimTime> {
+        let p = period.as_ns().max(1);
+        let (base, first) = match self.last_measured {
+            Some(m) => (m, m + period),
+            None => (anchor, anchor),
+        };
+        // The latest grid point at or before now - delay: its report is the one in force now.
+        let in_force = now.as_ns().checked_sub(delay.as_ns()).filter(|&t| t >= base.as_ns());
+        let in_force = in_force.map(|t| t - (t - base.as_ns()) % p);
+        let start = in_force.map_or(first.as_ns(), |t| t.max(first.as_ns()));
+        (start..now.as_ns()).step_by(p as usize).map(SimTime)
+    }
+
     /// The latest report usable at `now`.
     pub fn current(&mut self, now: SimTime) -> Option<CqiReport> {
         while self.in_flight.front().is_some_and(|&(t, _)| t <= now) {
@@ -158,6 +180,8 @@ pub struct RadioLink {
     pub slots: LteSlots,
     /// The transmitting RLC entity's retransmission count at the last sample.
     rlc_retx_seen: u64,
+    /// The slot of the last sample: slots after it, while the UE was idle, take its values.
+    sampled_slot: Option<usize>,
 }
 
 impl RadioLink {
@@ -179,6 +203,7 @@ impl RadioLink {
             rng: RngStream::new(seed, &format!("{label}:{d}:phy")),
             slots: LteSlots::new(slot, duration),
             rlc_retx_seen: 0,
+            sampled_slot: None,
         }
     }
 
@@ -399,10 +424,26 @@ impl UeContext {
         let (dl_retx, ul_retx) =
             (self.enb_rlc.counters().data_pdus_retransmitted, self.ue_rlc.counters().data_pdus_retransmitted);
         for (link, buf, retx) in [(&mut self.dl, dl_buf, dl_retx), (&mut self.ul, ul_buf, ul_retx)] {
-            let slot = link.slots.at(now);
+            let i = link.slots.index(now);
+            let slot = &mut link.slots.slots[i];
             slot.rlc_buffer_bytes = buf;
             slot.rlc_retx_pdus += retx - link.rlc_retx_seen;
             link.rlc_retx_seen = retx;
+            link.sampled_slot = Some(i);
+        }
+    }
+
+    /// The slots the UE spent idle, from its last sample up to the one holding `upto` (all of
+    /// them at the end of the run), keep what it held then: its RLC buffer and the CQI in force.
+    pub fn fill_idle_slots(&mut self, upto: SimTime) {
+        for link in [&mut self.dl, &mut self.ul] {
+            let Some(last) = link.sampled_slot else { continue };
+            let end = if upto >= link.slots.end() { link.slots.slots.len() } else { link.slots.index(upto) };
+            let held = link.slots.slots[last];
+            for slot in link.slots.slots.iter_mut().take(end).skip(last + 1) {
+                slot.rlc_buffer_bytes = held.rlc_buffer_bytes;
+                slot.cqi = held.cqi;
+            }
         }
     }
 

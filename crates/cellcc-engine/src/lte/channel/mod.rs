@@ -239,7 +239,15 @@ impl ChannelSinr {
                     self.interference_rb_mw.iter_mut().for_each(|o| *o += everywhere_mw);
                     if let (Some(f), Some(steer)) = (u.interferer_fading.as_mut(), self.steering.as_ref()) {
                         let step = now.as_ns() / LARGE_SCALE_STEP_NS;
-                        f.apply(step, now.as_ns(), &u.site_mw, &d.loads, &mut self.pickers, steer, &mut self.interference_rb_mw);
+                        f.apply(
+                            step,
+                            now.as_ns(),
+                            &u.site_mw,
+                            &d.loads,
+                            &mut self.pickers,
+                            steer,
+                            &mut self.interference_rb_mw,
+                        );
                     }
                     for (g, i_mw) in self.gains.iter_mut().zip(&self.interference_rb_mw) {
                         *g = signal_rb_mw / (d.dl_noise_rb_mw + i_mw);

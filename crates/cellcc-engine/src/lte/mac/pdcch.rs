@@ -67,7 +67,11 @@ pub struct PdcchConfig {
 impl PdcchConfig {
     pub fn validate(&self, path: &str) -> Result<(), ScenarioError> {
         if !(self.target_bler > 0.0 && self.target_bler < 0.5) {
-            return Err(ScenarioError::new(format!("{path}.target_bler"), self.target_bler, "a probability in (0, 0.5)"));
+            return Err(ScenarioError::new(
+                format!("{path}.target_bler"),
+                self.target_bler,
+                "a probability in (0, 0.5)",
+            ));
         }
         Ok(())
     }

@@ -288,6 +288,13 @@ impl UplinkRequests {
         }
     }
 
+    /// Whether UE `ue` has an SR outstanding, a grant on its way, an ideal BSR in flight, or a
+    /// buffer the eNB believes non-empty: the eNB has work for it even if its buffer is empty.
+    pub fn ue_busy(&self, ue: UeIndex) -> bool {
+        let u = &self.ues[ue.index()];
+        u.sr != SrState::Idle || u.grants_in_flight > 0 || !u.ideal_in_flight.is_empty() || u.reported_bytes > 0
+    }
+
     /// Whether a grant is waiting for its TTI or an SR for its grant (the cell is not idle).
     pub fn is_busy(&self) -> bool {
         !self.grants.is_empty() || self.ues.iter().any(|u| u.sr != SrState::Idle || !u.ideal_in_flight.is_empty())

@@ -165,7 +165,8 @@ pub fn cqi_below_mcs(mcs: u8) -> u8 {
 /// exactly [`CQI_BLER_TARGET`] BLER on its first transmission (infinite if even MIB = 1 fails).
 /// The uplink's TBS differs from the downlink's at MCS 10 and 20 (Table 8.6.1-1); the error
 /// model is the same (ns-3 decodes PUSCH with the PDSCH curves, as `bler.rs` does).
-static MIB_THRESHOLDS: LazyLock<[Box<[f64]>; 2]> = LazyLock::new(|| [LinkDir::Downlink, LinkDir::Uplink].map(thresholds));
+static MIB_THRESHOLDS: LazyLock<[Box<[f64]>; 2]> =
+    LazyLock::new(|| [LinkDir::Downlink, LinkDir::Uplink].map(thresholds));
 
 fn thresholds(dir: LinkDir) -> Box<[f64]> {
     let mut t = Vec::with_capacity((MAX_MCS as usize + 1) * MAX_PRB as usize);
@@ -612,7 +613,8 @@ mod tests {
                 ch.per_rb_sinr_db(UeIndex(u), LinkDir::Downlink, now, &mut db);
                 let (new_mib, old_mib) = (mean_mi3_all(&lin), crate::lte::phy::mi::db_grid::mean_mib3(&db));
                 worst_mib = (0..3).map(|k| (new_mib[k] - old_mib[k]).abs()).fold(worst_mib, f64::max);
-                let (new, old) = (mcs_from_mib(LinkDir::Downlink, new_mib, 100), mcs_from_mib(LinkDir::Downlink, old_mib, 100));
+                let (new, old) =
+                    (mcs_from_mib(LinkDir::Downlink, new_mib, 100), mcs_from_mib(LinkDir::Downlink, old_mib, 100));
                 rows += 1;
                 if let Some(mcs) = new {
                     let k = mcs_info(LinkDir::Downlink, mcs).modulation as usize;

@@ -168,7 +168,9 @@ impl RlcSpec {
                 RlcMode::Um => RlcConfig::Um(um.clone()),
                 RlcMode::Am => RlcConfig::Am(am.clone()),
             },
-            Some(RlcSpec::Tm(s)) => RlcConfig::Tm(TmConfig { tx_buffer_bytes: s.tx_buffer_bytes.unwrap_or(tm.tx_buffer_bytes) }),
+            Some(RlcSpec::Tm(s)) => {
+                RlcConfig::Tm(TmConfig { tx_buffer_bytes: s.tx_buffer_bytes.unwrap_or(tm.tx_buffer_bytes) })
+            }
             Some(RlcSpec::Um(s)) => RlcConfig::Um(UmConfig {
                 tx_buffer_bytes: s.tx_buffer_bytes.unwrap_or(um.tx_buffer_bytes),
                 sn_bits: s.sn_bits.unwrap_or(um.sn_bits),
@@ -282,7 +284,8 @@ mod tests {
 
     #[test]
     fn unset_fields_come_from_the_profile_and_null_polls_mean_infinity() {
-        let spec = parse(r#"{"mode": "am", "max_retx_threshold": 8, "on_max_retx": "discard", "poll_pdu": null}"#).unwrap();
+        let spec =
+            parse(r#"{"mode": "am", "max_retx_threshold": 8, "on_max_retx": "discard", "poll_pdu": null}"#).unwrap();
         let RlcConfig::Am(c) = RlcSpec::resolve(Some(&spec), &LENA) else { panic!("expected AM") };
         assert_eq!((c.max_retx_threshold, c.on_max_retx, c.poll_pdu), (8, MaxRetxAction::Discard, None));
         assert_eq!((c.t_poll_retransmit_ms, c.poll_byte), (20.0, Some(50)), "LENA's");

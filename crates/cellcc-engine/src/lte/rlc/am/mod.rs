@@ -58,6 +58,12 @@ impl AmEntity {
         }
     }
 
+    /// The retransmission queue's running totals agree with a walk of the window (tests).
+    #[cfg(test)]
+    pub(crate) fn retx_totals_consistent(&self) -> bool {
+        self.tx.retx_queue_bytes() == self.tx.retx_queue_bytes_walked()
+    }
+
     /// §5.1.3.1.1: control PDUs first, then retransmissions, then new data.
     pub fn notify_tx_opportunity(&mut self, opp: TxOpportunity, _ev: &mut RlcEvents) -> Option<RlcPdu> {
         if self.rx.status_due(opp.now) {

@@ -50,6 +50,8 @@ pub(super) struct AmTx {
     poll_owed: bool,
     /// Bytes pending retransmission (data field only).
     retx_bytes: u64,
+    /// Byte ranges pending retransmission, over every PDU (each costs a segment header).
+    retx_ranges: u64,
     /// Data bytes of PDUs transmitted and not yet acknowledged.
     unacked_bytes: u64,
 }
@@ -72,6 +74,7 @@ impl AmTx {
             poll_retransmit_expiry: None,
             poll_owed: false,
             retx_bytes: 0,
+            retx_ranges: 0,
             unacked_bytes: 0,
         }
     }
@@ -89,8 +92,15 @@ impl AmTx {
     }
 
     /// Estimated size of the retransmissions queued, headers included: one AMD PDU
-    /// segment header per pending range (an upper bound for ranges sent whole).
+    /// segment header per pending range (an upper bound for ranges sent whole). Kept as two
+    /// running totals, so the MAC's buffer report every TTI does not walk the window.
     pub(super) fn retx_queue_bytes(&self) -> u64 {
+        self.retx_bytes + self.retx_ranges * u64::from(AMD_SEGMENT_HEADER_BYTES)
+    }
+
+    /// [`Self::retx_queue_bytes`] by walking the window (tests check the running totals with it).
+    #[cfg(test)]
+    pub(super) fn retx_queue_bytes_walked(&self) -> u64 {
         let mut bytes = 0;
         let mut sn = self.vt_a;
         while sn != self.vt_s {
@@ -184,6 +194,7 @@ impl AmTx {
         };
         if a + taken == b {
             p.pending.remove(0);
+            self.retx_ranges -= 1;
         } else {
             p.pending[0].0 = a + taken;
         }
@@ -234,6 +245,7 @@ impl AmTx {
         if let Some(p) = self.window[usize::from(sn)].take() {
             let pending: u32 = p.pending.iter().map(|&(a, b)| b - a).sum();
             self.retx_bytes -= u64::from(pending);
+            self.retx_ranges -= p.pending.len() as u64;
             self.unacked_bytes -= u64::from(p.data_bytes);
         }
     }
@@ -258,11 +270,13 @@ impl AmTx {
         if a >= b {
             return;
         }
+        let ranges_before = p.pending.len() as u64;
         let added = add_range(&mut p.pending, a, b);
         if added == 0 {
             return;
         }
         self.retx_bytes += u64::from(added);
+        self.retx_ranges = self.retx_ranges + p.pending.len() as u64 - ranges_before;
         let count = p.retx_count.map_or(0, |n| n + 1);
         p.retx_count = Some(count);
         if count >= self.max_retx {
