@@ -3,6 +3,7 @@
 
 use crate::measure::timeseries::Slots;
 use crate::output::{Column, Table};
+use std::collections::HashMap;
 
 /// One UE's radio counters in one direction for one slot.
 #[derive(Clone, Copy, Debug, Default)]
@@ -52,10 +53,13 @@ pub type LteSlots = Slots<LteSlot>;
 /// Rows `(cell, ue, dir, slots)` -> the `lte` table.
 pub fn lte_table<'a>(rows: impl Iterator<Item = (&'a str, &'a str, &'static str, &'a LteSlots)>) -> Table {
     let mut labels: Vec<String> = Vec::new();
-    let mut code = |s: &str| match labels.iter().position(|l| l == s) {
-        Some(i) => i as u32,
+    // Codes in first-seen order; the map only finds them (a cell of a thousand UEs has as many labels).
+    let mut codes: HashMap<String, u32> = HashMap::new();
+    let mut code = |s: &str| match codes.get(s) {
+        Some(&i) => i,
         None => {
             labels.push(s.to_string());
+            codes.insert(s.to_string(), labels.len() as u32 - 1);
             labels.len() as u32 - 1
         }
     };

@@ -23,6 +23,9 @@ use crate::sim::{SimDuration, SimTime, NS_PER_MS};
 /// in-range CQI, as ns-3's schedulers do without feedback (`m_cqiTimersThreshold` expiry → CQI 1).
 const CQI_BEFORE_FIRST_REPORT: u8 = 1;
 
+/// CQI indices 0..=15 (TS 36.213 Table 7.2.3-1).
+const CQI_VALUES: usize = 16;
+
 /// Subframes per radio frame (TS 36.211 §4.1): the PDCCH search space repeats with it.
 const SUBFRAMES_PER_FRAME: u64 = 10;
 
@@ -38,6 +41,8 @@ pub(super) struct Macs {
     ul_band_mcs: Vec<Option<u8>>,
     /// Per UE: the aggregation level of its DCIs, from its latest downlink CQI.
     dci_level: Vec<u8>,
+    /// The aggregation level of each downlink CQI (0..=15): a function of the CQI alone.
+    level_of_cqi: [u8; CQI_VALUES],
     /// An uplink retransmission happens a fixed time after its NACK (synchronous HARQ,
     /// TS 36.213 §8.0: PHICH at n+4, PUSCH retransmission at n+8).
     ul_retx_delay: SimDuration,
@@ -72,6 +77,13 @@ impl Macs {
             sounding: (0..n).map(|i| UplinkSounding::new(i, spec.uplink.srs_period_ms, n_rbs as usize)).collect(),
             ul_band_mcs: vec![None; n],
             dci_level: vec![aggregation_level(f64::NEG_INFINITY, spec.pdcch.target_bler); n],
+            level_of_cqi: {
+                let dl_map = DlMcsMap::new(n_rbs);
+                std::array::from_fn(|cqi| {
+                    let sinr_db = if cqi == 0 { f64::NEG_INFINITY } else { dl_map.cqi_sinr_db(cqi as u8) };
+                    aggregation_level(sinr_db, spec.pdcch.target_bler)
+                })
+            },
             ul_retx_delay: SimDuration::from_ms(spec.uplink.grant_delay_ms as u64),
             la: spec.link_adaptation,
             dl_map: DlMcsMap::new(n_rbs),
@@ -271,12 +283,10 @@ impl Cell {
         if !self.macs.pdcch_cfg.capacity {
             return;
         }
-        let target = self.macs.pdcch_cfg.target_bler;
         for &i in list {
             let i = i as usize;
             let cqi = self.ues[i].dl.cqi.current(now).map_or(CQI_BEFORE_FIRST_REPORT, |r| r.cqi);
-            let sinr_db = if cqi == 0 { f64::NEG_INFINITY } else { self.macs.dl_map.cqi_sinr_db(cqi) };
-            self.macs.dci_level[i] = aggregation_level(sinr_db, target);
+            self.macs.dci_level[i] = self.macs.level_of_cqi[usize::from(cqi)];
         }
     }
 

@@ -340,10 +340,7 @@ impl UeContext {
 
     /// Whether the next TTI has work for this UE.
     pub fn needs_tti(&self, now: SimTime) -> bool {
-        self.dl.busy()
-            || self.ul.busy()
-            || !self.enb_rlc.buffer_status(now).is_empty()
-            || !self.ue_rlc.buffer_status(now).is_empty()
+        self.dl.busy() || self.ul.busy() || self.enb_rlc.has_data(now) || self.ue_rlc.has_data(now)
     }
 
     /// The earliest RLC timer at either end.

@@ -131,6 +131,14 @@ impl Rlc {
         }
     }
 
+    /// Whether [`Self::buffer_status`] is non-empty, without sizing it.
+    pub fn has_data(&self, now: SimTime) -> bool {
+        match self {
+            Rlc::Am(e) => e.has_data(now),
+            _ => !self.buffer_status(now).is_empty(),
+        }
+    }
+
     /// MAC -> RLC: build one PDU of at most `opp.bytes`, or `None` if nothing fits.
     pub fn notify_tx_opportunity(&mut self, opp: TxOpportunity, ev: &mut RlcEvents) -> Option<RlcPdu> {
         match self {

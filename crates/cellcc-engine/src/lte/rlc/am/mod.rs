@@ -64,6 +64,11 @@ impl AmEntity {
         self.tx.retx_queue_bytes() == self.tx.retx_queue_bytes_walked()
     }
 
+    /// New data, a retransmission or a STATUS PDU waits ([`Self::buffer_status`] non-empty).
+    pub fn has_data(&self, now: SimTime) -> bool {
+        !self.tx.buf.is_empty() || self.tx.retx_queue_bytes() > 0 || self.rx.status_due(now)
+    }
+
     /// §5.1.3.1.1: control PDUs first, then retransmissions, then new data.
     pub fn notify_tx_opportunity(&mut self, opp: TxOpportunity, _ev: &mut RlcEvents) -> Option<RlcPdu> {
         if self.rx.status_due(opp.now) {

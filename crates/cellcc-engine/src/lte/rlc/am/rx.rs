@@ -134,6 +134,9 @@ pub(super) struct AmRx {
     delayed_poll: Option<u16>,
     reasm: Reassembler,
     pub(super) finished: Finished,
+    /// [`Self::status_estimate_bytes`] since the receiving state last changed: the MAC asks for
+    /// it every TTI a STATUS waits, and it walks the window.
+    status_bytes: std::cell::Cell<Option<u32>>,
 }
 
 impl AmRx {
@@ -152,6 +155,7 @@ impl AmRx {
             delayed_poll: None,
             reasm: Reassembler::default(),
             finished: Finished::default(),
+            status_bytes: std::cell::Cell::new(None),
         }
     }
 
@@ -166,6 +170,7 @@ impl AmRx {
 
     /// §5.1.3.2.2 / §5.1.3.2.3 and the poll rule of §5.2.3. Returns false for a duplicate.
     pub(super) fn on_data(&mut self, now: SimTime, d: DataPdu, ev: &mut RlcEvents) -> bool {
+        self.status_bytes.set(None);
         let DataPduKind::Amd { poll, resegment } = d.kind else { return false };
         let x = d.sn;
         let fresh = self.in_window(x) && self.place(x, resegment.map(|r| (r.so, r.last)), d.segments);
@@ -273,6 +278,7 @@ impl AmRx {
 
     /// The peer's transmitter gave PDU `x` up (maxRetxThreshold, discard action).
     pub(super) fn on_abandoned(&mut self, now: SimTime, d: DataPdu, ev: &mut RlcEvents) {
+        self.status_bytes.set(None);
         let x = d.sn;
         if !self.in_window(x) || self.slots[usize::from(x)].is_complete() {
             return;
@@ -284,6 +290,7 @@ impl AmRx {
 
     /// §5.1.3.2.4: t-Reordering expired.
     pub(super) fn on_reordering_expiry(&mut self, now: SimTime) {
+        self.status_bytes.set(None);
         self.reordering_expiry = None;
         self.vr_ms = self.first_incomplete_from(self.vr_x);
         if self.off(self.vr_h) > self.off(self.vr_ms) {
@@ -302,13 +309,18 @@ impl AmRx {
 
     /// The size of the STATUS PDU that would be sent now, bytes.
     pub(super) fn status_estimate_bytes(&self) -> u32 {
+        if let Some(bytes) = self.status_bytes.get() {
+            return bytes;
+        }
         let mut ranges = Vec::new();
         let (mut nacks, mut so_pairs) = (0, 0);
         self.for_each_missing(&mut ranges, |_, r| {
             nacks += r.len().max(1) as u32;
             so_pairs += r.len() as u32;
         });
-        status_bytes(nacks, so_pairs)
+        let bytes = status_bytes(nacks, so_pairs);
+        self.status_bytes.set(Some(bytes));
+        bytes
     }
 
     /// Calls `f(sn, so_ranges)` for every SN in [VR(R), VR(MS)) not completely received
@@ -334,6 +346,7 @@ impl AmRx {
     /// ones), ACK_SN = the first SN not reported as missing. `None` if even the
     /// fixed part does not fit. Starts t-StatusProhibit.
     pub(super) fn build_status(&mut self, now: SimTime, room: u32) -> Option<StatusPdu> {
+        self.status_bytes.set(None);
         if room < status_bytes(0, 0) {
             return None;
         }
@@ -366,6 +379,7 @@ impl AmRx {
     }
 
     pub(super) fn on_status_prohibit_expiry(&mut self) {
+        self.status_bytes.set(None);
         self.status_prohibit_expiry = None;
     }
 }
