@@ -14,6 +14,7 @@
 //! ```
 
 mod lte;
+mod network;
 mod tcp;
 mod validate;
 
@@ -21,6 +22,7 @@ pub use lte::{
     n_rbs_of, CellSpec, CqiSpec, DlCqiMode, HarqSpec, LinkAdaptationSpec, MacSpec, OllaSpec, PdcchSpec, SinrSpec,
     UeSpec, UplinkSpec, BANDWIDTHS_MHZ_RBS, DEFAULT_CQI_DELAY_MS,
 };
+pub use network::{HandoverSpec, NetworkSpec, SiteSpec, MAX_NETWORK_CELLS};
 pub use tcp::{Pacing, RtoEstimator, TcpParams, TcpSpec};
 
 use crate::error::ScenarioError;
@@ -55,6 +57,10 @@ pub struct Scenario {
     /// LTE cells: each joins an eNB node to its UE nodes over the radio.
     #[serde(default)]
     pub cells: Vec<CellSpec>,
+    /// The cells as one network on a shared channel, with handover (`scenario::network`).
+    /// Absent: each cell is on its own (its `channel` or per-UE SINR sources).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub network: Option<NetworkSpec>,
     pub flows: Vec<FlowSpec>,
     #[serde(default)]
     pub output: OutputSpec,

@@ -137,6 +137,7 @@ impl Scenario {
             self.validate_link(i, l)?;
         }
         self.validate_cells()?;
+        self.validate_network()?;
         ensure(!self.flows.is_empty(), || "flows".into(), "[]", "at least one flow")?;
         let mut flow_ids = HashSet::new();
         let components = self.components();

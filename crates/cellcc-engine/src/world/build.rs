@@ -14,6 +14,8 @@ use crate::link::queue::DropTail;
 use crate::link::trace::TraceFiles;
 use crate::link::{Channel, Server};
 use crate::lte::cell::Cell;
+use crate::lte::network::Network;
+use crate::lte::ran::Ran;
 use crate::measure::pcap::PcapWriter;
 use crate::measure::timeseries::Slots;
 use crate::packet::ipv4::Reassembly;
@@ -44,8 +46,20 @@ pub(super) fn build(sc: &Scenario, seed: u64) -> Result<World, RunError> {
     let slot = SimDuration::from_ms_f64(sc.output.slot_ms);
     let end = SimTime::from_secs_f64(sc.duration_s);
     let mut cells = Vec::with_capacity(sc.cells.len());
-    for (i, c) in sc.cells.iter().enumerate() {
-        cells.push(Cell::build(c, &format!("cells[{i}]"), &node, seed, slot, end)?);
+    if sc.network.is_some() {
+        cells.push(Ran::Network(Box::new(Network::build(sc, &node, seed, slot, end)?)));
+    } else {
+        for (i, c) in sc.cells.iter().enumerate() {
+            cells.push(Ran::Cell(Box::new(Cell::build(c, &format!("cells[{i}]"), &node, seed, slot, end)?)));
+        }
+    }
+    let mut mobile = vec![None; sc.nodes.len()];
+    for (i, r) in cells.iter().enumerate() {
+        for (_, ue) in r.hops() {
+            if r.routing_enb(ue).is_some() {
+                mobile[ue.index()] = Some(CellId(i as u32));
+            }
+        }
     }
     let routes = static_routes(sc.nodes.len(), &adjacencies(&channels, &cells));
     let mut nodes: Vec<Node> =
@@ -77,6 +91,7 @@ pub(super) fn build(sc: &Scenario, seed: u64) -> Result<World, RunError> {
         channels,
         cells_armed: vec![None; cells.len()],
         cells,
+        mobile,
         cell_out: Default::default(),
         flows,
         flows_done: 0,
@@ -148,15 +163,15 @@ fn channel(
     })
 }
 
-/// Every directed hop the network offers: `(from, to, hop)`, channels first, then cells.
-fn adjacencies(channels: &[Channel], cells: &[Cell]) -> Vec<(NodeId, NodeId, Hop)> {
+/// Every directed hop the network offers: `(from, to, hop)`, channels first, then cells (a
+/// network's UEs in their first cell; their routes follow them later, `World::route`).
+fn adjacencies(channels: &[Channel], cells: &[Ran]) -> Vec<(NodeId, NodeId, Hop)> {
     let links = channels.iter().enumerate().map(|(i, c)| (c.from, c.to, Hop::Channel(LinkId(i as u32))));
     let radio = cells.iter().enumerate().flat_map(|(i, c)| {
         let cell = CellId(i as u32);
-        let enb = c.enb();
-        c.ue_nodes()
-            .iter()
-            .flat_map(move |&ue| [(enb, ue, Hop::Cell { cell, next: ue }), (ue, enb, Hop::Cell { cell, next: enb })])
+        c.hops().into_iter().flat_map(move |(enb, ue)| {
+            [(enb, ue, Hop::Cell { cell, next: ue }), (ue, enb, Hop::Cell { cell, next: enb })]
+        })
     });
     links.chain(radio).collect()
 }

@@ -134,7 +134,19 @@ pub fn collect(mut w: World) -> RunOutput {
     for c in &mut w.cells {
         c.finish(end);
     }
-    out.lte = crate::lte::cell::lte_table(w.cells.iter().flat_map(|c| c.slots()));
+    let mut rows = Vec::new();
+    let mut serving: &[String] = &[];
+    for c in &w.cells {
+        let (r, names) = c.slots();
+        rows.extend(r);
+        if !names.is_empty() {
+            serving = names;
+        }
+    }
+    out.lte = crate::lte::cell::lte_table(rows.into_iter(), serving);
+    if let Some(h) = w.cells.iter().find_map(|c| c.handovers()) {
+        out.handovers = h;
+    }
     let mut pcap_dropped = serde_json::Map::new();
     for (i, p) in w.pcaps.iter_mut().enumerate() {
         if let Some(writer) = p.take() {

@@ -34,7 +34,7 @@ use crate::packet::PacketId;
 use crate::scenario::{CellSpec, SinrSpec};
 use crate::sim::{NodeId, SimDuration, SimTime, NS_PER_MS};
 use active::ActiveUes;
-use ue::UeContext;
+pub use ue::{RadioLink, UeContext};
 
 /// LTE FDD subframe: the TTI (TS 36.211 §4.1).
 pub const TTI: SimDuration = SimDuration::from_ms(1);
@@ -67,7 +67,7 @@ pub struct Cell {
     n_rbs: u32,
     cqi: CqiConfig,
     control_errors: bool,
-    ues: Vec<UeContext>,
+    ues: UeSlots,
     macs: tti::Macs,
     sinr: Box<dyn SinrSource>,
     /// Scratch: one linear SINR per RB.
@@ -84,9 +84,53 @@ pub struct Cell {
     /// The first TTI the cell ran: the downlink CQI reports of UEs idle since then follow a
     /// grid of report periods from it.
     first_tti: Option<SimTime>,
+    /// A cell of a network: its TTI runs in two halves (every cell schedules, then every cell
+    /// decodes, with the others' transmissions known), its UE indices are the network's.
+    network: bool,
+    /// In a network, this cell's index among its cells.
+    index: u16,
+    /// In a network, the transport blocks scheduled this TTI, decoded in its second half.
+    on_air: Vec<tti::OnAir>,
     /// The end of the run: a TTI starting there would fall outside every time-series slot.
     end: SimTime,
     now: SimTime,
+}
+
+/// A cell's UE contexts by UE index: all of them (a lone cell), or those of the network's UEs
+/// attached to this cell (the others are `None`; a UE's context moves between cells).
+pub struct UeSlots(Vec<Option<Box<UeContext>>>);
+
+impl std::ops::Index<usize> for UeSlots {
+    type Output = UeContext;
+    fn index(&self, i: usize) -> &UeContext {
+        self.0[i].as_deref().expect("the pipeline visits only UEs attached to the cell")
+    }
+}
+
+impl std::ops::IndexMut<usize> for UeSlots {
+    fn index_mut(&mut self, i: usize) -> &mut UeContext {
+        self.0[i].as_deref_mut().expect("the pipeline visits only UEs attached to the cell")
+    }
+}
+
+impl UeSlots {
+    /// UE indices, attached or not.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// The UEs attached, with their index.
+    pub fn attached(&self) -> impl Iterator<Item = (usize, &UeContext)> {
+        self.0.iter().enumerate().filter_map(|(i, u)| u.as_deref().map(|u| (i, u)))
+    }
+
+    pub fn attached_mut(&mut self) -> impl Iterator<Item = &mut UeContext> {
+        self.0.iter_mut().filter_map(|u| u.as_deref_mut())
+    }
+
+    pub fn is_attached(&self, i: usize) -> bool {
+        self.0[i].is_some()
+    }
 }
 
 impl Cell {
@@ -101,42 +145,77 @@ impl Cell {
     ) -> Result<Cell, ScenarioError> {
         let spec = spec.resolve();
         let n_rbs = spec.n_rbs();
-        let duration = end - SimTime::ZERO;
-        let enb = node(&spec.enb);
-        let mut ues = Vec::with_capacity(spec.ues.len());
-        for u in &spec.ues {
-            // Keyed by cell and UE names: adding a UE leaves every other UE's streams as they were.
-            let label = format!("cell:{}:ue:{}", spec.id, u.node);
-            ues.push(UeContext::new(&spec, u, node(&u.node), enb, &label, seed, slot, duration));
-        }
         let sinr = sinr_source(&spec, path, n_rbs, seed)?;
-        let ue_nodes: Vec<NodeId> = spec.ues.iter().map(|u| node(&u.node)).collect();
-        let mut ue_of_node = vec![None; ue_nodes.iter().map(|n| n.index() + 1).max().unwrap_or(0)];
-        for (i, n) in ue_nodes.iter().enumerate() {
-            ue_of_node[n.index()] = Some(UeIndex(i as u16));
+        let contexts = ue_contexts(&spec, node, seed, slot, end);
+        let ues: Vec<(NodeId, String)> = spec.ues.iter().map(|u| (node(&u.node), u.node.clone())).collect();
+        Ok(Cell::assemble(&spec, node(&spec.enb), &ues, contexts.into_iter().map(Some).collect(), sinr, end, false))
+    }
+
+    /// Cell `spec` of a network whose UEs are `ues` (node, name), by network index; `members`
+    /// are this cell's own UEs' indices (attached at the start), `sinr` its view of the
+    /// network's channel.
+    #[allow(clippy::too_many_arguments)]
+    pub fn build_in_network(
+        spec: &CellConfig,
+        index: u16,
+        node: &dyn Fn(&str) -> NodeId,
+        ues: &[(NodeId, String)],
+        members: &[usize],
+        sinr: Box<dyn SinrSource>,
+        seed: u64,
+        slot: SimDuration,
+        end: SimTime,
+    ) -> Cell {
+        let mut contexts: Vec<Option<Box<UeContext>>> = (0..ues.len()).map(|_| None).collect();
+        for (&i, ctx) in members.iter().zip(ue_contexts(spec, node, seed, slot, end)) {
+            contexts[i] = Some(ctx);
         }
-        Ok(Cell {
+        let mut cell = Cell::assemble(spec, node(&spec.enb), ues, contexts, sinr, end, true);
+        cell.index = index;
+        cell
+    }
+
+    fn assemble(
+        spec: &CellConfig,
+        enb: NodeId,
+        ues: &[(NodeId, String)],
+        contexts: Vec<Option<Box<UeContext>>>,
+        sinr: Box<dyn SinrSource>,
+        end: SimTime,
+        network: bool,
+    ) -> Cell {
+        let n_rbs = spec.n_rbs();
+        let n = ues.len();
+        let mut ue_of_node = vec![None; ues.iter().map(|(nd, _)| nd.index() + 1).max().unwrap_or(0)];
+        for (i, (nd, _)) in ues.iter().enumerate() {
+            ue_of_node[nd.index()] = Some(UeIndex(i as u16));
+        }
+        let attached: Vec<usize> = (0..n).filter(|&i| contexts[i].is_some()).collect();
+        Cell {
             name: spec.id.clone(),
             enb,
-            ue_nodes,
+            ue_nodes: ues.iter().map(|(nd, _)| *nd).collect(),
             ue_of_node,
-            ue_names: spec.ues.iter().map(|u| u.node.clone()).collect(),
+            ue_names: ues.iter().map(|(_, name)| name.clone()).collect(),
             mtu_bytes: spec.mtu_bytes,
             n_rbs,
             cqi: spec.cqi,
             control_errors: spec.control_errors,
-            macs: tti::Macs::new(&spec, n_rbs),
-            ues,
+            macs: tti::Macs::new(spec, n_rbs, n, &attached),
+            ues: UeSlots(contexts),
             sinr,
             sinr_lin: vec![0.0; n_rbs as usize],
             last_tti: None,
             deadline: None,
-            active: ActiveUes::new(spec.ues.len()),
-            list: Vec::with_capacity(spec.ues.len()),
+            active: ActiveUes::new(n),
+            list: Vec::with_capacity(n),
             first_tti: None,
+            network,
+            index: 0,
+            on_air: Vec::new(),
             end,
             now: SimTime::ZERO,
-        })
+        }
     }
 
     pub fn enb(&self) -> NodeId {
@@ -162,16 +241,26 @@ impl Cell {
             if from == self.enb { (self.ue_of(next), LinkDir::Downlink) } else { (self.ue_of(from), LinkDir::Uplink) };
         match self.ues[ue.index()].admit(now, dir, id, ip_bytes) {
             Ok(()) => {
-                self.active.set(ue.index());
                 // Data is buffered: the next TTI has work (admission starts no RLC timer).
-                let tti = self.next_tti_after(now);
-                if tti < self.end {
-                    self.deadline = Some(self.deadline.map_or(tti, |d| d.min(tti)));
-                }
+                self.wake_for(ue.index(), now);
                 CellEnqueued::Accepted
             }
             Err(id) => CellEnqueued::Dropped(id),
         }
+    }
+
+    /// UE `i` got work at `now` (data admitted): the next TTI visits it.
+    pub(crate) fn wake_for(&mut self, i: usize, now: SimTime) {
+        self.active.set(i);
+        let tti = self.next_tti_after(now);
+        if tti < self.end {
+            self.deadline = Some(self.deadline.map_or(tti, |d| d.min(tti)));
+        }
+    }
+
+    /// Whether the cell ran the TTI at `now`.
+    pub(crate) fn last_tti_is(&self, now: SimTime) -> bool {
+        self.last_tti == Some(now)
     }
 
     /// When the cell next needs the world to wake it, if ever.
@@ -207,6 +296,16 @@ impl Cell {
 
     /// Run what is due at `now`: RLC timers, and the TTI if `now` is a TTI boundary.
     pub fn handle_timeout(&mut self, now: SimTime, out: &mut CellOutput) {
+        self.run_timers(now, out);
+        if self.tti_due(now) {
+            self.last_tti = Some(now);
+            self.run_tti(now, out);
+        }
+        self.refresh_deadline();
+    }
+
+    /// The RLC timers due by `now`.
+    pub(crate) fn run_timers(&mut self, now: SimTime, out: &mut CellOutput) {
         self.now = now;
         if self.active.next_timer().is_some_and(|t| t <= now) {
             let mut due = std::mem::take(&mut self.list);
@@ -217,21 +316,76 @@ impl Cell {
             }
             self.list = due;
         }
-        if now.as_ns().is_multiple_of(NS_PER_MS) && self.last_tti.is_none_or(|l| now > l) {
-            self.last_tti = Some(now);
-            self.run_tti(now, out);
-        }
+    }
+
+    /// Whether `now` is a TTI boundary the cell has not run.
+    pub(crate) fn tti_due(&self, now: SimTime) -> bool {
+        now.as_ns().is_multiple_of(NS_PER_MS) && self.last_tti.is_none_or(|l| now > l)
+    }
+
+    /// A network cell's TTI, first half: up to its transmissions (`on_air`).
+    pub(crate) fn schedule_tti(&mut self, now: SimTime, out: &mut CellOutput) {
+        self.now = now;
+        self.last_tti = Some(now);
+        self.begin_tti(now, out);
+    }
+
+    /// A network cell's TTI, second half: decoding, measurements, counters.
+    pub(crate) fn finish_tti(&mut self, now: SimTime) {
+        self.end_tti(now);
+    }
+
+    /// The transport blocks scheduled this TTI (between [`Self::schedule_tti`] and
+    /// [`Self::finish_tti`]).
+    pub(crate) fn transmissions(&self) -> impl Iterator<Item = &crate::lte::sap::TbAssignment> {
+        self.on_air()
+    }
+
+    /// After a wake-up: when the cell next needs one.
+    pub(crate) fn settle(&mut self) {
         self.refresh_deadline();
+    }
+
+    /// UE `i` leaves the cell (a handover command): its context, and what the MAC knew of it is dropped.
+    pub(crate) fn detach(&mut self, i: usize) -> Box<UeContext> {
+        self.macs.forget(i);
+        self.active.clear(i);
+        self.active.set_timer(i, None);
+        self.ues.0[i].take().expect("a UE leaves the cell it is attached to")
+    }
+
+    /// UE `i` joins the cell at `now` with `ctx` (its bearer re-established for this cell).
+    pub(crate) fn attach(&mut self, i: usize, ctx: Box<UeContext>, now: SimTime) {
+        self.macs.welcome(i);
+        self.ues.0[i] = Some(ctx);
+        self.now = now;
+        self.track(i);
+        if self.active.any() {
+            let tti = self.next_tti_after(now);
+            if tti < self.end {
+                self.deadline = Some(self.deadline.map_or(tti, |d| d.min(tti)));
+            }
+        }
+    }
+
+    /// The context of UE `i`, if it is attached here.
+    pub(crate) fn ue_mut(&mut self, i: usize) -> Option<&mut UeContext> {
+        self.ues.0[i].as_deref_mut()
+    }
+
+    /// The UEs attached, by index.
+    pub(crate) fn attached(&self) -> impl Iterator<Item = (usize, &UeContext)> {
+        self.ues.attached()
     }
 
     /// IP bytes held in the cell (RLC buffers, HARQ, the air), for the conservation ledger.
     pub fn held_bytes(&self) -> u64 {
-        self.ues.iter().map(UeContext::held_bytes).sum()
+        self.ues.attached().map(|(_, u)| u.held_bytes()).sum()
     }
 
     /// Close the books at the end of the run (the capacity of the TTIs since the last one run).
     pub fn finish(&mut self, end: SimTime) {
-        for ue in &mut self.ues {
+        for ue in self.ues.attached_mut() {
             ue.fill_idle_slots(SimTime(u64::MAX));
             for link in [&mut ue.dl, &mut ue.ul] {
                 link.capacity.run_to(end, &mut link.slots);
@@ -241,10 +395,31 @@ impl Cell {
 
     /// The `lte` table rows of this cell.
     pub fn slots(&self) -> impl Iterator<Item = (&str, &str, &'static str, &LteSlots)> {
-        self.ues.iter().zip(&self.ue_names).flat_map(move |(u, name)| {
-            [("dl", &u.dl.slots), ("ul", &u.ul.slots)].map(|(d, s)| (self.name.as_str(), name.as_str(), d, s))
+        self.ues.attached().flat_map(move |(i, u)| {
+            let name = self.ue_names[i].as_str();
+            [("dl", &u.dl.slots), ("ul", &u.ul.slots)].map(|(d, s)| (self.name.as_str(), name, d, s))
         })
     }
+}
+
+/// The contexts of the UEs `spec` lists, keyed by cell and UE names: adding a UE leaves every
+/// other UE's streams as they were.
+fn ue_contexts(
+    spec: &CellConfig,
+    node: &dyn Fn(&str) -> NodeId,
+    seed: u64,
+    slot: SimDuration,
+    end: SimTime,
+) -> Vec<Box<UeContext>> {
+    let duration = end - SimTime::ZERO;
+    let enb = node(&spec.enb);
+    spec.ues
+        .iter()
+        .map(|u| {
+            let label = format!("cell:{}:ue:{}", spec.id, u.node);
+            Box::new(UeContext::new(spec, u, node(&u.node), enb, &label, seed, slot, duration))
+        })
+        .collect()
 }
 
 /// Where the cell's UEs get their SINR: the cell's channel model, or each UE's own source.

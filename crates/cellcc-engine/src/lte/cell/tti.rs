@@ -34,8 +34,13 @@ pub(super) struct Macs {
     dl: Scheduler,
     ul: Scheduler,
     uplink: UplinkRequests,
-    /// Per UE: the eNB's uplink measurement from its SRS and PUSCH.
+    /// Per UE: the eNB's uplink measurement from its SRS and PUSCH (an empty one for a UE not
+    /// attached).
     sounding: Vec<UplinkSounding>,
+    srs_period_ms: u32,
+    n_rbs: u32,
+    /// A UE's aggregation level before any CQI report.
+    dci_level_before_report: u8,
     /// Per UE: the uplink MCS over the whole band, from the latest measurement and offset
     /// (the demand's and the capacity's; a grant's own MCS is computed over its RBs).
     ul_band_mcs: Vec<Option<u8>>,
@@ -62,8 +67,8 @@ pub(super) struct Macs {
 }
 
 impl Macs {
-    pub fn new(spec: &CellConfig, n_rbs: u32) -> Self {
-        let n = spec.ues.len();
+    /// The MAC of a cell of `n` UE indices, `attached` the ones attached at the start.
+    pub fn new(spec: &CellConfig, n_rbs: u32, n: usize, attached: &[usize]) -> Self {
         let scheduler = |dir| {
             Scheduler::new(spec.scheduler, dir, n_rbs, n)
                 .with_pf_time_window_ttis(spec.pf_window_ttis)
@@ -74,7 +79,15 @@ impl Macs {
             dl: scheduler(LinkDir::Downlink),
             ul: scheduler(LinkDir::Uplink),
             uplink: UplinkRequests::new(&spec.uplink, n),
-            sounding: (0..n).map(|i| UplinkSounding::new(i, spec.uplink.srs_period_ms, n_rbs as usize)).collect(),
+            sounding: (0..n)
+                .map(|i| {
+                    let rbs = if attached.contains(&i) { n_rbs as usize } else { 0 };
+                    UplinkSounding::new(i, spec.uplink.srs_period_ms, rbs)
+                })
+                .collect(),
+            srs_period_ms: spec.uplink.srs_period_ms,
+            n_rbs,
+            dci_level_before_report: aggregation_level(f64::NEG_INFINITY, spec.pdcch.target_bler),
             ul_band_mcs: vec![None; n],
             dci_level: vec![aggregation_level(f64::NEG_INFINITY, spec.pdcch.target_bler); n],
             level_of_cqi: {
@@ -103,6 +116,15 @@ impl Macs {
 /// A UE with no entry in this TTI's demand.
 const NOT_IN_DEMAND: u32 = u32::MAX;
 
+/// A transport block scheduled in a network cell's TTI, decoded in the TTI's second half.
+pub(super) struct OnAir {
+    pub a: TbAssignment,
+    payload: TbPayload,
+    history: HarqHistory,
+    /// A new uplink TB's BSR: the UE's buffer left after building it.
+    bsr_bytes: Option<u32>,
+}
+
 impl Macs {
     /// UE `ue` takes no new data this TTI (a retransmission, a blocked DCI).
     fn no_new_data(&mut self, ue: usize) {
@@ -116,10 +138,35 @@ impl Macs {
     pub(super) fn uplink_busy(&self, i: usize) -> bool {
         self.uplink.ue_busy(UeIndex(i as u16))
     }
+
+    /// UE `i` left the cell: what the MAC knew of it goes (its requests and grants, its uplink
+    /// estimate, its scheduler averages).
+    pub(super) fn forget(&mut self, i: usize) {
+        let ue = UeIndex(i as u16);
+        self.uplink.forget(ue);
+        self.dl.forget(ue);
+        self.ul.forget(ue);
+        self.sounding[i] = UplinkSounding::new(i, self.srs_period_ms, 0);
+        self.ul_band_mcs[i] = None;
+        self.dci_level[i] = self.dci_level_before_report;
+    }
+
+    /// UE `i` joined the cell: a fresh uplink estimate.
+    pub(super) fn welcome(&mut self, i: usize) {
+        self.sounding[i] = UplinkSounding::new(i, self.srs_period_ms, self.n_rbs as usize);
+    }
 }
 
 impl Cell {
     pub(super) fn run_tti(&mut self, now: SimTime, out: &mut CellOutput) {
+        self.begin_tti(now, out);
+        self.end_tti(now);
+    }
+
+    /// The TTI up to its transmissions: receptions, HARQ feedback, measurements (a lone cell),
+    /// then the downlink retransmissions, uplink grants and new downlink data. A lone cell
+    /// decodes each TB as it goes; a network cell keeps them on the air for [`Self::end_tti`].
+    pub(super) fn begin_tti(&mut self, now: SimTime, out: &mut CellOutput) {
         self.first_tti.get_or_insert(now);
         // Only the UEs with work this TTI (`active`); a UE that had none since its last visit
         // first catches up on the measurements it missed.
@@ -138,14 +185,30 @@ impl Cell {
                 self.feedback(i as usize, dir, now, out);
             }
         }
-        self.measure_cqi(&list, now);
+        if !self.network {
+            self.measure_cqi(&list, now);
+        }
         self.macs.pdcch.clear();
         self.refresh_dci_levels(&list, now);
         let busy = self.downlink_retransmissions(&list, now);
         self.uplink(&list, now);
         self.downlink_new(&list, now, busy);
+        self.list = list;
+    }
+
+    /// The rest of the TTI: a network cell decodes its TBs (every cell's transmissions known)
+    /// and measures; then each UE's counters, and who still has work.
+    pub(super) fn end_tti(&mut self, now: SimTime) {
+        let mut list = std::mem::take(&mut self.list);
+        if self.network {
+            for tb in std::mem::take(&mut self.on_air) {
+                self.decode(now, tb);
+            }
+            self.measure_cqi(&list, now);
+        }
+        let serving = self.network.then_some(self.index);
         for &i in &list {
-            self.ues[i as usize].sample(now);
+            self.ues[i as usize].sample(now, serving);
         }
         // Every UE with work now: the listed ones and any a grant or retransmission reached.
         self.active.list(&mut list);
@@ -506,7 +569,7 @@ impl Cell {
         }
         grants.retain(|g| {
             let level = self.macs.dci_level[g.ue.index()];
-            self.sinr.per_rb_sinr_lin(g.ue, LinkDir::Downlink, now, &mut self.sinr_lin);
+            self.sinr.control_row_lin(g.ue, now, &mut self.sinr_lin);
             let error = phy::pdcch_error_rate_at_level(&self.sinr_lin, level);
             let link = &mut self.ues[g.ue.index()].ul;
             let lost = link.rng.uniform() < error;
@@ -564,24 +627,39 @@ impl Cell {
         ue.link(dir).slots.at(now).olla_offset_db_sum += offset_db;
         let a = TbAssignment { ue: tb.ue, dir, rbs: tb.rbs, mcs: tb.mcs, tbs_bits: tb.tbs_bits, harq, retx: 0 };
         let payload = fill_tb(ue, &a, now, status_pdu);
-        let outcome = self.send(now, &a, payload, HarqHistory::EMPTY);
-        if dir == LinkDir::Uplink && outcome == TbOutcome::Decoded {
-            // The TB carried a BSR of what the UE still holds (TS 36.321 §5.4.5).
-            let left = self.ues[tb.ue.index()].ue_rlc.buffer_status(now).total_bytes();
-            self.macs.uplink.bsr_received(tb.ue, left);
-        }
+        // An uplink TB carries a BSR of what the UE still holds (TS 36.321 §5.4.5).
+        let bsr_bytes = (dir == LinkDir::Uplink).then(|| ue.ue_rlc.buffer_status(now).total_bytes());
+        self.send(now, OnAir { a, payload, history: HarqHistory::EMPTY, bsr_bytes });
     }
 
     fn retransmit(&mut self, now: SimTime, a: &TbAssignment) {
         let (payload, history) = self.ues[a.ue.index()].link(a.dir).harq.take_for_retransmission(a.harq);
-        self.send(now, a, payload, history);
+        self.send(now, OnAir { a: *a, payload, history, bsr_bytes: None });
     }
 
-    /// One TB on the air: PDCCH error, then the BLER draw from the HARQ-combined
-    /// effective SINR (ns-3 `LteSpectrumPhy::EndRxData`); record it and await feedback.
-    fn send(&mut self, now: SimTime, a: &TbAssignment, payload: TbPayload, history: HarqHistory) -> TbOutcome {
+    /// One TB on the air: a lone cell decodes it at once; a network cell after every cell
+    /// scheduled (its SINR depends on what the others send).
+    fn send(&mut self, now: SimTime, tb: OnAir) {
         // Its HARQ process now waits for feedback: the UE has work in the TTIs to come.
-        self.active.set(a.ue.index());
+        self.active.set(tb.a.ue.index());
+        if self.network {
+            self.on_air.push(tb);
+        } else {
+            self.decode(now, tb);
+        }
+    }
+
+    /// The transport blocks on the air this TTI (a network cell, between its two halves).
+    pub(super) fn on_air(&self) -> impl Iterator<Item = &TbAssignment> {
+        self.on_air.iter().map(|tb| &tb.a)
+    }
+
+    /// One TB received: PDCCH error, then the BLER draw from the HARQ-combined effective SINR
+    /// (ns-3 `LteSpectrumPhy::EndRxData`); record it and await feedback. A decoded uplink TB's
+    /// BSR reaches the eNB.
+    fn decode(&mut self, now: SimTime, tb: OnAir) {
+        let OnAir { a, payload, history, bsr_bytes } = tb;
+        let a = &a;
         self.sinr.per_rb_sinr_lin(a.ue, a.dir, now, &mut self.sinr_lin);
         if a.dir == LinkDir::Downlink {
             let id = self.sinr.row_id(a.ue, a.dir, now);
@@ -593,7 +671,10 @@ impl Cell {
             let gain = 10f64.powf(offset_db / 10.0);
             self.sinr_lin.iter_mut().for_each(|x| *x *= gain);
         }
-        let control_lost = a.dir == LinkDir::Downlink && self.control_errors && self.dci_missed(a.ue);
+        let control_lost = a.dir == LinkDir::Downlink && self.control_errors && self.dci_missed(a.ue, now);
+        if self.network && a.dir == LinkDir::Downlink {
+            self.sinr.per_rb_sinr_lin(a.ue, a.dir, now, &mut self.sinr_lin);
+        }
         let decode = phy::decode_tb(a, &self.sinr_lin, history);
         let link = self.ues[a.ue.index()].link(a.dir);
         let outcome = if control_lost {
@@ -620,7 +701,9 @@ impl Cell {
             outcome,
             first_tx: a.retx == 0,
         });
-        outcome
+        if let (Some(left), TbOutcome::Decoded) = (bsr_bytes, outcome) {
+            self.macs.uplink.bsr_received(a.ue, left);
+        }
     }
 
     /// The PUSCH's DMRS measures its RBs (TS 36.211 §5.5.2) on the SRS row's scale (the eNB
@@ -637,9 +720,19 @@ impl Cell {
     /// Whether UE `ue` fails to decode its downlink DCI this TTI (the row in `sinr_lin` is its
     /// downlink's): at its aggregation level with a PDCCH budget, else ns-3's one curve for the
     /// band. ns-3 models control errors on the downlink only (DCI on PDCCH, TS 36.213 §9.1).
-    fn dci_missed(&mut self, ue: UeIndex) -> bool {
+    fn dci_missed(&mut self, ue: UeIndex, now: SimTime) -> bool {
         let level = self.macs.dci_level[ue.index()];
         let capacity = self.macs.pdcch_cfg.capacity;
+        if self.network {
+            // In a network the control region sees every cell (the data row only those sending).
+            self.sinr.control_row_lin(ue, now, &mut self.sinr_lin);
+            let error = if capacity {
+                phy::pdcch_error_rate_at_level(&self.sinr_lin, level)
+            } else {
+                phy::pcfich_pdcch_error_rate(&self.sinr_lin)
+            };
+            return self.ues[ue.index()].dl.rng.uniform() < error;
+        }
         let sinr_lin = &self.sinr_lin;
         let link = &mut self.ues[ue.index()].dl;
         let error = if capacity {

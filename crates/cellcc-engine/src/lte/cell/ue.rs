@@ -215,6 +215,20 @@ impl RadioLink {
             || self.harq.pending_retransmissions().next().is_some()
     }
 
+    /// The UE left its cell (a handover command): HARQ processes, TBs and feedback in flight,
+    /// CQI reports and the outer loop are the old cell's and go; the SDUs, the link's random
+    /// stream and its counters stay with the UE. The payloads dropped here are the old cell's
+    /// business (the bearer's re-establishment decides what becomes of their SDUs).
+    pub fn reset_for_handover(&mut self) {
+        self.harq = HarqEntity::new(self.harq.max_retx());
+        self.arrivals.clear();
+        self.feedback.clear();
+        self.synchronous_retx.clear();
+        self.cqi = CqiTracker::default();
+        self.memo = SinrMemo::default();
+        self.olla = OuterLoop::default();
+    }
+
     /// The next HARQ feedback due by `now`.
     pub fn pop_feedback(&mut self, now: SimTime) -> Option<Feedback> {
         if self.feedback.front().is_some_and(|f| f.at <= now) {
@@ -301,6 +315,15 @@ impl UeContext {
             ul: RadioLink::new(LinkDir::Uplink, harq.ul_max_retx, label, seed, slot, duration),
             events: RlcEvents::default(),
         }
+    }
+
+    /// The eNB this UE's uplink SDUs are delivered to (its serving cell's).
+    pub fn set_enb(&mut self, enb: NodeId) {
+        self.enb = enb;
+    }
+
+    pub fn enb(&self) -> NodeId {
+        self.enb
     }
 
     pub fn link(&mut self, dir: LinkDir) -> &mut RadioLink {
@@ -415,8 +438,9 @@ impl UeContext {
         }
     }
 
-    /// Sample the RLC buffers and counters into this TTI's slot.
-    pub fn sample(&mut self, now: SimTime) {
+    /// Sample the RLC buffers and counters into this TTI's slot; `serving` is the network cell
+    /// serving the UE (the `lte` table's `cell` of the slot).
+    pub fn sample(&mut self, now: SimTime, serving: Option<u16>) {
         let (dl_buf, ul_buf) = (self.enb_rlc.buffered_sdu_bytes(), self.ue_rlc.buffered_sdu_bytes());
         let (dl_retx, ul_retx) =
             (self.enb_rlc.counters().data_pdus_retransmitted, self.ue_rlc.counters().data_pdus_retransmitted);
@@ -424,6 +448,7 @@ impl UeContext {
             let i = link.slots.index(now);
             let slot = &mut link.slots.slots[i];
             slot.rlc_buffer_bytes = buf;
+            slot.serving = serving;
             slot.rlc_retx_pdus += retx - link.rlc_retx_seen;
             link.rlc_retx_seen = retx;
             link.sampled_slot = Some(i);
@@ -440,6 +465,7 @@ impl UeContext {
             for slot in link.slots.slots.iter_mut().take(end).skip(last + 1) {
                 slot.rlc_buffer_bytes = held.rlc_buffer_bytes;
                 slot.cqi = held.cqi;
+                slot.serving = held.serving;
             }
         }
     }

@@ -94,6 +94,15 @@ impl RlcEvents {
     }
 }
 
+/// An SDU a transmitting entity still held when it was re-established: not yet acknowledged
+/// (AM) or not yet fully sent, with its size and whether any of it went out in a PDU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HeldSdu {
+    pub id: SduId,
+    pub bytes: u32,
+    pub begun: bool,
+}
+
 /// One bearer's RLC entity at one end.
 #[derive(Clone, Debug)]
 pub enum Rlc {
@@ -172,6 +181,18 @@ impl Rlc {
     pub fn notify_peer_abandoned(&mut self, now: SimTime, pdu: DataPdu, ev: &mut RlcEvents) {
         if let Rlc::Am(e) = self {
             e.notify_peer_abandoned(now, pdu, ev);
+        }
+    }
+
+    /// Re-establishment (TS 36.322 §5.4, a handover): the receiving side delivers every SDU it
+    /// can still reassemble (in SN order, `ev.delivered`) and discards the rest
+    /// (`ev.discarded`); the transmitting side's SDUs come back, in order, for PDCP to decide
+    /// what is sent again (TS 36.323 §5.2). The entity is gone; a fresh one takes its place.
+    pub fn reestablish(self, ev: &mut RlcEvents) -> Vec<HeldSdu> {
+        match self {
+            Rlc::Tm(e) => e.reestablish(),
+            Rlc::Um(e) => e.reestablish(ev),
+            Rlc::Am(e) => e.reestablish(ev),
         }
     }
 

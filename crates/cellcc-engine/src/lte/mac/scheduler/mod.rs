@@ -201,6 +201,12 @@ impl Scheduler {
         self.kind
     }
 
+    /// UE `ue` left the cell: a UE that joins later under its index starts afresh (ns-3's new
+    /// flow starts from [`proportional_fair::INITIAL_AVERAGE_BYTES_PER_S`]).
+    pub fn forget(&mut self, ue: UeIndex) {
+        self.pf.reset(ue);
+    }
+
     /// PF's exponentially averaged throughput of `ue`, bytes per second (kept for every policy).
     pub fn average_throughput_bytes_per_s(&self, ue: UeIndex) -> f64 {
         self.pf.average(ue)

@@ -43,6 +43,10 @@ impl PfAverages {
         self.average_bytes_per_s[ue.index()]
     }
 
+    pub(super) fn reset(&mut self, ue: UeIndex) {
+        self.average_bytes_per_s[ue.index()] = INITIAL_AVERAGE_BYTES_PER_S;
+    }
+
     /// ns-3's `rcqi = achievableRate / lastAveragedThroughput`.
     pub(super) fn metric(&self, ue: UeIndex, rate_bytes_per_s: f64) -> f64 {
         rate_bytes_per_s / self.average_bytes_per_s[ue.index()]

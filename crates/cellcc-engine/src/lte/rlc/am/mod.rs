@@ -124,6 +124,13 @@ impl AmEntity {
         self.sync_finished();
     }
 
+    /// TS 36.322 §5.4: the receiving side delivers the SDUs it can reassemble from the PDUs
+    /// below VR(MR) and discards the rest; every SDU not yet acknowledged comes back.
+    pub fn reestablish(mut self, ev: &mut RlcEvents) -> Vec<super::HeldSdu> {
+        self.rx.reestablish(ev);
+        self.tx.held()
+    }
+
     pub fn counters(&self) -> &RlcCounters {
         &self.counters
     }

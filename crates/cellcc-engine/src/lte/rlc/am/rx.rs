@@ -302,6 +302,23 @@ impl AmRx {
         self.check_delayed_poll();
     }
 
+    /// Re-establishment: every PDU received below VR(H) feeds reassembly in SN order; a missing
+    /// one breaks the SDU in progress, and the last one in progress is discarded.
+    pub(super) fn reestablish(&mut self, ev: &mut RlcEvents) {
+        while self.vr_r != self.vr_h {
+            match std::mem::take(&mut self.slots[usize::from(self.vr_r)]) {
+                RxSlot::Complete(segs) => self.reasm.push(segs.iter(), ev, &mut self.finished),
+                RxSlot::Abandoned(segs) => {
+                    self.reasm.lost(segs.iter(), ev, &mut self.finished);
+                    self.reasm.push(segs.iter(), ev, &mut self.finished);
+                }
+                RxSlot::Empty | RxSlot::Partial(_) => self.reasm.gap(ev, &mut self.finished),
+            }
+            self.vr_r = AM_SN.add(self.vr_r, 1);
+        }
+        self.reasm.gap(ev, &mut self.finished);
+    }
+
     /// A STATUS report is triggered and t-StatusProhibit is not running.
     pub(super) fn status_due(&self, now: SimTime) -> bool {
         self.status == StatusState::Triggered && self.status_prohibit_expiry.is_none_or(|t| t <= now)

@@ -83,6 +83,29 @@ impl AmTx {
         self.buf.push(now, sdu)
     }
 
+    /// Every SDU not yet acknowledged, in order: those of the PDUs in the window, then the
+    /// buffer's (the one split across both listed once).
+    pub(super) fn held(&self) -> Vec<super::super::HeldSdu> {
+        let mut out: Vec<super::super::HeldSdu> = Vec::new();
+        let mut sn = self.vt_a;
+        while sn != self.vt_s {
+            if let Some(p) = &self.window[usize::from(sn)] {
+                for s in p.segments.iter() {
+                    if out.last().is_none_or(|h| h.id < s.sdu) {
+                        out.push(super::super::HeldSdu { id: s.sdu, bytes: s.sdu_bytes, begun: true });
+                    }
+                }
+            }
+            sn = AM_SN.add(sn, 1);
+        }
+        for h in self.buf.held() {
+            if out.last().is_none_or(|l| l.id < h.id) {
+                out.push(h);
+            }
+        }
+        out
+    }
+
     pub(super) fn retx_bytes(&self) -> u64 {
         self.retx_bytes
     }
