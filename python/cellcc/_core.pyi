@@ -36,6 +36,7 @@ class RunTables(TypedDict):
     cwnd: dict[str, list[Any]]
     rtt: dict[str, list[Any]]
     lte: dict[str, list[Any]]
+    handovers: dict[str, list[Any]]
     pcaps: dict[str, bytes]
 
 def validate(json: str) -> str:

@@ -9,6 +9,8 @@ Columns and units are the engine's (``crates/cellcc-engine/src/output.rs``):
 - ``rtt``: one row per RTT sample.
 - ``lte``: one row per (cell, UE, direction, slot): CQI, MCS, TBs, PRBs, HARQ and RLC counters
   (empty without cells).
+- ``handovers``: one row per handover of a network's UE: ``t_s``, ``ue``, ``source``, ``target``,
+  ``interruption_ms``, ``forwarded_sdus``, ``lost_sdus`` (empty without a ``network``).
 """
 
 from __future__ import annotations
@@ -65,7 +67,8 @@ def _frame(columns: Mapping[str, list[Any]]) -> pd.DataFrame:
 class Result:
     """One run. ``summary`` is the engine's; ``provenance`` says what produced it.
 
-    Each table (``flows``, ``timeseries``, ``queues``, ``cwnd``, ``rtt``, ``lte``; :data:`TABLES`)
+    Each table (``flows``, ``timeseries``, ``queues``, ``cwnd``, ``rtt``, ``lte``, ``handovers``;
+    :data:`TABLES`)
     is an attribute holding a pandas DataFrame. A run's tables arrive from the engine as
     columns of Python values and become DataFrames on first access, so `cellcc run` prints and
     writes a run without importing pandas (its start-up goal, issue 36).

@@ -49,7 +49,7 @@ __all__ = [
 ]
 
 #: The engine's tables, in the order they are written (one ``<name>.parquet`` each).
-TABLES = ("flows", "timeseries", "queues", "cwnd", "rtt", "lte")
+TABLES = ("flows", "timeseries", "queues", "cwnd", "rtt", "lte", "handovers")
 
 #: Characters allowed in a pcap file name; anything else becomes "_".
 _UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._:-]")
@@ -208,7 +208,11 @@ def read_fields(run_dir: str | Path) -> dict[str, Any]:
     # The folder's own record of what ran: an older engine may have resolved other defaults.
     scenario_doc.pop("resolved", None)
     scenario = Scenario(json.dumps(scenario_doc), source=str(run_dir / "scenario.json"))
-    tables = {name: pq.read_table(run_dir / f"{name}.parquet").to_pandas() for name in TABLES}
+    # A folder written before a table existed (``handovers``) reads it as empty.
+    tables = {
+        name: pq.read_table(run_dir / f"{name}.parquet").to_pandas() if (run_dir / f"{name}.parquet").exists() else {}
+        for name in TABLES
+    }
     pcaps = {p.stem: p.read_bytes() for p in sorted(run_dir.glob("*.pcap"))}
     return {
         "scenario": scenario,

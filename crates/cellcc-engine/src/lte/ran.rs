@@ -8,6 +8,9 @@ use crate::output::Table;
 use crate::packet::PacketId;
 use crate::sim::{NodeId, SimTime};
 
+/// The `lte` table's rows of a medium: (cell, UE, direction, slots).
+pub type LteRows<'a> = Vec<(&'a str, &'a str, &'static str, &'a LteSlots)>;
+
 pub enum Ran {
     Cell(Box<Cell>),
     Network(Box<Network>),
@@ -82,7 +85,7 @@ impl Ran {
     }
 
     /// The `lte` table's rows, and the names a network's slots give their serving cell by.
-    pub fn slots(&self) -> (Vec<(&str, &str, &'static str, &LteSlots)>, &[String]) {
+    pub fn slots(&self) -> (LteRows<'_>, &[String]) {
         match self {
             Ran::Cell(c) => (c.slots().collect(), &[]),
             Ran::Network(n) => (n.slots(), n.cell_names()),

@@ -119,6 +119,10 @@ impl UeSlots {
         self.0.len()
     }
 
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
     /// The UEs attached, with their index.
     pub fn attached(&self) -> impl Iterator<Item = (usize, &UeContext)> {
         self.0.iter().enumerate().filter_map(|(i, u)| u.as_deref().map(|u| (i, u)))

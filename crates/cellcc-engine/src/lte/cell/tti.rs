@@ -346,10 +346,16 @@ impl Cell {
         if !self.macs.pdcch_cfg.capacity {
             return;
         }
+        let target = self.macs.pdcch_cfg.target_bler;
         for &i in list {
             let i = i as usize;
-            let cqi = self.ues[i].dl.cqi.current(now).map_or(CQI_BEFORE_FIRST_REPORT, |r| r.cqi);
-            self.macs.dci_level[i] = self.macs.level_of_cqi[usize::from(cqi)];
+            self.macs.dci_level[i] = match self.sinr.pdcch_sinr_db(UeIndex(i as u16), now) {
+                Some(sinr_db) => aggregation_level(sinr_db, target),
+                None => {
+                    let cqi = self.ues[i].dl.cqi.current(now).map_or(CQI_BEFORE_FIRST_REPORT, |r| r.cqi);
+                    self.macs.level_of_cqi[usize::from(cqi)]
+                }
+            };
         }
     }
 

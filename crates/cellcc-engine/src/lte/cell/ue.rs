@@ -227,6 +227,8 @@ impl RadioLink {
         self.cqi = CqiTracker::default();
         self.memo = SinrMemo::default();
         self.olla = OuterLoop::default();
+        // The bearer's RLC entities are re-established (new ones, counters from zero).
+        self.rlc_retx_seen = 0;
     }
 
     /// The next HARQ feedback due by `now`.

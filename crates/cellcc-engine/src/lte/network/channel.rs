@@ -397,6 +397,16 @@ impl NetworkChannel {
         }
     }
 
+    /// UE `ue`'s large-scale SINR in `cell`'s control region at `now`, dB: every other site at
+    /// full power, fading averaged out.
+    pub fn control_sinr_db(&mut self, ue: usize, cell: usize, now: SimTime) -> f64 {
+        self.large_scale(ue, now);
+        let u = &self.ues[ue];
+        let n = self.n_rb as f64;
+        let others: f64 = u.site_mw.iter().enumerate().filter(|&(j, _)| j != cell).map(|(_, p)| p / n).sum();
+        to_db(u.site_mw[cell] / n / (self.dl_noise_rb_mw + others))
+    }
+
     /// How far (dB) UE `ue`'s PUSCH over `prbs` PRBs sits above its SRS on each PRB.
     pub fn pusch_offset_db(&mut self, ue: usize, cell: usize, now: SimTime, prbs: u32) -> f64 {
         let pl_db = self.path_loss_db(ue, cell, now);
@@ -530,8 +540,98 @@ impl SinrSource for NetworkSinr {
         self.channel.borrow_mut().row(ue.index(), self.cell, LinkDir::Downlink, now, true, out);
     }
 
+    fn pdcch_sinr_db(&mut self, ue: UeIndex, now: SimTime) -> Option<f64> {
+        Some(self.channel.borrow_mut().control_sinr_db(ue.index(), self.cell, now))
+    }
+
     fn row_id(&mut self, _ue: UeIndex, _dir: LinkDir, now: SimTime) -> Option<u64> {
         // A row changes every TTI (the neighbours' RBs), and with the serving cell.
         Some(now.as_ns() / FADING_STEP_NS * ROW_ID_CELLS + self.cell as u64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lte::channel::spec::MobilitySpec;
+    use crate::sim::NS_PER_MS;
+
+    const N_RB: usize = 25;
+
+    /// Two 46 dBm isotropic cells 500 m apart on Friis, no fading or shadowing; UE 0 at 100 m
+    /// from cell 0, UE 1 at 400 m from cell 0 (cell 1's).
+    fn two_cells() -> NetworkChannel {
+        let spec = ChannelSpec::default();
+        let site = |x: f64| SiteSetup {
+            xy_m: [x, 0.0],
+            height_m: 30.0,
+            tx_power_dbm: 46.0,
+            antenna: crate::radio::antenna::Antenna::Isotropic,
+            load: None,
+        };
+        let place = |x: f64| UePlacement { position_m: [x, 0.0], height_m: 1.5, mobility: MobilitySpec::Static };
+        let (p0, p1) = (place(100.0), place(400.0));
+        let ues = [(&p0, "t:ue0".to_string()), (&p1, "t:ue1".to_string())];
+        NetworkChannel::new(&spec, &[site(0.0), site(500.0)], &ues, N_RB, 1, "t")
+    }
+
+    fn ms(x: u64) -> SimTime {
+        SimTime(x * NS_PER_MS)
+    }
+
+    /// The neighbour sends PDSCH on RBs 10..15 in TTI 5: exactly those RBs of UE 0's row carry
+    /// its interference, 1/SINR rising there by I/S (the power ratio of the two cells at the UE,
+    /// read from the RSRPs); in TTI 6, when the network sent nothing, no RB does.
+    #[test]
+    fn downlink_interference_is_on_exactly_the_rbs_the_neighbour_sends() {
+        let mut ch = two_cells();
+        let mask = RbMask::range(10, 5);
+        ch.record(5, &[RbMask::range(0, N_RB as u32), mask], &[]);
+        let mut row = [0.0; N_RB];
+        ch.row(0, 0, LinkDir::Downlink, ms(5), false, &mut row);
+        let clean = row[0];
+        let i_over_s = 10f64.powf((ch.rsrp_dbm(0, 1, ms(5)) - ch.rsrp_dbm(0, 0, ms(5))) / 10.0);
+        for (k, &g) in row.iter().enumerate() {
+            if mask.contains(k as u32) {
+                assert!(((1.0 / g - 1.0 / clean) / i_over_s - 1.0).abs() < 1e-9, "RB {k}: {g} vs {clean}");
+            } else {
+                assert_eq!(g, clean, "RB {k} is not in the neighbour's PDSCH");
+            }
+        }
+        assert!(i_over_s > 1e-3, "the neighbour is not negligible: {i_over_s}");
+        ch.row(0, 0, LinkDir::Downlink, ms(6), false, &mut row);
+        assert!(row.iter().all(|&g| g == clean), "TTI 6: nothing sent, no interference");
+        // The control region sees the neighbour on every RB whatever it sends.
+        ch.row(0, 0, LinkDir::Downlink, ms(6), true, &mut row);
+        assert!(row.iter().all(|&g| ((1.0 / g - 1.0 / clean) / i_over_s - 1.0).abs() < 1e-9));
+    }
+
+    /// UE 1's PUSCH on RBs 3..6 in TTI 7 at cell 1 interferes with UE 0's uplink at cell 0 on
+    /// exactly those RBs, by its power per RB times its gain to cell 0's site; its own cell's
+    /// PUSCHs never interfere with it.
+    #[test]
+    fn uplink_interference_is_the_neighbours_pusch() {
+        let mut ch = two_cells();
+        let rbs = RbMask::range(3, 3);
+        let rb_mw = ch.pusch_rb_mw(1, 1, 3, ms(7));
+        ch.record(7, &[RbMask::default(); 2], &[UlTx { ue: 1, cell: 1, rbs, rb_mw }]);
+        let mut row = [0.0; N_RB];
+        ch.row(0, 0, LinkDir::Uplink, ms(7), false, &mut row);
+        let clean = row[0];
+        let u0 = &ch.ues[0];
+        let srs_rb_mw =
+            dbm_to_mw(ch.ul_power.srs_per_prb_dbm(to_db(ch.sites[0].tx_power_mw / u0.site_mw[0]), N_RB as u32));
+        let i_over_s = rb_mw * ch.ues[1].ul_gain[0] / (srs_rb_mw * u0.ul_gain[0]);
+        for (k, &g) in row.iter().enumerate() {
+            if rbs.contains(k as u32) {
+                assert!(((1.0 / g - 1.0 / clean) / i_over_s - 1.0).abs() < 1e-9, "RB {k}");
+            } else {
+                assert_eq!(g, clean, "RB {k}");
+            }
+        }
+        // At its own cell the same PUSCH is no interference to UE 0 (it is not UE 0's cell here).
+        ch.record(8, &[RbMask::default(); 2], &[UlTx { ue: 1, cell: 0, rbs, rb_mw }]);
+        ch.row(0, 0, LinkDir::Uplink, ms(8), false, &mut row);
+        assert!(row.iter().all(|&g| g == clean));
     }
 }

@@ -94,7 +94,7 @@ impl HandoverConfig {
         let half_db = |x: f64, lo: f64, hi: f64, f: &str| {
             let ok = x.is_finite() && (lo..=hi).contains(&x) && (2.0 * x).fract() == 0.0;
             ok.then_some(())
-                .ok_or_else(|| ScenarioError::new(p(f), x, &format!("dB in [{lo}, {hi}] in steps of 0.5 (TS 36.331)")))
+                .ok_or_else(|| ScenarioError::new(p(f), x, format!("dB in [{lo}, {hi}] in steps of 0.5 (TS 36.331)")))
         };
         half_db(self.a3_offset_db, -15.0, 15.0, "a3_offset_db")?;
         half_db(self.hysteresis_db, 0.0, 15.0, "hysteresis_db")?;

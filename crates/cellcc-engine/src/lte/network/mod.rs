@@ -127,6 +127,24 @@ pub struct Network {
     /// Scratch for what one cell hands back, and the TTI's transmissions.
     dl_masks: Vec<RbMask>,
     ul_txs: Vec<UlTx>,
+    /// Per handover, what became of every SDU the UE's bearer held (tests check the sums).
+    #[cfg(test)]
+    audit: Vec<HandoverAudit>,
+}
+
+/// Where each SDU unresolved at a handover command went, per direction: delivered at the
+/// re-establishment, still pending (forwarded downlink, sent again uplink), or lost.
+#[cfg(test)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct HandoverAudit {
+    dl_before: usize,
+    dl_delivered: usize,
+    dl_pending: usize,
+    dl_lost: u64,
+    ul_before: usize,
+    ul_delivered: usize,
+    ul_pending: usize,
+    ul_lost: u64,
 }
 
 impl Network {
@@ -210,6 +228,8 @@ impl Network {
             end,
             dl_masks: vec![RbMask::default(); n_cells],
             ul_txs: Vec::new(),
+            #[cfg(test)]
+            audit: Vec::new(),
         })
     }
 
@@ -484,6 +504,10 @@ impl Network {
         }
         ctx.dl.reset_for_handover();
         ctx.ul.reset_for_handover();
+        #[cfg(test)]
+        let (dl_before, ul_before) = (ctx.dl.sdus.unresolved().count(), ctx.ul.sdus.unresolved().count());
+        #[cfg(test)]
+        let delivered_before = out.delivered.len();
         let fresh = || Rlc::new(&self.rlc[ue]);
         let mut ev = RlcEvents::default();
         // The source's entity: its downlink SDUs come back, the uplink it received is delivered.
@@ -495,6 +519,8 @@ impl Network {
             }
         }
         ev.clear();
+        #[cfg(test)]
+        let ul_delivered = out.delivered.len() - delivered_before;
         // The UE's entity: the downlink it received is delivered, its uplink SDUs come back.
         let ul_held = std::mem::replace(&mut ctx.ue_rlc, fresh()).reestablish(&mut ev);
         let ue_node = self.ue_nodes[ue];
@@ -505,8 +531,22 @@ impl Network {
         }
         let forward = self.forwarded(mode, &dl_held);
         let resend = resent(mode, &ul_held);
-        lost += lose_unlisted(&mut ctx.dl, &forward, out);
-        lost += lose_unlisted(&mut ctx.ul, &resend, out);
+        #[cfg(test)]
+        let dl_delivered = out.delivered.len() - delivered_before - ul_delivered;
+        let dl_lost = lose_unlisted(&mut ctx.dl, &forward, out);
+        let ul_lost = lose_unlisted(&mut ctx.ul, &resend, out);
+        #[cfg(test)]
+        self.audit.push(HandoverAudit {
+            dl_before,
+            dl_delivered,
+            dl_pending: ctx.dl.sdus.unresolved().count(),
+            dl_lost,
+            ul_before,
+            ul_delivered,
+            ul_pending: ctx.ul.sdus.unresolved().count(),
+            ul_lost,
+        });
+        lost += dl_lost + ul_lost;
         for h in ul_held.iter().filter(|h| resend.contains(&h.id)) {
             if ctx.ue_rlc.transmit_sdu(now, RlcSdu { id: h.id, bytes: h.bytes }).is_err() {
                 lost += resolve_lost(&mut ctx.ul, h.id, out);
@@ -600,6 +640,8 @@ impl Network {
 
     /// Close the books at the end of the run.
     pub fn finish(&mut self, end: SimTime) {
+        #[cfg(test)]
+        self.check_audit();
         for c in &mut self.cells {
             c.finish(end);
         }
@@ -657,6 +699,19 @@ impl Network {
 
     pub fn handovers(&self) -> &[HandoverRecord] {
         &self.handovers
+    }
+}
+
+#[cfg(test)]
+impl Network {
+    /// Every SDU a UE's bearer held at a handover command was delivered at the
+    /// re-establishment, is pending (forwarded or sent again) or was counted lost; none twice.
+    fn check_audit(&self) {
+        for (a, h) in self.audit.iter().zip(&self.handovers) {
+            assert_eq!(a.dl_before, a.dl_delivered + a.dl_pending + a.dl_lost as usize, "downlink at {h:?}: {a:?}");
+            assert_eq!(a.ul_before, a.ul_delivered + a.ul_pending + a.ul_lost as usize, "uplink at {h:?}: {a:?}");
+            assert!(h.lost_sdus >= a.dl_lost + a.ul_lost, "{h:?}: {a:?}");
+        }
     }
 }
 
