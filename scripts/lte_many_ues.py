@@ -36,14 +36,18 @@ def row(n: int, stagger_s: float) -> str:
     flows, lte, queues = r.flows, r.lte, r.queues
     dl, ul = lte[lte["dir"] == "dl"], lte[lte["dir"] == "ul"]
     ttis = DURATION_S / TTI_S
-    s1u = queues[queues["link"] == "s1u:forward"]["drops"].sum()
-    never = int((flows["app_bytes_delivered"] == 0).sum())
+    drops = queues.groupby("link")["drops"].sum()
+    dropped = ", ".join(f"{link.split(':')[0]} {int(n)}" for link, n in drops.items() if n > 0) or "0"
+    dead = flows["app_bytes_delivered"] == 0
+    never = int(dead.sum())
+    dead_sinr = [2.0 + 26.0 * i / (n - 1) for i in flows.index[dead]]
+    never_text = f"{never} ({min(dead_sinr):.1f}-{max(dead_sinr):.1f} dB)" if never else "0"
     cells = [
         f"{n}",
         "at 0" if stagger_s == 0 else f"{stagger_s * 1e3:g} ms apart",
         f"{flows['goodput_bps'].sum() / 1e6:.1f}",
-        f"{never}",
-        f"{s1u}",
+        never_text,
+        dropped,
         f"{dl['tbs'].sum() / ttis:.2f}",
         f"{dl['prbs'].sum() / ttis:.1f}",
         f"{int(dl['pdcch_blocked'].sum())} / {int(ul['pdcch_blocked'].sum())}",
@@ -56,7 +60,7 @@ def row(n: int, stagger_s: float) -> str:
 
 def main() -> None:
     print(
-        "| UEs | flow starts | goodput Mbit/s | flows with nothing delivered | S1-U drops | DL TBs / TTI "
+        "| UEs | flow starts | goodput Mbit/s | flows with nothing delivered (their SINRs) | queue drops by link | DL TBs / TTI "
         "| DL PRBs / TTI | DCIs blocked DL / UL | UL RLC retransmissions | TCP timeouts | CPU µs per UE per TTI |"
     )
     print("|---:|---|---:|---:|---:|---:|---:|---|---:|---:|---:|")
