@@ -205,7 +205,7 @@ impl Cell {
             n_rbs,
             cqi: spec.cqi,
             control_errors: spec.control_errors,
-            macs: tti::Macs::new(spec, n_rbs, n, &attached),
+            macs: tti::Macs::new(spec, n_rbs, n, &attached, network),
             ues: UeSlots(contexts),
             sinr,
             sinr_lin: vec![0.0; n_rbs as usize],

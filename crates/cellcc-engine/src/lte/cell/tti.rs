@@ -67,13 +67,19 @@ pub(super) struct Macs {
 }
 
 impl Macs {
-    /// The MAC of a cell of `n` UE indices, `attached` the ones attached at the start.
-    pub fn new(spec: &CellConfig, n_rbs: u32, n: usize, attached: &[usize]) -> Self {
+    /// The MAC of a cell of `n` UE indices, `attached` the ones attached at the start; a network
+    /// cell's schedulers keep averages for the UEs attached only.
+    pub fn new(spec: &CellConfig, n_rbs: u32, n: usize, attached: &[usize], network: bool) -> Self {
         let scheduler = |dir| {
-            Scheduler::new(spec.scheduler, dir, n_rbs, n)
+            let s = Scheduler::new(spec.scheduler, dir, n_rbs, n)
                 .with_pf_time_window_ttis(spec.pf_window_ttis)
                 .with_grant_sizing(spec.mac.grant_sizing)
-                .with_last_rbg(spec.mac.last_rbg)
+                .with_last_rbg(spec.mac.last_rbg);
+            if network {
+                s.with_members(attached)
+            } else {
+                s
+            }
         };
         Macs {
             dl: scheduler(LinkDir::Downlink),
@@ -153,6 +159,8 @@ impl Macs {
 
     /// UE `i` joined the cell: a fresh uplink estimate.
     pub(super) fn welcome(&mut self, i: usize) {
+        self.dl.join(UeIndex(i as u16));
+        self.ul.join(UeIndex(i as u16));
         self.sounding[i] = UplinkSounding::new(i, self.srs_period_ms, self.n_rbs as usize);
     }
 }
@@ -575,8 +583,13 @@ impl Cell {
         }
         grants.retain(|g| {
             let level = self.macs.dci_level[g.ue.index()];
-            self.sinr.control_row_lin(g.ue, now, &mut self.sinr_lin);
-            let error = phy::pdcch_error_rate_at_level(&self.sinr_lin, level);
+            let error = match self.sinr.pdcch_sinr_db(g.ue, now) {
+                Some(sinr_db) => pdcch_error(sinr_db, Some(level)),
+                None => {
+                    self.sinr.control_row_lin(g.ue, now, &mut self.sinr_lin);
+                    phy::pdcch_error_rate_at_level(&self.sinr_lin, level)
+                }
+            };
             let link = &mut self.ues[g.ue.index()].ul;
             let lost = link.rng.uniform() < error;
             link.slots.at(now).control_losses += u64::from(lost);
@@ -729,15 +742,9 @@ impl Cell {
     fn dci_missed(&mut self, ue: UeIndex, now: SimTime) -> bool {
         let level = self.macs.dci_level[ue.index()];
         let capacity = self.macs.pdcch_cfg.capacity;
-        if self.network {
-            // In a network the control region sees every cell (the data row only those sending).
-            self.sinr.control_row_lin(ue, now, &mut self.sinr_lin);
-            let error = if capacity {
-                phy::pdcch_error_rate_at_level(&self.sinr_lin, level)
-            } else {
-                phy::pcfich_pdcch_error_rate(&self.sinr_lin)
-            };
-            return self.ues[ue.index()].dl.rng.uniform() < error;
+        if let Some(sinr_db) = self.sinr.pdcch_sinr_db(ue, now) {
+            // A network's control region sees every cell (the data row only those sending).
+            return self.ues[ue.index()].dl.rng.uniform() < pdcch_error(sinr_db, capacity.then_some(level));
         }
         let sinr_lin = &self.sinr_lin;
         let link = &mut self.ues[ue.index()].dl;
@@ -747,6 +754,15 @@ impl Cell {
             *link.memo.pdcch_error.get_or_insert_with(|| phy::pcfich_pdcch_error_rate(sinr_lin))
         };
         link.rng.uniform() < error
+    }
+}
+
+/// A DCI's error probability at the control region's SINR `sinr_db` (flat over the CCEs it
+/// spans): at its aggregation level with a PDCCH budget, else ns-3's one curve for the band.
+fn pdcch_error(sinr_db: f64, level: Option<u8>) -> f64 {
+    match level {
+        Some(l) => phy::pdcch_error_rate_flat_at_level(sinr_db, l),
+        None => phy::pcfich_pdcch_error_rate_flat(sinr_db),
     }
 }
 

@@ -97,6 +97,8 @@ struct NetUe {
     /// Per direction: the last row handed out, and the (TTI, cell, region) it is for.
     rows: [Vec<f64>; 2],
     rows_for: [Option<(u64, usize, bool)>; 2],
+    /// [`NetworkChannel::control_sinr_db`] at (large-scale step, cell).
+    control_sinr: Option<(u64, usize, f64)>,
 }
 
 /// The channel of a whole network.
@@ -398,13 +400,22 @@ impl NetworkChannel {
     }
 
     /// UE `ue`'s large-scale SINR in `cell`'s control region at `now`, dB: every other site at
-    /// full power, fading averaged out.
+    /// full power, fast fading averaged out over the CCEs a DCI spans (they are spread over the
+    /// band, TS 36.211 §6.8.5). Kept for the large-scale step.
     pub fn control_sinr_db(&mut self, ue: usize, cell: usize, now: SimTime) -> f64 {
         self.large_scale(ue, now);
-        let u = &self.ues[ue];
+        let step = now.as_ns() / LARGE_SCALE_STEP_NS;
+        let u = &mut self.ues[ue];
+        if let Some((s, c, v)) = u.control_sinr {
+            if (s, c) == (step, cell) {
+                return v;
+            }
+        }
         let n = self.n_rb as f64;
-        let others: f64 = u.site_mw.iter().enumerate().filter(|&(j, _)| j != cell).map(|(_, p)| p / n).sum();
-        to_db(u.site_mw[cell] / n / (self.dl_noise_rb_mw + others))
+        let total: f64 = u.site_mw.iter().sum();
+        let sinr_db = to_db(u.site_mw[cell] / n / (self.dl_noise_rb_mw + (total - u.site_mw[cell]) / n));
+        u.control_sinr = Some((step, cell, sinr_db));
+        sinr_db
     }
 
     /// How far (dB) UE `ue`'s PUSCH over `prbs` PRBs sits above its SRS on each PRB.
@@ -491,6 +502,7 @@ fn new_ue(spec: &ChannelSpec, sites: &[SiteSetup], n_cells: usize, p: &UePlaceme
         faded_for: None,
         rows: [Vec::new(), Vec::new()],
         rows_for: [None, None],
+        control_sinr: None,
     }
 }
 

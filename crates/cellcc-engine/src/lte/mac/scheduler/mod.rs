@@ -205,6 +205,19 @@ impl Scheduler {
     /// flow starts from [`proportional_fair::INITIAL_AVERAGE_BYTES_PER_S`]).
     pub fn forget(&mut self, ue: UeIndex) {
         self.pf.reset(ue);
+        self.pf.leave(ue);
+    }
+
+    /// A network cell: only `members` (the UEs attached at the start) and those that [`Self::join`]
+    /// later keep averages.
+    pub fn with_members(mut self, members: &[usize]) -> Self {
+        self.pf.keep_members(members);
+        self
+    }
+
+    /// UE `ue` joins a network cell.
+    pub fn join(&mut self, ue: UeIndex) {
+        self.pf.join(ue);
     }
 
     /// PF's exponentially averaged throughput of `ue`, bytes per second (kept for every policy).
