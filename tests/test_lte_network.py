@@ -119,6 +119,19 @@ def test_bad_network_is_one_line_naming_the_field(cli, train_doc, write_doc, tmp
     assert not out.exists()
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("t_s,ue,rsrp_dbm\n0.2,train,-70\n", "header"), ("t_s,ue,cell,rsrp_dbm\n0.2,bus,c0,-70\n", "bus")],
+    ids=["header", "unknown-ue"],
+)
+def test_a_bad_measurement_trace_is_one_line_naming_the_field(cli, train_doc, write_doc, tmp_path, text, expected):
+    (tmp_path / "meas.csv").write_text(text, encoding="utf-8")
+    train_doc["network"].setdefault("handover", {})["measurements"] = {"kind": "csv", "file": "meas.csv"}
+    result = cli("run", write_doc(train_doc), "--out", tmp_path / "run")
+    assert_one_clear_line(result, "network.handover.measurements.file")
+    assert expected in result.stderr
+
+
 def test_a_hex_cell_taken_twice_is_refused(cli, train_doc, write_doc):
     _hex(train_doc)
     train_doc["cells"][0]["site"] = {"hex_cell": 3}

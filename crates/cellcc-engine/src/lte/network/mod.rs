@@ -15,6 +15,7 @@
 
 pub mod channel;
 pub mod handover;
+pub mod trace;
 
 use std::cell::RefCell;
 use std::cmp::Reverse;
@@ -22,7 +23,8 @@ use std::collections::{BinaryHeap, HashSet, VecDeque};
 use std::rc::Rc;
 
 use self::channel::{NetworkChannel, NetworkSinr, SiteSetup, UlTx};
-use self::handover::{A3Tracker, Forwarding, HandoverConfig};
+use self::handover::{A3Tracker, Forwarding, HandoverConfig, MeasurementSource};
+use self::trace::MeasurementTrace;
 use super::cell::{Cell, CellEnqueued, CellOutput, LteSlots, UeContext};
 use super::config::CellConfig;
 use super::rlc::{HeldSdu, Rlc, RlcConfig, RlcEvents, RlcMode};
@@ -119,7 +121,10 @@ pub struct Network {
     handovers: Vec<HandoverRecord>,
     /// Handover events by time: (time, UE); an entry whose time is no longer the UE's is stale.
     events: BinaryHeap<Reverse<(SimTime, usize)>>,
-    next_sample: SimTime,
+    /// When the UEs next measure (None: never again).
+    next_sample: Option<SimTime>,
+    /// The samples when they come from a file rather than the channel.
+    trace: Option<MeasurementTrace>,
     deadline: Option<SimTime>,
     last_tti: Option<SimTime>,
     end: SimTime,
@@ -197,14 +202,29 @@ impl Network {
             cell_of_enb[n.index()] = Some(c);
         }
         let n_cells = cells.len();
+        let cell_names: Vec<String> = specs.iter().map(|s| s.id.clone()).collect();
+        let ue_names: Vec<String> = ues.iter().map(|(_, name)| name.clone()).collect();
+        let trace = match &cfg.measurements {
+            MeasurementSource::Channel => None,
+            MeasurementSource::Csv { file } => {
+                Some(MeasurementTrace::read(file, &ue_names, &cell_names).map_err(|why| {
+                    ScenarioError::new("network.handover.measurements.file", format!("{file:?}"), why)
+                })?)
+            }
+        };
         Ok(Network {
-            cell_names: specs.iter().map(|s| s.id.clone()).collect(),
+            cell_names,
             mtu_bytes: specs.iter().map(|s| s.mtu_bytes).min().unwrap_or(u32::MAX),
             cells,
             enbs,
             cell_of_enb,
             channel,
-            next_sample: SimTime::ZERO,
+            next_sample: if cfg.enabled {
+                trace.as_ref().map_or(Some(SimTime::ZERO), MeasurementTrace::next_at)
+            } else {
+                None
+            },
+            trace,
             ues: initial
                 .iter()
                 .map(|&c| UeMobility {
@@ -215,7 +235,7 @@ impl Network {
                 .collect(),
             held: (0..ues.len()).map(|_| None).collect(),
             ue_nodes: ues.iter().map(|(n, _)| *n).collect(),
-            ue_names: ues.into_iter().map(|(_, name)| name).collect(),
+            ue_names,
             ue_of_node,
             rlc,
             cfg,
@@ -360,7 +380,7 @@ impl Network {
         }
         self.x2_arrivals(now, out);
         self.handover_events(now, out);
-        if self.cfg.enabled && now >= self.next_sample {
+        if self.next_sample.is_some_and(|t| now >= t) {
             self.measure(now);
             self.handover_events(now, out);
         }
@@ -422,8 +442,8 @@ impl Network {
             }
             self.events.pop();
         }
-        if self.cfg.enabled {
-            at(self.next_sample);
+        if let Some(t) = self.next_sample {
+            at(t);
         }
         self.deadline = next.map(|t| t.max(now)).filter(|&t| t < self.end);
     }
@@ -444,9 +464,29 @@ impl Network {
         }
     }
 
-    /// Every UE samples every cell's RSRP, filters it and evaluates A3.
+    /// The UEs sample the cells' RSRP (every UE every cell from the channel, or the trace's
+    /// samples due), filter it and evaluate A3.
     fn measure(&mut self, now: SimTime) {
         let weight = self.cfg.filter_weight();
+        if let Some(trace) = &mut self.trace {
+            let mut measured = Vec::new();
+            for s in trace.take_due(now) {
+                self.ues[s.ue].a3.sample(s.cell, s.rsrp_dbm, weight);
+                if measured.last() != Some(&s.ue) {
+                    measured.push(s.ue);
+                }
+            }
+            self.next_sample = trace.next_at();
+            measured.sort_unstable();
+            measured.dedup();
+            for &ue in &measured {
+                if let Attachment::Connected { cell } = self.ues[ue].at {
+                    self.ues[ue].a3.evaluate(&self.cfg, cell, now);
+                }
+                self.schedule_event(ue);
+            }
+            return;
+        }
         let mut channel = self.channel.borrow_mut();
         for ue in 0..self.ues.len() {
             for c in 0..self.cells.len() {
@@ -461,7 +501,7 @@ impl Network {
         for ue in 0..self.ues.len() {
             self.schedule_event(ue);
         }
-        self.next_sample = now + SimDuration::from_ms(u64::from(self.cfg.measurement_period_ms));
+        self.next_sample = Some(now + SimDuration::from_ms(u64::from(self.cfg.measurement_period_ms)));
     }
 
     /// The handover steps due by `now`: reports (the source decides), commands, attachments.

@@ -101,3 +101,28 @@ fn a_ue_crossing_the_line_hands_over_at_each_cell() {
     assert_eq!(h.strs("target"), ["c1", "c2"]);
     assert!(h.f64s("interruption_ms").iter().all(|&x| (x - 45.0).abs() < 1e-9));
 }
+
+/// A measurement trace drives A3 sample by sample: c1 rises 20 dB at 1.2 s; the L3 filter (k = 4:
+/// weight 1/2) puts it 5 dB above c0 at the 1.4 s sample (> Hys 3 dB: entering), LENA's 256 ms
+/// time to trigger and no preparation put the command at 1.656 s.
+#[test]
+fn a_measurement_trace_hands_over_time_to_trigger_after_the_entering_sample() {
+    let dir = std::env::temp_dir().join(format!("cellcc-trace-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let file = dir.join("meas.csv");
+    let mut csv = String::from("t_s,ue,cell,rsrp_dbm\n");
+    for i in 1..=15 {
+        let c1 = if i < 6 { -80.0 } else { -60.0 };
+        csv += &format!("{:.1},ue0,c0,-70\n{:.1},ue0,c1,{c1}\n", 0.2 * i as f64, 0.2 * i as f64);
+    }
+    std::fs::write(&file, csv).expect("write trace");
+    let mut v = line(2, 300.0, &[(0.0, 0.0, false)], "seamless", "am", 10.0, 256, "none", 3.0);
+    v["cells"][0]["profile"] = json!("lena");
+    v["cells"][1]["profile"] = json!("lena");
+    v["network"]["handover"] = json!({"measurements": {"kind": "csv", "file": file.to_str().expect("utf-8")}});
+    let sc = Scenario::from_json(&v.to_string()).expect("valid network");
+    let out = World::new(&sc, 1).expect("builds").into_output().expect("runs");
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(out.handovers.strs("target"), ["c1"]);
+    assert!((out.handovers.f64s("t_s")[0] - 1.656).abs() < 1e-9, "{:?}", out.handovers.f64s("t_s"));
+}
