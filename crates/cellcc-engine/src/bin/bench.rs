@@ -93,6 +93,59 @@ fn bulk_cell(n: usize, duration_s: f64) -> Value {
     lte_cell(&ues, 20.0, json!({"kind": "bulk"}), "cubic", 1448, duration_s)
 }
 
+/// Issue 34's networks: a hexagonal layout of `rings` rings (7 or 19 sites, 3 sectors each, 500 m
+/// apart, TR 36.814 UMa, 46 dBm, `fading`), every sector a 20 MHz cell with `ues_per_cell` UEs
+/// walking at 3 km/h at 40-265 m in its sector, one bulk CUBIC download each (starts spread over
+/// the first 0.5 s), handover on (the operator profile's defaults).
+fn hex_network(rings: i32, ues_per_cell: usize, fading: &str, duration_s: f64) -> Value {
+    const ISD_M: f64 = 500.0;
+    // Spread without a random stream: the fractional parts of multiples of the golden ratio.
+    let spread = |i: usize, salt: f64| ((i as f64 + salt) * 0.618_033_988_749_895).fract();
+    let mut nodes = vec![json!({"id": "server", "kind": "host"}), json!({"id": "pgw", "kind": "router"})];
+    let mut links = vec![json!({"id": "internet", "a": "server", "b": "pgw", "rate_mbps": 100_000.0, "delay_ms": 10.0,
+                                "queue": {"kind": "drop_tail", "limit_packets": 100_000}})];
+    let mut cells = Vec::new();
+    let mut flows = Vec::new();
+    let mut k = 0usize;
+    // Sites and sectors in the order of `radio::antenna::hex_layout_all_cells`.
+    for r in -rings..=rings {
+        for q in -rings..=rings {
+            if (q + r).abs() > rings {
+                continue;
+            }
+            let (sx, sy) = (ISD_M * (f64::from(q) + f64::from(r) / 2.0), ISD_M * 0.75f64.sqrt() * f64::from(r));
+            for orientation_deg in [0.0f64, 120.0, -120.0] {
+                let enb = format!("enb{k}");
+                nodes.push(json!({"id": enb, "kind": "enb"}));
+                links.push(
+                    json!({"id": format!("s1u{k}"), "a": "pgw", "b": enb, "rate_mbps": 10_000.0, "delay_ms": 1.0,
+                                  "mtu_bytes": 2000, "tunnel": "gtpu",
+                                  "queue": {"kind": "drop_tail", "limit_packets": 100_000}}),
+                );
+                let mut ues = Vec::new();
+                for j in 0..ues_per_cell {
+                    let i = k * ues_per_cell + j;
+                    let d = 40.0 + (0.55 * ISD_M - 40.0) * spread(i, 0.1);
+                    let a = (orientation_deg - 55.0 + 110.0 * spread(i, 0.7)).to_radians();
+                    let (x, y) = (sx + d * a.cos(), sy + d * a.sin());
+                    let ue = format!("ue{k}_{j}");
+                    nodes.push(json!({"id": ue, "kind": "ue"}));
+                    ues.push(json!({"node": ue, "sinr": {"kind": "channel", "position_m": [x, y],
+                        "mobility": {"kind": "random_walk", "speed_kmh": 3, "bounds_m": [x - 20.0, y - 20.0, x + 20.0, y + 20.0]}}}));
+                    flows.push(json!({"src": "server", "dst": ue, "cca": "cubic", "app": {"kind": "bulk"},
+                                      "start_s": 0.5 * spread(i, 0.3)}));
+                }
+                cells.push(json!({"id": format!("c{k}"), "enb": enb, "bandwidth_mhz": 20, "site": {"hex_cell": k}, "ues": ues}));
+                k += 1;
+            }
+        }
+    }
+    json!({"version": 1, "duration_s": duration_s, "nodes": nodes, "links": links, "cells": cells, "flows": flows,
+           "network": {"channel": {"pathloss": {"model": "tr36814_uma"}, "enb": {"tx_power_dbm": 46, "height_m": 25},
+                                   "fading": {"profile": fading},
+                                   "hex_layout": {"rings": rings, "isd_m": ISD_M, "sectors": 3}}}})
+}
+
 struct Row {
     name: &'static str,
     sim_s: f64,
@@ -140,7 +193,15 @@ fn main() -> std::io::Result<()> {
         ("LTE seed-000 cell on the channel: EVA 70 Hz, 57 cells, shadowing, 20 MHz, RLC AM, 20 s", channel_cell(20.0)),
         ("LTE cell, 56 UEs bulk CUBIC, 2-28 dB, 20 MHz, RLC AM, 10 s", bulk_cell(56, 10.0)),
         ("LTE cell, 224 UEs bulk CUBIC, 2-28 dB, 20 MHz, RLC AM, 10 s", bulk_cell(224, 10.0)),
-        ("LTE cell, 896 UEs bulk CUBIC, 2-28 dB, 20 MHz, RLC AM, 10 s", bulk_cell(896, 10.0)),
+        ("LTE cell, 1000 UEs bulk CUBIC, 2-28 dB, 20 MHz, RLC AM, 10 s", bulk_cell(1000, 10.0)),
+        (
+            "LTE network, 7 sites / 21 cells x 10 UEs bulk CUBIC, EPA, handover, 20 MHz, 5 s",
+            hex_network(1, 10, "epa", 5.0),
+        ),
+        (
+            "LTE network, 19 sites / 57 cells x 10 UEs bulk CUBIC, EPA, handover, 20 MHz, 5 s",
+            hex_network(2, 10, "epa", 5.0),
+        ),
     ];
     let rows: Vec<Row> = set.iter().filter(|(n, _)| n.contains(&only)).map(|(n, v)| measure(n, v)).collect();
     let mut md = String::from(

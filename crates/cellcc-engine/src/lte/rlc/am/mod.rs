@@ -9,6 +9,7 @@
 //!  timers: t-PollRetransmit (tx), t-Reordering and t-StatusProhibit (rx)
 //! ```
 
+mod ring;
 mod rx;
 mod tx;
 

@@ -10,6 +10,7 @@ use super::super::pdu::{status_bytes, DataPdu, DataPduKind, Nack, SduSegment, Se
 use super::super::pdu::{SO_END_OF_PDU, STATUS_FIXED_BITS, STATUS_NACK_BITS, STATUS_SO_PAIR_BITS};
 use super::super::reassembly::{Finished, Reassembler};
 use super::super::RlcEvents;
+use super::ring::SnRing;
 use super::AM_SN;
 use crate::sim::{SimDuration, SimTime};
 
@@ -122,7 +123,7 @@ enum StatusState {
 pub(super) struct AmRx {
     t_reordering: SimDuration,
     t_status_prohibit: SimDuration,
-    slots: Vec<RxSlot>,
+    slots: SnRing<RxSlot>,
     vr_r: u16,
     vr_x: u16,
     vr_ms: u16,
@@ -144,7 +145,7 @@ impl AmRx {
         AmRx {
             t_reordering,
             t_status_prohibit,
-            slots: vec![RxSlot::Empty; usize::from(AM_SN.modulus())],
+            slots: SnRing::new(),
             vr_r: 0,
             vr_x: 0,
             vr_ms: 0,
@@ -262,6 +263,7 @@ impl AmRx {
             }
             self.vr_r = AM_SN.add(self.vr_r, 1);
         }
+        self.slots.set_base(self.vr_r);
         if self.off(self.vr_ms) > self.off(self.vr_h) {
             self.vr_ms = self.vr_r;
         }
@@ -316,6 +318,7 @@ impl AmRx {
             }
             self.vr_r = AM_SN.add(self.vr_r, 1);
         }
+        self.slots.set_base(self.vr_r);
         self.reasm.gap(ev, &mut self.finished);
     }
 

@@ -15,6 +15,7 @@ use super::super::pdu::{li_bytes, DataPdu, DataPduKind, ResegmentInfo, SduSegmen
 use super::super::pdu::{AMD_HEADER_BYTES, AMD_SEGMENT_HEADER_BYTES, LI_MAX_BYTES, SO_END_OF_PDU, SO_MAX_BYTES};
 use super::super::txbuf::TxBuffer;
 use super::super::{AmConfig, MaxRetxAction, RlcCounters, RlcEvents};
+use super::ring::SnRing;
 use super::AM_SN;
 use crate::lte::sap::{RlcSdu, SduId};
 use crate::sim::{SimDuration, SimTime};
@@ -39,7 +40,7 @@ pub(super) struct AmTx {
     max_retx: u32,
     on_max_retx: MaxRetxAction,
     pub(super) buf: TxBuffer,
-    window: Vec<Option<TxPdu>>,
+    window: SnRing<Option<TxPdu>>,
     vt_a: u16,
     vt_s: u16,
     poll_sn: u16,
@@ -65,7 +66,7 @@ impl AmTx {
             max_retx: c.max_retx_threshold,
             on_max_retx: c.on_max_retx,
             buf: TxBuffer::new(c.tx_buffer_bytes),
-            window: vec![None; usize::from(AM_SN.modulus())],
+            window: SnRing::new(),
             vt_a: 0,
             vt_s: 0,
             poll_sn: 0,
@@ -278,6 +279,7 @@ impl AmTx {
         while self.vt_a != self.vt_s && self.window[usize::from(self.vt_a)].is_none() {
             self.vt_a = AM_SN.add(self.vt_a, 1);
         }
+        self.window.set_base(self.vt_a);
     }
 
     /// §5.2.1: an AMD PDU (or the byte range `so`) is considered for retransmission:
