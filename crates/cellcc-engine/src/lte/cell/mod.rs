@@ -81,6 +81,9 @@ pub struct Cell {
     active: ActiveUes,
     /// Scratch: the UEs a TTI or a timer wake-up visits.
     list: Vec<u32>,
+    /// Per UE index, the last TTI that visited it in this cell: a UE visited the TTI before
+    /// missed nothing and has nothing to catch up on.
+    last_visit: Vec<Option<SimTime>>,
     /// The first TTI the cell ran: the downlink CQI reports of UEs idle since then follow a
     /// grid of report periods from it.
     first_tti: Option<SimTime>,
@@ -213,6 +216,7 @@ impl Cell {
             deadline: None,
             active: ActiveUes::new(n),
             list: Vec::with_capacity(n),
+            last_visit: vec![None; n],
             first_tti: None,
             network,
             index: 0,
@@ -355,6 +359,7 @@ impl Cell {
         self.macs.forget(i);
         self.active.clear(i);
         self.active.set_timer(i, None);
+        self.last_visit[i] = None;
         self.ues.0[i].take().expect("a UE leaves the cell it is attached to")
     }
 

@@ -3,7 +3,7 @@
 //! the PDCCH (TS 36.321 §5.3, §5.4; TS 36.213 §7, §8, §9.1).
 
 use super::ue::{tti_end, Feedback as HarqFeedback, TbPayload, UeContext, HARQ_FEEDBACK_DELAY};
-use super::{Cell, CellOutput};
+use super::{Cell, CellOutput, TTI};
 use crate::lte::config::{CellConfig, LinkAdaptationConfig, MacConfig};
 use crate::lte::mac::harq::Feedback;
 use crate::lte::mac::link_adaptation::{DlMcsMap, UlMcsRule};
@@ -183,7 +183,10 @@ impl Cell {
         self.macs.demand_pos.resize(self.ues.len(), NOT_IN_DEMAND);
         for &i in &list {
             let i = i as usize;
-            self.catch_up(i, now);
+            if self.last_visit[i].is_none_or(|t| t + TTI < now) {
+                self.catch_up(i, now);
+            }
+            self.last_visit[i] = Some(now);
             for dir in [LinkDir::Downlink, LinkDir::Uplink] {
                 self.ues[i].deliver_arrivals(now, dir, out);
             }
@@ -329,14 +332,14 @@ impl Cell {
     fn uplink_measured(&mut self, i: usize, now: SimTime) {
         let delay = self.cqi_delay();
         let macs = &mut self.macs;
-        let sounding = &macs.sounding[i];
+        let sounding = &mut macs.sounding[i];
         let link = &mut self.ues[i].ul;
         let cqi = match macs.la.ul_mcs_from {
             UlMcsRule::LenaMinimumSinr => sounding.lena_cqi(),
             UlMcsRule::EffectiveSinr => {
-                let gain = db_to_gain(link.olla.offset_db());
-                macs.ul_band_mcs[i] = sounding.effective_mcs(RbMask::range(0, self.n_rbs), gain);
-                sounding.effective_cqi(&mut macs.row)
+                let band = sounding.band_estimate(db_to_gain(link.olla.offset_db()), &mut macs.row);
+                macs.ul_band_mcs[i] = band.mcs;
+                band.cqi
             }
         };
         if let Some(cqi) = cqi {
@@ -412,7 +415,7 @@ impl Cell {
             let i = i as usize;
             let ue = &mut self.ues[i];
             let buffered = match dir {
-                LinkDir::Downlink => ue.enb_rlc.buffer_status(now).total_bytes(),
+                LinkDir::Downlink => ue.enb_rlc.buffered_bytes(now),
                 LinkDir::Uplink => macs.uplink.reported_bytes(UeIndex(i as u16)),
             };
             let link = ue.link(dir);
@@ -486,7 +489,7 @@ impl Cell {
     /// grants for `now + grant_delay` (TS 36.213 §8.0, TS 36.321 §5.4).
     fn uplink(&mut self, list: &[u32], now: SimTime) {
         for &i in list {
-            let bytes = self.ues[i as usize].ue_rlc.buffer_status(now).total_bytes();
+            let bytes = self.ues[i as usize].ue_rlc.buffered_bytes(now);
             self.macs.uplink.ue_buffer(now, UeIndex(i as u16), bytes);
         }
         let mut new_tbs = std::mem::take(&mut self.macs.new_tbs);
@@ -647,7 +650,7 @@ impl Cell {
         let a = TbAssignment { ue: tb.ue, dir, rbs: tb.rbs, mcs: tb.mcs, tbs_bits: tb.tbs_bits, harq, retx: 0 };
         let payload = fill_tb(ue, &a, now, status_pdu);
         // An uplink TB carries a BSR of what the UE still holds (TS 36.321 §5.4.5).
-        let bsr_bytes = (dir == LinkDir::Uplink).then(|| ue.ue_rlc.buffer_status(now).total_bytes());
+        let bsr_bytes = (dir == LinkDir::Uplink).then(|| ue.ue_rlc.buffered_bytes(now));
         self.send(now, OnAir { a, payload, history: HarqHistory::EMPTY, bsr_bytes });
     }
 

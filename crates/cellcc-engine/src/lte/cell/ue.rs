@@ -138,11 +138,18 @@ impl CapacityClock {
         self.bits_per_tti = bits_per_tti;
     }
 
-    /// Count the TTIs before `upto` at the rate in force.
+    /// Count the TTIs before `upto` at the rate in force (each slot's at once).
     pub fn run_to(&mut self, upto: SimTime, slots: &mut LteSlots) {
+        let tti_ns = TTI.as_ns();
+        let width_ns = slots.width().as_ns().max(1);
+        let last = slots.slots.len() - 1;
         while self.next_tti < upto {
-            slots.at(self.next_tti).capacity_bits += self.bits_per_tti;
-            self.next_tti += TTI;
+            let i = slots.index(self.next_tti);
+            // The last slot takes every later TTI (`Slots::index` clamps).
+            let slot_end_ns = if i == last { u64::MAX } else { (i as u64 + 1) * width_ns };
+            let n = (upto.as_ns().min(slot_end_ns) - self.next_tti.as_ns()).div_ceil(tti_ns);
+            slots.slots[i].capacity_bits += n * self.bits_per_tti;
+            self.next_tti = SimTime(self.next_tti.as_ns() + n * tti_ns);
         }
     }
 }

@@ -140,6 +140,15 @@ impl Rlc {
         }
     }
 
+    /// [`Self::buffer_status`]'s total bytes, without the head-of-line delay (the MAC sizes
+    /// every backlogged UE's demand each TTI; reading the oldest SDU's arrival is a cache miss).
+    pub fn buffered_bytes(&self, now: SimTime) -> u32 {
+        match self {
+            Rlc::Am(e) => e.buffered_bytes(now),
+            _ => self.buffer_status(now).total_bytes(),
+        }
+    }
+
     /// Whether [`Self::buffer_status`] is non-empty, without sizing it.
     pub fn has_data(&self, now: SimTime) -> bool {
         match self {

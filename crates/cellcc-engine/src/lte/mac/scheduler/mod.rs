@@ -150,6 +150,8 @@ pub struct Scheduler {
     /// indices best first.
     metrics: Vec<f64>,
     order: Vec<usize>,
+    /// Scratch: the candidates ranked after the first RBGs' worth.
+    rest: Vec<usize>,
     sizing: GrantSizing,
     last_rbg: rbg::LastRbg,
 }
@@ -174,6 +176,7 @@ impl Scheduler {
             rotated_by: 0,
             metrics: Vec::with_capacity(n_ues),
             order: Vec::with_capacity(n_ues),
+            rest: Vec::with_capacity(n_ues),
             sizing: GrantSizing::ToNeed,
             last_rbg: rbg::LastRbg::Used,
         }
@@ -371,17 +374,28 @@ impl Scheduler {
         let n = self.candidates.len();
         self.metrics.clear();
         self.metrics.extend(self.candidates.iter().map(|c| metric(c.ue, c.rbg_rate_bytes_per_s)));
-        self.order.clear();
-        self.order.extend(0..n);
         let (metrics, cands) = (&self.metrics, &self.candidates);
         let rank = |a: &usize, b: &usize| metrics[*b].total_cmp(&metrics[*a]).then(cands[*a].ue.cmp(&cands[*b].ue));
         // Each RBG goes to one candidate, so as many as there are RBGs are ranked first; the
-        // rest only if out-of-range sub-bands pass RBGs over them.
+        // rest only if out-of-range sub-bands pass RBGs over them. The best `ranked` go into a
+        // short sorted list (most candidates lose to its last at one comparison), the others
+        // after it unsorted.
         let mut ranked = n.min(self.n_units() as usize);
-        if ranked < n {
-            self.order.select_nth_unstable_by(ranked, rank);
+        self.order.clear();
+        self.rest.clear();
+        for idx in 0..n {
+            let full = self.order.len() == ranked;
+            if full && self.order.last().is_none_or(|last| rank(&idx, last) != std::cmp::Ordering::Less) {
+                self.rest.push(idx);
+                continue;
+            }
+            if full {
+                self.rest.push(self.order.pop().expect("ranked > 0"));
+            }
+            let at = self.order.partition_point(|o| rank(o, &idx) == std::cmp::Ordering::Less);
+            self.order.insert(at, idx);
         }
-        self.order[..ranked].sort_unstable_by(rank);
+        self.order.extend_from_slice(&self.rest);
         let mut first_open = 0;
         for i in 0..self.n_units() {
             let mask = self.unit_mask(i);

@@ -59,6 +59,13 @@ impl AmEntity {
         }
     }
 
+    /// [`Self::buffer_status`]'s total.
+    pub fn buffered_bytes(&self, now: SimTime) -> u32 {
+        let headers = self.tx.buf.sdus() as u64 * u64::from(super::pdu::AMD_HEADER_BYTES);
+        let status = if self.rx.status_due(now) { self.rx.status_estimate_bytes() } else { 0 };
+        saturate_u32(self.tx.buf.bytes() + headers) + saturate_u32(self.tx.retx_queue_bytes()) + status
+    }
+
     /// The retransmission queue's running totals agree with a walk of the window (tests).
     #[cfg(test)]
     pub(crate) fn retx_totals_consistent(&self) -> bool {
@@ -108,8 +115,8 @@ impl AmEntity {
     }
 
     pub fn poll_timeout(&self) -> Option<SimTime> {
-        let prohibit = self.rx.status_prohibit_expiry;
-        [self.tx.poll_retransmit_expiry, self.rx.reordering_expiry, prohibit].into_iter().flatten().min()
+        let rx = SimTime::earliest(self.rx.reordering_expiry, self.rx.status_prohibit_expiry);
+        SimTime::earliest(self.tx.poll_retransmit_expiry, rx)
     }
 
     pub fn handle_timeout(&mut self, now: SimTime, ev: &mut RlcEvents) {
