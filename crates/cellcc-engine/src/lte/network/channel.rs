@@ -34,7 +34,9 @@ use crate::lte::sap::{LinkDir, RbMask, UeIndex};
 use crate::lte::sinr::{PuschGrant, SinrSource};
 use crate::radio::fading::{FadingProcess, RbSteering, TapProfile, FADING_STEP_NS};
 use crate::radio::ici::{doppler_spread_kept_share, with_ici};
-use crate::radio::interference::{InterfererLoad, RbPicker, Site, MAX_FADED_INTERFERERS, MIN_FADED_SHARE};
+use crate::radio::interference::{
+    two_carrier_gains, InterfererLoad, RbPicker, Site, MAX_FADED_INTERFERERS, MIN_FADED_SHARE,
+};
 use crate::radio::link_loss::PreparedLoss;
 use crate::radio::mobility::Mobility;
 use crate::radio::noise::{dbm_to_mw, to_db};
@@ -229,13 +231,16 @@ impl NetworkChannel {
         }
         u.step_shadowing(step);
         let xy = u.mobility.position_m(step * LARGE_SCALE_STEP_NS);
-        for (j, site) in self.sites.iter().enumerate() {
-            let sh = u.shadowing.get(j).map_or(0.0, Shadowing::value_db);
-            u.site_mw[j] = site.tx_power_mw * site.gain_lin(&u.dl_losses[j], xy, sh);
-            if j < self.n_cells {
-                u.ul_gain[j] = site.gain_lin(&u.ul_losses[j], xy, sh);
-            }
-        }
+        let shadowing = &u.shadowing;
+        two_carrier_gains(
+            &self.sites,
+            &u.dl_losses,
+            &u.ul_losses,
+            |j| shadowing.get(j).map_or(0.0, Shadowing::value_db),
+            xy,
+            &mut u.site_mw,
+            &mut u.ul_gain,
+        );
         u.large_at_step = Some(step);
     }
 
