@@ -32,6 +32,8 @@ if TYPE_CHECKING:
 __all__ = ["LTE_COLUMNS", "TABLES", "Result"]
 
 #: Columns of the ``lte`` table (crates/cellcc-engine/src/output.rs), for backends without cells.
+#: The ``handovers`` table's columns (engine output.rs, docs/lte/network.md).
+HANDOVER_COLUMNS = ["t_s", "ue", "source", "target", "interruption_ms", "forwarded_sdus", "lost_sdus"]
 LTE_COLUMNS = [
     "cell",
     "ue",

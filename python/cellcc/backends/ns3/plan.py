@@ -12,7 +12,7 @@ Mapping (ns-3 3.44):
   `SetDataRate`; routes by `Ipv4GlobalRoutingHelper`, or, with an LTE cell, static routes
   computed here (shortest path in hops, lowest link index first): ns-3's global routing asserts
   on LENA's devices (GlobalRouter::DiscoverLSAs, "unknown link type").
-- the LTE cell -> LENA and its EPC: see lte.py.
+- the LTE cell -> LENA and its EPC: see lte.py; a network of cells with handover: network.py.
 - flows -> the driver's own sender (bulk, finite, rate-limited over TCP; CBR over UDP) and sink;
   CCAs by TypeId (`NS3_CCAS`); TCP options as `TcpSocket`/`TcpSocketBase` attributes.
 The engine's defaults are carried over explicitly (segment size, initial window, buffers, min RTO,
@@ -35,6 +35,7 @@ from ...scenario import with_absolute_paths
 from ..plan import DEFAULT_CCA, DEFAULT_MTU_BYTES, DEFAULT_QUEUE, rmem_of
 from .channel import FadingTrace
 from .lte import ATTACH_WARMUP_S, as_lena, lte_plan
+from .network import network_plan
 from .records import NotSupported, record
 
 #: Engine registry name -> ns-3 3.44 congestion control TypeId (src/internet/model/tcp-*.cc).
@@ -123,6 +124,10 @@ class Ns3Plan:
     ue_ids: list[str] = field(default_factory=list)
     #: The fading trace the driver reads (a cell channel with fast fading): run.py writes it.
     fading: FadingTrace | None = None
+    #: Per UE (as `ue_ids`), the cell it starts in (a network's UEs are in several), and every
+    #: cell's id in plan order (the driver's cell indices).
+    ue_cells: list[str] = field(default_factory=list)
+    cell_ids: list[str] = field(default_factory=list)
 
 
 def _set(d: dict | None) -> dict:
@@ -376,7 +381,10 @@ def plan(sc: dict, seed: int | None = None, base_dir: Path | None = None, replay
     # Resolved on first use: a field ns-3 refuses is reported before anything the engine checks.
     base_dir = base_dir or Path.cwd()
     resolved = functools.cache(lambda: resolved_view(sc, base_dir))
-    cell = lte_plan(sc, resolved, node_index, base_dir, replay_fading) if sc.get("cells") else None
+    if sc.get("network"):
+        cell = network_plan(sc, resolved, node_index)
+    else:
+        cell = lte_plan(sc, resolved, node_index, base_dir, replay_fading) if sc.get("cells") else None
     roles = cell.roles if cell else {}
     seed = int(seed if seed is not None else sc.get("seed", 1))
     slot_ms = float(sc.get("output", {}).get("slot_ms", 100.0))
@@ -387,7 +395,7 @@ def plan(sc: dict, seed: int | None = None, base_dir: Path | None = None, replay
         *(cell.lines if cell else []),
     ]
     names = {}
-    wired = [i for i in range(len(sc["links"])) if not cell or i != cell.s1u_link]
+    wired = [i for i in range(len(sc["links"])) if not cell or i not in cell.s1u_links]
     for i in wired:
         link = sc["links"][i]
         lines += _link_lines(i, link, node_index)
@@ -410,8 +418,10 @@ def plan(sc: dict, seed: int | None = None, base_dir: Path | None = None, replay
     if not cell:
         return Ns3Plan(text, duration, slot_ms, seed, flows, names, notes)
     c = sc["cells"][0]
-    ue_ids = [u["node"] for u in c["ues"]]
-    return Ns3Plan(text, duration, slot_ms, seed, flows, names, notes, c["id"], ue_ids, cell.fading)
+    ue_ids = [u["node"] for each in sc["cells"] for u in each["ues"]]
+    ue_cells = [each["id"] for each in sc["cells"] for _ in each["ues"]]
+    cell_ids = [each["id"] for each in sc["cells"]]
+    return Ns3Plan(text, duration, slot_ms, seed, flows, names, notes, c["id"], ue_ids, cell.fading, ue_cells, cell_ids)
 
 
 def _gso_note(sc: dict) -> list[str]:
