@@ -63,7 +63,8 @@ REFUSED = [
     (["network", "handover", "a3_offset_db"], 1.0, "network.handover.a3_offset_db"),
     (["network", "handover", "forwarding"], "lossless", "network.handover.forwarding"),
     (["network", "handover", "filter_coefficient"], 8, "network.handover.filter_coefficient"),
-    (["network", "channel", "fading"], {"profile": "epa"}, "network.channel.fading.profile"),
+    (["cells", 1, "site", "tx_power_dbm"], 40, "cells[1].site.tx_power_dbm"),
+    (["cells", 1, "site", "antenna"], {"kind": "parabolic"}, "cells[1].site.antenna"),
     (["network", "channel", "hex_layout"], {"rings": 1, "isd_m": 500}, "network.channel.hex_layout"),
     (["cells", 1, "scheduler"], "proportional_fair", "cells[1].scheduler"),
     (["links", 2, "delay_ms"], 5, "links[2].delay_ms"),
@@ -75,6 +76,22 @@ def test_what_lena_cannot_run_is_refused_by_field(doc, path, value, field):
     with pytest.raises(NotSupported) as e:
         ns3_plan.plan(_set(doc, path, value), base_dir=EXAMPLE.parent)
     assert e.value.path == field
+
+
+def test_sector_antennas_turn_each_enb_and_fading_replays_the_engines_trace(doc):
+    # The example's isotropic eNBs carry no orientation, and without fading there is no trace.
+    plain = ns3_plan.plan(doc, base_dir=EXAMPLE.parent)
+    assert all("orientation_deg" not in e for e in _records(plain.text, "nenb")) and plain.fading is None
+    antenna = {"kind": "parabolic", "beamwidth_deg": 70, "max_attenuation_db": 20}
+    doc = _set(doc, ["network", "channel", "enb", "antenna"], antenna)
+    doc = _set(doc, ["cells", 0, "site", "antenna"], {**antenna, "orientation_deg": 0.0})
+    doc = _set(doc, ["cells", 1, "site", "antenna"], {**antenna, "orientation_deg": 180.0})
+    doc = _set(doc, ["network", "channel", "fading"], {"profile": "epa"})
+    p = ns3_plan.plan(doc, base_dir=EXAMPLE.parent)
+    assert [e["orientation_deg"] for e in _records(p.text, "nenb")] == ["0.0", "180.0"]
+    # The engine's fading of the network's channel, in LENA's 10 s trace layout (a random offset per link).
+    assert p.fading is not None and (p.fading.cell_id, p.fading.samples) == ("cell1", 10_000)
+    assert _record(p.text, "fading")["samples"] == "10000"
 
 
 def test_the_handover_timing_lena_keeps_to_itself_is_a_note(doc):

@@ -7,7 +7,7 @@
 //!   ue   idx= node= distance_m= angle_rad= tx_power_dbm=
 //!   move ue= at_s= distance_m=                  (the UE steps radially: a new SINR)
 //!   net  hysteresis_db= time_to_trigger_ms=      (a network, network.py: A3 handover between cells)
-//!   nenb cell= node= x_m= y_m=                   (each cell's eNB; the `chan` record's height and powers)
+//!   nenb cell= node= x_m= y_m= [orientation_deg=] (each cell's eNB; the `chan` record's height, powers, antenna)
 //!   nue  ue= cell=                                (the cell a UE attaches to; `ue`/`mobility` place it)
 //!
 //! Without a channel model: path loss is LteHelper's default Friis model, set explicitly; no
@@ -298,9 +298,14 @@ BuildNetwork(World& w, LteCell* lte, const LtePlanRecords& r, const std::string&
         Place(n, Vector(e->Num("x_m"), e->Num("y_m"), r.chan->Num("enb_z_m")));
         lte->enbs.push_back(n);
         enbNodes.Add(n);
+        // A sector's antenna: the helper's model (channel.cc SetUpChannel) turned to its site's boresight.
+        if (e->fields.count("orientation_deg"))
+        {
+            h->SetEnbAntennaModelAttribute("Orientation", DoubleValue(e->Num("orientation_deg")));
+        }
+        lte->enbDevs.Add(h->InstallEnbDevice(NodeContainer(n)));
     }
     lte->enb = lte->enbs.front();
-    lte->enbDevs = h->InstallEnbDevice(enbNodes);
     for (uint32_t c = 0; c < lte->enbDevs.GetN(); c++)
     {
         lte->cellIds.push_back(DynamicCast<LteEnbNetDevice>(lte->enbDevs.Get(c))->GetCellId());

@@ -3,7 +3,8 @@ cell's eNB on one LteHelper and EPC, X2 between each pair, handover by event A3.
 plan records out.
 
 Mapping (ns-3 3.44, src/lte):
-- each cell -> one eNB of one `LteHelper::InstallEnbDevice` call, at its `site.position_m`; every
+- each cell -> one eNB (`LteHelper::InstallEnbDevice`, the antenna's `Orientation` its site's), at
+  its `site.position_m`; every
   S1-U link is the EPC's (`PointToPointEpcHelper` gives each eNB one of the same rate, delay and
   MTU, so they must agree); `LteHelper::AddX2Interface` over all eNBs (X2 link of 10 Gbit/s and
   no delay, NoBackhaulEpcHelper `X2LinkDataRate`/`X2LinkDelay` defaults).
@@ -19,9 +20,11 @@ Mapping (ns-3 3.44, src/lte):
   `handovers` table and the measurement trace a crosscheck hands the engine
   (`network.handover.measurements = { kind = "csv" }`).
 
-Refused (no LENA counterpart): hexagonal layouts and interferer-only sites (LENA cells need
-UEs of their own to load them), fast fading (one trace per link), cells that differ in anything
-but their id, eNB, site and UEs (the helper sets one configuration), an A3 offset (LENA's event
+Fast fading: LENA replays one trace of the engine's fading at a random offset per link (the
+cell channel's multi-UE mapping, channel.py). Refused (no LENA counterpart): hexagonal layouts
+and interferer-only sites (LENA cells need UEs of their own to load them), cells that differ in
+anything but their id, eNB, site and UEs, and sites that differ from the network's eNB but in
+their antenna's orientation (the helper sets one configuration), an A3 offset (LENA's event
 has none), another filter coefficient or measurement period, forwarding other than seamless,
 a disabled handover or a measurement trace as input.
 """
@@ -102,6 +105,23 @@ def _handover(sc: dict, rh: dict) -> tuple[str, list[str]]:
     return line, notes
 
 
+def _site_orientation(site: dict, network_antenna: dict, path: str) -> dict[str, float]:
+    """A site's `orientation_deg` field for its `nenb` record (a sector antenna); LENA's helper
+    sets every other eNB attribute once, so a site may differ from the network only there."""
+    for key in ("height_m", "tx_power_dbm"):
+        if site.get(key) is not None:
+            raise NotSupported(f"{path}.{key}", site[key], "unset: the network's enb value (LENA's helper sets one)")
+    antenna = {"kind": "isotropic", **(site.get("antenna") or network_antenna)}
+    shared = {k: v for k, v in antenna.items() if k != "orientation_deg"}
+    if shared != {k: v for k, v in {"kind": "isotropic", **network_antenna}.items() if k != "orientation_deg"}:
+        raise NotSupported(
+            f"{path}.antenna", antenna, "the network's enb antenna, its orientation aside (LENA's helper sets one)"
+        )
+    if antenna["kind"] == "isotropic":
+        return {}
+    return {"orientation_deg": float(antenna.get("orientation_deg", 0.0))}
+
+
 def network_plan(sc: dict, resolved: Callable[[], dict], node_index: dict[str, int]) -> LtePlan:
     """The records of a network (`epc`, `cell`, `rlc`, the channel's, `net`, `nenb`, `ue`,
     `mobility`, `nue`), or NotSupported naming the field."""
@@ -113,10 +133,6 @@ def network_plan(sc: dict, resolved: Callable[[], dict], node_index: dict[str, i
     ):
         if ch.get(key):
             raise NotSupported(f"network.channel.{key}", ch[key], why)
-    if (ch.get("fading") or {}).get("profile", "none") != "none":
-        raise NotSupported(
-            "network.channel.fading.profile", ch["fading"]["profile"], '"none" (LENA\'s trace fading is one per link)'
-        )
     for i, c in enumerate(cells):
         if "position_m" not in (c.get("site") or {}):
             raise NotSupported(f"cells[{i}].site", c.get("site"), "{ position_m = [x, y] } (no hexagonal layout)")
@@ -144,12 +160,13 @@ def network_plan(sc: dict, resolved: Callable[[], dict], node_index: dict[str, i
     _same_configuration(cells, rcs)
     all_ues = [u for rc in rcs for u in rc["ues"]]
     chan = channel_plan(
-        {"channel": ch, "ues": [u for c in cells for u in c["ues"]]},
+        {"id": cells[0]["id"], "channel": ch, "ues": [u for c in cells for u in c["ues"]]},
         {"channel": rnet["channel"], "ues": all_ues},
         "network",
         n_rbs,
         float(sc["duration_s"]),
         ATTACH_WARMUP_S,
+        several_enbs=True,
     )
     net_line, notes = _handover(sc, rnet["handover"])
     lines = [
@@ -163,7 +180,8 @@ def network_plan(sc: dict, resolved: Callable[[], dict], node_index: dict[str, i
     j = 0
     for i, c in enumerate(cells):
         x, y = (float(v) for v in c["site"]["position_m"])
-        lines.append(record("nenb", cell=i, node=node_index[c["enb"]], x_m=x, y_m=y))
+        orientation = _site_orientation(c["site"], rnet["channel"]["enb"]["antenna"], f"cells[{i}].site")
+        lines.append(record("nenb", cell=i, node=node_index[c["enb"]], x_m=x, y_m=y, **orientation))
         roles[c["enb"]] = "enb"
         for k, u in enumerate(c["ues"]):
             lines += ue_placement_lines(rcs[i]["ues"][k]["sinr"], j, node_index[u["node"]], f"cells[{i}].ues[{k}].sinr")
@@ -175,4 +193,4 @@ def network_plan(sc: dict, resolved: Callable[[], dict], node_index: dict[str, i
         if any(roles.get(n) == "ue" for n in ends):
             raise NotSupported(f"links[{i}]", link["id"], "no wired link to a UE (it reaches the world by radio)")
     notes += chan.notes + _mechanism_notes(rcs[0], "cells[0]")
-    return LtePlan(lines, roles, s1u_links, int(cells[0].get("mtu_bytes") or 1500), notes)
+    return LtePlan(lines, roles, s1u_links, int(cells[0].get("mtu_bytes") or 1500), notes, chan.fading)
