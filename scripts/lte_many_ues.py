@@ -60,8 +60,9 @@ def row(n: int, stagger_s: float) -> str:
 
 def main() -> None:
     print(
-        "| UEs | flow starts | goodput Mbit/s | flows with nothing delivered (their SINRs) | queue drops by link | DL TBs / TTI "
-        "| DL PRBs / TTI | DCIs blocked DL / UL | UL RLC retransmissions | TCP timeouts | CPU µs per UE per TTI |"
+        "| UEs | flow starts | goodput Mbit/s | flows with nothing delivered (their SINRs) | queue drops by link "
+        "| DL TBs / TTI | DL PRBs / TTI | DCIs blocked DL / UL | UL RLC retransmissions | TCP timeouts "
+        "| CPU µs per UE per TTI |"
     )
     print("|---:|---|---:|---:|---:|---:|---:|---|---:|---:|---:|")
     for n in SIZES:
