@@ -1,5 +1,6 @@
 """Wall time of ns-3 3.44 against the engine on the same scenarios, side by side in one run, written
-into BENCHMARKS.md by `make bench` (issue 9: at least 30x on wired paths, 100x on the LTE cell).
+into BENCHMARKS.md by `make bench` (issue 9: at least 30x on wired paths, 100x on the LTE cell;
+issue 31: 100x on seed 000's Wi-Fi cell, and a row for 14 saturating stations).
 
 Each scenario runs once on the engine (in this process, `cellcc.runner.run_one`) and once on the
 ns-3 backend (`cellcc.backends.frontend.run_ns3`: plan, driver subprocess, tables), alternating, and
@@ -41,6 +42,8 @@ LTE_GOAL_X = 100.0
 #: Issue 34: the single 100 Mbit/s flow on one point-to-point link; the 7-site network on LENA.
 P2P_GOAL_X = 150.0
 NETWORK_GOAL_X = 100.0
+#: Goal of issue 31 on seed 000's Wi-Fi cell (held to the saturated row too).
+WIFI_GOAL_X = 100.0
 
 
 @dataclass(frozen=True)
@@ -141,6 +144,17 @@ CASES = (
         10.0,
     ),
     Case("LTE seed-000 cell, 14 UEs x 1 Mbit/s, 20 MHz, RLC AM, 5 s", "examples/lte_seed000_cell.toml", LTE_GOAL_X),
+    Case(
+        "Wi-Fi seed-000 cell, 14 stations x 1 Mbit/s, 20 MHz, VhtMcs7, 5 s",
+        "examples/wifi_seed000_cell.toml",
+        WIFI_GOAL_X,
+    ),
+    Case(
+        "Wi-Fi 14 saturating stations, UDP uplink 20 Mbit/s each, 20 MHz, VhtMcs7, 10 s",
+        "examples/crosscheck/wifi-14sta-saturated-udp.toml",
+        WIFI_GOAL_X,
+        10.0,
+    ),
     Case("wired 100 Mbit/s, one p2p link, 20 ms RTT, 1 BDP, bulk CUBIC, 10 s", "", P2P_GOAL_X, build=one_p2p_link),
     Case(
         "LTE network, 7 sites / 21 cells x 10 UEs bulk CUBIC, EPA, handover, 20 MHz, 1 s",
@@ -177,11 +191,13 @@ def _scenario(case: Case):
 
 def _row(case: Case) -> str:
     from cellcc.backends.frontend import run_ns3
+    from cellcc.backends.ns3.lte import as_lena
     from cellcc.runner import run_one
     from cellcc.scenario import Scenario
 
     sc = _scenario(case)
-    engine_sc = Scenario(json.dumps(sc.to_dict()), sc.source)
+    # The engine under the LENA profile, as the ns-3 backend runs the cell (like for like).
+    engine_sc = Scenario(json.dumps(as_lena(sc.to_dict())[0]), sc.source)
     engine = [_timed(lambda: run_one(engine_sc, sc.seed)) for _ in range(ENGINE_REPEATS)]
     e_wall = statistics.median(t[0] for t in engine)
     e_cpu = statistics.median(t[1] for t in engine)
@@ -218,10 +234,11 @@ def main() -> None:
         f"{SECTION}\n\nWritten by `make bench` (`scripts/bench_ns3.py`): the same scenario on the engine and on "
         "ns-3 3.44 (`--backend ns3`, LENA for the cell), alternating in one run; each side's time is its whole "
         f"run from the Python API (engine: median of {ENGINE_REPEATS}; ns-3: one run, the driver already "
-        "compiled; an LTE run also simulates LENA's 0.5 s attach warm-up before the scenario starts). "
+        "compiled; an LTE run also simulates LENA's 0.5 s attach warm-up before the scenario starts, a Wi-Fi run "
+        "the stations' 1 s association). "
         "CPU is user + system time (ns-3's driver process included), which a busy machine does not "
-        "inflate. Goals: ns-3 / engine at least 30x on wired paths, 100x on the LTE cell (issue 9); 150x on "
-        "one p2p link, 100x on the 7-site network (issue 34).\n\n"
+        "inflate. Goals: ns-3 / engine at least 30x on wired paths, 100x on the LTE cell (issue 9) and on the "
+        "Wi-Fi cell (issue 31); 150x on one p2p link, 100x on the 7-site network (issue 34).\n\n"
         "| scenario | engine wall s | ns-3 wall s | wall ratio | engine CPU s | ns-3 CPU s | CPU ratio | goal | "
         "met |\n|---|---:|---:|---:|---:|---:|---:|---:|---|\n" + "\n".join(rows) + "\n"
     )

@@ -4,6 +4,7 @@ side by side: the tables of docs/ns3.md (issue 9). Prints Markdown; each cell is
 
     .venv/bin/python scripts/ns3_lte_sweep.py udp    # saturated UDP, 5/10/20 MHz, 0..25 dB
     .venv/bin/python scripts/ns3_lte_sweep.py tcp    # bulk TCP at 20 MHz (TCP_ROWS)
+    .venv/bin/python scripts/ns3_lte_sweep.py tcp ns3  # the same, both sides under tcp.profile = "ns3"
     .venv/bin/python scripts/ns3_lte_sweep.py seed000  # seed 000's cell: 14 UEs, 1 Mbit/s TCP each
 
 The scenarios are lte_single_ue.toml's shape (server -- 1 Gbit/s, 10 ms -- PGW -- S1-U
@@ -82,14 +83,18 @@ def udp_table() -> None:
         print(f"| {db} | " + " | ".join(cells) + " |", flush=True)
 
 
-def tcp_table() -> None:
-    """Throughput Mbit/s and mean one-way delay ms, engine / ns-3."""
+def tcp_table(tcp_profile: str | None = None) -> None:
+    """Throughput Mbit/s and mean one-way delay ms, engine / ns-3; with `tcp_profile`, both sides
+    run that `tcp.profile` (docs/tcp.md)."""
     print("| CCA | RLC | buffer | SINR dB | throughput Mbit/s | delay ms | retransmissions |")
     print("|---|---|---|---:|---:|---:|---:|")
     for cca, mode, label in TCP_ROWS:
         for db in SINRS_DB:
             rlc = {"mode": mode, "tx_buffer_bytes": RLC_BUFFERS[label]}
-            engine, ns3 = (out.flows.iloc[0] for out in both(scenario(db, 20, {"kind": "bulk"}, rlc, cca))[:2])
+            sc = scenario(db, 20, {"kind": "bulk"}, rlc, cca)
+            if tcp_profile is not None:
+                sc["tcp"] = {"profile": tcp_profile}
+            engine, ns3 = (out.flows.iloc[0] for out in both(sc)[:2])
             print(
                 f"| {cca} | {mode.upper()} | {label} | {db} | "
                 f"{pair(engine['throughput_bps'] / 1e6, ns3['throughput_bps'] / 1e6, '.1f', THROUGHPUT_TOLERANCE)} | "
@@ -143,4 +148,4 @@ def seed000_table() -> None:
 
 
 if __name__ == "__main__":
-    {"udp": udp_table, "tcp": tcp_table, "seed000": seed000_table}[sys.argv[1]]()
+    {"udp": udp_table, "tcp": tcp_table, "seed000": seed000_table}[sys.argv[1]](*sys.argv[2:])

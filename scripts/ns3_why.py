@@ -1,13 +1,17 @@
 """The measurements behind docs/ns3.md's two explained engine-vs-LENA differences (issue 9), from
 the ns-3 driver's diagnostic options (CELLCC_NS3_DIAG, diag.cc) and the engine's own outputs.
 
-    .venv/bin/python scripts/ns3_why.py rlc [um|am]   # 10 KiB RLC buffer: burst sizes, ACK batching
+    .venv/bin/python scripts/ns3_why.py rlc [um|am] [ns3]  # 10 KiB RLC buffer: bursts, ACK batching
+                                                            # (ns3: both sides under tcp.profile "ns3")
     .venv/bin/python scripts/ns3_why.py sr            # the engine's 10 KiB row under each SR period
     .venv/bin/python scripts/ns3_why.py drive OPTIONS # lte-channel-drive on ns-3 with OPTIONS, per second
     .venv/bin/python scripts/ns3_why.py drive engine  # the same on the engine
     .venv/bin/python scripts/ns3_why.py drive "engine srs_period_ms=2 seed=3 subband"  # engine variants
     .venv/bin/python scripts/ns3_why.py celledge "engine subband static sigma=0"  # seed 004's cell
     .venv/bin/python scripts/ns3_why.py celledge "static sigma=0 fading=replay trace=/tmp/c"  # on ns-3
+    .venv/bin/python scripts/ns3_why.py burst 25 am [QUEUE_PACKETS]  # a sweep row: the server's bursts
+    .venv/bin/python scripts/ns3_why.py perue [BUFFER_BYTES]   # examples/lte_seed000_cell.toml per UE
+    .venv/bin/python scripts/ns3_why.py startup FILE CCA [PROFILE]  # RTT p50/p95 of a run, then from 0.5 s
 
 `drive` prints per second DL and UL "mean MCS / TBs / decoded Mbit/s / HARQ retx / residual"
 (the `lte` table; second N is the slots starting in [N-1, N) s) and the uplink's silent gaps:
@@ -39,6 +43,7 @@ import tomllib
 
 import cellcc
 from cellcc import builders
+from cellcc.backends.crosscheck import srtt_grid
 from cellcc.backends.ns3 import run as ns3_run
 from cellcc.backends.ns3.lte import as_lena
 from cellcc.studies import li_celledge
@@ -82,13 +87,16 @@ def bursts(t_ns: np.ndarray) -> np.ndarray:
     return np.diff(np.concatenate(([0], np.where(np.diff(t) > BURST_GAP_NS)[0] + 1, [len(t)])))
 
 
-def rlc_scenario(mode: str, sr_period_ms: int | None = None) -> dict:
-    """docs/ns3.md's 10 KiB row: CUBIC, 15 dB, 20 MHz, 2 s."""
+def rlc_scenario(mode: str, sr_period_ms: int | None = None, tcp_profile: str | None = None) -> dict:
+    """docs/ns3.md's 10 KiB row: CUBIC, 15 dB, 20 MHz, 2 s; `tcp_profile` for both sides."""
     rlc = {"mode": mode, "tx_buffer_bytes": NS3_RLC_BUFFER_BYTES}
     flow = {"id": "down", "src": "server", "dst": "ue", "app": {"kind": "bulk"}, "cca": "cubic"}
     # An SR period asks for the standard SR/BSR procedure in place of LENA's ideal BSR.
     cell = {"uplink": {"sr_period_ms": sr_period_ms, "requests": "sr_bsr"}} if sr_period_ms else {}
-    return builders.lte_cell([{"sinr": {"kind": "fixed", "db": 15}, "rlc": rlc}], 20, [flow], 2.0, **cell)
+    sc = builders.lte_cell([{"sinr": {"kind": "fixed", "db": 15}, "rlc": rlc}], 20, [flow], 2.0, **cell)
+    if tcp_profile is not None:
+        sc["tcp"] = {"profile": tcp_profile}
+    return sc
 
 
 def flow_line(name: str, out) -> str:
@@ -105,8 +113,8 @@ def burst_line(what: str, t_ns: np.ndarray) -> str:
     return f"  {what}: {len(t_ns)} in {len(b)} bursts, mean {b.mean():.2f}, max {b.max()}"
 
 
-def rlc(mode: str = "um") -> None:
-    sc = rlc_scenario(mode)
+def rlc(mode: str = "um", tcp_profile: str | None = None) -> None:
+    sc = rlc_scenario(mode, tcp_profile=tcp_profile)
     engine = engine_run(sc | {"output": {"pcap": ["s1u:forward", "s1u:reverse"]}})
     print(flow_line("engine", engine))
     print(burst_line("data packets at the eNB", pcap_times_ns(engine.pcaps["s1u-forward"])))
@@ -274,6 +282,72 @@ def celledge(options: str = "") -> None:
     print("  per 100 ms, DL MCS/TBs/RBs per TB/Mbit/s: " + " ".join(cells))
 
 
+#: The one-UE sweep's server link (scripts/ns3_lte_sweep.py `scenario()`, `links[0]`).
+SERVER_LINK = "internet:forward"
+#: The part of a run its start-up transient holds, s (slow start, BBR's start-up and drain).
+STARTUP_S = 0.5
+
+
+def both_sides(sc: dict) -> tuple:
+    """The engine (under the LENA profile) and ns-3 runs of one scenario."""
+    return engine_run(sc), ns3_run.run(sc)
+
+
+def burst(db: str, mode: str, queue_packets: str | None = None) -> None:
+    """One row of the sweep's 1 MiB TCP table (CUBIC, Linux's TCP): throughput, delay, ACKs and
+    what the server's bursts did to its link queue, with `queue_packets` a larger queue there."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import ns3_lte_sweep as sweep
+
+    rlc = {"mode": mode, "tx_buffer_bytes": sweep.RLC_BUFFERS["1 MiB"]}
+    sc = sweep.scenario(float(db), 20, {"kind": "bulk"}, rlc, "cubic")
+    if queue_packets is not None:
+        sc["links"][0]["queue"] = {"kind": "drop_tail", "limit_packets": int(queue_packets)}
+    for name, out in zip(("engine", "ns-3"), both_sides(sc), strict=True):
+        f, q = out.flows.iloc[0], out.queues
+        link = q[q["link"] == SERVER_LINK]
+        print(
+            f"{name}: {f['throughput_bps'] / 1e6:.2f} Mbit/s, delay {f['mean_delay_ms']:.1f} ms, "
+            f"{f['retransmits']} retransmissions; server link queue peak {link['max_bytes'].max()} B, "
+            f"{link['drops'].max()} drops"
+        )
+
+
+def perue(buffer_bytes: str | None = None) -> None:
+    """examples/lte_seed000_cell.toml per UE, both sides: Mbit/s, one-way delay, DL TBs; with
+    `buffer_bytes`, that RLC buffer in every UE."""
+    sc = tomllib.loads((ROOT / "examples" / "lte_seed000_cell.toml").read_text())
+    if buffer_bytes is not None:
+        for u in sc["cells"][0]["ues"]:
+            u["rlc"]["tx_buffer_bytes"] = int(buffer_bytes)
+    sides = both_sides(sc)
+    for u in sc["cells"][0]["ues"]:
+        cells = []
+        for out in sides:
+            f = out.flows.set_index("dst").loc[u["node"]]
+            lte = out.lte
+            tbs = lte[(lte["dir"] == "dl") & (lte["ue"] == u["node"])]["tbs"].sum()
+            cells.append(f"{f['throughput_bps'] / 1e6:.3f} Mbit/s {f['mean_delay_ms']:.0f} ms {tbs} TBs")
+        print(f"{u['node']} at {u['sinr']['db']} dB: engine " + " / ns-3 ".join(cells))
+
+
+def startup(file: str, cca: str, tcp_profile: str | None = None) -> None:
+    """RTT p50 / p95 (crosscheck's 10 ms srtt grid) of a run, and of its part after STARTUP_S."""
+    sc = tomllib.loads(Path(file).read_text())
+    for f in sc["flows"]:
+        f["cca"] = cca
+    if tcp_profile is not None:
+        sc["tcp"] = {**sc.get("tcp", {}), "profile": tcp_profile}
+    for name, out in zip(("engine", "ns-3"), both_sides(sc), strict=True):
+        rtt = out.rtt
+        whole, late = srtt_grid(rtt), srtt_grid(rtt[rtt["t_s"] > STARTUP_S])
+        print(
+            f"{name}: p50 / p95 {np.percentile(whole, 50):.1f} / {np.percentile(whole, 95):.1f} ms; "
+            f"after {STARTUP_S} s {np.percentile(late, 50):.1f} / {np.percentile(late, 95):.1f} ms"
+        )
+
+
 if __name__ == "__main__":
     command, *rest = sys.argv[1:]
-    {"rlc": rlc, "sr": sr, "drive": drive, "celledge": celledge}[command](*rest)
+    commands = {"rlc": rlc, "sr": sr, "drive": drive, "celledge": celledge, "burst": burst, "perue": perue}
+    {**commands, "startup": startup}[command](*rest)

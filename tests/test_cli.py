@@ -109,6 +109,51 @@ ENGINE_TCP_DEFAULTS = {
     "min_tso_segs": 2,  # tcp_min_tso_segs
     "gso_max_segs": 65535,  # GSO_MAX_SEGS
     "comp_sack_nr": 44,  # tcp_comp_sack_nr
+    # The Linux profile's variant of each mechanism the engine also has as ns-3's (tcp_profile.rs).
+    "profile": "linux",
+    "reno_rules": "linux",
+    "fast_recovery": "linux",
+    "undo": True,
+    "rto_timer": "linux",
+    "rtt_sampling": "linux",
+    "cc_rtt": "sample",
+    "rate_sample": "linux",
+    "ack_policy": "linux",
+    "receive_window": "linux",
+    "send_buffer": "linux",
+}
+#: What `tcp.profile = "ns3"` resolves for a NewReno flow: ns-3.44's attribute defaults
+#: (tcp-socket.cc, tcp-socket-base.cc, tcp-l4-protocol.cc) and ns-3's variant of every mechanism
+#: (crates/cellcc-engine/src/scenario/tcp_profile.rs cites each).
+NS3_PROFILE_NEWRENO = {
+    **ENGINE_TCP_DEFAULTS,
+    "profile": "ns3",
+    "rto_estimator": "rfc6298",  # RttMeanDeviation
+    "min_rto_ms": 1000.0,  # MinRto
+    "initial_rto_ms": 3000.0,  # ConnTimeout
+    "max_rto_ms": 60000.0,  # ReTxTimeout's cap
+    "delayed_ack_timeout_ms": 200.0,  # DelAckTimeout
+    "rcv_buf_bytes": 131072,  # RcvBufSize
+    "tcp_rmem": [4096, 131072, 131072],
+    "tcp_moderate_rcvbuf": False,
+    "snd_buf_bytes": 131072,  # SndBufSize
+    "tcp_wmem": [4096, 16384, 131072],
+    "recovery": 0,  # no RACK
+    "early_retrans": 0,  # no TLP
+    "dsack": False,
+    "frto": 0,
+    "gso_max_segs": 1,  # a pacing timer per segment
+    "comp_sack_nr": 0,  # an ACK per out-of-order segment
+    "reno_rules": "ns3",  # TcpNewReno
+    "fast_recovery": "ns3",  # TcpPrrRecovery, DoRetransmit on partial ACKs
+    "undo": False,
+    "rto_timer": "ns3",
+    "rtt_sampling": "ns3",
+    "cc_rtt": "srtt",
+    "rate_sample": "ns3",
+    "ack_policy": "ns3",
+    "receive_window": "ns3",
+    "send_buffer": "ns3",
 }
 #: ns-3's DropTailQueue default (scenario/mod.rs DEFAULT_QUEUE_LIMIT_PACKETS).
 DEFAULT_QUEUE = {"kind": "drop_tail", "limit_packets": 100}
@@ -138,7 +183,10 @@ def test_validate_json_resolves_every_default_to_the_engines_value(cli, scenario
     assert result.exit_code == 0, result.stderr
     doc = json.loads(result.stdout)
     resolved = doc["resolved"]
-    assert list(_null_paths(resolved)) == []
+    # Null is a value only where the engine documents it: an infinite poll, slot-based mapping,
+    # an outer loop switched off (the lena profile's `link_adaptation.olla`, world/resolved.rs).
+    meaningful = (".poll_pdu", ".poll_byte", ".mini_slot_symbols", ".link_adaptation.olla")
+    assert [p for p in _null_paths(resolved) if not p.endswith(meaningful)] == []
     cca_defaults = {c["name"]: {p["name"]: p["default"] for p in c["params"]} for c in _core.ccas()}
     for written, flow in zip(doc["flows"], resolved["flows"], strict=True):
         if written["transport"] == "udp":
@@ -190,7 +238,12 @@ def test_validate_json_shows_every_value_the_lena_profile_sets(cli, write_doc):
     assert cell["link_adaptation"] == {"ul_mcs_from": "lena_minimum_sinr", "ul_measurement": "srs_only", "olla": None}
     assert cell["uplink"]["requests"] == "ideal_bsr"
     assert cell["pdcch"]["capacity"] is False
-    assert cell["mac"] == {"grant_sizing": "whole_share", "status_pdu": "alone", "last_rbg": "unused"}
+    assert cell["mac"] == {
+        "grant_sizing": "whole_share",
+        "status_pdu": "alone",
+        "last_rbg": "unused",
+        "pipeline": "lena",
+    }
     rlc = cell["ues"][0]["rlc"]
     # The bundled scenario writes AM with a 1 MiB buffer; LENA's hard-coded polls fill in the rest.
     assert (rlc["mode"], rlc["tx_buffer_bytes"], rlc["poll_pdu"], rlc["max_retx_threshold"]) == ("am", 1048576, 1, 5)
@@ -203,6 +256,21 @@ def test_validate_json_of_a_wired_path_gives_each_flow_its_own_mss(cli, base_doc
     # The 1000-byte link is the smallest on the path: 1000 - 40 - 12 = 948 with timestamps, 960 without.
     assert [f["tcp"]["mss_bytes"] for f in doc["resolved"]["flows"]] == [948, 960]
     assert doc["tcp"]["mss_bytes"] is None  # the input stays as written
+
+
+def test_validate_json_shows_the_ns3_profile_and_every_value_it_sets(cli, base_doc, write_doc):
+    base_doc["tcp"] = {"profile": "ns3"}
+    base_doc["flows"][0]["cca"] = "newreno"
+    # A second flow overrides one field and the profile's growth rule for its algorithm (CUBIC:
+    # ns-3's TcpCubic counts segments), a third goes back to the Linux profile.
+    base_doc["flows"].append({**base_doc["flows"][0], "id": "cubic", "cca": "cubic", "tcp": {"min_rto_ms": 200}})
+    base_doc["flows"].append({**base_doc["flows"][0], "id": "linux", "tcp": {"profile": "linux"}})
+    doc = json.loads(cli("validate", write_doc(base_doc), "--json").stdout)
+    newreno, cubic, linux = (f["tcp"] for f in doc["resolved"]["flows"])
+    assert newreno == {**NS3_PROFILE_NEWRENO, "mss_bytes": 1448}
+    assert cubic == {**NS3_PROFILE_NEWRENO, "mss_bytes": 1448, "min_rto_ms": 200.0, "reno_rules": "linux"}
+    assert linux == {**ENGINE_TCP_DEFAULTS, "mss_bytes": 1448}
+    assert doc["tcp"] == {**{k: None for k in doc["tcp"]}, "profile": "ns3"}  # the input as written
 
 
 def test_an_edited_resolved_table_is_refused_by_name(cli, base_doc, write_doc, tmp_path):

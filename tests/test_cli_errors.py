@@ -72,6 +72,12 @@ BAD_SCENARIOS: list[tuple[str, Mutation, str]] = [
         "links[1].forward.queue.ecn_threshold_packets: got 0",
     ),
     ("unknown-rto-estimator", _set(["tcp", "rto_estimator"], "bsd"), "tcp.rto_estimator: unknown variant `bsd`"),
+    ("unknown-tcp-profile", _set(["tcp", "profile"], "ns-3"), "tcp.profile: unknown variant `ns-3`"),
+    (
+        "unknown-flow-tcp-profile",
+        _set(["flows", 0, "tcp"], {"profile": "freebsd"}),
+        "flows[0].tcp.profile: unknown variant `freebsd`",
+    ),
 ]
 
 
@@ -189,3 +195,49 @@ def test_report_of_a_run_refuses_markdown(cli, base_doc, write_doc, tmp_path: Pa
     assert cli("run", write_doc(base_doc), "--out", run_dir).exit_code == 0
     assert_one_clear_line(cli("report", run_dir, "--out", tmp_path / "r.md"), "--out")
     assert not (tmp_path / "r.md").exists()
+
+
+# `cellcc live`: (case id, arguments after `live` given the test's folder, text the one error line must contain).
+LIVE_BAD_INPUT: list[tuple[str, Callable[[Path], list[str]], str]] = [
+    ("serve: no such config", lambda d: ["serve", "--config", str(d / "none.toml")], "--config"),
+    ("serve: no keys", lambda d: ["serve", "--config", str(_file(d, "s.toml", "port = 7510\n"))], "config.keys"),
+    (
+        "serve: short secret",
+        lambda d: ["serve", "--config", str(_file(d, "s.toml", '[[keys]]\nid = "a"\nsecret = "00ff"\n'))],
+        "config.keys[0].secret",
+    ),
+    (
+        "serve: unknown limit",
+        lambda d: ["serve", "--config", str(_file(d, "s.toml", "[limits]\nspeed = 1\n"))],
+        "limits.speed",
+    ),
+    ("run: no such plan", lambda d: ["run", str(d / "none.toml")], "PLAN"),
+    ("run: bad window", lambda d: ["run", str(_plan(d, 'window = "6-7"'))], "periods[0].window"),
+    ("run: unknown place", lambda d: ["run", str(_plan(d)), "--place", "moon"], "--place"),
+    ("estimate: no ccas", lambda d: ["estimate", str(_plan(d, ccas="[]"))], "ccas"),
+    ("replay: not a run", lambda d: ["replay", str(d)], "RUN"),
+    ("keygen: file exists", lambda d: ["keygen", "a", "--out", str(_file(d, "k.toml", ""))], "--out"),
+]
+
+
+def _file(folder: Path, name: str, text: str) -> Path:
+    path = folder / name
+    path.write_text(text)
+    return path
+
+
+def _plan(folder: Path, window: str = 'window = "00:00-24:00"', ccas: str = '["cubic"]') -> Path:
+    text = (
+        f'name = "p"\nserver = "127.0.0.1:9"\nkey = "k.toml"\nccas = {ccas}\nexpected_mbps = {{ down = 1, up = 1 }}\n'
+        "max_run_bytes = 1e9\nmax_day_bytes = 1e9\ntransfer = { down = { bytes = 1000 }, up = { bytes = 1000 } }\n"
+        f'[[places]]\nname = "lab"\n[[periods]]\nname = "any"\n{window}\n'
+    )
+    return _file(folder, "plan.toml", text)
+
+
+@pytest.mark.parametrize(("case", "args", "expected"), LIVE_BAD_INPUT, ids=[c[0] for c in LIVE_BAD_INPUT])
+def test_live_bad_input_is_one_line_naming_the_field(cli, tmp_path: Path, case, args, expected):
+    result = cli("live", *args(tmp_path))
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and expected in lines[0], result.stderr

@@ -99,6 +99,7 @@ BAD_CELLS = [
     ("grant-sizing", ["cells", 0, "mac"], {"grant_sizing": "generous"}, "cells[0].mac.grant_sizing"),
     ("status-pdu", ["cells", 0, "mac"], {"status_pdu": "first"}, "cells[0].mac.status_pdu"),
     ("last-rbg", ["cells", 0, "mac"], {"last_rbg": "half"}, "cells[0].mac.last_rbg"),
+    ("mac-pipeline", ["cells", 0, "mac"], {"pipeline": "srsran"}, "cells[0].mac.pipeline"),
 ]
 
 
@@ -216,3 +217,21 @@ def test_pm_takes_a_ue_flows_capacity_from_its_cell():
     # One flow in the cell: its share is the cell's whole capacity for the UE, not the 1 Gbit/s wire.
     assert pm["capacity_bps"].tolist() == dl.loc[pm["t_s"]].tolist()
     assert pm["a"].between(0, 1).all() and pm["pm"].notna().all()
+
+
+def test_the_bundled_lte_scenario_fills_the_cell_under_the_operator_profile_and_starves_under_lena():
+    """Issue 30's check: under the default (operator) profile CUBIC, NewReno and BBR each get at
+    least 60 % of the cell's mean capacity over seeds 1-3 with no RTO, and the uplink CQI is 0 in
+    under 10 % of the slots; under `profile = "lena"` the old starvation is still there (the
+    uplink CQI from the band's minimum SINR is 0 most of the time and TCP gets a fraction)."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).parent.parent / "scripts"))
+    import lte_profiles
+
+    t = lte_profiles.table().set_index(["profile", "cca"])
+    for cca in lte_profiles.CCAS:
+        op, lena = t.loc[("operator", cca)], t.loc[("lena", cca)]
+        assert op["goodput_share"] >= 0.6 and op["rtos"] == 0, (cca, op.to_dict())
+        assert op["ul_cqi0_share"] < 0.10, (cca, op.to_dict())
+        assert lena["ul_cqi0_share"] > 0.5 and lena["goodput_mbps"] < 0.5 * op["goodput_mbps"], (cca, lena.to_dict())

@@ -101,7 +101,7 @@ def test_plan_maps_the_receive_buffer_to_a_fixed_rcvbufsize():
         ),
         (lambda sc: sc["links"][0].update(reverse={"delay_ms": 5}), "links[0].reverse.delay_ms", "one delay"),
         (lambda sc: sc["links"][0].update(trace="x.trace", rate_mbps=None), "links[0].forward.trace", "Mahimahi"),
-        (lambda sc: sc.update(tcp={"max_rto_ms": 60000}), "flows[0].tcp.max_rto_ms", "no RTO ceiling"),
+        (lambda sc: sc.update(tcp={"max_rto_ms": 120000}), "flows[0].tcp.max_rto_ms", "caps the doubled RTO at 60 s"),
         (lambda sc: sc.update(tcp={"rto_estimator": "linux"}), "flows[0].tcp.rto_estimator", '"rfc6298"'),
         (lambda sc: sc["nodes"].append({"id": "enb", "kind": "enb"}), "nodes[2].kind", "an eNB/UE of a cell"),
         (
@@ -124,16 +124,46 @@ def test_plan_refuses_what_ns3_cannot_run_by_field(edit, path, why):
 
 def test_the_rto_estimator_runs_as_ns3s_or_the_plan_says_it_differs():
     sc = two_hosts()
-    assert ns3_plan.plan(sc).notes == [ns3_plan.RTO_NOTE]
+    assert ns3_plan.plan(sc).notes == [ns3_plan.RTO_NOTE, ns3_plan.PROFILE_NOTE]
     sc["tcp"] = {"rto_estimator": "rfc6298"}
-    assert ns3_plan.plan(sc).notes == []
+    assert ns3_plan.plan(sc).notes == [ns3_plan.PROFILE_NOTE]
 
 
 def test_a_paced_flow_sends_per_packet_as_ns3_or_the_plan_says_it_differs():
     sc = two_hosts(cca="bbr")
     sc["tcp"] = {"rto_estimator": "rfc6298"}
-    assert ns3_plan.plan(sc).notes == [ns3_plan.GSO_NOTE]
+    assert ns3_plan.plan(sc).notes == [ns3_plan.GSO_NOTE, ns3_plan.PROFILE_NOTE]
     sc["tcp"]["gso_max_segs"] = 1
+    assert ns3_plan.plan(sc).notes == [ns3_plan.PROFILE_NOTE]
+
+
+@pytest.mark.parametrize("cca", ["newreno", "cubic", "bbr"])
+def test_the_ns3_profile_sets_ns3s_own_attribute_defaults_and_needs_no_note(cca):
+    # tcp-socket.cc: SndBufSize = RcvBufSize = 131072, InitialCwnd 10, DelAckCount 2, DelAckTimeout
+    # 0.2 s, ConnTimeout 3 s, ConnCount 6; tcp-socket-base.cc: MinRto 1 s, ReTxThreshold 3, Sack and
+    # Timestamp on, UseEcn off; EnablePacing off (BBR turns it on itself).
+    sc = two_hosts(cca=cca)
+    sc["tcp"] = {"profile": "ns3"}
+    p = ns3_plan.plan(sc)
+    flow = _record(p.text, "flow")
+    assert (flow["rcvbuf"], flow["sndbuf"], flow["init_cwnd"], flow["delack_count"]) == ("131072", "131072", "10", "2")
+    assert (flow["delack_timeout_s"], flow["conn_timeout_s"], flow["syn_retries"], flow["min_rto_s"]) == (
+        "0.2",
+        "3.0",
+        "6",
+        "1.0",
+    )
+    assert (flow["dupack_threshold"], flow["sack"], flow["timestamps"], flow["ecn"], flow["pacing"]) == (
+        "3",
+        "1",
+        "1",
+        "0",
+        "0",
+    )
+    assert flow["mss"] == "1448"  # the path's MSS, as SegmentSize (scenario/tcp_profile.rs)
+    assert p.notes == []
+    # ns-3's own 60 s ceiling may also be written out.
+    sc["tcp"]["max_rto_ms"] = 60000
     assert ns3_plan.plan(sc).notes == []
 
 
@@ -451,3 +481,33 @@ def test_cli_crosscheck_max_seeds_stops_where_both_sides_are_settled(tmp_path: P
     assert "mean over 2 seed(s)" in r.output and "95% CI ± engine / ns3" in r.output
     ran = pd.read_csv(runs)[["backend", "seed"]].to_records(index=False).tolist()
     assert sorted(ran) == [("engine", 1), ("engine", 2), ("ns3", 1), ("ns3", 2)]
+
+
+@needs_ns3
+def test_under_the_ns3_tcp_profile_newreno_leaves_slow_start_where_ns3_does():
+    # The 1-BDP dumbbell of docs/ns3.md, 1 s, at ns-3's TCP defaults on both sides. ns-3's
+    # TcpNewReno grows one segment per ACK and halves the bytes in flight at the first loss;
+    # Linux's rules (the engine's default) grow by the segments acked and halve cwnd, which has
+    # run past the 131072-byte window by then.
+    import tomllib
+
+    from cellcc import run as engine_run
+    from cellcc.backends.crosscheck import with_tcp_profile
+    from cellcc.backends.ns3 import run as ns3_run
+
+    examples = Path(__file__).resolve().parents[1] / "examples" / "crosscheck"
+    sc = tomllib.loads((examples / "dumbbell-10mbps-40ms-1bdp.toml").read_text())
+    sc["duration_s"] = 1
+    sc["flows"][0]["cca"] = "newreno"
+
+    def first_cut(out) -> tuple[float, float]:
+        cw = out.cwnd
+        cut = cw[cw["ssthresh_bytes"] < 2**31].iloc[0]
+        return float(cut["t_s"]), float(cut["ssthresh_bytes"]) / 1448
+
+    ns3 = with_tcp_profile(sc, "ns3")
+    t_ns3, ss_ns3 = first_cut(ns3_run.run(ns3, base_dir=examples))
+    t_eng, ss_eng = first_cut(engine_run(ns3))
+    assert abs(t_eng - t_ns3) < 0.01 and abs(ss_eng - ss_ns3) < 1, ((t_eng, ss_eng), (t_ns3, ss_ns3))
+    _, ss_linux = first_cut(engine_run(with_tcp_profile(sc, "linux")))
+    assert ss_linux > ss_ns3 + 5

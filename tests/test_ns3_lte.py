@@ -219,6 +219,36 @@ def test_ns3_owns_the_sr_timing_and_says_so():
     assert any("sr_period_ms = 10" in n for n in ns3_plan.plan(sc).notes)
 
 
+def test_every_operator_mechanism_the_scenario_asks_for_is_said_to_run_as_lenas():
+    # LENA has none of these: ns-3 runs LENA's own, and each field gets one note naming it.
+    sc = one_ue()
+    sc["cells"][0] |= {
+        "link_adaptation": {
+            "ul_mcs_from": "effective_sinr",
+            "ul_measurement": "srs_and_pusch",
+            "olla": {"enabled": True},
+        },
+        "pdcch": {"capacity": True},
+        "uplink": {"requests": "sr_bsr"},
+        "mac": {"grant_sizing": "to_need", "status_pdu": "with_data", "last_rbg": "used", "pipeline": "immediate"},
+    }
+    notes = ns3_plan.plan(sc).notes
+    for field in (
+        "link_adaptation.ul_mcs_from",
+        "link_adaptation.ul_measurement",
+        "link_adaptation.olla",
+        "pdcch.capacity",
+        "uplink.requests",
+        "mac.grant_sizing",
+        "mac.status_pdu",
+        "mac.last_rbg",
+        "mac.pipeline",
+    ):
+        said = [n for n in notes if n.startswith(f"cells[0].{field} = ")]
+        assert len(said) == 1 and "LENA has only its own" in said[0], (field, notes)
+    assert not [n for n in ns3_plan.plan(one_ue()).notes if "LENA has only its own" in n]
+
+
 # --- one UE on LENA ---------------------------------------------------------------------------
 
 

@@ -113,17 +113,41 @@ def test_a_long_run_opens_quickly(tmp_path: Path) -> None:
 
 
 def test_a_medium_table_nobody_registered_gets_panels() -> None:
-    """A table the engine adds later (here a made-up `wifi`) is drawn without a change to the report."""
+    """A table the engine adds later (here a made-up `satellite`) is drawn without a change to the report."""
     rows = [
-        {"bss": "ap0", "sta": sta, "dir": d, "t_s": t / 10, "mcs": 7.0, "throughput_bps": 1e6 * t}
+        {"beam": "b0", "sta": sta, "dir": d, "t_s": t / 10, "mcs": 7.0, "throughput_bps": 1e6 * t}
         for sta in ("sta0", "sta1")
         for d in ("dl", "ul")
         for t in range(5)
     ]
-    data = RunData({"scenario_name": "x", "seed": 1}, {}, {"duration_s": 1}, {"wifi": pd.DataFrame(rows)})
+    data = RunData({"scenario_name": "x", "seed": 1}, {}, {"duration_s": 1}, {"satellite": pd.DataFrame(rows)})
     drawn = medium_panels(data)
-    assert {p.key for p in drawn} == {"wifi-dl-mcs", "wifi-dl-throughput_bps", "wifi-ul-mcs", "wifi-ul-throughput_bps"}
+    assert {p.key for p in drawn} == {
+        "satellite-dl-mcs",
+        "satellite-dl-throughput_bps",
+        "satellite-ul-mcs",
+        "satellite-ul-throughput_bps",
+    }
     assert {s.label for s in drawn[0].series} == {"sta0", "sta1"}
+
+
+def test_a_wifi_run_has_the_wifi_panels(cli, write_doc, tmp_path: Path) -> None:
+    """The seed-000 BSS (one second of it): each Wi-Fi metric a panel per direction, one line per
+    station, the delivered throughput what the flows received."""
+    doc = Scenario.load(Path(__file__).parents[1] / "examples" / "wifi_seed000_cell.toml").to_dict()
+    doc["duration_s"] = 1
+    out = tmp_path / "run"
+    result = cli("run", write_doc(doc), "--out", out, "--report")
+    assert result.exit_code == 0, result.output
+    page = (out / REPORT_FILE).read_text(encoding="utf-8")
+    shown = set(re.findall(r"data-panel='([^']+)'", page))
+    for d in ("dl", "ul"):
+        for column in ("mcs_mean", "ampdu_mpdus_mean", "mpdu_retries", "collisions", "airtime_share"):
+            assert f"wifi-{d}-{column}" in shown, (d, column)
+    data = RunData.load(out)
+    delivered = next(p for p in medium_panels(data) if p.key == "wifi-dl-delivered_bps")
+    assert len({s.label for s in delivered.series}) == 14
+    assert "Wi-Fi downlink" in page
 
 
 def test_ca_states_are_shaded_and_rtos_marked(lte_run: Path) -> None:

@@ -3,6 +3,7 @@ with every table and figure it promises; bad input exits 2 with one line and wri
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -11,7 +12,7 @@ import pytest
 from cellcc.studies import STUDIES
 
 #: Figures each quick-mode report must contain (a lower bound: the count follows the grid).
-MIN_FIGURES = {"nor-maulana": 2, "atxutegi": 8, "li-celledge": 5}
+MIN_FIGURES = {"nor-maulana": 2, "atxutegi": 8, "li-celledge": 5, "li-jie-4g": 4}
 #: Headings each report must contain: the re-made tables, the parameter table and the findings.
 HEADINGS = {
     "nor-maulana": [
@@ -28,6 +29,18 @@ HEADINGS = {
         "ECDF of Pm",
         "Table 3 re-made",
         "What the fading changes",
+        "The low latency on a real 5G cell",
+        "What a 5G cell changes for each CCA",
+        "findings beside ours",
+    ],
+    "li-jie-4g": [
+        "Table 6 re-made",
+        "Table 7 re-made",
+        "Table 8 re-made",
+        "Table 9 re-made",
+        "over real LTE traces",
+        "Live: the seed's plan",
+        "Parameters the paper leaves unstated",
         "findings beside ours",
     ],
     "li-celledge": [
@@ -53,11 +66,78 @@ def test_quick_study_writes_every_table_and_figure(quick_study, name: str) -> No
     for fig in figures:
         assert (out / fig).read_bytes().startswith(b"\x89PNG")
     assert html.count("data:image/png;base64,") == len(figures)
-    # Every finding carries a verdict, and the table has one row per finding.
-    verdicts = re.findall(r"\| (agrees|differs|blocked) \|", md)
+    # Every finding carries a verdict on the paper's platform and one on the other, one row per finding.
+    rows = _findings_rows(md)
     stated = int(re.search(r"(\d+) findings:", md).group(1))
-    assert stated == len(verdicts) > 0
+    assert stated == len(rows) > 0
+    assert all(own in VERDICTS and other in VERDICTS for own, other in rows.values())
     assert "Regenerate with `cellcc study" in md
+    _check_profile_changes(md, rows)
+    _check_platforms_ran(out)
+
+
+VERDICTS = ("agrees", "differs", "blocked")
+
+
+def _section(md: str, heading: str) -> str:
+    """The text under ``heading`` (a `## ` heading) up to the next `## `."""
+    start = md.index(f"## {heading}")
+    end = md.find("\n## ", start + 1)
+    return md[start : end if end >= 0 else len(md)]
+
+
+def _findings_rows(md: str) -> dict[int, tuple[str, str]]:
+    """Per finding number: its verdict on the paper's platform and on the other (the table's last two columns)."""
+    table = _section(md, "The paper's findings beside ours").split("### Why")[0]
+    rows = {}
+    for line in table.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if cells and cells[0].isdigit():
+            rows[int(cells[0])] = (cells[-2], cells[-1])
+    return rows
+
+
+def _check_profile_changes(md: str, rows: dict[int, tuple[str, str]]) -> None:
+    """'What the profile changes' lists exactly the findings whose two verdicts differ, with both results."""
+    section = _section(md, "What the profile changes")
+    moved = sorted(n for n, (own, other) in rows.items() if own != other)
+    listed = sorted(int(m) for m in re.findall(r"^\| (\d+) \|", section, flags=re.MULTILINE))
+    assert listed == moved
+    if moved:
+        assert f"{len(moved)} of {len(rows)} findings change verdict" in section
+    else:
+        assert "No finding's verdict moves" in section
+
+
+def _check_platforms_ran(out: Path) -> None:
+    """Every sweep ran on both platforms, each run with that platform's cell and TCP profiles."""
+    from cellcc.catalogue import Store
+    from cellcc.studies.common import PLATFORMS
+
+    for platform in PLATFORMS:
+        sweeps = sorted((out / "store" / platform.name).iterdir())
+        assert sweeps
+        for folder in sweeps:
+            doc = json.loads(next((folder / "runs").rglob("scenario.json")).read_text(encoding="utf-8"))
+            # Every LTE cell on the platform's profile (an NR or trace sweep has none); a kernel sweep's
+            # TCP is the kernel's, the default platform's.
+            if doc.get("cells"):
+                assert {c["profile"] for c in doc["cells"]} == {platform.cell_profile}
+            assert (doc.get("tcp", {}).get("profile") or "linux") == platform.tcp_profile
+            assert len(Store(folder).query("SELECT key FROM runs")) > 0
+
+
+def test_profile_changes_lists_the_findings_whose_verdict_moves() -> None:
+    from cellcc.studies.common import Finding, Verdict, profile_changes
+
+    def f(claim: str, verdict: Verdict) -> Finding:
+        return Finding(claim, "paper", f"ours for {claim}", verdict)
+
+    own = [f("a", Verdict.AGREES), f("b", Verdict.DIFFERS), f("c", Verdict.AGREES), f("d", Verdict.BLOCKED)]
+    theirs = [f("a", Verdict.AGREES), f("b", Verdict.AGREES), f("c", Verdict.DIFFERS), f("d", Verdict.BLOCKED)]
+    moved = profile_changes(own, theirs)
+    assert [(n, o.claim, t.verdict) for n, o, t in moved] == [(2, "b", Verdict.AGREES), (3, "c", Verdict.DIFFERS)]
+    assert profile_changes(own, own) == []
 
 
 def test_study_resumes_without_rerunning(cli, tmp_path: Path) -> None:

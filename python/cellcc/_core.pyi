@@ -37,6 +37,8 @@ class RunTables(TypedDict):
     rtt: dict[str, list[Any]]
     lte: dict[str, list[Any]]
     handovers: dict[str, list[Any]]
+    wifi: dict[str, list[Any]]
+    nr: dict[str, list[Any]]
     pcaps: dict[str, bytes]
 
 def validate(json: str) -> str:

@@ -25,7 +25,7 @@ How the inputs are obtained (the paper measured them on its testbed; here they c
   that direction that have started and not stopped. A rate link gives its ``rate_mbps`` (with
   ``rate_changes`` averaged over the slot); a Mahimahi trace link gives its delivery
   opportunities in the slot x ``mtu_bytes`` (Mahimahi ``link_queue.cc``: one MTU per
-  opportunity). A flow to or from a UE is also bounded by its LTE cell: the ``lte`` table's
+  opportunity). A flow to or from a UE is also bounded by its LTE or NR cell: the ``lte`` / ``nr`` table's
   ``capacity_bps`` for that UE and direction (the whole band at its MCS in every TTI) shared
   among the flows the cell carries in that direction. Where no capacity is known, A and C
   are NaN and Pm averages what is known. ``A`` is clipped at 1: the receiver may count one
@@ -248,15 +248,17 @@ def _fair_share_bps(
 
 
 def _cell_share_bps(result: Result, doc: dict[str, Any], flow: dict[str, Any], t_s: np.ndarray) -> np.ndarray:
-    """A flow to or from a UE: the cell's capacity for that UE in each slot (the ``lte`` table's
-    ``capacity_bps``, the whole band at the UE's MCS) over the flows the cell carries in that
-    direction then; NaN for a flow no cell carries."""
-    cell_of = {u["node"]: c["id"] for c in doc.get("cells", []) for u in c["ues"]}
+    """A flow to or from a UE: the cell's capacity for that UE in each slot (the ``lte`` or ``nr``
+    table's ``capacity_bps``, the whole band at the UE's MCS) over the flows the cell carries in
+    that direction then; NaN for a flow no cell carries."""
+    cell_of = {u["node"]: (c["id"], "lte") for c in doc.get("cells", []) for u in c["ues"]}
+    cell_of |= {u["node"]: (c["id"], "nr") for c in doc.get("nr_cells", []) for u in c["ues"]}
     for ue, direction, end in ((flow["dst"], "dl", "dst"), (flow["src"], "ul", "src")):
         if ue not in cell_of:
             continue
-        lte = result.lte
-        rows = lte[(lte["cell"] == cell_of[ue]) & (lte["ue"] == ue) & (lte["dir"] == direction)]
+        cell, table = cell_of[ue]
+        cells = result.lte if table == "lte" else result.nr
+        rows = cells[(cells["cell"] == cell) & (cells["ue"] == ue) & (cells["dir"] == direction)]
         by_slot = dict(zip(np.round(rows["t_s"].to_numpy(dtype=float), 9), rows["capacity_bps"], strict=True))
         capacity = np.array([by_slot.get(round(float(t), 9), math.nan) for t in t_s])
         sharing = np.zeros(t_s.shape)

@@ -11,6 +11,10 @@ Columns and units are the engine's (``crates/cellcc-engine/src/output.rs``):
   (empty without cells).
 - ``handovers``: one row per handover of a network's UE: ``t_s``, ``ue``, ``source``, ``target``,
   ``interruption_ms``, ``forwarded_sdus``, ``lost_sdus`` (empty without a ``network``).
+- ``wifi``: one row per (BSS, station, direction, slot): PPDUs, MCS, A-MPDU size, retries, MPDU
+  losses, Block Ack timeouts, collisions, airtime share, delivered rate, queue (empty without BSSes).
+- ``nr``: one row per (NR cell, UE, direction, slot): CQI, MCS, effective SINR, TBs, PRBs, symbols,
+  HARQ, RLC and PDCP counters, capacity (empty without NR cells).
 """
 
 from __future__ import annotations
@@ -29,11 +33,11 @@ if TYPE_CHECKING:
 
     from cellcc._core import RunTables
 
-__all__ = ["LTE_COLUMNS", "TABLES", "Result"]
+__all__ = ["LTE_COLUMNS", "NR_COLUMNS", "TABLES", "WIFI_COLUMNS", "Result"]
 
-#: Columns of the ``lte`` table (crates/cellcc-engine/src/output.rs), for backends without cells.
 #: The ``handovers`` table's columns (engine output.rs, docs/lte/network.md).
 HANDOVER_COLUMNS = ["t_s", "ue", "source", "target", "interruption_ms", "forwarded_sdus", "lost_sdus"]
+#: Columns of the ``lte`` table (crates/cellcc-engine/src/output.rs), for backends without cells.
 LTE_COLUMNS = [
     "cell",
     "ue",
@@ -58,6 +62,57 @@ LTE_COLUMNS = [
     "sinr_age_ms",
 ]
 
+#: Columns of the ``nr`` table (crates/cellcc-engine/src/output.rs), for backends and older run
+#: folders without it.
+NR_COLUMNS = [
+    "cell",
+    "ue",
+    "dir",
+    "t_s",
+    "cqi",
+    "mcs_mean",
+    "sinr_eff_db",
+    "tbs",
+    "phy_throughput_bps",
+    "prbs",
+    "symbols",
+    "harq_retx",
+    "harq_residual_losses",
+    "rlc_retx_pdus",
+    "rlc_buffer_bytes",
+    "rlc_drops",
+    "capacity_bps",
+    "first_tx_bler",
+    "olla_offset_db",
+    "pdcp_gaps_skipped",
+]
+
+
+#: Columns of the ``wifi`` table (crates/cellcc-engine/src/output.rs), for backends without BSSes.
+WIFI_COLUMNS = [
+    "bss",
+    "station",
+    "dir",
+    "t_s",
+    "ppdus",
+    "mcs_mean",
+    "ampdu_mpdus_mean",
+    "ampdu_bytes_mean",
+    "mpdu_retries",
+    "mpdu_losses",
+    "ba_timeouts",
+    "collisions",
+    "airtime_share",
+    "delivered_bps",
+    "queue_bytes",
+    "queue_drops",
+]
+
+
+#: A table a result was built without (a backend without that medium, a folder written before the
+#: table existed) stands empty with these columns.
+_EMPTY_COLUMNS = {"wifi": WIFI_COLUMNS, "nr": NR_COLUMNS, "handovers": HANDOVER_COLUMNS}
+
 
 def _frame(columns: Mapping[str, list[Any]]) -> pd.DataFrame:
     """A DataFrame in the engine's column order."""
@@ -69,8 +124,8 @@ def _frame(columns: Mapping[str, list[Any]]) -> pd.DataFrame:
 class Result:
     """One run. ``summary`` is the engine's; ``provenance`` says what produced it.
 
-    Each table (``flows``, ``timeseries``, ``queues``, ``cwnd``, ``rtt``, ``lte``, ``handovers``;
-    :data:`TABLES`)
+    Each table (``flows``, ``timeseries``, ``queues``, ``cwnd``, ``rtt``, ``lte``, ``wifi``, ``nr``,
+    ``handovers``; :data:`TABLES`)
     is an attribute holding a pandas DataFrame. A run's tables arrive from the engine as
     columns of Python values and become DataFrames on first access, so `cellcc run` prints and
     writes a run without importing pandas (its start-up goal, issue 36).
@@ -94,7 +149,9 @@ class Result:
         self.summary = summary
         self.provenance = provenance
         self.pcaps = dict(pcaps or {})
-        self._tables: dict[str, Any] = {name: tables.get(name, {}) for name in TABLES}
+        self._tables: dict[str, Any] = {
+            name: tables.get(name, {c: [] for c in _EMPTY_COLUMNS.get(name, [])}) for name in TABLES
+        }
 
     @classmethod
     def from_core(cls, scenario: Scenario, seed: int, raw: RunTables) -> Result:

@@ -414,6 +414,62 @@ register_medium(
     )
 )
 
+#: The NR cell's table (crates/cellcc-engine/src/output.rs, `nr`): per slot of the output, not
+#: per NR slot (their length depends on the numerology), so counts are per output slot.
+register_medium(
+    MediumView(
+        table="nr",
+        name="NR",
+        keys=("cell", "ue"),
+        split="dir",
+        split_names={"dl": "downlink", "ul": "uplink"},
+        metrics=(
+            Metric("cqi", "CQI (solid) and mean MCS (dashed)", "index", dashed_with="mcs_mean"),
+            Metric("sinr_eff_db", "Effective SINR of the TBs (EESM)", "dB"),
+            Metric("harq_retx", "HARQ retransmissions per slot", "TBs"),
+            Metric("rlc_buffer_bytes", "RLC buffer at the slot's end", "kB", 1 / _BYTES_PER_KB),
+            Metric(
+                "phy_throughput_bps",
+                "PHY throughput (solid) and capacity (dashed)",
+                "Mbit/s",
+                1 / _BITS_PER_MBIT,
+                dashed_with="capacity_bps",
+            ),
+        ),
+    )
+)
+
+#: The Wi-Fi BSS's table (crates/cellcc-engine/src/output.rs, `wifi`): per station and direction
+#: (`dl` AP to station, `ul` station to AP), counts per output slot.
+register_medium(
+    MediumView(
+        table="wifi",
+        name="Wi-Fi",
+        keys=("bss", "station"),
+        split="dir",
+        split_names={"dl": "downlink", "ul": "uplink"},
+        metrics=(
+            Metric("mcs_mean", "MCS of the data PPDUs (mean over the slot)", "index"),
+            Metric("ampdu_mpdus_mean", "MPDUs per A-MPDU (mean over the slot)", "MPDUs"),
+            Metric(
+                "mpdu_retries",
+                "MPDU retries (solid) and losses (dashed) per slot",
+                "MPDUs",
+                dashed_with="mpdu_losses",
+            ),
+            Metric(
+                "collisions",
+                "PPDUs lost to collisions (solid) and BlockAck timeouts (dashed) per slot",
+                "PPDUs",
+                dashed_with="ba_timeouts",
+            ),
+            Metric("airtime_share", "Air time of the link's data PPDUs", "share of the slot"),
+            Metric("delivered_bps", "Delivered IP throughput", "Mbit/s", 1 / _BITS_PER_MBIT),
+            Metric("queue_bytes", "Sender's queue at the slot's end", "kB", 1 / _BYTES_PER_KB),
+        ),
+    )
+)
+
 #: Columns that name a station in a table nobody registered (so they are keys, not metrics).
 _ID_COLUMNS = {"cell", "ue", "bss", "ap", "sta", "station", "node", "link", "flow_id"}
 

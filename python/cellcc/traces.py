@@ -103,6 +103,14 @@ def step_lines(rates_mbps: list[float], step_ms: int) -> Iterator[int]:
         owed_before_step += packets_per_ms * step_ms
 
 
+def rotate(lines: list[int], start_ms: int) -> list[int]:
+    """The trace ``lines`` started ``start_ms`` into it, looping as Mahimahi does (its period is
+    the last line): the capacity a flow meets when it starts at another moment of the recording."""
+    period = lines[-1]
+    start_ms %= period
+    return sorted(t - start_ms if t > start_ms else t - start_ms + period for t in lines)
+
+
 def mahimahi_lines(walk: RandomWalk) -> Iterator[int]:
     """Millisecond timestamps (1 .. duration) of each delivery opportunity."""
     return step_lines(rate_steps(walk), walk.step_ms)

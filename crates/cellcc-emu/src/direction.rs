@@ -74,7 +74,7 @@ impl Direction {
     pub fn advance(&mut self, now_ns: u64) {
         self.server.advance(now_ns, &mut self.queue, &mut self.departures);
         for (p, t) in self.departures.drain(..) {
-            self.stats.on_departure(t, p.len_bytes());
+            self.stats.on_departure(t, p.arrival_ns, p.len_bytes());
             if self.loss.drops() {
                 self.stats.on_random_loss(p.len_bytes());
                 continue;

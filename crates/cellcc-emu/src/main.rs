@@ -207,10 +207,10 @@ fn finish(config: &Config, emu: &Emulator, start: u64) -> io::Result<()> {
     let end = sys::monotonic_ns();
     if let Some(path) = &config.departures_path {
         let mut w = BufWriter::new(File::create(path)?);
-        writeln!(w, "direction,t_ns,bytes")?;
+        writeln!(w, "direction,t_ns,arrival_ns,bytes")?;
         for (name, d) in DIRECTION_NAMES.iter().zip(&emu.dirs) {
-            for (t, len) in d.stats.departure_log.iter().flatten() {
-                writeln!(w, "{name},{t},{len}")?;
+            for (t, arrival, len) in d.stats.departure_log.iter().flatten() {
+                writeln!(w, "{name},{t},{arrival},{len}")?;
             }
         }
         w.flush()?;

@@ -28,8 +28,8 @@ pub struct DirectionStats {
     pub interval_max_bytes: u64,
     /// Drops (queue + random) since the last interval record.
     pub interval_drops: u64,
-    /// Departure times of the interval, when a departure log is kept.
-    pub departure_log: Option<Vec<(u64, u64)>>,
+    /// (departure, arrival, bytes) of every packet served, when a departure log is kept.
+    pub departure_log: Option<Vec<(u64, u64, u64)>>,
     last_delay_ns: Option<u64>,
 }
 
@@ -46,11 +46,11 @@ impl DirectionStats {
     pub fn on_queue_change(&mut self, bytes: u64) {
         self.interval_max_bytes = self.interval_max_bytes.max(bytes);
     }
-    pub fn on_departure(&mut self, t_ns: u64, len: u64) {
+    pub fn on_departure(&mut self, t_ns: u64, arrival_ns: u64, len: u64) {
         self.total.departed_packets += 1;
         self.total.departed_bytes += len;
         if let Some(log) = &mut self.departure_log {
-            log.push((t_ns, len));
+            log.push((t_ns, arrival_ns, len));
         }
     }
     pub fn on_random_loss(&mut self, len: u64) {

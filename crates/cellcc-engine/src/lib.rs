@@ -66,9 +66,11 @@ pub mod app;
 pub mod link;
 pub mod lte;
 pub mod measure;
+pub mod nr;
 pub mod packet;
 pub mod radio;
 pub mod tcp;
+pub mod wifi;
 pub mod world;
 
 #[cfg(test)]

@@ -20,6 +20,22 @@
 //!   (AM retransmissions), `rlc_buffer_bytes` (transmitting RLC entity at the slot's last TTI),
 //!   `rlc_drops` (SDUs refused or discarded by RLC), `capacity_bps` (what the whole band carries to
 //!   this UE at its current MCS: Pm's Kt). Empty without cells.
+//! - `wifi`: one row per (BSS, station, direction `dl` AP to station / `ul` station to AP, slot):
+//!   `bss, station, dir, t_s, ppdus` (data PPDUs sent, retransmissions included), `mcs_mean`,
+//!   `ampdu_mpdus_mean`, `ampdu_bytes_mean` (over those PPDUs; NaN without any), `mpdu_retries` (MPDUs
+//!   sent again), `mpdu_losses` (MPDUs discarded at their lifetime's end or given up by the
+//!   recipient's window), `ba_timeouts` (data PPDUs whose Ack / BlockAck never came), `collisions`
+//!   (data PPDUs lost at the recipient while another transmission overlapped them), `airtime_share`
+//!   (the link's data PPDUs' air time / slot), `delivered_bps` (IP bits the recipient passed up / slot),
+//!   `queue_bytes` (at the sender at the slot's end), `queue_drops` (MSDUs refused by the full queue or
+//!   expired in it). Empty without BSSes.
+//! - `nr`: one row per (NR cell, UE, direction `dl`/`ul`, slot): `cell, ue, dir, t_s, cqi` (latest CQI
+//!   the gNB holds, downlink), `mcs_mean`, `sinr_eff_db` (mean EESM SINR the TBs were decoded at),
+//!   `tbs` (TBs sent, HARQ retransmissions included), `phy_throughput_bps`, `prbs` and `symbols`
+//!   (summed over the TBs), `harq_retx`, `harq_residual_losses`, `rlc_retx_pdus`, `rlc_buffer_bytes`,
+//!   `rlc_drops` (refused or given up by RLC or PDCP), `capacity_bps` (the whole band at the UE's MCS over
+//!   every occasion of that direction: Pm's Kt), `first_tx_bler`, `olla_offset_db`, `pdcp_gaps_skipped`
+//!   (t-Reordering expiries that skipped a gap). Empty without NR cells.
 
 use serde_json::Value;
 
@@ -107,6 +123,8 @@ pub struct RunOutput {
     /// target; NaN if the run ended first), `forwarded_sdus` (downlink SDUs forwarded over X2),
     /// `lost_sdus` (SDUs the handover lost, both directions). Empty without a network.
     pub handovers: Table,
+    pub wifi: Table,
+    pub nr: Table,
     /// (capture name, pcap file bytes) per captured link direction.
     pub pcaps: Vec<(String, Vec<u8>)>,
 }

@@ -18,6 +18,7 @@ import select
 import socket
 import sys
 import time
+from collections.abc import Callable
 
 if __package__:
     from . import tcp_info
@@ -60,7 +61,7 @@ def _sample_sender(sock: socket.socket, t_ns: int) -> dict:
     return {"t_ns": t_ns, **info.values}
 
 
-class _Writer:
+class Writer:
     """How many application bytes may be written by a given time."""
 
     def __init__(
@@ -93,7 +94,7 @@ class _Writer:
         return self.app == "finite" and self.written >= self.total
 
 
-def _write(sock: socket.socket, writer: _Writer, payload: bytes, want: int) -> bool:
+def write_some(sock: socket.socket, writer: Writer, payload: bytes, want: int) -> bool:
     """Hand up to `want` bytes to the non-blocking socket; False once the receiver has closed."""
     if want <= 0:
         return True
@@ -105,6 +106,43 @@ def _write(sock: socket.socket, writer: _Writer, payload: bytes, want: int) -> b
         # The receiver reached the run's end and closed first: the run is over.
         return False
     return True
+
+
+def send_loop(
+    sock: socket.socket,
+    writer: Writer,
+    payload: bytes,
+    peer_open: bool,
+    connected_ns: int,
+    stop_ns: int,
+    sample_ms: float,
+) -> tuple[list[dict], int | None]:
+    """Write as `writer` allows until `stop_ns`, the peer's close, or (finite) every byte acked;
+    read TCP_INFO every `sample_ms`. Returns the readings and when the last byte was acked.
+    The socket is connected and non-blocking; the live mode's server sends with it too."""
+    sample_ns = int(sample_ms * 1e6)
+    next_sample = connected_ns
+    samples: list[dict] = []
+    shut = False
+    acked_ns = None
+    while peer_open and (now := time.monotonic_ns()) < stop_ns:
+        if now >= next_sample:
+            samples.append(_sample_sender(sock, now))
+            next_sample += sample_ns * max(1, (now - next_sample) // sample_ns + 1)
+            if shut and samples[-1]["bytes_acked"] is not None and samples[-1]["bytes_acked"] >= writer.total:
+                acked_ns = now
+                break
+        if writer.finished() and not shut:
+            sock.shutdown(socket.SHUT_WR)
+            shut = True
+        want = 0 if shut else writer.allowance(now)
+        wake = min(t for t in (next_sample, stop_ns, writer.next_credit_ns(now)) if t is not None)
+        timeout = max(0, wake - time.monotonic_ns()) / NS_PER_S
+        _, writable, _ = select.select([], [sock] if want > 0 else [], [], timeout)
+        if writable:
+            peer_open = write_some(sock, writer, payload, want)
+    samples.append(_sample_sender(sock, time.monotonic_ns()))
+    return samples, acked_ns
 
 
 def run_sender(a: argparse.Namespace) -> dict:
@@ -128,34 +166,13 @@ def run_sender(a: argparse.Namespace) -> dict:
     sock.setblocking(False)
     # The application produces from the flow's start, as the engine's does: what it produced
     # during the handshake is written at connect.
-    writer = _Writer(a.app, a.bytes, a.rate_bps, a.write_bytes, a.start_ns)
+    writer = Writer(a.app, a.bytes, a.rate_bps, a.write_bytes, a.start_ns)
     payload = b"\0" * WRITE_CHUNK_BYTES
     # Data goes to the kernel before any bookkeeping, as the engine's application has it at
     # connection: each Python call here would delay the first flight by tens of microseconds.
-    peer_open = _write(sock, writer, payload, writer.allowance(connected_ns))
+    peer_open = write_some(sock, writer, payload, writer.allowance(connected_ns))
     cca = sock.getsockopt(socket.IPPROTO_TCP, tcp_info.TCP_CONGESTION, 16).rstrip(b"\0").decode()
-    sample_ns = int(a.sample_ms * 1e6)
-    next_sample = connected_ns
-    samples: list[dict] = []
-    shut = False
-    acked_ns = None
-    while peer_open and (now := time.monotonic_ns()) < a.stop_ns:
-        if now >= next_sample:
-            samples.append(_sample_sender(sock, now))
-            next_sample += sample_ns * max(1, (now - next_sample) // sample_ns + 1)
-            if shut and samples[-1]["bytes_acked"] is not None and samples[-1]["bytes_acked"] >= writer.total:
-                acked_ns = now
-                break
-        if writer.finished() and not shut:
-            sock.shutdown(socket.SHUT_WR)
-            shut = True
-        want = 0 if shut else writer.allowance(now)
-        wake = min(t for t in (next_sample, a.stop_ns, writer.next_credit_ns(now)) if t is not None)
-        timeout = max(0, wake - time.monotonic_ns()) / NS_PER_S
-        _, writable, _ = select.select([], [sock] if want > 0 else [], [], timeout)
-        if writable:
-            peer_open = _write(sock, writer, payload, want)
-    samples.append(_sample_sender(sock, time.monotonic_ns()))
+    samples, acked_ns = send_loop(sock, writer, payload, peer_open, connected_ns, a.stop_ns, a.sample_ms)
     sock.close()
     return {
         "role": "send",
@@ -181,10 +198,21 @@ def run_receiver(a: argparse.Namespace) -> dict:
         conn, _ = lsock.accept()
     except TimeoutError:
         return {"role": "recv", "bytes": 0, "first_rx_ns": None, "last_rx_ns": None, "samples": []}
+    result = recv_loop(conn, a.stop_ns, a.sample_ms)
+    conn.close()
+    return {"role": "recv", **result}
+
+
+def recv_loop(
+    conn: socket.socket, stop_ns: int, sample_ms: float, guard: Callable[[int, int], str | None] | None = None
+) -> dict:
+    """Read until end-of-file or `stop_ns`, counting bytes, with the receiver's TCP_INFO every
+    `sample_ms` (`RECEIVER_FIELDS`). `guard(bytes so far, now)`, asked at each reading, may end
+    the loop by returning why (the live mode's server enforcing its byte and rate limits)."""
     conn.setblocking(False)
     buf = bytearray(READ_CHUNK_BYTES)
-    total, first_rx, last_rx, eof = 0, None, None, False
-    sample_ns = int(a.sample_ms * 1e6)
+    total, first_rx, last_rx, eof, stopped = 0, None, None, False, None
+    sample_ns = int(sample_ms * 1e6)
     next_sample = time.monotonic_ns()
     samples: list[list[int]] = []
 
@@ -192,11 +220,14 @@ def run_receiver(a: argparse.Namespace) -> dict:
         info = tcp_info.read(conn)
         samples.append([t, total, *(info[f] for f in RECEIVER_FIELDS)])
 
-    while not eof and (now := time.monotonic_ns()) < a.stop_ns:
+    while not eof and (now := time.monotonic_ns()) < stop_ns:
         if now >= next_sample:
             sample(now)
             next_sample += sample_ns * max(1, (now - next_sample) // sample_ns + 1)
-        timeout = max(0, min(next_sample, a.stop_ns) - time.monotonic_ns()) / NS_PER_S
+            stopped = guard(total, now) if guard else None
+            if stopped:
+                break
+        timeout = max(0, min(next_sample, stop_ns) - time.monotonic_ns()) / NS_PER_S
         readable, _, _ = select.select([conn], [], [], timeout)
         while readable:
             try:
@@ -211,15 +242,8 @@ def run_receiver(a: argparse.Namespace) -> dict:
             first_rx = first_rx or t
             last_rx = t
     sample(time.monotonic_ns())
-    conn.close()
-    return {
-        "role": "recv",
-        "bytes": total,
-        "first_rx_ns": first_rx,
-        "last_rx_ns": last_rx,
-        "eof": eof,
-        "samples": samples,
-    }
+    out = {"bytes": total, "first_rx_ns": first_rx, "last_rx_ns": last_rx, "eof": eof, "samples": samples}
+    return out | ({"stopped": stopped} if stopped else {})
 
 
 def main(argv: list[str] | None = None) -> int:

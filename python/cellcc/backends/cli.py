@@ -61,6 +61,15 @@ CiOpt = Annotated[
         show_default=False,
     ),
 ]
+TcpProfileOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--tcp-profile",
+        help="Run both sides with this tcp.profile: linux (the engine's default) or ns3 (ns-3.44's TCP on the "
+        "engine too; docs/tcp.md); default: the scenario's own.",
+        show_default=False,
+    ),
+]
 FigureOpt = Annotated[
     Path | None,
     typer.Option(
@@ -170,11 +179,15 @@ def crosscheck_command(
     against: str = "linux",
     max_seeds: int | None = None,
     rel_ci: float | None = None,
+    tcp_profile: str | None = None,
 ) -> pd.DataFrame:
     """Run and print the crosscheck; returns every run's metrics (`crosscheck.per_seed`)."""
+    from . import crosscheck as xc
     from . import frontend
 
     sc = frontend.resolve(scenario)
+    if tcp_profile is not None:
+        sc = frontend.DocScenario(xc.with_tcp_profile(sc.to_dict(), tcp_profile), sc.source)
     names = [c.strip() for c in cca.split(",") if c.strip()]
     path = figure or Path(f"crosscheck-{sc.name}.png")
     table, runs, written = frontend.crosscheck(

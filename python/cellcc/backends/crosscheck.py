@@ -80,6 +80,17 @@ def with_cca(sc: dict, cca: str) -> dict:
     return out
 
 
+def with_tcp_profile(sc: dict, profile: str | None) -> dict:
+    """The scenario with its `[tcp]` table's `profile` set to `profile`, so that both backends run
+    it (`sc` itself when None). A flow's own `tcp.profile` still wins for that flow; the engine
+    validates the name."""
+    if profile is None:
+        return sc
+    out = copy.deepcopy(sc)
+    out["tcp"] = {**(out.get("tcp") or {}), "profile": profile}
+    return out
+
+
 def has_trace(sc: dict) -> bool:
     """Whether any link direction of the scenario is a Mahimahi trace."""
     return any(
@@ -336,7 +347,8 @@ def figure(results: dict[str, tuple[SideResult, SideResult]], path: Path, title:
         top.set_ylabel("cwnd (kB)")
         bottom.set_ylabel("throughput (Mbit/s)")
         bottom.set_xlabel("time (s)")
-        top.legend(fontsize=7)
+        if top.get_legend_handles_labels()[0]:  # UDP-only scenarios draw no cwnd
+            top.legend(fontsize=7)
     fig.suptitle(title)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)

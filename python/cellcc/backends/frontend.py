@@ -146,6 +146,7 @@ def _result(sc: DocScenario, seed: int, out: BackendRunOutput, backend: str) -> 
         rtt=out.rtt,
         lte=out.lte,
         handovers=out.handovers,
+        wifi=out.wifi,
     )
 
 

@@ -12,6 +12,7 @@ system except reading the kernel's list of congestion controls.
 
 from __future__ import annotations
 
+import json
 import math
 import shutil
 import subprocess
@@ -40,6 +41,21 @@ LINUX_FIXED = {
     "initial_rto_ms": 1000.0,
     "delayed_ack_count": 2,
     "delayed_ack_timeout_ms": 40.0,
+}
+#: The engine's profile and the mechanisms it has in a Linux and an ns-3 variant
+#: (crates/cellcc-engine/src/scenario/tcp_profile.rs): the kernel runs only Linux's.
+LINUX_MECHANISMS = {
+    "profile": "linux",
+    "reno_rules": "linux",
+    "fast_recovery": "linux",
+    "undo": True,
+    "rto_timer": "linux",
+    "rtt_sampling": "linux",
+    "cc_rtt": "sample",
+    "rate_sample": "linux",
+    "ack_policy": "linux",
+    "receive_window": "linux",
+    "send_buffer": "linux",
 }
 
 
@@ -293,6 +309,9 @@ def _tcp_settings(sc: dict, plan: RunPlan) -> list[int | None]:
             raise NotSupported(f"tcp.{key}", t[key], f"{linux} (Linux's fixed value; not settable per connection)")
     if t.get("rto_estimator") not in (None, "linux"):
         raise NotSupported("tcp.rto_estimator", t["rto_estimator"], '"linux" (the kernel\'s own estimator)')
+    for key, linux in LINUX_MECHANISMS.items():
+        if t.get(key) is not None and t[key] != linux:
+            raise NotSupported(f"tcp.{key}", t[key], f"{json.dumps(linux)} (the kernel runs Linux's TCP)")
     bool_sysctls = {
         "sack": "net.ipv4.tcp_sack",
         "timestamps": "net.ipv4.tcp_timestamps",
@@ -400,6 +419,12 @@ def plan(sc: dict, seed: int | None = None, base_dir: Path | None = None) -> Run
     if sc.get("cells"):
         why = "[] (the linux backend runs wired and trace paths; use the engine)"
         raise NotSupported("cells", f"{len(sc['cells'])} LTE cell(s)", why)
+    if sc.get("bsses"):
+        why = "[] (the linux backend runs wired and trace paths; use the engine or ns-3)"
+        raise NotSupported("bsses", f"{len(sc['bsses'])} Wi-Fi BSS(es)", why)
+    if sc.get("nr_cells"):
+        why = "[] (the linux backend runs wired and trace paths; use the engine)"
+        raise NotSupported("nr_cells", f"{len(sc['nr_cells'])} NR cell(s)", why)
     a, b, chain = _chain(sc)
     mtu = min(int(sc["links"][i].get("mtu_bytes", DEFAULT_MTU_BYTES)) for i, _ in chain)
     flows = [_flow(sc, i, a, b) for i in range(len(sc["flows"]))]

@@ -23,7 +23,7 @@ from rich.markup import escape
 
 from cellcc import _core
 from cellcc.backends import cli as linux_cli
-from cellcc.cli import experiments, render, studies
+from cellcc.cli import experiments, live, render, studies
 from cellcc.cli.errors import reported
 from cellcc.cli.options import (
     CcaOpt,
@@ -179,6 +179,7 @@ def crosscheck(
     out: linux_cli.RunsOutOpt = None,
     max_seeds: linux_cli.MaxSeedsOpt = None,
     ci: linux_cli.CiOpt = None,
+    tcp_profile: linux_cli.TcpProfileOpt = None,
 ) -> None:
     """Run SCENARIO per CCA on the engine and on real Linux TCP (root) or ns-3; compare; plot cwnd and throughput.
 
@@ -187,7 +188,7 @@ def crosscheck(
     """
     with reported():
         _check_table_out(out)
-        runs = linux_cli.crosscheck_command(scenario, cca, seeds, figure, _out, against, max_seeds, ci)
+        runs = linux_cli.crosscheck_command(scenario, cca, seeds, figure, _out, against, max_seeds, ci, tcp_profile)
         if out is not None:
             _write_table(runs, out)
             _out.print(f"wrote {out}")
@@ -225,6 +226,7 @@ def ccas(cca: CcaOpt = None, verbose: VerboseOpt = False, as_json: JsonOpt = Fal
 
 experiments.register(app, _out)
 studies.register(app, _out)
+live.register(app, _out)
 
 
 def main() -> None:

@@ -22,7 +22,7 @@ def register(app: typer.Typer, out: Console) -> None:
         name: Annotated[
             str,
             typer.Argument(
-                metavar="NAME", help="nor-maulana (seed 001), atxutegi (seed 003) or li-celledge (seed 004)."
+                metavar="NAME", help="nor-maulana (seed 001), li-jie-4g (002), atxutegi (003) or li-celledge (004)."
             ),
         ],
         out_dir: Annotated[
@@ -37,7 +37,8 @@ def register(app: typer.Typer, out: Console) -> None:
             int | None, typer.Option("--jobs", "-j", min=1, help="Worker processes; default: one per CPU.")
         ] = None,
     ) -> None:
-        """Run a seed study's grid (resumable) and write report.md and report.html beside its store."""
+        """Run a seed study's grid on its paper's platform and on the other (docs/studies/README.md; resumable)
+        and write report.md and report.html beside its store."""
         from cellcc import studies
 
         with reported():

@@ -4,12 +4,18 @@ its sweeps through :func:`cellcc.runner.run_sweep`, and writing its report.
 A study (one module per seed, registered in :mod:`cellcc.studies`) provides:
 
 - ``NAME``, ``TITLE``, ``SEED_FILE`` (the seed document in ``/work/shared/seeds``),
-- ``sweeps(seeds, quick) -> list[SweepDef]``: its grid, as sweep documents over a base scenario,
-- ``report(stores, quick) -> list[Block]``: its tables, figures, parameters and findings.
+- ``PLATFORM``: the :class:`Platform` the paper ran on (ns-3 LENA, or a real network: the default),
+- ``sweeps(seeds, quick, platform) -> list[SweepDef]``: its grid on one platform, as sweep documents
+  over a base scenario,
+- ``report(stores, quick) -> list[Block]``: its tables, figures, parameters and findings, from
+  ``stores[platform name][sweep name]``.
 
-:func:`run_study` runs every sweep into ``OUT/store/<sweep name>/`` (resumable: a second call runs
-only what is missing), then writes ``OUT/report.md`` (figures in ``OUT/report_figures/``) and the
-self-contained ``OUT/report.html``, each by temp file + rename.
+A study reproduces a paper on the platform the paper used, then shows what a real network changes:
+:func:`run_study` runs every sweep under each of :data:`PLATFORMS` (the platform's profiles set on
+every run, so the same grid runs on both) into ``OUT/store/<platform>/<sweep name>/`` (resumable: a
+second call runs only what is missing), then writes ``OUT/report.md`` (figures in
+``OUT/report_figures/``) and the self-contained ``OUT/report.html``, each by temp file + rename. The
+report's findings are computed on each platform by the same code (:func:`platform_findings_blocks`).
 
 Verdicts: a finding *agrees* when our result has the paper's sign/ordering/trend (and, for a
 difference between CCAs, when a paired t-test over seeds finds it at alpha = 0.05 if the paper
@@ -25,7 +31,7 @@ import math
 import os
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -41,16 +47,22 @@ from cellcc.store import write_file_atomically
 from cellcc.sweep import Sweep
 
 __all__ = [
+    "DEFAULT",
+    "LENA",
+    "PLATFORMS",
     "Finding",
     "Param",
+    "Platform",
     "StudyModule",
     "StudyOutcome",
     "SweepDef",
     "Verdict",
     "ci_text",
-    "findings_blocks",
+    "other_platform",
     "paired_difference",
     "params_block",
+    "platform_findings_blocks",
+    "profile_changes",
     "run_study",
 ]
 
@@ -88,6 +100,51 @@ class Finding:
 
 
 @dataclass(frozen=True)
+class Platform:
+    """What a study's runs stand for: a cell profile (docs/lte.md, "Profiles") and a TCP profile
+    (docs/tcp.md, "The ns-3 profile"), set on every run. A study's own choices (its parameter table)
+    are written in its scenarios and win over both; the profiles fill only what the study leaves unset."""
+
+    name: str
+    #: In prose ("... on ns-3 LENA with ns-3's TCP").
+    label: str
+    #: In a table's column heading.
+    short: str
+    cell_profile: str
+    tcp_profile: str
+
+    @property
+    def runs_on_kernel(self) -> bool:
+        """Whether a real Linux stack stands for this platform's TCP (a Linux-backend sweep runs only there)."""
+        return self.tcp_profile == "linux"
+
+    def settings(self, definition: SweepDef) -> dict[str, Any]:
+        """The sweep settings (field path -> value) that put ``definition``'s runs on this platform: the
+        cell profile where its scenario has cells, the TCP profile on the engine (a kernel is its own TCP)."""
+        out: dict[str, Any] = {}
+        if definition.base.get("cells"):
+            out["cells[*].profile"] = self.cell_profile
+        if definition.backend != "linux":
+            out["tcp.profile"] = self.tcp_profile
+        return out
+
+    def apply(self, doc: dict[str, Any]) -> dict[str, Any]:
+        """``doc`` (a scenario document) on this platform, in place; returned for chaining."""
+        for cell in doc.get("cells", []):
+            cell["profile"] = self.cell_profile
+        doc.setdefault("tcp", {})["profile"] = self.tcp_profile
+        return doc
+
+
+#: A network as operators run it (docs/lte.md: the `operator` cell profile) with Linux's TCP: the engine's default.
+DEFAULT = Platform("default", "the default profile, an operator's cell with Linux TCP", "default", "operator", "linux")
+#: ns-3.44 LENA (the `lena` cell profile) with ns-3.44's TCP (`tcp.profile = "ns3"`).
+LENA = Platform("lena", "ns-3 LENA with ns-3's TCP", "LENA + ns-3 TCP", "lena", "ns3")
+#: Every study runs its grid on each.
+PLATFORMS = (DEFAULT, LENA)
+
+
+@dataclass(frozen=True)
 class SweepDef:
     """One sweep of a study: a base scenario document and the sweep's axes/set/seeds."""
 
@@ -97,16 +154,20 @@ class SweepDef:
     seeds: int
     fixed: dict[str, Any] = field(default_factory=dict)
     description: str = ""
+    #: "engine", or "linux": run on the kernel backend (root), one run at a time; a machine that
+    #: cannot leaves the sweep out of the stores and the report says why.
+    backend: str = "engine"
 
 
 class StudyModule(Protocol):
     NAME: str
     TITLE: str
     SEED_FILE: str
+    PLATFORM: Platform
 
-    def sweeps(self, seeds: int, quick: bool) -> list[SweepDef]: ...
+    def sweeps(self, seeds: int, quick: bool, platform: Platform) -> list[SweepDef]: ...
 
-    def report(self, stores: dict[str, Store], quick: bool) -> list[Block]: ...
+    def report(self, stores: dict[str, dict[str, Store]], quick: bool) -> list[Block]: ...
 
 
 @dataclass(frozen=True)
@@ -146,19 +207,34 @@ def run_study(
     command: str,
     progress: bool = True,
 ) -> StudyOutcome:
-    """Run every sweep of ``study`` into ``out/store`` and write its report (see the module doc)."""
+    """Run every sweep of ``study`` on every platform into ``out/store`` and write its report (see the module doc)."""
     started = time.perf_counter()
-    stores: dict[str, Store] = {}
+    stores: dict[str, dict[str, Store]] = {}
     total = ran = 0
     simulated_s = 0.0
-    for definition in study.sweeps(seeds, quick):
-        folder = out / "store" / definition.name
-        sweep = build_sweep(definition, folder)
-        outcome = run_sweep(sweep, folder, workers=jobs, progress=progress)
-        stores[definition.name] = outcome.store
-        total += outcome.total
-        ran += outcome.ran
-        simulated_s += outcome.run_wall_s
+    # The paper's platform first: its runs are the report's body.
+    for platform in sorted(PLATFORMS, key=lambda p: p != study.PLATFORM):
+        stores[platform.name] = {}
+        for definition in study.sweeps(seeds, quick, platform):
+            if definition.backend == "linux" and not platform.runs_on_kernel:
+                continue
+            folder = out / "store" / platform.name / definition.name
+            on_platform = replace(definition, fixed={**platform.settings(definition), **definition.fixed})
+            sweep = build_sweep(on_platform, folder)
+            if definition.backend == "linux":
+                from cellcc.backends.netns import Unsupported
+                from cellcc.backends.sweep import run_linux_sweep
+
+                try:
+                    outcome = run_linux_sweep(sweep, folder)
+                except Unsupported:
+                    continue
+            else:
+                outcome = run_sweep(sweep, folder, workers=jobs, progress=progress)
+            stores[platform.name][definition.name] = outcome.store
+            total += outcome.total
+            ran += outcome.ran
+            simulated_s += outcome.run_wall_s
     blocks = study.report(stores, quick)
     wall_s = time.perf_counter() - started
     blocks.insert(1, Block("p", _provenance_text(command, total, ran, wall_s, simulated_s, jobs)))
@@ -174,9 +250,10 @@ def run_study(
 def _provenance_text(command: str, total: int, ran: int, wall_s: float, run_wall_s: float, jobs: int | None) -> str:
     workers = jobs or os.cpu_count() or 1
     return (
-        f"Regenerate with `{command}`. This invocation ran {ran} of the grid's {total} runs "
-        f"(the others were already in the store) and took {wall_s:.0f} s wall time with {workers} worker(s); "
-        f"the stored runs' own wall times sum to {run_wall_s:.0f} CPU-seconds of simulation."
+        f"Regenerate with `{command}`. This invocation ran {ran} of the {total} runs of the grid on its "
+        f"{len(PLATFORMS)} platforms ({'; '.join(p.label for p in PLATFORMS)}; the others were already in the "
+        f"store) and took {wall_s:.0f} s wall time with {workers} worker(s); the stored runs' own wall times sum to "
+        f"{run_wall_s:.0f} CPU-seconds of simulation."
     )
 
 
@@ -186,23 +263,102 @@ def params_block(params: Sequence[Param]) -> list[Block]:
     return [Block("h2", "Parameters the paper leaves unstated, and our choices"), Block("table", table=table)]
 
 
-def findings_blocks(findings: Sequence[Finding]) -> list[Block]:
-    """The findings table (paper | ours | verdict) and one explanation per finding."""
+def other_platform(paper: Platform) -> Platform:
+    """The platform a study runs beside its paper's."""
+    return next(p for p in PLATFORMS if p is not paper)
+
+
+def platform_findings_blocks(paper: Platform, findings: dict[str, Sequence[Finding]], note: str = "") -> list[Block]:
+    """The findings on the paper's platform beside the paper's, each with its verdict on the other
+    platform beside it, then "What the profile changes" (:func:`profile_changes`) with ``note`` (the
+    study's account, from the other platform's runs, of what moved them).
+
+    ``findings``: per platform name, the findings the study's one code computed from that platform's runs.
+    """
+    other = other_platform(paper)
+    own, theirs = findings[paper.name], findings[other.name]
+    return [*_findings_section(own, other, theirs), *_changes_section(paper, other, own, theirs, note)]
+
+
+def _findings_section(findings: Sequence[Finding], other: Platform, theirs: Sequence[Finding]) -> list[Block]:
     counts = {v: sum(f.verdict is v for f in findings) for v in Verdict}
-    table = pd.DataFrame(
-        [
-            {"#": i + 1, "paper's finding": f.claim, "paper": f.paper, "cellcc": f.ours, "verdict": f.verdict.value}
-            for i, f in enumerate(findings)
-        ]
-    )
+    rows = []
+    for i, f in enumerate(findings):
+        row = {"#": i + 1, "paper's finding": f.claim, "paper": f.paper, "cellcc": f.ours, "verdict": f.verdict.value}
+        twin = _twin(f, theirs)
+        row[f"verdict, {other.short}"] = twin.verdict.value if twin else "-"
+        rows.append(row)
     summary = ", ".join(f"{n} {v.value}" for v, n in counts.items() if n)
+    n_other = {v: sum(f.verdict is v for f in theirs) for v in Verdict}
+    intro = (
+        f"{len(findings)} findings: {summary}. The last column is the verdict the same code gives on the same grid "
+        f"run on {other.label} ({', '.join(f'{n} {v.value}' for v, n in n_other.items() if n)}; see 'What the "
+        "profile changes')."
+    )
     items = [f"{i + 1}. ({f.verdict.value}) {f.explanation}" for i, f in enumerate(findings) if f.explanation]
     return [
         Block("h2", "The paper's findings beside ours"),
-        Block("p", f"{len(findings)} findings: {summary}."),
-        Block("table", table=table),
+        Block("p", intro),
+        Block("table", table=pd.DataFrame(rows)),
         Block("h3", "Why, finding by finding"),
         Block("list", items=items),
+    ]
+
+
+def _twin(finding: Finding, others: Sequence[Finding]) -> Finding | None:
+    """The finding of the same claim in ``others`` (the same code on another platform)."""
+    return next((f for f in others if f.claim == finding.claim), None)
+
+
+def profile_changes(own: Sequence[Finding], theirs: Sequence[Finding]) -> list[tuple[int, Finding, Finding]]:
+    """The findings whose verdict differs between two platforms: (number from 1, ours, theirs)."""
+    moved = []
+    for i, f in enumerate(own):
+        twin = _twin(f, theirs)
+        if twin is not None and twin.verdict is not f.verdict:
+            moved.append((i + 1, f, twin))
+    return moved
+
+
+def _changes_section(
+    paper: Platform, other: Platform, own: Sequence[Finding], theirs: Sequence[Finding], note: str
+) -> list[Block]:
+    moved = profile_changes(own, theirs)
+    head = Block("h2", "What the profile changes")
+    intro = (
+        f"The paper's platform is {paper.label}; the same grid also ran on {other.label} "
+        f"(docs/lte.md 'Profiles', docs/tcp.md 'The ns-3 profile'; the study's own choices, in the parameter "
+        f"table, are the same on both). "
+    )
+    if not moved:
+        return [
+            head,
+            Block("p", intro + f"No finding's verdict moves between the two: all {len(own)} hold or fail alike."),
+            *([Block("p", note)] if note else []),
+        ]
+    table = pd.DataFrame(
+        [
+            {
+                "#": n,
+                "paper's finding": f.claim,
+                f"cellcc, {paper.short}": f.ours,
+                f"verdict, {paper.short}": f.verdict.value,
+                f"cellcc, {other.short}": t.ours,
+                f"verdict, {other.short}": t.verdict.value,
+            }
+            for n, f, t in moved
+        ]
+    )
+    return [
+        head,
+        Block(
+            "p",
+            intro + f"{len(moved)} of {len(own)} findings change verdict between the two: these depend on the "
+            "simulator (how it models the cell and TCP), not on the congestion control alone. The others hold or "
+            "fail alike on both.",
+        ),
+        Block("table", table=table),
+        *([Block("p", note)] if note else []),
     ]
 
 

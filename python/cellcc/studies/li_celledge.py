@@ -28,22 +28,28 @@ from cellcc.plots import _png
 from cellcc.report import Block
 from cellcc.stats import ecdf
 from cellcc.studies.common import (
+    LENA,
+    PLATFORMS,
     Finding,
     Param,
+    Platform,
     SweepDef,
     Verdict,
     ci_text,
     figure,
-    findings_blocks,
     ordering_verdict,
+    other_platform,
     paired_difference,
     params_block,
+    platform_findings_blocks,
 )
 from cellcc.studies.lte_base import lte_scenario
 
 NAME = "li-celledge"
 TITLE = "Seed 004 (Li, Shariat & Nekovee): TCP vs UDP at the LTE cell edge"
 SEED_FILE = "004_51f277549bf4b973.txt"
+#: Seed 004 ran ns-3 LENA with ns-3's TCP NewReno.
+PLATFORM = LENA
 
 #: Table I: 50 RBs (10 MHz), 1024 KB RLC buffer, 1024 B packets; Section III: 10 Gbit/s, 10 ms, 50 s.
 BANDWIDTH_MHZ = 10
@@ -98,9 +104,6 @@ _BPS = 1e6
 STALLED_MBPS = 0.1
 #: The sensitivity sweep's name.
 SENSITIVITY = "tcp-um-los200"
-#: ns-3 src/lte/model/pf-ff-mac-scheduler.cc DoSchedDlTriggerReq (`worstCqi`): LENA's default PF scheduler takes a
-#: TB's downlink MCS from the worst in-range A30 sub-band CQI over the RBGs it allocates (docs/ns3.md, seed 004).
-DL_MCS_FROM = "worst_subband"
 
 CHANNEL: dict[str, Any] = {
     "enb": {
@@ -154,16 +157,15 @@ PARAMS = (
         "Table I's '2.1 / 1.9 GHz' rounds LENA's defaults; the rest is LENA's default too.",
     ),
     Param(
-        "downlink MCS rule",
-        "the worst in-range sub-band CQI (cqi.dl_mcs_from = \"worst_subband\"): LENA's PF scheduler takes each TB's "
-        "MCS from the lowest A30 sub-band CQI over the RBGs it allocates and leaves RBGs of sub-band CQI 0 empty "
-        "(ns-3 src/lte/model/pf-ff-mac-scheduler.cc, PfFfMacScheduler::DoSchedDlTriggerReq, worstCqi)",
-        "The paper ran LENA's default (PF) scheduler, which has no wideband MCS rule (docs/ns3.md, 'Seed 004's cell "
-        "(li-celledge) on LENA'). It costs about half the rate under EPA: TCP on UM at 160 m, control errors off, "
-        "50 s, seeds 1-3 (this study's _base through cellcc.run, only cqi.dl_mcs_from changed) gets 6.17 Mbit/s "
-        "with the engine's default 'wideband' rule and 2.70 with this one (2.3x); over the whole grid (10 seeds, "
-        "engine before its receiver read model) the wideband report gave 15.10 / 5.86 / 1.97 Mbit/s at "
-        "40 / 160 / 300 m, this one 8.30 / 2.53 / 0.77.",
+        "platform",
+        'ns-3 LENA (cells[].profile = "lena") with ns-3.44\'s TCP (tcp.profile = "ns3": NewReno with 131072-byte '
+        "socket buffers, ns-3's slow start, ACKs and RTO rules); beside it, the default profile (an operator's cell, "
+        "Linux TCP)",
+        "The paper ran ns-3 LENA; the LENA profile is ns-3.44 LENA in every respect the engine models (docs/lte.md, "
+        "Profiles), among them the downlink MCS from the worst in-range A30 sub-band CQI of LENA's PF scheduler "
+        "(pf-ff-mac-scheduler.cc, worstCqi), the uplink's from the minimum SINR, a CQI every TTI, and every value "
+        "this table does not set. The paper names no ns-3 release (it cites 3GPP documents of 2016, years before "
+        "3.44); docs/ns3.md says what of ns-3.44 the engine does not copy.",
     ),
     Param(
         "shadowing decorrelation",
@@ -195,8 +197,8 @@ PARAMS = (
     ),
     Param(
         "TCP segment",
-        f"{PACKET_BYTES} B payload (mss_bytes)",
-        "Table I's packet size, read as the application's packet.",
+        f"{PACKET_BYTES} B payload (mss_bytes), on both platforms",
+        "Table I's packet size, read as the application's packet (ns-3's SegmentSize).",
     ),
     Param(
         "RTT for the CDFs",
@@ -247,7 +249,11 @@ def _placement(distance_m: float) -> dict[str, Any]:
     }
 
 
-def _base(duration_s: float, rlc_mode: str, transport: str, interference: bool = True) -> dict[str, Any]:
+def _base(
+    duration_s: float, rlc_mode: str, transport: str, interference: bool = True, platform: Platform = PLATFORM
+) -> dict[str, Any]:
+    """One run of the grid on ``platform``'s cell (the paper's, LENA, unless told): the study's runner also sets
+    the platform's TCP profile on every run; scripts and tests that take this cell keep Linux's TCP."""
     # A deep copy: a caller editing the scenario's channel must not edit CHANNEL.
     channel = {k: copy.deepcopy(v) for k, v in CHANNEL.items() if interference or k != "hex_layout"}
     doc = lte_scenario(
@@ -262,8 +268,7 @@ def _base(duration_s: float, rlc_mode: str, transport: str, interference: bool =
         internet_delay_ms=SERVER_DELAY_MS,
         cca="newreno",
         tcp={"mss_bytes": PACKET_BYTES},
-        # Seed 004 ran ns-3 LENA: its platform's profile (docs/lte.md "Profiles").
-        cell={"profile": "lena", "channel": channel, "cqi": {"dl_mcs_from": DL_MCS_FROM}},
+        cell={"profile": platform.cell_profile, "channel": channel},
     )
     if transport == "udp":
         doc["flows"][0] = {
@@ -301,8 +306,9 @@ def _distance_axes(distances: tuple[int, ...]) -> list[dict[str, Any]]:
     ]
 
 
-def sweeps(seeds: int, quick: bool) -> list[SweepDef]:
-    """One sweep per (transport, RLC mode), each distance x control errors, and the reference run.
+def sweeps(seeds: int, quick: bool, platform: Platform) -> list[SweepDef]:
+    """One sweep per (transport, RLC mode), each distance x control errors, and the reference run, on
+    ``platform``'s cell (the caller sets the platform's profiles on every run too).
 
     A sweep per RLC mode, not an axis on ``rlc.mode``: the canonical base carries the other mode's
     fields (UM's ``sn_bits``), which the engine refuses under AM.
@@ -313,7 +319,7 @@ def sweeps(seeds: int, quick: bool) -> list[SweepDef]:
     grid = [
         SweepDef(
             f"{transport}-{mode}",
-            _base(duration, mode, transport),
+            _base(duration, mode, transport, platform=platform),
             axes,
             seeds,
             description=f"{transport.upper()} on RLC {mode.upper()}: distance x control errors",
@@ -323,12 +329,12 @@ def sweeps(seeds: int, quick: bool) -> list[SweepDef]:
     ]
     reference = SweepDef(
         "reference",
-        _base(duration, "um", "tcp", interference=False),
+        _base(duration, "um", "tcp", interference=False, platform=platform),
         [*_distance_axes((REFERENCE_DISTANCE_M,)), {"path": "cells[0].control_errors", "values": [False]}],
         seeds,
         description="TCP on RLC UM at 300 m with no interfering cells (Figure 7's reference)",
     )
-    los200 = _base(duration, "um", "tcp")
+    los200 = _base(duration, "um", "tcp", platform=platform)
     los200["cells"][0]["channel"]["pathloss"] = {
         "model": "itu_r1411_hybrid",
         "los_threshold_m": NS3_DEFAULT_LOS_THRESHOLD_M,
@@ -375,21 +381,39 @@ def _radio(store: Store) -> pd.DataFrame:
     )
 
 
-def report(stores: dict[str, Store], quick: bool) -> list[Block]:
+def _tables(stores: dict[str, Store]) -> dict[str, pd.DataFrame]:
+    """One platform's runs: per-run flows, cwnd medians, RTT slots, the reference, the radio, the sensitivity."""
     grid = {k: v for k, v in stores.items() if k not in ("reference", SENSITIVITY)}
-    flows = pd.concat([_flows(store, *name.split("-")) for name, store in sorted(grid.items())], ignore_index=True)
-    cwnd = pd.concat([_cwnd(stores[f"tcp-{m}"], m) for m in ("um", "am")], ignore_index=True)
-    rtt = pd.concat([_rtt_slots(stores[f"tcp-{m}"], m) for m in ("um", "am")], ignore_index=True)
-    reference = _rtt_slots(stores["reference"], "um")
-    ref_flows = _flows(stores["reference"], "tcp", "um")
-    radio = _radio(stores["tcp-um"])
+    flows = [_flows(store, *name.split("-")) for name, store in sorted(grid.items())]
+    return {
+        "flows": pd.concat(flows, ignore_index=True),
+        "cwnd": pd.concat([_cwnd(stores[f"tcp-{m}"], m) for m in ("um", "am")], ignore_index=True),
+        "rtt": pd.concat([_rtt_slots(stores[f"tcp-{m}"], m) for m in ("um", "am")], ignore_index=True),
+        "reference": _rtt_slots(stores["reference"], "um"),
+        "ref_flows": _flows(stores["reference"], "tcp", "um"),
+        "radio": _radio(stores["tcp-um"]),
+        "los200": _flows(stores[SENSITIVITY], "tcp", "um"),
+    }
+
+
+def _all_findings(t: dict[str, pd.DataFrame]) -> list[Finding]:
+    return _findings(t["flows"], t["cwnd"], t["rtt"], t["reference"], t["ref_flows"], t["los200"])
+
+
+def report(stores: dict[str, dict[str, Store]], quick: bool) -> list[Block]:
+    tables = {p.name: _tables(stores[p.name]) for p in PLATFORMS}
+    own = stores[PLATFORM.name]
+    t = tables[PLATFORM.name]
+    flows, cwnd, rtt, reference, radio = t["flows"], t["cwnd"], t["rtt"], t["reference"], t["radio"]
     return [
         Block("h1", TITLE),
         Block(
             "p",
             "The paper's grid on cellcc's radio channel: the UE's 20 m box at 40-300 m from its eNB in the 57-cell "
-            "layout, P.1411 path loss, shadowing and EPA fading (parameters below). Numbers are means ± 95% CI over "
-            "seeds (the paper ran one seed)."
+            "layout, P.1411 path loss, shadowing and EPA fading (parameters below), on the paper's platform: ns-3 "
+            'LENA with ns-3\'s TCP (the LENA cell profile and tcp.profile = "ns3"). The same grid also runs on the '
+            "default profile, an operator's cell with Linux's TCP: each finding's verdict there stands beside ours "
+            "('What the profile changes'). Numbers are means ± 95% CI over seeds (the paper ran one seed)."
             + (" QUICK MODE: short runs, three distances; not a result." if quick else ""),
         ),
         *params_block(PARAMS),
@@ -409,9 +433,39 @@ def report(stores: dict[str, Store], quick: bool) -> list[Block]:
         figure("median cwnd vs distance", lambda: _cwnd_lines(cwnd)),
         Block("h2", "Figure 7 re-made: CDF of TCP's RTT (100 ms slot means), control errors off"),
         figure("RTT CDF per distance (UM), AM at 40 m, no-interference reference", lambda: _rtt_cdf(rtt, reference)),
-        *_sensitivity_blocks(flows, radio, stores[SENSITIVITY]),
-        *findings_blocks(_findings(flows, cwnd, rtt, reference, ref_flows, _flows(stores[SENSITIVITY], "tcp", "um"))),
+        *_sensitivity_blocks(flows, radio, own[SENSITIVITY]),
+        *platform_findings_blocks(
+            PLATFORM,
+            {name: _all_findings(t) for name, t in tables.items()},
+            _default_note(t, tables[other_platform(PLATFORM).name]),
+        ),
     ]
+
+
+def _default_note(lena: dict[str, pd.DataFrame], default: dict[str, pd.DataFrame]) -> str:
+    """What the default profile does to the grid (its runs beside LENA's): why verdicts move."""
+
+    def tcp_um(t: dict[str, pd.DataFrame], metric: str) -> pd.Series:
+        return _by_distance(t["flows"], metric, transport="tcp", rlc_mode="um", control_errors=False)
+
+    rate = {k: tcp_um(t, "throughput_mbps") for k, t in (("lena", lena), ("default", default))}
+    rtt = {k: tcp_um(t, "rtt_p50_ms") for k, t in (("lena", lena), ("default", default))}
+    loss = _by_distance(_at(default["flows"], control_errors=False), "lost_packets", transport="tcp")
+    if rate["lena"].empty or rate["default"].empty:
+        return ""
+    near, far = rate["lena"].index[0], rate["lena"].index[-1]
+    return (
+        "What moves them: two things at once. TCP: the default profile's is Linux's, whose receive window grows "
+        "to 6 MiB, so NewReno fills the 1024 KB RLC buffer until it overflows (TCP loses "
+        f"{loss.min():.0f}-{loss.max():.0f} packets per run, control errors off, where ns-3's 131072-byte buffers "
+        f"hold the window below it) and queues far longer: TCP on UM's median RTT is {rtt['default'][near]:.0f} ms "
+        f"at {near:.0f} m and {rtt['default'][far]:.0f} ms at {far:.0f} m, against LENA's {rtt['lena'][near]:.0f} "
+        f"and {rtt['lena'][far]:.0f} ms. The cell: an operator's eNB takes the downlink MCS from the wideband CQI "
+        "with the outer loop, where LENA's PF scheduler takes the worst sub-band's: TCP on UM gets "
+        f"{rate['default'][near]:.2f} Mbit/s at {near:.0f} m and "
+        f"{rate['default'][far]:.2f} at {far:.0f} m, against LENA's {rate['lena'][near]:.2f} and "
+        f"{rate['lena'][far]:.2f}."
+    )
 
 
 def _sensitivity_blocks(flows: pd.DataFrame, radio: pd.DataFrame, store: Store) -> list[Block]:
@@ -665,12 +719,24 @@ def _udp_gap(off: pd.DataFrame) -> tuple[str, Verdict, str]:
 def _tcp_loss(off: pd.DataFrame) -> tuple[str, Verdict, str]:
     loss = _by_distance(off, "lost_packets", transport="tcp")
     return (
-        f"TCP lost packets per run (mean over RLC modes): {loss.min():.0f} .. {loss.max():.0f} over the distances "
-        f"({loss.idxmax():.0f} m most)",
+        f"TCP lost packets per run (mean over RLC modes): {loss.min():.0f} .. {loss.max():.0f} over the distances"
+        + (f" ({loss.idxmax():.0f} m most)" if loss.max() > 0 else ""),
         Verdict.AGREES if loss.max() == 0 else Verdict.DIFFERS,
-        "Model difference. Our TCP losses are mostly eNB RLC buffer overflows: the engine's receive window is "
-        "Linux's (6 MiB), so NewReno grows until the 1024 KB buffer overflows. ns-3's TcpSocket RcvBufSize/SndBufSize "
-        "default to 131072 B, which caps the window below the RLC buffer, so in LENA the buffer never overflows.",
+        _tcp_loss_why(loss),
+    )
+
+
+def _tcp_loss_why(loss: pd.Series) -> str:
+    if loss.max() == 0:
+        return (
+            "NewReno's window is held by ns-3's 131072-byte socket buffers (TcpSocket SndBufSize/RcvBufSize, "
+            'tcp.profile = "ns3"), below the 1024 KB RLC buffer, so the buffer never overflows; with control '
+            "errors off HARQ leaves TCP no air loss to see."
+        )
+    return (
+        "Model difference. Our TCP losses are mostly eNB RLC buffer overflows: NewReno's window grows past the "
+        "1024 KB buffer when the receiver lets it (Linux's receive window grows to 6 MiB, where ns-3's 131072-byte "
+        "socket buffers hold the window below the buffer)."
     )
 
 
@@ -742,8 +808,8 @@ def _cwnd_finding(cwnd: pd.DataFrame) -> tuple[str, Verdict, str]:
         f"mean over distances and seeds: {ours}",
         Verdict.AGREES if ok else Verdict.DIFFERS,
         "Control-channel errors lose whole TBs; on UM they reach TCP as losses and cut its cwnd, on AM ARQ repairs "
-        "them first. Where the window is set by RLC buffer overflow rather than air losses (our 6 MiB receive "
-        "window, see the TCP-loss finding), the errors move the median less." + _am_cwnd_text(cwnd),
+        "them first. Where something else holds the window (the receiver's window, or the RLC buffer's "
+        "overflows: the TCP-loss finding), the errors move the median less." + _am_cwnd_text(cwnd),
     )
 
 
@@ -774,10 +840,23 @@ def _rtt_grows(rtt: pd.DataFrame, flows: pd.DataFrame) -> tuple[str, Verdict, st
         f"(rho {_rho(um):.2f}); at {first:.0f} m AM {am40:.0f} vs UM {um.loc[first]:.0f} ms (per-seed medians "
         f"{diff.text(' ms', '{:.0f}')})",
         Verdict.AGREES if grows and above else Verdict.DIFFERS,
-        "NewReno fills the 1024 KB RLC buffer at every distance, so the RTT is mostly queueing delay: buffer / rate. "
-        "As the rate falls with distance the same buffer takes longer to drain."
+        _queue_text(um, flows)
         + ("" if grows else " Here the RTT does not rise with distance.")
         + ("" if above else _am_rtt_text(flows, first, am40, float(um.loc[first]))),
+    )
+
+
+def _queue_text(um_rtt: pd.Series, flows: pd.DataFrame) -> str:
+    """The RTT as NewReno's queue: median RTT x rate (the bytes it keeps in flight, TCP on UM, errors off)."""
+    rate = _by_distance(flows, "throughput_mbps", transport="tcp", rlc_mode="um", control_errors=False)
+    inflight_kb = (um_rtt * rate / 8).dropna()
+    if inflight_kb.empty:
+        return ""
+    return (
+        "NewReno keeps its window in flight, nearly all of it queued in the eNB's RLC buffer, so the RTT is mostly "
+        f"queueing delay, window / rate: median RTT x rate is {inflight_kb.iloc[0]:.0f} kB at "
+        f"{inflight_kb.index[0]:.0f} m and {inflight_kb.iloc[-1]:.0f} kB at {inflight_kb.index[-1]:.0f} m. As the "
+        "rate falls with distance the same window takes longer to drain."
     )
 
 
@@ -787,8 +866,8 @@ def _am_rtt_text(flows: pd.DataFrame, first: float, am_ms: float, um_ms: float) 
     rate = {m: _at(tcp, rlc_mode=m)["throughput_mbps"].mean() for m in ("am", "um")}
     return (
         f" At {first:.0f} m AM's median RTT ({am_ms:.0f} ms) is not above UM's ({um_ms:.0f} ms) by more than the "
-        "seeds vary: both queue in the "
-        f"same buffer drained at the same rate (TCP {rate['am']:.2f} / {rate['um']:.2f} Mbit/s), so AM's header "
+        "seeds vary: both queue their window in the "
+        f"same buffer, drained at about the same rate (TCP {rate['am']:.2f} / {rate['um']:.2f} Mbit/s), so AM's header "
         "and status PDUs add no visible delay."
     )
 
@@ -803,6 +882,6 @@ def _reference(rtt: pd.DataFrame, reference: pd.DataFrame, ref_flows: pd.DataFra
         Verdict.AGREES if shortest else Verdict.DIFFERS,
         "Without interference the 300 m UE is noise-limited at a high SINR and drains the buffer fastest."
         if shortest
-        else "The RTT is queueing in the 1024 KB RLC buffer that NewReno fills (our 6 MiB window): a faster link "
+        else "The RTT is mostly NewReno's own queue in the eNB's RLC buffer (the RTT-growth finding): a faster link "
         "drains it faster, so the reference's RTT is shorter only if its rate is higher than at every distance.",
     )

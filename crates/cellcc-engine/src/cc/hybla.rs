@@ -177,8 +177,8 @@ impl CongestionControl for Hybla {
     }
 
     /// Linux uses `tcp_reno_ssthresh`.
-    fn ssthresh(&mut self, _conn: &ConnView) -> u32 {
-        reno_ssthresh(&self.w)
+    fn ssthresh(&mut self, conn: &ConnView) -> u32 {
+        reno_ssthresh(&self.w, conn)
     }
 
     /// Linux `hybla_cong_avoid`.

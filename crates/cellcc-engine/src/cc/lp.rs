@@ -161,8 +161,8 @@ impl CongestionControl for Lp {
     fn window_mut(&mut self) -> &mut Window {
         &mut self.w
     }
-    fn ssthresh(&mut self, _conn: &ConnView) -> u32 {
-        reno_ssthresh(&self.w)
+    fn ssthresh(&mut self, conn: &ConnView) -> u32 {
+        reno_ssthresh(&self.w, conn)
     }
 
     /// Linux `tcp_lp_cong_avoid`: Reno, except inside the inference timeout.

@@ -57,6 +57,7 @@ pub mod yeah;
 pub use doc::{CcDoc, Family, ParamError};
 pub use registry::{CcConfig, REGISTRY};
 
+use crate::scenario::Stack;
 use crate::sim::{SimDuration, SimTime};
 use crate::tcp::tso::GsoLimits;
 
@@ -74,11 +75,25 @@ pub struct Window {
     pub ssthresh: u32,
     /// `snd_cwnd_clamp`: upper bound on cwnd.
     pub cwnd_clamp: u32,
+    /// Whose Reno building blocks (`common.rs`) run on this window (`tcp.reno_rules`): the
+    /// stack's rule, which the algorithm does not choose.
+    pub reno: Stack,
 }
 
 impl Window {
     pub fn new(initial_cwnd: u32) -> Self {
-        Window { cwnd: initial_cwnd.max(1), cwnd_cnt: 0, ssthresh: INFINITE_SSTHRESH, cwnd_clamp: u32::MAX / 2 }
+        Window {
+            cwnd: initial_cwnd.max(1),
+            cwnd_cnt: 0,
+            ssthresh: INFINITE_SSTHRESH,
+            cwnd_clamp: u32::MAX / 2,
+            reno: Stack::Linux,
+        }
+    }
+
+    /// This window under `reno`'s Reno building blocks.
+    pub fn with_reno_rules(self, reno: Stack) -> Self {
+        Window { reno, ..self }
     }
 
     /// Linux `tcp_in_slow_start`.

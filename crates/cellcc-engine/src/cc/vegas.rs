@@ -223,8 +223,8 @@ impl CongestionControl for Vegas {
     fn window_mut(&mut self) -> &mut Window {
         &mut self.w
     }
-    fn ssthresh(&mut self, _conn: &ConnView) -> u32 {
-        reno_ssthresh(&self.w)
+    fn ssthresh(&mut self, conn: &ConnView) -> u32 {
+        reno_ssthresh(&self.w, conn)
     }
     fn cong_avoid(&mut self, conn: &ConnView, ack: &AckSample) {
         if !self.rtt.enabled {

@@ -10,7 +10,7 @@ use super::mac::pdcch::PdcchConfig;
 use super::mac::scheduler::rbg::LastRbg;
 use super::mac::scheduler::{GrantSizing, SchedulerKind};
 use super::mac::uplink::{UplinkConfig, DEFAULT_GRANT_DELAY_MS};
-use super::mac::StatusPduPlacement;
+use super::mac::{MacPipeline, StatusPduPlacement};
 use super::phy::UlMeasurement;
 use super::profile::RanProfile;
 use super::rlc::{RlcConfig, RlcSpec};
@@ -73,6 +73,7 @@ pub struct MacConfig {
     pub grant_sizing: GrantSizing,
     pub status_pdu: StatusPduPlacement,
     pub last_rbg: LastRbg,
+    pub pipeline: MacPipeline,
 }
 
 /// A UE and its bearer, resolved.
@@ -136,6 +137,7 @@ impl CellSpec {
                 grant_sizing: self.mac.grant_sizing.unwrap_or(d.grant_sizing),
                 status_pdu: self.mac.status_pdu.unwrap_or(d.status_pdu),
                 last_rbg: self.mac.last_rbg.unwrap_or(d.last_rbg),
+                pipeline: self.mac.pipeline.unwrap_or(d.mac_pipeline),
             },
             channel: self.channel.clone(),
             ues: self
@@ -219,6 +221,7 @@ mod tests {
         assert_eq!(lena.link_adaptation.ul_mcs_from, UlMcsRule::LenaMinimumSinr);
         assert_eq!((lena.link_adaptation.olla, lena.pdcch.capacity), (None, false));
         assert_eq!((lena.mac.status_pdu, lena.mac.last_rbg), (StatusPduPlacement::Alone, LastRbg::Unused));
+        assert_eq!((op.mac.pipeline, lena.mac.pipeline), (MacPipeline::Immediate, MacPipeline::Lena));
         assert!(matches!(&lena.ues[0].rlc, RlcConfig::Um(c) if c.tx_buffer_bytes == 10_240));
 
         let mixed = cell(serde_json::json!({

@@ -17,7 +17,7 @@ use super::mac::pdcch::{PdcchConfig, PhichNg};
 use super::mac::scheduler::rbg::LastRbg;
 use super::mac::scheduler::GrantSizing;
 use super::mac::uplink::UplinkRequestsMode;
-use super::mac::StatusPduPlacement;
+use super::mac::{MacPipeline, StatusPduPlacement};
 use super::network::handover::{Forwarding, HandoverDefaults};
 use super::phy::sounding::UlMeasurement;
 use super::rlc::{AmConfig, MaxRetxAction, RlcMode, TmConfig, UmConfig};
@@ -62,6 +62,7 @@ pub struct ProfileDefaults {
     pub grant_sizing: GrantSizing,
     pub status_pdu: StatusPduPlacement,
     pub last_rbg: LastRbg,
+    pub mac_pipeline: MacPipeline,
     pub rlc_mode: RlcMode,
     pub rlc_tm: TmConfig,
     pub rlc_um: UmConfig,
@@ -102,6 +103,9 @@ pub static OPERATOR: ProfileDefaults = ProfileDefaults {
     status_pdu: StatusPduPlacement::WithData,
     // TS 36.213 §7.1.6.1: the last RBG holds N_RB mod P RBs and is allocated like the others.
     last_rbg: LastRbg::Used,
+    // No eNB or UE processing pipeline is assumed (what an eNB's takes is its implementation's):
+    // TS 36.321 §5.4.1 builds the MAC PDU for the TTI of the transmission.
+    mac_pipeline: MacPipeline::Immediate,
     // TS 23.203 Table 6.1.7: QCI 9 (the default bearer, TCP) has a 10^-6 loss budget: RLC AM.
     rlc_mode: RlcMode::Am,
     rlc_tm: TmConfig { tx_buffer_bytes: super::rlc::DEFAULT_TX_BUFFER_BYTES },
@@ -174,6 +178,8 @@ pub static LENA: ProfileDefaults = ProfileDefaults {
     status_pdu: StatusPduPlacement::Alone,
     // `rbgNum = m_dlBandwidth / rbgSize`: the last partial RBG is never scheduled.
     last_rbg: LastRbg::Unused,
+    // LteEnbPhy::MacToChannelDelay 2, DL_DATA_DURATION, LteUeMac building on the UL DCI.
+    mac_pipeline: MacPipeline::Lena,
     // LteEnbRrc::EpsBearerToRlcMapping = RLC_UM_ALWAYS.
     rlc_mode: RlcMode::Um,
     // LteRlc*::MaxTxBufferSize = 10240 bytes.

@@ -48,10 +48,29 @@ pub const EXACT_EVERY_STEPS: u64 = 128 * ANCHOR_EVERY_STEPS;
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TapProfile {
     pub name: &'static str,
+    /// Excess delays, ns once multiplied by `delay_scale`.
     pub delays_ns: &'static [f64],
     pub powers_db: &'static [f64],
-    /// The highest Doppler TS 36.101 Table B.2.2-1 pairs with the profile (EPA 5, EVA 70, ETU 300 Hz).
-    pub usual_doppler_hz: f64,
+    /// The highest Doppler TS 36.101 Table B.2.2-1 pairs with the profile (EPA 5, EVA 70, ETU 300 Hz);
+    /// None where the source pairs none (TR 38.901's TDLs: the scenario must give one).
+    pub usual_doppler_hz: Option<f64>,
+    /// 1 for delays tabulated in ns (TS 36.104); a delay spread in ns for delays normalised to a
+    /// unit delay spread (TR 38.901 §7.7.3, tdl.rs).
+    pub delay_scale: f64,
+    /// The first tap's Rician K-factor where the profile has a LOS ray (TR 38.901 TDL-D, TDL-E), dB.
+    pub k_factor_db: Option<f64>,
+}
+
+impl TapProfile {
+    /// The same taps at delay spread `ds_ns` (a profile with normalised delays).
+    pub fn with_delay_spread_ns(self, ds_ns: f64) -> Self {
+        TapProfile { delay_scale: ds_ns, ..self }
+    }
+
+    /// Tap `l`'s excess delay, ns.
+    pub fn delay_ns(&self, l: usize) -> f64 {
+        self.delays_ns[l] * self.delay_scale
+    }
 }
 
 // TS 36.104 Annex B.2 (= TS 36.101 Table B.2.1-2), EPA: excess tap delay (ns), relative power (dB).
@@ -60,7 +79,9 @@ pub const EPA: TapProfile = TapProfile {
     name: "EPA",
     delays_ns: &[0.0, 30.0, 70.0, 90.0, 110.0, 190.0, 410.0],
     powers_db: &[0.0, -1.0, -2.0, -3.0, -8.0, -17.2, -20.8],
-    usual_doppler_hz: 5.0,
+    usual_doppler_hz: Some(5.0),
+    delay_scale: 1.0,
+    k_factor_db: None,
 };
 
 // TS 36.104 Annex B.2 (= TS 36.101 Table B.2.1-3), EVA.
@@ -68,7 +89,9 @@ pub const EVA: TapProfile = TapProfile {
     name: "EVA",
     delays_ns: &[0.0, 30.0, 150.0, 310.0, 370.0, 710.0, 1090.0, 1730.0, 2510.0],
     powers_db: &[0.0, -1.5, -1.4, -3.6, -0.6, -9.1, -7.0, -12.0, -16.9],
-    usual_doppler_hz: 70.0,
+    usual_doppler_hz: Some(70.0),
+    delay_scale: 1.0,
+    k_factor_db: None,
 };
 
 // TS 36.104 Annex B.2 (= TS 36.101 Table B.2.1-4), ETU.
@@ -76,7 +99,9 @@ pub const ETU: TapProfile = TapProfile {
     name: "ETU",
     delays_ns: &[0.0, 50.0, 120.0, 200.0, 230.0, 500.0, 1600.0, 2300.0, 5000.0],
     powers_db: &[-1.0, -1.0, -1.0, 0.0, 0.0, 0.0, -3.0, -5.0, -7.0],
-    usual_doppler_hz: 300.0,
+    usual_doppler_hz: Some(300.0),
+    delay_scale: 1.0,
+    k_factor_db: None,
 };
 
 /// exp(-j 2 pi f_k tau_l) for the RBs below the carrier (k < ceil(n_rb / 2)) and every tap l:
@@ -119,7 +144,7 @@ impl RbSteering {
 
     /// sin and cos of -2 pi f_k tau_l.
     fn phase(profile: &TapProfile, n_rb: usize, rb_hz: f64, k: usize, l: usize) -> (f64, f64) {
-        (-TAU * rb_centre_offset_hz(k, n_rb, rb_hz) * profile.delays_ns[l] * 1e-9).sin_cos()
+        (-TAU * rb_centre_offset_hz(k, n_rb, rb_hz) * profile.delay_ns(l) * 1e-9).sin_cos()
     }
 
     pub fn n_rb(&self) -> usize {
@@ -392,7 +417,7 @@ fn block_h(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// An LTE resource block, Hz (TS 36.211 §6.2.3): the tests' RB width.
@@ -403,8 +428,29 @@ mod tests {
         FadingProcess::new(profile, fd, None, RngStream::new(42, &format!("fading:{i}")))
     }
 
+    /// The Kolmogorov-Smirnov distance of the samples `x` (sorted here) to Exp(1), the law of a
+    /// Rayleigh link's power gain: F(x) = 1 - exp(-x).
+    pub(crate) fn ks_distance_to_exp1(x: &mut [f64]) -> f64 {
+        x.sort_by(f64::total_cmp);
+        let n = x.len() as f64;
+        x.iter()
+            .enumerate()
+            .map(|(i, &v)| {
+                let f = 1.0 - (-v).exp();
+                (f - i as f64 / n).abs().max((f - (i + 1) as f64 / n).abs())
+            })
+            .fold(0.0, f64::max)
+    }
+
     /// A single Rayleigh tap (flat fading), for the statistics of one tap's process.
-    const FLAT: TapProfile = TapProfile { name: "flat", delays_ns: &[0.0], powers_db: &[0.0], usual_doppler_hz: 10.0 };
+    const FLAT: TapProfile = TapProfile {
+        name: "flat",
+        delays_ns: &[0.0],
+        powers_db: &[0.0],
+        usual_doppler_hz: Some(10.0),
+        delay_scale: 1.0,
+        k_factor_db: None,
+    };
 
     #[test]
     fn profiles_have_as_many_powers_as_delays() {
@@ -446,16 +492,7 @@ mod tests {
         // |H|^2 of Rayleigh fading is Exp(1): F(x) = 1 - exp(-x). 1000 independent links (EPA), RB 0 at 1.024 s.
         let steer = RbSteering::new(&EPA, 6, LTE_RB_HZ);
         let mut x: Vec<f64> = (0..1000).map(|i| process(&EPA, 5.0, i).rb_gains(1_024 * NS_PER_MS, &steer)[0]).collect();
-        x.sort_by(f64::total_cmp);
-        let n = x.len() as f64;
-        let d = x
-            .iter()
-            .enumerate()
-            .map(|(i, &v)| {
-                let f = 1.0 - (-v).exp();
-                (f - i as f64 / n).abs().max((f - (i + 1) as f64 / n).abs())
-            })
-            .fold(0.0, f64::max);
+        let d = ks_distance_to_exp1(&mut x);
         // Kolmogorov-Smirnov critical value at the 5 % level for n = 1000: 1.36 / sqrt(1000) = 0.043.
         assert!(d < 0.043, "KS distance {d}");
     }

@@ -6,7 +6,7 @@
 //! floating-point rounding alone (tested within 1e-9 dB). The other models are evaluated in full.
 
 use super::db;
-use super::pathloss::{loss_db, LinkGeometry, MIN_DISTANCE_M, SPEED_OF_LIGHT_MPS};
+use super::pathloss::{link_loss_db, LinkGeometry, MEDIAN_LOS_DRAW, MIN_DISTANCE_M, SPEED_OF_LIGHT_MPS};
 use super::spec::{LosCondition, PathLossSpec};
 
 /// A link's path loss with what does not depend on the UE's position evaluated once.
@@ -15,7 +15,8 @@ pub enum PreparedLoss {
     /// `intercept_db + slope_db * log10(d)`, d the 2-D distance (`on_3d` false) or the 3-D one.
     LogDistance { intercept_db: f64, slope_db: f64, on_3d: bool, height_gap_m: f64 },
     /// Any other model, evaluated in full by [`loss_db`] each time.
-    Full { model: PathLossSpec, enb_height_m: f64, ue_height_m: f64, f_mhz: f64 },
+    /// `los_u`: the link's LOS draw (a `tr38901` model with a drawn state; [`PreparedLoss::with_los_draw`]).
+    Full { model: PathLossSpec, enb_height_m: f64, ue_height_m: f64, f_mhz: f64, los_u: f64 },
 }
 
 /// TR 36.814 Table B.1.2.1-1 UMa NLOS: street width W and average building height h, m (as pathloss.rs).
@@ -56,8 +57,17 @@ impl PreparedLoss {
                 let lambda_m = SPEED_OF_LIGHT_MPS / (f_mhz * 1e6);
                 log(20.0 * (4.0 * std::f64::consts::PI / lambda_m).log10(), 20.0, true)
             }
-            _ => PreparedLoss::Full { model: model.clone(), enb_height_m, ue_height_m, f_mhz },
+            _ => PreparedLoss::Full { model: model.clone(), enb_height_m, ue_height_m, f_mhz, los_u: MEDIAN_LOS_DRAW },
         }
+    }
+
+    /// The same link with its own LOS draw `los_u`, uniform in [0, 1) (without one, a `tr38901`
+    /// link with a drawn state takes the likelier state, as `pathloss::loss_db`).
+    pub fn with_los_draw(mut self, u: f64) -> Self {
+        if let PreparedLoss::Full { ref mut los_u, .. } = self {
+            *los_u = u;
+        }
+        self
     }
 
     /// The loss, dB (never negative), for a UE at `ue_minus_enb_m` (x, y) from the eNB.
@@ -90,10 +100,10 @@ impl PreparedLoss {
             PreparedLoss::LogDistance { intercept_db, slope_db, .. } => {
                 (intercept_db + slope_db * (argument_db * DB_OF_SQUARE_TO_LOG10)).max(0.0)
             }
-            PreparedLoss::Full { ref model, enb_height_m, ue_height_m, f_mhz } => {
+            PreparedLoss::Full { ref model, enb_height_m, ue_height_m, f_mhz, los_u } => {
                 // hypot is symmetric in the sign of its arguments: the same geometry as eNB - UE.
                 let g = LinkGeometry::new([0.0, 0.0], enb_height_m, ue_minus_enb_m, ue_height_m);
-                loss_db(model, &g, f_mhz)
+                link_loss_db(model, &g, f_mhz, los_u)
             }
         }
     }
@@ -102,7 +112,26 @@ impl PreparedLoss {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::radio::pathloss::loss_db;
+    use crate::radio::spec::{Tr38901Condition, Tr38901Scenario};
     use crate::sim::RngStream;
+
+    #[test]
+    fn a_drawn_tr38901_link_takes_its_own_draw() {
+        // UMi at 100 m: Pr_LOS = 0.2310. A draw below it is LOS, above NLOS; undrawn, the median
+        // (0.5) gives the likelier state, NLOS.
+        let m = PathLossSpec::Tr38901 { scenario: Tr38901Scenario::Umi, condition: Tr38901Condition::Drawn };
+        let at = |p: PreparedLoss| p.loss_db([100.0, 0.0]);
+        let g = LinkGeometry::new([0.0, 0.0], 10.0, [100.0, 0.0], 1.5);
+        let (los, nlos) = (
+            crate::radio::tr38901::loss_db(Tr38901Scenario::Umi, true, &g, 3.5),
+            crate::radio::tr38901::loss_db(Tr38901Scenario::Umi, false, &g, 3.5),
+        );
+        assert!(nlos > los + 10.0);
+        assert_eq!(at(PreparedLoss::new(&m, 10.0, 1.5, 3500.0).with_los_draw(0.2)), los);
+        assert_eq!(at(PreparedLoss::new(&m, 10.0, 1.5, 3500.0).with_los_draw(0.3)), nlos);
+        assert_eq!(at(PreparedLoss::new(&m, 10.0, 1.5, 3500.0)), nlos);
+    }
 
     #[test]
     fn prepared_losses_match_the_full_formulas_to_rounding() {

@@ -6,9 +6,11 @@
 //! ```text
 //!  spec.rs      what a scenario writes: PathLossSpec, ShadowingSpec, FadingSpec, AntennaSpec, Placement
 //!  mobility.rs  ─► position(t) ─► pathloss.rs / link_loss.rs + shadowing.rs ─► large-scale gain per link
+//!  tr38901.rs   TR 38.901 path loss (UMa, UMi, RMa, InH) and LOS probability, a link's LOS state
 //!  antenna.rs   pattern gain towards a point; the hexagonal grid of sites
 //!  fading.rs    H_k(t) per frequency block (tap-delay profile, sum of sinusoids); hst.rs, ici.rs:
 //!               the high-speed train's Doppler shift and the inter-carrier interference of a Doppler
+//!  tdl.rs       TR 38.901 TDL-A..E tap tables (normalised delays, scaled by a delay spread)
 //!  small_scale.rs  one link's small-scale channel in one direction (none / multipath / HST)
 //!  noise.rs     kT0 B NF;  db.rs: fast dB <-> linear
 //!  interference.rs  power received from neighbour sites at their load, per whole band and per block
@@ -32,6 +34,8 @@ pub mod pathloss;
 pub mod shadowing;
 pub mod small_scale;
 pub mod spec;
+pub mod tdl;
+pub mod tr38901;
 
 /// Which way across the air interface, for media with a base station: from it to a terminal
 /// (LTE eNB to UE, Wi-Fi access point to station) or back.

@@ -7,6 +7,7 @@
 //! so that no log of zero occurs.
 
 use super::spec::{in_range, positive_upto, Check, CitySize, HataEnvironment, LosCondition, PathLossSpec};
+use super::tr38901::{self, Tr38901Scenario};
 use crate::error::ScenarioError;
 use std::f64::consts::PI;
 
@@ -35,7 +36,18 @@ impl LinkGeometry {
 }
 
 /// Path loss at `f_mhz` for `g` under `model`, dB (never negative: a passive channel has no gain).
+/// A `tr38901` link whose LOS state is drawn takes the likelier state here ([`MEDIAN_LOS_DRAW`]);
+/// a medium that draws each link's state calls [`link_loss_db`].
 pub fn loss_db(model: &PathLossSpec, g: &LinkGeometry, f_mhz: f64) -> f64 {
+    link_loss_db(model, g, f_mhz, MEDIAN_LOS_DRAW)
+}
+
+/// The median of a uniform LOS draw: LOS where TR 38.901's LOS probability is at least 1/2.
+pub const MEDIAN_LOS_DRAW: f64 = 0.5;
+
+/// [`loss_db`] for a link whose LOS draw is `los_u` (uniform in [0, 1); read by `tr38901` with
+/// `condition = "drawn"` only, radio/tr38901.rs).
+pub fn link_loss_db(model: &PathLossSpec, g: &LinkGeometry, f_mhz: f64, los_u: f64) -> f64 {
     let l = match *model {
         PathLossSpec::Friis => friis_db(g.d3_m, f_mhz),
         PathLossSpec::LogDistance { exponent, reference_distance_m, reference_loss_db } => {
@@ -50,8 +62,35 @@ pub fn loss_db(model: &PathLossSpec, g: &LinkGeometry, f_mhz: f64) -> f64 {
         PathLossSpec::ItuR1411Hybrid { los_threshold_m, environment, city, .. } => {
             itu_r_1411_hybrid_db(g, f_mhz, los_threshold_m, &street_of(model), (environment, city))
         }
+        PathLossSpec::Tgac { channel_model } => tgac_db(g.d3_m, f_mhz, channel_model.breakpoint_m()),
+        PathLossSpec::ItuR1238 { power_loss_coefficient, floor_penetration_loss_db } => {
+            itu_r_1238_db(g.d3_m, f_mhz, power_loss_coefficient, floor_penetration_loss_db)
+        }
+        PathLossSpec::Tr38901 { scenario, condition } => {
+            tr38901::loss_db(scenario, tr38901::is_los(scenario, condition, g, los_u), g, f_mhz / 1000.0)
+        }
     };
     l.max(0.0)
+}
+
+/// TGn's slope beyond the breakpoint, dB per decade (IEEE 802.11-03/940r4: exponent 3.5).
+const TGAC_SLOPE_DB_PER_DECADE: f64 = 35.0;
+
+// IEEE 802.11-03/940r4 "Path loss": L_FS(d) up to d_BP, L_FS(d_BP) + 35 log10(d / d_BP) beyond.
+fn tgac_db(d_m: f64, f_mhz: f64, breakpoint_m: f64) -> f64 {
+    if d_m <= breakpoint_m {
+        friis_db(d_m, f_mhz)
+    } else {
+        friis_db(breakpoint_m, f_mhz) + TGAC_SLOPE_DB_PER_DECADE * (d_m / breakpoint_m).log10()
+    }
+}
+
+/// P.1238's constant: with N = 20 the formula is free space, 20 log10(4 pi / c) + 120 = -27.55 dB, rounded.
+const P1238_CONSTANT_DB: f64 = 28.0;
+
+// ITU-R P.1238 (editions up to -9) §3.1: L_total = 20 log10 f + N log10 d + Lf(n) - 28.
+fn itu_r_1238_db(d_m: f64, f_mhz: f64, n: f64, floor_loss_db: f64) -> f64 {
+    20.0 * f_mhz.log10() + n * d_m.log10() + floor_loss_db - P1238_CONSTANT_DB
 }
 
 fn wavelength_m(f_mhz: f64) -> f64 {
@@ -303,6 +342,40 @@ fn itu_r_1411_hybrid_db(
     }
 }
 
+/// TR 38.901 §7.4.1: its models are for carriers of 0.5-100 GHz, in MHz.
+const TR38901_CARRIER_MHZ: (f64, f64) = (500.0, 100_000.0);
+/// Table 7.4.1-1: UE heights of UMa and UMi (1.5-22.5 m) and RMa (1-10 m); RMa BS 10-150 m.
+const TR38901_URBAN_UE_HEIGHT_M: (f64, f64) = (1.5, 22.5);
+const TR38901_RMA_UE_HEIGHT_M: (f64, f64) = (1.0, 10.0);
+const TR38901_RMA_BS_HEIGHT_M: (f64, f64) = (10.0, 150.0);
+
+/// The carriers in TR 38.901's range; UMa/UMi base stations above the effective environment height
+/// (its breakpoint divides by h_BS - 1 m), RMa's in 10-150 m.
+fn validate_tr38901(scenario: Tr38901Scenario, ctx: &LossContext) -> Check {
+    let (lo, hi) = TR38901_CARRIER_MHZ;
+    for (path, f_mhz) in &ctx.carriers_mhz {
+        in_range(*f_mhz, lo, hi, || path.clone(), "MHz in [500, 100000] for tr38901 (§7.4.1)")?;
+    }
+    let heights = std::iter::once(&ctx.serving_height_m).chain(&ctx.other_heights_m);
+    match scenario {
+        Tr38901Scenario::Uma | Tr38901Scenario::Umi => {
+            for (path, h_m) in heights {
+                if *h_m <= 1.0 {
+                    return Err(ScenarioError::new(path, *h_m, "m above 1 for tr38901 uma / umi (h_E = 1 m)"));
+                }
+            }
+        }
+        Tr38901Scenario::Rma => {
+            let (lo, hi) = TR38901_RMA_BS_HEIGHT_M;
+            for (path, h_m) in heights {
+                in_range(*h_m, lo, hi, || path.clone(), "m in [10, 150] for tr38901 rma (Table 7.4.1-1)")?;
+            }
+        }
+        Tr38901Scenario::InhMixed | Tr38901Scenario::InhOpen => {}
+    }
+    Ok(())
+}
+
 // -- validity ranges, checked on the scenario (the medium's channel spec validates) --------------
 
 /// What a path-loss model's validity range is checked against, each value with the field path it
@@ -321,6 +394,9 @@ const HATA_MIN_MHZ: f64 = 150.0;
 const HATA_MAX_MHZ: f64 = 2000.0;
 const HATA_ENB_HEIGHT_M: (f64, f64) = (30.0, 200.0);
 const HATA_UE_HEIGHT_M: (f64, f64) = (1.0, 10.0);
+
+/// The bands the TGn / TGac models were made for, MHz (2.4 GHz and 5 GHz WLAN channels).
+const TGAC_CARRIER_MHZ: (f64, f64) = (2400.0, 6000.0);
 
 /// ns-3 `HybridBuildingsPropagationLossModel`: ITU-R P.1411's range starts at 300 MHz (its title);
 /// above 2.3 GHz ns-3 swaps Okumura-Hata for `Kun2600MhzPropagationLossModel`, which cellcc lacks.
@@ -380,6 +456,18 @@ impl PathLossSpec {
             PathLossSpec::Tr36942Urban { rooftop_clearance_m } => {
                 in_range(rooftop_clearance_m, 0.1, 50.0, || p("rooftop_clearance_m"), "m in [0.1, 50]")
             }
+            PathLossSpec::Tgac { .. } => {
+                let allowed = "MHz in [2400, 6000] for tgac (the TGn / TGac models are for the 2.4 and 5 GHz bands)";
+                for (path, f_mhz) in &ctx.carriers_mhz {
+                    in_range(*f_mhz, TGAC_CARRIER_MHZ.0, TGAC_CARRIER_MHZ.1, || path.clone(), allowed)?;
+                }
+                Ok(())
+            }
+            PathLossSpec::ItuR1238 { power_loss_coefficient, floor_penetration_loss_db } => {
+                in_range(power_loss_coefficient, 10.0, 60.0, || p("power_loss_coefficient"), "in [10, 60]")?;
+                in_range(floor_penetration_loss_db, 0.0, 100.0, || p("floor_penetration_loss_db"), "dB in [0, 100]")
+            }
+            PathLossSpec::Tr38901 { scenario, .. } => validate_tr38901(scenario, ctx),
             PathLossSpec::Friis
             | PathLossSpec::Tr36814Uma { .. }
             | PathLossSpec::Tr36814Umi { .. }
@@ -399,6 +487,14 @@ impl PathLossSpec {
                 let (lo, hi) = HATA_UE_HEIGHT_M;
                 in_range(h_m, lo, hi, || path.to_string(), "m in [1, 10] for okumura_hata")
             }
+            PathLossSpec::Tr38901 { scenario: Tr38901Scenario::Uma | Tr38901Scenario::Umi, .. } => {
+                let (lo, hi) = TR38901_URBAN_UE_HEIGHT_M;
+                in_range(h_m, lo, hi, || path.to_string(), "m in [1.5, 22.5] for tr38901 uma / umi (Table 7.4.1-1)")
+            }
+            PathLossSpec::Tr38901 { scenario: Tr38901Scenario::Rma, .. } => {
+                let (lo, hi) = TR38901_RMA_UE_HEIGHT_M;
+                in_range(h_m, lo, hi, || path.to_string(), "m in [1, 10] for tr38901 rma (Table 7.4.1-1)")
+            }
             _ => Ok(()),
         }
     }
@@ -407,6 +503,7 @@ impl PathLossSpec {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::radio::spec::TgacModel;
 
     /// ns-3's test geometry: eNB at (0, 0, hb), UE at (d, 0, hm).
     fn geom(d_m: f64, hb: f64, hm: f64) -> LinkGeometry {
@@ -563,6 +660,32 @@ mod tests {
     }
 
     #[test]
+    fn tgac_is_free_space_to_its_breakpoint_then_35_db_per_decade() {
+        let at = |m: TgacModel, d: f64| loss_db(&PathLossSpec::Tgac { channel_model: m }, &geom(d, 1.5, 1.5), 5180.0);
+        // Model D (d_BP 10 m) at 5180 MHz: free space at 10 m is 20 log10(4 pi 10 f / c) = 66.734 dB,
+        // and ten times as far adds 35 dB rather than free space's 20.
+        close(at(TgacModel::D, 10.0), 66.734, 1e-3, "D at its breakpoint");
+        close(at(TgacModel::D, 100.0), 101.734, 1e-3, "D at 100 m");
+        close(at(TgacModel::D, 4.0), friis_db(4.0, 5180.0), 1e-12, "D before its breakpoint");
+        // Model B breaks at 5 m: 60.714 dB there, + 35 dB at 50 m.
+        close(at(TgacModel::B, 50.0), 95.714, 1e-3, "B at 50 m");
+        // A later breakpoint keeps a link in free space longer: less loss at 40 m.
+        assert!(at(TgacModel::F, 40.0) < at(TgacModel::E, 40.0) && at(TgacModel::E, 40.0) < at(TgacModel::D, 40.0));
+    }
+
+    #[test]
+    fn itu_r1238_matches_its_formula_and_ns3s_office_coefficients() {
+        let m = |n: f64, lf: f64| PathLossSpec::ItuR1238 { power_loss_coefficient: n, floor_penetration_loss_db: lf };
+        // ns-3 ItuR1238PropagationLossModel, office (N = 30), same floor, 2160 MHz, 10 m:
+        // 20 log10 2160 + 30 log10 10 - 28 = 68.689 dB; two floors apart ns-3 adds 15 + 4 = 19 dB.
+        close(loss_db(&m(30.0, 0.0), &geom(10.0, 1.5, 1.5), 2160.0), 68.689, 1e-3, "office, one floor");
+        close(loss_db(&m(30.0, 19.0), &geom(10.0, 1.5, 1.5), 2160.0), 87.689, 1e-3, "office, two floors");
+        // N = 20 is free space within P.1238's rounding of its constant (-27.55 dB to -28).
+        let fs = friis_db(30.0, 5180.0);
+        close(loss_db(&m(20.0, 0.0), &geom(30.0, 1.5, 1.5), 5180.0), fs - 0.448, 1e-3, "N = 20");
+    }
+
+    #[test]
     fn loss_grows_with_distance_for_every_model() {
         let models = [
             PathLossSpec::Friis,
@@ -580,6 +703,8 @@ mod tests {
                 building_separation_m: 50.0,
                 metropolitan: true,
             },
+            PathLossSpec::Tgac { channel_model: TgacModel::D },
+            PathLossSpec::ItuR1238 { power_loss_coefficient: 30.0, floor_penetration_loss_db: 0.0 },
         ];
         for m in &models {
             let mut last = 0.0;

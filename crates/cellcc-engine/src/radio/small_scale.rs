@@ -1,5 +1,5 @@
 //! One link's small-scale channel in one direction, as the per-RB SINR sources use it: none,
-//! a TS 36.104 Annex B.2 multipath profile ([`super::fading`]) or the Annex B.3 high-speed
+//! a TS 36.104 Annex B.2 or TR 38.901 §7.7.2 (tdl.rs) multipath profile ([`super::fading`]) or the Annex B.3 high-speed
 //! train ([`super::hst`]), each with the inter-carrier interference its Doppler causes
 //! ([`super::ici`]):
 //!
@@ -15,16 +15,25 @@ use super::ici::{doppler_spread_kept_share, with_ici};
 use super::mobility::MPS_PER_KMH;
 use super::pathloss::SPEED_OF_LIGHT_MPS;
 use super::spec::{FadingProfile, FadingSpec};
+use super::tdl;
 use super::LinkDir;
 use crate::sim::RngStream;
 
-/// The TS 36.104 Annex B.2 tap profile named in the spec (`None` for none and hst).
-pub fn tap_profile(p: FadingProfile) -> Option<TapProfile> {
-    match p {
+/// The tap profile the spec names (`None` for none and hst): TS 36.104 Annex B.2's, or a TR 38.901
+/// TDL at the spec's delay spread.
+pub fn tap_profile(spec: &FadingSpec) -> Option<TapProfile> {
+    let tdl =
+        |p: TapProfile| Some(p.with_delay_spread_ns(spec.delay_spread_ns.unwrap_or(tdl::NOMINAL_DELAY_SPREAD_NS)));
+    match spec.profile {
         FadingProfile::None | FadingProfile::Hst => None,
         FadingProfile::Epa => Some(EPA),
         FadingProfile::Eva => Some(EVA),
         FadingProfile::Etu => Some(ETU),
+        FadingProfile::TdlA => tdl(tdl::TDL_A),
+        FadingProfile::TdlB => tdl(tdl::TDL_B),
+        FadingProfile::TdlC => tdl(tdl::TDL_C),
+        FadingProfile::TdlD => tdl(tdl::TDL_D),
+        FadingProfile::TdlE => tdl(tdl::TDL_E),
     }
 }
 
@@ -33,7 +42,8 @@ pub fn multipath_doppler_hz(f: &FadingSpec, p: &TapProfile, carrier_mhz: f64) ->
     match (f.doppler_hz, f.speed_kmh) {
         (Some(fd), _) => fd,
         (None, Some(v)) => v * MPS_PER_KMH * carrier_mhz * 1e6 / SPEED_OF_LIGHT_MPS,
-        (None, None) => p.usual_doppler_hz,
+        // `FadingSpec::validate` asks for a Doppler where the profile has no usual one (the TDLs).
+        (None, None) => p.usual_doppler_hz.unwrap_or(0.0),
     }
 }
 
@@ -56,10 +66,13 @@ impl LinkFading {
             LinkDir::Downlink => dl_carrier_mhz,
             LinkDir::Uplink => ul_carrier_mhz,
         };
-        match (spec.profile, tap_profile(spec.profile)) {
+        match (spec.profile, tap_profile(spec)) {
             (_, Some(p)) => {
                 let fd = multipath_doppler_hz(spec, &p, carrier_mhz);
-                let process = Box::new(FadingProcess::new(&p, fd, spec.k_factor_db, rng));
+                // A written K-factor replaces the profile's own (TR 38.901 §7.7.6 K-factor scaling
+                // keeps the LOS tap's total power and splits it anew).
+                let k_factor_db = spec.k_factor_db.or(p.k_factor_db);
+                let process = Box::new(FadingProcess::new(&p, fd, k_factor_db, rng));
                 LinkFading::Multipath { process, kept: doppler_spread_kept_share(fd) }
             }
             (FadingProfile::Hst, None) => {

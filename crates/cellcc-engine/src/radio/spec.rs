@@ -14,6 +14,7 @@
 
 pub use super::hst::FrequencyTracking;
 use super::mobility::MPS_PER_KMH;
+pub use super::tr38901::{Tr38901Condition, Tr38901Scenario};
 use crate::error::ScenarioError;
 use serde::{Deserialize, Serialize};
 
@@ -168,6 +169,61 @@ pub enum PathLossSpec {
         #[serde(default = "d_building_separation")]
         building_separation_m: f64,
     },
+    /// The IEEE 802.11 TGn indoor channel models' path loss, which TGac keeps for its models B-F
+    /// (Erceg et al., IEEE 802.11-03/940r4, "Path loss"; IEEE 802.11-09/0308r12): free space up
+    /// to the model's breakpoint distance, 35 dB per decade beyond it. Distances are 3-D.
+    Tgac {
+        /// The environment, which sets the breakpoint. Required.
+        channel_model: TgacModel,
+    },
+    /// ITU-R P.1238 site-general indoor loss (§3.1 of editions up to P.1238-9; ns-3
+    /// `ItuR1238PropagationLossModel`): `20 log10 f + N log10 d + Lf - 28`, f in MHz, d in m (>= 1).
+    ItuR1238 {
+        /// N, the distance power loss coefficient of the band and building (P.1238's table), in
+        /// [10, 60]. Required: the table's entries depend on both.
+        power_loss_coefficient: f64,
+        /// Lf, the floor penetration loss between the two ends, dB in [0, 100]. Default 0 (same floor).
+        #[serde(default)]
+        floor_penetration_loss_db: f64,
+    },
+    /// TR 38.901 Table 7.4.1-1 (radio/tr38901.rs): UMa, UMi-Street Canyon, RMa or InH-Office,
+    /// LOS, NLOS, or each link drawn from Table 7.4.2-1's LOS probability. Carrier 0.5-100 GHz.
+    Tr38901 {
+        /// "uma" (default), "umi", "rma", "inh_mixed", "inh_open".
+        #[serde(default)]
+        scenario: Tr38901Scenario,
+        /// "los", "nlos" or "drawn" (default).
+        #[serde(default)]
+        condition: Tr38901Condition,
+    },
+}
+
+/// TGn / TGac channel models B-F (IEEE 802.11-03/940r4 Table "Path loss model parameters").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TgacModel {
+    /// Residential: breakpoint 5 m.
+    B,
+    /// Residential / small office: 5 m.
+    C,
+    /// Typical office: 10 m.
+    D,
+    /// Large office: 20 m.
+    E,
+    /// Large space, indoors and outdoors: 30 m.
+    F,
+}
+
+impl TgacModel {
+    /// d_BP, m (IEEE 802.11-03/940r4).
+    pub fn breakpoint_m(self) -> f64 {
+        match self {
+            TgacModel::B | TgacModel::C => 5.0,
+            TgacModel::D => 10.0,
+            TgacModel::E => 20.0,
+            TgacModel::F => 30.0,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -221,7 +277,7 @@ impl ShadowingSpec {
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 pub struct FadingSpec {
-    /// none | epa | eva | etu | hst. Default none.
+    /// none | epa | eva | etu | hst | tdl_a..tdl_e. Default none.
     #[serde(default)]
     pub profile: FadingProfile,
     /// Maximum Doppler, Hz, in [0, 2000]. Give this or `speed_kmh`, not both;
@@ -243,6 +299,10 @@ pub struct FadingSpec {
     /// hst only: the receiver's frequency tracking. Default `{ kind = "lagged", lag_ms = 1 }`.
     #[serde(default)]
     pub tracking: Option<FrequencyTracking>,
+    /// tdl_* only: the RMS delay spread the normalised delays are scaled to, ns, in (0, 5000].
+    /// Default 100 (TR 38.901 Table 7.7.3-1 "nominal").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delay_spread_ns: Option<f64>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -254,6 +314,19 @@ pub enum FadingProfile {
     Eva,
     Etu,
     Hst,
+    /// TR 38.901 §7.7.2 tapped delay lines (radio/tdl.rs): A-C NLOS, D and E with a LOS tap.
+    TdlA,
+    TdlB,
+    TdlC,
+    TdlD,
+    TdlE,
+}
+
+impl FadingProfile {
+    /// A TR 38.901 TDL, whose delays scale with `delay_spread_ns` and which pairs with no usual Doppler.
+    pub fn is_tdl(self) -> bool {
+        matches!(self, Self::TdlA | Self::TdlB | Self::TdlC | Self::TdlD | Self::TdlE)
+    }
 }
 
 /// How a UE moves.
@@ -403,6 +476,8 @@ impl AntennaSpec {
     }
 }
 
+/// Longest TDL delay spread accepted, ns: five times TR 38.901 Table 7.7.3-1's "very long" 1000 ns.
+const MAX_DELAY_SPREAD_NS: f64 = 5000.0;
 /// Highest Doppler accepted, Hz (TS 36.101 Annex B.3 HST scenario 1: 1340 Hz).
 const MAX_DOPPLER_HZ: f64 = 2000.0;
 
@@ -420,6 +495,20 @@ impl FadingSpec {
         }
         if let Some(k) = self.k_factor_db {
             in_range(k, -30.0, 30.0, || p("k_factor_db"), "dB in [-30, 30]")?;
+        }
+        if self.profile.is_tdl() {
+            if self.doppler_hz.is_none() && self.speed_kmh.is_none() {
+                return Err(ScenarioError::new(
+                    p("doppler_hz"),
+                    "absent",
+                    "doppler_hz or speed_kmh for a TR 38.901 TDL (it pairs with no Doppler of its own)",
+                ));
+            }
+            if let Some(ds) = self.delay_spread_ns {
+                positive_upto(ds, MAX_DELAY_SPREAD_NS, || p("delay_spread_ns"), "ns in (0, 5000]")?;
+            }
+        } else if self.delay_spread_ns.is_some() {
+            return Err(ScenarioError::new(p("delay_spread_ns"), "given", "only with a tdl_* profile"));
         }
         if self.profile == FadingProfile::Hst {
             self.validate_hst(path)

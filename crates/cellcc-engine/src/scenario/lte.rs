@@ -23,7 +23,7 @@ use crate::lte::mac::scheduler::proportional_fair::DEFAULT_TIME_WINDOW_TTIS;
 use crate::lte::mac::scheduler::rbg::LastRbg;
 use crate::lte::mac::scheduler::{GrantSizing, SchedulerKind};
 use crate::lte::mac::uplink::UplinkRequestsMode;
-use crate::lte::mac::StatusPduPlacement;
+use crate::lte::mac::{MacPipeline, StatusPduPlacement};
 use crate::lte::phy::UlMeasurement;
 use crate::lte::profile::RanProfile;
 use crate::lte::rlc::RlcSpec;
@@ -246,6 +246,10 @@ pub struct MacSpec {
     /// The downlink's last partial RBG: "used" (operator, TS 36.213 §7.1.6.1) or "unused" (LENA).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_rbg: Option<LastRbg>,
+    /// The subframe pipeline: "immediate" (operator) or "lena" (LENA's MacToChannelDelay, its
+    /// reception 1 ns before the subframe's end, the UE's PDU built on the grant).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pipeline: Option<MacPipeline>,
 }
 
 /// A UE attached to a cell, with its one data radio bearer.
@@ -322,10 +326,13 @@ impl Scenario {
             unique_id(&mut ids, &c.id, || format!("cells[{i}].id"))?;
             c.validate(self, &format!("cells[{i}]"), &mut attached)?;
         }
+        self.validate_nr_cells(&mut attached)?;
         for (i, n) in self.nodes.iter().enumerate() {
             let in_cell = self.cells.iter().any(|c| c.enb == n.id);
+            let in_nr_cell = self.nr_cells.iter().any(|c| c.gnb == n.id);
             let why = match n.kind {
                 NodeKind::Enb if !in_cell => "an eNB is the `enb` of one cell",
+                NodeKind::Gnb if !in_nr_cell => "a gNB is the `gnb` of one NR cell",
                 NodeKind::Ue if !attached.contains(n.id.as_str()) => "a UE is listed in one cell's `ues`",
                 _ => continue,
             };
@@ -440,7 +447,7 @@ impl HarqSpec {
 }
 
 impl SinrSpec {
-    fn validate(&self, path: &str, duration_s: f64) -> Check {
+    pub(super) fn validate(&self, path: &str, duration_s: f64) -> Check {
         let p = |f: &str| format!("{path}.{f}");
         match self {
             SinrSpec::Fixed { db, ul_db } => {

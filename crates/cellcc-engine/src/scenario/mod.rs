@@ -15,15 +15,21 @@
 
 mod lte;
 mod network;
+mod nr;
 mod tcp;
+mod tcp_profile;
 mod validate;
+mod wifi;
 
 pub use lte::{
     n_rbs_of, CellSpec, CqiSpec, DlCqiMode, HarqSpec, LinkAdaptationSpec, MacSpec, OllaSpec, PdcchSpec, SinrSpec,
     UeSpec, UplinkSpec, BANDWIDTHS_MHZ_RBS, DEFAULT_CQI_DELAY_MS,
 };
 pub use network::{HandoverSpec, NetworkSpec, SiteSpec, MAX_NETWORK_CELLS};
-pub use tcp::{Pacing, RtoEstimator, TcpParams, TcpSpec};
+pub use nr::{CsiSpec, DuplexSpec, NrCellSpec, NrHarqSpec, NrLinkAdaptationSpec, NrUeSpec, NrUplinkSpec, PdschSpec};
+pub use tcp::{CcRtt, Pacing, RtoEstimator, Stack, TcpParams, TcpProfile, TcpSpec};
+pub use tcp_profile::NS3_NEWRENO_RULES_CCAS;
+pub use wifi::{ApRadio, Band, BssSpec, EdcaSpec, FecSpec, Standard, StationSpec, WifiProfile};
 
 use crate::error::ScenarioError;
 use serde::{Deserialize, Serialize};
@@ -61,6 +67,12 @@ pub struct Scenario {
     /// Absent: each cell is on its own (its `channel` or per-UE SINR sources).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub network: Option<NetworkSpec>,
+    /// Wi-Fi BSSes: each joins an AP node to its station nodes over the air.
+    #[serde(default)]
+    pub bsses: Vec<BssSpec>,
+    /// 5G NR cells: each joins a gNB node to its UE nodes over the radio (docs/nr.md).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub nr_cells: Vec<NrCellSpec>,
     pub flows: Vec<FlowSpec>,
     #[serde(default)]
     pub output: OutputSpec,
@@ -95,14 +107,20 @@ pub enum NodeKind {
     Router,
     /// An LTE base station: forwards between its cell and its links.
     Enb,
-    /// An LTE user equipment: an end system attached to one cell.
+    /// A user equipment: an end system attached to one LTE or NR cell.
     Ue,
+    /// A Wi-Fi access point: forwards between its BSS and its links.
+    Ap,
+    /// A Wi-Fi station: an end system associated with one BSS.
+    Sta,
+    /// A 5G NR base station: forwards between its NR cell and its links.
+    Gnb,
 }
 
 impl NodeKind {
     /// Whether flows may start or end here.
     pub fn is_end_system(self) -> bool {
-        matches!(self, NodeKind::Host | NodeKind::Ue)
+        matches!(self, NodeKind::Host | NodeKind::Ue | NodeKind::Sta)
     }
 }
 
@@ -306,6 +324,11 @@ pub struct FlowSpec {
     /// Overrides of the scenario's `tcp` table.
     #[serde(default)]
     pub tcp: Option<TcpSpec>,
+    /// The Wi-Fi access category its packets (both directions) are sent in over a BSS: "be"
+    /// (default, best effort), "bk", "vi" or "vo" (IEEE 802.11-2020 §10.2.3.2, EDCA). Only for
+    /// a flow that crosses a BSS.
+    #[serde(default)]
+    pub access_category: Option<crate::wifi::mac::edca::Ac>,
 }
 
 /// What the run records.

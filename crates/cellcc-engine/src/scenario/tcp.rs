@@ -1,6 +1,8 @@
 //! TCP settings: `TcpSpec` as written (every field optional, so a flow can
-//! override a few), and `TcpParams` resolved with defaults that follow Linux.
+//! override a few), and `TcpParams` resolved: the fields set, then the flow's profile's
+//! choices (`tcp_profile.rs`: none for "linux", ns-3.44's for "ns3"), then Linux's defaults.
 
+use super::tcp_profile;
 use crate::sim::SimDuration;
 use crate::tcp::comp_sack::LINUX_TCP_COMP_SACK_NR;
 use crate::tcp::tso::{LINUX_GSO_MAX_SEGS, LINUX_TCP_MIN_TSO_SEGS};
@@ -63,6 +65,38 @@ pub enum RtoEstimator {
     Linux,
     /// RFC 6298 §2, as ns-3: RTO = max(SRTT + 4 RTTVAR, min_rto).
     Rfc6298,
+}
+
+/// Which TCP a flow's unset `[tcp]` fields follow: a named set of choices
+/// (`scenario/tcp_profile.rs`), never a fork of the mechanisms.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TcpProfile {
+    /// Linux's defaults and mechanisms (the engine's default).
+    #[default]
+    Linux,
+    /// ns-3.44's `TcpSocketBase` defaults and its variant of every mechanism the engine models.
+    Ns3,
+}
+
+/// Whose variant of a mechanism runs, where the engine models both Linux's and ns-3's.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stack {
+    #[default]
+    Linux,
+    Ns3,
+}
+
+/// Which RTT the congestion control is handed with each ACK (`AckSample::rtt`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CcRtt {
+    /// The ACK's own sample (Linux `tcp_ack_update_rtt`'s `ca_rtt_us`).
+    #[default]
+    Sample,
+    /// The smoothed RTT (ns-3.44 `TcpSocketBase::ProcessAck` calls `PktsAcked(tcb, segs, m_srtt)`).
+    Srtt,
 }
 
 /// TCP options as written in a scenario; `None` means "inherit / default".
@@ -143,6 +177,43 @@ pub struct TcpSpec {
     /// ACKs for one `rcv_nxt` up to this many more are held for a timer (5 % of the RTT, at
     /// most 1 ms) and sent as one. 0 sends every one. Range 0..=255, default 44 (Linux's).
     pub comp_sack_nr: Option<u32>,
+    /// Which TCP the fields left unset follow: "linux" (default) or "ns3" (ns-3.44's
+    /// defaults and mechanisms, `scenario/tcp_profile.rs`). Fields set still win.
+    pub profile: Option<TcpProfile>,
+    /// The Reno building blocks (`cc/common.rs`: slow start, additive increase, ssthresh) the
+    /// algorithms that use them run: "linux" (`tcp_slow_start`, `tcp_cong_avoid_ai`,
+    /// `tcp_reno_ssthresh`: the segments acked, half the cwnd) or "ns3" (ns-3.44's `TcpNewReno`,
+    /// RFC 5681 eq. 2-4 read per ACK: one segment per ACK, SMSS^2/cwnd per ACK, half the flight).
+    /// Default linux.
+    pub reno_rules: Option<Stack>,
+    /// Fast recovery's sending: "linux" (`tcp_cwnd_reduction`'s PRR) or "ns3" (`TcpPrrRecovery`,
+    /// `tcp/recovery.rs`, plus one segment beyond cwnd on each partial ACK, `ProcessAck`'s
+    /// `DoRetransmit`). Default linux.
+    pub fast_recovery: Option<Stack>,
+    /// Undo of spurious reductions (RFC 3522 Eifel, RFC 3708 D-SACK, F-RTO), as Linux; ns-3.44
+    /// undoes none. Default true.
+    pub undo: Option<bool>,
+    /// When the retransmission timer restarts and its back-off ends: "linux" (`tcp_rearm_rto`,
+    /// back-off until a valid RTT sample) or "ns3" (`TcpSocketBase::NewAck`). Default linux.
+    pub rto_timer: Option<Stack>,
+    /// Which ACKs give RTT samples: "linux" (`tcp_clean_rtx_queue`) or "ns3"
+    /// (`TcpSocketBase::EstimateRtt`: none from data sent before an RTO). Default linux.
+    pub rtt_sampling: Option<Stack>,
+    /// The RTT handed to the congestion control: "sample" (Linux) or "srtt" (ns-3). Default sample.
+    pub cc_rtt: Option<CcRtt>,
+    /// The delivery-rate sampler: "linux" (`tcp_rate.c`) or "ns3" (`TcpRateLinux`, which keeps
+    /// its sample across ACKs). Default linux.
+    pub rate_sample: Option<Stack>,
+    /// When the receiver ACKs: "linux" (`tcp/delack.rs`: quick-ACK, adaptive timer, window test,
+    /// the read) or "ns3" (every `delayed_ack_count` in-order segments, a fixed timer;
+    /// `TcpSocketBase::ReceivedData`). Default linux.
+    pub ack_policy: Option<Stack>,
+    /// The window the receiver offers: "linux" (`tcp/rwnd.rs`) or "ns3" (the free space of a
+    /// fixed `rcv_buf_bytes` buffer, `TcpRxBuffer`). Default linux.
+    pub receive_window: Option<Stack>,
+    /// The send buffer: "linux" (`tcp/sndbuf.rs`) or "ns3" (a fixed `snd_buf_bytes` of payload,
+    /// `TcpTxBuffer`). Default linux.
+    pub send_buffer: Option<Stack>,
 }
 
 /// Resolved TCP parameters of one flow.
@@ -176,6 +247,17 @@ pub struct TcpParams {
     pub min_tso_segs: u32,
     pub gso_max_segs: u32,
     pub comp_sack_nr: u32,
+    pub profile: TcpProfile,
+    pub reno_rules: Stack,
+    pub fast_recovery: Stack,
+    pub undo: bool,
+    pub rto_timer: Stack,
+    pub rtt_sampling: Stack,
+    pub cc_rtt: CcRtt,
+    pub rate_sample: Stack,
+    pub ack_policy: Stack,
+    pub receive_window: Stack,
+    pub send_buffer: Stack,
 }
 
 impl TcpParams {
@@ -209,6 +291,17 @@ impl TcpParams {
             min_tso_segs: Some(self.min_tso_segs),
             gso_max_segs: Some(self.gso_max_segs),
             comp_sack_nr: Some(self.comp_sack_nr),
+            profile: Some(self.profile),
+            reno_rules: Some(self.reno_rules),
+            fast_recovery: Some(self.fast_recovery),
+            undo: Some(self.undo),
+            rto_timer: Some(self.rto_timer),
+            rtt_sampling: Some(self.rtt_sampling),
+            cc_rtt: Some(self.cc_rtt),
+            rate_sample: Some(self.rate_sample),
+            ack_policy: Some(self.ack_policy),
+            receive_window: Some(self.receive_window),
+            send_buffer: Some(self.send_buffer),
         }
     }
 }
@@ -245,7 +338,18 @@ impl TcpSpec {
             frto,
             min_tso_segs,
             gso_max_segs,
-            comp_sack_nr
+            comp_sack_nr,
+            profile,
+            reno_rules,
+            fast_recovery,
+            undo,
+            rto_timer,
+            rtt_sampling,
+            cc_rtt,
+            rate_sample,
+            ack_policy,
+            receive_window,
+            send_buffer
         )
     }
 
@@ -261,7 +365,22 @@ impl TcpSpec {
         socket_buffer(self.tcp_wmem, self.snd_buf_bytes, LINUX_TCP_WMEM)
     }
 
-    /// Fill defaults (values are validated before this is called).
+    /// The parameters of a flow running `cca`: the fields set here, then what its profile
+    /// chooses for that algorithm (`tcp_profile::defaults`), then Linux's defaults (`resolve`).
+    pub fn resolve_for(&self, cca: &str) -> TcpParams {
+        let mut merged = self.over(&tcp_profile::defaults(self.profile.unwrap_or_default(), cca));
+        // A buffer given as its sysctl triple keeps the triple's max: the profile's size is
+        // for the other name of that max, which would contradict it.
+        if self.tcp_rmem.is_some() {
+            merged.rcv_buf_bytes = self.rcv_buf_bytes;
+        }
+        if self.tcp_wmem.is_some() {
+            merged.snd_buf_bytes = self.snd_buf_bytes;
+        }
+        merged.resolve()
+    }
+
+    /// Fill every unset field with Linux's default (values are validated before this is called).
     pub fn resolve(&self) -> TcpParams {
         TcpParams {
             mss_bytes: self.mss_bytes,
@@ -290,6 +409,17 @@ impl TcpSpec {
             min_tso_segs: self.min_tso_segs.unwrap_or(LINUX_TCP_MIN_TSO_SEGS),
             gso_max_segs: self.gso_max_segs.unwrap_or(LINUX_GSO_MAX_SEGS),
             comp_sack_nr: self.comp_sack_nr.unwrap_or(LINUX_TCP_COMP_SACK_NR),
+            profile: self.profile.unwrap_or_default(),
+            reno_rules: self.reno_rules.unwrap_or_default(),
+            fast_recovery: self.fast_recovery.unwrap_or_default(),
+            undo: self.undo.unwrap_or(true),
+            rto_timer: self.rto_timer.unwrap_or_default(),
+            rtt_sampling: self.rtt_sampling.unwrap_or_default(),
+            cc_rtt: self.cc_rtt.unwrap_or_default(),
+            rate_sample: self.rate_sample.unwrap_or_default(),
+            ack_policy: self.ack_policy.unwrap_or_default(),
+            receive_window: self.receive_window.unwrap_or_default(),
+            send_buffer: self.send_buffer.unwrap_or_default(),
         }
     }
 }

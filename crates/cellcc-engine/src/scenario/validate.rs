@@ -138,6 +138,7 @@ impl Scenario {
         }
         self.validate_cells()?;
         self.validate_network()?;
+        self.validate_bsses()?;
         ensure(!self.flows.is_empty(), || "flows".into(), "[]", "at least one flow")?;
         let mut flow_ids = HashSet::new();
         let components = self.components();
@@ -159,7 +160,9 @@ impl Scenario {
     fn adjacencies(&self) -> impl Iterator<Item = (&str, &str)> {
         let links = self.links.iter().map(|l| (l.a.as_str(), l.b.as_str()));
         let cells = self.cells.iter().flat_map(|c| c.ues.iter().map(move |u| (c.enb.as_str(), u.node.as_str())));
-        links.chain(cells).flat_map(|(a, b)| [(a, b), (b, a)])
+        let bsses = self.bsses.iter().flat_map(|b| b.stations.iter().map(move |s| (b.ap.as_str(), s.node.as_str())));
+        let nr = self.nr_cells.iter().flat_map(|c| c.ues.iter().map(move |u| (c.gnb.as_str(), u.node.as_str())));
+        links.chain(cells).chain(bsses).chain(nr).flat_map(|(a, b)| [(a, b), (b, a)])
     }
 
     /// Each node's connected component (links and cells are full duplex, so reachability is
@@ -244,7 +247,7 @@ impl Scenario {
                 kind.is_end_system(),
                 || p(field),
                 format!("{name:?} (a {})", kind_name(kind)),
-                "a host or ue node",
+                "a host, ue or sta node",
             )?;
         }
         ensure(f.src != f.dst, || p("dst"), format!("{:?}", f.dst), "a host other than `src`")?;
@@ -252,7 +255,7 @@ impl Scenario {
             components.get(f.src.as_str()).is_some_and(|c| components.get(f.dst.as_str()) == Some(c)),
             || p("dst"),
             format!("{:?}", f.dst),
-            "a host joined to `src` by links or cells (no chain of them reaches it)",
+            "a host joined to `src` by links, cells or BSSes (no chain of them reaches it)",
         )?;
         ensure(
             f.start_s.is_finite() && f.start_s >= 0.0 && f.start_s < self.duration_s,
@@ -334,7 +337,9 @@ impl Scenario {
         within(self.output.slot_ms, MIN_SLOT_MS, MAX_DURATION_S * 1e3, "ms", || "output.slot_ms".into())?;
         // One timeseries row per flow and slot, one queues row per link direction and slot.
         // One series per flow, per link direction, and per LTE UE direction (the `lte` table).
-        let ue_dirs: usize = self.cells.iter().map(|c| 2 * c.ues.len()).sum();
+        let ue_dirs: usize = self.cells.iter().map(|c| 2 * c.ues.len()).sum::<usize>()
+            + self.bsses.iter().map(|b| 2 * b.stations.len()).sum::<usize>()
+            + self.nr_cells.iter().map(|c| 2 * c.ues.len()).sum::<usize>();
         let series = (self.flows.len() + 2 * self.links.len() + ue_dirs) as f64;
         let slots_ms = |slot_ms: f64| (self.duration_s * 1e3 / slot_ms).ceil();
         // The narrowest slot within the budget: duration / floor(rows / series), shown rounded up.
@@ -344,7 +349,7 @@ impl Scenario {
             || "output.slot_ms".into(),
             Num(self.output.slot_ms),
             &format!(
-                "ms >= {} for this scenario: duration_s / slot x (flows + 2 x links + 2 x UEs) must be at most \
+                "ms >= {} for this scenario: duration_s / slot x (flows + 2 x links + 2 x UEs + 2 x stations) must be at most \
                  {MAX_SLOT_ROWS} output rows",
                 Num(min_slot_ms)
             ),
@@ -388,6 +393,9 @@ fn kind_name(k: NodeKind) -> &'static str {
         NodeKind::Router => "router",
         NodeKind::Enb => "enb",
         NodeKind::Ue => "ue",
+        NodeKind::Ap => "ap",
+        NodeKind::Sta => "sta",
+        NodeKind::Gnb => "gnb",
     }
 }
 

@@ -29,3 +29,11 @@ index_id!(
     /// A radio cell (an LTE eNB and its UEs), in scenario order.
     CellId
 );
+index_id!(
+    /// A Wi-Fi BSS (an access point and its stations), in scenario order.
+    BssId
+);
+index_id!(
+    /// A 5G NR cell (a gNB and its UEs), in scenario order.
+    NrCellId
+);

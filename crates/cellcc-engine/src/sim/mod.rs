@@ -10,7 +10,7 @@ pub mod rng;
 pub mod stall;
 pub mod time;
 
-pub use id::{CellId, FlowId, LinkId, NodeId};
+pub use id::{BssId, CellId, FlowId, LinkId, NodeId, NrCellId};
 pub use queue::EventQueue;
 pub use rng::RngStream;
 pub use stall::{StallGuard, Stalled};

@@ -4,8 +4,22 @@
 //! Each segment is stamped at send with the connection's delivery state
 //! ([`TxSnapshot`]); when an ACK delivers it, the rate over the interval is
 //! delivered / max(send phase, ACK phase) of the most recently sent segment.
+//!
+//! `tcp.rate_sample = "ns3"` runs ns-3.44's `TcpRateLinux` (src/internet/model/tcp-rate-ops.cc)
+//! instead, which differs from tcp_rate.c in what it keeps between ACKs:
+//!
+//! ```text
+//!  Linux  a fresh sample per ACK, from the most recently *sent* segment it delivered
+//!  ns-3   one sample kept from ACK to ACK (`m_rateSample`), replaced only by a delivered
+//!         segment stamped with more `delivered` than it (`SkbDelivered`); an ACK that
+//!         replaces none reuses the kept interval with the connection's newer delivered count
+//! ```
+//!
+//! so a rate can exceed what the link delivers (docs/ns3.md, BBR's standing queue), and ns-3
+//! judges the interval against the least smoothed RTT (its `m_minRtt`).
 
 use crate::cc::RateSample;
+use crate::scenario::Stack;
 use crate::sim::{SimDuration, SimTime};
 
 /// `TCP_SKB_CB(skb)->tx`: the connection's delivery state when a segment was sent.
@@ -36,6 +50,10 @@ struct Accum {
     newest_end: u64,
     tx_in_flight: u32,
     tx_lost: u64,
+    /// ns-3: taken this ACK, its ACK phase not yet fixed (`SkbDelivered` fixes `m_ackElapsed`).
+    fresh: bool,
+    /// ns-3 `m_ackElapsed`.
+    ack_elapsed: SimDuration,
 }
 
 /// Connection-level delivery state (`tp->delivered`, `delivered_mstamp`, `first_tx_mstamp`, `app_limited`).
@@ -48,9 +66,15 @@ pub struct RateSampler {
     /// `tp->app_limited`: 0, or the `delivered` count at which the app-limited bubble is gone.
     app_limited_until: u64,
     acc: Accum,
+    rule: Stack,
 }
 
 impl RateSampler {
+    /// A sampler following `rule`'s rate code (`tcp.rate_sample`).
+    pub fn new(rule: Stack) -> Self {
+        RateSampler { rule, ..RateSampler::default() }
+    }
+
     /// `tcp_rate_skb_sent`: stamp a segment; `packets_out` counts segments outstanding before it,
     /// `in_flight` the packets in flight with it, `lost` the connection's `tp->lost`.
     pub fn on_send(&mut self, now: SimTime, packets_out: u32, in_flight: u32, lost: u64) -> TxSnapshot {
@@ -75,9 +99,15 @@ impl RateSampler {
         if !tx.pending {
             return;
         }
-        let newer = !self.acc.has_sample
-            || sent_at > self.acc.sent_at
-            || (sent_at == self.acc.sent_at && end_seq > self.acc.newest_end);
+        let newer = match self.rule {
+            Stack::Linux => {
+                !self.acc.has_sample
+                    || sent_at > self.acc.sent_at
+                    || (sent_at == self.acc.sent_at && end_seq > self.acc.newest_end)
+            }
+            // TcpRateLinux::SkbDelivered: `m_priorDelivered == 0 || skb.delivered > m_priorDelivered`.
+            Stack::Ns3 => self.acc.prior_delivered == 0 || tx.delivered > self.acc.prior_delivered,
+        };
         if newer {
             self.acc = Accum {
                 has_sample: true,
@@ -90,6 +120,8 @@ impl RateSampler {
                 newest_end: end_seq,
                 tx_in_flight: tx.in_flight,
                 tx_lost: tx.lost,
+                fresh: true,
+                ack_elapsed: SimDuration::ZERO,
             };
             self.first_tx_time = sent_at;
         }
@@ -112,8 +144,11 @@ impl RateSampler {
         if acked_sacked > 0 {
             self.delivered_time = now;
         }
-        let acc = std::mem::take(&mut self.acc);
         let mut rs = RateSample { acked_sacked, losses, prior_in_flight, ..RateSample::default() };
+        if self.rule == Stack::Ns3 {
+            return self.ns3_sample(now, rs, lost, min_rtt);
+        }
+        let acc = std::mem::take(&mut self.acc);
         if !acc.has_sample {
             return rs;
         }
@@ -127,6 +162,36 @@ impl RateSampler {
         let interval = acc.send_elapsed.max(now.saturating_since(acc.prior_time));
         // Linux: an interval shorter than min_rtt is an artifact (ACK compression, stretched ACKs).
         rs.interval = if min_rtt.is_some_and(|m| interval < m) { SimDuration::ZERO } else { interval };
+        rs
+    }
+
+    /// ns-3.44 `TcpRateLinux::GenerateSample` on the kept sample: invalid while it has no
+    /// prior time (none yet, or invalidated), else delivered since its stamp over max(send
+    /// phase, ACK phase fixed when it was taken); an interval below `min_rtt` (ns-3's least
+    /// SRTT) invalidates the kept sample until a segment replaces it. It carries no RTT (ns-3's
+    /// BBR reads `m_lastRtt`, which the sender supplies).
+    fn ns3_sample(&mut self, now: SimTime, mut rs: RateSample, lost: u64, min_rtt: Option<SimDuration>) -> RateSample {
+        let acc = &mut self.acc;
+        if acc.fresh {
+            acc.ack_elapsed = now.saturating_since(acc.prior_time);
+            acc.fresh = false;
+        }
+        if !acc.has_sample {
+            return rs;
+        }
+        rs.prior_delivered = acc.prior_delivered;
+        rs.delivered = (self.delivered - acc.prior_delivered) as u32;
+        rs.is_app_limited = acc.is_app_limited;
+        rs.is_retrans = acc.is_retrans;
+        rs.tx_in_flight = acc.tx_in_flight;
+        rs.lost = lost.saturating_sub(acc.tx_lost).min(u32::MAX as u64) as u32;
+        let interval = acc.send_elapsed.max(acc.ack_elapsed);
+        if min_rtt.is_some_and(|m| interval < m) {
+            // "m_priorTime = Seconds(0); // To make rate sample invalid"
+            acc.has_sample = false;
+            return rs;
+        }
+        rs.interval = interval;
         rs
     }
 
@@ -171,6 +236,45 @@ mod tests {
         r.on_delivered(&mut s, SimTime::ZERO, 1448, false);
         let rs = r.generate(SimTime(60_000_000), 1, 0, 7, 8, Some(SimDuration::from_ms(50)));
         assert_eq!((rs.tx_in_flight, rs.lost), (7, 5));
+    }
+
+    /// Segments sent 1 ms apart from t = 0, stamped with `delivered` = `stamps`, then ACKed one
+    /// per ACK 50 ms after each send: the rate sample of each ACK.
+    fn samples(rule: Stack, stamps: &[u64]) -> Vec<RateSample> {
+        let mut r = RateSampler::new(rule);
+        let ms = |x: usize| SimTime(x as u64 * 1_000_000);
+        let mut txs: Vec<TxSnapshot> = (0..stamps.len())
+            .map(|i| {
+                r.delivered = stamps[i];
+                r.on_send(ms(i), i as u32, i as u32 + 1, 0)
+            })
+            .collect();
+        let min_rtt = Some(SimDuration::from_ms(40));
+        (0..stamps.len())
+            .map(|i| {
+                r.on_delivered(&mut txs[i], ms(i), (i as u64 + 1) * 1448, false);
+                r.generate(ms(i + 50), 1, 0, 1, 0, min_rtt)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn ns3_keeps_its_sample_while_no_segment_carries_a_larger_delivered_stamp() {
+        // Three segments all stamped delivered = 5 (sent before any of their ACKs came back).
+        let linux = samples(Stack::Linux, &[5, 5, 5]);
+        let ns3 = samples(Stack::Ns3, &[5, 5, 5]);
+        // Linux: each ACK samples its own segment, the newest sent.
+        assert_eq!(linux.iter().map(|s| s.delivered).collect::<Vec<_>>(), vec![1, 2, 3]);
+        // ns-3: the first segment's sample is kept (5 is not more than 5); each ACK reuses its
+        // interval, fixed at the first ACK (50 ms), with the connection's newer count.
+        assert_eq!(ns3.iter().map(|s| s.delivered).collect::<Vec<_>>(), vec![1, 2, 3]);
+        assert_eq!(ns3.iter().map(|s| s.interval.as_ns() / 1_000_000).collect::<Vec<_>>(), vec![50, 50, 50]);
+        assert_eq!(linux.iter().map(|s| s.interval.as_ns() / 1_000_000).collect::<Vec<_>>(), vec![50, 51, 52]);
+        // So ns-3's rate climbs: 3 segments over 50 ms where Linux has 3 over 52.
+        assert!(ns3[2].delivery_rate_bps(1448) > linux[2].delivery_rate_bps(1448));
+        // A larger stamp replaces the kept sample.
+        let ns3 = samples(Stack::Ns3, &[5, 6]);
+        assert_eq!(ns3[1].prior_delivered, 6);
     }
 
     #[test]

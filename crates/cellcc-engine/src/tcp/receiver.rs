@@ -15,6 +15,14 @@
 //! autotuning measures after the read's first segment, with the rest of the burst still queued
 //! (`rwnd.rs`).
 //!
+//!
+//! `tcp.ack_policy = "ns3"` decides ACKs as ns-3.44's `TcpSocketBase::ReceivedData` does
+//! instead: an out-of-order segment, a duplicate, or one that fills (part of) a hole is ACKed
+//! at once; otherwise every `delayed_ack_count`-th in-order segment, whatever the window or
+//! the reads, and a lone one when a fixed `delayed_ack_timeout_ms` timer started by the first
+//! unacknowledged segment expires (`DelAckTimeout`). No quick-ACK, no adaptive timer, no
+//! compressed SACKs, no ACK from a read.
+//!
 //! ```text
 //!  Listen ─SYN─► SynReceived ─data/ACK─► Established ─FIN in order─► Closed
 //! ```
@@ -25,7 +33,7 @@ use super::rtt::RttEstimator;
 use super::rwnd::{RcvWindow, RmemConfig};
 use super::sack_list::SackList;
 use crate::packet::{SackBlocks, TcpFlags, TcpSegment};
-use crate::scenario::TcpParams;
+use crate::scenario::{Stack, TcpParams};
 use crate::sim::SimTime;
 
 /// RFC 5681 §4.2 / Linux `__tcp_ack_snd_check`: an ACK for at least every second full segment.
@@ -101,7 +109,12 @@ pub struct TcpReceiver {
 impl TcpReceiver {
     /// A receiver expecting segments of `mss_bytes` payload (the window is sized in them).
     pub fn new(p: TcpParams, mss_bytes: u32, echo: EcnEcho) -> Self {
-        let cfg = RmemConfig { tcp_rmem: p.tcp_rmem, moderate_rcvbuf: p.tcp_moderate_rcvbuf, timestamps: p.timestamps };
+        let cfg = RmemConfig {
+            tcp_rmem: p.tcp_rmem,
+            moderate_rcvbuf: p.tcp_moderate_rcvbuf,
+            timestamps: p.timestamps,
+            model: p.receive_window,
+        };
         TcpReceiver {
             rwnd: RcvWindow::new(cfg, mss_bytes),
             state: ReceiverState::Listen,
@@ -212,7 +225,9 @@ impl TcpReceiver {
             self.copied_bytes = self.delivered_bytes();
             let first_end = self.first_unread_end.take().unwrap_or(self.rcv_nxt);
             self.rwnd.on_read(now, first_end, self.rcv_nxt);
-            if self.left_for_the_read() || self.rwnd.update_due(self.rcv_nxt, self.held_bytes()) {
+            // ns-3's receiver never ACKs because the application read.
+            let linux = self.p.ack_policy == Stack::Linux;
+            if linux && (self.left_for_the_read() || self.rwnd.update_due(self.rcv_nxt, self.held_bytes())) {
                 self.ack_due = true;
             }
         }
@@ -263,9 +278,13 @@ impl TcpReceiver {
             // A duplicate: ACK at once so the sender learns (RFC 5681 §4.2), and
             // Linux tcp_data_queue enters quick-ACK mode: the sender is recovering.
             self.note_duplicate(start, end);
-            let (wnd, mss) = (self.rwnd.rcv_wnd(), self.rcv_mss);
-            self.ack_clock.enter_quickack_mode(wnd, mss, MAX_QUICKACKS);
+            if self.p.ack_policy == Stack::Linux {
+                let (wnd, mss) = (self.rwnd.rcv_wnd(), self.rcv_mss);
+                self.ack_clock.enter_quickack_mode(wnd, mss, MAX_QUICKACKS);
+            }
             self.ack_due = true;
+        } else if start <= self.rcv_nxt && self.p.ack_policy == Stack::Ns3 {
+            self.on_in_order_ns3(now, start, end);
         } else if start <= self.rcv_nxt {
             self.note_duplicate(start, self.rcv_nxt);
             let had_hole = !self.ooo.is_empty();
@@ -307,12 +326,29 @@ impl TcpReceiver {
                 self.rwnd.on_out_of_order((end - start) as u32, self.ooo_bytes());
             }
             // RFC 5681 §4.2: an out-of-order segment is ACKed at once (a duplicate ACK), in
-            // quick-ACK mode always, else subject to SACK compression.
-            if self.ack_clock.quick() {
+            // quick-ACK mode always, else subject to SACK compression (ns-3: always at once).
+            if self.ack_clock.quick() || self.p.ack_policy == Stack::Ns3 {
                 self.ack_due = true;
             } else {
                 self.sack_due(now);
             }
+        }
+    }
+
+    /// ns-3.44 `TcpSocketBase::ReceivedData` for data at `rcv_nxt`: "A gap exists in the
+    /// buffer, or we filled a gap: Always ACK"; else "ACK if delayed ack count allows", with
+    /// the `DelAckTimeout` timer started if it is not running.
+    fn on_in_order_ns3(&mut self, now: SimTime, start: u64, end: u64) {
+        self.note_duplicate(start, self.rcv_nxt);
+        let had_hole = !self.ooo.is_empty();
+        self.first_unread_end.get_or_insert(end);
+        self.rcv_nxt = end;
+        self.absorb_ooo();
+        self.segs_since_ack += 1;
+        if had_hole || self.segs_since_ack >= self.p.delayed_ack_count {
+            self.ack_due = true;
+        } else {
+            self.delack_at.get_or_insert(now + self.p.delayed_ack_timeout);
         }
     }
 
@@ -538,6 +574,51 @@ mod tests {
         r.on_segment(SimTime::ZERO, &data(40_000, 1000));
         assert!(r.poll_transmit(SimTime::ZERO).is_none());
         assert_eq!(r.poll_timeout(), Some(SimTime::ZERO + SimDuration::from_ms(40)));
+    }
+
+    /// A receiver under the ns3 profile (ns-3.44's ACK policy and window).
+    fn rx_ns3() -> TcpReceiver {
+        let spec = TcpSpec { profile: Some(crate::scenario::TcpProfile::Ns3), ..TcpSpec::default() };
+        let mut r = TcpReceiver::new(spec.resolve_for("newreno"), 1000, EcnEcho::Off);
+        r.on_segment(SimTime::ZERO, &TcpSegment { flags: TcpFlags(TcpFlags::SYN), ..Default::default() });
+        let synack = r.poll_transmit(SimTime::ZERO).unwrap();
+        // AdvertisedWindowSize(false) on the SYN-ACK: RcvBufSize 131072 capped at 65535.
+        assert_eq!(synack.wnd_bytes, 65_535);
+        r
+    }
+
+    #[test]
+    fn ns3_acks_every_second_in_order_segment_from_the_first_and_offers_its_whole_buffer() {
+        let mut r = rx_ns3();
+        // No quick-ACK: TcpSocketBase::ReceivedData counts to DelAckCount = 2 from the start,
+        // where Linux ACKs the first 16 at once (the first test above).
+        assert_eq!(feed(&mut r, SimTime::ZERO, 0, 16), 8);
+        // A lone segment waits for DelAckTimeout, 200 ms, and the window is RcvBufSize:
+        // CalculateWScale shifts 131072 by 2 to fit 16 bits, 32768 << 2 = 131072.
+        r.on_segment(SimTime::ZERO, &data(16_000, 1000));
+        assert!(r.poll_transmit(SimTime::ZERO).is_none());
+        assert_eq!(r.poll_timeout(), Some(SimTime::ZERO + SimDuration::from_ms(200)));
+        // A segment arriving before the timer fires does not restart it.
+        r.on_segment(SimTime::ZERO + SimDuration::from_ms(150), &data(17_000, 1000));
+        let ack = r.poll_transmit(SimTime::ZERO + SimDuration::from_ms(150)).unwrap();
+        assert_eq!((ack.ack, ack.wnd_bytes), (18_000, 131_072));
+    }
+
+    #[test]
+    fn ns3_acks_every_out_of_order_segment_and_the_one_that_fills_the_hole_at_once() {
+        let mut r = rx_ns3();
+        feed(&mut r, SimTime::ZERO, 0, 2);
+        // 2000 is lost; ten more arrive: ten duplicate ACKs (ns-3 has no SACK compression),
+        // each offering the whole buffer: out-of-order data does not count (MaxRxSequence).
+        for i in 0..10 {
+            r.on_segment(SimTime::ZERO, &data(3000 + i * 1000, 1000));
+            let ack = r.poll_transmit(SimTime::ZERO).expect("a duplicate ACK per segment");
+            assert_eq!((ack.ack, ack.wnd_bytes), (2000, 131_072));
+        }
+        // The retransmission fills the hole: an ACK at once, no D-SACK in it.
+        r.on_segment(SimTime::ZERO, &data(2000, 1000));
+        let ack = r.poll_transmit(SimTime::ZERO).unwrap();
+        assert_eq!((ack.ack, ack.sack.len), (13_000, 0));
     }
 
     #[test]

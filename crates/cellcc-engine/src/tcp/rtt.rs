@@ -28,6 +28,18 @@ pub fn tsopt_rtt(now: SimTime, ts_ecr: SimTime, min_ticks: u64) -> SimDuration {
     SimDuration::from_ns(if ticks == 0 { min_ticks } else { ticks } * NS_PER_TS_TICK)
 }
 
+/// ns-3.44 `TcpOptionTS::ElapsedTimeFromTsValue` (tcp-option-ts.cc): the time since an echoed
+/// timestamp in whole milliseconds of ns-3's TSval clock (`NowToTsValue`), and 1 µs when no
+/// millisecond has passed (`TcpSocketBase::CalculateRttSample`: "approximating to 1us").
+pub fn ns3_tsopt_rtt(now: SimTime, ts_ecr: SimTime) -> SimDuration {
+    let ticks = (now.as_ns() / NS_PER_TS_TICK).saturating_sub(ts_ecr.as_ns() / NS_PER_TS_TICK);
+    if ticks == 0 {
+        SimDuration::from_us(1)
+    } else {
+        SimDuration::from_ns(ticks * NS_PER_TS_TICK)
+    }
+}
+
 /// RFC 6298 §2.3: alpha = 1/8.
 const ALPHA_SHIFT: u32 = 3;
 /// RFC 6298 §2.3: beta = 1/4.
@@ -57,6 +69,9 @@ pub struct RttEstimator {
     srtt: Option<SimDuration>,
     rttvar: SimDuration,
     min_rtt: Option<SimDuration>,
+    /// The least SRTT so far: ns-3's `m_tcb->m_minRtt` (`TcpSocketBase::EstimateRtt` takes the
+    /// minimum of the smoothed RTT, not of the samples).
+    min_srtt: Option<SimDuration>,
     latest: Option<SimDuration>,
     /// Number of consecutive back-offs applied since the last valid sample.
     backoffs: u32,
@@ -73,6 +88,7 @@ impl RttEstimator {
             srtt: None,
             rttvar: SimDuration::ZERO,
             min_rtt: None,
+            min_srtt: None,
             latest: None,
             backoffs: 0,
             min_rto,
@@ -97,6 +113,7 @@ impl RttEstimator {
             RtoEstimator::Linux => self.linux_sample(r.as_ns() as i64, snd_una, snd_nxt),
             RtoEstimator::Rfc6298 => self.rfc_sample(r),
         }
+        self.min_srtt = self.srtt.map(|s| self.min_srtt.map_or(s, |m| m.min(s)));
     }
 
     /// Linux `tcp_rtt_estimator` (Jacobson's algorithm with Linux's changes).
@@ -180,6 +197,12 @@ impl RttEstimator {
         self.backoffs += 1;
     }
 
+    /// The back-off ends without a sample: ns-3.44 `TcpSocketBase::NewAck` recomputes the RTO
+    /// from SRTT and RTTVAR on every ACK that restarts the timer.
+    pub fn clear_backoff(&mut self) {
+        self.backoffs = 0;
+    }
+
     pub fn srtt(&self) -> Option<SimDuration> {
         self.srtt
     }
@@ -188,6 +211,9 @@ impl RttEstimator {
     }
     pub fn min_rtt(&self) -> Option<SimDuration> {
         self.min_rtt
+    }
+    pub fn min_srtt(&self) -> Option<SimDuration> {
+        self.min_srtt
     }
     pub fn latest(&self) -> Option<SimDuration> {
         self.latest
@@ -290,6 +316,25 @@ mod tests {
         let mut e = est();
         e.on_sample(SimDuration::from_ms(10), 0, 0);
         assert_eq!(e.rto(), SimDuration::from_ms(200));
+    }
+
+    #[test]
+    fn ns3_timestamp_samples_are_whole_milliseconds_or_one_microsecond() {
+        let t = |us: u64| SimTime::ZERO + SimDuration::from_us(us);
+        // Sent at 10.9 ms, ACKed at 51.2 ms: ns-3's clocks read 10 and 51: 41 ms (Linux: 41 too).
+        assert_eq!(ns3_tsopt_rtt(t(51_200), t(10_900)), ms(41));
+        // Within one millisecond: 1 µs, where Linux's sender takes one tick.
+        assert_eq!(ns3_tsopt_rtt(t(10_950), t(10_900)), SimDuration::from_us(1));
+        assert_eq!(tsopt_rtt(t(10_950), t(10_900), 1), ms(1));
+    }
+
+    #[test]
+    fn min_srtt_is_the_least_smoothed_value_not_the_least_sample() {
+        let mut e = est();
+        e.on_sample(ms(100), 0, 0);
+        e.on_sample(ms(20), 0, 0);
+        // SRTT 100 then 90: ns-3's m_minRtt is 90 where the least sample is 20.
+        assert_eq!((e.min_srtt(), e.min_rtt()), (Some(ms(90)), Some(ms(20))));
     }
 
     #[test]

@@ -22,6 +22,16 @@
 //! `tcp_rcv_space_adjust`, `tcp_rcvbuf_grow`), net/ipv4/tcp.c (`__tcp_cleanup_rbuf`,
 //! `tcp_set_window_clamp`), include/net/tcp.h (`tcp_win_from_space`, `tcp_space`).
 //!
+//! `tcp.receive_window = "ns3"` offers ns-3.44's window instead: the free space of a fixed
+//! buffer of `tcp_rmem[2]` (`rcv_buf_bytes`, ns-3's `RcvBufSize`), out-of-order data not
+//! counted (`TcpRxBuffer::MaxRxSequence`), scaled by the shift that brings the buffer under
+//! 65535 (`TcpSocketBase::CalculateWScale`), the SYN-ACK's unscaled and capped at 65535
+//! (`AdvertisedWindowSize(false)`). In-order data the application has not read would count,
+//! but ns-3 calls its receive callback before it sends the ACK (`ReceivedData`:
+//! `NotifyDataRecv`, then `SendEmptyPacket`) and cellcc's ns-3 sink reads all there, as the
+//! engine's application reads all it is given: so the window is the whole buffer, always.
+//! No autotuning, no per-segment growth, no window-update ACK after a read.
+//!
 //! What is simplified: no memory pressure (`tcp_under_memory_pressure`, `tcp_clamp_window`,
 //! pruning), no `SO_RCVBUF` lock, `net.core.rmem_max` is not part of the window-scale choice
 //! (it is below `tcp_rmem[2]` on the hosts the defaults come from), and every segment's memory
@@ -29,6 +39,7 @@
 //! of the Linux backend's crosscheck.
 
 use super::rtt::tsopt_rtt;
+use crate::scenario::Stack;
 use crate::sim::{SimDuration, SimTime};
 
 /// Where a receiver RTT sample comes from (`tcp_rcv_rtt_update`'s `win_dep`).
@@ -95,6 +106,18 @@ pub struct RmemConfig {
     /// `net.ipv4.tcp_moderate_rcvbuf`: autotune the buffer (DRS).
     pub moderate_rcvbuf: bool,
     pub timestamps: bool,
+    /// Linux's window, or ns-3's free buffer (`tcp.receive_window`).
+    pub model: Stack,
+}
+
+/// ns-3.44 `TcpSocketBase::CalculateWScale` and `AdvertisedWindowSize`: the window scale that
+/// brings `buffer` under the 16-bit field, and the window the peer reads back, in bytes.
+fn ns3_window(buffer: u64) -> (u64, u32) {
+    let mut wscale = 0;
+    while (buffer >> wscale) > MAX_UNSCALED_WINDOW_BYTES && wscale < MAX_WSCALE {
+        wscale += 1;
+    }
+    ((buffer >> wscale).min(MAX_UNSCALED_WINDOW_BYTES) << wscale, wscale)
 }
 
 /// One connection's receive window (Linux `tcp_sock` receive-side fields).
@@ -137,6 +160,9 @@ impl RcvWindow {
     /// and the child's (`tcp_create_openreq_child`: rcv_ssthresh = rcv_wnd).
     pub fn new(cfg: RmemConfig, mss_bytes: u32) -> Self {
         let mss = mss_bytes.max(1) as u64;
+        if cfg.model == Stack::Ns3 {
+            return Self::ns3(cfg, mss_bytes);
+        }
         let rcvbuf = cfg.tcp_rmem[1];
         let full = win_from_space(DEFAULT_SCALING_RATIO, rcvbuf);
         let rcv_wnd = (full / mss * mss).max(mss);
@@ -163,6 +189,35 @@ impl RcvWindow {
         }
     }
 
+    /// ns-3's fixed window (`ns3_window`), held for the whole connection.
+    fn ns3(cfg: RmemConfig, mss_bytes: u32) -> Self {
+        let (window, wscale) = ns3_window(cfg.tcp_rmem[2]);
+        let mss = mss_bytes.max(1) as u64;
+        RcvWindow {
+            cfg,
+            advmss: mss,
+            wscale,
+            rcvbuf: cfg.tcp_rmem[2],
+            ratio: 1 << RMEM_TO_WIN_SCALE,
+            window_clamp: window,
+            rcv_ssthresh: window,
+            rcv_wnd: window,
+            rcv_wup: 0,
+            rcv_mss: mss,
+            space_bytes: 0,
+            space_seq: 0,
+            space_time: SimTime::ZERO,
+            rtt8_ns: 0,
+            last_tsecr: None,
+            win_rtt: None,
+            segment_truesize: skb_truesize_bytes(mss_bytes, cfg.timestamps),
+        }
+    }
+
+    fn is_ns3(&self) -> bool {
+        self.cfg.model == Stack::Ns3
+    }
+
     /// The SYN-ACK's window field (tcp_make_synack: never scaled, at most 65535).
     pub fn synack_window_bytes(&self) -> u64 {
         self.rcv_wnd.min(MAX_UNSCALED_WINDOW_BYTES)
@@ -170,6 +225,9 @@ impl RcvWindow {
 
     /// `tcp_init_buffer_space` when the connection is established at `now` (rcv_nxt = `seq`).
     pub fn on_established(&mut self, now: SimTime, seq: u64) {
+        if self.is_ns3() {
+            return;
+        }
         let maxwin = self.full_space();
         if self.window_clamp >= maxwin {
             self.window_clamp = maxwin;
@@ -217,7 +275,7 @@ impl RcvWindow {
     /// ticks of the millisecond TS clock; none is taken when no tick has passed (commit
     /// d59fc95be9d0, "tcp: remove zero TCP TS samples for autotuning").
     pub fn on_tsecr(&mut self, now: SimTime, tsecr: Option<SimTime>, len_bytes: u32, queue_empty: bool) {
-        let Some(ts) = tsecr else { return };
+        let Some(ts) = tsecr.filter(|_| !self.is_ns3()) else { return };
         if self.last_tsecr == Some(ts) {
             return;
         }
@@ -251,6 +309,9 @@ impl RcvWindow {
     /// `tcp_grow_window`. True when the window grew, which grants one quick ACK
     /// (`icsk_ack.quick |= 1`).
     pub fn on_data(&mut self, now: SimTime, len_bytes: u32, rcv_nxt: u64, held_bytes: u64) -> bool {
+        if self.is_ns3() {
+            return false;
+        }
         self.measure_rcv_mss(len_bytes);
         self.measure_rtt_by_window(now, rcv_nxt);
         len_bytes >= GROW_MIN_SEGMENT_BYTES && self.grow(len_bytes, held_bytes)
@@ -258,7 +319,7 @@ impl RcvWindow {
 
     /// `tcp_data_queue_ofo` (SACK flows): an out-of-order segment grows the window too.
     pub fn on_out_of_order(&mut self, len_bytes: u32, held_bytes: u64) {
-        if len_bytes >= GROW_MIN_SEGMENT_BYTES {
+        if len_bytes >= GROW_MIN_SEGMENT_BYTES && !self.is_ns3() {
             self.grow(len_bytes, held_bytes);
         }
     }
@@ -353,7 +414,7 @@ impl RcvWindow {
     /// tcp_rcv_space_adjust()"), become the new measure, and if they grew, `tcp_rcvbuf_grow`
     /// sizes the buffer for twice that plus the slow-start growth.
     pub fn on_read(&mut self, now: SimTime, first_end: u64, rcv_nxt: u64) {
-        if self.rtt8_ns == 0 || now.saturating_since(self.space_time).as_ns() < self.rtt8_ns >> 3 {
+        if self.is_ns3() || self.rtt8_ns == 0 || now.saturating_since(self.space_time).as_ns() < self.rtt8_ns >> 3 {
             return;
         }
         let queued = rcv_nxt - first_end;
@@ -406,6 +467,9 @@ impl RcvWindow {
     /// `__tcp_ack_snd_check`'s window test, `__tcp_select_window(sk) >= tp->rcv_wnd`, with
     /// `held_bytes` unread or out of order; and whether computing it ends quick-ACK mode.
     pub fn advances(&self, held_bytes: u64) -> (bool, bool) {
+        if self.is_ns3() {
+            return (true, false);
+        }
         let (new, leave_quick) = self.select(held_bytes);
         (new >= self.rcv_wnd, leave_quick)
     }
@@ -419,6 +483,9 @@ impl RcvWindow {
     /// left of the last offer (RFC 7323 §2.4; net.ipv4.tcp_shrink_window = 0). Returns the
     /// bytes advertised and whether quick-ACK mode ends.
     pub fn advertise(&mut self, rcv_nxt: u64, held_bytes: u64) -> (u64, bool) {
+        if self.is_ns3() {
+            return (self.rcv_wnd, false);
+        }
         let cur = self.remaining(rcv_nxt);
         let (mut new, leave_quick) = self.select(held_bytes);
         if new < cur {
@@ -432,6 +499,9 @@ impl RcvWindow {
     /// `__tcp_cleanup_rbuf` after a read: an ACK now if the window could at least double
     /// ("Lots means at least twice") and the remaining offer is at most half the clamp.
     pub fn update_due(&self, rcv_nxt: u64, held_bytes: u64) -> bool {
+        if self.is_ns3() {
+            return false;
+        }
         let now = self.remaining(rcv_nxt);
         if 2 * now > self.window_clamp {
             return false;
@@ -488,7 +558,12 @@ mod tests {
 
     /// Linux's defaults: tcp_rmem = [4096, 131072, 6291456], autotuning, timestamps; MSS 1448.
     fn linux() -> RcvWindow {
-        let cfg = RmemConfig { tcp_rmem: [4096, 131_072, 6_291_456], moderate_rcvbuf: true, timestamps: true };
+        let cfg = RmemConfig {
+            tcp_rmem: [4096, 131_072, 6_291_456],
+            moderate_rcvbuf: true,
+            timestamps: true,
+            model: Stack::Linux,
+        };
         RcvWindow::new(cfg, 1448)
     }
 
@@ -636,7 +711,12 @@ mod tests {
 
     #[test]
     fn without_autotuning_the_buffer_stays_at_the_default() {
-        let cfg = RmemConfig { tcp_rmem: [4096, 131_072, 6_291_456], moderate_rcvbuf: false, timestamps: true };
+        let cfg = RmemConfig {
+            tcp_rmem: [4096, 131_072, 6_291_456],
+            moderate_rcvbuf: false,
+            timestamps: true,
+            model: Stack::Linux,
+        };
         let mut w = RcvWindow::new(cfg, 1448);
         w.on_established(SimTime::ZERO, 0);
         w.on_tsecr(at_ms(40), Some(SimTime::ZERO), 1448, true);

@@ -17,8 +17,15 @@
 //! `skb_copy_to_page_nocache`, `tso_fragment`); `tcp_sendmsg_locked` opens a new skb only while
 //! `sk_wmem_queued < sk_sndbuf`; `tcp_poll` reports writable while `sk_stream_wspace >=
 //! sk_stream_min_wspace` (include/net/sock.h), i.e. up to 2/3 full.
+//!
+//! `tcp.send_buffer = "ns3"` is ns-3.44's `TcpTxBuffer` instead: a fixed `SndBufSize`
+//! (`snd_buf_bytes`) of payload, unacknowledged and unsent together, no skb overhead and no
+//! growth; the application may write whenever it is not full (`TcpSocketBase::GetTxAvailable`
+//! = `MaxBufferSize - Size`), and an ACK that frees room wakes it (`NewAck` -> `NotifySend`).
 
 use std::collections::VecDeque;
+
+use crate::scenario::Stack;
 
 use super::tso::{MAX_TCP_HEADER_BYTES, SK_GSO_MAX_BYTES};
 
@@ -79,6 +86,8 @@ pub struct SendBuffer {
     sent_skb_starts: VecDeque<u64>,
     sending: SendingSkb,
     writer: Writer,
+    /// Linux's socket memory, or ns-3's fixed payload buffer.
+    model: Stack,
 }
 
 /// Linux `tcp_xmit_size_goal`: the largest skb a write builds (the device's GSO size, at most
@@ -95,11 +104,15 @@ fn roundup_pow_of_two(x: u64) -> u64 {
 }
 
 impl SendBuffer {
-    /// `mss_clamp` is the peer's MSS option, `mss` the payload per segment.
-    pub fn new(wmem: [u64; 3], mss: u32, mss_clamp: u32, gso_max_segs: u32) -> Self {
+    /// `mss_clamp` is the peer's MSS option, `mss` the payload per segment; `model` whose
+    /// buffer it is (ns-3's holds `wmem[2]`, `snd_buf_bytes`, from the start).
+    pub fn new(wmem: [u64; 3], mss: u32, mss_clamp: u32, gso_max_segs: u32, model: Stack) -> Self {
         SendBuffer {
             wmem,
-            limit_bytes: wmem[1],
+            limit_bytes: match model {
+                Stack::Linux => wmem[1],
+                Stack::Ns3 => wmem[2],
+            },
             write_seq: 0,
             snd_una: 0,
             snd_nxt: 0,
@@ -111,6 +124,7 @@ impl SendBuffer {
             sent_skb_starts: VecDeque::with_capacity(64),
             sending: SendingSkb::Closed,
             writer: Writer::Writing,
+            model,
         }
     }
 
@@ -127,6 +141,9 @@ impl SendBuffer {
     /// Linux `tcp_sndbuf_expand`: room for `factor` (the algorithm's `sndbuf_expand`, else 2)
     /// windows of worst-case skbs, one per segment, never shrinking, at most `tcp_wmem[2]`.
     pub fn expand(&mut self, cwnd: u32, reordering: u32, factor: u32) {
+        if self.model == Stack::Ns3 {
+            return;
+        }
         let per_mss =
             roundup_pow_of_two(self.mss_for_provision + MAX_TCP_HEADER_BYTES + SKB_SHINFO_BYTES) + SK_BUFF_BYTES;
         let nr_segs = TCP_INIT_CWND.max(cwnd as u64).max(reordering as u64 + 1);
@@ -137,6 +154,9 @@ impl SendBuffer {
     /// `sk_wmem_queued`: every byte not yet acknowledged plus an skb's overhead per skb, sent
     /// (as split for transmission) or still queued (as written, up to the size goal each).
     pub fn queued_bytes(&self) -> u64 {
+        if self.model == Stack::Ns3 {
+            return self.write_seq - self.snd_una;
+        }
         let unsent = self.write_seq - self.snd_nxt;
         let unsent_skbs = unsent.div_ceil(self.size_goal_bytes);
         let skbs = self.sent_skb_starts.len() as u64 + unsent_skbs;
@@ -146,7 +166,10 @@ impl SendBuffer {
     /// Linux `__sk_stream_is_writeable`: free space at least half of what is queued.
     fn writable(&self) -> bool {
         let queued = self.queued_bytes();
-        self.limit_bytes.saturating_sub(queued) >= queued / 2
+        match self.model {
+            Stack::Linux => self.limit_bytes.saturating_sub(queued) >= queued / 2,
+            Stack::Ns3 => queued < self.limit_bytes,
+        }
     }
 
     /// The application offers `backlog` bytes (it writes only when `tcp_poll` says writable):
@@ -159,6 +182,15 @@ impl SendBuffer {
         if self.writer != Writer::Writing || !self.writable() {
             self.writer = Writer::WaitingForSpace;
             return 0;
+        }
+        if self.model == Stack::Ns3 {
+            // TcpSocketBase::Send takes what fits in `GetTxAvailable`.
+            let taken = backlog.min(self.limit_bytes - self.queued_bytes());
+            self.write_seq += taken;
+            if taken < backlog {
+                self.writer = Writer::WaitingForSpace;
+            }
+            return taken;
         }
         let goal = self.size_goal_bytes;
         let start = self.write_seq;
@@ -254,7 +286,7 @@ mod tests {
     /// The Linux backend's numbers: MSS 1448 with timestamps, the peer's option 1460, and
     /// `tcp_wmem` at Linux's default.
     fn linux_default() -> SendBuffer {
-        SendBuffer::new([4096, 16_384, 4_194_304], 1448, 1460, 65_535)
+        SendBuffer::new([4096, 16_384, 4_194_304], 1448, 1460, 65_535, Stack::Linux)
     }
 
     /// One 1448-byte segment of new data, in skbs of `tso_segs`.
@@ -267,6 +299,25 @@ mod tests {
             }
         }
         b.on_sent_new(1448);
+    }
+
+    #[test]
+    fn ns3_holds_snd_buf_bytes_of_payload_and_takes_a_write_whenever_there_is_room() {
+        let mut b = SendBuffer::new([4096, 16_384, 131_072], 1448, 1460, 1, Stack::Ns3);
+        b.expand(10, 3, 2);
+        assert_eq!(b.limit_bytes(), 131_072, "no growth, the whole SndBufSize from the start");
+        // A greedy write takes the whole buffer of payload (Linux would stop at 2/3 of its
+        // memory, each skb charged 832 B more).
+        assert_eq!(b.write(u64::MAX), 131_072);
+        assert_eq!(b.queued_bytes(), 131_072);
+        for _ in 0..50 {
+            send(&mut b, 1);
+        }
+        assert_eq!((b.write(1), b.writer()), (0, Writer::WaitingForSpace));
+        // An ACK of one segment frees 1448 B: the woken writer fills exactly that.
+        b.on_ack(1448, 1 << 20);
+        assert!(b.check_space(49, 50, 3, 2));
+        assert_eq!(b.write(u64::MAX), 1448);
     }
 
     #[test]

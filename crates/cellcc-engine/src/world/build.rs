@@ -18,12 +18,14 @@ use crate::lte::network::Network;
 use crate::lte::ran::Ran;
 use crate::measure::pcap::PcapWriter;
 use crate::measure::timeseries::Slots;
+use crate::nr::cell::NrCell;
 use crate::packet::ipv4::Reassembly;
 use crate::packet::IPV4_HEADER_BYTES;
-use crate::scenario::{DirectionSpec, LossSpec, QueueSpec, Scenario, Transport as TransportSpec};
-use crate::sim::{CellId, EventQueue, FlowId, LinkId, NodeId, RngStream, SimDuration, SimTime};
+use crate::scenario::{DirectionSpec, LossSpec, QueueSpec, Scenario, Transport as TransportSpec, DEFAULT_CCA};
+use crate::sim::{BssId, CellId, EventQueue, FlowId, LinkId, NodeId, NrCellId, RngStream, SimDuration, SimTime};
 use crate::tcp::sender::data_overhead_bytes;
 use crate::tcp::{EcnEcho, TcpReceiver, TcpSender};
+use crate::wifi::bss::Bss;
 use crate::RunError;
 use std::collections::{HashMap, HashSet, VecDeque};
 
@@ -61,13 +63,21 @@ pub(super) fn build(sc: &Scenario, seed: u64) -> Result<World, RunError> {
             }
         }
     }
-    let routes = static_routes(sc.nodes.len(), &adjacencies(&channels, &cells));
+    let flow_ac: Vec<_> = sc.flows.iter().map(|f| f.access_category.unwrap_or_default()).collect();
+    let bsses: Vec<Bss> = sc.bsses.iter().map(|b| Bss::build(b, &node, flow_ac.clone(), seed, slot, end)).collect();
+    let mut nr_cells = Vec::with_capacity(sc.nr_cells.len());
+    for (i, c) in sc.nr_cells.iter().enumerate() {
+        nr_cells.push(NrCell::build(c, &format!("nr_cells[{i}]"), &node, seed, slot, end)?);
+    }
+    let routes = static_routes(sc.nodes.len(), &adjacencies(&channels, &cells, &bsses, &nr_cells));
     let mut nodes: Vec<Node> =
         sc.nodes.iter().zip(routes).map(|(_, routes)| Node { routes, reassembly: Reassembly::default() }).collect();
     nodes.shrink_to_fit();
     let hop_mtu = |h: Hop| match h {
         Hop::Channel(l) => channels[l.index()].payload_mtu_bytes(),
         Hop::Cell { cell, .. } => cells[cell.index()].mtu_bytes(),
+        Hop::Bss { bss, .. } => bsses[bss.index()].mtu_bytes(),
+        Hop::NrCell { cell, .. } => nr_cells[cell.index()].mtu_bytes(),
     };
     let mut flows = Vec::with_capacity(sc.flows.len());
     for i in 0..sc.flows.len() {
@@ -93,6 +103,11 @@ pub(super) fn build(sc: &Scenario, seed: u64) -> Result<World, RunError> {
         cells,
         mobile,
         cell_out: Default::default(),
+        bsses_armed: vec![None; bsses.len()],
+        bsses,
+        bss_out: Default::default(),
+        nr_cells_armed: vec![None; nr_cells.len()],
+        nr_cells,
         flows,
         flows_done: 0,
         lost_datagrams: HashSet::new(),
@@ -164,8 +179,9 @@ fn channel(
 }
 
 /// Every directed hop the network offers: `(from, to, hop)`, channels first, then cells (a
-/// network's UEs in their first cell; their routes follow them later, `World::route`).
-fn adjacencies(channels: &[Channel], cells: &[Ran]) -> Vec<(NodeId, NodeId, Hop)> {
+/// network's UEs in their first cell; their routes follow them later, `World::route`), then BSSes,
+/// then NR cells.
+fn adjacencies(channels: &[Channel], cells: &[Ran], bsses: &[Bss], nr_cells: &[NrCell]) -> Vec<(NodeId, NodeId, Hop)> {
     let links = channels.iter().enumerate().map(|(i, c)| (c.from, c.to, Hop::Channel(LinkId(i as u32))));
     let radio = cells.iter().enumerate().flat_map(|(i, c)| {
         let cell = CellId(i as u32);
@@ -173,7 +189,21 @@ fn adjacencies(channels: &[Channel], cells: &[Ran]) -> Vec<(NodeId, NodeId, Hop)
             [(enb, ue, Hop::Cell { cell, next: ue }), (ue, enb, Hop::Cell { cell, next: enb })]
         })
     });
-    links.chain(radio).collect()
+    let wifi = bsses.iter().enumerate().flat_map(|(i, b)| {
+        let bss = BssId(i as u32);
+        let ap = b.ap();
+        b.sta_nodes()
+            .iter()
+            .flat_map(move |&sta| [(ap, sta, Hop::Bss { bss, next: sta }), (sta, ap, Hop::Bss { bss, next: ap })])
+    });
+    let nr = nr_cells.iter().enumerate().flat_map(|(i, c)| {
+        let cell = NrCellId(i as u32);
+        let gnb = c.gnb();
+        c.ue_nodes().iter().flat_map(move |&ue| {
+            [(gnb, ue, Hop::NrCell { cell, next: ue }), (ue, gnb, Hop::NrCell { cell, next: gnb })]
+        })
+    });
+    links.chain(radio).chain(wifi).chain(nr).collect()
 }
 
 /// Shortest-hop static routes (BFS from every node; ties go to the hop listed
@@ -235,7 +265,9 @@ fn flow(
     };
     let start = SimTime::from_secs_f64(spec.start_s);
     let stop = spec.stop_s.map(SimTime::from_secs_f64);
-    let tcp = spec.tcp.clone().unwrap_or_default().over(&sc.tcp).resolve();
+    // The flow's own [tcp] over the scenario's, then its profile's choices for its algorithm.
+    let tcp =
+        spec.tcp.clone().unwrap_or_default().over(&sc.tcp).resolve_for(spec.cca.as_deref().unwrap_or(DEFAULT_CCA));
     let overhead = data_overhead_bytes(tcp.timestamps);
     // Linux: MSS = the smaller interface MTU of the two ends, less IPv4 + TCP headers and options.
     let mss = tcp.mss_bytes.unwrap_or(out_mtu.min(back_mtu).saturating_sub(overhead).max(IPV4_HEADER_BYTES));
@@ -245,7 +277,8 @@ fn flow(
         TransportSpec::Tcp => {
             let cfg = sc.flow_cca(i)?;
             // The algorithm's own random stream (BBR's start phase, CDG's backoff, NV's reset period).
-            let cc = cfg.build(Window::new(tcp.initial_cwnd_segs), RngStream::new(seed, &format!("flow:{i}:cc")));
+            let window = Window::new(tcp.initial_cwnd_segs).with_reno_rules(tcp.reno_rules);
+            let cc = cfg.build(window, RngStream::new(seed, &format!("flow:{i}:cc")));
             let name = cc.name().to_string();
             // RFC 8257 §3.2: a DCTCP receiver echoes every mark; others as RFC 3168.
             let echo = match (tcp.ecn, name.as_str()) {

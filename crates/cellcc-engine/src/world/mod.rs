@@ -8,10 +8,11 @@
 //!   End of an instant with data arrived ─► the receiving application reads ─► drain
 //!   Timer(flow, end) ─► endpoint.on_timeout ─► drain
 //! ```
-//! Routes name a [`Hop`]: one direction of a point-to-point link, or a radio
-//! cell towards the eNB or one of its UEs. A cell is a point-to-multipoint
-//! medium with its own clock (the TTI); it owns its events behind one
-//! `Event::Cell` variant, and the world only re-arms its next wake-up.
+//! Routes name a [`Hop`]: one direction of a point-to-point link, a radio
+//! cell towards the eNB or one of its UEs, or a Wi-Fi BSS towards its AP or a
+//! station. A cell or BSS is a point-to-multipoint medium with its own clock;
+//! it owns its events behind one `Event::Cell` / `Event::Bss` variant, and the
+//! world only re-arms its next wake-up.
 //!
 //! Determinism: the event queue breaks ties by insertion order, components
 //! draw from their own random streams, and no output depends on hash order.
@@ -28,10 +29,12 @@ use crate::lte::cell::{CellEnqueued, CellOutput};
 use crate::lte::ran::Ran;
 use crate::measure::pcap::PcapWriter;
 use crate::measure::timeseries::{FlowSlot, QueueSlot, Slots};
+use crate::nr::cell::NrCell;
 use crate::packet::ipv4::{fragment, Reassembled, Reassembly};
 use crate::packet::{FlowDir, Packet, PacketId, PacketSlab};
 use crate::scenario::Scenario;
-use crate::sim::{CellId, EventQueue, FlowId, LinkId, NodeId, SimTime, StallGuard};
+use crate::sim::{BssId, CellId, EventQueue, FlowId, LinkId, NodeId, NrCellId, SimTime, StallGuard};
+use crate::wifi::bss::{Bss, BssEnqueued, BssOutput};
 use crate::{RunError, RunOutput};
 use flow::{End, Flow};
 use std::collections::HashSet;
@@ -57,6 +60,10 @@ enum Event {
     SlotEnd,
     /// A cell's next wake-up (its next TTI, or an RLC/HARQ timer).
     Cell(CellId),
+    /// A BSS's next wake-up (a PPDU's end, a response, a station's access).
+    Bss(BssId),
+    /// An NR cell's next wake-up (its next occasion, a TB's end, a timer).
+    NrCell(NrCellId),
 }
 
 /// The next hop of a route: which medium a packet crosses, towards which node.
@@ -66,6 +73,11 @@ pub enum Hop {
     Channel(LinkId),
     /// Across a radio cell, from its eNB to a UE or from a UE to its eNB.
     Cell { cell: CellId, next: NodeId },
+    /// Across a Wi-Fi BSS, from its AP to a station or from a station to its AP.
+    Bss { bss: BssId, next: NodeId },
+    /// Across an NR cell, from its gNB to a UE or from a UE to its gNB (a peer medium of the
+    /// LTE cell: its own slot clock, the same seam).
+    NrCell { cell: NrCellId, next: NodeId },
 }
 
 struct Node {
@@ -104,6 +116,13 @@ pub struct World {
     cells_armed: Vec<Option<SimTime>>,
     /// Reused buffers for what a cell hands back.
     cell_out: CellOutput,
+    bsses: Vec<Bss>,
+    /// The time each BSS's wake-up event is scheduled for, if any.
+    bsses_armed: Vec<Option<SimTime>>,
+    bss_out: BssOutput,
+    nr_cells: Vec<NrCell>,
+    /// The time each NR cell's wake-up event is scheduled for, if any.
+    nr_cells_armed: Vec<Option<SimTime>>,
     flows: Vec<Flow>,
     flows_done: usize,
     /// Datagrams of which at least one fragment was dropped (counted lost once).
@@ -201,6 +220,8 @@ impl World {
             Event::ReassemblyTimeout(node) => self.on_reassembly_timeout(node),
             Event::SlotEnd => self.on_slot_end(),
             Event::Cell(c) => self.on_cell_wake(c),
+            Event::Bss(b) => self.on_bss_wake(b),
+            Event::NrCell(c) => self.on_nr_cell_wake(c),
         }
     }
 
@@ -236,6 +257,8 @@ impl World {
         match hop {
             Hop::Channel(l) => self.channels[l.index()].payload_mtu_bytes(),
             Hop::Cell { cell, .. } => self.cells[cell.index()].mtu_bytes(),
+            Hop::Bss { bss, .. } => self.bsses[bss.index()].mtu_bytes(),
+            Hop::NrCell { cell, .. } => self.nr_cells[cell.index()].mtu_bytes(),
         }
     }
 
@@ -281,6 +304,23 @@ impl World {
                 }
                 self.arm_cell(cell);
             }
+            Hop::Bss { bss, next } => {
+                let p = self.packets.get(id);
+                let (bytes, flow) = (p.ip_bytes, p.flow);
+                if let BssEnqueued::Dropped(id) = self.bsses[bss.index()].enqueue(self.now, node, next, id, bytes, flow)
+                {
+                    self.drop_packet(id);
+                }
+                self.arm_bss(bss);
+            }
+            Hop::NrCell { cell, next } => {
+                let bytes = self.packets.get(id).ip_bytes;
+                if let CellEnqueued::Dropped(id) = self.nr_cells[cell.index()].enqueue(self.now, node, next, id, bytes)
+                {
+                    self.drop_packet(id);
+                }
+                self.arm_nr_cell(cell);
+            }
         }
     }
 
@@ -324,6 +364,66 @@ impl World {
         if armed.is_none_or(|a| t < a) {
             *armed = Some(t);
             self.events.schedule(t, Event::Cell(c));
+        }
+    }
+
+    // ---- BSSes -------------------------------------------------------------
+
+    fn on_bss_wake(&mut self, b: BssId) {
+        if self.bsses_armed[b.index()] != Some(self.now) {
+            return;
+        }
+        self.bsses_armed[b.index()] = None;
+        let mut out = std::mem::take(&mut self.bss_out);
+        self.bsses[b.index()].handle_timeout(self.now, &mut out);
+        for id in out.dropped.drain(..) {
+            self.drop_packet(id);
+        }
+        for (node, id) in out.delivered.drain(..) {
+            self.on_arrive(node, id);
+        }
+        self.bss_out = out;
+        self.arm_bss(b);
+    }
+
+    /// Keep one wake-up event scheduled at the BSS's next deadline.
+    fn arm_bss(&mut self, b: BssId) {
+        let Some(t) = self.bsses[b.index()].poll_timeout() else { return };
+        let t = t.max(self.now);
+        let armed = &mut self.bsses_armed[b.index()];
+        if armed.is_none_or(|a| t < a) {
+            *armed = Some(t);
+            self.events.schedule(t, Event::Bss(b));
+        }
+    }
+
+    // ---- NR cells -----------------------------------------------------------
+
+    fn on_nr_cell_wake(&mut self, c: NrCellId) {
+        if self.nr_cells_armed[c.index()] != Some(self.now) {
+            return;
+        }
+        self.nr_cells_armed[c.index()] = None;
+        let mut out = std::mem::take(&mut self.cell_out);
+        self.nr_cells[c.index()].handle_timeout(self.now, &mut out);
+        for id in out.dropped.drain(..) {
+            self.drop_packet(id);
+        }
+        for (node, id) in out.delivered.drain(..) {
+            self.on_arrive(node, id);
+        }
+        self.cell_out = out;
+        self.arm_nr_cell(c);
+    }
+
+    /// Keep one wake-up event scheduled at the NR cell's next deadline.
+    fn arm_nr_cell(&mut self, c: NrCellId) {
+        let Some(t) = self.nr_cells[c.index()].poll_timeout() else { return };
+        let t = t.max(self.now);
+        let armed = &mut self.nr_cells_armed[c.index()];
+        if armed.is_none_or(|a| t < a) {
+            *armed = Some(t);
+            self.events.schedule(t, Event::NrCell(c));
         }
     }
 

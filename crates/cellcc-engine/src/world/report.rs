@@ -144,9 +144,17 @@ pub fn collect(mut w: World) -> RunOutput {
         }
     }
     out.lte = crate::lte::cell::lte_table(rows.into_iter(), serving);
-    if let Some(h) = w.cells.iter().find_map(|c| c.handovers()) {
-        out.handovers = h;
+    // Without a network the table is empty, with its columns (a Parquet file needs one).
+    out.handovers = w
+        .cells
+        .iter()
+        .find_map(|c| c.handovers())
+        .unwrap_or_else(|| crate::lte::network::handovers_table(&[], &[], &[]));
+    out.wifi = crate::wifi::bss::wifi_table(w.bsses.iter().flat_map(|b| b.slots()));
+    for c in &mut w.nr_cells {
+        c.finish(end);
     }
+    out.nr = crate::nr::cell::nr_table(w.nr_cells.iter().flat_map(|c| c.slots()));
     let mut pcap_dropped = serde_json::Map::new();
     for (i, p) in w.pcaps.iter_mut().enumerate() {
         if let Some(writer) = p.take() {

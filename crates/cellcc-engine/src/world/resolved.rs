@@ -19,7 +19,10 @@ use super::flow::Transport;
 use super::World;
 use crate::error::ScenarioError;
 use crate::lte::channel::spec::ChannelSpec;
-use crate::scenario::{CellSpec, LinkSpec, LossSpec, QueueSpec, RateChange, Scenario, TcpSpec};
+use crate::scenario::{
+    BssSpec, CellSpec, EdcaSpec, LinkSpec, LossSpec, NrCellSpec, QueueSpec, RateChange, Scenario, TcpSpec,
+};
+use crate::wifi::mac::edca::Ac;
 use crate::RunError;
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -36,6 +39,12 @@ pub struct Resolved {
     /// profile's (absent without a network).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub network: Option<Value>,
+    /// Every BSS as it runs (absent without BSSes).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub bsses: Vec<Value>,
+    /// Every NR cell as it runs (absent without NR cells).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub nr_cells: Vec<Value>,
     pub output: ResolvedOutput,
 }
 
@@ -130,6 +139,8 @@ pub fn resolve(sc: &Scenario) -> Result<Resolved, RunError> {
             drop_unset(&mut v);
             v
         }),
+        bsses: sc.bsses.iter().map(bss).collect(),
+        nr_cells: sc.nr_cells.iter().map(nr_cell).collect(),
         output: ResolvedOutput { slot_ms: sc.output.slot_ms, cwnd_trace, rtt_trace },
     })
 }
@@ -148,6 +159,16 @@ fn link(l: &LinkSpec) -> ResolvedLink {
         }
     };
     ResolvedLink { id: l.id.clone(), forward: dir(&l.forward), reverse: dir(&l.reverse) }
+}
+
+/// One BSS with every setting the run uses: `BssSpec`'s serde defaults plus what its profile sets
+/// when a field is absent (the MSDU lifetime, each access category's EDCA parameters).
+fn bss(b: &BssSpec) -> Value {
+    let [bk, be, vi, vo] = Ac::ALL.map(|ac| Some(b.ac_params(ac)));
+    let resolved = BssSpec { msdu_lifetime_ms: Some(b.lifetime_ms()), edca: EdcaSpec { bk, be, vi, vo }, ..b.clone() };
+    let mut v = serde_json::to_value(resolved).unwrap_or(Value::Null);
+    drop_unset(&mut v);
+    v
 }
 
 /// One cell with every setting the run uses: the cell resolved with its profile
@@ -169,6 +190,17 @@ fn cell(c: &CellSpec) -> Value {
         ues.iter_mut().for_each(resolve_fixed_uplink_sinr);
     }
     drop_unset(&mut v);
+    v
+}
+
+/// One NR cell with every setting it runs with (`nr::config::NrCellConfig`, the profile's values
+/// filled in); `null` keeps its meaning for RLC's infinite polls, a switched-off outer loop and
+/// slot-based mapping (`mini_slot_symbols`).
+fn nr_cell(c: &NrCellSpec) -> Value {
+    let mut v = serde_json::to_value(c.resolve()).unwrap_or(Value::Null);
+    if let Some(Value::Array(ues)) = v.get_mut("ues") {
+        ues.iter_mut().for_each(resolve_fixed_uplink_sinr);
+    }
     v
 }
 
@@ -303,6 +335,30 @@ mod tests {
     }
 
     #[test]
+    fn the_ns3_profile_shows_its_name_and_every_value_it_chose_per_flow() {
+        let mut d = doc(1500);
+        d["tcp"] = json!({"profile": "ns3"});
+        d["flows"][1]["tcp"] = json!({"timestamps": false, "min_rto_ms": 300});
+        let r = resolved(&d);
+        let (cubic, newreno) = (&r["flows"][0]["tcp"], &r["flows"][1]["tcp"]);
+        // scenario/tcp_profile.rs: ns-3.44's SndBufSize / RcvBufSize, MinRto, DelAckTimeout, and
+        // TcpNewReno's rules for newreno only (TcpCubic counts segments as Linux does).
+        for tcp in [cubic, newreno] {
+            assert_eq!(tcp["profile"], "ns3");
+            assert_eq!((tcp["snd_buf_bytes"].clone(), tcp["rcv_buf_bytes"].clone()), (json!(131072), json!(131072)));
+            assert_eq!((tcp["ack_policy"].clone(), tcp["recovery"].clone()), (json!("ns3"), json!(0)));
+            assert!(tcp.as_object().unwrap().values().all(|v| !v.is_null()), "{tcp}");
+        }
+        assert_eq!((cubic["reno_rules"].clone(), newreno["reno_rules"].clone()), (json!("linux"), json!("ns3")));
+        // The flow's own fields win over the profile.
+        assert_eq!((newreno["min_rto_ms"].clone(), cubic["min_rto_ms"].clone()), (json!(300.0), json!(1000.0)));
+        assert_eq!(newreno["timestamps"], json!(false));
+        // And the table read back must still be the engine's own.
+        d["resolved"] = r;
+        assert!(check(&Scenario::from_json(&d.to_string()).unwrap()).is_ok());
+    }
+
+    #[test]
     fn mss_follows_each_flows_path_mtu_and_options() {
         // MTU 1500 - 20 IPv4 - 20 TCP - 12 timestamps = 1448; without timestamps 1460.
         let r = resolved(&doc(1500));
@@ -358,7 +414,11 @@ mod tests {
                    "olla": {"target_bler": 0.1, "nack_step_db": 1.0, "max_offset_db": 20.0}})
         );
         assert_eq!(c["pdcch"], json!({"capacity": true, "phich_ng": "1/6", "target_bler": 0.01}));
-        assert_eq!(c["mac"], json!({"grant_sizing": "to_need", "status_pdu": "with_data", "last_rbg": "used"}));
+        assert_eq!(
+            c["mac"],
+            json!({"grant_sizing": "to_need", "status_pdu": "with_data", "last_rbg": "used",
+                   "pipeline": "immediate"})
+        );
         // RLC AM with srsRAN 4G's QCI 9 timers and a 1 MiB buffer.
         assert_eq!(c["ues"][0]["rlc"]["mode"], "am");
         assert_eq!(c["ues"][0]["rlc"]["tx_buffer_bytes"], json!(1_048_576));
@@ -399,7 +459,11 @@ mod tests {
         assert_eq!(c["link_adaptation"]["ul_mcs_from"], json!("lena_minimum_sinr"));
         assert_eq!(c["link_adaptation"]["olla"], Value::Null);
         assert_eq!(c["pdcch"]["capacity"], json!(false));
-        assert_eq!(c["mac"], json!({"grant_sizing": "whole_share", "status_pdu": "alone", "last_rbg": "unused"}));
+        assert_eq!(
+            c["mac"],
+            json!({"grant_sizing": "whole_share", "status_pdu": "alone", "last_rbg": "unused",
+                   "pipeline": "lena"})
+        );
         assert_eq!(
             c["ues"][0]["rlc"],
             json!({"mode": "um", "tx_buffer_bytes": 10240, "sn_bits": 10, "t_reordering_ms": 100.0})

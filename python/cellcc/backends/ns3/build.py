@@ -1,4 +1,4 @@
-"""Compile the ns-3 driver (`driver.cc`, `flows.cc`, `lte.cc`, `channel.cc`, `diag.cc`, `driver.h`)
+"""Compile the ns-3 driver (`driver.cc`, `flows.cc`, `lte.cc`, `channel.cc`, `diag.cc`, `wifi.cc`, `driver.h`)
 against the `ns3` wheel's headers and libraries on first use, and cache the binary in the user's
 cache dir, keyed by a hash of the sources, the ns-3 version and the compile command. Installs are
 atomic (compile to a temp name, rename), so concurrent runs and an interrupted compile never leave
@@ -22,7 +22,7 @@ from pathlib import Path
 HERE = Path(__file__).parent
 #: Compiled together into one binary; driver.h is included by each.
 DRIVER_SOURCES = tuple(
-    HERE / name for name in ("driver.cc", "flows.cc", "lte.cc", "channel.cc", "interferers.cc", "diag.cc")
+    HERE / name for name in ("driver.cc", "flows.cc", "lte.cc", "channel.cc", "interferers.cc", "diag.cc", "wifi.cc")
 )
 DRIVER_HEADERS = (HERE / "driver.h",)
 #: The ns-3 release the mapping is written for (plan.py's TypeIds and attributes).
@@ -30,6 +30,7 @@ NS3_VERSION = "3.44"
 #: ns-3 modules the driver uses (libns3.<version>-<module>.so), dependencies first for the linker.
 MODULES = (
     "lte",
+    "wifi",
     "spectrum",
     "antenna",
     "propagation",

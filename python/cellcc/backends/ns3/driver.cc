@@ -17,10 +17,11 @@
 //!   interference, icell                         (its interfering cells: see interferers.cc)
 //!   net, nenb, nue                              (a network of cells with handover: see lte.cc)
 //!   diag                                        (diagnostic options, never by default: diag.cc)
+//!   bss, sta                                    (the Wi-Fi BSS: see wifi.cc)
 //!   flow idx= src= dst= transport=tcp|udp app=bulk|finite|rate_limited|cbr bytes= rate_bps=
 //!        write_bytes= start_s= stop_s= port= cca= (ns-3 TypeId) and TCP attributes (see ApplyTcp)
-//! Output (OUTDIR): flows.csv, slots.csv, cwnd.csv, rtt.csv, queues.csv (columns in their
-//! headers; times in ns of scenario time, counters cumulative) and summary.json.
+//! Output (OUTDIR): flows.csv, slots.csv, cwnd.csv, rtt.csv, queues.csv, lte.csv, wifi.csv (columns
+//! in their headers; times in ns of scenario time, counters cumulative) and summary.json.
 //!
 //! Why a C++ driver and not the Python bindings: the trace sinks run per packet and per ACK,
 //! where a cppyy callback into Python costs microseconds each, and the bindings JIT-compile
@@ -256,6 +257,8 @@ struct Sampler
     FILE* queuesOut;
     LteCell* lte = nullptr;
     FILE* lteOut = nullptr;
+    WifiBss* bss = nullptr;
+    FILE* wifiOut = nullptr;
     uint64_t slot = 0;
     std::vector<uint64_t> queueDrops;
     std::vector<uint64_t> queueMaxBytes;
@@ -292,6 +295,10 @@ struct Sampler
         if (lte)
         {
             SampleCell(lte, lteOut, nowNs);
+        }
+        if (bss)
+        {
+            SampleBss(bss, wifiOut, nowNs);
         }
         slot++;
         if (nowNs < static_cast<int64_t>(w->durationS * 1e9))
@@ -419,7 +426,8 @@ struct Plan
     const Record* epc = nullptr;
     const Record* cell = nullptr;
     const Record* rlc = nullptr;
-    std::vector<const Record*> nodes, links, changes, routes, flows;
+    const Record* bss = nullptr;
+    std::vector<const Record*> nodes, links, changes, routes, flows, stas;
     LtePlanRecords lte;
 };
 
@@ -431,6 +439,7 @@ Sort(const std::vector<Record>& records)
                                               {"epc", &p.epc},
                                               {"cell", &p.cell},
                                               {"rlc", &p.rlc},
+                                              {"bss", &p.bss},
                                               {"chan", &p.lte.chan},
                                               {"fading", &p.lte.fading},
                                               {"interference", &p.lte.interference},
@@ -448,7 +457,8 @@ Sort(const std::vector<Record>& records)
                                                             {"icell", &p.lte.icells},
                                                             {"nenb", &p.lte.nenbs},
                                                             {"nue", &p.lte.nues},
-                                                            {"flow", &p.flows}};
+                                                            {"flow", &p.flows},
+                                                            {"sta", &p.stas}};
     for (const Record& r : records)
     {
         if (auto it = one.find(r.kind); it != one.end())
@@ -591,6 +601,7 @@ Run(const std::vector<Record>& records, const std::string& dir)
     FILE* lteOut = OpenCsv(dir,
                            "lte.csv",
                            "ue,dir,t_ns,tbs,mcs_sum,decoded_bits,harq_retx,residual,rlc_drops,sinr_sum,sinr_n");
+    FILE* wifiOut = OpenCsv(dir, "wifi.csv", "sta,dir,t_ns,ppdus,mcs_sum,mpdus,bytes,airtime_ns");
     LteCell* lte = nullptr;
     if (p.cell)
     {
@@ -603,6 +614,7 @@ Run(const std::vector<Record>& records, const std::string& dir)
     }
     BuildNodes(w, p, lte);
     BuildLinks(w, p);
+    WifiBss* bss = p.bss ? BuildBss(w, *p.bss, p.stas) : nullptr;
     if (lte)
     {
         p.lte.cell = p.cell;
@@ -626,7 +638,7 @@ Run(const std::vector<Record>& records, const std::string& dir)
     FlowMonitorHelper fmh;
     Ptr<FlowMonitor> monitor = fmh.Install(w.nodes);
     auto cls = DynamicCast<Ipv4FlowClassifier>(fmh.GetClassifier());
-    Sampler sampler{&w, monitor, cls, slotsOut, queuesOut, lte, lteOut};
+    Sampler sampler{&w, monitor, cls, slotsOut, queuesOut, lte, lteOut, bss, wifiOut};
     WatchQueues(w, sampler);
     Simulator::Schedule(At(w.slotS), &Sampler::Sample, &sampler);
     // One nanosecond past the end, so the last slot's sample (at durationS) runs before the stop.
@@ -635,7 +647,7 @@ Run(const std::vector<Record>& records, const std::string& dir)
     WriteFlows(dir, w, monitor, cls);
     WriteInterference(dir);
     CloseNetworkTraces(lte);
-    for (FILE* f : {cwndOut, rttOut, slotsOut, queuesOut, lteOut})
+    for (FILE* f : {cwndOut, rttOut, slotsOut, queuesOut, lteOut, wifiOut})
     {
         std::fclose(f);
     }
@@ -644,6 +656,7 @@ Run(const std::vector<Record>& records, const std::string& dir)
     Simulator::Destroy();
     FreeFlowTraces(w);
     FreeLte(lte);
+    FreeBss(bss);
 }
 
 } // namespace

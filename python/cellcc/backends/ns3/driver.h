@@ -183,6 +183,14 @@ void AddDiagFading(Ptr<LteHelper> h, const Record& diag, const Record& fading, c
 void StartDiagTrace(const Record& diag, NetDeviceContainer enbDevs, NetDeviceContainer ueDevs);
 void StopDiagTrace();
 
+// wifi.cc
+struct WifiBss;
+/// The BSS of the plan's `bss` and `sta` records: devices, positions, addresses (10.1.0.0/16), EDCA.
+WifiBss* BuildBss(World& w, const Record& bss, const std::vector<const Record*>& stas);
+/// Each station's cumulative data-PPDU counters (wifi.csv).
+void SampleBss(WifiBss* bss, FILE* out, int64_t nowNs);
+void FreeBss(WifiBss* bss);
+
 /// Write each UE's slot statistics (lte.csv) and start the next slot.
 void SampleCell(LteCell* lte, FILE* out, int64_t nowNs);
 /// At scenario t = 0: every UE attached, RLC drop traces connected.

@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import copy
 import csv
+import json
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -196,8 +197,8 @@ def as_lena(sc: dict) -> tuple[dict, list[str]]:
 
 
 def json_value(v: object) -> str:
-    """A scenario value as a message shows it (strings quoted)."""
-    return f'"{v}"' if isinstance(v, str) else str(v)
+    """A scenario value as a message shows it: as JSON (strings quoted, `true`, tables in braces)."""
+    return json.dumps(v, sort_keys=True) if isinstance(v, (str, bool, dict, list)) or v is None else str(v)
 
 
 def _rlc_line(rc: dict, path: str) -> str:
@@ -239,6 +240,7 @@ LENA_MECHANISMS = {
     ("mac", "grant_sizing"): "whole_share",
     ("mac", "status_pdu"): "alone",
     ("mac", "last_rbg"): "unused",
+    ("mac", "pipeline"): "lena",
 }
 
 
@@ -248,10 +250,8 @@ def _mechanism_notes(rc: dict, path: str) -> list[str]:
     for (table, key), lena in LENA_MECHANISMS.items():
         value = rc[table][key]
         if value != lena:
-            notes.append(
-                f"{path}.{table}.{key} = {json_value(value)}: LENA has only its own ({json_value(lena)}), "
-                "which ns-3 runs"
-            )
+            own = "none" if lena is None else json_value(lena)
+            notes.append(f"{path}.{table}.{key} = {json_value(value)}: LENA has only its own ({own}), which ns-3 runs")
     if rc["harq"]["ul_max_retx"] != rc["harq"]["max_retx"]:
         notes.append(f"{path}.harq.ul_max_retx: LENA's uplink HARQ takes the downlink's {rc['harq']['max_retx']}")
     return notes

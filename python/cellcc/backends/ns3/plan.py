@@ -13,12 +13,15 @@ Mapping (ns-3 3.44):
   computed here (shortest path in hops, lowest link index first): ns-3's global routing asserts
   on LENA's devices (GlobalRouter::DiscoverLSAs, "unknown link type").
 - the LTE cell -> LENA and its EPC: see lte.py; a network of cells with handover: network.py.
+- the Wi-Fi BSS -> ns-3's 802.11ac on SpectrumWifiPhy: see wifi.py.
 - flows -> the driver's own sender (bulk, finite, rate-limited over TCP; CBR over UDP) and sink;
   CCAs by TypeId (`NS3_CCAS`); TCP options as `TcpSocket`/`TcpSocketBase` attributes.
 The engine's defaults are carried over explicitly (segment size, initial window, buffers, min RTO,
 delayed ACK), so both sides run the same configuration, not each its own defaults: they are read
 from the engine's own resolved view of the scenario (`_core.resolve`, world/resolved.rs), never
-copied here.
+copied here. Under `tcp.profile = "ns3"` those resolved values are ns-3's own attribute defaults
+(crates/cellcc-engine/src/scenario/tcp_profile.rs), and the engine runs ns-3's variant of every
+mechanism it models; under the Linux profile the plan says in its notes what differs.
 """
 
 from __future__ import annotations
@@ -27,16 +30,17 @@ import functools
 import json
 import math
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...scenario import with_absolute_paths
-from ..plan import DEFAULT_CCA, DEFAULT_MTU_BYTES, DEFAULT_QUEUE, rmem_of
+from ..plan import DEFAULT_CCA, DEFAULT_MTU_BYTES, DEFAULT_QUEUE
 from .channel import FadingTrace
 from .lte import ATTACH_WARMUP_S, as_lena, lte_plan
 from .network import network_plan
 from .records import NotSupported, record
+from .wifi import ASSOC_WARMUP_S, wifi_plan
 
 #: Engine registry name -> ns-3 3.44 congestion control TypeId (src/internet/model/tcp-*.cc).
 #: ns-3 3.44 has TcpWestwoodPlus only (original Westwood was removed in ns-3.38), so "westwood"
@@ -67,10 +71,9 @@ TIMESTAMP_OPTION_BYTES = 12
 DEFAULT_WRITE_BYTES = 1448
 #: First destination port of the flows (flow i listens on BASE_PORT + i).
 BASE_PORT = 5201
-#: TCP settings ns-3 has no counterpart for: refused when set (the engine's values otherwise).
-NO_NS3_EQUIVALENT = {
-    "max_rto_ms": "ns-3's TcpSocketBase has no RTO ceiling attribute",
-}
+#: ns-3.44 caps the doubled RTO at 60 s (`TcpSocketBase::ReTxTimeout`, no attribute sets it): a
+#: `max_rto_ms` set to anything else is refused (the ns3 profile resolves it to this).
+NS3_MAX_RTO_MS = 60000.0
 #: ns-3 computes the RTO one way: RFC 6298 (TcpSocketBase::EstimateRtt, RttMeanDeviation), the
 #: engine's `rto_estimator = "rfc6298"`. The engine's default is Linux's estimator.
 NS3_RTO_ESTIMATOR = "rfc6298"
@@ -84,6 +87,12 @@ GSO_NOTE = (
     'tcp.gso_max_segs unset: a paced flow (bbr, or pacing = "on") leaves the engine in Linux\'s GSO bursts '
     "(about 1 ms of data per pacing release, at least 2 segments), ns-3 paces each packet; "
     "set tcp.gso_max_segs = 1 to run both the same way"
+)
+#: ns-3 runs its own TCP whatever the engine's profile; said when a flow runs the Linux profile.
+PROFILE_NOTE = (
+    "tcp.profile is linux: the engine runs Linux's TCP (RACK-TLP, F-RTO, undo, Linux PRR, quick-ACK, "
+    'the autotuned window and send buffer), ns-3 its own; set tcp.profile = "ns3" to run ns-3\'s on the '
+    'engine too (docs/tcp.md, "The ns-3 profile")'
 )
 #: Said when a queue CE-marks (queue.ecn_threshold_packets): how ns-3 realises it, and what it does not count.
 MARKING_NOTE = (
@@ -128,6 +137,9 @@ class Ns3Plan:
     #: cell's id in plan order (the driver's cell indices).
     ue_cells: list[str] = field(default_factory=list)
     cell_ids: list[str] = field(default_factory=list)
+    #: The BSS's id and its stations' node ids in plan order (the driver numbers them 1..n).
+    bss_id: str | None = None
+    sta_ids: list[str] = field(default_factory=list)
 
 
 def _set(d: dict | None) -> dict:
@@ -137,13 +149,6 @@ def _set(d: dict | None) -> dict:
 def _flow_tcp(sc: dict, f: dict) -> dict:
     """The `tcp` fields set for flow `f`: the scenario's, overridden by the flow's own."""
     return {**_set(sc.get("tcp")), **_set(f.get("tcp"))}
-
-
-def _tcp_flows(sc: dict) -> Iterator[tuple[dict, dict]]:
-    """Each TCP flow with its `tcp` fields as set (`_flow_tcp`)."""
-    for f in sc["flows"]:
-        if (f.get("transport") or "tcp") == "tcp":
-            yield f, _flow_tcp(sc, f)
 
 
 def _queue_size(q: dict | None, path: str) -> str:
@@ -229,14 +234,18 @@ def _link_lines(i: int, link: dict, node_index: dict[str, int]) -> list[str]:
 LINUX_WINDOW_PER_BUFFER = 160 / 256
 
 
-def _ns3_rcvbuf(t: dict) -> int:
-    """ns-3's TcpSocket::RcvBufSize for the engine's receive window. ns-3 has no autotuning and
-    offers its free buffer as the window: with tcp_moderate_rcvbuf (the default) the buffer
-    Linux may grow to, tcp_rmem[2]; without, the window Linux offers from tcp_rmem[1]."""
-    _, default, hi = rmem_of(t)
-    if t.get("tcp_moderate_rcvbuf") is False:
+def _ns3_rcvbuf(v: dict) -> int:
+    """ns-3's TcpSocket::RcvBufSize for the engine's receive window (`v`: the flow's resolved
+    `tcp`). ns-3 has no autotuning and offers its free buffer as the window: under the engine's
+    ns-3 window (`receive_window = "ns3"`) that is `rcv_buf_bytes` itself; under Linux's, with
+    tcp_moderate_rcvbuf the buffer Linux may grow to, tcp_rmem[2], without it the window Linux
+    offers from tcp_rmem[1]."""
+    if v["receive_window"] == "ns3":
+        return int(v["rcv_buf_bytes"])
+    _, default, hi = v["tcp_rmem"]
+    if not v["tcp_moderate_rcvbuf"]:
         return int(default * LINUX_WINDOW_PER_BUFFER)
-    return hi
+    return int(hi)
 
 
 def resolved_view(sc: dict, base_dir: Path) -> dict:
@@ -250,9 +259,12 @@ def resolved_view(sc: dict, base_dir: Path) -> dict:
 def _tcp_fields(sc: dict, i: int, cca: str, mtu: int, v: dict) -> dict:
     """The `flow` record's TCP fields; `v` is the flow's resolved `tcp` (the engine's values)."""
     t = _flow_tcp(sc, sc["flows"][i])
-    for key, why in NO_NS3_EQUIVALENT.items():
-        if key in t:
-            raise NotSupported(f"flows[{i}].tcp.{key}", t[key], f"unset ({why})")
+    if t.get("max_rto_ms", NS3_MAX_RTO_MS) != NS3_MAX_RTO_MS:
+        raise NotSupported(
+            f"flows[{i}].tcp.max_rto_ms",
+            t["max_rto_ms"],
+            f"unset or {NS3_MAX_RTO_MS:g} (ns-3 caps the doubled RTO at 60 s in ReTxTimeout; no attribute sets it)",
+        )
     if t.get("rto_estimator", NS3_RTO_ESTIMATOR) != NS3_RTO_ESTIMATOR:
         raise NotSupported(
             f"flows[{i}].tcp.rto_estimator", t["rto_estimator"], '"rfc6298" (ns-3 computes the RTO only that way)'
@@ -270,7 +282,7 @@ def _tcp_fields(sc: dict, i: int, cca: str, mtu: int, v: dict) -> dict:
         "delack_count": int(v["delayed_ack_count"]),
         "delack_timeout_s": float(v["delayed_ack_timeout_ms"]) / 1e3,
         "init_cwnd": int(v["initial_cwnd_segs"]),
-        "rcvbuf": _ns3_rcvbuf(t),
+        "rcvbuf": _ns3_rcvbuf(v),
         # ns-3 has no send-buffer autotuning: a fixed buffer, the most Linux grows to (tcp_wmem[2]).
         "sndbuf": int(v["snd_buf_bytes"]),
         "dupack_threshold": int(v["dupack_threshold"]),
@@ -311,6 +323,9 @@ def _flow(sc: dict, i: int, node_index: dict[str, int], mtu: int, resolved: Call
     if transport == "tcp":
         fields["cca"] = NS3_CCAS[cca]
         fields.update(_tcp_fields(sc, i, cca, mtu, resolved()["flows"][i]["tcp"]))
+        if kind == "rate_limited" and not app.get("write_bytes"):
+            # The engine writes one MSS per tick when no size is given (app/mod.rs from_spec).
+            fields["write_bytes"] = fields["mss"]
     info = FlowInfo(
         index=i,
         flow_id=f.get("id") or f"flow{i}",
@@ -363,7 +378,8 @@ def _first_hops(adj: dict[str, list[tuple[int, str]]], src: str) -> dict[str, in
 def _node_lines(sc: dict, roles: dict[str, str]) -> list[str]:
     for i, n in enumerate(sc["nodes"]):
         if n["kind"] not in ("host", "router") and n["id"] not in roles:
-            raise NotSupported(f"nodes[{i}].kind", n["kind"], '"host" or "router", or an eNB/UE of a cell')
+            why = '"host" or "router", an eNB/UE of a cell or an AP/station'
+            raise NotSupported(f"nodes[{i}].kind", n["kind"], why)
     return [record("node", idx=k, role=roles.get(n["id"], "plain")) for k, n in enumerate(sc["nodes"])]
 
 
@@ -373,6 +389,9 @@ def plan(sc: dict, seed: int | None = None, base_dir: Path | None = None, replay
     lays the fading trace out for the diagnostic `fading=replay` (channel.py `_fading`)."""
     if sc.get("output", {}).get("pcap"):
         raise NotSupported("output.pcap", sc["output"]["pcap"], "[] (the ns-3 backend writes no pcap)")
+    if sc.get("nr_cells"):
+        why = "[] (the ns-3 backend builds LENA LTE cells; 5G-LENA is not wired in, use the engine)"
+        raise NotSupported("nr_cells", f"{len(sc['nr_cells'])} NR cell(s)", why)
     sc, profile_notes = as_lena(sc)
     duration = float(sc["duration_s"])
     if not math.isfinite(duration) or duration <= 0:
@@ -381,18 +400,26 @@ def plan(sc: dict, seed: int | None = None, base_dir: Path | None = None, replay
     # Resolved on first use: a field ns-3 refuses is reported before anything the engine checks.
     base_dir = base_dir or Path.cwd()
     resolved = functools.cache(lambda: resolved_view(sc, base_dir))
+    if sc.get("cells") and sc.get("bsses"):
+        raise NotSupported("bsses", f"{len(sc['bsses'])} BSS(es)", "none beside an LTE cell (one medium per ns-3 plan)")
     if sc.get("network"):
         cell = network_plan(sc, resolved, node_index)
     else:
         cell = lte_plan(sc, resolved, node_index, base_dir, replay_fading) if sc.get("cells") else None
+    bss = wifi_plan(sc, node_index) if sc.get("bsses") else None
     roles = cell.roles if cell else {}
+    if bss:
+        b = sc["bsses"][0]
+        roles = {b["ap"]: "plain", **{s["node"]: "plain" for s in b["stations"]}}
     seed = int(seed if seed is not None else sc.get("seed", 1))
     slot_ms = float(sc.get("output", {}).get("slot_ms", 100.0))
+    t0_s = ATTACH_WARMUP_S if cell else ASSOC_WARMUP_S if bss else 0.0
     lines = [
         "# cellcc ns-3 plan v1",
-        record("run", duration_s=duration, seed=seed, slot_s=slot_ms / 1e3, t0_s=ATTACH_WARMUP_S if cell else 0.0),
+        record("run", duration_s=duration, seed=seed, slot_s=slot_ms / 1e3, t0_s=t0_s),
         *_node_lines(sc, roles),
         *(cell.lines if cell else []),
+        *(bss.lines if bss else []),
     ]
     names = {}
     wired = [i for i in range(len(sc["links"])) if not cell or i not in cell.s1u_links]
@@ -404,17 +431,20 @@ def plan(sc: dict, seed: int | None = None, base_dir: Path | None = None, replay
         pgw = next(n for n, r in roles.items() if r == "pgw")
         lines += _static_routes(sc, wired, node_index, pgw)
     mtus = [int(sc["links"][i].get("mtu_bytes") or DEFAULT_MTU_BYTES) for i in wired]
-    mtu = min([*mtus, *([cell.mtu_bytes] if cell else [])], default=DEFAULT_MTU_BYTES)
+    media = [*([cell.mtu_bytes] if cell else []), *([bss.mtu_bytes] if bss else [])]
+    mtu = min([*mtus, *media], default=DEFAULT_MTU_BYTES)
     flows = []
     for i in range(len(sc["flows"])):
         line, info = _flow(sc, i, node_index, mtu, resolved)
         lines.append(line)
         flows.append(info)
     text = "\n".join(lines) + "\n"
-    notes = [*profile_notes, *(cell.notes if cell else []), *_rto_note(sc), *_gso_note(sc)]
+    notes = [*profile_notes, *(cell.notes if cell else []), *(bss.notes if bss else []), *_tcp_notes(sc, resolved)]
     link_fields = [ln.split() for ln in lines if ln.startswith("link ")]
     if any(f"ecn_k_{d}=0" not in words for words in link_fields for d in ("ab", "ba")):
         notes.append(MARKING_NOTE)
+    if bss:
+        return Ns3Plan(text, duration, slot_ms, seed, flows, names, notes, bss_id=bss.bss_id, sta_ids=bss.sta_ids)
     if not cell:
         return Ns3Plan(text, duration, slot_ms, seed, flows, names, notes)
     c = sc["cells"][0]
@@ -424,17 +454,16 @@ def plan(sc: dict, seed: int | None = None, base_dir: Path | None = None, replay
     return Ns3Plan(text, duration, slot_ms, seed, flows, names, notes, c["id"], ue_ids, cell.fading, ue_cells, cell_ids)
 
 
-def _gso_note(sc: dict) -> list[str]:
-    """The note when a paced TCP flow sends the engine's (Linux) GSO bursts."""
-    for f, t in _tcp_flows(sc):
-        paced = f.get("cca") == "bbr" or t.get("pacing") == "on"
-        if paced and t.get("gso_max_segs") != 1:
-            return [GSO_NOTE]
-    return []
-
-
-def _rto_note(sc: dict) -> list[str]:
-    """The note when a TCP flow leaves the RTO estimator to the engine's (Linux) default."""
-    if any("rto_estimator" not in t for _, t in _tcp_flows(sc)):
-        return [RTO_NOTE]
-    return []
+def _tcp_notes(sc: dict, resolved: Callable[[], dict]) -> list[str]:
+    """What the engine's TCP runs its own way, from each TCP flow's resolved `tcp`: Linux's RTO
+    estimator, a paced flow's Linux GSO bursts, and the Linux profile's mechanisms."""
+    tcp = [i for i, f in enumerate(sc["flows"]) if (f.get("transport") or "tcp") == "tcp"]
+    flows = [(sc["flows"][i], resolved()["flows"][i]["tcp"]) for i in tcp]
+    notes = []
+    if any(v["rto_estimator"] != NS3_RTO_ESTIMATOR for _, v in flows):
+        notes.append(RTO_NOTE)
+    if any((f.get("cca") == "bbr" or v["pacing"] == "on") and v["gso_max_segs"] != 1 for f, v in flows):
+        notes.append(GSO_NOTE)
+    if any(v["profile"] == "linux" for _, v in flows):
+        notes.append(PROFILE_NOTE)
+    return notes

@@ -18,6 +18,11 @@ Definitions, where ns-3 measures something its own way:
   not the packet being serialised), plus a CE-marking direction's RED queue disc; drops per slot
   from the queues' Drop traces. The EPC's own
   links (S1-U, S5) are ns-3's, not in the table.
+- `wifi` (with a BSS): per station, direction and slot, from every data PSDU a device starts
+  sending (`WifiPhy::PhyTxPsduBegin`, wifi.cc): `ppdus`, `mcs_mean`, `ampdu_mpdus_mean`,
+  `ampdu_bytes_mean` (the PSDU: MPDUs with delimiters and padding), `airtime_share`
+  (`WifiPhy::CalculateTxDuration` of each). The rest (retries, losses, Block Ack timeouts,
+  collisions, delivered rate, queue) is NaN.
 - `lte` (with a cell): per UE, direction and slot, from LENA's traces (lte.cc): `tbs` (TBs
   received, HARQ retransmissions included), `mcs_mean`, `phy_throughput_bps` (bits of decoded TBs),
   `harq_retx` (TBs with redundancy version > 0), `harq_residual_losses` (TBs failed at the last
@@ -41,7 +46,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from cellcc.result import HANDOVER_COLUMNS, LTE_COLUMNS
+from cellcc.result import HANDOVER_COLUMNS, LTE_COLUMNS, WIFI_COLUMNS
 
 from ..output import BackendRunOutput
 from ..tables import percentile
@@ -113,7 +118,7 @@ def run(scenario: dict | str, seed: int | None = None, base_dir: Path | None = N
         wall_s = time.perf_counter() - started
         if proc.returncode != 0:
             raise RuntimeError(f"ns-3 driver failed: {(proc.stderr or proc.stdout).strip()[-2000:]}")
-        names = ("flows", "slots", "cwnd", "rtt", "queues", "lte")
+        names = ("flows", "slots", "cwnd", "rtt", "queues", "lte", "wifi")
         raw = {name: pd.read_csv(out / f"{name}.csv") for name in names}
         network = {n: pd.read_csv(out / f"{n}.csv") for n in NETWORK_TRACES if (out / f"{n}.csv").exists()}
         summary = json.loads((out / "summary.json").read_text())
@@ -138,6 +143,7 @@ def run(scenario: dict | str, seed: int | None = None, base_dir: Path | None = N
         cwnd=cwnd_table(p, raw["cwnd"]),
         rtt=rtt_table(p, raw["rtt"]),
         lte=lte,
+        wifi=wifi_table(p, raw["wifi"]),
         **({"handovers": handovers} if handovers is not None else {}),
         **({"measurements": measurements_table(p, network["measurements"])} if "measurements" in network else {}),
     )
@@ -426,6 +432,43 @@ def with_serving_cells(p: Ns3Plan, lte: pd.DataFrame, handovers: pd.DataFrame) -
     for h in handovers.itertuples():
         lte.loc[(lte["ue"] == h.ue) & (slot_end > h.t_s), "cell"] = h.target
     return lte
+
+
+def wifi_table(p: Ns3Plan, raw: pd.DataFrame) -> pd.DataFrame:
+    """One row per (station, direction, slot), in the engine's columns, from the driver's
+    cumulative data-PSDU counters; NaN where ns-3 is not traced."""
+    if p.bss_id is None or raw.empty:
+        return pd.DataFrame(columns=WIFI_COLUMNS)
+    raw = raw.sort_values(["sta", "dir", "t_ns"], kind="stable")
+    counts = ["ppdus", "mcs_sum", "mpdus", "bytes", "airtime_ns"]
+    per_slot = raw.groupby(["sta", "dir"])[counts].diff().fillna(raw[counts])
+    ppdus = per_slot["ppdus"].to_numpy(dtype=float)
+
+    def mean(col: str) -> np.ndarray:
+        return np.divide(per_slot[col].to_numpy(dtype=float), ppdus, out=np.full(len(raw), NAN), where=ppdus > 0)
+
+    slot_s = p.slot_ms / 1e3
+    df = pd.DataFrame(
+        {
+            "bss": p.bss_id,
+            "station": raw["sta"].map({k + 1: s for k, s in enumerate(p.sta_ids)}).to_numpy(),
+            "dir": raw["dir"].map(dict(enumerate(DIRECTIONS))).to_numpy(),
+            "t_s": np.round(raw["t_ns"].to_numpy() / NS_PER_S - slot_s, 9),
+            "ppdus": per_slot["ppdus"].to_numpy(dtype=np.uint64),
+            "mcs_mean": mean("mcs_sum"),
+            "ampdu_mpdus_mean": mean("mpdus"),
+            "ampdu_bytes_mean": mean("bytes"),
+            "mpdu_retries": NAN,
+            "mpdu_losses": NAN,
+            "ba_timeouts": NAN,
+            "collisions": NAN,
+            "airtime_share": per_slot["airtime_ns"].to_numpy(dtype=float) / NS_PER_S / slot_s,
+            "delivered_bps": NAN,
+            "queue_bytes": NAN,
+            "queue_drops": NAN,
+        }
+    )
+    return df.sort_values(["station", "dir", "t_s"], kind="stable").reset_index(drop=True)[WIFI_COLUMNS]
 
 
 def mean_sinr_db(p: Ns3Plan, raw: pd.DataFrame) -> dict[str, float]:

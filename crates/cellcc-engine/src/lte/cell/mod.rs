@@ -16,7 +16,7 @@
 //! idle TTIs cost nothing.
 
 mod active;
-mod sdu_store;
+pub(crate) mod sdu_store;
 mod stats;
 mod tti;
 mod ue;
@@ -276,10 +276,16 @@ impl Cell {
         self.deadline
     }
 
-    /// The next wake-up: a TTI if any UE has work, else the first RLC timer.
+    /// The next wake-up: a TTI if any UE has work, a reception that ends before it (LENA's
+    /// downlink pipeline; a UE with a TB in flight has work), else the first RLC timer.
     fn refresh_deadline(&mut self) {
         let next_tti = self.active.any().then(|| self.next_tti_after(self.now));
-        self.deadline = SimTime::earliest(next_tti, self.active.next_timer()).filter(|&t| t < self.end);
+        let mut list = std::mem::take(&mut self.list);
+        self.active.list(&mut list);
+        let next_rx = list.iter().filter_map(|&i| self.ues[i as usize].next_reception()).min();
+        self.list = list;
+        let deadline = SimTime::earliest(next_tti, self.active.next_timer());
+        self.deadline = SimTime::earliest(deadline, next_rx).filter(|&t| t < self.end);
     }
 
     /// After UE `i` was visited: whether it still has work, and its RLC timers.
@@ -302,9 +308,11 @@ impl Cell {
         }
     }
 
-    /// Run what is due at `now`: RLC timers, and the TTI if `now` is a TTI boundary.
+    /// Run what is due at `now`: RLC timers, receptions that end between TTIs (LENA's downlink),
+    /// and the TTI if `now` is a TTI boundary (its receptions first).
     pub fn handle_timeout(&mut self, now: SimTime, out: &mut CellOutput) {
         self.run_timers(now, out);
+        self.run_receptions(now, out);
         if self.tti_due(now) {
             self.last_tti = Some(now);
             self.run_tti(now, out);
@@ -324,6 +332,25 @@ impl Cell {
             }
             self.list = due;
         }
+    }
+
+    /// The receptions that end between TTIs (LENA's downlink, `mac.pipeline = "lena"`): each UE
+    /// with work hands the TBs decoded by `now` to its RLC. At a TTI boundary the TTI does it.
+    pub(crate) fn run_receptions(&mut self, now: SimTime, out: &mut CellOutput) {
+        if now.as_ns().is_multiple_of(NS_PER_MS) {
+            return;
+        }
+        self.now = now;
+        let mut list = std::mem::take(&mut self.list);
+        self.active.list(&mut list);
+        for &i in &list {
+            let ue = &mut self.ues[i as usize];
+            for dir in [LinkDir::Downlink, LinkDir::Uplink] {
+                ue.deliver_arrivals(now, dir, out);
+            }
+            self.track(i as usize);
+        }
+        self.list = list;
     }
 
     /// Whether `now` is a TTI boundary the cell has not run.

@@ -93,3 +93,137 @@ fn uplink_rows_off_the_srs_grid_are_pusch_transmissions() {
     let off_grid = uplink_ms(&calls.borrow(), 0).into_iter().filter(|ms| ms % 10 != 0).count() as u64;
     assert!(off_grid > 0 && off_grid <= ul_tbs, "{off_grid} uplink rows off the SRS grid, {ul_tbs} uplink TBs");
 }
+
+/// When a 1000-byte downlink packet enqueued at 10 ms reaches UE 0, in a cell with `mac.pipeline`
+/// = `pipeline`, woken only at the times it asks for (as the world runs it).
+fn downlink_arrival(pipeline: &str) -> SimTime {
+    let spec: CellSpec = serde_json::from_value(serde_json::json!({
+        "id": "c", "enb": "enb", "cqi": {"period_ms": 1}, "mac": {"pipeline": pipeline},
+        "ues": [{"node": "ue0", "sinr": {"kind": "fixed", "db": 15}, "rlc": {"mode": "um"}}]
+    }))
+    .expect("valid cell");
+    let node = |name: &str| NodeId(["enb", "ue0"].iter().position(|n| *n == name).expect("known") as u32);
+    let end = SimTime::from_secs_f64(1.0);
+    let mut cell = Cell::build(&spec, "cells[0]", &node, 1, SimDuration::from_ms(100), end).expect("builds");
+    let mut out = CellOutput::default();
+    // CQI reports reach the eNB before the packet does (4 ms delay).
+    for ms in 0..10 {
+        cell.handle_timeout(SimTime(ms * NS_PER_MS), &mut out);
+    }
+    let enqueued = cell.enqueue(SimTime(10 * NS_PER_MS), NodeId(0), NodeId(1), PacketId(7), 1000);
+    assert!(matches!(enqueued, CellEnqueued::Accepted));
+    while let Some(t) = cell.poll_timeout() {
+        cell.handle_timeout(t, &mut out);
+        if out.delivered.contains(&(NodeId(1), PacketId(7))) {
+            return t;
+        }
+    }
+    panic!("the packet never reached the UE")
+}
+
+#[test]
+fn a_lena_downlink_tb_reaches_the_ue_mac_to_channel_ttis_later_just_before_its_subframe_ends() {
+    // Scheduled in the TTI that starts as the packet arrives (10 ms) and received at its end
+    // (11 ms); LENA's eNB PHY holds the TB 2 TTIs more (MacToChannelDelay) and its data ends 1 ns
+    // before that subframe does (DL_DATA_DURATION).
+    assert_eq!(downlink_arrival("immediate"), SimTime(11 * NS_PER_MS));
+    assert_eq!(downlink_arrival("lena"), SimTime(13 * NS_PER_MS - 1));
+}
+
+#[test]
+fn a_lena_ue_sends_its_status_pdu_with_its_data_and_leaves_empty_grants_unused() {
+    // LENA profile, RLC AM (pollPDU 1: every downlink PDU asks for a STATUS). A downlink packet
+    // at 10 ms makes the UE owe a STATUS PDU; an uplink packet arrives at the UE then too. LENA's
+    // UE MAC gives the STATUS an opportunity of its own and the data another in the same TB, and
+    // sends nothing on the grants its later ideal BSRs bring once its buffer is empty.
+    let spec: CellSpec = serde_json::from_value(serde_json::json!({
+        "id": "c", "enb": "enb", "profile": "lena",
+        "ues": [{"node": "ue0", "sinr": {"kind": "fixed", "db": 15}, "rlc": {"mode": "am"}}]
+    }))
+    .expect("valid cell");
+    let node = |name: &str| NodeId(["enb", "ue0"].iter().position(|n| *n == name).expect("known") as u32);
+    let mut cell = Cell::build(&spec, "cells[0]", &node, 1, SimDuration::from_ms(100), SimTime::from_secs_f64(1.0))
+        .expect("builds");
+    let mut out = CellOutput::default();
+    for ms in 0..10 {
+        cell.handle_timeout(SimTime(ms * NS_PER_MS), &mut out);
+    }
+    let down = cell.enqueue(SimTime(10 * NS_PER_MS), NodeId(0), NodeId(1), PacketId(1), 1000);
+    let up = cell.enqueue(SimTime(10 * NS_PER_MS), NodeId(1), NodeId(0), PacketId(2), 60);
+    assert!(matches!((down, up), (CellEnqueued::Accepted, CellEnqueued::Accepted)));
+    for ms in 11..100 {
+        cell.handle_timeout(SimTime(ms * NS_PER_MS), &mut out);
+    }
+    assert!(out.delivered.contains(&(NodeId(0), PacketId(2))), "the uplink packet reached the eNB");
+    let ue = &cell.ues[0];
+    assert!(ue.ue_rlc.counters().status_pdus_sent >= 1, "the UE sent its STATUS");
+    let ul_tbs: u64 = ue.ul.slots.slots.iter().map(|s| s.tbs).sum();
+    assert_eq!(ul_tbs, 1, "STATUS and data in one TB, no TB on the grants that found nothing to send");
+}
+
+/// The ms at which two uplink packets, queued at the UE at 10 ms and 19 ms, reach the eNB, in a
+/// LENA cell with `mac.pipeline` = `pipeline`.
+fn uplink_arrivals_ms(pipeline: &str) -> (u64, u64) {
+    let spec: CellSpec = serde_json::from_value(serde_json::json!({
+        "id": "c", "enb": "enb", "profile": "lena", "mac": {"pipeline": pipeline},
+        "ues": [{"node": "ue0", "sinr": {"kind": "fixed", "db": 15}}]
+    }))
+    .expect("valid cell");
+    let node = |name: &str| NodeId(["enb", "ue0"].iter().position(|n| *n == name).expect("known") as u32);
+    let mut cell = Cell::build(&spec, "cells[0]", &node, 1, SimDuration::from_ms(100), SimTime::from_secs_f64(1.0))
+        .expect("builds");
+    let mut out = CellOutput::default();
+    let mut first = None;
+    for ms in 0..60 {
+        let now = SimTime(ms * NS_PER_MS);
+        if ms == 10 || ms == 19 {
+            let queued = cell.enqueue(now, NodeId(1), NodeId(0), PacketId(ms as u32), 60);
+            assert!(matches!(queued, CellEnqueued::Accepted));
+        }
+        cell.handle_timeout(now, &mut out);
+        if first.is_none() && out.delivered.contains(&(NodeId(0), PacketId(10))) {
+            first = Some(ms);
+        }
+        if out.delivered.contains(&(NodeId(0), PacketId(19))) {
+            return (first.expect("in order"), ms);
+        }
+    }
+    panic!("both packets reach the eNB within 60 ms")
+}
+
+#[test]
+fn a_lena_ue_builds_its_uplink_pdu_on_the_grant() {
+    // The ideal BSR of the first packet reaches the scheduler at 17 ms; its grant is used at
+    // 21 ms (the packet arrives at 22). Built on the grant (LENA's UE MAC), that TB holds only the
+    // first packet; the second, queued at 19 ms, waits for a grant of its own (arriving at 31 ms).
+    // Built for the transmission, one TB takes both.
+    let (first, second) = uplink_arrivals_ms("lena");
+    assert!(second > first, "the second packet missed the PDU built at 17 ms: {first} / {second} ms");
+    let (first, second) = uplink_arrivals_ms("immediate");
+    assert_eq!(first, second, "one TB carried both");
+}
+
+#[test]
+fn a_cell_woken_only_at_its_deadlines_sends_the_pdu_it_built_on_a_grant() {
+    // As the world runs a cell: only at the times it asks for. Once a LENA UE has built its PDU
+    // on the grant, its RLC is empty; the cell must still wake for the PUSCH 4 TTIs later.
+    let spec: CellSpec = serde_json::from_value(serde_json::json!({
+        "id": "c", "enb": "enb", "profile": "lena",
+        "ues": [{"node": "ue0", "sinr": {"kind": "fixed", "db": 15}}]
+    }))
+    .expect("valid cell");
+    let node = |name: &str| NodeId(["enb", "ue0"].iter().position(|n| *n == name).expect("known") as u32);
+    let mut cell = Cell::build(&spec, "cells[0]", &node, 1, SimDuration::from_ms(100), SimTime::from_secs_f64(1.0))
+        .expect("builds");
+    let mut out = CellOutput::default();
+    let queued = cell.enqueue(SimTime(10 * NS_PER_MS), NodeId(1), NodeId(0), PacketId(1), 60);
+    assert!(matches!(queued, CellEnqueued::Accepted));
+    while let Some(t) = cell.poll_timeout() {
+        cell.handle_timeout(t, &mut out);
+        if out.delivered.contains(&(NodeId(0), PacketId(1))) {
+            assert_eq!(t, SimTime(22 * NS_PER_MS), "the grant of 17 ms used at 21 ms, received at its end");
+            return;
+        }
+    }
+    panic!("the cell went idle with a PDU built for a grant");
+}

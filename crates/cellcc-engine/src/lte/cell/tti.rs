@@ -11,7 +11,10 @@ use crate::lte::mac::pdcch::{aggregation_level, Pdcch, PdcchConfig};
 use crate::lte::mac::scheduler::rbg::rbg_size;
 use crate::lte::mac::scheduler::{NewTb, Scheduler, UeDemand};
 use crate::lte::mac::uplink::UplinkRequests;
-use crate::lte::mac::{subheader_bytes, StatusPduPlacement, BSR_CE_BYTES, MAX_SUBHEADER_BYTES};
+use crate::lte::mac::{
+    subheader_bytes, MacPipeline, StatusPduPlacement, BSR_CE_BYTES, LENA_DL_RX_BEFORE_SUBFRAME_END_NS,
+    LENA_MAC_TO_CHANNEL_TTIS, MAX_SUBHEADER_BYTES,
+};
 use crate::lte::phy::{self, CqiReport, HarqHistory, UlMeasurement, UplinkSounding};
 use crate::lte::rlc::RlcPdu;
 use crate::lte::sap::{LinkDir, RbMask, TbAssignment, TbOutcome, TxOpportunity, UeIndex};
@@ -22,9 +25,6 @@ use crate::sim::{SimDuration, SimTime, NS_PER_MS};
 /// CQI assumed before a UE's first report reaches the eNB: the lowest
 /// in-range CQI, as ns-3's schedulers do without feedback (`m_cqiTimersThreshold` expiry → CQI 1).
 const CQI_BEFORE_FIRST_REPORT: u8 = 1;
-
-/// CQI indices 0..=15 (TS 36.213 Table 7.2.3-1).
-const CQI_VALUES: usize = 16;
 
 /// Subframes per radio frame (TS 36.211 §4.1): the PDCCH search space repeats with it.
 const SUBFRAMES_PER_FRAME: u64 = 10;
@@ -41,13 +41,14 @@ pub(super) struct Macs {
     n_rbs: u32,
     /// A UE's aggregation level before any CQI report.
     dci_level_before_report: u8,
-    /// Per UE: the uplink MCS over the whole band, from the latest measurement and offset
-    /// (the demand's and the capacity's; a grant's own MCS is computed over its RBs).
-    ul_band_mcs: Vec<Option<u8>>,
-    /// Per UE: the aggregation level of its DCIs, from its latest downlink CQI.
+    /// Per UE: the uplink MCS over the whole band with the outer loop's offset when the estimate
+    /// last changed (the demand's and the capacity's; a grant's own MCS is computed over its RBs
+    /// with the offset of the moment), and the estimate version it is for.
+    ul_band_mcs: Vec<Option<(u64, Option<u8>)>>,
+    /// Per UE: the aggregation level of its DCIs, and the downlink CQI it was chosen for (a
+    /// network cell's from the control region's SINR instead).
     dci_level: Vec<u8>,
-    /// The aggregation level of each downlink CQI (0..=15): a function of the CQI alone.
-    level_of_cqi: [u8; CQI_VALUES],
+    dci_level_cqi: Vec<Option<u8>>,
     /// An uplink retransmission happens a fixed time after its NACK (synchronous HARQ,
     /// TS 36.213 §8.0: PHICH at n+4, PUSCH retransmission at n+8).
     ul_retx_delay: SimDuration,
@@ -96,13 +97,7 @@ impl Macs {
             dci_level_before_report: aggregation_level(f64::NEG_INFINITY, spec.pdcch.target_bler),
             ul_band_mcs: vec![None; n],
             dci_level: vec![aggregation_level(f64::NEG_INFINITY, spec.pdcch.target_bler); n],
-            level_of_cqi: {
-                let dl_map = DlMcsMap::new(n_rbs);
-                std::array::from_fn(|cqi| {
-                    let sinr_db = if cqi == 0 { f64::NEG_INFINITY } else { dl_map.cqi_sinr_db(cqi as u8) };
-                    aggregation_level(sinr_db, spec.pdcch.target_bler)
-                })
-            },
+            dci_level_cqi: vec![None; n],
             ul_retx_delay: SimDuration::from_ms(spec.uplink.grant_delay_ms as u64),
             la: spec.link_adaptation,
             dl_map: DlMcsMap::new(n_rbs),
@@ -202,8 +197,8 @@ impl Cell {
         self.macs.pdcch.clear();
         self.refresh_dci_levels(&list, now);
         let busy = self.downlink_retransmissions(&list, now);
-        self.uplink(&list, now);
-        self.downlink_new(&list, now, busy);
+        self.uplink(&list, now, out);
+        self.downlink_new(&list, now, busy, out);
         self.list = list;
     }
 
@@ -305,7 +300,7 @@ impl Cell {
     fn measure_srs(&mut self, i: usize, at: SimTime) {
         self.sinr.per_rb_sinr_lin(UeIndex(i as u16), LinkDir::Uplink, at, &mut self.sinr_lin);
         self.macs.sounding[i].sounded(at.as_ns() / NS_PER_MS, &self.sinr_lin);
-        self.uplink_measured(i, at);
+        self.uplink_measured(i, at, Sounding::Srs);
     }
 
     /// UE `i` has work again after an idle time in which nothing measured it: the reports that
@@ -327,20 +322,19 @@ impl Cell {
         }
     }
 
-    /// The eNB's uplink estimate of UE `i` changed (SRS or DMRS): its uplink CQI (the `lte`
-    /// table's, and LENA's MCS source) and its whole-band MCS follow.
-    fn uplink_measured(&mut self, i: usize, now: SimTime) {
+    /// The eNB's uplink estimate of UE `i` changed (SRS or DMRS): its uplink CQI follows (LENA's
+    /// MCS source; for the effective-SINR rule the `lte` table's, taken at each SRS).
+    fn uplink_measured(&mut self, i: usize, now: SimTime, by: Sounding) {
         let delay = self.cqi_delay();
         let macs = &mut self.macs;
         let sounding = &mut macs.sounding[i];
         let link = &mut self.ues[i].ul;
         let cqi = match macs.la.ul_mcs_from {
             UlMcsRule::LenaMinimumSinr => sounding.lena_cqi(),
-            UlMcsRule::EffectiveSinr => {
-                let band = sounding.band_estimate(db_to_gain(link.olla.offset_db()), &mut macs.row);
-                macs.ul_band_mcs[i] = band.mcs;
-                band.cqi
-            }
+            UlMcsRule::EffectiveSinr => match by {
+                Sounding::Srs => sounding.effective_cqi(&mut macs.row),
+                Sounding::Dmrs => None,
+            },
         };
         if let Some(cqi) = cqi {
             link.cqi.measured(now, CqiReport::wideband(cqi), now + delay);
@@ -360,13 +354,17 @@ impl Cell {
         let target = self.macs.pdcch_cfg.target_bler;
         for &i in list {
             let i = i as usize;
-            self.macs.dci_level[i] = match self.sinr.pdcch_sinr_db(UeIndex(i as u16), now) {
-                Some(sinr_db) => aggregation_level(sinr_db, target),
-                None => {
-                    let cqi = self.ues[i].dl.cqi.current(now).map_or(CQI_BEFORE_FIRST_REPORT, |r| r.cqi);
-                    self.macs.level_of_cqi[usize::from(cqi)]
-                }
-            };
+            if let Some(sinr_db) = self.sinr.pdcch_sinr_db(UeIndex(i as u16), now) {
+                self.macs.dci_level[i] = aggregation_level(sinr_db, target);
+                continue;
+            }
+            let cqi = self.ues[i].dl.cqi.current(now).map_or(CQI_BEFORE_FIRST_REPORT, |r| r.cqi);
+            if self.macs.dci_level_cqi[i] == Some(cqi) {
+                continue;
+            }
+            let sinr_db = if cqi == 0 { f64::NEG_INFINITY } else { self.macs.dl_map.cqi_sinr_db(cqi) };
+            self.macs.dci_level[i] = aggregation_level(sinr_db, target);
+            self.macs.dci_level_cqi[i] = Some(cqi);
         }
     }
 
@@ -426,8 +424,17 @@ impl Cell {
             let cqi = report.map_or(CQI_BEFORE_FIRST_REPORT, |r| r.cqi);
             let mcs = match (dir, macs.la.ul_mcs_from) {
                 (LinkDir::Uplink, UlMcsRule::EffectiveSinr) => {
+                    let sounding = &macs.sounding[i];
+                    let band_mcs = match macs.ul_band_mcs[i] {
+                        Some((v, m)) if v == sounding.version() => m,
+                        _ => {
+                            let m = sounding.effective_mcs(RbMask::range(0, n_rbs), link.olla.gain_lin());
+                            macs.ul_band_mcs[i] = Some((sounding.version(), m));
+                            m
+                        }
+                    };
                     // No CQI 0 on the uplink: the eNB grants at its most robust MCS at worst.
-                    Some(macs.ul_band_mcs[i].unwrap_or(0))
+                    Some(band_mcs.unwrap_or(0))
                 }
                 // CQI 0 is out of range: the UE cannot be served (TS 36.213 Table 7.2.3-1).
                 _ if cqi == 0 => None,
@@ -472,31 +479,34 @@ impl Cell {
     }
 
     /// New downlink data on the RBs the retransmissions left (`busy` taken).
-    fn downlink_new(&mut self, list: &[u32], now: SimTime, busy: RbMask) {
+    fn downlink_new(&mut self, list: &[u32], now: SimTime, busy: RbMask, out: &mut CellOutput) {
         self.gather_demand(list, LinkDir::Downlink, now);
         self.one_tb_per_ue();
         let mut new_tbs = std::mem::take(&mut self.macs.new_tbs);
         new_tbs.clear();
         self.schedule_with_pdcch(LinkDir::Downlink, busy, now, &mut new_tbs);
         for tb in &new_tbs {
-            self.transmit_new(now, LinkDir::Downlink, tb);
+            self.transmit_new(now, LinkDir::Downlink, tb, out);
         }
         self.macs.new_tbs = new_tbs;
     }
 
     /// Uplink: the grants issued `grant_delay` ago and the synchronous
     /// retransmissions due now go on the air; then SR/BSR bookkeeping and the
-    /// grants for `now + grant_delay` (TS 36.213 §8.0, TS 36.321 §5.4).
-    fn uplink(&mut self, list: &[u32], now: SimTime) {
+    /// grants for `now + grant_delay` (TS 36.213 §8.0, TS 36.321 §5.4), whose MAC PDUs a UE that
+    /// builds them on the grant (`mac.pipeline = "lena"`) takes from its RLC now.
+    fn uplink(&mut self, list: &[u32], now: SimTime, out: &mut CellOutput) {
         for &i in list {
-            let bytes = self.ues[i as usize].ue_rlc.buffered_bytes(now);
+            let ue = &self.ues[i as usize];
+            let bytes = ue.ue_rlc.buffered_bytes(now);
+            self.macs.uplink.ue_rlc_changes(UeIndex(i as u16), ue.ue_rlc.counters().buffer_changes());
             self.macs.uplink.ue_buffer(now, UeIndex(i as u16), bytes);
         }
         let mut new_tbs = std::mem::take(&mut self.macs.new_tbs);
         new_tbs.clear();
         self.macs.uplink.grants_due(now, &mut new_tbs);
         for tb in &new_tbs {
-            self.transmit_new(now, LinkDir::Uplink, tb);
+            self.transmit_new(now, LinkDir::Uplink, tb, out);
         }
         let busy_later = self.uplink_retransmissions(list, now);
         self.gather_demand(list, LinkDir::Uplink, now);
@@ -513,6 +523,14 @@ impl Cell {
         }
         self.drop_missed_grants(now, &mut new_tbs);
         self.macs.uplink.granted(now, &new_tbs);
+        if self.macs.mac.pipeline == MacPipeline::Lena {
+            let status_pdu = self.macs.mac.status_pdu;
+            for tb in &new_tbs {
+                let ue = &mut self.ues[tb.ue.index()];
+                let pdu = fill_tb(ue, LinkDir::Uplink, tb.tbs_bits, now, status_pdu);
+                ue.ul.built.push_back(pdu);
+            }
+        }
         self.macs.new_tbs = new_tbs;
     }
 
@@ -567,7 +585,7 @@ impl Cell {
             let i = g.ue.index();
             let sounding = &self.macs.sounding[i];
             let link = &mut self.ues[i].ul;
-            if let Some(mcs) = sounding.effective_mcs(g.rbs, db_to_gain(link.olla.offset_db())) {
+            if let Some(mcs) = sounding.effective_mcs(g.rbs, link.olla.gain_lin()) {
                 g.mcs = mcs;
                 g.tbs_bits = phy::tbs_bits(LinkDir::Uplink, mcs, g.rbs.count());
             }
@@ -587,11 +605,9 @@ impl Cell {
         grants.retain(|g| {
             let level = self.macs.dci_level[g.ue.index()];
             let error = match self.sinr.pdcch_sinr_db(g.ue, now) {
+                // A network's control region sees every cell (the data row only those sending).
                 Some(sinr_db) => pdcch_error(sinr_db, Some(level)),
-                None => {
-                    self.sinr.control_row_lin(g.ue, now, &mut self.sinr_lin);
-                    phy::pdcch_error_rate_at_level(&self.sinr_lin, level)
-                }
+                None => phy::pdcch_error_rate_flat_at_level(self.control_esinr_db(g.ue, now), level),
             };
             let link = &mut self.ues[g.ue.index()].ul;
             let lost = link.rng.uniform() < error;
@@ -638,19 +654,36 @@ impl Cell {
     }
 
     /// A new TB on a free HARQ process, filled from the transmitting RLC entity.
-    fn transmit_new(&mut self, now: SimTime, dir: LinkDir, tb: &NewTb) {
+    /// A new TB on a free HARQ process, filled from the transmitting RLC entity (or, on the
+    /// uplink of a UE that built it on its grant, the PDU built then).
+    fn transmit_new(&mut self, now: SimTime, dir: LinkDir, tb: &NewTb, out: &mut CellOutput) {
         let status_pdu = self.macs.mac.status_pdu;
+        let uplink = dir == LinkDir::Uplink;
+        let skip_empty = uplink && self.macs.uplink.skips_empty_grants();
+        let prebuilt = uplink && self.macs.mac.pipeline == MacPipeline::Lena;
         let ue = &mut self.ues[tb.ue.index()];
+        let built = prebuilt.then(|| ue.ul.built.pop_front().unwrap_or_default());
+        let empty = || match &built {
+            Some(pdu) => pdu.is_empty(),
+            None => ue.ue_rlc.buffer_status(now).total_bytes() == 0,
+        };
+        if skip_empty && empty() {
+            return;
+        }
         let Some(harq) = ue.link(dir).harq.free_process() else {
-            // Every process awaits feedback: the grant goes unused (counted as no TB).
+            // Every process awaits feedback: the grant goes unused (counted as no TB); a PDU built
+            // on it is lost to the receiver (AM retransmits its PDUs).
+            if let Some(pdu) = built.filter(|p| !p.is_empty()) {
+                ue.lose_tb(now, dir, pdu, out);
+            }
             return;
         };
         let offset_db = ue.link(dir).olla.offset_db();
         ue.link(dir).slots.at(now).olla_offset_db_sum += offset_db;
         let a = TbAssignment { ue: tb.ue, dir, rbs: tb.rbs, mcs: tb.mcs, tbs_bits: tb.tbs_bits, harq, retx: 0 };
-        let payload = fill_tb(ue, &a, now, status_pdu);
+        let payload = built.unwrap_or_else(|| fill_tb(ue, dir, tb.tbs_bits, now, status_pdu));
         // An uplink TB carries a BSR of what the UE still holds (TS 36.321 §5.4.5).
-        let bsr_bytes = (dir == LinkDir::Uplink).then(|| ue.ue_rlc.buffered_bytes(now));
+        let bsr_bytes = uplink.then(|| ue.ue_rlc.buffer_status(now).total_bytes());
         self.send(now, OnAir { a, payload, history: HarqHistory::EMPTY, bsr_bytes });
     }
 
@@ -678,10 +711,19 @@ impl Cell {
 
     /// One TB received: PDCCH error, then the BLER draw from the HARQ-combined effective SINR
     /// (ns-3 `LteSpectrumPhy::EndRxData`); record it and await feedback. A decoded uplink TB's
-    /// BSR reaches the eNB.
+    /// BSR reaches the eNB. Under LENA's pipeline a downlink TB goes on air `MacToChannelDelay`
+    /// after the scheduler built it: its reception (1 ns before that subframe ends) and its
+    /// feedback come that much later; it is decoded on the channel of the TTI it was built in.
     fn decode(&mut self, now: SimTime, tb: OnAir) {
         let OnAir { a, payload, history, bsr_bytes } = tb;
         let a = &a;
+        let (to_air, rx_early) = match (a.dir, self.macs.mac.pipeline) {
+            (LinkDir::Downlink, MacPipeline::Lena) => (
+                SimDuration::from_ms(LENA_MAC_TO_CHANNEL_TTIS),
+                SimDuration::from_ns(LENA_DL_RX_BEFORE_SUBFRAME_END_NS),
+            ),
+            _ => (SimDuration::ZERO, SimDuration::ZERO),
+        };
         self.sinr.per_rb_sinr_lin(a.ue, a.dir, now, &mut self.sinr_lin);
         if a.dir == LinkDir::Downlink {
             let id = self.sinr.row_id(a.ue, a.dir, now);
@@ -709,7 +751,7 @@ impl Cell {
         record(link.slots.at(now), a, outcome);
         match outcome {
             TbOutcome::Decoded => {
-                link.arrivals.push_back((tti_end(now), payload));
+                link.arrivals.push_back((tti_end(now) + (to_air - rx_early), payload));
                 link.harq.transmitted(a, TbPayload::new(), decode.history);
             }
             // Combining (IR) keeps the mutual information of the copies the UE received.
@@ -718,7 +760,7 @@ impl Cell {
             TbOutcome::ControlLost => link.harq.transmitted(a, payload, history),
         }
         link.feedback.push_back(HarqFeedback {
-            at: now + HARQ_FEEDBACK_DELAY,
+            at: now + to_air + HARQ_FEEDBACK_DELAY,
             harq: a.harq,
             outcome,
             first_tx: a.retx == 0,
@@ -735,28 +777,42 @@ impl Cell {
             return;
         }
         let now_ms = now.as_ns() / NS_PER_MS;
-        self.macs.sounding[a.ue.index()].pusch(now_ms, a.rbs, &self.sinr_lin);
-        self.uplink_measured(a.ue.index(), now);
+        // An unchanged estimate (a fixed SINR) leaves the MCS and CQI as they were.
+        if self.macs.sounding[a.ue.index()].pusch(now_ms, a.rbs, &self.sinr_lin) {
+            self.uplink_measured(a.ue.index(), now, Sounding::Dmrs);
+        }
     }
 
     /// Whether UE `ue` fails to decode its downlink DCI this TTI (the row in `sinr_lin` is its
     /// downlink's): at its aggregation level with a PDCCH budget, else ns-3's one curve for the
     /// band. ns-3 models control errors on the downlink only (DCI on PDCCH, TS 36.213 §9.1).
     fn dci_missed(&mut self, ue: UeIndex, now: SimTime) -> bool {
-        let level = self.macs.dci_level[ue.index()];
-        let capacity = self.macs.pdcch_cfg.capacity;
         if let Some(sinr_db) = self.sinr.pdcch_sinr_db(ue, now) {
             // A network's control region sees every cell (the data row only those sending).
-            return self.ues[ue.index()].dl.rng.uniform() < pdcch_error(sinr_db, capacity.then_some(level));
+            let level = self.macs.pdcch_cfg.capacity.then_some(self.macs.dci_level[ue.index()]);
+            return self.ues[ue.index()].dl.rng.uniform() < pdcch_error(sinr_db, level);
         }
         let sinr_lin = &self.sinr_lin;
         let link = &mut self.ues[ue.index()].dl;
-        let error = if capacity {
-            phy::pdcch_error_rate_at_level(sinr_lin, level)
+        let esinr_db = *link.memo.control_esinr_db.get_or_insert_with(|| phy::control_effective_sinr_db(sinr_lin));
+        let error = if self.macs.pdcch_cfg.capacity {
+            phy::pdcch_error_rate_flat_at_level(esinr_db, self.macs.dci_level[ue.index()])
         } else {
-            *link.memo.pdcch_error.get_or_insert_with(|| phy::pcfich_pdcch_error_rate(sinr_lin))
+            phy::pcfich_pdcch_error_rate_flat(esinr_db)
         };
         link.rng.uniform() < error
+    }
+
+    /// UE `ue`'s control-region effective SINR at `now` from its downlink row (kept with the row).
+    fn control_esinr_db(&mut self, ue: UeIndex, now: SimTime) -> f64 {
+        let id = self.sinr.row_id(ue, LinkDir::Downlink, now);
+        let memo = &mut self.ues[ue.index()].dl.memo;
+        if !memo.holds(id) {
+            self.sinr.per_rb_sinr_lin(ue, LinkDir::Downlink, now, &mut self.sinr_lin);
+            memo.refresh(id, &self.sinr_lin);
+        }
+        let sinr_lin = &self.sinr_lin;
+        *memo.control_esinr_db.get_or_insert_with(|| phy::control_effective_sinr_db(sinr_lin))
     }
 }
 
@@ -769,9 +825,13 @@ fn pdcch_error(sinr_db: f64, level: Option<u8>) -> f64 {
     }
 }
 
-/// The linear gain of an offset in dB.
-fn db_to_gain(offset_db: f64) -> f64 {
-    10f64.powf(offset_db / 10.0)
+/// Which reference signal measured the uplink.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Sounding {
+    /// The SRS: every RB.
+    Srs,
+    /// A PUSCH's DMRS: its RBs.
+    Dmrs,
 }
 
 fn record(slot: &mut super::LteSlot, a: &TbAssignment, outcome: TbOutcome) {
@@ -787,18 +847,19 @@ fn record(slot: &mut super::LteSlot, a: &TbAssignment, outcome: TbOutcome) {
 
 /// Ask the transmitting RLC entity for PDUs until the TB is full; each PDU
 /// costs a MAC subheader, and an uplink TB also carries a BSR control element.
-/// With [`StatusPduPlacement::Alone`] a STATUS PDU ends the TB (the rest is padding).
-fn fill_tb(ue: &mut UeContext, a: &TbAssignment, now: SimTime, status_pdu: StatusPduPlacement) -> TbPayload {
-    let bsr = if a.dir == LinkDir::Uplink { BSR_CE_BYTES } else { 0 };
-    let mut room = (a.tbs_bits / 8).saturating_sub(bsr);
+/// With [`StatusPduPlacement::Alone`] a STATUS PDU ends a downlink TB (the rest is padding).
+fn fill_tb(ue: &mut UeContext, dir: LinkDir, tbs_bits: u32, now: SimTime, status_pdu: StatusPduPlacement) -> TbPayload {
+    let bsr = if dir == LinkDir::Uplink { BSR_CE_BYTES } else { 0 };
+    let mut room = (tbs_bits / 8).saturating_sub(bsr);
     let mut payload = TbPayload::new();
-    let (rlc, events) = ue.tx_rlc(a.dir);
+    let (rlc, events) = ue.tx_rlc(dir);
     // Each PDU is budgeted a full subheader; the last one's is shorter (padding takes the rest).
     while room > MAX_SUBHEADER_BYTES {
         let opp = TxOpportunity { bytes: room - MAX_SUBHEADER_BYTES, now };
         let Some(pdu) = rlc.notify_tx_opportunity(opp, events) else { break };
         room = room.saturating_sub(pdu.bytes() + subheader_bytes(pdu.bytes()));
-        let alone = status_pdu == StatusPduPlacement::Alone && matches!(pdu, RlcPdu::Status(_));
+        let alone =
+            status_pdu == StatusPduPlacement::Alone && dir == LinkDir::Downlink && matches!(pdu, RlcPdu::Status(_));
         payload.push(pdu);
         if alone {
             break;

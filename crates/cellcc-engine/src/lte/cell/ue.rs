@@ -81,7 +81,8 @@ pub struct SinrMemo {
     /// The row itself (linear SINR), kept only when the source gives no id.
     sinr_lin: Vec<f64>,
     pub cqi: Option<CqiReport>,
-    pub pdcch_error: Option<f64>,
+    /// The control region's effective SINR, dB (`phy::control_effective_sinr_db`).
+    pub control_esinr_db: Option<f64>,
 }
 
 impl SinrMemo {
@@ -103,7 +104,7 @@ impl SinrMemo {
                 self.sinr_lin.extend_from_slice(sinr_lin);
             }
             self.cqi = None;
-            self.pdcch_error = None;
+            self.control_esinr_db = None;
         }
     }
 }
@@ -176,6 +177,9 @@ pub struct RadioLink {
     pub feedback: VecDeque<Feedback>,
     /// Uplink only: (when, process) of the synchronous retransmissions NACKed.
     pub synchronous_retx: VecDeque<(SimTime, HarqId)>,
+    /// Uplink only, `mac.pipeline = "lena"`: the MAC PDUs built on their grants, in grant order,
+    /// each waiting for its PUSCH.
+    pub built: VecDeque<TbPayload>,
     pub cqi: CqiTracker,
     /// Downlink only: what the UE derived from its last row (the eNB's uplink measurement is
     /// the MAC's [`crate::lte::phy::UplinkSounding`]).
@@ -203,6 +207,7 @@ impl RadioLink {
             arrivals: VecDeque::new(),
             feedback: VecDeque::new(),
             synchronous_retx: VecDeque::new(),
+            built: VecDeque::new(),
             cqi: CqiTracker::default(),
             memo: SinrMemo::default(),
             capacity: CapacityClock::default(),
@@ -217,6 +222,7 @@ impl RadioLink {
     /// Anything on the air or awaiting feedback / retransmission.
     fn busy(&self) -> bool {
         !self.arrivals.is_empty()
+            || !self.built.is_empty()
             || !self.feedback.is_empty()
             || !self.synchronous_retx.is_empty()
             || self.harq.pending_retransmissions().next().is_some()
@@ -373,6 +379,11 @@ impl UeContext {
     /// Whether the next TTI has work for this UE.
     pub fn needs_tti(&self, now: SimTime) -> bool {
         self.dl.busy() || self.ul.busy() || self.enb_rlc.has_data(now) || self.ue_rlc.has_data(now)
+    }
+
+    /// When the next decoded TB is handed to its receiving RLC entity, either direction.
+    pub fn next_reception(&self) -> Option<SimTime> {
+        SimTime::earliest(self.dl.arrivals.front().map(|a| a.0), self.ul.arrivals.front().map(|a| a.0))
     }
 
     /// The earliest RLC timer at either end.

@@ -183,7 +183,8 @@ impl ChannelSinr {
             .enumerate()
             .map(|(i, u)| {
                 let mut ue = new_ue(spec, n_interferers, u, seed, &format!("{label}:channel:ue{i}"));
-                ue.losses = prepared_losses(spec, &d, u.height_m);
+                let los = RngStream::new(seed, &format!("{label}:channel:ue{i}:los"));
+                ue.losses = prepared_losses(spec, &d, u.height_m, los);
                 ue
             })
             .collect();
@@ -193,7 +194,7 @@ impl ChannelSinr {
         Ok(ChannelSinr {
             d,
             ues,
-            profile: tap_profile(spec.fading.profile),
+            profile: tap_profile(&spec.fading),
             steering: None,
             pickers,
             ul_interference,
@@ -369,14 +370,17 @@ pub fn wideband_dl_sinr_db(
     Ok((to_db(data_lin), control_db))
 }
 
-/// The path loss of every link of a UE at `ue_height_m`: serving DL, serving UL, each interferer (DL).
-fn prepared_losses(spec: &ChannelSpec, d: &Derived, ue_height_m: f64) -> Vec<PreparedLoss> {
-    let serving = |f_mhz: f64| PreparedLoss::new(&spec.pathloss, d.serving.height_m, ue_height_m, f_mhz);
+/// The path loss of every link of a UE at `ue_height_m`: serving DL, serving UL, each interferer (DL);
+/// each link's LOS draw from `los` (a TR 38.901 drawn state; DL and UL share the serving link's).
+fn prepared_losses(spec: &ChannelSpec, d: &Derived, ue_height_m: f64, mut los: RngStream) -> Vec<PreparedLoss> {
+    let serving_u = los.uniform();
+    let serving =
+        |f_mhz: f64| PreparedLoss::new(&spec.pathloss, d.serving.height_m, ue_height_m, f_mhz).with_los_draw(serving_u);
     [serving(d.dl_carrier_mhz), serving(d.ul_carrier_mhz)]
         .into_iter()
-        .chain(
-            d.interferers.iter().map(|s| PreparedLoss::new(&spec.pathloss, s.height_m, ue_height_m, d.dl_carrier_mhz)),
-        )
+        .chain(d.interferers.iter().map(|s| {
+            PreparedLoss::new(&spec.pathloss, s.height_m, ue_height_m, d.dl_carrier_mhz).with_los_draw(los.uniform())
+        }))
         .collect()
 }
 
@@ -394,7 +398,7 @@ fn new_ue(spec: &ChannelSpec, n_interferers: usize, u: &UePlacement, seed: u64, 
     };
     // Each interfering link fades with the serving link's profile and Doppler (the UE's motion sets
     // it for every link), Rayleigh: no line of sight to a neighbour site.
-    let interferer_fading = tap_profile(spec.fading.profile).filter(|_| n_interferers > 0).map(|p| {
+    let interferer_fading = tap_profile(&spec.fading).filter(|_| n_interferers > 0).map(|p| {
         let fd = small_scale::multipath_doppler_hz(&spec.fading, &p, spec.dl_carrier_mhz);
         InterfererFading::new(p, fd, None, seed, format!("{key}:fading:interferer"), n_interferers)
     });
@@ -429,7 +433,7 @@ pub fn downlink_fading_trace_db(
     n_rb: usize,
     n_steps: u64,
 ) -> Option<Vec<Vec<f64>>> {
-    let profile = tap_profile(spec.fading.profile)?;
+    let profile = tap_profile(&spec.fading)?;
     let fd = small_scale::multipath_doppler_hz(&spec.fading, &profile, spec.dl_carrier_mhz);
     let rng = RngStream::new(seed, &format!("{label}:channel:ue{ue}:fading:dl"));
     let mut fading = FadingProcess::new(&profile, fd, spec.fading.k_factor_db, rng);

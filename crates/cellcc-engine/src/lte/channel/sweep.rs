@@ -87,6 +87,8 @@ pub struct SweepSinr {
     fading: Vec<[LinkFading; 2]>,
     /// Scratch: per-RB linear SINR (one RB until the band is known).
     sinr_lin: Vec<f64>,
+    /// Width of one resource block, Hz: LTE's 180 kHz unless the medium says otherwise.
+    rb_hz: f64,
 }
 
 impl SweepSinr {
@@ -101,8 +103,23 @@ impl SweepSinr {
                 [make(LinkDir::Downlink, "dl"), make(LinkDir::Uplink, "ul")]
             })
             .collect();
-        let profile = tap_profile(spec.fading.profile);
-        Ok(SweepSinr { spec: spec.clone(), profile, steering: None, fading, sinr_lin: vec![1.0] })
+        let profile = tap_profile(&spec.fading);
+        Ok(SweepSinr {
+            spec: spec.clone(),
+            profile,
+            steering: None,
+            fading,
+            sinr_lin: vec![1.0],
+            rb_hz: RB_BANDWIDTH_HZ,
+        })
+    }
+
+    /// The same sweep on resource blocks of `rb_hz` (an NR PRB: 12 subcarriers of its numerology).
+    pub fn with_rb_hz(mut self, rb_hz: f64) -> Self {
+        self.rb_hz = rb_hz;
+        self.steering = None;
+        self.sinr_lin = vec![1.0];
+        self
     }
 
     /// The baseline at `now`, dB.
@@ -131,7 +148,7 @@ impl SweepSinr {
         if self.sinr_lin.len() != n_rb {
             // Allocates only when the RB count changes: once per cell.
             self.sinr_lin = vec![1.0; n_rb];
-            self.steering = self.profile.as_ref().map(|p| RbSteering::new(p, n_rb, RB_BANDWIDTH_HZ));
+            self.steering = self.profile.as_ref().map(|p| RbSteering::new(p, n_rb, self.rb_hz));
         }
     }
 }

@@ -520,6 +520,7 @@ fn the_fading_trace_is_the_channels_own_fading() {
         k_factor_db: None,
         scenario: None,
         tracking: None,
+        delay_spread_ns: None,
     };
     let spec = ChannelSpec { fading, ..flat_spec() };
     let fd_hz = 3.0 * mobility::MPS_PER_KMH * spec.dl_carrier_mhz * 1e6 / pathloss::SPEED_OF_LIGHT_MPS;

@@ -163,8 +163,11 @@ impl UlInterferer {
         };
         let (own_sh_db, rx_sh_db) = (shadow_db(), shadow_db());
         let h = DEFAULT_UE_HEIGHT_M;
-        let own_loss = PreparedLoss::new(&spec.pathloss, cell.height_m, h, spec.dl_carrier_mhz);
-        let rx_loss = PreparedLoss::new(&spec.pathloss, serving.height_m, h, spec.ul_carrier_mhz);
+        let mut los = RngStream::new(seed, &format!("{key}:ul_los"));
+        let own_loss =
+            PreparedLoss::new(&spec.pathloss, cell.height_m, h, spec.dl_carrier_mhz).with_los_draw(los.uniform());
+        let rx_loss =
+            PreparedLoss::new(&spec.pathloss, serving.height_m, h, spec.ul_carrier_mhz).with_los_draw(los.uniform());
         UlInterferer {
             cell: j,
             xy_m,

@@ -19,12 +19,39 @@
 //!
 //! The retransmission queue is a fixed array in NACK order, so the cell
 //! retransmits the oldest failure first with no allocation.
+//!
+//! The entity is generic over the transport block it keeps (`T`: LTE's [`TbAssignment`] by
+//! default, the NR cell's own), the PHY's combining history (`H`) and the number of processes
+//! (`N`: 8 in LTE FDD, up to 16 in NR, TS 38.321 §5.3.2.1); the process states and the queue are
+//! the same for both RATs.
 
 use crate::lte::phy::HarqHistory;
 use crate::lte::sap::{HarqId, TbAssignment, TbOutcome};
 
 /// HARQ processes per UE per direction in FDD (TS 36.213 §7 downlink, §8 uplink: 8).
 pub const N_HARQ_PROCESSES: u8 = 8;
+
+/// What a HARQ process needs to know of the transport block it keeps.
+pub trait HarqTb: Copy + std::fmt::Debug {
+    /// The process the block was sent on.
+    fn harq(&self) -> HarqId;
+    /// 0 for a first transmission, then 1, 2, ...
+    fn retx(&self) -> u8;
+    /// The same block as its next retransmission (retransmission count + 1).
+    fn next_retx(self) -> Self;
+}
+
+impl HarqTb for TbAssignment {
+    fn harq(&self) -> HarqId {
+        self.harq
+    }
+    fn retx(&self) -> u8 {
+        self.retx
+    }
+    fn next_retx(self) -> Self {
+        TbAssignment { retx: self.retx + 1, ..self }
+    }
+}
 
 /// Retransmissions after the first transmission by default: ns-3 LENA's schedulers drop a
 /// process once its redundancy version reached 3 ("maximum number of retx reached" in
@@ -44,34 +71,41 @@ pub enum Feedback<P> {
 
 /// The state of one HARQ process (TS 36.321 §5.3.2.2 / §5.4.2.2).
 #[derive(Debug)]
-enum Process<P> {
+enum Process<P, T, H> {
     /// No TB: free for a new transmission.
     Idle,
     /// A TB is in the air; its ACK/NACK has not come back.
-    Waiting { tb: TbAssignment, payload: P, history: HarqHistory },
+    Waiting { tb: T, payload: P, history: H },
     /// NACKed with retransmissions left: `tb` is the assignment to repeat (retx incremented).
-    Queued { tb: TbAssignment, payload: P, history: HarqHistory },
+    Queued { tb: T, payload: P, history: H },
     /// The cell took the payload to retransmit it this TTI; `transmitted` follows.
     Taken,
 }
 
-/// The HARQ entity of one UE in one direction; `P` is the TB's payload, kept until ACK.
+/// The HARQ entity of one UE in one direction; `P` is the TB's payload, kept until ACK; `T` the
+/// block's assignment, `H` the PHY's combining history, `N` the number of processes.
 #[derive(Debug)]
-pub struct HarqEntity<P> {
+pub struct HarqEntity<
+    P,
+    T: HarqTb = TbAssignment,
+    H: Copy = HarqHistory,
+    const N: usize = { N_HARQ_PROCESSES as usize },
+> {
     max_retx: u8,
-    processes: [Process<P>; N_HARQ_PROCESSES as usize],
+    processes: [Process<P, T, H>; N],
     /// Process ids waiting for retransmission, oldest NACK first (`retx_len` are valid).
-    retx_order: [HarqId; N_HARQ_PROCESSES as usize],
+    retx_order: [HarqId; N],
     retx_len: usize,
 }
 
-impl<P> HarqEntity<P> {
+impl<P, T: HarqTb, H: Copy, const N: usize> HarqEntity<P, T, H, N> {
     /// `max_retx`: retransmissions allowed after the first transmission (ns-3: 3).
     pub fn new(max_retx: u8) -> Self {
+        assert!(N <= usize::from(u8::MAX), "{N} HARQ processes do not fit a HarqId");
         HarqEntity {
             max_retx,
             processes: std::array::from_fn(|_| Process::Idle),
-            retx_order: [HarqId(0); N_HARQ_PROCESSES as usize],
+            retx_order: [HarqId(0); N],
             retx_len: 0,
         }
     }
@@ -80,9 +114,15 @@ impl<P> HarqEntity<P> {
         self.max_retx
     }
 
-    /// An idle process, lowest id first (`None` when all 8 are busy: the UE cannot get new data).
+    /// An idle process, lowest id first (`None` when all are busy: the UE cannot get new data).
     pub fn free_process(&self) -> Option<HarqId> {
         self.processes.iter().position(|p| matches!(p, Process::Idle)).map(|i| HarqId(i as u8))
+    }
+
+    /// The idle processes, lowest id first (a cell that reserves processes ahead of their use,
+    /// as the NR cell does from an uplink grant to its PUSCH, picks among them).
+    pub fn idle_processes(&self) -> impl Iterator<Item = HarqId> + '_ {
+        self.processes.iter().enumerate().filter(|(_, p)| matches!(p, Process::Idle)).map(|(i, _)| HarqId(i as u8))
     }
 
     /// Whether any process holds a TB (in the air, queued or taken): the cell is not idle.
@@ -93,12 +133,12 @@ impl<P> HarqEntity<P> {
     /// A TB went out on process `a.harq`: a new transmission (`a.retx == 0`, process idle) or a
     /// retransmission (process taken by [`Self::take_for_retransmission`]). The process now waits
     /// for feedback and keeps `payload` and the PHY `history`.
-    pub fn transmitted(&mut self, a: &TbAssignment, payload: P, history: HarqHistory) {
-        let slot = &mut self.processes[Self::slot(a.harq)];
-        match (&*slot, a.retx) {
+    pub fn transmitted(&mut self, a: &T, payload: P, history: H) {
+        let slot = &mut self.processes[Self::slot(a.harq())];
+        match (&*slot, a.retx()) {
             (Process::Idle, 0) => {}
             (Process::Taken, r) if r > 0 => {}
-            (state, r) => panic!("HARQ process {:?}: transmitted(retx {r}) in state {}", a.harq, state_name(state)),
+            (state, r) => panic!("HARQ process {:?}: transmitted(retx {r}) in state {}", a.harq(), state_name(state)),
         }
         *slot = Process::Waiting { tb: *a, payload, history };
     }
@@ -110,15 +150,14 @@ impl<P> HarqEntity<P> {
         let Process::Waiting { tb, .. } = slot else {
             panic!("HARQ process {id:?}: feedback in state {}", state_name(slot));
         };
-        let retx_left = tb.retx < self.max_retx;
-        let Process::Waiting { mut tb, payload, history } = std::mem::replace(slot, Process::Idle) else {
+        let retx_left = tb.retx() < self.max_retx;
+        let Process::Waiting { tb, payload, history } = std::mem::replace(slot, Process::Idle) else {
             unreachable!("matched Waiting above");
         };
         match outcome {
             TbOutcome::Decoded => Feedback::Acked,
             TbOutcome::Corrupted | TbOutcome::ControlLost if retx_left => {
-                tb.retx += 1;
-                *slot = Process::Queued { tb, payload, history };
+                *slot = Process::Queued { tb: tb.next_retx(), payload, history };
                 self.retx_order[self.retx_len] = id;
                 self.retx_len += 1;
                 Feedback::Retransmit
@@ -129,7 +168,7 @@ impl<P> HarqEntity<P> {
 
     /// Processes waiting for retransmission, oldest NACK first, as the assignment to repeat
     /// (same RBs, MCS and TBS; `retx` already incremented). No allocation.
-    pub fn pending_retransmissions(&self) -> impl Iterator<Item = TbAssignment> + '_ {
+    pub fn pending_retransmissions(&self) -> impl Iterator<Item = T> + '_ {
         self.retx_order[..self.retx_len].iter().map(|id| match &self.processes[Self::slot(*id)] {
             Process::Queued { tb, .. } => *tb,
             other => panic!("HARQ process {id:?} in the retransmission queue is {}", state_name(other)),
@@ -138,7 +177,7 @@ impl<P> HarqEntity<P> {
 
     /// Take the payload and PHY history of a queued process to retransmit it now;
     /// [`Self::transmitted`] with the repeated assignment must follow.
-    pub fn take_for_retransmission(&mut self, id: HarqId) -> (P, HarqHistory) {
+    pub fn take_for_retransmission(&mut self, id: HarqId) -> (P, H) {
         let pos = self.retx_order[..self.retx_len]
             .iter()
             .position(|q| *q == id)
@@ -152,12 +191,12 @@ impl<P> HarqEntity<P> {
     }
 
     fn slot(id: HarqId) -> usize {
-        assert!(id.0 < N_HARQ_PROCESSES, "HARQ process {id:?} outside 0..{N_HARQ_PROCESSES}");
+        assert!(usize::from(id.0) < N, "HARQ process {id:?} outside 0..{N}");
         id.0 as usize
     }
 }
 
-fn state_name<P>(p: &Process<P>) -> &'static str {
+fn state_name<P, T, H>(p: &Process<P, T, H>) -> &'static str {
     match p {
         Process::Idle => "idle",
         Process::Waiting { .. } => "waiting for feedback",

@@ -89,10 +89,20 @@ impl OllaConfig {
     }
 }
 
-/// One link's outer loop: the offset, dB, added to the inner loop's SINR.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+/// ln(10) / 10: a dB value times this is the natural log of its linear ratio.
+const DB_TO_NEPER: f64 = std::f64::consts::LN_10 / 10.0;
+
+/// One link's outer loop: the offset, dB, added to the inner loop's SINR, and its linear gain.
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct OuterLoop {
     offset_db: f64,
+    gain_lin: f64,
+}
+
+impl Default for OuterLoop {
+    fn default() -> Self {
+        OuterLoop { offset_db: 0.0, gain_lin: 1.0 }
+    }
 }
 
 impl OuterLoop {
@@ -100,10 +110,51 @@ impl OuterLoop {
         self.offset_db
     }
 
+    /// The offset as a linear power gain (kept with it: the uplink scales its estimate by it).
+    pub fn gain_lin(&self) -> f64 {
+        self.gain_lin
+    }
+
     /// The HARQ outcome of a first transmission: decoded or not.
     pub fn first_transmission(&mut self, cfg: &OllaConfig, decoded: bool) {
         let step = if decoded { cfg.ack_step_db() } else { -cfg.nack_step_db };
         self.offset_db = (self.offset_db + step).clamp(-cfg.max_offset_db, cfg.max_offset_db);
+        // 10^(x/10) as exp(x ln(10)/10): the same to a few ulp, a third of powf's cost (every HARQ ACK).
+        self.gain_lin = (self.offset_db * DB_TO_NEPER).exp();
+    }
+}
+
+/// The inner loop's ladder, for any RAT: per MCS index, the flat-channel SINR (dB) at which that
+/// MCS meets the BLER target. Link adaptation reads a report (a CQI, an effective SINR) as a SINR,
+/// adds the outer loop's offset and climbs the ladder to the highest MCS at or below it. The LTE
+/// cell builds it from TS 36.213's MCS table and the MIESM curves ([`DlMcsMap`]), the NR cell from
+/// TS 38.214's tables and the LDPC curves (`nr::phy::amc`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct McsLadder {
+    threshold_db: Vec<f64>,
+}
+
+impl McsLadder {
+    /// `threshold_db[m]`: the SINR at which MCS `m` meets the target (non-decreasing in `m` for
+    /// the ladder to mean anything; the search does not rely on it).
+    pub fn new(threshold_db: Vec<f64>) -> Self {
+        assert!(!threshold_db.is_empty() && threshold_db.len() <= 256, "an MCS ladder of {} rungs", threshold_db.len());
+        McsLadder { threshold_db }
+    }
+
+    /// The highest MCS whose threshold lies at or below `sinr_db`, else MCS 0.
+    pub fn highest_at(&self, sinr_db: f64) -> u8 {
+        self.threshold_db.iter().rposition(|&t| t <= sinr_db).map_or(0, |m| m as u8)
+    }
+
+    /// The SINR, dB, at which `mcs` meets the target.
+    pub fn threshold_db(&self, mcs: u8) -> f64 {
+        self.threshold_db[usize::from(mcs)]
+    }
+
+    /// The highest MCS index on the ladder.
+    pub fn max_mcs(&self) -> u8 {
+        (self.threshold_db.len() - 1) as u8
     }
 }
 
@@ -111,25 +162,25 @@ impl OuterLoop {
 /// on the whole band (a CQI describes the band).
 #[derive(Clone, Debug)]
 pub struct DlMcsMap {
-    threshold_db: [f64; MAX_MCS as usize + 1],
+    ladder: McsLadder,
 }
 
 impl DlMcsMap {
     pub fn new(n_rbs: u32) -> Self {
-        DlMcsMap { threshold_db: std::array::from_fn(|m| flat_sinr_threshold_db(LinkDir::Downlink, m as u8, n_rbs)) }
+        let thresholds = (0..=MAX_MCS).map(|m| flat_sinr_threshold_db(LinkDir::Downlink, m, n_rbs)).collect();
+        DlMcsMap { ladder: McsLadder::new(thresholds) }
     }
 
     /// The MCS for a UE that reported `cqi` (1..=15), with the outer loop's `offset_db`: the
     /// highest MCS whose threshold lies at or below the CQI's SINR plus the offset, else MCS 0.
     /// With no offset it is the CQI's own MCS.
     pub fn mcs(&self, cqi: u8, offset_db: f64) -> u8 {
-        let sinr_db = self.threshold_db[mcs_from_cqi(cqi) as usize] + offset_db;
-        self.threshold_db.iter().rposition(|&t| t <= sinr_db).map_or(0, |m| m as u8)
+        self.ladder.highest_at(self.ladder.threshold_db(mcs_from_cqi(cqi)) + offset_db)
     }
 
     /// The SINR, dB, the eNB reads a CQI as (for the control channel's aggregation level).
     pub fn cqi_sinr_db(&self, cqi: u8) -> f64 {
-        self.threshold_db[mcs_from_cqi(cqi) as usize]
+        self.ladder.threshold_db(mcs_from_cqi(cqi))
     }
 }
 

@@ -26,10 +26,39 @@ pub enum StatusPduPlacement {
     /// First, with data after it in the same transport block (TS 36.322 §5.1.3.1.1 gives STATUS
     /// PDUs priority; TS 36.321 §6.1.2 multiplexes several MAC SDUs in one MAC PDU).
     WithData,
-    /// Alone in its transport block, the rest padding: ns-3 LENA's `LteRlcAm::DoNotifyTxOpportunity`
-    /// answers an opportunity with the pending STATUS PDU and returns.
+    /// Alone in its downlink transport block, the rest padding: ns-3 LENA's eNB MAC gives each
+    /// logical channel one opportunity per TB (`LteEnbMac::DoSchedDlConfigInd`), and
+    /// `LteRlcAm::DoNotifyTxOpportunity` answers it with the pending STATUS PDU and returns. On the
+    /// uplink LENA's UE MAC gives the STATUS PDU an opportunity of its own and the data another
+    /// in the same TB (lte-ue-mac.cc `DoReceiveLteControlMessage`, UL_DCI), so there it goes with data.
     Alone,
 }
+
+/// The subframe pipeline around the scheduler (a cell's `mac.pipeline`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MacPipeline {
+    /// A TB goes on air in the TTI it is scheduled in and is received at that TTI's end; a UE
+    /// builds an uplink MAC PDU for the TTI it sends it in (TS 36.321 §5.4.1: the HARQ entity
+    /// obtains the MAC PDU for the TTI of the transmission).
+    Immediate,
+    /// ns-3.44 LENA's: a downlink TB goes on air [`LENA_MAC_TO_CHANNEL_TTIS`] after the scheduler
+    /// built it (`LteEnbPhy::MacToChannelDelay`; its HARQ feedback moves with it) and its reception
+    /// ends 1 ns before that subframe does (lte-enb-phy.cc `DL_DATA_DURATION` = 785713 ns after
+    /// the 214286 ns control region), so the UE's answer is queued before its next subframe; the
+    /// UE builds an uplink MAC PDU when the grant arrives, 4 TTIs before its PUSCH (lte-ue-mac.cc
+    /// `DoReceiveLteControlMessage` asks the RLC on the UL DCI; lte-ue-phy.cc `DoSendMacPdu`
+    /// queues the PDU `UL_PUSCH_TTIS_DELAY` TTIs).
+    Lena,
+}
+
+/// `LteEnbPhy::MacToChannelDelay` default (lte-enb-phy.cc): the eNB MAC schedules the subframe
+/// this many TTIs ahead and the PHY holds what it built that long.
+pub const LENA_MAC_TO_CHANNEL_TTIS: u64 = 2;
+
+/// How much before its subframe's end LENA's downlink TB is received (lte-enb-phy.cc
+/// `DL_DATA_DURATION` = 785714 - 1 ns, after `DL_CTRL_DELAY_FROM_SUBFRAME_START` = 214286 ns).
+pub const LENA_DL_RX_BEFORE_SUBFRAME_END_NS: u64 = 1;
 
 /// MAC subheader of a MAC SDU with a 7-bit L field (TS 36.321 §6.1.2, Figure 6.1.2-1:
 /// R/F/E/LCID + F/L), for SDUs of fewer than 128 bytes.

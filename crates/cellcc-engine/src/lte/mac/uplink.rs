@@ -9,9 +9,9 @@
 //! ```
 //! What differs from ns-3 LENA: ns-3 has no SR; its UE MAC sends an ideal BSR control
 //! message every TTI its buffer changed (`LteUeMac::m_bsrPeriodicity` = 1 ms, "ideal
-//! behavior"), which waits [`IDEAL_BSR_DELAY_MS`] in the UE PHY's control-message queue, so the
-//! eNB knows each buffer exactly, a few TTIs late, at no cost ([`UplinkRequestsMode::IdealBsr`],
-//! the LENA profile's). By default a UE whose buffer the eNB believes empty must wait for its SR
+//! behavior"), which reaches the scheduler [`IDEAL_BSR_DELAY_MS`] later, so the eNB knows each
+//! buffer (at its BSR level) a few TTIs late, at no cost ([`UplinkRequestsMode::IdealBsr`], the
+//! LENA profile's). By default a UE whose buffer the eNB believes empty must wait for its SR
 //! occasion, gets a small first grant, and the BSR then rides in the uplink TB itself
 //! (quantized as the standard says).
 //! The SR is seen by the eNB in its occasion's TTI (no PUCCH decoding delay), so the
@@ -22,6 +22,7 @@ use std::collections::VecDeque;
 use serde::{Deserialize, Serialize};
 
 use super::scheduler::NewTb;
+use super::LENA_MAC_TO_CHANNEL_TTIS;
 use crate::error::ScenarioError;
 use crate::lte::phy::SRS_PERIODS_MS;
 use crate::lte::sap::UeIndex;
@@ -72,10 +73,19 @@ pub fn bsr_quantized_bytes(bytes: u32) -> u32 {
     bsr_index_bytes(bsr_index(bytes))
 }
 
-/// ns-3 LENA's ideal BSR reaches the eNB scheduler 4 TTIs after the UE MAC sends it: the UE
-/// PHY holds control messages `UL_PUSCH_TTIS_DELAY` = 4 TTIs (lte-ue-phy.cc, lte-phy.cc
-/// `SetControlMessages`).
-pub const IDEAL_BSR_DELAY_MS: u64 = 4;
+/// ns-3.44 LENA's UE PHY holds a control message `UL_PUSCH_TTIS_DELAY` = 4 TTIs before sending
+/// it (lte-ue-phy.cc `m_macChTtiDelay`, lte-phy.cc `SetControlMessages`/`GetControlMessages`).
+pub const LENA_UE_CONTROL_QUEUE_TTIS: u64 = 4;
+/// The eNB MAC hands the BSRs it received to the scheduler at its next subframe
+/// (lte-enb-mac.cc `DoSubframeIndication`, "Send BSR reports to the scheduler").
+pub const LENA_ENB_MAC_FORWARD_TTIS: u64 = 1;
+/// How long LENA's ideal BSR takes to count in the engine's grants: the UE PHY's queue, the eNB
+/// MAC's forwarding, and the [`LENA_MAC_TO_CHANNEL_TTIS`] LENA's scheduler decides before the
+/// engine's would (it grants for the subframe `MacToChannelDelay` + `UL_PUSCH_TTIS_DELAY` ahead,
+/// lte-enb-mac.cc `DoSubframeIndication`, where the engine's grant delay is TS 36.213 §8.0's 4). From a
+/// buffer change to its PUSCH: 7 + 4 TTIs, as LENA's own traces show (a TCP ACK queued at the end
+/// of subframe n leaves in subframe n + 11: docs/ns3.md).
+pub const IDEAL_BSR_DELAY_MS: u64 = LENA_UE_CONTROL_QUEUE_TTIS + LENA_ENB_MAC_FORWARD_TTIS + LENA_MAC_TO_CHANNEL_TTIS;
 
 /// How the eNB learns what a UE has to send (a cell's `uplink.requests`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -84,7 +94,8 @@ pub enum UplinkRequestsMode {
     /// TS 36.321 §5.4.4-5.4.5: a scheduling request on PUCCH at the UE's SR occasion, a small
     /// first grant, then a Short BSR (quantized, Table 6.1.3.1-1) in every uplink TB.
     SrBsr,
-    /// ns-3 LENA: the exact buffer, [`IDEAL_BSR_DELAY_MS`] late, whenever it changed; no SR.
+    /// ns-3 LENA: the buffer at its BSR level, [`IDEAL_BSR_DELAY_MS`] late, whenever it changed;
+    /// no SR; a UE with nothing to send leaves its grant unused.
     IdealBsr,
 }
 
@@ -159,9 +170,12 @@ struct UeRequests {
     grants_in_flight: u32,
     /// Their TB bytes: data they will take from the buffer a BSR describes.
     in_flight_bytes: u32,
-    /// Ideal BSR: the buffer last sent, and the reports on their way (arrival, bytes).
+    /// Ideal BSR: the buffer last sent, the reports on their way (arrival, bytes), the UE RLC's
+    /// buffer changes last seen and whether one came since the last report.
     ideal_sent: u32,
     ideal_in_flight: VecDeque<(SimTime, u32)>,
+    rlc_changes_seen: u64,
+    rlc_changed: bool,
 }
 
 /// SR/BSR state of every UE of a cell and the grants waiting for their transmission TTI.
@@ -184,6 +198,8 @@ impl UplinkRequests {
             in_flight_bytes: 0,
             ideal_sent: 0,
             ideal_in_flight: VecDeque::new(),
+            rlc_changes_seen: 0,
+            rlc_changed: false,
         };
         UplinkRequests {
             mode: cfg.requests,
@@ -191,6 +207,18 @@ impl UplinkRequests {
             grant_delay: SimDuration::from_ms(u64::from(cfg.grant_delay_ms)),
             ues: vec![idle; n_ues],
             grants: VecDeque::with_capacity(n_ues * cfg.grant_delay_ms as usize),
+        }
+    }
+
+    /// Each TTI, before [`Self::ue_buffer`]: the UE RLC's count of buffer changes
+    /// (`RlcCounters::buffer_changes`). With LENA's ideal BSR a change since the last report asks
+    /// for a new one even if the level is the same (an ACK granted away and the next one queued
+    /// within one TTI).
+    pub fn ue_rlc_changes(&mut self, ue: UeIndex, changes: u64) {
+        let u = &mut self.ues[ue.index()];
+        if changes != u.rlc_changes_seen {
+            u.rlc_changes_seen = changes;
+            u.rlc_changed = true;
         }
     }
 
@@ -202,13 +230,16 @@ impl UplinkRequests {
         }
     }
 
-    /// LENA's ideal BSR: a changed buffer is reported exactly and overwrites the eNB's belief
-    /// [`IDEAL_BSR_DELAY_MS`] later (ns-3 `PfFfMacScheduler::DoSchedUlMacCtrlInfoReq`).
+    /// LENA's ideal BSR: a changed buffer is reported at its level (`LteUeMac::SendReportBufferStatus`,
+    /// `BufferSizeLevelBsr::BufferSize2BsrId`, rounding up as Table 6.1.3.1-1) and overwrites the
+    /// eNB's belief [`IDEAL_BSR_DELAY_MS`] later (`PfFfMacScheduler::DoSchedUlMacCtrlInfoReq`).
     fn ideal_bsr(&mut self, now: SimTime, ue: UeIndex, bytes: u32) {
         let u = &mut self.ues[ue.index()];
-        if bytes != u.ideal_sent {
+        if bytes != u.ideal_sent || u.rlc_changed {
             u.ideal_sent = bytes;
-            u.ideal_in_flight.push_back((now + SimDuration::from_ms(IDEAL_BSR_DELAY_MS), bytes));
+            u.rlc_changed = false;
+            let level = bsr_quantized_bytes(bytes);
+            u.ideal_in_flight.push_back((now + SimDuration::from_ms(IDEAL_BSR_DELAY_MS), level));
         }
         while let Some(&(at, reported)) = u.ideal_in_flight.front() {
             if at > now {
@@ -301,6 +332,13 @@ impl UplinkRequests {
     pub fn ue_busy(&self, ue: UeIndex) -> bool {
         let u = &self.ues[ue.index()];
         u.sr != SrState::Idle || u.grants_in_flight > 0 || !u.ideal_in_flight.is_empty() || u.reported_bytes > 0
+    }
+
+    /// Whether a UE with nothing buffered leaves its grant unused: LENA's UE MAC returns without
+    /// a MAC PDU when no logical channel has data ("No active flows for this UL-DCI", lte-ue-mac.cc
+    /// `DoReceiveLteControlMessage`); under SR/BSR the UE sends its padding and BSR (TS 36.321 §5.4.3.1).
+    pub fn skips_empty_grants(&self) -> bool {
+        self.mode == UplinkRequestsMode::IdealBsr
     }
 
     /// Whether a grant is waiting for its TTI or an SR for its grant (the cell is not idle).
@@ -432,23 +470,40 @@ mod tests {
         assert!(UplinkConfig { grant_delay_ms: 9, ..d }.validate("u").is_err());
     }
 
-    /// LENA's ideal BSR: the exact buffer, 4 TTIs late, overwriting the belief; no SR needed.
+    /// LENA's ideal BSR: the buffer's level, 7 TTIs late (4 in the UE PHY, 1 in the eNB MAC, 2 of
+    /// LENA's earlier scheduling), overwriting the belief; no SR needed.
     #[test]
-    fn the_ideal_bsr_reports_the_exact_buffer_four_ttis_late() {
+    fn the_ideal_bsr_reports_the_buffer_level_seven_ttis_late() {
         let cfg = UplinkConfig { requests: UplinkRequestsMode::IdealBsr, ..UplinkConfig::standard() };
         let mut u = UplinkRequests::new(&cfg, 2);
         let ue = UeIndex(1);
         u.ue_buffer(ms(7), ue, 444);
-        for t in 7..11 {
+        for t in 7..14 {
             u.ue_buffer(ms(t), ue, 444);
             assert_eq!(u.reported_bytes(ue), 0, "t = {t} ms");
             assert!(u.is_busy());
         }
-        u.ue_buffer(ms(11), ue, 444);
-        assert_eq!(u.reported_bytes(ue), 444, "exact, not the level 515");
-        u.granted(ms(11), &[grant(1, 100 * 8)]);
-        assert_eq!(u.reported_bytes(ue), 344);
+        u.ue_buffer(ms(14), ue, 444);
+        assert_eq!(u.reported_bytes(ue), 515, "the level of 444 bytes (376 < BS <= 515), as LENA reads its BSR");
+        u.granted(ms(14), &[grant(1, 100 * 8)]);
+        assert_eq!(u.reported_bytes(ue), 415);
         u.bsr_received(ue, 0);
-        assert_eq!(u.reported_bytes(ue), 344, "no BSR rides in LENA's TBs");
+        assert_eq!(u.reported_bytes(ue), 415, "no BSR rides in LENA's TBs");
+        // A later report overwrites what the grant left (LENA's scheduler stores the BSR as received).
+        u.ue_buffer(ms(15), ue, 60);
+        (15..22).for_each(|t| u.ue_buffer(ms(t), ue, 60));
+        assert_eq!(u.reported_bytes(ue), 415);
+        u.ue_buffer(ms(22), ue, 60);
+        assert_eq!(u.reported_bytes(ue), 67);
+        u.granted(ms(22), &[grant(1, 100 * 8)]);
+        assert_eq!(u.reported_bytes(ue), 0);
+        // The 60 bytes go out and another 60 arrive within one TTI: the level reads as before, but
+        // the RLC changed, so LENA's UE reports again.
+        u.ue_rlc_changes(ue, 2);
+        u.ue_buffer(ms(23), ue, 60);
+        (24..30).for_each(|t| u.ue_buffer(ms(t), ue, 60));
+        assert_eq!(u.reported_bytes(ue), 0);
+        u.ue_buffer(ms(30), ue, 60);
+        assert_eq!(u.reported_bytes(ue), 67);
     }
 }

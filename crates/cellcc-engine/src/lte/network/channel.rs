@@ -154,7 +154,7 @@ impl NetworkChannel {
         label: &str,
     ) -> Self {
         let n_cells = sites.iter().take_while(|s| s.load.is_none()).count();
-        let profile = tap_profile(spec.fading.profile);
+        let profile = tap_profile(&spec.fading);
         let doppler = |carrier| profile.as_ref().map_or(0.0, |p| multipath_doppler_hz(&spec.fading, p, carrier));
         let (dl_doppler_hz, ul_doppler_hz) = (doppler(spec.dl_carrier_mhz), doppler(spec.ul_carrier_mhz));
         let kept = |fd: f64| if profile.is_some() { doppler_spread_kept_share(fd) } else { 1.0 };
@@ -490,14 +490,19 @@ fn new_ue(spec: &ChannelSpec, sites: &[SiteSetup], n_cells: usize, p: &UePlaceme
             .map(|j| Shadowing::new(s.sigma_db, s.decorrelation_m, stream(&format!("shadowing:site{j}"))))
             .collect(),
     };
-    let loss = |s: &SiteSetup, mhz: f64| PreparedLoss::new(&spec.pathloss, s.height_m, p.height_m, mhz);
+    // A TR 38.901 link's LOS state: one draw per site, downlink and uplink alike (as a cell's
+    // serving link, `lte::channel::prepared_losses`).
+    let los_u: Vec<f64> = (0..sites.len()).map(|j| stream(&format!("los:site{j}")).uniform()).collect();
+    let loss = |j: usize, mhz: f64| {
+        PreparedLoss::new(&spec.pathloss, sites[j].height_m, p.height_m, mhz).with_los_draw(los_u[j])
+    };
     NetUe {
         mobility: Mobility::new(&p.mobility, p.position_m, stream("mobility")),
         shadowing,
         shadow_step: 0,
         shadow_xy_m: p.position_m,
-        dl_losses: sites.iter().map(|s| loss(s, spec.dl_carrier_mhz)).collect(),
-        ul_losses: sites.iter().take(n_cells).map(|s| loss(s, spec.ul_carrier_mhz)).collect(),
+        dl_losses: (0..sites.len()).map(|j| loss(j, spec.dl_carrier_mhz)).collect(),
+        ul_losses: (0..n_cells).map(|j| loss(j, spec.ul_carrier_mhz)).collect(),
         large_at_step: None,
         site_mw: vec![0.0; sites.len()],
         ul_gain: vec![0.0; n_cells],

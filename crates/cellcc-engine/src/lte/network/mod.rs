@@ -372,11 +372,12 @@ impl Network {
         }
     }
 
-    /// Run what is due at `now`: RLC timers, X2 arrivals, handover steps, measurements, and
-    /// the network's TTI at a TTI boundary.
+    /// Run what is due at `now`: RLC timers, receptions between TTIs, X2 arrivals, handover
+    /// steps, measurements, and the network's TTI at a TTI boundary.
     pub fn handle_timeout(&mut self, now: SimTime, out: &mut CellOutput) {
         for c in &mut self.cells {
             c.run_timers(now, out);
+            c.run_receptions(now, out);
         }
         self.x2_arrivals(now, out);
         self.handover_events(now, out);

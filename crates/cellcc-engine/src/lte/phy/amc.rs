@@ -25,7 +25,7 @@
 //!   not Table 7.2.3-1's; we keep ns-3's for the mapping (it fixes which MCS a CQI gives) and
 //!   carry Table 7.2.3-1 as [`CQI_TABLE`] for reference and reporting.
 
-use std::sync::LazyLock;
+use std::sync::{LazyLock, OnceLock};
 
 use super::bler::{first_tx_curve, tb_bler_from_mib};
 use super::mi::{curve, db_to_linear, linear_to_db, mean_mi3_all, mi3_per_rb, mi_per_rb};
@@ -165,17 +165,18 @@ pub fn cqi_below_mcs(mcs: u8) -> u8 {
 /// exactly [`CQI_BLER_TARGET`] BLER on its first transmission (infinite if even MIB = 1 fails).
 /// The uplink's TBS differs from the downlink's at MCS 10 and 20 (Table 8.6.1-1); the error
 /// model is the same (ns-3 decodes PUSCH with the PDSCH curves, as `bler.rs` does).
-static MIB_THRESHOLDS: LazyLock<[Box<[f64]>; 2]> =
-    LazyLock::new(|| [LinkDir::Downlink, LinkDir::Uplink].map(thresholds));
+/// Each row (every MCS for one RB count) is found on first use: a cell asks for a few RB counts of
+/// the 110, so a run pays for the bisections it needs, not for both tables (a few tens of ms).
+static MIB_THRESHOLDS: LazyLock<[Box<[OnceLock<ThresholdRow>]>; 2]> =
+    LazyLock::new(|| std::array::from_fn(|_| (0..MAX_PRB).map(|_| OnceLock::new()).collect()));
 
-fn thresholds(dir: LinkDir) -> Box<[f64]> {
-    let mut t = Vec::with_capacity((MAX_MCS as usize + 1) * MAX_PRB as usize);
-    for mcs in 0..=MAX_MCS {
-        for n_prb in 1..=MAX_PRB {
-            t.push(mib_threshold(dir, mcs, n_prb));
-        }
-    }
-    t.into_boxed_slice()
+/// The MIB thresholds of every MCS for one RB count.
+type ThresholdRow = [f64; MAX_MCS as usize + 1];
+
+/// The thresholds of every MCS on `n_prb` RBs in `dir`.
+fn threshold_row(dir: LinkDir, n_prb: u32) -> &'static ThresholdRow {
+    let rows = &MIB_THRESHOLDS[usize::from(dir == LinkDir::Uplink)];
+    rows[(n_prb - 1) as usize].get_or_init(|| std::array::from_fn(|mcs| mib_threshold(dir, mcs as u8, n_prb)))
 }
 
 /// Bisection iterations: 2^-50 of the MIB range, far below any curve's spread `c`.
@@ -203,8 +204,7 @@ fn mib_threshold(dir: LinkDir, mcs: u8, n_prb: u32) -> f64 {
 }
 
 fn mib_threshold_for(dir: LinkDir, mcs: u8, n_prb: u32) -> f64 {
-    let table = &MIB_THRESHOLDS[usize::from(dir == LinkDir::Uplink)];
-    table[mcs as usize * MAX_PRB as usize + (n_prb - 1) as usize]
+    threshold_row(dir, n_prb)[mcs as usize]
 }
 
 /// The flat-channel SINR, dB, at which MCS `mcs` on `n_prb` RBs meets the BLER target: its MIB
@@ -224,8 +224,10 @@ pub fn flat_sinr_threshold_db(dir: LinkDir, mcs: u8, n_prb: u32) -> f64 {
 /// a link-adaptation offset as a linear gain); `None` if MCS 0 fails or `rbs` is empty.
 pub fn mcs_at_bler_target_on(dir: LinkDir, rbs: RbMask, sinr_lin: &[f64], gain_lin: f64) -> Option<u8> {
     let n_prb = rbs.count();
-    if n_prb == 0 {
-        return None;
+    let first = rbs.iter().next().map(|rb| sinr_lin[rb as usize])?;
+    // A flat estimate (a fixed SINR, an SRS row without fading) costs one lookup.
+    if rbs.iter().all(|rb| sinr_lin[rb as usize] == first) {
+        return mcs_from_mib(dir, mi3_per_rb(first * gain_lin), n_prb);
     }
     let mut sum = [0.0; 3];
     // Neighbouring RBs often share a SINR (a flat channel, a fixed SINR): their MIB is looked up once.
@@ -267,9 +269,10 @@ const MODULATIONS: [Modulation; 3] = [Modulation::Qpsk, Modulation::Qam16, Modul
 
 /// `mib[m]` = the mean MIB of modulation `m` over the `n_prb` RBs of a TB of direction `dir`.
 fn mcs_from_mib(dir: LinkDir, mib: [f64; 3], n_prb: u32) -> Option<u8> {
+    let row = threshold_row(dir, n_prb);
     let first_fail = (0..=MAX_MCS).find(|&mcs| {
         let m = mcs_info(LinkDir::Downlink, mcs).modulation;
-        mib[m as usize] < mib_threshold_for(dir, mcs, n_prb)
+        mib[m as usize] < row[mcs as usize]
     });
     match first_fail {
         Some(0) => None,

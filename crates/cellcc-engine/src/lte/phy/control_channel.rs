@@ -62,12 +62,18 @@ fn error_at_effective_sinr_db(esinr_db: f64) -> f64 {
 /// every RB of the band (ns-3 `GetPcfichPdcchError`). The caller draws u ~ U(0,1) and loses
 /// the UE's control (and so its TBs of the TTI) if `u < error`. An empty slice is an error (1).
 pub fn pcfich_pdcch_error_rate(sinr_lin: &[f64]) -> f64 {
+    error_at_effective_sinr_db(control_effective_sinr_db(sinr_lin))
+}
+
+/// The control region's effective SINR, dB: the QPSK MIESM mean over every RB of the per-RB
+/// linear SINR, read back through the QPSK MIB curve (-inf for an empty slice: no control).
+/// Every error rate of this module is a function of it, so a caller keeps it per row.
+pub fn control_effective_sinr_db(sinr_lin: &[f64]) -> f64 {
     if sinr_lin.is_empty() {
-        return 1.0;
+        return f64::NEG_INFINITY;
     }
     let mib = mean_mi_all(Modulation::Qpsk, sinr_lin);
-    let esinr_lin = curve(Modulation::Qpsk).sinr_linear_for_mib(mib);
-    error_at_effective_sinr_db(linear_to_db(esinr_lin))
+    linear_to_db(curve(Modulation::Qpsk).sinr_linear_for_mib(mib))
 }
 
 /// [`pcfich_pdcch_error_rate`] for one control-region SINR (a flat channel: the effective SINR
@@ -82,24 +88,21 @@ pub fn pcfich_pdcch_error_rate_flat(sinr_db: f64) -> f64 {
 /// 10 log10(8/L) dB (3 dB per halving, the repetition-coding gain of a low-rate code).
 pub const REFERENCE_AGGREGATION_LEVEL: u8 = 8;
 
+/// 10 log10(8 / L) for L = 1, 2, 4, 8: the dB a DCI on L CCEs loses against the reference level.
+const LEVEL_PENALTY_DB: [(u8, f64); 4] =
+    [(1, 9.030_899_869_919_435), (2, 6.020_599_913_279_624), (4, 3.010_299_956_639_812), (8, 0.0)];
+
 /// The dB a DCI on `level` CCEs loses against the reference level (0 at 8, 9.03 at 1).
 fn level_penalty_db(level: u8) -> f64 {
-    10.0 * (f64::from(REFERENCE_AGGREGATION_LEVEL) / f64::from(level)).log10()
-}
-
-/// PCFICH+PDCCH error probability of a DCI on `level` CCEs (1, 2, 4 or 8) from the control
-/// region's per-RB linear SINR: the effective SINR as [`pcfich_pdcch_error_rate`], less the
-/// level's penalty.
-pub fn pdcch_error_rate_at_level(sinr_lin: &[f64], level: u8) -> f64 {
-    if sinr_lin.is_empty() {
-        return 1.0;
+    match LEVEL_PENALTY_DB.iter().find(|(l, _)| *l == level) {
+        Some(&(_, db)) => db,
+        None => 10.0 * (f64::from(REFERENCE_AGGREGATION_LEVEL) / f64::from(level)).log10(),
     }
-    let mib = mean_mi_all(Modulation::Qpsk, sinr_lin);
-    let esinr_db = linear_to_db(curve(Modulation::Qpsk).sinr_linear_for_mib(mib));
-    error_at_effective_sinr_db(esinr_db - level_penalty_db(level))
 }
 
-/// [`pdcch_error_rate_at_level`] on a flat channel of `sinr_db`.
+/// PCFICH+PDCCH error probability of a DCI on `level` CCEs (1, 2, 4 or 8) at the control
+/// region's effective SINR `sinr_db` ([`control_effective_sinr_db`]; a flat channel's SINR):
+/// the reference curve less the level's penalty.
 pub fn pdcch_error_rate_flat_at_level(sinr_db: f64, level: u8) -> f64 {
     error_at_effective_sinr_db(sinr_db - level_penalty_db(level))
 }
@@ -174,7 +177,15 @@ mod tests {
             assert!(pdcch_error_rate_flat_at_level(db, 1) > pdcch_error_rate_flat_at_level(db, 2), "{db} dB");
         }
         let row = lin_row(&[-3.0; 50]);
-        assert!((pdcch_error_rate_at_level(&row, 8) - pcfich_pdcch_error_rate(&row)).abs() < 1e-12);
+        let esinr = control_effective_sinr_db(&row);
+        assert!((pdcch_error_rate_flat_at_level(esinr, 8) - pcfich_pdcch_error_rate(&row)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_level_penalties_are_ten_log10_of_eight_over_l() {
+        for (l, db) in LEVEL_PENALTY_DB {
+            assert!((db - 10.0 * (8.0 / f64::from(l)).log10()).abs() < 1e-12, "L = {l}");
+        }
     }
 
     #[test]

@@ -43,7 +43,7 @@ pub use amc::{
 };
 pub use bler::{decode_tb, tb_bler, tb_bler_harq, HarqHistory, TbDecodeStats, HARQ_MAX_STORED};
 pub use control_channel::{
-    pcfich_pdcch_error_rate, pcfich_pdcch_error_rate_flat, pdcch_error_rate_at_level, pdcch_error_rate_flat_at_level,
+    control_effective_sinr_db, pcfich_pdcch_error_rate, pcfich_pdcch_error_rate_flat, pdcch_error_rate_flat_at_level,
     ControlRegion,
 };
 pub use mi::{effective_mi, mi_per_rb};

@@ -54,21 +54,8 @@ pub struct UplinkSounding {
     measured_ms: Vec<u64>,
     /// The SRS occasion last measured, ms.
     last_srs_ms: Option<u64>,
-    /// Every RB has been measured (an SRS spans the band).
-    all_measured: bool,
-    /// [`Self::band_estimate`]'s parts since the estimate last changed (a UE at a steady SINR
-    /// is sounded again and again to the same values): the MCS at an outer-loop gain, the CQI.
-    mcs_memo: Option<(f64, Option<u8>)>,
-    cqi_memo: Option<Option<u8>>,
-}
-
-/// The whole band's uplink link adaptation from the estimate.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct BandEstimate {
-    /// [`UplinkSounding::effective_mcs`] over every RB.
-    pub mcs: Option<u8>,
-    /// [`UplinkSounding::effective_cqi`].
-    pub cqi: Option<u8>,
+    /// Counts the changes of the estimate, so what is derived from it can be kept until it changes.
+    version: u64,
 }
 
 impl UplinkSounding {
@@ -81,9 +68,7 @@ impl UplinkSounding {
             sinr_lin: vec![f64::INFINITY; n_rbs],
             measured_ms: vec![NEVER_MS; n_rbs],
             last_srs_ms: None,
-            all_measured: false,
-            mcs_memo: None,
-            cqi_memo: None,
+            version: 0,
         }
     }
 
@@ -114,29 +99,31 @@ impl UplinkSounding {
 
     /// The SRS received at `now_ms`: `row_lin` is the UE's per-RB uplink SINR now (linear).
     pub fn sounded(&mut self, now_ms: u64, row_lin: &[f64]) {
-        if !self.all_measured || self.sinr_lin != row_lin {
-            self.estimate_changed();
-        }
-        self.all_measured = true;
         self.sinr_lin.copy_from_slice(row_lin);
         self.measured_ms.fill(now_ms);
         self.last_srs_ms = self.latest_occasion_ms(now_ms);
+        self.version += 1;
+    }
+
+    /// Which estimate this is: it changes whenever an RB's value changes.
+    pub fn version(&self) -> u64 {
+        self.version
     }
 
     /// A PUSCH at `now_ms` on `rbs` received with per-RB uplink SINR `row_lin` (linear): its DMRS
-    /// measures those RBs.
-    pub fn pusch(&mut self, now_ms: u64, rbs: RbMask, row_lin: &[f64]) {
+    /// measures those RBs. Whether any RB's estimate changed value.
+    pub fn pusch(&mut self, now_ms: u64, rbs: RbMask, row_lin: &[f64]) -> bool {
+        let mut changed = false;
         for rb in rbs.iter() {
             let rb = rb as usize;
             if let (Some(e), Some(&v)) = (self.sinr_lin.get_mut(rb), row_lin.get(rb)) {
-                if *e != v || self.measured_ms[rb] == NEVER_MS {
-                    self.mcs_memo = None;
-                    self.cqi_memo = None;
-                }
+                changed |= *e != v;
                 *e = v;
                 self.measured_ms[rb] = now_ms;
             }
         }
+        self.version += u64::from(changed);
+        changed
     }
 
     /// Whether any RB has been measured.
@@ -173,29 +160,6 @@ impl UplinkSounding {
         scratch.clear();
         scratch.extend(self.sinr_lin.iter().zip(&self.measured_ms).filter(|(_, &m)| m != NEVER_MS).map(|(&s, _)| s));
         (!scratch.is_empty()).then(|| wideband_cqi(scratch))
-    }
-
-    /// [`Self::effective_mcs`] over the whole band at `gain_lin` and [`Self::effective_cqi`],
-    /// computed again only when the estimate or the gain changed.
-    pub fn band_estimate(&mut self, gain_lin: f64, scratch: &mut Vec<f64>) -> BandEstimate {
-        let mcs = match self.mcs_memo {
-            Some((g, mcs)) if g == gain_lin => mcs,
-            _ => {
-                let mcs = self.effective_mcs(RbMask::range(0, self.sinr_lin.len() as u32), gain_lin);
-                self.mcs_memo = Some((gain_lin, mcs));
-                mcs
-            }
-        };
-        let cqi = match self.cqi_memo {
-            Some(cqi) => cqi,
-            None => *self.cqi_memo.insert(self.effective_cqi(scratch)),
-        };
-        BandEstimate { mcs, cqi }
-    }
-
-    fn estimate_changed(&mut self) {
-        self.mcs_memo = None;
-        self.cqi_memo = None;
     }
 
     /// Sum over `rbs` of each RB's estimate age at `now_ms`, ms, and how many were measured.

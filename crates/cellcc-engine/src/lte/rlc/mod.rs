@@ -61,6 +61,13 @@ pub struct RlcCounters {
 }
 
 impl RlcCounters {
+    /// How many times the transmitting side's holding changed: SDUs in, PDUs out (new, resent,
+    /// STATUS). ns-3 LENA's RLC reports its buffer to the MAC on each (`DoReportBufferStatus`),
+    /// which sends a BSR in the next subframe even when the level reads as before.
+    pub fn buffer_changes(&self) -> u64 {
+        self.sdus_accepted + self.data_pdus_sent + self.data_pdus_retransmitted + self.status_pdus_sent
+    }
+
     /// Count the outcome of a PDCP -> RLC hand-over (accepted, or refused by a full buffer).
     pub fn count_admission(&mut self, r: Result<(), SduId>) -> Result<(), SduId> {
         match r {
@@ -104,6 +111,9 @@ pub struct HeldSdu {
 }
 
 /// One bearer's RLC entity at one end.
+// AM is a few times UM's size; not boxed: both entities of a bearer are one mode, they live in
+// the UE's boxed context, and a box would add a pointer chase to every RLC call of the TTI.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
 pub enum Rlc {
     Tm(tm::TmEntity),

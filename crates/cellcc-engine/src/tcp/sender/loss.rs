@@ -14,8 +14,9 @@
 use super::{Fin, SenderState, TcpSender};
 use crate::cc::{CaState, CwndEvent, INFINITE_SSTHRESH};
 use crate::packet::TcpSegment;
+use crate::scenario::Stack;
 use crate::sim::{SimDuration, SimTime};
-use crate::tcp::recovery::Prr;
+use crate::tcp::recovery::{Prr, PrrAck};
 use crate::tcp::tlp::{self, Episode, Probe, ProbeAck, ProbeOutcome};
 
 /// F-RTO after an RTO (RFC 5682 §3.1, SACK-enhanced; Linux `tp->frto`, `tcp_process_loss`).
@@ -282,7 +283,7 @@ impl TcpSender {
 
     /// Linux `tcp_try_undo_recovery`: at the end of an episode, undo if it was spurious.
     fn try_undo_recovery(&mut self, now: SimTime, ts_ecr: Option<SimTime>) {
-        if self.undo.may_undo(ts_ecr) {
+        if self.p.undo && self.undo.may_undo(ts_ecr) {
             self.undo_cwnd_reduction(now, false);
         } else {
             self.rack.on_real_recovery();
@@ -292,7 +293,7 @@ impl TcpSender {
 
     /// Linux `tcp_try_undo_dsack`: every retransmission of the episode was DSACKed.
     fn try_undo_dsack(&mut self, now: SimTime) -> bool {
-        if !self.undo.all_dsacked() {
+        if !(self.p.undo && self.undo.all_dsacked()) {
             return false;
         }
         self.rack.on_dsack_undo();
@@ -303,7 +304,7 @@ impl TcpSender {
     /// Linux `tcp_try_undo_partial`: a partial ACK echoing a timestamp older than the
     /// first retransmission shows the "loss" was reordering (Eifel).
     fn try_undo_partial(&mut self, now: SimTime, ts_ecr: Option<SimTime>) -> bool {
-        if !(self.undo.active() && self.undo.packet_delayed(ts_ecr)) {
+        if !(self.p.undo && self.undo.active() && self.undo.packet_delayed(ts_ecr)) {
             return false;
         }
         self.rack.note_reordering();
@@ -319,7 +320,7 @@ impl TcpSender {
     /// Linux `tcp_try_undo_loss`: after an RTO shown spurious by Eifel (RFC 3522) or,
     /// with `frto_undo`, by F-RTO (RFC 5682).
     fn try_undo_loss(&mut self, now: SimTime, ts_ecr: Option<SimTime>, frto_undo: bool) -> bool {
-        if !(frto_undo || self.undo.may_undo(ts_ecr)) {
+        if !(self.p.undo && (frto_undo || self.undo.may_undo(ts_ecr))) {
             return false;
         }
         self.stats.spurious_rtos += 1;
@@ -372,7 +373,8 @@ impl TcpSender {
         let w = self.cc.window_mut();
         w.ssthresh = ssthresh;
         w.cwnd_cnt = 0;
-        self.prr = Prr::new(prior_cwnd);
+        self.prr = Prr::new(self.p.fast_recovery, prior_cwnd, self.board.packets_in_flight());
+        self.partial_ack_restarted_rto = false;
         self.cwr_pending = self.p.ecn;
         self.set_ca_state(now, state);
     }
@@ -479,7 +481,11 @@ impl TcpSender {
             && self.has_something_to_send()
             && self.board.packets_in_flight() < self.cc.window().cwnd;
         let pacing = paced.then_some(self.next_send_at);
-        SimTime::earliest(SimTime::earliest(self.rto_at, pacing), SimTime::earliest(self.reo_at, self.probe_at))
+        // A pending probe stands in for the RTO (`on_timeout` skips the RTO while one waits), so
+        // the RTO is no deadline then: asking to wake for it would wake the sender at the same
+        // instant again and again once it is due.
+        let rto = if self.probe_at.is_some() { None } else { self.rto_at };
+        SimTime::earliest(SimTime::earliest(rto, pacing), SimTime::earliest(self.reo_at, self.probe_at))
     }
 
     pub fn on_timeout(&mut self, now: SimTime) {
@@ -529,7 +535,8 @@ impl TcpSender {
             self.enter_recovery(now, false);
             if !self.cc.owns_recovery() {
                 let (ssthresh, in_flight) = (self.cc.window().ssthresh, self.board.packets_in_flight());
-                if let Some(cwnd) = self.prr.on_ack(ssthresh, in_flight, 1, false, false) {
+                let a = PrrAck { ssthresh, in_flight, newly_acked: 1, in_recovery: true, ..PrrAck::default() };
+                if let Some(cwnd) = self.prr.on_ack(&a) {
                     self.cc.window_mut().set_cwnd(cwnd);
                 }
             }
@@ -583,11 +590,16 @@ impl TcpSender {
         let frto = self.p.frto > 0 && (self.ca_state < CaState::Recovery || self.ca_state == CaState::Loss);
         let new_episode = self.ca_state <= CaState::Disorder || self.snd_una >= self.high_seq;
         let recent = self.rack.not_yet_due_on_timeout();
+        let in_flight_before = self.board.packets_in_flight();
         self.lost_total += self.board.mark_lost_on_timeout(now, recent) as u64;
         if new_episode {
             let prior_ssthresh = self.current_ssthresh();
             let prior_cwnd = self.cc.window().cwnd;
-            let v = self.view(now);
+            let mut v = self.view(now);
+            if self.p.reno_rules == Stack::Ns3 {
+                // ns-3.44 ReTxTimeout: GetSsThresh(tcb, inFlightBeforeRto).
+                v.packets_in_flight = in_flight_before;
+            }
             let ssthresh = self.cc.ssthresh(&v);
             self.cc.window_mut().ssthresh = ssthresh;
             self.cc.cwnd_event(&v, CwndEvent::Loss);
@@ -611,5 +623,8 @@ impl TcpSender {
         self.rtt.back_off();
         self.rto_at = Some(now + self.rtt.rto());
         self.next_send_at = now;
+        if self.p.rtt_sampling == Stack::Ns3 {
+            self.rtt_history_start = self.snd_nxt;
+        }
     }
 }

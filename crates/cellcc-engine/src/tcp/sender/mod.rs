@@ -16,8 +16,8 @@ mod loss;
 
 use super::rack::{Rack, RackConfig};
 use super::rate::RateSampler;
-use super::recovery::Prr;
-use super::rtt::{tsopt_rtt, RttEstimator};
+use super::recovery::{Prr, PrrAck};
+use super::rtt::{ns3_tsopt_rtt, tsopt_rtt, RttEstimator};
 use super::scoreboard::{Scoreboard, Seg, SegState};
 use super::sndbuf::{SendBuffer, SendingSkb};
 use super::tlp::{self, Episode, Probe, ProbeAck};
@@ -25,7 +25,7 @@ use super::tso::{self, GsoLimits, TsoBurst};
 use super::undo::Undo;
 use crate::cc::{AckSample, AckTimestamps, CaState, CongestionControl, ConnView, CwndEvent};
 use crate::packet::{TcpFlags, TcpSegment, IPV4_HEADER_BYTES};
-use crate::scenario::{Pacing, TcpParams};
+use crate::scenario::{CcRtt, Pacing, Stack, TcpParams};
 use crate::sim::{SimDuration, SimTime, NS_PER_S};
 use loss::{AckFacts, Frto};
 
@@ -141,6 +141,14 @@ pub struct TcpSender {
     high_seq: u64,
     prr: Prr,
     rto_at: Option<SimTime>,
+    /// `rto_timer = "ns3"`: a partial ACK of this recovery already restarted the timer
+    /// (ns-3's `m_isFirstPartialAck` is false).
+    partial_ack_restarted_rto: bool,
+    /// `fast_recovery = "ns3"`: a partial ACK asked for one segment beyond cwnd (`DoRetransmit`).
+    partial_ack_send_due: bool,
+    /// `rtt_sampling = "ns3"`: the first sequence of ns-3's RTT history, `snd_nxt` at the last
+    /// RTO (`ReTxTimeout` clears `m_history`; only new data sent after it is timed again).
+    rtt_history_start: u64,
     next_send_at: SimTime,
     /// The TSO burst leaving now: its segments need no pacing release of their own.
     burst: TsoBurst,
@@ -181,7 +189,7 @@ impl TcpSender {
         let rtt = RttEstimator::new(p.rto_estimator, p.initial_rto, p.min_rto, p.max_rto);
         // The peer's MSS option: the payload plus the options every data segment carries.
         let mss_clamp = mss + data_overhead_bytes(p.timestamps) - data_overhead_bytes(false);
-        let sndbuf = SendBuffer::new(p.tcp_wmem, mss, mss_clamp, p.gso_max_segs);
+        let sndbuf = SendBuffer::new(p.tcp_wmem, mss, mss_clamp, p.gso_max_segs, p.send_buffer);
         let own_tso = cc.min_tso_segs().is_some() || cc.tso_segs(mss, &gso_limits(&p)).is_some();
         let tso_floor = if own_tso { 1 } else { p.min_tso_segs.min(p.gso_max_segs).max(1) };
         TcpSender {
@@ -191,7 +199,7 @@ impl TcpSender {
             ca_state: CaState::Open,
             board: Scoreboard::default(),
             rtt,
-            rate: RateSampler::default(),
+            rate: RateSampler::new(p.rate_sample),
             snd_una: 0,
             snd_nxt: 0,
             supply,
@@ -204,6 +212,9 @@ impl TcpSender {
             high_seq: 0,
             prr: Prr::default(),
             rto_at: None,
+            partial_ack_restarted_rto: false,
+            partial_ack_send_due: false,
+            rtt_history_start: 0,
             next_send_at: SimTime::ZERO,
             burst: TsoBurst::default(),
             cwnd_blocked: false,
@@ -259,7 +270,21 @@ impl TcpSender {
     fn offer_to_socket(&mut self) {
         if self.state == SenderState::Established {
             let backlog = self.supply.backlog(self.sndbuf.write_seq());
-            self.sndbuf.write(backlog);
+            let taken = self.sndbuf.write(backlog);
+            if taken > 0 && self.p.rate_sample == Stack::Ns3 {
+                self.ns3_check_app_limited();
+            }
+        }
+    }
+
+    /// ns-3.44 `TcpRateLinux::CalculateAppLimited`, which `TcpSocketBase::Send` calls after each
+    /// write (and nothing else calls): less than a segment unsent, cwnd not full, every lost
+    /// segment retransmitted. A sender that runs out of window therefore never marks itself.
+    fn ns3_check_app_limited(&mut self) {
+        let in_flight = self.board.packets_in_flight();
+        let unsent = self.data_end() - self.snd_nxt;
+        if unsent < self.mss as u64 && in_flight < self.cc.window().cwnd && self.board.lost() == 0 {
+            self.rate.mark_app_limited(in_flight);
         }
     }
 
@@ -428,12 +453,20 @@ impl TcpSender {
         // a SYN's timestamp carries here). The algorithm still sees the raw echo (AckFacts).
         let echo = ts_ecr.filter(|&e| e != SimTime::ZERO);
         let d = self.deliver(now, data_ack, seg, echo);
-        let rtt = d.rtt_samples(now, echo);
+        let rtt = match self.p.rtt_sampling {
+            Stack::Linux => d.rtt_samples(now, echo),
+            Stack::Ns3 => d.ns3_rtt_samples(now, echo),
+        };
         if fin_seq.is_some_and(|f| seg.ack == f + 1) {
             self.fin = Fin::Acked;
         }
         self.snd_una = data_ack;
         self.sndbuf.on_ack(data_ack, seg.wnd_bytes);
+        if self.p.send_buffer == Stack::Ns3 && data_ack > prior_una {
+            // ns-3.44 `NewAck` -> `NotifySend`: the application refills the buffer before the
+            // ACK's send loop, which therefore never finds it empty (and app-limited) first.
+            self.check_space();
+        }
         let una_advanced = data_ack > prior_una;
         self.count_dupacks(una_advanced, wnd_changed, seg, d.cum_segs);
         // Linux tcp_clean_rtx_queue updates the RTT before loss detection runs.
@@ -458,12 +491,20 @@ impl TcpSender {
             sacked_new: d.sacked_new,
         };
         let newly_lost = self.fastretrans_alert(now, &facts);
+        if self.p.fast_recovery == Stack::Ns3 {
+            self.note_ns3_partial_ack(una_advanced);
+        }
         self.update_window(now, &d, rtt.for_cc, prior_in_flight, newly_lost, &facts);
         // Linux tcp_clean_rtx_queue FLAG_SET_XMIT_TIMER: restart the timers when data was
         // cumulatively ACKed, or when a SACKed original was sent before the head's last
         // (re)transmission (its RTT exceeds the head's age).
         let head_sent_at = self.board.front().map(|h| h.sent_at);
-        let rearm = una_advanced || matches!((d.sacked_sent_at, head_sent_at), (Some((t, _)), Some(h)) if t < h);
+        let rearm = match self.p.rto_timer {
+            Stack::Linux => {
+                una_advanced || matches!((d.sacked_sent_at, head_sent_at), (Some((t, _)), Some(h)) if t < h)
+            }
+            Stack::Ns3 => self.ns3_restarts_rto(una_advanced),
+        };
         self.after_ack(now, rearm);
     }
 
@@ -475,6 +516,8 @@ impl TcpSender {
         let min_rtt = self.rtt.min_rtt().unwrap_or(SimDuration::ZERO);
         let prior_fack = self.board.highest_sacked_end();
         let high_seq = self.high_seq;
+        // ns-3's RTT history, kept only when its sampling rule runs.
+        let history_start = (self.p.rtt_sampling == Stack::Ns3).then_some(self.rtt_history_start);
         let TcpSender { board, rate, rack, p, .. } = self;
         let mut reordered = false;
         // `cum_ecr`: the ACK's echo when the segment is cumulatively ACKed, None when SACKed.
@@ -497,6 +540,11 @@ impl TcpSender {
             d.cum_bytes += s.len as u64;
             d.cum_segs += 1;
             d.retrans_data_acked |= s.retransmits > 0;
+            if history_start.is_some_and(|h| s.start >= h) {
+                let timed = (s.sent_at, s.retransmits > 0);
+                d.history_first.get_or_insert(timed);
+                d.history_last = Some(timed);
+            }
             if s.state != SegState::Sacked {
                 d.cum_segs_unsacked += 1;
                 Delivery::note_sent(&mut d.cum_sent_at, s);
@@ -545,13 +593,25 @@ impl TcpSender {
     ) {
         let una_advanced = facts.una_advanced;
         let acked_segs = d.cum_segs_unsacked + d.sacked_new;
-        let rs = self.rate.generate(now, acked_segs, newly_lost, prior_in_flight, self.lost_total, self.rtt.min_rtt());
+        // ns-3's sampler judges an interval against its `m_minRtt`, the least SRTT.
+        let min_rtt = match self.p.rate_sample {
+            Stack::Linux => self.rtt.min_rtt(),
+            Stack::Ns3 => self.rtt.min_srtt(),
+        };
+        let mut rs = self.rate.generate(now, acked_segs, newly_lost, prior_in_flight, self.lost_total, min_rtt);
+        if self.p.rate_sample == Stack::Ns3 {
+            // ns-3's BBR takes its RTT from `m_lastRtt`, the ACK's newest timed segment.
+            rs.rtt = rtt_for_cc;
+        }
         self.rack.update_reo_wnd(rs.prior_delivered, self.rate.delivered);
         let sample = AckSample {
             acked_segs,
             acked_bytes: d.newly_bytes,
             cum_acked_bytes: d.cum_bytes,
-            rtt: rtt_for_cc,
+            rtt: match self.p.cc_rtt {
+                CcRtt::Sample => rtt_for_cc,
+                CcRtt::Srtt => self.rtt.srtt(),
+            },
             prior_in_flight,
             ece: facts.ece,
             rate: rs,
@@ -566,9 +626,17 @@ impl TcpSender {
         }
         match self.ca_state {
             CaState::Recovery | CaState::Cwr => {
-                let ssthresh = self.cc.window().ssthresh;
-                let in_flight = self.board.packets_in_flight();
-                if let Some(cwnd) = self.prr.on_ack(ssthresh, in_flight, acked_segs, una_advanced, newly_lost > 0) {
+                let a = PrrAck {
+                    ssthresh: self.cc.window().ssthresh,
+                    in_flight: self.board.packets_in_flight(),
+                    newly_acked: acked_segs,
+                    una_advanced,
+                    newly_lost: newly_lost > 0,
+                    dupack: if self.p.sack { d.sacked_new > 0 } else { facts.dupack },
+                    retrans_acked: d.retrans_data_acked,
+                    in_recovery: self.ca_state == CaState::Recovery,
+                };
+                if let Some(cwnd) = self.prr.on_ack(&a) {
                     self.cc.window_mut().set_cwnd(cwnd);
                 }
             }
@@ -577,6 +645,42 @@ impl TcpSender {
             _ if acked_segs > 0 && una_advanced => self.cc.cong_avoid(&v, &sample),
             _ => {}
         }
+    }
+
+    /// ns-3.44 `TcpSocketBase::ProcessAck` on a partial ACK in recovery: unless the new head was
+    /// already retransmitted (`IsRetransmittedDataAcked(ack + SMSS)`), one segment leaves at once,
+    /// whatever cwnd and pacing say (`DoRetransmit` -> `SendDataPacket`).
+    fn note_ns3_partial_ack(&mut self, una_advanced: bool) {
+        let partial = una_advanced && self.ca_state == CaState::Recovery && self.snd_una < self.high_seq;
+        let head_resent = self.board.front().is_some_and(|h| h.retransmits > 0 && h.state != SegState::Sacked);
+        self.partial_ack_send_due = partial && !head_resent;
+    }
+
+    /// ns-3.44 `DoRetransmit`: `NextSeg` without its rule 3, the first lost segment not yet
+    /// retransmitted, else new data the receive window allows; failing both, the head again.
+    fn ns3_partial_ack_send(&mut self, now: SimTime) -> Option<TcpSegment> {
+        if let Some(i) = self.board.next_lost() {
+            return Some(self.retransmit(now, i));
+        }
+        let len = (self.data_end() - self.snd_nxt).min(self.mss as u64) as u32;
+        if len > 0 && self.snd_nxt + len as u64 <= self.snd_una + self.peer_wnd {
+            return Some(self.send_new(now, len));
+        }
+        (!self.board.is_empty()).then(|| self.retransmit(now, 0))
+    }
+
+    /// ns-3.44 `TcpSocketBase::ProcessAck` / `NewAck`: every ACK that advances snd_una
+    /// restarts the timer, except the partial ACKs of a recovery after its first (RFC 6582
+    /// §3.2 step 5's "Impatient" variant: `NewAck(ackNumber, m_isFirstPartialAck)`).
+    fn ns3_restarts_rto(&mut self, una_advanced: bool) -> bool {
+        if !una_advanced {
+            return false;
+        }
+        let partial = self.ca_state == CaState::Recovery && self.snd_una < self.high_seq;
+        if !partial {
+            return true;
+        }
+        !std::mem::replace(&mut self.partial_ack_restarted_rto, true)
     }
 
     /// RFC 6298 §5.2-5.3 timer management (Linux `tcp_set_xmit_timer`: the loss probe
@@ -592,6 +696,9 @@ impl TcpSender {
             self.probe_at = None;
             self.reo_at = None;
         } else if delivered {
+            if self.p.rto_timer == Stack::Ns3 {
+                self.rtt.clear_backoff();
+            }
             self.rto_at = Some(now + self.rtt.rto());
             self.schedule_probe(now, true);
         }
@@ -690,6 +797,11 @@ impl TcpSender {
         if let Some(probe) = self.probe_due.take() {
             return Some(self.send_probe(now, probe));
         }
+        if std::mem::take(&mut self.partial_ack_send_due) {
+            if let Some(seg) = self.ns3_partial_ack_send(now) {
+                return Some(seg);
+            }
+        }
         if self.frto == Frto::SendingNew {
             return self.frto_send_new(now);
         }
@@ -718,7 +830,10 @@ impl TcpSender {
             }
         }
         if can_send && self.board.lost() == 0 {
-            self.rate.mark_app_limited(self.board.packets_in_flight());
+            // Linux tcp_rate_check_app_limited (ns-3 checks at the application's writes instead).
+            if self.p.rate_sample == Stack::Linux {
+                self.rate.mark_app_limited(self.board.packets_in_flight());
+            }
             self.cwnd_blocked = false;
         }
         None
@@ -782,9 +897,10 @@ impl TcpSender {
         self.sndbuf.end_skb();
         self.stats.retransmits += 1;
         self.undo.on_retransmit(now);
-        if i == 0 {
+        if i == 0 && self.p.rto_timer == Stack::Linux {
             // Linux tcp_xmit_retransmit_queue: retransmitting the head re-arms the RTO,
             // so a retransmission queued behind a full buffer gets a whole RTO to return.
+            // ns-3's SendDataPacket arms the timer only when it is not running.
             self.rto_at = Some(now + self.rtt.rto());
         }
         let s = *self.board.get(i);
@@ -855,6 +971,10 @@ struct Delivery {
     retrans_data_acked: bool,
     /// Never-retransmitted data at or below the recovery point was delivered.
     orig_acked: bool,
+    /// Send time and "retransmitted" of the first and last cumulatively ACKed segments of
+    /// ns-3's RTT history (sent at or after `rtt_history_start`), SACKed or not.
+    history_first: Option<(SimTime, bool)>,
+    history_last: Option<(SimTime, bool)>,
 }
 
 /// One ACK's RTT samples (Linux `tcp_ack_update_rtt`): `for_rto` feeds SRTT and the RTO
@@ -892,6 +1012,19 @@ impl Delivery {
             }
         }
         r
+    }
+}
+
+impl Delivery {
+    /// ns-3.44 `TcpSocketBase::EstimateRtt` and `CalculateRttSample`: a sample only when the
+    /// cumulative ACK covers the oldest segment of the RTT history; with timestamps the time
+    /// since the echoed TSval (whole ms, `ns3_tsopt_rtt`) even for a retransmission, without
+    /// them its send time unless it was retransmitted (Karn). The algorithm's `m_lastRtt` is
+    /// the same rule on the newest segment the ACK took off the history.
+    fn ns3_rtt_samples(&self, now: SimTime, ts_ecr: Option<SimTime>) -> RttSamples {
+        let ts = ts_ecr.map(|e| ns3_tsopt_rtt(now, e));
+        let sample = |(sent_at, retx): (SimTime, bool)| ts.or((!retx).then(|| now - sent_at));
+        RttSamples { for_rto: self.history_first.and_then(sample), for_cc: self.history_last.and_then(sample) }
     }
 }
 
@@ -1072,6 +1205,77 @@ mod tests {
         // SRTT = 7/8 * 100 + 1/8 * 200 = 112.5 ms (RFC 6298 §2.3).
         assert_eq!(s.srtt(), Some(SimDuration::from_us(112_500)));
         assert!(s.rto() < backed_off_rto, "a valid sample clears the back-off");
+    }
+
+    /// The ns3 profile's RTO and RTT rules on a Linux-default sender otherwise (200 ms floor).
+    fn ns3_timer_rules() -> TcpSpec {
+        TcpSpec {
+            frto: Some(0),
+            rto_timer: Some(Stack::Ns3),
+            rtt_sampling: Some(Stack::Ns3),
+            undo: Some(false),
+            ..Default::default()
+        }
+    }
+
+    fn ack_echoing(n: u64, ts_ecr: SimTime) -> TcpSegment {
+        TcpSegment { timestamps: true, ts_ecr: Some(ts_ecr), ..ack(n) }
+    }
+
+    #[test]
+    fn ns3_ends_the_back_off_at_the_first_ack_that_moves_snd_una() {
+        for (spec, backed_off) in [(TcpSpec { frto: Some(0), ..Default::default() }, true), (ns3_timer_rules(), false)]
+        {
+            let (mut s, t0) = established_with(spec, 100, AppSupply::Unlimited);
+            drain(&mut s, t0);
+            let rto_at = s.poll_timeout(t0).unwrap();
+            s.on_timeout(rto_at);
+            drain(&mut s, rto_at);
+            assert_eq!(s.rto(), SimDuration::from_ms(600));
+            // The retransmission's ACK: no RTT sample either way (Karn; ns-3's history is empty).
+            let t1 = rto_at + SimDuration::from_ms(50);
+            s.on_segment(t1, &ack(MSS as u64));
+            // Linux keeps the doubled RTO until a valid sample (tcp_ack_update_rtt); ns-3's
+            // NewAck restarts the timer at SRTT + 4 RTTVAR: 100 + 4 x 50 = 300 ms.
+            let want = if backed_off { 600 } else { 300 };
+            assert_eq!(s.rto(), SimDuration::from_ms(want));
+            assert_eq!(s.poll_timeout(t1), Some(t1 + SimDuration::from_ms(want)));
+        }
+    }
+
+    #[test]
+    fn ns3_takes_no_rtt_sample_from_data_sent_before_an_rto_and_undoes_nothing() {
+        // Ten segments leave at t0 and are only late: the RTO fires, the head goes again, and
+        // then one ACK covers all ten, echoing the originals' TSval (t0).
+        let run = |spec: TcpSpec| {
+            let (mut s, t0) = established_with(spec, 100, AppSupply::Unlimited);
+            drain(&mut s, t0);
+            let rto_at = s.poll_timeout(t0).unwrap();
+            s.on_timeout(rto_at);
+            drain(&mut s, rto_at);
+            let t1 = rto_at + SimDuration::from_ms(50);
+            s.on_segment(t1, &ack_echoing(10 * MSS as u64, t0));
+            (s, t1)
+        };
+        let (linux, _) = run(TcpSpec { frto: Some(0), ..Default::default() });
+        let (mut ns3, t1) = run(ns3_timer_rules());
+        // Linux times the ACK by its echo (RFC 7323 RTTM): 350 ms, SRTT 7/8 x 100 + 350/8; and
+        // Eifel (RFC 3522) finds the RTO spurious: cwnd back to the prior 10, plus growth.
+        assert_eq!(linux.srtt(), Some(SimDuration::from_us(131_250)));
+        assert_eq!(linux.stats.spurious_rtos, 1);
+        assert!(linux.cc().window().cwnd >= 10);
+        // ns-3 cleared its RTT history at the RTO: SRTT stays, and it undoes nothing: from
+        // cwnd 1 the ten segments take slow start to ssthresh 5, the other six add one in
+        // avoidance: 6, where the undo restores 10.
+        assert_eq!(ns3.srtt(), Some(SimDuration::from_ms(100)));
+        assert_eq!((ns3.stats.spurious_rtos, ns3.cc().window().cwnd), (0, 6));
+        // The first segment sent after the RTO is timed again, by its echo in whole ms.
+        let sent = drain(&mut ns3, t1);
+        assert!(sent[0].seq >= 10 * MSS as u64);
+        let t2 = t1 + SimDuration::from_us(120_400);
+        ns3.on_segment(t2, &ack_echoing(sent[0].seq + MSS as u64, t1));
+        // ns3_tsopt_rtt: 120 ms; SRTT = 7/8 x 100 + 120/8 = 102.5 ms.
+        assert_eq!(ns3.srtt(), Some(SimDuration::from_us(102_500)));
     }
 
     #[test]

@@ -5,7 +5,7 @@
 use super::*;
 use crate::cc::{CcConfig, Window};
 use crate::packet::SackBlocks;
-use crate::scenario::TcpSpec;
+use crate::scenario::{Stack, TcpProfile, TcpSpec};
 
 const MSS: u32 = 1000;
 const RTT_MS: u64 = 100;
@@ -136,6 +136,20 @@ fn a_send_burst_plans_the_loss_probe_once_when_it_ends() {
     // than the RTO (SRTT 100 + 4 * RTTVAR 50 = 300 ms).
     assert_eq!(s.probe_at, Some(t0 + ms(202)));
     assert_eq!(s.poll_timeout(t0), Some(t0 + ms(202)));
+}
+
+#[test]
+fn with_a_probe_pending_the_sender_asks_to_wake_for_the_probe_not_the_rto() {
+    // An RTO armed before the pending probe (a head retransmission re-arms it from its own
+    // send time) is no deadline: on_timeout skips the RTO while a probe waits, so waking for it
+    // changed nothing and the sender asked for the same instant again (a run stalled on it).
+    let (mut s, t0) = sender(TcpSpec::default(), AppSupply::Unlimited);
+    assert_eq!(drain(&mut s, t0).len(), 10);
+    assert_eq!(s.probe_at, Some(t0 + ms(202)));
+    s.rto_at = Some(t0 + ms(50));
+    assert_eq!(s.poll_timeout(t0), Some(t0 + ms(202)));
+    s.on_timeout(t0 + ms(50));
+    assert_eq!(s.poll_timeout(t0 + ms(50)), Some(t0 + ms(202)));
 }
 
 #[test]
@@ -406,6 +420,9 @@ mod pipe {
         pub early_retrans: u32,
         pub timestamps: bool,
         pub frto: u32,
+        /// The profile filling every other field (its ns3 variants of PRR, the RTO timer, RTT
+        /// sampling, the receiver's ACKs, window and send buffer, the Reno rules).
+        pub profile: TcpProfile,
         pub seed: u64,
     }
 
@@ -421,10 +438,12 @@ mod pipe {
             recovery: Some(k.recovery),
             early_retrans: Some(k.early_retrans),
             frto: Some(k.frto),
+            profile: Some(k.profile),
             ..Default::default()
         };
-        let p = spec.resolve();
-        let cc = CcConfig::NewReno(Default::default()).build(Window::new(p.initial_cwnd_segs), RngStream::new(0, "cc"));
+        let p = spec.resolve_for("newreno");
+        let window = Window::new(p.initial_cwnd_segs).with_reno_rules(p.reno_rules);
+        let cc = CcConfig::NewReno(Default::default()).build(window, RngStream::new(0, "cc"));
         let mut tx = TcpSender::new(p.clone(), MSS, cc, AppSupply::Closed { total: segments * MSS as u64 });
         let mut rx = TcpReceiver::new(p, MSS, EcnEcho::Off);
         let mut rng = RngStream::new(k.seed, "pipe");
@@ -485,8 +504,9 @@ proptest::proptest! {
     })]
 
     /// With any loss up to 20% each way and reordering, every mechanism mix
-    /// (RACK on/off, TLP on/off, timestamps on/off, F-RTO on/off) keeps cwnd >= 1, the scoreboard
-    /// consistent with the receiver, and finishes a 60-segment transfer.
+    /// (RACK on/off, TLP on/off, timestamps on/off, F-RTO on/off, the rest Linux's or ns-3's)
+    /// keeps cwnd >= 1, the scoreboard consistent with the receiver, and finishes a 60-segment
+    /// transfer.
     #[test]
     fn recovery_keeps_invariants_and_finishes_under_loss_and_reordering(
         drop_fwd in 0.0f64..0.2,
@@ -496,9 +516,10 @@ proptest::proptest! {
         early_retrans in proptest::sample::select(vec![0u32, 3]),
         timestamps in proptest::bool::ANY,
         frto in proptest::sample::select(vec![0u32, 2]),
+        profile in proptest::sample::select(vec![TcpProfile::Linux, TcpProfile::Ns3]),
         seed in 0u64..10_000,
     ) {
-        let k = pipe::Knobs { drop_fwd, drop_rev, jitter_ms, recovery, early_retrans, timestamps, frto, seed };
+        let k = pipe::Knobs { drop_fwd, drop_rev, jitter_ms, recovery, early_retrans, timestamps, frto, profile, seed };
         let tx = pipe::run(&k, 60, SimDuration::from_secs(600));
         proptest::prop_assert!(tx.is_done(), "transfer finished: {:?}", tx.stats);
     }
@@ -515,6 +536,7 @@ fn reordering_without_loss_is_undone_or_never_reduced() {
         early_retrans: 3,
         timestamps: true,
         frto: 2,
+        profile: TcpProfile::Linux,
         seed: 7,
     };
     let tx = pipe::run(&k, 400, SimDuration::from_secs(60));
@@ -525,4 +547,40 @@ fn reordering_without_loss_is_undone_or_never_reduced() {
     assert!(tx.stats.recoveries > 0, "{:?}", tx.stats);
     assert_eq!(tx.stats.undos, tx.stats.recoveries, "{:?}", tx.stats);
     assert_eq!(tx.stats.timeouts, 0);
+}
+
+/// Segments 0 and 5 of the first window lost, recovery started by SACKs of 1..3, then the
+/// retransmission of 0 arrives: a partial ACK up to the hole at 5 with 6..7 SACKed (not yet three
+/// above 5, so 5 is not marked lost). Returns the sender once cwnd is held at the pipe (as PRR
+/// leaves it when it allows no send), and what it sends then.
+fn partial_ack_at_full_cwnd(fast_recovery: Stack) -> (TcpSender, Vec<TcpSegment>) {
+    let spec = TcpSpec { recovery: Some(0), fast_recovery: Some(fast_recovery), ..Default::default() };
+    let (mut s, t0) = sender(spec, AppSupply::Unlimited);
+    assert_eq!(drain(&mut s, t0).len(), 10);
+    let t1 = t0 + ms(RTT_MS);
+    for k in 2..=4 {
+        s.on_segment(t1, &sack_ack(0, &[(seg_bytes(1), seg_bytes(k))]));
+        drain(&mut s, t1);
+    }
+    assert_eq!((s.ca_state(), s.stats.retransmits), (CaState::Recovery, 1));
+    let t2 = t1 + ms(RTT_MS);
+    s.on_segment(t2, &sack_ack(seg_bytes(5), &[(seg_bytes(6), seg_bytes(8))]));
+    let pipe = s.packets_in_flight();
+    s.cc.window_mut().set_cwnd(pipe);
+    let out = drain(&mut s, t2);
+    (s, out)
+}
+
+#[test]
+fn ns3_sends_one_segment_beyond_cwnd_on_a_partial_ack_whose_head_was_not_resent() {
+    // ns-3's ProcessAck calls DoRetransmit on this partial ACK (its head, 5, never resent):
+    // NextSeg finds no lost segment, so new data goes, whatever cwnd says.
+    let (s, out) = partial_ack_at_full_cwnd(Stack::Ns3);
+    assert_eq!(out.len(), 1);
+    assert!(out[0].seq >= seg_bytes(10) && out[0].len > 0, "new data: {:?}", out[0]);
+    assert_eq!(s.packets_in_flight(), s.cc().window().cwnd + 1);
+    // Linux sends within cwnd only.
+    let (l, out) = partial_ack_at_full_cwnd(Stack::Linux);
+    assert!(out.is_empty());
+    assert_eq!(l.packets_in_flight(), l.cc().window().cwnd);
 }
