@@ -1,7 +1,8 @@
 """Every HTML report renders in headless Chromium (Debian's `chromium`, which `make test`
-installs): the report of a sweep, of each built-in study and of one run. In each: no console
-message (an error, a failed load), every figure laid out with a non-zero size and drawn (a
-loaded image, or a Bokeh canvas), and the findings / flows table visible.
+installs): the report of a sweep, of each built-in study (its quick run and the full report
+committed under docs/studies/) and of one run. In each: no console message (an error, a failed
+load), every figure laid out with a non-zero size and drawn (a loaded image, or a Bokeh canvas),
+and the findings / flows table visible.
 
 Outside CI these tests skip where Chromium is absent (`apt-get install chromium`); under CI
 (`CI` set, as `.ci/run` runs) a missing Chromium fails them, so CI never passes without them.
@@ -145,6 +146,16 @@ def test_study_report_renders(chromium, quick_study, tmp_path, name):
     result, out = quick_study(name)
     assert result.exit_code == 0, result.output
     page = out / "report.html"
+    probe, console = look_at(chromium, page, tmp_path)
+    assert not console, console
+    assert_every_figure_drawn(probe, page.read_text(encoding="utf-8").count("<figure>"))
+    visible_table(probe, "verdict")
+
+
+@pytest.mark.parametrize("name", sorted(STUDIES))
+def test_committed_study_report_renders(chromium, tmp_path, name):
+    # The full report `make studies` copied into docs/studies/NAME/ (what a reader opens), not only the quick one.
+    page = Path(__file__).resolve().parent.parent / "docs" / "studies" / name / "report.html"
     probe, console = look_at(chromium, page, tmp_path)
     assert not console, console
     assert_every_figure_drawn(probe, page.read_text(encoding="utf-8").count("<figure>"))

@@ -22,7 +22,8 @@ def register(app: typer.Typer, out: Console) -> None:
         name: Annotated[
             str,
             typer.Argument(
-                metavar="NAME", help="nor-maulana (seed 001), li-jie-4g (002), atxutegi (003) or li-celledge (004)."
+                metavar="NAME",
+                help="malekzadeh (seed 000), nor-maulana (001), li-jie-4g (002), atxutegi (003) or li-celledge (004).",
             ),
         ],
         out_dir: Annotated[

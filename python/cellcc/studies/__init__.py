@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from cellcc.errors import UserError
-from cellcc.studies import atxutegi, li_celledge, li_jie_4g, nor_maulana
+from cellcc.studies import atxutegi, li_celledge, li_jie_4g, malekzadeh, nor_maulana
 from cellcc.studies.common import StudyModule, StudyOutcome, run_study
 
 __all__ = ["DEFAULT_SEEDS", "QUICK_SEEDS", "STUDIES", "StudyOutcome", "run"]
@@ -19,7 +19,7 @@ DEFAULT_SEEDS = 10
 #: Replications in --quick mode: two, the fewest a confidence interval needs.
 QUICK_SEEDS = 2
 
-STUDIES: dict[str, StudyModule] = {m.NAME: m for m in (nor_maulana, li_jie_4g, atxutegi, li_celledge)}  # type: ignore[misc]
+STUDIES: dict[str, StudyModule] = {m.NAME: m for m in (malekzadeh, nor_maulana, li_jie_4g, atxutegi, li_celledge)}  # type: ignore[misc]
 
 
 def run(

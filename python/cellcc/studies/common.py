@@ -101,9 +101,10 @@ class Finding:
 
 @dataclass(frozen=True)
 class Platform:
-    """What a study's runs stand for: a cell profile (docs/lte.md, "Profiles") and a TCP profile
-    (docs/tcp.md, "The ns-3 profile"), set on every run. A study's own choices (its parameter table)
-    are written in its scenarios and win over both; the profiles fill only what the study leaves unset."""
+    """What a study's runs stand for: a cell profile (docs/lte.md, "Profiles"), a Wi-Fi BSS profile
+    (docs/wifi.md, "Differences from ns-3") and a TCP profile (docs/tcp.md, "The ns-3 profile"), set on
+    every run. A study's own choices (its parameter table) are written in its scenarios and win over
+    them; the profiles fill only what the study leaves unset."""
 
     name: str
     #: In prose ("... on ns-3 LENA with ns-3's TCP").
@@ -112,6 +113,8 @@ class Platform:
     short: str
     cell_profile: str
     tcp_profile: str
+    #: `bsses[].profile`: "standard" (IEEE 802.11-2020) or "ns3" (ns-3 3.44's departures from it).
+    wifi_profile: str
 
     @property
     def runs_on_kernel(self) -> bool:
@@ -120,10 +123,13 @@ class Platform:
 
     def settings(self, definition: SweepDef) -> dict[str, Any]:
         """The sweep settings (field path -> value) that put ``definition``'s runs on this platform: the
-        cell profile where its scenario has cells, the TCP profile on the engine (a kernel is its own TCP)."""
+        cell profile where its scenario has cells, the BSS profile where it has BSSes, the TCP profile on the
+        engine (a kernel is its own TCP)."""
         out: dict[str, Any] = {}
         if definition.base.get("cells"):
             out["cells[*].profile"] = self.cell_profile
+        if definition.base.get("bsses"):
+            out["bsses[*].profile"] = self.wifi_profile
         if definition.backend != "linux":
             out["tcp.profile"] = self.tcp_profile
         return out
@@ -132,14 +138,20 @@ class Platform:
         """``doc`` (a scenario document) on this platform, in place; returned for chaining."""
         for cell in doc.get("cells", []):
             cell["profile"] = self.cell_profile
+        for bss in doc.get("bsses", []):
+            bss["profile"] = self.wifi_profile
         doc.setdefault("tcp", {})["profile"] = self.tcp_profile
         return doc
 
 
 #: A network as operators run it (docs/lte.md: the `operator` cell profile) with Linux's TCP: the engine's default.
-DEFAULT = Platform("default", "the default profile, an operator's cell with Linux TCP", "default", "operator", "linux")
-#: ns-3.44 LENA (the `lena` cell profile) with ns-3.44's TCP (`tcp.profile = "ns3"`).
-LENA = Platform("lena", "ns-3 LENA with ns-3's TCP", "LENA + ns-3 TCP", "lena", "ns3")
+#: A BSS runs the standard's values.
+DEFAULT = Platform(
+    "default", "the default profile, an operator's cell with Linux TCP", "default", "operator", "linux", "standard"
+)
+#: ns-3.44 LENA (the `lena` cell profile) with ns-3.44's TCP (`tcp.profile = "ns3"`); a BSS runs ns-3.44's
+#: Wi-Fi departures from the standard (`bsses[].profile = "ns3"`).
+LENA = Platform("lena", "ns-3 LENA with ns-3's TCP", "LENA + ns-3 TCP", "lena", "ns3", "ns3")
 #: Every study runs its grid on each.
 PLATFORMS = (DEFAULT, LENA)
 

@@ -136,7 +136,7 @@ impl Bss {
         let orig = &self.agreements[k as usize].orig;
         let resent = orig.retransmissions().take_while(|m| sizer.try_add(m.ip_bytes)).count();
         let full = resent < orig.retransmissions().count();
-        let room = crate::wifi::mac::block_ack::BA_WINDOW as usize - orig.held() as usize;
+        let room = usize::from(orig.room());
         let new = if full {
             0
         } else {

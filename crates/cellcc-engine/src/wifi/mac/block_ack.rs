@@ -99,7 +99,13 @@ impl Originator {
 
     /// Whether a new MPDU may take a sequence number (the window has room).
     pub fn has_room(&self) -> bool {
-        sn_distance(self.win_start, self.next_sn) < BA_WINDOW
+        self.room() > 0
+    }
+
+    /// How many new MPDUs may take sequence numbers: the window counts from WinStartO, whatever
+    /// is acknowledged after it (§10.25.3: no MPDU beyond WinStartO + 63), not the MPDUs held.
+    pub fn room(&self) -> u16 {
+        BA_WINDOW.saturating_sub(sn_distance(self.win_start, self.next_sn))
     }
 
     /// Give a new MSDU the next sequence number; it is in flight from now.
@@ -371,6 +377,20 @@ mod tests {
         let mut out = Vec::new();
         o.on_block_ack(&[0], 0, 1, &mut out);
         assert!(o.has_room());
+    }
+
+    #[test]
+    fn the_room_counts_from_win_start_not_from_the_mpdus_held() {
+        // SN 0 is missing and the 63 after it are acknowledged: one MPDU is held, yet a new MSDU
+        // would take SN 64, the slot of SN 0 that is about to go again.
+        let mut o = Originator::default();
+        let sns: Vec<u16> = (0..64).map(|n| o.assign(id(n), 100, SimTime::ZERO)).collect();
+        let mut out = Vec::new();
+        o.on_block_ack(&sns, 0, !1, &mut out);
+        assert_eq!((o.held(), o.win_start(), o.room()), (1, 0, 0));
+        assert!(!o.has_room());
+        o.on_block_ack(&[0], 0, 1, &mut out);
+        assert_eq!((o.held(), o.win_start(), o.room()), (0, 64, 64));
     }
 
     #[test]
