@@ -36,6 +36,7 @@ class RunTables(TypedDict):
     cwnd: dict[str, list[Any]]
     rtt: dict[str, list[Any]]
     lte: dict[str, list[Any]]
+    handovers: dict[str, list[Any]]
     wifi: dict[str, list[Any]]
     nr: dict[str, list[Any]]
     pcaps: dict[str, bytes]
