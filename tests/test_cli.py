@@ -183,8 +183,9 @@ def test_validate_json_resolves_every_default_to_the_engines_value(cli, scenario
     assert result.exit_code == 0, result.stderr
     doc = json.loads(result.stdout)
     resolved = doc["resolved"]
-    # Null is a value only where the engine documents it: an infinite poll, slot-based mapping.
-    meaningful = (".poll_pdu", ".poll_byte", ".mini_slot_symbols")
+    # Null is a value only where the engine documents it: an infinite poll, slot-based mapping,
+    # an outer loop switched off (the lena profile's `link_adaptation.olla`, world/resolved.rs).
+    meaningful = (".poll_pdu", ".poll_byte", ".mini_slot_symbols", ".link_adaptation.olla")
     assert [p for p in _null_paths(resolved) if not p.endswith(meaningful)] == []
     cca_defaults = {c["name"]: {p["name"]: p["default"] for p in c["params"]} for c in _core.ccas()}
     for written, flow in zip(doc["flows"], resolved["flows"], strict=True):

@@ -39,6 +39,7 @@ class RunTables(TypedDict):
     cwnd: dict[str, Sequence[Any]]
     rtt: dict[str, Sequence[Any]]
     lte: dict[str, Sequence[Any]]
+    handovers: dict[str, Sequence[Any]]
     wifi: dict[str, Sequence[Any]]
     nr: dict[str, Sequence[Any]]
     pcaps: dict[str, bytes]

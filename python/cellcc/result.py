@@ -9,6 +9,8 @@ Columns and units are the engine's (``crates/cellcc-engine/src/output.rs``):
 - ``rtt``: one row per RTT sample.
 - ``lte``: one row per (cell, UE, direction, slot): CQI, MCS, TBs, PRBs, HARQ and RLC counters
   (empty without cells).
+- ``handovers``: one row per handover of a network's UE: ``t_s``, ``ue``, ``source``, ``target``,
+  ``interruption_ms``, ``forwarded_sdus``, ``lost_sdus`` (empty without a ``network``).
 - ``wifi``: one row per (BSS, station, direction, slot): PPDUs, MCS, A-MPDU size, retries, MPDU
   losses, Block Ack timeouts, collisions, airtime share, delivered rate, queue (empty without BSSes).
 - ``nr``: one row per (NR cell, UE, direction, slot): CQI, MCS, effective SINR, TBs, PRBs, symbols,
@@ -33,6 +35,8 @@ if TYPE_CHECKING:
 
 __all__ = ["LTE_COLUMNS", "NR_COLUMNS", "TABLES", "WIFI_COLUMNS", "Result"]
 
+#: The ``handovers`` table's columns (engine output.rs, docs/lte/network.md).
+HANDOVER_COLUMNS = ["t_s", "ue", "source", "target", "interruption_ms", "forwarded_sdus", "lost_sdus"]
 #: Columns of the ``lte`` table (crates/cellcc-engine/src/output.rs), for backends without cells.
 LTE_COLUMNS = [
     "cell",
@@ -107,7 +111,7 @@ WIFI_COLUMNS = [
 
 #: A table a result was built without (a backend without that medium, a folder written before the
 #: table existed) stands empty with these columns.
-_EMPTY_COLUMNS = {"wifi": WIFI_COLUMNS, "nr": NR_COLUMNS}
+_EMPTY_COLUMNS = {"wifi": WIFI_COLUMNS, "nr": NR_COLUMNS, "handovers": HANDOVER_COLUMNS}
 
 
 def _frame(columns: Mapping[str, list[Any]]) -> pd.DataFrame:
@@ -120,7 +124,8 @@ def _frame(columns: Mapping[str, list[Any]]) -> pd.DataFrame:
 class Result:
     """One run. ``summary`` is the engine's; ``provenance`` says what produced it.
 
-    Each table (``flows``, ``timeseries``, ``queues``, ``cwnd``, ``rtt``, ``lte``, ``wifi``, ``nr``; :data:`TABLES`)
+    Each table (``flows``, ``timeseries``, ``queues``, ``cwnd``, ``rtt``, ``lte``, ``wifi``, ``nr``,
+    ``handovers``; :data:`TABLES`)
     is an attribute holding a pandas DataFrame. A run's tables arrive from the engine as
     columns of Python values and become DataFrames on first access, so `cellcc run` prints and
     writes a run without importing pandas (its start-up goal, issue 36).

@@ -50,7 +50,7 @@ __all__ = [
 ]
 
 #: The engine's tables, in the order they are written (one ``<name>.parquet`` each).
-TABLES = ("flows", "timeseries", "queues", "cwnd", "rtt", "lte", "wifi", "nr")
+TABLES = ("flows", "timeseries", "queues", "cwnd", "rtt", "lte", "wifi", "nr", "handovers")
 
 #: Characters allowed in a pcap file name; anything else becomes "_".
 _UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._:-]")
@@ -210,12 +210,12 @@ def read_fields(run_dir: str | Path) -> dict[str, Any]:
     # The folder's own record of what ran: an older engine may have resolved other defaults.
     scenario_doc.pop("resolved", None)
     scenario = Scenario(json.dumps(scenario_doc), source=str(run_dir / "scenario.json"))
-    # A folder written before a table existed (wifi.parquet, nr.parquet) lacks it: Result's default
-    # stands in.
+    # A folder written before a table existed (wifi.parquet, nr.parquet, handovers.parquet) lacks
+    # it: Result's default stands in.
     tables = {
         name: pq.read_table(path).to_pandas()
         for name in TABLES
-        if (path := run_dir / f"{name}.parquet").exists() or name not in ("wifi", "nr")
+        if (path := run_dir / f"{name}.parquet").exists() or name not in ("wifi", "nr", "handovers")
     }
     pcaps = {p.stem: p.read_bytes() for p in sorted(run_dir.glob("*.pcap"))}
     return {

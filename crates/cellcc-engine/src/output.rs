@@ -118,6 +118,11 @@ pub struct RunOutput {
     pub cwnd: Table,
     pub rtt: Table,
     pub lte: Table,
+    /// One row per handover of a network's UE: `t_s` (the command: the UE leaves the source),
+    /// `ue`, `source`, `target` (cells), `interruption_ms` (until its first transmission in the
+    /// target; NaN if the run ended first), `forwarded_sdus` (downlink SDUs forwarded over X2),
+    /// `lost_sdus` (SDUs the handover lost, both directions). Empty without a network.
+    pub handovers: Table,
     pub wifi: Table,
     pub nr: Table,
     /// (capture name, pcap file bytes) per captured link direction.

@@ -44,7 +44,7 @@ pub fn table_to_py<'py>(py: Python<'py>, table: &Table) -> PyResult<Bound<'py, P
     Ok(dict)
 }
 
-/// `{summary, flows, timeseries, queues, cwnd, rtt, lte, wifi, nr, pcaps}`.
+/// `{summary, flows, timeseries, queues, cwnd, rtt, lte, wifi, nr, handovers, pcaps}`.
 pub fn run_output_to_py<'py>(py: Python<'py>, out: &RunOutput) -> PyResult<Bound<'py, PyDict>> {
     let dict = PyDict::new(py);
     dict.set_item("summary", json_to_py(py, &out.summary)?)?;
@@ -57,6 +57,7 @@ pub fn run_output_to_py<'py>(py: Python<'py>, out: &RunOutput) -> PyResult<Bound
         ("lte", &out.lte),
         ("wifi", &out.wifi),
         ("nr", &out.nr),
+        ("handovers", &out.handovers),
     ];
     for (name, table) in tables {
         dict.set_item(name, table_to_py(py, table)?)?;

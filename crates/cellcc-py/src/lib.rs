@@ -62,7 +62,7 @@ fn resolve(py: Python<'_>, json: &str) -> PyResult<String> {
 }
 
 /// Run a scenario (JSON text) with `seed`, without holding the GIL.
-/// Returns `{summary, flows, timeseries, queues, cwnd, rtt, lte, wifi, nr, pcaps}`.
+/// Returns `{summary, flows, timeseries, queues, cwnd, rtt, lte, wifi, nr, handovers, pcaps}`.
 /// Raises `KeyboardInterrupt` (or what a signal handler raised) when interrupted.
 /// `progress`, if given, is called as `progress(now_ns)` every [`PROGRESS_EVERY`] of wall
 /// time; an exception it raises stops the run and propagates.

@@ -139,6 +139,37 @@ def crosscheck_tables(table: pd.DataFrame, scenario: str, label: str = "kernel")
     return out
 
 
+def handover_table(h: pd.DataFrame, scenario: str, label: str) -> Table:
+    """A network's handovers on both sides (`crosscheck.handover_table`), the first seed's."""
+    t = Table(title=f"{scenario}: handovers (first seed), {label}'s measurement trace on both sides")
+    for col in (
+        "cca",
+        "ue",
+        "engine",
+        label,
+        "engine t s",
+        f"{label} t s",
+        "|diff| ms",
+        "within 1 TTI",
+        "interruption ms",
+    ):
+        t.add_column(col, justify="left" if col in ("cca", "ue", "engine", label) else "right")
+    for r in h.itertuples(index=False):
+        row = r._asdict()
+        t.add_row(
+            row["cca"],
+            str(row["ue"]),
+            row["engine_cells"],
+            row[f"{label}_cells"],
+            _fmt(row["engine_t_s"], 3),
+            _fmt(row[f"{label}_t_s"], 6),
+            _fmt(row["diff_ms"], 3),
+            "yes" if row["within_tti"] else "**no**",
+            f"{_fmt(row['engine_interruption_ms'], 1)} / {_fmt(row[f'{label}_interruption_ms'], 3)}",
+        )
+    return t
+
+
 def crosscheck_command(
     scenario: str,
     cca: str,
@@ -165,6 +196,8 @@ def crosscheck_command(
     label = frontend.AGAINST[against]
     for t in crosscheck_tables(table, sc.name, label):
         console.print(t)
+    if "handovers" in table.attrs:
+        console.print(handover_table(table.attrs["handovers"], sc.name, label))
     console.print(
         f"* engine and {label} miss the bar: more than 10% apart (throughput, RTT), 20% (delay), 25% "
         f"(retransmissions), or a count where {label} had none (retransmissions, RTOs); in range: the "

@@ -216,9 +216,12 @@ def crosscheck(
     label: str = "kernel",
     min_runs: int | None = None,
     rel_ci: float = REL_CI,
+    other_first: bool = False,
 ) -> dict[str, tuple[SideResult, SideResult]]:
     """Each CCA on both sides, seed by seed: the first `min_runs` seeds (all of them by default),
-    then more while `unsettled` names a metric, until `seeds` runs out or a side fails."""
+    then more while `unsettled` names a metric, until `seeds` runs out or a side fails.
+    `other_first`: each seed runs on the other backend before the engine (a network's engine run
+    takes ns-3's measurement trace of the same seed)."""
     min_runs = len(seeds) if min_runs is None else min_runs
     results = {}
     for cca in ccas:
@@ -232,7 +235,8 @@ def crosscheck(
                 if not wide:
                     break
                 progress(f"{cca}: not within ±{rel_ci:.0%} after {i} seeds: {', '.join(wide)}")
-            for side, runner, name in ((e, engine, "engine"), (k, kernel, label)):
+            order = ((e, engine, "engine"), (k, kernel, label))
+            for side, runner, name in order[::-1] if other_first else order:
                 if not side.error:
                     progress(f"{cca}: {name}, seed {seed}")
                     run_seed(side, runner, one, seed)
@@ -351,3 +355,39 @@ def figure(results: dict[str, tuple[SideResult, SideResult]], path: Path, title:
     fig.savefig(path, dpi=120)
     plt.close(fig)
     return path
+
+
+#: Handover times within one TTI of the other backend's count as the same (issue 34).
+HANDOVER_TOLERANCE_MS = 1.0
+
+
+def handover_table(results: dict[str, tuple[SideResult, SideResult]], label: str = "ns3") -> pd.DataFrame:
+    """Per CCA, the first seed's handovers on both sides, in order: time and cells on each, the
+    time difference, whether it is within one TTI (`HANDOVER_TOLERANCE_MS`), and each side's
+    interruption. A handover only one side made has NaN on the other."""
+    rows = []
+    for cca, (e, k) in results.items():
+        if e.first is None or k.first is None:
+            continue
+        eh, kh = e.first.handovers.reset_index(drop=True), k.first.handovers.reset_index(drop=True)
+        for i in range(max(len(eh), len(kh))):
+            a = eh.iloc[i] if i < len(eh) else None
+            b = kh.iloc[i] if i < len(kh) else None
+            t_e = float(a["t_s"]) if a is not None else math.nan
+            t_k = float(b["t_s"]) if b is not None else math.nan
+            diff_ms = abs(t_e - t_k) * 1e3
+            rows.append(
+                {
+                    "cca": cca,
+                    "ue": (a if a is not None else b)["ue"],
+                    "engine_cells": f"{a['source']} -> {a['target']}" if a is not None else "",
+                    f"{label}_cells": f"{b['source']} -> {b['target']}" if b is not None else "",
+                    "engine_t_s": t_e,
+                    f"{label}_t_s": t_k,
+                    "diff_ms": diff_ms,
+                    "within_tti": bool(diff_ms <= HANDOVER_TOLERANCE_MS),
+                    "engine_interruption_ms": float(a["interruption_ms"]) if a is not None else math.nan,
+                    f"{label}_interruption_ms": float(b["interruption_ms"]) if b is not None else math.nan,
+                }
+            )
+    return pd.DataFrame(rows)

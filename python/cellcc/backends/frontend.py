@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -118,13 +119,17 @@ def run_linux(sc: DocScenario, seed: int) -> Result:
 
 def run_ns3(sc: DocScenario, seed: int) -> Result:
     """Run on ns-3; refusals become one-line user errors."""
+    return _result(sc, seed, _ns3_output(sc, seed), "ns3")
+
+
+def _ns3_output(sc: DocScenario, seed: int) -> BackendRunOutput:
+    """The ns-3 backend's tables of one run; refusals become one-line user errors."""
     try:
-        out = ns3_run.run(sc.to_dict(), seed=seed, base_dir=Path(sc.source).parent)
+        return ns3_run.run(sc.to_dict(), seed=seed, base_dir=Path(sc.source).parent)
     except ns3_plan.NotSupported as e:
         raise UserError(e.path, json.dumps(e.value, default=str), f"(ns3 backend) {e.why}") from None
     except ns3_build.DriverUnavailable as e:
         raise UserError("--backend", '"ns3"', str(e).splitlines()[0]) from None
-    return _result(sc, seed, out, "ns3")
 
 
 def _result(sc: DocScenario, seed: int, out: BackendRunOutput, backend: str) -> Result:
@@ -140,6 +145,7 @@ def _result(sc: DocScenario, seed: int, out: BackendRunOutput, backend: str) -> 
         cwnd=out.cwnd,
         rtt=out.rtt,
         lte=out.lte,
+        handovers=out.handovers,
         wifi=out.wifi,
     )
 
@@ -201,6 +207,30 @@ def _other_runner(source: str, against: str) -> xc.Runner:
     return lambda doc, seed: run_on(against, DocScenario(doc, source), seed)
 
 
+def _network_runners(source: str, folder: Path) -> tuple[xc.Runner, xc.Runner]:
+    """A network against ns-3: (engine, ns-3) runners where ns-3 runs first and its UEs' layer 1
+    RSRP samples become the engine's measurement trace of the same seed (written into `folder`,
+    `network.handover.measurements`), so both sides decide handovers on the same samples."""
+    from cellcc.runner import run_one
+
+    traces: dict[int, pd.DataFrame] = {}
+
+    def ns3(doc: dict, seed: int) -> Result:
+        ds = DocScenario(doc, source)
+        out = _ns3_output(ds, seed)
+        traces[seed] = out.measurements
+        return _result(ds, seed, out, "ns3")
+
+    def engine(doc: dict, seed: int) -> Result:
+        doc, _ = ns3_lte.as_lena(doc)
+        file = folder / f"measurements-seed{seed}.csv"
+        traces[seed].to_csv(file, index=False)
+        doc["network"].setdefault("handover", {})["measurements"] = {"kind": "csv", "file": str(file)}
+        return run_one(Scenario(json.dumps(doc), source), seed)
+
+    return engine, ns3
+
+
 def crosscheck(
     sc: DocScenario,
     ccas: Sequence[str],
@@ -223,16 +253,28 @@ def crosscheck(
     if not 0 < rel_ci < 1:
         raise UserError("--ci", str(rel_ci), "a fraction of the mean between 0 and 1 (0.1: within ±10%)")
     label = AGAINST[against]
-    results = xc.crosscheck(
-        sc.to_dict(),
-        ccas,
-        [sc.seed + k for k in range(max_seeds)],
-        _engine_runner(sc.source, against),
-        _other_runner(sc.source, against),
-        progress,
-        label,
-        min_runs=seeds,
-        rel_ci=rel_ci,
-    )
+    network = against == "ns3" and bool(sc.to_dict().get("network"))
+    with tempfile.TemporaryDirectory(prefix="cellcc-crosscheck-") as folder:
+        engine, other = (
+            _network_runners(sc.source, Path(folder))
+            if network
+            else (_engine_runner(sc.source, against), _other_runner(sc.source, against))
+        )
+        results = xc.crosscheck(
+            sc.to_dict(),
+            ccas,
+            [sc.seed + k for k in range(max_seeds)],
+            engine,
+            other,
+            progress,
+            label,
+            min_runs=seeds,
+            rel_ci=rel_ci,
+            other_first=network,
+        )
     title = f"{sc.name}: engine (solid) vs {'Linux kernel' if against == 'linux' else 'ns-3'} (dashed)"
-    return xc.table(results, label), xc.per_seed(results, label), xc.figure(results, figure, title, label)
+    table = xc.table(results, label)
+    if network:
+        # A network's handovers side by side (issue 34: within one TTI given the same measurements).
+        table.attrs["handovers"] = xc.handover_table(results, label)
+    return table, xc.per_seed(results, label), xc.figure(results, figure, title, label)

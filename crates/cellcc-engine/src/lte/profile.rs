@@ -18,6 +18,7 @@ use super::mac::scheduler::rbg::LastRbg;
 use super::mac::scheduler::GrantSizing;
 use super::mac::uplink::UplinkRequestsMode;
 use super::mac::{MacPipeline, StatusPduPlacement};
+use super::network::handover::{Forwarding, HandoverDefaults};
 use super::phy::sounding::UlMeasurement;
 use super::rlc::{AmConfig, MaxRetxAction, RlcMode, TmConfig, UmConfig};
 use crate::scenario::DlCqiMode;
@@ -66,6 +67,8 @@ pub struct ProfileDefaults {
     pub rlc_tm: TmConfig,
     pub rlc_um: UmConfig,
     pub rlc_am: AmConfig,
+    /// A network's handover (`lte::network::handover`).
+    pub handover: HandoverDefaults,
 }
 
 /// srsRAN 4G `rr.conf.example`, QCI 9 (the default bearer): `poll_byte = 750` (kB, TS 36.331
@@ -121,6 +124,28 @@ pub static OPERATOR: ProfileDefaults = ProfileDefaults {
         max_retx_threshold: 16,
         on_max_retx: MaxRetxAction::Discard,
     },
+    handover: HandoverDefaults {
+        enabled: true,
+        // srsRAN 4G rr.conf.example `meas_report_desc`: a3_offset = 6 and hysteresis = 0, in TS
+        // 36.331's 0.5 dB units; time_to_trigger = 480 ms; `rsrp_config` (filterCoefficient) = 4.
+        a3_offset_db: 3.0,
+        hysteresis_db: 0.0,
+        time_to_trigger_ms: 480,
+        filter_coefficient: 4,
+        // TS 36.133 §8.1.2.2.1: intra-frequency RSRP is measured over 200 ms.
+        measurement_period_ms: 200,
+        // The report on PUSCH (half the 20 ms SR period, then the 4 ms grant), X2 Handover
+        // Request and Acknowledge (twice `x2_delay_ms`), the command on PDSCH (1 ms): 25 ms.
+        preparation_ms: 25.0,
+        // TS 36.331 §11.2 RRC procedure delay of a reconfiguration with mobilityControlInfo, 15 ms,
+        // plus TS 36.133 §5.1.2.1.2 T_interrupt = T_search (0, a known cell) + T_IU (up to 10 ms
+        // with a PRACH occasion every 10 ms, srsRAN 4G's prach config index 3) + 20 ms: 45 ms.
+        interruption_ms: 45.0,
+        // TS 36.300 §10.1.2.3: unacknowledged (AM) or untransmitted (UM) SDUs, then fresh data.
+        forwarding: Forwarding::Lossless,
+        // Assumed: one metro backhaul hop between neighbouring sites (3GPP sets no X2 latency).
+        x2_delay_ms: 5.0,
+    },
 };
 
 /// ns-3.44 LENA (each value names the ns-3 attribute or source line it reproduces).
@@ -173,4 +198,31 @@ pub static LENA: ProfileDefaults = ProfileDefaults {
         max_retx_threshold: 5,
         on_max_retx: MaxRetxAction::KeepRetransmitting,
     },
+    handover: HandoverDefaults {
+        enabled: true,
+        // A3RsrpHandoverAlgorithm: a3Offset 0, Hysteresis 3 dB, TimeToTrigger 256 ms.
+        a3_offset_db: 0.0,
+        hysteresis_db: 3.0,
+        time_to_trigger_ms: 256,
+        // LteEnbRrc::RsrpFilterCoefficient = 4; LteUePhy::UeMeasurementsFilterPeriod = 200 ms.
+        filter_coefficient: 4,
+        measurement_period_ms: 200,
+        // Ideal RRC (lte-rrc-protocol-ideal.cc RRC_IDEAL_MSG_DELAY = 0) and an X2 link of
+        // NoBackhaulEpcHelper::X2LinkDelay = 0: the command follows the report at once.
+        preparation_ms: 0.0,
+        // The non-contention random access at the target (LteUeMac preamble, RAR, then the
+        // ideal RRC's Reconfiguration Complete), as measured on ns-3.44 (docs/lte/network.md).
+        interruption_ms: LENA_INTERRUPTION_MS,
+        // lte-enb-rrc.cc UeManager::SendData, HANDOVER_LEAVING: S1 data arriving at the source is
+        // forwarded over X2-U; lossless handover is not supported (lte-design.rst "X2").
+        forwarding: Forwarding::Seamless,
+        x2_delay_ms: 0.0,
+    },
 };
+
+/// ns-3.44 LENA's handover interruption, ms: from the UE's HandoverStart to its HandoverEndOk
+/// trace, 4.213 ms in examples/crosscheck/lte-x2-handover.toml (`cellcc crosscheck --against
+/// ns3`, ideal RRC): the command arrives a few µs after a TTI boundary (the X2 messages on their
+/// 10 Gbit/s link), the random access completes 4 subframes later plus LENA's sub-subframe PHY
+/// offsets. The engine counts the 4 whole TTIs (commands and attachments on TTI boundaries).
+pub const LENA_INTERRUPTION_MS: f64 = 4.0;

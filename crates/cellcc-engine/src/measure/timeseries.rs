@@ -67,6 +67,11 @@ impl<T: Default + Clone> Slots<T> {
         self.width
     }
 
+    /// The end of the last slot.
+    pub fn end(&self) -> SimTime {
+        SimTime(self.width.as_ns() * self.slots.len() as u64)
+    }
+
     /// Start time of slot `i`, seconds.
     pub fn start_s(&self, i: usize) -> f64 {
         (self.width.as_ns() as f64 * i as f64) / 1e9

@@ -136,25 +136,32 @@ pub struct LayoutCell {
 /// Sites sit on a hexagonal grid of pitch `isd_m` (axial coordinates, rows along x as in
 /// ns-3's helper); a sector's antenna is `sector_offset_m` from the site towards its boresight.
 pub fn hex_layout_cells(centre_m: [f64; 2], l: &HexGrid) -> Vec<LayoutCell> {
-    let mut cells = Vec::new();
-    for site in hex_sites(centre_m, l.rings, l.isd_m) {
-        let centre_site = site == centre_m;
-        if l.sectors == 1 {
-            if !centre_site {
-                cells.push(LayoutCell { xy_m: site, orientation_deg: None });
-            }
-            continue;
-        }
-        for (s, o) in SECTOR_ORIENTATIONS_DEG.iter().enumerate() {
-            if centre_site && s == 0 {
-                continue;
-            }
-            let (sin, cos) = o.to_radians().sin_cos();
-            let xy_m = [site[0] + l.sector_offset_m * cos, site[1] + l.sector_offset_m * sin];
-            cells.push(LayoutCell { xy_m, orientation_deg: Some(*o) });
-        }
+    let serving = layout_cell(centre_m, l, 0);
+    hex_layout_all_cells(centre_m, l).into_iter().filter(|c| *c != serving).collect()
+}
+
+/// Every cell of the layout, the centre site's included, site by site as [`hex_sites`] lists
+/// them, sectors in [`SECTOR_ORIENTATIONS_DEG`] order: the cells of an LTE network's layout,
+/// named by their place in this list.
+pub fn hex_layout_all_cells(centre_m: [f64; 2], l: &HexGrid) -> Vec<LayoutCell> {
+    let per_site = if l.sectors == 1 { 1 } else { SECTOR_ORIENTATIONS_DEG.len() };
+    hex_sites(centre_m, l.rings, l.isd_m)
+        .into_iter()
+        .flat_map(|site| (0..per_site).map(move |s| layout_cell(site, l, s)))
+        .collect()
+}
+
+/// Sector `s` of the site at `site_m` (the site itself with 1 sector).
+fn layout_cell(site_m: [f64; 2], l: &HexGrid, s: usize) -> LayoutCell {
+    if l.sectors == 1 {
+        return LayoutCell { xy_m: site_m, orientation_deg: None };
     }
-    cells
+    let o = SECTOR_ORIENTATIONS_DEG[s];
+    let (sin, cos) = o.to_radians().sin_cos();
+    LayoutCell {
+        xy_m: [site_m[0] + l.sector_offset_m * cos, site_m[1] + l.sector_offset_m * sin],
+        orientation_deg: Some(o),
+    }
 }
 
 /// The sites of `rings` rings around `centre_m` on a hexagonal grid of pitch `isd_m`

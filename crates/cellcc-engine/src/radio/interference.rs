@@ -115,11 +115,14 @@ impl Site {
     /// [`Site::gain_lin`] with the link's path loss `loss_db` already evaluated.
     #[inline]
     fn gain_lin_with_loss(&self, loss_db: f64, ue_xy_m: [f64; 2], shadow_db: f64) -> f64 {
+        gain_lin_of(self.antenna_db(ue_xy_m), loss_db, shadow_db)
+    }
+
+    /// The antenna's gain towards a UE at `ue_xy_m`, dB (its floor without `atan2` where known).
+    #[inline]
+    fn antenna_db(&self, ue_xy_m: [f64; 2]) -> f64 {
         let floor_db = self.floor.and_then(|f| f.floor_towards(self.offset_m(ue_xy_m)));
-        let antenna_db = floor_db.unwrap_or_else(|| self.antenna.gain_db(self.xy_m, ue_xy_m));
-        // 10^(x/10) as exp(x ln(10)/10): the same value to a few ulp, at a third of powf's cost
-        // (56 sites x every UE every 10 ms).
-        ((antenna_db - loss_db - shadow_db) * DB_TO_NEPER).exp()
+        floor_db.unwrap_or_else(|| self.antenna.gain_db(self.xy_m, ue_xy_m))
     }
 
     /// The UE's position relative to the site, m.
@@ -131,6 +134,46 @@ impl Site {
 
 /// ln(10) / 10: a dB value times this is the natural log of its linear ratio.
 const DB_TO_NEPER: f64 = std::f64::consts::LN_10 / 10.0;
+
+/// A link's linear gain from its antenna gain, path loss and shadowing, dB.
+#[inline]
+fn gain_lin_of(antenna_db: f64, loss_db: f64, shadow_db: f64) -> f64 {
+    // 10^(x/10) as exp(x ln(10)/10): the same value to a few ulp, at a third of powf's cost
+    // (56 sites x every UE every 10 ms).
+    ((antenna_db - loss_db - shadow_db) * DB_TO_NEPER).exp()
+}
+
+/// A network UE's links on two carriers at once: into `dl_mw[j]` the power received from site
+/// `j` on the downlink (as [`interference_mw`]), into `ul_gain[j]` the uplink's linear gain to
+/// site `j` for the first `ul_gain.len()` sites (as [`Site::gain_lin`] with `ul_losses[j]`). The
+/// antenna and shadowing are the link's on both carriers (the pattern is reciprocal), so they
+/// are evaluated once; each carrier has its own path loss. The same values as link by link.
+pub fn two_carrier_gains(
+    sites: &[Site],
+    dl_losses: &[PreparedLoss],
+    ul_losses: &[PreparedLoss],
+    shadow_db: impl Fn(usize) -> f64,
+    ue_xy_m: [f64; 2],
+    dl_mw: &mut [f64],
+    ul_gain: &mut [f64],
+) {
+    for ((o, s), loss) in dl_mw.iter_mut().zip(sites).zip(dl_losses) {
+        *o = loss.log_argument(s.offset_m(ue_xy_m));
+    }
+    db::slice_to_db(dl_mw);
+    for ((o, s), loss) in ul_gain.iter_mut().zip(sites).zip(ul_losses) {
+        *o = loss.log_argument(s.offset_m(ue_xy_m));
+    }
+    db::slice_to_db(ul_gain);
+    for (j, s) in sites.iter().enumerate() {
+        let off = s.offset_m(ue_xy_m);
+        let (antenna_db, sh) = (s.antenna_db(ue_xy_m), shadow_db(j));
+        dl_mw[j] = s.tx_power_mw * gain_lin_of(antenna_db, dl_losses[j].loss_from_db(dl_mw[j], off), sh);
+        if let Some(g) = ul_gain.get_mut(j) {
+            *g = gain_lin_of(antenna_db, ul_losses[j].loss_from_db(*g, off), sh);
+        }
+    }
+}
 
 /// The whole-band power received from each of `sites` into `out_mw`, each with its own path loss
 /// (`losses[j]`, prepared for the UE) and shadowing (dB); returns the sum, mW.

@@ -85,6 +85,10 @@ pub struct CellSpec {
     /// With it, every UE's `sinr` is `{kind = "channel", position_m, ...}`; without it, none is.
     #[serde(default)]
     pub channel: Option<ChannelSpec>,
+    /// In a scenario's `network`: where the cell's antenna is (its UEs are placed on the
+    /// network's channel). Absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub site: Option<super::network::SiteSpec>,
     pub ues: Vec<UeSpec>,
 }
 
@@ -368,7 +372,8 @@ impl CellSpec {
         if let Some(ch) = &self.channel {
             ch.validate(&p("channel"))?;
         }
-        ensure(!self.ues.is_empty(), || p("ues"), "[]", "at least one UE")?;
+        // A network's cell may start empty: UEs hand over to it.
+        ensure(!self.ues.is_empty() || sc.network.is_some(), || p("ues"), "[]", "at least one UE")?;
         for (j, u) in self.ues.iter().enumerate() {
             let up = format!("{path}.ues[{j}]");
             let kind = sc.node_ref(&u.node, || format!("{up}.node"))?;
@@ -380,7 +385,9 @@ impl CellSpec {
                 "a UE not attached to any other cell or twice",
             )?;
             u.sinr.validate(&format!("{up}.sinr"), sc.duration_s)?;
-            self.validate_sinr_source(&u.sinr, &format!("{up}.sinr"))?;
+            if sc.network.is_none() {
+                self.validate_sinr_source(&u.sinr, &format!("{up}.sinr"))?;
+            }
         }
         Ok(())
     }

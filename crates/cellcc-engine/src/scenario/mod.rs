@@ -14,6 +14,7 @@
 //! ```
 
 mod lte;
+mod network;
 mod nr;
 mod tcp;
 mod tcp_profile;
@@ -24,6 +25,7 @@ pub use lte::{
     n_rbs_of, CellSpec, CqiSpec, DlCqiMode, HarqSpec, LinkAdaptationSpec, MacSpec, OllaSpec, PdcchSpec, SinrSpec,
     UeSpec, UplinkSpec, BANDWIDTHS_MHZ_RBS, DEFAULT_CQI_DELAY_MS,
 };
+pub use network::{HandoverSpec, NetworkSpec, SiteSpec, MAX_NETWORK_CELLS};
 pub use nr::{CsiSpec, DuplexSpec, NrCellSpec, NrHarqSpec, NrLinkAdaptationSpec, NrUeSpec, NrUplinkSpec, PdschSpec};
 pub use tcp::{CcRtt, Pacing, RtoEstimator, Stack, TcpParams, TcpProfile, TcpSpec};
 pub use tcp_profile::NS3_NEWRENO_RULES_CCAS;
@@ -61,6 +63,10 @@ pub struct Scenario {
     /// LTE cells: each joins an eNB node to its UE nodes over the radio.
     #[serde(default)]
     pub cells: Vec<CellSpec>,
+    /// The cells as one network on a shared channel, with handover (`scenario::network`).
+    /// Absent: each cell is on its own (its `channel` or per-UE SINR sources).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub network: Option<NetworkSpec>,
     /// Wi-Fi BSSes: each joins an AP node to its station nodes over the air.
     #[serde(default)]
     pub bsses: Vec<BssSpec>,

@@ -7,7 +7,7 @@ use super::{
 };
 use crate::cc::{CcConfig, REGISTRY};
 use crate::error::ScenarioError;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// Smallest MTU IPv4 allows (RFC 791).
 pub(super) const MIN_MTU_BYTES: u32 = 68;
@@ -137,23 +137,23 @@ impl Scenario {
             self.validate_link(i, l)?;
         }
         self.validate_cells()?;
+        self.validate_network()?;
         self.validate_bsses()?;
         ensure(!self.flows.is_empty(), || "flows".into(), "[]", "at least one flow")?;
         let mut flow_ids = HashSet::new();
+        let components = self.components();
         for i in 0..self.flows.len() {
             unique_id(&mut flow_ids, &self.flow_id(i), || format!("flows[{i}].id"))?;
-            self.validate_flow(i)?;
+            self.validate_flow(i, &components)?;
         }
         self.validate_output(&link_ids)
     }
 
     pub(super) fn node_ref(&self, name: &str, path: impl FnOnce() -> String) -> Result<NodeKind, ScenarioError> {
-        let known: Vec<&str> = self.nodes.iter().map(|n| n.id.as_str()).collect();
-        self.nodes
-            .iter()
-            .find(|n| n.id == name)
-            .map(|n| n.kind)
-            .ok_or_else(|| ScenarioError::new(path(), format!("{name:?}"), format!("one of the node ids {known:?}")))
+        self.nodes.iter().find(|n| n.id == name).map(|n| n.kind).ok_or_else(|| {
+            let known: Vec<&str> = self.nodes.iter().map(|n| n.id.as_str()).collect();
+            ScenarioError::new(path(), format!("{name:?}"), format!("one of the node ids {known:?}"))
+        })
     }
 
     /// Every (a, b) pair a link or a cell joins, both ways.
@@ -165,18 +165,29 @@ impl Scenario {
         links.chain(cells).chain(bsses).chain(nr).flat_map(|(a, b)| [(a, b), (b, a)])
     }
 
-    /// Links and cells are full duplex, so reachability is undirected.
-    fn connected(&self, a: &str, b: &str) -> bool {
-        let mut seen = HashSet::from([a]);
-        let mut frontier = vec![a];
-        while let Some(n) = frontier.pop() {
-            for (from, to) in self.adjacencies() {
-                if from == n && seen.insert(to) {
-                    frontier.push(to);
+    /// Each node's connected component (links and cells are full duplex, so reachability is
+    /// undirected): one labelling for every flow's check, linear in nodes and joins.
+    fn components(&self) -> HashMap<&str, usize> {
+        let mut next: HashMap<&str, Vec<&str>> = HashMap::new();
+        for (from, to) in self.adjacencies() {
+            next.entry(from).or_default().push(to);
+        }
+        let mut label: HashMap<&str, usize> = HashMap::new();
+        for (c, n) in self.nodes.iter().enumerate() {
+            if label.contains_key(n.id.as_str()) {
+                continue;
+            }
+            label.insert(n.id.as_str(), c);
+            let mut frontier = vec![n.id.as_str()];
+            while let Some(u) = frontier.pop() {
+                for &to in next.get(u).into_iter().flatten() {
+                    if label.insert(to, c).is_none() {
+                        frontier.push(to);
+                    }
                 }
             }
         }
-        seen.contains(b)
+        label
     }
 
     fn validate_link(&self, i: usize, l: &LinkSpec) -> Check {
@@ -227,7 +238,7 @@ impl Scenario {
         Ok(())
     }
 
-    fn validate_flow(&self, i: usize) -> Check {
+    fn validate_flow(&self, i: usize, components: &HashMap<&str, usize>) -> Check {
         let f = &self.flows[i];
         let p = |s: &str| format!("flows[{i}].{s}");
         for (field, name) in [("src", &f.src), ("dst", &f.dst)] {
@@ -241,7 +252,7 @@ impl Scenario {
         }
         ensure(f.src != f.dst, || p("dst"), format!("{:?}", f.dst), "a host other than `src`")?;
         ensure(
-            self.connected(&f.src, &f.dst),
+            components.get(f.src.as_str()).is_some_and(|c| components.get(f.dst.as_str()) == Some(c)),
             || p("dst"),
             format!("{:?}", f.dst),
             "a host joined to `src` by links, cells or BSSes (no chain of them reaches it)",

@@ -14,6 +14,8 @@ use crate::link::queue::DropTail;
 use crate::link::trace::TraceFiles;
 use crate::link::{Channel, Server};
 use crate::lte::cell::Cell;
+use crate::lte::network::Network;
+use crate::lte::ran::Ran;
 use crate::measure::pcap::PcapWriter;
 use crate::measure::timeseries::Slots;
 use crate::nr::cell::NrCell;
@@ -25,11 +27,12 @@ use crate::tcp::sender::data_overhead_bytes;
 use crate::tcp::{EcnEcho, TcpReceiver, TcpSender};
 use crate::wifi::bss::Bss;
 use crate::RunError;
-use std::collections::{HashSet, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 
 pub(super) fn build(sc: &Scenario, seed: u64) -> Result<World, RunError> {
     sc.validate()?;
-    let node = |name: &str| NodeId(sc.nodes.iter().position(|n| n.id == name).expect("validated") as u32);
+    let index: HashMap<&str, u32> = sc.nodes.iter().enumerate().map(|(i, n)| (n.id.as_str(), i as u32)).collect();
+    let node = |name: &str| NodeId(*index.get(name).expect("validated"));
     let mut channels = Vec::with_capacity(sc.links.len() * 2);
     let mut traces = TraceFiles::default();
     for (i, l) in sc.links.iter().enumerate() {
@@ -45,8 +48,20 @@ pub(super) fn build(sc: &Scenario, seed: u64) -> Result<World, RunError> {
     let slot = SimDuration::from_ms_f64(sc.output.slot_ms);
     let end = SimTime::from_secs_f64(sc.duration_s);
     let mut cells = Vec::with_capacity(sc.cells.len());
-    for (i, c) in sc.cells.iter().enumerate() {
-        cells.push(Cell::build(c, &format!("cells[{i}]"), &node, seed, slot, end)?);
+    if sc.network.is_some() {
+        cells.push(Ran::Network(Box::new(Network::build(sc, &node, seed, slot, end)?)));
+    } else {
+        for (i, c) in sc.cells.iter().enumerate() {
+            cells.push(Ran::Cell(Box::new(Cell::build(c, &format!("cells[{i}]"), &node, seed, slot, end)?)));
+        }
+    }
+    let mut mobile = vec![None; sc.nodes.len()];
+    for (i, r) in cells.iter().enumerate() {
+        for (_, ue) in r.hops() {
+            if r.routing_enb(ue).is_some() {
+                mobile[ue.index()] = Some(CellId(i as u32));
+            }
+        }
     }
     let flow_ac: Vec<_> = sc.flows.iter().map(|f| f.access_category.unwrap_or_default()).collect();
     let bsses: Vec<Bss> = sc.bsses.iter().map(|b| Bss::build(b, &node, flow_ac.clone(), seed, slot, end)).collect();
@@ -86,6 +101,7 @@ pub(super) fn build(sc: &Scenario, seed: u64) -> Result<World, RunError> {
         channels,
         cells_armed: vec![None; cells.len()],
         cells,
+        mobile,
         cell_out: Default::default(),
         bsses_armed: vec![None; bsses.len()],
         bsses,
@@ -162,16 +178,16 @@ fn channel(
     })
 }
 
-/// Every directed hop the network offers: `(from, to, hop)`, channels first, then cells, then BSSes,
+/// Every directed hop the network offers: `(from, to, hop)`, channels first, then cells (a
+/// network's UEs in their first cell; their routes follow them later, `World::route`), then BSSes,
 /// then NR cells.
-fn adjacencies(channels: &[Channel], cells: &[Cell], bsses: &[Bss], nr_cells: &[NrCell]) -> Vec<(NodeId, NodeId, Hop)> {
+fn adjacencies(channels: &[Channel], cells: &[Ran], bsses: &[Bss], nr_cells: &[NrCell]) -> Vec<(NodeId, NodeId, Hop)> {
     let links = channels.iter().enumerate().map(|(i, c)| (c.from, c.to, Hop::Channel(LinkId(i as u32))));
     let radio = cells.iter().enumerate().flat_map(|(i, c)| {
         let cell = CellId(i as u32);
-        let enb = c.enb();
-        c.ue_nodes()
-            .iter()
-            .flat_map(move |&ue| [(enb, ue, Hop::Cell { cell, next: ue }), (ue, enb, Hop::Cell { cell, next: enb })])
+        c.hops().into_iter().flat_map(move |(enb, ue)| {
+            [(enb, ue, Hop::Cell { cell, next: ue }), (ue, enb, Hop::Cell { cell, next: enb })]
+        })
     });
     let wifi = bsses.iter().enumerate().flat_map(|(i, b)| {
         let bss = BssId(i as u32);
@@ -193,20 +209,26 @@ fn adjacencies(channels: &[Channel], cells: &[Cell], bsses: &[Bss], nr_cells: &[
 /// Shortest-hop static routes (BFS from every node; ties go to the hop listed
 /// first, so routes are deterministic). `routes[src][dst]` = first hop.
 fn static_routes(n: usize, hops: &[(NodeId, NodeId, Hop)]) -> Vec<Vec<Option<Hop>>> {
+    // Each node's hops in the order listed: a BFS step reads its own, not every hop.
+    let mut out_hops: Vec<Vec<(NodeId, Hop)>> = vec![Vec::new(); n];
+    for &(from, to, hop) in hops {
+        out_hops[from.index()].push((to, hop));
+    }
     let mut routes = vec![vec![None; n]; n];
+    let mut seen = vec![false; n];
+    let mut q = VecDeque::new();
     for (src, row) in routes.iter_mut().enumerate() {
-        let mut seen = vec![false; n];
+        seen.fill(false);
         seen[src] = true;
-        let mut q = VecDeque::new();
-        for &(from, to, hop) in hops {
-            if from.index() == src && !seen[to.index()] {
+        for &(to, hop) in &out_hops[src] {
+            if !seen[to.index()] {
                 seen[to.index()] = true;
                 row[to.index()] = Some(hop);
                 q.push_back(to.index());
             }
         }
         while let Some(u) = q.pop_front() {
-            for &(_, to, _) in hops.iter().filter(|(from, _, _)| from.index() == u) {
+            for &(to, _) in &out_hops[u] {
                 if !seen[to.index()] {
                     seen[to.index()] = true;
                     row[to.index()] = row[u];

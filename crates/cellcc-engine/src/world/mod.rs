@@ -25,7 +25,8 @@ pub mod resolved;
 use crate::link::channel::Enqueued;
 use crate::link::queue::QueueDiscipline;
 use crate::link::Channel;
-use crate::lte::cell::{Cell, CellEnqueued, CellOutput};
+use crate::lte::cell::{CellEnqueued, CellOutput};
+use crate::lte::ran::Ran;
 use crate::measure::pcap::PcapWriter;
 use crate::measure::timeseries::{FlowSlot, QueueSlot, Slots};
 use crate::nr::cell::NrCell;
@@ -108,7 +109,9 @@ pub struct World {
     nodes: Vec<Node>,
     node_names: Vec<String>,
     channels: Vec<Channel>,
-    cells: Vec<Cell>,
+    cells: Vec<Ran>,
+    /// Per node: the network a UE that may change cell belongs to (its route follows it).
+    mobile: Vec<Option<CellId>>,
     /// The time each cell's wake-up event is scheduled for, if any.
     cells_armed: Vec<Option<SimTime>>,
     /// Reused buffers for what a cell hands back.
@@ -231,6 +234,22 @@ impl World {
 
     #[inline]
     fn route(&self, node: NodeId, dst: NodeId) -> Hop {
+        // A UE of a network is reached through the eNB serving it now, and leaves through it.
+        if let Some(ran) = self.mobile[dst.index()] {
+            let network = &self.cells[ran.index()];
+            if network.is_network_enb(node) {
+                return Hop::Cell { cell: ran, next: dst };
+            }
+            return self.static_route(node, network.routing_enb(dst).expect("a network's UE"));
+        }
+        if let Some(ran) = self.mobile[node.index()] {
+            let via = self.cells[ran.index()].routing_enb(node).expect("a network's UE");
+            return Hop::Cell { cell: ran, next: via };
+        }
+        self.static_route(node, dst)
+    }
+
+    fn static_route(&self, node: NodeId, dst: NodeId) -> Hop {
         self.nodes[node.index()].routes[dst.index()].expect("routes were checked at build")
     }
 

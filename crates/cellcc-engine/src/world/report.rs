@@ -134,7 +134,22 @@ pub fn collect(mut w: World) -> RunOutput {
     for c in &mut w.cells {
         c.finish(end);
     }
-    out.lte = crate::lte::cell::lte_table(w.cells.iter().flat_map(|c| c.slots()));
+    let mut rows = Vec::new();
+    let mut serving: &[String] = &[];
+    for c in &w.cells {
+        let (r, names) = c.slots();
+        rows.extend(r);
+        if !names.is_empty() {
+            serving = names;
+        }
+    }
+    out.lte = crate::lte::cell::lte_table(rows.into_iter(), serving);
+    // Without a network the table is empty, with its columns (a Parquet file needs one).
+    out.handovers = w
+        .cells
+        .iter()
+        .find_map(|c| c.handovers())
+        .unwrap_or_else(|| crate::lte::network::handovers_table(&[], &[], &[]));
     out.wifi = crate::wifi::bss::wifi_table(w.bsses.iter().flat_map(|b| b.slots()));
     for c in &mut w.nr_cells {
         c.finish(end);

@@ -35,6 +35,10 @@ pub struct Resolved {
     /// Every LTE cell as it runs (absent without cells).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub cells: Vec<Value>,
+    /// The network as it runs: its channel with the derived defaults, its handover with the
+    /// profile's (absent without a network).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub network: Option<Value>,
     /// Every BSS as it runs (absent without BSSes).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub bsses: Vec<Value>,
@@ -126,6 +130,15 @@ pub fn resolve(sc: &Scenario) -> Result<Resolved, RunError> {
         flows,
         links: sc.links.iter().map(link).collect(),
         cells: sc.cells.iter().map(cell).collect(),
+        network: sc.network.as_ref().map(|n| {
+            let profile = sc.cells.first().map(|c| c.profile).unwrap_or_default();
+            let mut v = serde_json::json!({
+                "channel": n.channel.with_derived_defaults(),
+                "handover": n.handover.resolve(profile),
+            });
+            drop_unset(&mut v);
+            v
+        }),
         bsses: sc.bsses.iter().map(bss).collect(),
         nr_cells: sc.nr_cells.iter().map(nr_cell).collect(),
         output: ResolvedOutput { slot_ms: sc.output.slot_ms, cwnd_trace, rtt_trace },

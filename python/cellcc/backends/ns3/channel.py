@@ -283,8 +283,11 @@ def mobility_line(j: int, placement: dict, path: str) -> str:
     )
 
 
-def _fading(ch: dict, cell: dict, n_rbs: int, duration_s: float, warmup_s: float, path: str, interfered: bool) -> tuple:
-    """The `fading` record and the trace run.py writes, or ([], None) without fading."""
+def _fading(
+    ch: dict, cell: dict, n_rbs: int, duration_s: float, warmup_s: float, path: str, interfered: bool, several: bool
+) -> tuple:
+    """The `fading` record and the trace run.py writes, or ([], None) without fading. `several`: the
+    UEs have links to several eNBs of their own (a network), each faded from the one trace."""
     profile = (ch.get("fading") or {}).get("profile", "none")
     if profile == "none":
         return [], None, []
@@ -296,7 +299,7 @@ def _fading(ch: dict, cell: dict, n_rbs: int, duration_s: float, warmup_s: float
             "inter-carrier interference, which LENA does not model (its fading trace holds per-RB gains only)",
         )
     channel_json = json.dumps(ch)
-    if len(cell["ues"]) == 1 and not interfered:
+    if len(cell["ues"]) == 1 and not interfered and not several:
         # LENA's offset is uniform in [1, (TraceLength - WindowSize) ms] = [1, 1]; WindowSize covers the run,
         # so the window never moves and ns-3 time T ms reads sample 1 + T = engine TTI T - warm-up.
         lead = 1 + round(warmup_s * 1e3)
@@ -330,12 +333,14 @@ def channel_plan(
     duration_s: float,
     warmup_s: float,
     replay_fading: bool = False,
+    several_enbs: bool = False,
 ) -> ChannelPlan:
     """Records of a cell with a channel model: `chan`, path-loss and antenna objects, fading; the
     UEs' placement is `ue_placement_lines`. Values come from the engine's resolved view of the
     cell (`resolved_cell`), so an absent field means the engine's default here too.
     `replay_fading`: the one-UE trace layout even with interfering cells (the diagnostic
-    `fading=replay`, which fades the serving eNB's links only)."""
+    `fading=replay`, which fades the serving eNB's links only). `several_enbs`: a network's, whose
+    every UE has a link to each eNB (LENA's trace layout for several links, never the one-UE replay)."""
     ch, p = resolved_cell["channel"], f"{path}.channel"
     pathloss, shadowing, enb = ch["pathloss"], ch.get("shadowing"), ch["enb"]
     if shadowing is not None and pathloss["model"] != "itu_r1411_hybrid":
@@ -370,7 +375,7 @@ def channel_plan(
     ]
     icell_lines, notes = interferer_lines(cell["channel"], n_rbs, p)
     interfered = bool(icell_lines) and not replay_fading
-    fading_lines, trace, fading_notes = _fading(ch, cell, n_rbs, duration_s, warmup_s, p, interfered)
+    fading_lines, trace, fading_notes = _fading(ch, cell, n_rbs, duration_s, warmup_s, p, interfered, several_enbs)
     lines += icell_lines + fading_lines
     notes += fading_notes
     if shadowing is not None:

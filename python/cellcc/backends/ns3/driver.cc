@@ -15,6 +15,7 @@
 //!   epc, cell, rlc, ue, move                    (the LTE cell: see lte.cc)
 //!   chan, object, attr, fading, mobility        (its channel model: see channel.cc)
 //!   interference, icell                         (its interfering cells: see interferers.cc)
+//!   net, nenb, nue                              (a network of cells with handover: see lte.cc)
 //!   diag                                        (diagnostic options, never by default: diag.cc)
 //!   bss, sta                                    (the Wi-Fi BSS: see wifi.cc)
 //!   flow idx= src= dst= transport=tcp|udp app=bulk|finite|rate_limited|cbr bytes= rate_bps=
@@ -442,7 +443,8 @@ Sort(const std::vector<Record>& records)
                                               {"chan", &p.lte.chan},
                                               {"fading", &p.lte.fading},
                                               {"interference", &p.lte.interference},
-                                              {"diag", &p.lte.diag}};
+                                              {"diag", &p.lte.diag},
+                                              {"net", &p.lte.net}};
     std::map<std::string, std::vector<const Record*>*> many{{"node", &p.nodes},
                                                             {"link", &p.links},
                                                             {"change", &p.changes},
@@ -453,6 +455,8 @@ Sort(const std::vector<Record>& records)
                                                             {"attr", &p.lte.attrs},
                                                             {"mobility", &p.lte.mobility},
                                                             {"icell", &p.lte.icells},
+                                                            {"nenb", &p.lte.nenbs},
+                                                            {"nue", &p.lte.nues},
                                                             {"flow", &p.flows},
                                                             {"sta", &p.stas}};
     for (const Record& r : records)
@@ -642,6 +646,7 @@ Run(const std::vector<Record>& records, const std::string& dir)
     Simulator::Run();
     WriteFlows(dir, w, monitor, cls);
     WriteInterference(dir);
+    CloseNetworkTraces(lte);
     for (FILE* f : {cwndOut, rttOut, slotsOut, queuesOut, lteOut, wifiOut})
     {
         std::fclose(f);

@@ -128,7 +128,9 @@ struct LtePlanRecords
     const Record* interference = nullptr;
     /// Diagnostic options (diag.cc); absent in every ordinary run.
     const Record* diag = nullptr;
-    std::vector<const Record*> ues, moves, objects, attrs, mobility, icells;
+    /// A network of cells with handover (lte.py `network_lines`): its settings, eNBs and UEs.
+    const Record* net = nullptr;
+    std::vector<const Record*> ues, moves, objects, attrs, mobility, icells, nenbs, nues;
 };
 
 // lte.cc
@@ -197,6 +199,8 @@ void StartCell(World* w, LteCell* lte);
 Ipv4Address UeNetwork(LteCell* lte);
 Ipv4Mask UeMask();
 void FreeLte(LteCell* lte);
+/// A network's handovers.csv and measurements.csv, complete.
+void CloseNetworkTraces(LteCell* lte);
 
 } // namespace cellcc
 

@@ -6,6 +6,9 @@
 //!   rlc  mode=um|am tx_buffer_bytes= t_reordering_s= [t_poll_retransmit_s= t_status_prohibit_s=]
 //!   ue   idx= node= distance_m= angle_rad= tx_power_dbm=
 //!   move ue= at_s= distance_m=                  (the UE steps radially: a new SINR)
+//!   net  hysteresis_db= time_to_trigger_ms=      (a network, network.py: A3 handover between cells)
+//!   nenb cell= node= x_m= y_m= [orientation_deg=] (each cell's eNB; the `chan` record's height, powers, antenna)
+//!   nue  ue= cell=                                (the cell a UE attaches to; `ue`/`mobility` place it)
 //!
 //! Without a channel model: path loss is LteHelper's default Friis model, set explicitly; no
 //! fading, no shadowing, one cell (so no interference): the SINR a UE sees is fixed by its
@@ -61,6 +64,13 @@ struct LteCell
     std::vector<std::array<LteSlot, 2>> slots;
     std::map<uint16_t, size_t> ueOfRnti;
     uint8_t lastRv = kLastHarqRv;
+    /// A network (`net` record): every cell's eNB, in plan order, and its LENA cell id.
+    std::vector<Ptr<Node>> enbs;
+    std::vector<uint16_t> cellIds;
+    /// A network's UE by (serving cell id, RNTI): an RNTI is a cell's, and a handover changes it.
+    std::map<std::pair<uint16_t, uint16_t>, size_t> ueOfCellRnti;
+    FILE* handoversOut = nullptr;
+    FILE* measurementsOut = nullptr;
 };
 
 namespace
@@ -150,6 +160,14 @@ OnDlTb(LteCell* lte, size_t ue, PhyReceptionStatParameters p)
 void
 OnUlTb(LteCell* lte, PhyReceptionStatParameters p)
 {
+    if (!lte->enbs.empty())
+    {
+        if (auto it = lte->ueOfCellRnti.find({p.m_cellId, p.m_rnti}); it != lte->ueOfCellRnti.end())
+        {
+            CountTb(lte, lte->slots[it->second][kUl], p);
+        }
+        return;
+    }
     if (auto it = lte->ueOfRnti.find(p.m_rnti); it != lte->ueOfRnti.end())
     {
         CountTb(lte, lte->slots[it->second][kUl], p);
@@ -173,8 +191,168 @@ WatchPhy(LteCell* lte)
         phy->GetDlSpectrumPhy()->TraceConnectWithoutContext("DlPhyReception", MakeBoundCallback(&OnDlTb, lte, j));
         phy->TraceConnectWithoutContext("ReportCurrentCellRsrpSinr", MakeBoundCallback(&OnSinr, lte, j));
     }
-    auto enbPhy = DynamicCast<LteEnbNetDevice>(lte->enbDevs.Get(0))->GetPhy();
-    enbPhy->GetUlSpectrumPhy()->TraceConnectWithoutContext("UlPhyReception", MakeBoundCallback(&OnUlTb, lte));
+    for (uint32_t e = 0; e < (lte->enbs.empty() ? 1 : lte->enbDevs.GetN()); e++)
+    {
+        auto enbPhy = DynamicCast<LteEnbNetDevice>(lte->enbDevs.Get(e))->GetPhy();
+        enbPhy->GetUlSpectrumPhy()->TraceConnectWithoutContext("UlPhyReception", MakeBoundCallback(&OnUlTb, lte));
+    }
+}
+
+// A network (`net`, `nenb`, `nue` records; network.py): the cells' eNBs on one
+// channel, X2 between every pair (LteHelper::AddX2Interface), handover by
+// A3RsrpHandoverAlgorithm (TS 36.331 event A3 with LENA's hysteresis and time to trigger), UEs
+// placed and moving as a cell's channel UEs (channel.cc PlaceChannelUe). Traces: handovers.csv (`report`: the serving eNB received a
+// measurement report, LteEnbRrc RecvMeasurementReport; `start`: the UE received the handover
+// command, LteUeRrc HandoverStart; `end`: it completed random access at the target,
+// LteUeRrc HandoverEndOk) and measurements.csv (every layer 1 sample, LteUePhy
+// ReportUeMeasurements: the RSRP each UE's RRC filters).
+
+/// The plan's cell index of LENA cell `cellId`.
+size_t
+CellOf(const LteCell* lte, uint16_t cellId)
+{
+    for (size_t c = 0; c < lte->cellIds.size(); c++)
+    {
+        if (lte->cellIds[c] == cellId)
+        {
+            return c;
+        }
+    }
+    throw std::runtime_error("no cell with LENA cell id " + std::to_string(cellId));
+}
+
+/// LteHelper numbers IMSIs from 1 in the order UEs are installed: the network's UEs in one call.
+size_t
+UeOfImsi(const LteCell* lte, uint64_t imsi)
+{
+    if (imsi == 0 || imsi > lte->ues.size())
+    {
+        throw std::runtime_error("no UE with IMSI " + std::to_string(imsi));
+    }
+    return imsi - 1;
+}
+
+void
+OnMeasurement(LteCell* lte, size_t ue, uint16_t, uint16_t cellId, double rsrpDbm, double, bool, uint8_t)
+{
+    if (Simulator::Now() >= g_t0)
+    {
+        std::fprintf(lte->measurementsOut,
+                     "%lld,%zu,%zu,%.9g\n",
+                     static_cast<long long>(NowNs()),
+                     ue,
+                     CellOf(lte, cellId),
+                     rsrpDbm);
+    }
+}
+
+void
+WriteHandoverEvent(LteCell* lte, const char* kind, size_t ue, uint16_t cellId, long long target)
+{
+    std::fprintf(lte->handoversOut,
+                 "%s,%lld,%zu,%zu,%lld\n",
+                 kind,
+                 static_cast<long long>(NowNs()),
+                 ue,
+                 CellOf(lte, cellId),
+                 target < 0 ? -1 : static_cast<long long>(CellOf(lte, static_cast<uint16_t>(target))));
+}
+
+void
+OnReport(LteCell* lte, uint64_t imsi, uint16_t cellId, uint16_t, LteRrcSap::MeasurementReport)
+{
+    WriteHandoverEvent(lte, "report", UeOfImsi(lte, imsi), cellId, -1);
+}
+
+void
+OnHandoverStart(LteCell* lte, uint64_t imsi, uint16_t cellId, uint16_t, uint16_t target)
+{
+    WriteHandoverEvent(lte, "start", UeOfImsi(lte, imsi), cellId, target);
+}
+
+void
+OnConnected(LteCell* lte, uint64_t imsi, uint16_t cellId, uint16_t rnti)
+{
+    lte->ueOfCellRnti[{cellId, rnti}] = UeOfImsi(lte, imsi);
+}
+
+void
+OnHandoverEnd(LteCell* lte, uint64_t imsi, uint16_t cellId, uint16_t rnti)
+{
+    OnConnected(lte, imsi, cellId, rnti);
+    WriteHandoverEvent(lte, "end", UeOfImsi(lte, imsi), cellId, -1);
+}
+
+void
+BuildNetwork(World& w, LteCell* lte, const LtePlanRecords& r, const std::string& dir)
+{
+    const Record& net = *r.net;
+    Ptr<LteHelper> h = lte->helper;
+    h->SetHandoverAlgorithmType("ns3::A3RsrpHandoverAlgorithm");
+    h->SetHandoverAlgorithmAttribute("Hysteresis", DoubleValue(net.Num("hysteresis_db")));
+    h->SetHandoverAlgorithmAttribute("TimeToTrigger", TimeValue(MilliSeconds(net.U64("time_to_trigger_ms"))));
+    NodeContainer enbNodes;
+    for (const Record* e : r.nenbs)
+    {
+        Ptr<Node> n = w.nodes.Get(e->U64("node"));
+        Place(n, Vector(e->Num("x_m"), e->Num("y_m"), r.chan->Num("enb_z_m")));
+        lte->enbs.push_back(n);
+        enbNodes.Add(n);
+        // A sector's antenna: the helper's model (channel.cc SetUpChannel) turned to its site's boresight.
+        if (e->fields.count("orientation_deg"))
+        {
+            h->SetEnbAntennaModelAttribute("Orientation", DoubleValue(e->Num("orientation_deg")));
+        }
+        lte->enbDevs.Add(h->InstallEnbDevice(NodeContainer(n)));
+    }
+    lte->enb = lte->enbs.front();
+    for (uint32_t c = 0; c < lte->enbDevs.GetN(); c++)
+    {
+        lte->cellIds.push_back(DynamicCast<LteEnbNetDevice>(lte->enbDevs.Get(c))->GetCellId());
+    }
+    NodeContainer ueNodes;
+    for (size_t j = 0; j < r.ues.size(); j++)
+    {
+        Ptr<Node> n = w.nodes.Get(r.ues[j]->U64("node"));
+        PlaceChannelUe(n, *r.ues[j], *r.mobility.at(j));
+        lte->ues.push_back(n);
+        ueNodes.Add(n);
+    }
+    lte->ueDevs = h->InstallUeDevice(ueNodes);
+    lte->epc->AssignUeIpv4Address(lte->ueDevs);
+    for (size_t j = 0; j < r.ues.size(); j++)
+    {
+        auto routing = Ipv4StaticRoutingHelper().GetStaticRouting(lte->ues[j]->GetObject<Ipv4>());
+        routing->SetDefaultRoute(lte->epc->GetUeDefaultGatewayAddress(), 1);
+        h->Attach(lte->ueDevs.Get(j), lte->enbDevs.Get(r.nues.at(j)->U64("cell")));
+    }
+    h->AddX2Interface(enbNodes);
+    lte->lastRv = r.cell->Str("harq") == "1" ? kLastHarqRv : 0;
+    WatchPhy(lte);
+    lte->handoversOut = std::fopen((dir + "/handovers.csv").c_str(), "w");
+    lte->measurementsOut = std::fopen((dir + "/measurements.csv").c_str(), "w");
+    if (!lte->handoversOut || !lte->measurementsOut)
+    {
+        throw std::runtime_error("cannot write handovers.csv or measurements.csv");
+    }
+    std::fprintf(lte->handoversOut, "kind,t_ns,ue,cell,target\n");
+    std::fprintf(lte->measurementsOut, "t_ns,ue,cell,rsrp_dbm\n");
+    for (size_t j = 0; j < r.ues.size(); j++)
+    {
+        auto dev = DynamicCast<LteUeNetDevice>(lte->ueDevs.Get(j));
+        dev->GetPhy()->TraceConnectWithoutContext("ReportUeMeasurements",
+                                                  MakeBoundCallback(&OnMeasurement, lte, j));
+        auto rrc = dev->GetRrc();
+        rrc->TraceConnectWithoutContext("ConnectionEstablished", MakeBoundCallback(&OnConnected, lte));
+        rrc->TraceConnectWithoutContext("HandoverStart", MakeBoundCallback(&OnHandoverStart, lte));
+        rrc->TraceConnectWithoutContext("HandoverEndOk", MakeBoundCallback(&OnHandoverEnd, lte));
+    }
+    for (uint32_t c = 0; c < lte->enbDevs.GetN(); c++)
+    {
+        DynamicCast<LteEnbNetDevice>(lte->enbDevs.Get(c))
+            ->GetRrc()
+            ->TraceConnectWithoutContext("RecvMeasurementReport", MakeBoundCallback(&OnReport, lte));
+    }
 }
 
 } // namespace
@@ -270,6 +448,11 @@ BuildCell(World& w, LteCell* lte, const LtePlanRecords& r, const std::string& di
     {
         SetUpChannel(h, r, dir);
     }
+    if (r.net)
+    {
+        BuildNetwork(w, lte, r, dir);
+        return;
+    }
     lte->enb = w.nodes.Get(cell.U64("enb"));
     Place(lte->enb, r.chan ? EnbPosition(*r.chan) : Vector(0, 0, 0));
     if (r.diag)
@@ -332,7 +515,6 @@ BuildCell(World& w, LteCell* lte, const LtePlanRecords& r, const std::string& di
 void
 StartCell(World* w, LteCell* lte)
 {
-    std::string enbDevices = "/NodeList/" + std::to_string(lte->enb->GetId()) + "/DeviceList/*";
     for (size_t j = 0; j < lte->ues.size(); j++)
     {
         auto rrc = DynamicCast<LteUeNetDevice>(lte->ueDevs.Get(j))->GetRrc();
@@ -341,6 +523,9 @@ StartCell(World* w, LteCell* lte)
             throw std::runtime_error("UE " + std::to_string(j) + " did not attach during the warm-up");
         }
         lte->ueOfRnti[rrc->GetRnti()] = j;
+        // A network's UE: its serving eNB's RLC entity (the one a handover replaces goes uncounted).
+        Ptr<Node> enb = lte->enbs.empty() ? lte->enb : lte->enbs[CellOf(lte, rrc->GetCellId())];
+        std::string enbDevices = "/NodeList/" + std::to_string(enb->GetId()) + "/DeviceList/*";
         std::string bearers = "/DataRadioBearerMap/*/LteRlc/TxDrop";
         std::string ul = "/NodeList/" + std::to_string(lte->ues[j]->GetId()) + "/DeviceList/*/LteUeRrc" + bearers;
         std::string dl = enbDevices + "/LteEnbRrc/UeMap/" + std::to_string(rrc->GetRnti()) + bearers;
@@ -352,6 +537,23 @@ StartCell(World* w, LteCell* lte)
     for (auto& ue : lte->slots)
     {
         ue = {};
+    }
+}
+
+void
+CloseNetworkTraces(LteCell* lte)
+{
+    if (!lte)
+    {
+        return;
+    }
+    for (FILE** f : {&lte->handoversOut, &lte->measurementsOut})
+    {
+        if (*f)
+        {
+            std::fclose(*f);
+            *f = nullptr;
+        }
     }
 }
 

@@ -108,8 +108,8 @@ class LtePlan:
     lines: list[str]
     #: Node ids the EPC / LENA builds (role per node: "pgw", "enb", "ue").
     roles: dict[str, str]
-    #: Index of the S1-U link in `links` (built by the EPC helper, not as a plain link).
-    s1u_link: int
+    #: Indices of the S1-U links in `links` (built by the EPC helper, not as plain links).
+    s1u_links: list[int]
     mtu_bytes: int
     notes: list[str] = field(default_factory=list)
     #: The fading trace run.py writes for the driver (a channel with fast fading), else None.
@@ -450,4 +450,4 @@ def lte_plan(
     if chan is not None:
         notes += _dl_mcs_note(rc, path)
     roles = {gateway: "pgw", c["enb"]: "enb", **dict.fromkeys(ue_ids, "ue")}
-    return LtePlan(lines, roles, s1u, int(c.get("mtu_bytes") or 1500), notes, chan.fading if chan else None)
+    return LtePlan(lines, roles, [s1u], int(c.get("mtu_bytes") or 1500), notes, chan.fading if chan else None)

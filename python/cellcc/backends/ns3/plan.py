@@ -12,7 +12,7 @@ Mapping (ns-3 3.44):
   `SetDataRate`; routes by `Ipv4GlobalRoutingHelper`, or, with an LTE cell, static routes
   computed here (shortest path in hops, lowest link index first): ns-3's global routing asserts
   on LENA's devices (GlobalRouter::DiscoverLSAs, "unknown link type").
-- the LTE cell -> LENA and its EPC: see lte.py.
+- the LTE cell -> LENA and its EPC: see lte.py; a network of cells with handover: network.py.
 - the Wi-Fi BSS -> ns-3's 802.11ac on SpectrumWifiPhy: see wifi.py.
 - flows -> the driver's own sender (bulk, finite, rate-limited over TCP; CBR over UDP) and sink;
   CCAs by TypeId (`NS3_CCAS`); TCP options as `TcpSocket`/`TcpSocketBase` attributes.
@@ -38,6 +38,7 @@ from ...scenario import with_absolute_paths
 from ..plan import DEFAULT_CCA, DEFAULT_MTU_BYTES, DEFAULT_QUEUE
 from .channel import FadingTrace
 from .lte import ATTACH_WARMUP_S, as_lena, lte_plan
+from .network import network_plan
 from .records import NotSupported, record
 from .wifi import ASSOC_WARMUP_S, wifi_plan
 
@@ -132,6 +133,10 @@ class Ns3Plan:
     ue_ids: list[str] = field(default_factory=list)
     #: The fading trace the driver reads (a cell channel with fast fading): run.py writes it.
     fading: FadingTrace | None = None
+    #: Per UE (as `ue_ids`), the cell it starts in (a network's UEs are in several), and every
+    #: cell's id in plan order (the driver's cell indices).
+    ue_cells: list[str] = field(default_factory=list)
+    cell_ids: list[str] = field(default_factory=list)
     #: The BSS's id and its stations' node ids in plan order (the driver numbers them 1..n).
     bss_id: str | None = None
     sta_ids: list[str] = field(default_factory=list)
@@ -397,7 +402,10 @@ def plan(sc: dict, seed: int | None = None, base_dir: Path | None = None, replay
     resolved = functools.cache(lambda: resolved_view(sc, base_dir))
     if sc.get("cells") and sc.get("bsses"):
         raise NotSupported("bsses", f"{len(sc['bsses'])} BSS(es)", "none beside an LTE cell (one medium per ns-3 plan)")
-    cell = lte_plan(sc, resolved, node_index, base_dir, replay_fading) if sc.get("cells") else None
+    if sc.get("network"):
+        cell = network_plan(sc, resolved, node_index)
+    else:
+        cell = lte_plan(sc, resolved, node_index, base_dir, replay_fading) if sc.get("cells") else None
     bss = wifi_plan(sc, node_index) if sc.get("bsses") else None
     roles = cell.roles if cell else {}
     if bss:
@@ -414,7 +422,7 @@ def plan(sc: dict, seed: int | None = None, base_dir: Path | None = None, replay
         *(bss.lines if bss else []),
     ]
     names = {}
-    wired = [i for i in range(len(sc["links"])) if not cell or i != cell.s1u_link]
+    wired = [i for i in range(len(sc["links"])) if not cell or i not in cell.s1u_links]
     for i in wired:
         link = sc["links"][i]
         lines += _link_lines(i, link, node_index)
@@ -440,8 +448,10 @@ def plan(sc: dict, seed: int | None = None, base_dir: Path | None = None, replay
     if not cell:
         return Ns3Plan(text, duration, slot_ms, seed, flows, names, notes)
     c = sc["cells"][0]
-    ue_ids = [u["node"] for u in c["ues"]]
-    return Ns3Plan(text, duration, slot_ms, seed, flows, names, notes, c["id"], ue_ids, cell.fading)
+    ue_ids = [u["node"] for each in sc["cells"] for u in each["ues"]]
+    ue_cells = [each["id"] for each in sc["cells"] for _ in each["ues"]]
+    cell_ids = [each["id"] for each in sc["cells"]]
+    return Ns3Plan(text, duration, slot_ms, seed, flows, names, notes, c["id"], ue_ids, cell.fading, ue_cells, cell_ids)
 
 
 def _tcp_notes(sc: dict, resolved: Callable[[], dict]) -> list[str]:

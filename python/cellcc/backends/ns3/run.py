@@ -46,7 +46,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from cellcc.result import LTE_COLUMNS, WIFI_COLUMNS
+from cellcc.result import HANDOVER_COLUMNS, LTE_COLUMNS, WIFI_COLUMNS
 
 from ..output import BackendRunOutput
 from ..tables import percentile
@@ -120,8 +120,10 @@ def run(scenario: dict | str, seed: int | None = None, base_dir: Path | None = N
             raise RuntimeError(f"ns-3 driver failed: {(proc.stderr or proc.stdout).strip()[-2000:]}")
         names = ("flows", "slots", "cwnd", "rtt", "queues", "lte", "wifi")
         raw = {name: pd.read_csv(out / f"{name}.csv") for name in names}
+        network = {n: pd.read_csv(out / f"{n}.csv") for n in NETWORK_TRACES if (out / f"{n}.csv").exists()}
         summary = json.loads((out / "summary.json").read_text())
-        if p.cell_id is not None:
+        # A network's driver writes no SINR probes (sinr.csv): its cells interfere as cells.
+        if p.cell_id is not None and (out / "sinr.csv").exists():
             summary |= interference_summary(out, p.ue_ids, float(sc["duration_s"]))
     notes = [*p.notes, f"diagnostic run: {diag.strip()}"] if diag else list(p.notes)
     if ns3_defaults := os.environ.get(NS3_DEFAULTS_ENV):
@@ -129,6 +131,10 @@ def run(scenario: dict | str, seed: int | None = None, base_dir: Path | None = N
     summary |= {"backend": "ns3", "seed": p.seed, "wall_s": wall_s, "notes": notes}
     if p.cell_id is not None:
         summary["lte_dl_sinr_db"] = mean_sinr_db(p, raw["lte"])
+    handovers = handovers_table(p, network["handovers"]) if "handovers" in network else None
+    lte = lte_table(p, raw["lte"])
+    if handovers is not None:
+        lte = with_serving_cells(p, lte, handovers)
     return BackendRunOutput(
         summary=summary,
         flows=flows_table(p, raw["flows"], raw["rtt"]),
@@ -136,8 +142,10 @@ def run(scenario: dict | str, seed: int | None = None, base_dir: Path | None = N
         queues=queues_table(p, raw["queues"]),
         cwnd=cwnd_table(p, raw["cwnd"]),
         rtt=rtt_table(p, raw["rtt"]),
-        lte=lte_table(p, raw["lte"]),
+        lte=lte,
         wifi=wifi_table(p, raw["wifi"]),
+        **({"handovers": handovers} if handovers is not None else {}),
+        **({"measurements": measurements_table(p, network["measurements"])} if "measurements" in network else {}),
     )
 
 
@@ -338,7 +346,7 @@ def lte_table(p: Ns3Plan, raw: pd.DataFrame) -> pd.DataFrame:
     tbs = raw["tbs"].to_numpy(dtype=float)
     df = pd.DataFrame(
         {
-            "cell": p.cell_id,
+            "cell": raw["ue"].map(dict(enumerate(p.ue_cells))) if p.ue_cells else p.cell_id,
             "ue": raw["ue"].map(dict(enumerate(p.ue_ids))),
             "dir": raw["dir"].map(dict(enumerate(DIRECTIONS))),
             # A sample at time t closes the slot that started one slot earlier.
@@ -365,6 +373,65 @@ def lte_table(p: Ns3Plan, raw: pd.DataFrame) -> pd.DataFrame:
         }
     )
     return df.sort_values(["ue", "dir", "t_s"], kind="stable").reset_index(drop=True)[list(LTE_COLUMNS)]
+
+
+#: A network's traces (lte.cc BuildNetwork): handover events and layer 1 RSRP samples.
+NETWORK_TRACES = ("handovers", "measurements")
+
+
+def handovers_table(p: Ns3Plan, raw: pd.DataFrame) -> pd.DataFrame:
+    """The engine's `handovers` table from LENA's events: a row per handover command at the UE
+    (`start`, LteUeRrc HandoverStart), its interruption until the UE completed random access at
+    the target (`end`, HandoverEndOk); LENA traces no SDU counts (NaN)."""
+    cells = p.cell_ids
+    rows = []
+    for ue, ev in raw.sort_values("t_ns", kind="stable").groupby("ue", sort=True):
+        start = None
+        for e in ev.itertuples():
+            if e.kind == "start":
+                start = e
+            elif e.kind == "end" and start is not None:
+                rows.append((start.t_ns, ue, start.cell, start.target, (e.t_ns - start.t_ns) / 1e6))
+                start = None
+        if start is not None:
+            rows.append((start.t_ns, ue, start.cell, start.target, NAN))
+    rows.sort()
+    df = pd.DataFrame(
+        {
+            "t_s": [r[0] / NS_PER_S for r in rows],
+            "ue": [p.ue_ids[int(r[1])] for r in rows],
+            "source": [cells[int(r[2])] for r in rows],
+            "target": [cells[int(r[3])] for r in rows],
+            "interruption_ms": [r[4] for r in rows],
+            "forwarded_sdus": NAN,
+            "lost_sdus": NAN,
+        },
+        columns=HANDOVER_COLUMNS,
+    )
+    return df
+
+
+def measurements_table(p: Ns3Plan, raw: pd.DataFrame) -> pd.DataFrame:
+    """Every layer 1 RSRP sample of LENA's UEs (LteUePhy ReportUeMeasurements), in the columns
+    of `network.handover.measurements` (ids, scenario time)."""
+    cells = p.cell_ids
+    return pd.DataFrame(
+        {
+            "t_s": raw["t_ns"].to_numpy() / NS_PER_S,
+            "ue": raw["ue"].map(dict(enumerate(p.ue_ids))),
+            "cell": raw["cell"].map(dict(enumerate(cells))),
+            "rsrp_dbm": raw["rsrp_dbm"].to_numpy(dtype=float),
+        }
+    )
+
+
+def with_serving_cells(p: Ns3Plan, lte: pd.DataFrame, handovers: pd.DataFrame) -> pd.DataFrame:
+    """Each `lte` row's `cell`: the one serving the UE at the slot's end (as the engine's)."""
+    lte = lte.copy()
+    slot_end = lte["t_s"] + p.slot_ms / 1e3
+    for h in handovers.itertuples():
+        lte.loc[(lte["ue"] == h.ue) & (slot_end > h.t_s), "cell"] = h.target
+    return lte
 
 
 def wifi_table(p: Ns3Plan, raw: pd.DataFrame) -> pd.DataFrame:

@@ -15,6 +15,7 @@
 //! A cell with no data, no HARQ process busy and no RLC timer has no deadline:
 //! idle TTIs cost nothing.
 
+mod active;
 pub(crate) mod sdu_store;
 mod stats;
 mod tti;
@@ -32,7 +33,8 @@ use crate::lte::config::{CellConfig, CqiConfig};
 use crate::packet::PacketId;
 use crate::scenario::{CellSpec, SinrSpec};
 use crate::sim::{NodeId, SimDuration, SimTime, NS_PER_MS};
-use ue::UeContext;
+use active::ActiveUes;
+pub use ue::{RadioLink, UeContext};
 
 /// LTE FDD subframe: the TTI (TS 36.211 §4.1).
 pub const TTI: SimDuration = SimDuration::from_ms(1);
@@ -58,12 +60,14 @@ pub struct Cell {
     pub name: String,
     enb: NodeId,
     ue_nodes: Vec<NodeId>,
+    /// Per node index, the UE it is in this cell, if any (an enqueue finds its bearer at once).
+    ue_of_node: Vec<Option<UeIndex>>,
     ue_names: Vec<String>,
     mtu_bytes: u32,
     n_rbs: u32,
     cqi: CqiConfig,
     control_errors: bool,
-    ues: Vec<UeContext>,
+    ues: UeSlots,
     macs: tti::Macs,
     sinr: Box<dyn SinrSource>,
     /// Scratch: one linear SINR per RB.
@@ -72,11 +76,68 @@ pub struct Cell {
     last_tti: Option<SimTime>,
     /// When the cell next needs waking: recomputed after each wake-up, lowered by enqueues.
     deadline: Option<SimTime>,
-    /// The earliest RLC timer of any UE (admissions start none, so only wake-ups move it).
-    rlc_deadline: Option<SimTime>,
+    /// The UEs with work and every UE's RLC timers (admissions start none, so only wake-ups
+    /// move the timers).
+    active: ActiveUes,
+    /// Scratch: the UEs a TTI or a timer wake-up visits.
+    list: Vec<u32>,
+    /// Per UE index, the last TTI that visited it in this cell: a UE visited the TTI before
+    /// missed nothing and has nothing to catch up on.
+    last_visit: Vec<Option<SimTime>>,
+    /// The first TTI the cell ran: the downlink CQI reports of UEs idle since then follow a
+    /// grid of report periods from it.
+    first_tti: Option<SimTime>,
+    /// A cell of a network: its TTI runs in two halves (every cell schedules, then every cell
+    /// decodes, with the others' transmissions known), its UE indices are the network's.
+    network: bool,
+    /// In a network, this cell's index among its cells.
+    index: u16,
+    /// In a network, the transport blocks scheduled this TTI, decoded in its second half.
+    on_air: Vec<tti::OnAir>,
     /// The end of the run: a TTI starting there would fall outside every time-series slot.
     end: SimTime,
     now: SimTime,
+}
+
+/// A cell's UE contexts by UE index: all of them (a lone cell), or those of the network's UEs
+/// attached to this cell (the others are `None`; a UE's context moves between cells).
+pub struct UeSlots(Vec<Option<Box<UeContext>>>);
+
+impl std::ops::Index<usize> for UeSlots {
+    type Output = UeContext;
+    fn index(&self, i: usize) -> &UeContext {
+        self.0[i].as_deref().expect("the pipeline visits only UEs attached to the cell")
+    }
+}
+
+impl std::ops::IndexMut<usize> for UeSlots {
+    fn index_mut(&mut self, i: usize) -> &mut UeContext {
+        self.0[i].as_deref_mut().expect("the pipeline visits only UEs attached to the cell")
+    }
+}
+
+impl UeSlots {
+    /// UE indices, attached or not.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The UEs attached, with their index.
+    pub fn attached(&self) -> impl Iterator<Item = (usize, &UeContext)> {
+        self.0.iter().enumerate().filter_map(|(i, u)| u.as_deref().map(|u| (i, u)))
+    }
+
+    pub fn attached_mut(&mut self) -> impl Iterator<Item = &mut UeContext> {
+        self.0.iter_mut().filter_map(|u| u.as_deref_mut())
+    }
+
+    pub fn is_attached(&self, i: usize) -> bool {
+        self.0[i].is_some()
+    }
 }
 
 impl Cell {
@@ -91,34 +152,78 @@ impl Cell {
     ) -> Result<Cell, ScenarioError> {
         let spec = spec.resolve();
         let n_rbs = spec.n_rbs();
-        let duration = end - SimTime::ZERO;
-        let enb = node(&spec.enb);
-        let mut ues = Vec::with_capacity(spec.ues.len());
-        for u in &spec.ues {
-            // Keyed by cell and UE names: adding a UE leaves every other UE's streams as they were.
-            let label = format!("cell:{}:ue:{}", spec.id, u.node);
-            ues.push(UeContext::new(&spec, u, node(&u.node), enb, &label, seed, slot, duration));
-        }
         let sinr = sinr_source(&spec, path, n_rbs, seed)?;
-        Ok(Cell {
+        let contexts = ue_contexts(&spec, node, seed, slot, end);
+        let ues: Vec<(NodeId, String)> = spec.ues.iter().map(|u| (node(&u.node), u.node.clone())).collect();
+        Ok(Cell::assemble(&spec, node(&spec.enb), &ues, contexts.into_iter().map(Some).collect(), sinr, end, false))
+    }
+
+    /// Cell `spec` of a network whose UEs are `ues` (node, name), by network index; `members`
+    /// are this cell's own UEs' indices (attached at the start), `sinr` its view of the
+    /// network's channel.
+    #[allow(clippy::too_many_arguments)]
+    pub fn build_in_network(
+        spec: &CellConfig,
+        index: u16,
+        node: &dyn Fn(&str) -> NodeId,
+        ues: &[(NodeId, String)],
+        members: &[usize],
+        sinr: Box<dyn SinrSource>,
+        seed: u64,
+        slot: SimDuration,
+        end: SimTime,
+    ) -> Cell {
+        let mut contexts: Vec<Option<Box<UeContext>>> = (0..ues.len()).map(|_| None).collect();
+        for (&i, ctx) in members.iter().zip(ue_contexts(spec, node, seed, slot, end)) {
+            contexts[i] = Some(ctx);
+        }
+        let mut cell = Cell::assemble(spec, node(&spec.enb), ues, contexts, sinr, end, true);
+        cell.index = index;
+        cell
+    }
+
+    fn assemble(
+        spec: &CellConfig,
+        enb: NodeId,
+        ues: &[(NodeId, String)],
+        contexts: Vec<Option<Box<UeContext>>>,
+        sinr: Box<dyn SinrSource>,
+        end: SimTime,
+        network: bool,
+    ) -> Cell {
+        let n_rbs = spec.n_rbs();
+        let n = ues.len();
+        let mut ue_of_node = vec![None; ues.iter().map(|(nd, _)| nd.index() + 1).max().unwrap_or(0)];
+        for (i, (nd, _)) in ues.iter().enumerate() {
+            ue_of_node[nd.index()] = Some(UeIndex(i as u16));
+        }
+        let attached: Vec<usize> = (0..n).filter(|&i| contexts[i].is_some()).collect();
+        Cell {
             name: spec.id.clone(),
             enb,
-            ue_nodes: spec.ues.iter().map(|u| node(&u.node)).collect(),
-            ue_names: spec.ues.iter().map(|u| u.node.clone()).collect(),
+            ue_nodes: ues.iter().map(|(nd, _)| *nd).collect(),
+            ue_of_node,
+            ue_names: ues.iter().map(|(_, name)| name.clone()).collect(),
             mtu_bytes: spec.mtu_bytes,
             n_rbs,
             cqi: spec.cqi,
             control_errors: spec.control_errors,
-            macs: tti::Macs::new(&spec, n_rbs),
-            ues,
+            macs: tti::Macs::new(spec, n_rbs, n, &attached, network),
+            ues: UeSlots(contexts),
             sinr,
             sinr_lin: vec![0.0; n_rbs as usize],
             last_tti: None,
             deadline: None,
-            rlc_deadline: None,
+            active: ActiveUes::new(n),
+            list: Vec::with_capacity(n),
+            last_visit: vec![None; n],
+            first_tti: None,
+            network,
+            index: 0,
+            on_air: Vec::new(),
             end,
             now: SimTime::ZERO,
-        })
+        }
     }
 
     pub fn enb(&self) -> NodeId {
@@ -134,8 +239,7 @@ impl Cell {
     }
 
     fn ue_of(&self, node: NodeId) -> UeIndex {
-        let i = self.ue_nodes.iter().position(|&n| n == node).expect("routes only name this cell's UEs");
-        UeIndex(i as u16)
+        self.ue_of_node.get(node.index()).copied().flatten().expect("routes only name this cell's UEs")
     }
 
     /// A packet at `from` (the eNB or a UE) for `next` enters its radio bearer.
@@ -146,14 +250,25 @@ impl Cell {
         match self.ues[ue.index()].admit(now, dir, id, ip_bytes) {
             Ok(()) => {
                 // Data is buffered: the next TTI has work (admission starts no RLC timer).
-                let tti = self.next_tti_after(now);
-                if tti < self.end {
-                    self.deadline = Some(self.deadline.map_or(tti, |d| d.min(tti)));
-                }
+                self.wake_for(ue.index(), now);
                 CellEnqueued::Accepted
             }
             Err(id) => CellEnqueued::Dropped(id),
         }
+    }
+
+    /// UE `i` got work at `now` (data admitted): the next TTI visits it.
+    pub(crate) fn wake_for(&mut self, i: usize, now: SimTime) {
+        self.active.set(i);
+        let tti = self.next_tti_after(now);
+        if tti < self.end {
+            self.deadline = Some(self.deadline.map_or(tti, |d| d.min(tti)));
+        }
+    }
+
+    /// Whether the cell ran the TTI at `now`.
+    pub(crate) fn last_tti_is(&self, now: SimTime) -> bool {
+        self.last_tti == Some(now)
     }
 
     /// When the cell next needs the world to wake it, if ever.
@@ -161,14 +276,27 @@ impl Cell {
         self.deadline
     }
 
-    /// The next wake-up, from every UE's state: a TTI if any has work, a reception that ends
-    /// before it, else the first RLC timer.
+    /// The next wake-up: a TTI if any UE has work, a reception that ends before it (LENA's
+    /// downlink pipeline; a UE with a TB in flight has work), else the first RLC timer.
     fn refresh_deadline(&mut self) {
-        let next_tti = self.ues.iter().any(|u| u.needs_tti(self.now)).then(|| self.next_tti_after(self.now));
-        let next_rx = self.ues.iter().filter_map(UeContext::next_reception).min();
-        self.rlc_deadline = self.ues.iter().filter_map(UeContext::rlc_deadline).min();
-        let deadline = SimTime::earliest(next_tti, self.rlc_deadline);
+        let next_tti = self.active.any().then(|| self.next_tti_after(self.now));
+        let mut list = std::mem::take(&mut self.list);
+        self.active.list(&mut list);
+        let next_rx = list.iter().filter_map(|&i| self.ues[i as usize].next_reception()).min();
+        self.list = list;
+        let deadline = SimTime::earliest(next_tti, self.active.next_timer());
         self.deadline = SimTime::earliest(deadline, next_rx).filter(|&t| t < self.end);
+    }
+
+    /// After UE `i` was visited: whether it still has work, and its RLC timers.
+    fn track(&mut self, i: usize) {
+        let busy = self.ues[i].needs_tti(self.now) || self.macs.uplink_busy(i);
+        if busy {
+            self.active.set(i);
+        } else {
+            self.active.clear(i);
+        }
+        self.active.set_timer(i, self.ues[i].rlc_deadline());
     }
 
     /// The first TTI boundary at or after `t` not yet processed.
@@ -183,34 +311,118 @@ impl Cell {
     /// Run what is due at `now`: RLC timers, receptions that end between TTIs (LENA's downlink),
     /// and the TTI if `now` is a TTI boundary (its receptions first).
     pub fn handle_timeout(&mut self, now: SimTime, out: &mut CellOutput) {
-        self.now = now;
-        if self.rlc_deadline.is_some_and(|t| t <= now) {
-            for ue in &mut self.ues {
-                ue.handle_rlc_timers(now, out);
-            }
-        }
-        if !now.as_ns().is_multiple_of(NS_PER_MS) {
-            for ue in &mut self.ues {
-                for dir in [LinkDir::Downlink, LinkDir::Uplink] {
-                    ue.deliver_arrivals(now, dir, out);
-                }
-            }
-        }
-        if now.as_ns().is_multiple_of(NS_PER_MS) && self.last_tti.is_none_or(|l| now > l) {
+        self.run_timers(now, out);
+        self.run_receptions(now, out);
+        if self.tti_due(now) {
             self.last_tti = Some(now);
             self.run_tti(now, out);
         }
         self.refresh_deadline();
     }
 
+    /// The RLC timers due by `now`.
+    pub(crate) fn run_timers(&mut self, now: SimTime, out: &mut CellOutput) {
+        self.now = now;
+        if self.active.next_timer().is_some_and(|t| t <= now) {
+            let mut due = std::mem::take(&mut self.list);
+            self.active.due_timers(now, &mut due);
+            for &i in &due {
+                self.ues[i as usize].handle_rlc_timers(now, out);
+                self.track(i as usize);
+            }
+            self.list = due;
+        }
+    }
+
+    /// The receptions that end between TTIs (LENA's downlink, `mac.pipeline = "lena"`): each UE
+    /// with work hands the TBs decoded by `now` to its RLC. At a TTI boundary the TTI does it.
+    pub(crate) fn run_receptions(&mut self, now: SimTime, out: &mut CellOutput) {
+        if now.as_ns().is_multiple_of(NS_PER_MS) {
+            return;
+        }
+        self.now = now;
+        let mut list = std::mem::take(&mut self.list);
+        self.active.list(&mut list);
+        for &i in &list {
+            let ue = &mut self.ues[i as usize];
+            for dir in [LinkDir::Downlink, LinkDir::Uplink] {
+                ue.deliver_arrivals(now, dir, out);
+            }
+            self.track(i as usize);
+        }
+        self.list = list;
+    }
+
+    /// Whether `now` is a TTI boundary the cell has not run.
+    pub(crate) fn tti_due(&self, now: SimTime) -> bool {
+        now.as_ns().is_multiple_of(NS_PER_MS) && self.last_tti.is_none_or(|l| now > l)
+    }
+
+    /// A network cell's TTI, first half: up to its transmissions (`on_air`).
+    pub(crate) fn schedule_tti(&mut self, now: SimTime, out: &mut CellOutput) {
+        self.now = now;
+        self.last_tti = Some(now);
+        self.begin_tti(now, out);
+    }
+
+    /// A network cell's TTI, second half: decoding, measurements, counters.
+    pub(crate) fn finish_tti(&mut self, now: SimTime) {
+        self.end_tti(now);
+    }
+
+    /// The transport blocks scheduled this TTI (between [`Self::schedule_tti`] and
+    /// [`Self::finish_tti`]).
+    pub(crate) fn transmissions(&self) -> impl Iterator<Item = &crate::lte::sap::TbAssignment> {
+        self.on_air()
+    }
+
+    /// After a wake-up: when the cell next needs one.
+    pub(crate) fn settle(&mut self) {
+        self.refresh_deadline();
+    }
+
+    /// UE `i` leaves the cell (a handover command): its context, and what the MAC knew of it is dropped.
+    pub(crate) fn detach(&mut self, i: usize) -> Box<UeContext> {
+        self.macs.forget(i);
+        self.active.clear(i);
+        self.active.set_timer(i, None);
+        self.last_visit[i] = None;
+        self.ues.0[i].take().expect("a UE leaves the cell it is attached to")
+    }
+
+    /// UE `i` joins the cell at `now` with `ctx` (its bearer re-established for this cell).
+    pub(crate) fn attach(&mut self, i: usize, ctx: Box<UeContext>, now: SimTime) {
+        self.macs.welcome(i);
+        self.ues.0[i] = Some(ctx);
+        self.now = now;
+        self.track(i);
+        if self.active.any() {
+            let tti = self.next_tti_after(now);
+            if tti < self.end {
+                self.deadline = Some(self.deadline.map_or(tti, |d| d.min(tti)));
+            }
+        }
+    }
+
+    /// The context of UE `i`, if it is attached here.
+    pub(crate) fn ue_mut(&mut self, i: usize) -> Option<&mut UeContext> {
+        self.ues.0[i].as_deref_mut()
+    }
+
+    /// The UEs attached, by index.
+    pub(crate) fn attached(&self) -> impl Iterator<Item = (usize, &UeContext)> {
+        self.ues.attached()
+    }
+
     /// IP bytes held in the cell (RLC buffers, HARQ, the air), for the conservation ledger.
     pub fn held_bytes(&self) -> u64 {
-        self.ues.iter().map(UeContext::held_bytes).sum()
+        self.ues.attached().map(|(_, u)| u.held_bytes()).sum()
     }
 
     /// Close the books at the end of the run (the capacity of the TTIs since the last one run).
     pub fn finish(&mut self, end: SimTime) {
-        for ue in &mut self.ues {
+        for ue in self.ues.attached_mut() {
+            ue.fill_idle_slots(SimTime(u64::MAX));
             for link in [&mut ue.dl, &mut ue.ul] {
                 link.capacity.run_to(end, &mut link.slots);
             }
@@ -219,10 +431,31 @@ impl Cell {
 
     /// The `lte` table rows of this cell.
     pub fn slots(&self) -> impl Iterator<Item = (&str, &str, &'static str, &LteSlots)> {
-        self.ues.iter().zip(&self.ue_names).flat_map(move |(u, name)| {
-            [("dl", &u.dl.slots), ("ul", &u.ul.slots)].map(|(d, s)| (self.name.as_str(), name.as_str(), d, s))
+        self.ues.attached().flat_map(move |(i, u)| {
+            let name = self.ue_names[i].as_str();
+            [("dl", &u.dl.slots), ("ul", &u.ul.slots)].map(|(d, s)| (self.name.as_str(), name, d, s))
         })
     }
+}
+
+/// The contexts of the UEs `spec` lists, keyed by cell and UE names: adding a UE leaves every
+/// other UE's streams as they were.
+fn ue_contexts(
+    spec: &CellConfig,
+    node: &dyn Fn(&str) -> NodeId,
+    seed: u64,
+    slot: SimDuration,
+    end: SimTime,
+) -> Vec<Box<UeContext>> {
+    let duration = end - SimTime::ZERO;
+    let enb = node(&spec.enb);
+    spec.ues
+        .iter()
+        .map(|u| {
+            let label = format!("cell:{}:ue:{}", spec.id, u.node);
+            Box::new(UeContext::new(spec, u, node(&u.node), enb, &label, seed, slot, duration))
+        })
+        .collect()
 }
 
 /// Where the cell's UEs get their SINR: the cell's channel model, or each UE's own source.

@@ -73,6 +73,16 @@ impl SduStore {
         Some(packet)
     }
 
+    /// The SDUs not yet resolved, oldest first.
+    pub fn unresolved(&self) -> impl Iterator<Item = SduId> + '_ {
+        let tag = dir_tag(self.dir);
+        self.slots
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.is_some())
+            .map(move |(i, _)| SduId(2 * (self.base + i as u64) + tag))
+    }
+
     #[cfg(test)]
     fn is_unresolved(&self, id: SduId) -> bool {
         self.index(id).and_then(|i| self.slots.get(i)).is_some_and(Option::is_some)

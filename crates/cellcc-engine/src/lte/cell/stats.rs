@@ -3,6 +3,7 @@
 
 use crate::measure::timeseries::Slots;
 use crate::output::{Column, Table};
+use std::collections::HashMap;
 
 /// One UE's radio counters in one direction for one slot.
 #[derive(Clone, Copy, Debug, Default)]
@@ -44,18 +45,27 @@ pub struct LteSlot {
     /// Uplink: age of the eNB's SINR estimate over the RBs it granted, ms, summed per RB.
     pub sinr_age_ms_sum: u64,
     pub sinr_age_rbs: u64,
+    /// In a network: the cell serving the UE at the slot's last sample.
+    pub serving: Option<u16>,
 }
 
 /// Per-slot counters of one UE direction.
 pub type LteSlots = Slots<LteSlot>;
 
-/// Rows `(cell, ue, dir, slots)` -> the `lte` table.
-pub fn lte_table<'a>(rows: impl Iterator<Item = (&'a str, &'a str, &'static str, &'a LteSlots)>) -> Table {
+/// Rows `(cell, ue, dir, slots)` -> the `lte` table. A network's rows give the cells' names
+/// in `serving`: a slot's cell is the one that served the UE then ([`LteSlot::serving`]).
+pub fn lte_table<'a>(
+    rows: impl Iterator<Item = (&'a str, &'a str, &'static str, &'a LteSlots)>,
+    serving: &[String],
+) -> Table {
     let mut labels: Vec<String> = Vec::new();
-    let mut code = |s: &str| match labels.iter().position(|l| l == s) {
-        Some(i) => i as u32,
+    // Codes in first-seen order; the map only finds them (a cell of a thousand UEs has as many labels).
+    let mut codes: HashMap<String, u32> = HashMap::new();
+    let mut code = |s: &str| match codes.get(s) {
+        Some(&i) => i,
         None => {
             labels.push(s.to_string());
+            codes.insert(s.to_string(), labels.len() as u32 - 1);
             labels.len() as u32 - 1
         }
     };
@@ -69,6 +79,7 @@ pub fn lte_table<'a>(rows: impl Iterator<Item = (&'a str, &'a str, &'static str,
     for (c, u, d, slots) in rows {
         let width_s = slots.width().as_secs_f64();
         for (i, s) in slots.slots.iter().enumerate() {
+            let c = s.serving.and_then(|k| serving.get(usize::from(k))).map_or(c, String::as_str);
             cell.push(code(c));
             ue.push(code(u));
             dir.push(code(d));

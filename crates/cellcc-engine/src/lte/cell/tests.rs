@@ -55,17 +55,28 @@ fn uplink_ms(calls: &[(u16, LinkDir, u64)], ue: u16) -> Vec<u64> {
     ms
 }
 
+fn rows_ms(calls: &[(u16, LinkDir, u64)], ue: u16, dir: LinkDir) -> Vec<u64> {
+    let mut ms: Vec<u64> = calls.iter().filter(|c| c.0 == ue && c.1 == dir).map(|c| c.2).collect();
+    ms.dedup();
+    ms
+}
+
 #[test]
-fn an_idle_ue_is_sounded_only_on_its_srs_occasions() {
-    // T_SRS = 10 ms, offsets = UE number: UE 0 at 0, 10, 20, 30 ms; UE 1 at 1, 11, 21, 31 ms.
-    // The downlink is measured every TTI (CQI period 1 ms).
+fn an_idle_ue_is_not_measured_and_catches_up_on_its_occasions_when_data_comes() {
+    // T_SRS = 10 ms, offsets = UE number: UE 1's SRS at 1, 11, 21, 31, 41 ms. The downlink CQI is
+    // reported every TTI, usable 4 ms after its measurement (the default delay).
     let (mut cell, calls) = cell_with_log();
     run_ms(&mut cell, 0, 40);
+    assert!(calls.borrow().is_empty(), "nothing is measured while every UE is idle");
+    let enqueued = cell.enqueue(SimTime(40 * NS_PER_MS - 1), NodeId(0), NodeId(2), PacketId(7), 1000);
+    assert!(matches!(enqueued, CellEnqueued::Accepted));
+    run_ms(&mut cell, 40, 41);
     let calls = calls.borrow();
-    assert_eq!(uplink_ms(&calls, 0), [0, 10, 20, 30]);
-    assert_eq!(uplink_ms(&calls, 1), [1, 11, 21, 31]);
-    let dl0 = calls.iter().filter(|c| c.0 == 0 && c.1 == LinkDir::Downlink).count();
-    assert_eq!(dl0, 40);
+    // The CQI in force at 40 ms was measured at 36 ms, those of 37-39 ms are in flight, 40 ms is due.
+    assert_eq!(rows_ms(&calls, 1, LinkDir::Downlink), [36, 37, 38, 39, 40]);
+    // The SRS report in force at 40 ms is the one of 31 ms (the next occasion, 41 ms, is ahead).
+    assert_eq!(uplink_ms(&calls, 1), [31]);
+    assert!(rows_ms(&calls, 0, LinkDir::Downlink).is_empty() && uplink_ms(&calls, 0).is_empty(), "UE 0 stays idle");
 }
 
 #[test]

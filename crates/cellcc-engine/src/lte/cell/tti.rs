@@ -3,7 +3,7 @@
 //! the PDCCH (TS 36.321 §5.3, §5.4; TS 36.213 §7, §8, §9.1).
 
 use super::ue::{tti_end, Feedback as HarqFeedback, TbPayload, UeContext, HARQ_FEEDBACK_DELAY};
-use super::{Cell, CellOutput};
+use super::{Cell, CellOutput, TTI};
 use crate::lte::config::{CellConfig, LinkAdaptationConfig, MacConfig};
 use crate::lte::mac::harq::Feedback;
 use crate::lte::mac::link_adaptation::{DlMcsMap, UlMcsRule};
@@ -34,13 +34,19 @@ pub(super) struct Macs {
     dl: Scheduler,
     ul: Scheduler,
     uplink: UplinkRequests,
-    /// Per UE: the eNB's uplink measurement from its SRS and PUSCH.
+    /// Per UE: the eNB's uplink measurement from its SRS and PUSCH (an empty one for a UE not
+    /// attached).
     sounding: Vec<UplinkSounding>,
+    srs_period_ms: u32,
+    n_rbs: u32,
+    /// A UE's aggregation level before any CQI report.
+    dci_level_before_report: u8,
     /// Per UE: the uplink MCS over the whole band with the outer loop's offset when the estimate
     /// last changed (the demand's and the capacity's; a grant's own MCS is computed over its RBs
     /// with the offset of the moment), and the estimate version it is for.
     ul_band_mcs: Vec<Option<(u64, Option<u8>)>>,
-    /// Per UE: the aggregation level of its DCIs, and the downlink CQI it was chosen for.
+    /// Per UE: the aggregation level of its DCIs, and the downlink CQI it was chosen for (a
+    /// network cell's from the control region's SINR instead).
     dci_level: Vec<u8>,
     dci_level_cqi: Vec<Option<u8>>,
     /// An uplink retransmission happens a fixed time after its NACK (synchronous HARQ,
@@ -52,6 +58,8 @@ pub(super) struct Macs {
     pdcch_cfg: PdcchConfig,
     mac: MacConfig,
     demand: Vec<UeDemand>,
+    /// Per UE, its entry in `demand` this TTI ([`NOT_IN_DEMAND`] when it has none).
+    demand_pos: Vec<u32>,
     new_tbs: Vec<NewTb>,
     retx: Vec<TbAssignment>,
     /// Scratch: UEs in the scheduler's priority order; a row for the effective CQI.
@@ -60,19 +68,33 @@ pub(super) struct Macs {
 }
 
 impl Macs {
-    pub fn new(spec: &CellConfig, n_rbs: u32) -> Self {
-        let n = spec.ues.len();
+    /// The MAC of a cell of `n` UE indices, `attached` the ones attached at the start; a network
+    /// cell's schedulers keep averages for the UEs attached only.
+    pub fn new(spec: &CellConfig, n_rbs: u32, n: usize, attached: &[usize], network: bool) -> Self {
         let scheduler = |dir| {
-            Scheduler::new(spec.scheduler, dir, n_rbs, n)
+            let s = Scheduler::new(spec.scheduler, dir, n_rbs, n)
                 .with_pf_time_window_ttis(spec.pf_window_ttis)
                 .with_grant_sizing(spec.mac.grant_sizing)
-                .with_last_rbg(spec.mac.last_rbg)
+                .with_last_rbg(spec.mac.last_rbg);
+            if network {
+                s.with_members(attached)
+            } else {
+                s
+            }
         };
         Macs {
             dl: scheduler(LinkDir::Downlink),
             ul: scheduler(LinkDir::Uplink),
             uplink: UplinkRequests::new(&spec.uplink, n),
-            sounding: (0..n).map(|i| UplinkSounding::new(i, spec.uplink.srs_period_ms, n_rbs as usize)).collect(),
+            sounding: (0..n)
+                .map(|i| {
+                    let rbs = if attached.contains(&i) { n_rbs as usize } else { 0 };
+                    UplinkSounding::new(i, spec.uplink.srs_period_ms, rbs)
+                })
+                .collect(),
+            srs_period_ms: spec.uplink.srs_period_ms,
+            n_rbs,
+            dci_level_before_report: aggregation_level(f64::NEG_INFINITY, spec.pdcch.target_bler),
             ul_band_mcs: vec![None; n],
             dci_level: vec![aggregation_level(f64::NEG_INFINITY, spec.pdcch.target_bler); n],
             dci_level_cqi: vec![None; n],
@@ -83,6 +105,7 @@ impl Macs {
             pdcch_cfg: spec.pdcch,
             mac: spec.mac,
             demand: Vec::with_capacity(n),
+            demand_pos: vec![NOT_IN_DEMAND; n],
             new_tbs: Vec::with_capacity(n),
             retx: Vec::with_capacity(n),
             order: Vec::with_capacity(n),
@@ -91,27 +114,114 @@ impl Macs {
     }
 }
 
+/// A UE with no entry in this TTI's demand.
+const NOT_IN_DEMAND: u32 = u32::MAX;
+
+/// A transport block scheduled in a network cell's TTI, decoded in the TTI's second half.
+pub(super) struct OnAir {
+    pub a: TbAssignment,
+    payload: TbPayload,
+    history: HarqHistory,
+    /// A new uplink TB's BSR: the UE's buffer left after building it.
+    bsr_bytes: Option<u32>,
+}
+
+impl Macs {
+    /// UE `ue` takes no new data this TTI (a retransmission, a blocked DCI).
+    fn no_new_data(&mut self, ue: usize) {
+        if let Some(d) = self.demand.get_mut(self.demand_pos[ue] as usize) {
+            d.buffered_bytes = 0;
+        }
+    }
+
+    /// Whether the eNB still owes UE `i` an uplink grant or awaits its request (SR, BSR, grants
+    /// in flight): the UE has work even with its buffer empty.
+    pub(super) fn uplink_busy(&self, i: usize) -> bool {
+        self.uplink.ue_busy(UeIndex(i as u16))
+    }
+
+    /// UE `i` left the cell: what the MAC knew of it goes (its requests and grants, its uplink
+    /// estimate, its scheduler averages).
+    pub(super) fn forget(&mut self, i: usize) {
+        let ue = UeIndex(i as u16);
+        self.uplink.forget(ue);
+        self.dl.forget(ue);
+        self.ul.forget(ue);
+        self.sounding[i] = UplinkSounding::new(i, self.srs_period_ms, 0);
+        self.ul_band_mcs[i] = None;
+        self.dci_level[i] = self.dci_level_before_report;
+    }
+
+    /// UE `i` joined the cell: a fresh uplink estimate.
+    pub(super) fn welcome(&mut self, i: usize) {
+        self.dl.join(UeIndex(i as u16));
+        self.ul.join(UeIndex(i as u16));
+        self.sounding[i] = UplinkSounding::new(i, self.srs_period_ms, self.n_rbs as usize);
+    }
+}
+
 impl Cell {
     pub(super) fn run_tti(&mut self, now: SimTime, out: &mut CellOutput) {
-        for ue in &mut self.ues {
+        self.begin_tti(now, out);
+        self.end_tti(now);
+    }
+
+    /// The TTI up to its transmissions: receptions, HARQ feedback, measurements (a lone cell),
+    /// then the downlink retransmissions, uplink grants and new downlink data. A lone cell
+    /// decodes each TB as it goes; a network cell keeps them on the air for [`Self::end_tti`].
+    pub(super) fn begin_tti(&mut self, now: SimTime, out: &mut CellOutput) {
+        self.first_tti.get_or_insert(now);
+        // Only the UEs with work this TTI (`active`); a UE that had none since its last visit
+        // first catches up on the measurements it missed.
+        let mut list = std::mem::take(&mut self.list);
+        self.active.list(&mut list);
+        self.macs.demand_pos.resize(self.ues.len(), NOT_IN_DEMAND);
+        for &i in &list {
+            let i = i as usize;
+            if self.last_visit[i].is_none_or(|t| t + TTI < now) {
+                self.catch_up(i, now);
+            }
+            self.last_visit[i] = Some(now);
             for dir in [LinkDir::Downlink, LinkDir::Uplink] {
-                ue.deliver_arrivals(now, dir, out);
+                self.ues[i].deliver_arrivals(now, dir, out);
             }
         }
-        for i in 0..self.ues.len() {
+        for &i in &list {
             for dir in [LinkDir::Downlink, LinkDir::Uplink] {
-                self.feedback(i, dir, now, out);
+                self.feedback(i as usize, dir, now, out);
             }
         }
-        self.measure_cqi(now);
+        if !self.network {
+            self.measure_cqi(&list, now);
+        }
         self.macs.pdcch.clear();
-        self.refresh_dci_levels(now);
-        let busy = self.downlink_retransmissions(now);
-        self.uplink(now, out);
-        self.downlink_new(now, busy, out);
-        for ue in &mut self.ues {
-            ue.sample(now);
+        self.refresh_dci_levels(&list, now);
+        let busy = self.downlink_retransmissions(&list, now);
+        self.uplink(&list, now, out);
+        self.downlink_new(&list, now, busy, out);
+        self.list = list;
+    }
+
+    /// The rest of the TTI: a network cell decodes its TBs (every cell's transmissions known)
+    /// and measures; then each UE's counters, and who still has work.
+    pub(super) fn end_tti(&mut self, now: SimTime) {
+        let mut list = std::mem::take(&mut self.list);
+        if self.network {
+            for tb in std::mem::take(&mut self.on_air) {
+                self.decode(now, tb);
+            }
+            self.measure_cqi(&list, now);
         }
+        let serving = self.network.then_some(self.index);
+        for &i in &list {
+            self.ues[i as usize].sample(now, serving);
+        }
+        // Every UE with work now: the listed ones and any a grant or retransmission reached.
+        self.active.list(&mut list);
+        for &i in &list {
+            self.track(i as usize);
+        }
+        self.list = list;
     }
 
     /// HARQ feedback due now: free the process, queue a retransmission, or give up on the TB
@@ -151,34 +261,64 @@ impl Cell {
     /// Each UE measures its downlink and reports a wideband CQI (or, with `dl_mcs_from =
     /// "worst_subband"`, its worst sub-band CQI) every CQI period (TS 36.213 §7.2); the eNB
     /// measures a UE's uplink on its SRS occasions (and on its PUSCH, in [`Self::send`]).
-    fn measure_cqi(&mut self, now: SimTime) {
+    fn measure_cqi(&mut self, list: &[u32], now: SimTime) {
         let period = SimDuration::from_ms(self.cqi.period_ms as u64);
         let now_ms = now.as_ns() / NS_PER_MS;
+        for &i in list {
+            let i = i as usize;
+            if self.ues[i].dl.cqi.due(now, period) {
+                self.measure_dl(i, now);
+            }
+            if self.macs.sounding[i].srs_due(now_ms) {
+                self.measure_srs(i, now);
+            }
+        }
+    }
+
+    /// UE `i` measures its downlink at `at` and sends the report, usable `cqi.delay_ms` later.
+    fn measure_dl(&mut self, i: usize, at: SimTime) {
+        let ue_index = UeIndex(i as u16);
         let dl_mode = self.cqi.dl_mcs_from;
         // Mode 3-0 sub-bands of one RBG, as ns-3 LENA's A30 report (phy::worst_in_range_subband).
         let subband_rbs = rbg_size(self.n_rbs) as usize;
         let delay = self.cqi_delay();
-        for i in 0..self.ues.len() {
-            let ue_index = UeIndex(i as u16);
-            let ue = &mut self.ues[i];
-            if ue.dl.cqi.due(now, period) {
-                let id = self.sinr.row_id(ue_index, LinkDir::Downlink, now);
-                if !ue.dl.memo.holds(id) {
-                    self.sinr.per_rb_sinr_lin(ue_index, LinkDir::Downlink, now, &mut self.sinr_lin);
-                    ue.dl.memo.refresh(id, &self.sinr_lin);
-                }
-                let sinr_lin = &self.sinr_lin;
-                let cqi = *ue.dl.memo.cqi.get_or_insert_with(|| match dl_mode {
-                    DlCqiMode::Wideband => CqiReport::wideband(phy::wideband_cqi(sinr_lin)),
-                    DlCqiMode::WorstSubband => phy::worst_in_range_subband(sinr_lin, subband_rbs),
-                });
-                ue.dl.cqi.measured(now, cqi, now + delay);
-            }
-            if self.macs.sounding[i].srs_due(now_ms) {
-                self.sinr.per_rb_sinr_lin(ue_index, LinkDir::Uplink, now, &mut self.sinr_lin);
-                self.macs.sounding[i].sounded(now_ms, &self.sinr_lin);
-                self.uplink_measured(i, now, Sounding::Srs);
-            }
+        let ue = &mut self.ues[i];
+        let id = self.sinr.row_id(ue_index, LinkDir::Downlink, at);
+        if !ue.dl.memo.holds(id) {
+            self.sinr.per_rb_sinr_lin(ue_index, LinkDir::Downlink, at, &mut self.sinr_lin);
+            ue.dl.memo.refresh(id, &self.sinr_lin);
+        }
+        let sinr_lin = &self.sinr_lin;
+        let cqi = *ue.dl.memo.cqi.get_or_insert_with(|| match dl_mode {
+            DlCqiMode::Wideband => CqiReport::wideband(phy::wideband_cqi(sinr_lin)),
+            DlCqiMode::WorstSubband => phy::worst_in_range_subband(sinr_lin, subband_rbs),
+        });
+        ue.dl.cqi.measured(at, cqi, at + delay);
+    }
+
+    /// The eNB measures UE `i`'s SRS sent at `at`.
+    fn measure_srs(&mut self, i: usize, at: SimTime) {
+        self.sinr.per_rb_sinr_lin(UeIndex(i as u16), LinkDir::Uplink, at, &mut self.sinr_lin);
+        self.macs.sounding[i].sounded(at.as_ns() / NS_PER_MS, &self.sinr_lin);
+        self.uplink_measured(i, at, Sounding::Srs);
+    }
+
+    /// UE `i` has work again after an idle time in which nothing measured it: the reports that
+    /// would be in force or in flight now are measured at their own occasions (the downlink CQI
+    /// on its grid of periods, the SRS at the UE's offsets), so the scheduler sees what it
+    /// would have seen had the UE been measured throughout. The report that was in force before
+    /// stands in for the idle time in the `lte` table (its `cqi` and `capacity_bps`).
+    fn catch_up(&mut self, i: usize, now: SimTime) {
+        self.ues[i].fill_idle_slots(now);
+        let period = SimDuration::from_ms(self.cqi.period_ms as u64);
+        let delay = self.cqi_delay();
+        let anchor = self.first_tti.expect("set by the first TTI");
+        for at in self.ues[i].dl.cqi.missed_occasions(anchor, period, delay, now) {
+            self.measure_dl(i, at);
+        }
+        let now_ms = now.as_ns() / NS_PER_MS;
+        for at_ms in self.macs.sounding[i].missed_occasions_ms(delay.as_ns() / NS_PER_MS, now_ms) {
+            self.measure_srs(i, SimTime(at_ms * NS_PER_MS));
         }
     }
 
@@ -187,7 +327,7 @@ impl Cell {
     fn uplink_measured(&mut self, i: usize, now: SimTime, by: Sounding) {
         let delay = self.cqi_delay();
         let macs = &mut self.macs;
-        let sounding = &macs.sounding[i];
+        let sounding = &mut macs.sounding[i];
         let link = &mut self.ues[i].ul;
         let cqi = match macs.la.ul_mcs_from {
             UlMcsRule::LenaMinimumSinr => sounding.lena_cqi(),
@@ -207,13 +347,18 @@ impl Cell {
 
     /// Each UE's DCI aggregation level from the downlink CQI the eNB holds now (the PDCCH is a
     /// downlink channel: uplink grants ride it too).
-    fn refresh_dci_levels(&mut self, now: SimTime) {
+    fn refresh_dci_levels(&mut self, list: &[u32], now: SimTime) {
         if !self.macs.pdcch_cfg.capacity {
             return;
         }
         let target = self.macs.pdcch_cfg.target_bler;
-        for (i, ue) in self.ues.iter_mut().enumerate() {
-            let cqi = ue.dl.cqi.current(now).map_or(CQI_BEFORE_FIRST_REPORT, |r| r.cqi);
+        for &i in list {
+            let i = i as usize;
+            if let Some(sinr_db) = self.sinr.pdcch_sinr_db(UeIndex(i as u16), now) {
+                self.macs.dci_level[i] = aggregation_level(sinr_db, target);
+                continue;
+            }
+            let cqi = self.ues[i].dl.cqi.current(now).map_or(CQI_BEFORE_FIRST_REPORT, |r| r.cqi);
             if self.macs.dci_level_cqi[i] == Some(cqi) {
                 continue;
             }
@@ -256,14 +401,19 @@ impl Cell {
     }
 
     /// What each UE has for `dir`, as the eNB knows it, and the capacity sample.
-    fn gather_demand(&mut self, dir: LinkDir, now: SimTime) {
+    fn gather_demand(&mut self, list: &[u32], dir: LinkDir, now: SimTime) {
         let n_rbs = self.n_rbs;
         let macs = &mut self.macs;
         let demand = &mut macs.demand;
+        for d in demand.iter() {
+            macs.demand_pos[d.ue.index()] = NOT_IN_DEMAND;
+        }
         demand.clear();
-        for (i, ue) in self.ues.iter_mut().enumerate() {
+        for &i in list {
+            let i = i as usize;
+            let ue = &mut self.ues[i];
             let buffered = match dir {
-                LinkDir::Downlink => ue.enb_rlc.buffer_status(now).total_bytes(),
+                LinkDir::Downlink => ue.enb_rlc.buffered_bytes(now),
                 LinkDir::Uplink => macs.uplink.reported_bytes(UeIndex(i as u16)),
             };
             let link = ue.link(dir);
@@ -294,6 +444,7 @@ impl Cell {
             let usable_rbs = n_rbs - out_of_range.count();
             let capacity_bits = mcs.map_or(0, |m| link.capacity.band_bits(dir, m, usable_rbs));
             link.capacity.set(now, capacity_bits, &mut link.slots);
+            macs.demand_pos[i] = demand.len() as u32;
             demand.push(UeDemand {
                 ue: UeIndex(i as u16),
                 buffered_bytes: if mcs.is_some() { buffered } else { 0 },
@@ -307,12 +458,12 @@ impl Cell {
     /// Downlink HARQ retransmissions first, on their own RBs (ns-3's order), each with its DCI
     /// (an adaptive downlink retransmission needs one: TS 36.213 §7.1); a blocked one waits.
     /// Returns the RBs they take.
-    fn downlink_retransmissions(&mut self, now: SimTime) -> RbMask {
+    fn downlink_retransmissions(&mut self, list: &[u32], now: SimTime) -> RbMask {
         let mut retx = std::mem::take(&mut self.macs.retx);
         retx.clear();
         let mut busy = RbMask::default();
-        for ue in &self.ues {
-            for a in ue.dl.harq.pending_retransmissions() {
+        for &i in list {
+            for a in self.ues[i as usize].dl.harq.pending_retransmissions() {
                 if !a.rbs.overlaps(busy) {
                     busy = busy.union(a.rbs);
                     retx.push(a);
@@ -328,8 +479,8 @@ impl Cell {
     }
 
     /// New downlink data on the RBs the retransmissions left (`busy` taken).
-    fn downlink_new(&mut self, now: SimTime, busy: RbMask, out: &mut CellOutput) {
-        self.gather_demand(LinkDir::Downlink, now);
+    fn downlink_new(&mut self, list: &[u32], now: SimTime, busy: RbMask, out: &mut CellOutput) {
+        self.gather_demand(list, LinkDir::Downlink, now);
         self.one_tb_per_ue();
         let mut new_tbs = std::mem::take(&mut self.macs.new_tbs);
         new_tbs.clear();
@@ -344,9 +495,10 @@ impl Cell {
     /// retransmissions due now go on the air; then SR/BSR bookkeeping and the
     /// grants for `now + grant_delay` (TS 36.213 §8.0, TS 36.321 §5.4), whose MAC PDUs a UE that
     /// builds them on the grant (`mac.pipeline = "lena"`) takes from its RLC now.
-    fn uplink(&mut self, now: SimTime, out: &mut CellOutput) {
-        for (i, ue) in self.ues.iter().enumerate() {
-            let bytes = ue.ue_rlc.buffer_status(now).total_bytes();
+    fn uplink(&mut self, list: &[u32], now: SimTime, out: &mut CellOutput) {
+        for &i in list {
+            let ue = &self.ues[i as usize];
+            let bytes = ue.ue_rlc.buffered_bytes(now);
             self.macs.uplink.ue_rlc_changes(UeIndex(i as u16), ue.ue_rlc.counters().buffer_changes());
             self.macs.uplink.ue_buffer(now, UeIndex(i as u16), bytes);
         }
@@ -356,12 +508,12 @@ impl Cell {
         for tb in &new_tbs {
             self.transmit_new(now, LinkDir::Uplink, tb, out);
         }
-        let busy_later = self.uplink_retransmissions(now);
-        self.gather_demand(LinkDir::Uplink, now);
+        let busy_later = self.uplink_retransmissions(list, now);
+        self.gather_demand(list, LinkDir::Uplink, now);
         let later = now + self.macs.ul_retx_delay;
-        for (i, ue) in self.ues.iter().enumerate() {
-            if ue.ul.synchronous_retx.iter().any(|&(t, _)| t == later) {
-                self.macs.demand[i].buffered_bytes = 0;
+        for &i in list {
+            if self.ues[i as usize].ul.synchronous_retx.iter().any(|&(t, _)| t == later) {
+                self.macs.no_new_data(i as usize);
             }
         }
         new_tbs.clear();
@@ -403,7 +555,7 @@ impl Cell {
             for &ue in &order {
                 if !self.try_place_dci(ue, now) {
                     self.count_dci(ue, dir, now, false);
-                    self.macs.demand[ue.index()].buffered_bytes = 0;
+                    self.macs.no_new_data(ue.index());
                     blocked = true;
                 }
             }
@@ -452,7 +604,11 @@ impl Cell {
         }
         grants.retain(|g| {
             let level = self.macs.dci_level[g.ue.index()];
-            let error = phy::pdcch_error_rate_flat_at_level(self.control_esinr_db(g.ue, now), level);
+            let error = match self.sinr.pdcch_sinr_db(g.ue, now) {
+                // A network's control region sees every cell (the data row only those sending).
+                Some(sinr_db) => pdcch_error(sinr_db, Some(level)),
+                None => phy::pdcch_error_rate_flat_at_level(self.control_esinr_db(g.ue, now), level),
+            };
             let link = &mut self.ues[g.ue.index()].ul;
             let lost = link.rng.uniform() < error;
             link.slots.at(now).control_losses += u64::from(lost);
@@ -462,12 +618,13 @@ impl Cell {
 
     /// Send the uplink retransmissions due now; return the RBs the ones due at
     /// `now + grant_delay` will take, which the grants made now must leave free.
-    fn uplink_retransmissions(&mut self, now: SimTime) -> RbMask {
+    fn uplink_retransmissions(&mut self, list: &[u32], now: SimTime) -> RbMask {
         let later = now + self.macs.ul_retx_delay;
         let mut retx = std::mem::take(&mut self.macs.retx);
         retx.clear();
         let mut busy_later = RbMask::default();
-        for ue in &mut self.ues {
+        for &i in list {
+            let ue = &mut self.ues[i as usize];
             while let Some(harq) = ue.ul.pop_synchronous_retx(now) {
                 if let Some(a) = ue.ul.harq.pending_retransmissions().find(|a| a.harq == harq) {
                     retx.push(a);
@@ -490,8 +647,9 @@ impl Cell {
     /// A UE decodes one transport block per TTI (SISO, one DCI: TS 36.213 §7.1): a UE
     /// receiving a retransmission gets no new TB in the same TTI (as ns-3's schedulers).
     fn one_tb_per_ue(&mut self) {
-        for a in &self.macs.retx {
-            self.macs.demand[a.ue.index()].buffered_bytes = 0;
+        for k in 0..self.macs.retx.len() {
+            let ue = self.macs.retx[k].ue.index();
+            self.macs.no_new_data(ue);
         }
     }
 
@@ -524,25 +682,41 @@ impl Cell {
         ue.link(dir).slots.at(now).olla_offset_db_sum += offset_db;
         let a = TbAssignment { ue: tb.ue, dir, rbs: tb.rbs, mcs: tb.mcs, tbs_bits: tb.tbs_bits, harq, retx: 0 };
         let payload = built.unwrap_or_else(|| fill_tb(ue, dir, tb.tbs_bits, now, status_pdu));
-        let outcome = self.send(now, &a, payload, HarqHistory::EMPTY);
-        if dir == LinkDir::Uplink && outcome == TbOutcome::Decoded {
-            // The TB carried a BSR of what the UE still holds (TS 36.321 §5.4.5).
-            let left = self.ues[tb.ue.index()].ue_rlc.buffer_status(now).total_bytes();
-            self.macs.uplink.bsr_received(tb.ue, left);
-        }
+        // An uplink TB carries a BSR of what the UE still holds (TS 36.321 §5.4.5).
+        let bsr_bytes = uplink.then(|| ue.ue_rlc.buffer_status(now).total_bytes());
+        self.send(now, OnAir { a, payload, history: HarqHistory::EMPTY, bsr_bytes });
     }
 
     fn retransmit(&mut self, now: SimTime, a: &TbAssignment) {
         let (payload, history) = self.ues[a.ue.index()].link(a.dir).harq.take_for_retransmission(a.harq);
-        self.send(now, a, payload, history);
+        self.send(now, OnAir { a: *a, payload, history, bsr_bytes: None });
     }
 
-    /// One TB on the air: PDCCH error, then the BLER draw from the HARQ-combined
-    /// effective SINR (ns-3 `LteSpectrumPhy::EndRxData`); record it and await feedback. Under
-    /// LENA's pipeline a downlink TB goes on air `MacToChannelDelay` after the scheduler built it:
-    /// its reception (1 ns before that subframe ends) and its feedback come that much later; it is
-    /// decoded on the channel of the TTI it was built in.
-    fn send(&mut self, now: SimTime, a: &TbAssignment, payload: TbPayload, history: HarqHistory) -> TbOutcome {
+    /// One TB on the air: a lone cell decodes it at once; a network cell after every cell
+    /// scheduled (its SINR depends on what the others send).
+    fn send(&mut self, now: SimTime, tb: OnAir) {
+        // Its HARQ process now waits for feedback: the UE has work in the TTIs to come.
+        self.active.set(tb.a.ue.index());
+        if self.network {
+            self.on_air.push(tb);
+        } else {
+            self.decode(now, tb);
+        }
+    }
+
+    /// The transport blocks on the air this TTI (a network cell, between its two halves).
+    pub(super) fn on_air(&self) -> impl Iterator<Item = &TbAssignment> {
+        self.on_air.iter().map(|tb| &tb.a)
+    }
+
+    /// One TB received: PDCCH error, then the BLER draw from the HARQ-combined effective SINR
+    /// (ns-3 `LteSpectrumPhy::EndRxData`); record it and await feedback. A decoded uplink TB's
+    /// BSR reaches the eNB. Under LENA's pipeline a downlink TB goes on air `MacToChannelDelay`
+    /// after the scheduler built it: its reception (1 ns before that subframe ends) and its
+    /// feedback come that much later; it is decoded on the channel of the TTI it was built in.
+    fn decode(&mut self, now: SimTime, tb: OnAir) {
+        let OnAir { a, payload, history, bsr_bytes } = tb;
+        let a = &a;
         let (to_air, rx_early) = match (a.dir, self.macs.mac.pipeline) {
             (LinkDir::Downlink, MacPipeline::Lena) => (
                 SimDuration::from_ms(LENA_MAC_TO_CHANNEL_TTIS),
@@ -561,7 +735,10 @@ impl Cell {
             let gain = 10f64.powf(offset_db / 10.0);
             self.sinr_lin.iter_mut().for_each(|x| *x *= gain);
         }
-        let control_lost = a.dir == LinkDir::Downlink && self.control_errors && self.dci_missed(a.ue);
+        let control_lost = a.dir == LinkDir::Downlink && self.control_errors && self.dci_missed(a.ue, now);
+        if self.network && a.dir == LinkDir::Downlink {
+            self.sinr.per_rb_sinr_lin(a.ue, a.dir, now, &mut self.sinr_lin);
+        }
         let decode = phy::decode_tb(a, &self.sinr_lin, history);
         let link = self.ues[a.ue.index()].link(a.dir);
         let outcome = if control_lost {
@@ -588,7 +765,9 @@ impl Cell {
             outcome,
             first_tx: a.retx == 0,
         });
-        outcome
+        if let (Some(left), TbOutcome::Decoded) = (bsr_bytes, outcome) {
+            self.macs.uplink.bsr_received(a.ue, left);
+        }
     }
 
     /// The PUSCH's DMRS measures its RBs (TS 36.211 §5.5.2) on the SRS row's scale (the eNB
@@ -607,7 +786,12 @@ impl Cell {
     /// Whether UE `ue` fails to decode its downlink DCI this TTI (the row in `sinr_lin` is its
     /// downlink's): at its aggregation level with a PDCCH budget, else ns-3's one curve for the
     /// band. ns-3 models control errors on the downlink only (DCI on PDCCH, TS 36.213 §9.1).
-    fn dci_missed(&mut self, ue: UeIndex) -> bool {
+    fn dci_missed(&mut self, ue: UeIndex, now: SimTime) -> bool {
+        if let Some(sinr_db) = self.sinr.pdcch_sinr_db(ue, now) {
+            // A network's control region sees every cell (the data row only those sending).
+            let level = self.macs.pdcch_cfg.capacity.then_some(self.macs.dci_level[ue.index()]);
+            return self.ues[ue.index()].dl.rng.uniform() < pdcch_error(sinr_db, level);
+        }
         let sinr_lin = &self.sinr_lin;
         let link = &mut self.ues[ue.index()].dl;
         let esinr_db = *link.memo.control_esinr_db.get_or_insert_with(|| phy::control_effective_sinr_db(sinr_lin));
@@ -629,6 +813,15 @@ impl Cell {
         }
         let sinr_lin = &self.sinr_lin;
         *memo.control_esinr_db.get_or_insert_with(|| phy::control_effective_sinr_db(sinr_lin))
+    }
+}
+
+/// A DCI's error probability at the control region's SINR `sinr_db` (flat over the CCEs it
+/// spans): at its aggregation level with a PDCCH budget, else ns-3's one curve for the band.
+fn pdcch_error(sinr_db: f64, level: Option<u8>) -> f64 {
+    match level {
+        Some(l) => phy::pdcch_error_rate_flat_at_level(sinr_db, l),
+        None => phy::pcfich_pdcch_error_rate_flat(sinr_db),
     }
 }
 

@@ -41,6 +41,28 @@ impl CqiTracker {
         self.in_flight.push_back((usable_at, report));
     }
 
+    /// The occasions a UE left unmeasured while idle whose reports matter at `now`: on the grid
+    /// `anchor + k period` (from the last measurement, or from `anchor` if there was none),
+    /// before `now`, from the latest one whose report is usable by `now` (`delay`) on.
+    pub fn missed_occasions(
+        &self,
+        anchor: SimTime,
+        period: SimDuration,
+        delay: SimDuration,
+        now: SimTime,
+    ) -> impl Iterator<Item = SimTime> {
+        let p = period.as_ns().max(1);
+        let (base, first) = match self.last_measured {
+            Some(m) => (m, m + period),
+            None => (anchor, anchor),
+        };
+        // The latest grid point at or before now - delay: its report is the one in force now.
+        let in_force = now.as_ns().checked_sub(delay.as_ns()).filter(|&t| t >= base.as_ns());
+        let in_force = in_force.map(|t| t - (t - base.as_ns()) % p);
+        let start = in_force.map_or(first.as_ns(), |t| t.max(first.as_ns()));
+        (start..now.as_ns()).step_by(p as usize).map(SimTime)
+    }
+
     /// The latest report usable at `now`.
     pub fn current(&mut self, now: SimTime) -> Option<CqiReport> {
         while self.in_flight.front().is_some_and(|&(t, _)| t <= now) {
@@ -117,11 +139,18 @@ impl CapacityClock {
         self.bits_per_tti = bits_per_tti;
     }
 
-    /// Count the TTIs before `upto` at the rate in force.
+    /// Count the TTIs before `upto` at the rate in force (each slot's at once).
     pub fn run_to(&mut self, upto: SimTime, slots: &mut LteSlots) {
+        let tti_ns = TTI.as_ns();
+        let width_ns = slots.width().as_ns().max(1);
+        let last = slots.slots.len() - 1;
         while self.next_tti < upto {
-            slots.at(self.next_tti).capacity_bits += self.bits_per_tti;
-            self.next_tti += TTI;
+            let i = slots.index(self.next_tti);
+            // The last slot takes every later TTI (`Slots::index` clamps).
+            let slot_end_ns = if i == last { u64::MAX } else { (i as u64 + 1) * width_ns };
+            let n = (upto.as_ns().min(slot_end_ns) - self.next_tti.as_ns()).div_ceil(tti_ns);
+            slots.slots[i].capacity_bits += n * self.bits_per_tti;
+            self.next_tti = SimTime(self.next_tti.as_ns() + n * tti_ns);
         }
     }
 }
@@ -162,6 +191,8 @@ pub struct RadioLink {
     pub slots: LteSlots,
     /// The transmitting RLC entity's retransmission count at the last sample.
     rlc_retx_seen: u64,
+    /// The slot of the last sample: slots after it, while the UE was idle, take its values.
+    sampled_slot: Option<usize>,
 }
 
 impl RadioLink {
@@ -184,6 +215,7 @@ impl RadioLink {
             rng: RngStream::new(seed, &format!("{label}:{d}:phy")),
             slots: LteSlots::new(slot, duration),
             rlc_retx_seen: 0,
+            sampled_slot: None,
         }
     }
 
@@ -194,6 +226,22 @@ impl RadioLink {
             || !self.feedback.is_empty()
             || !self.synchronous_retx.is_empty()
             || self.harq.pending_retransmissions().next().is_some()
+    }
+
+    /// The UE left its cell (a handover command): HARQ processes, TBs and feedback in flight,
+    /// CQI reports and the outer loop are the old cell's and go; the SDUs, the link's random
+    /// stream and its counters stay with the UE. The payloads dropped here are the old cell's
+    /// business (the bearer's re-establishment decides what becomes of their SDUs).
+    pub fn reset_for_handover(&mut self) {
+        self.harq = HarqEntity::new(self.harq.max_retx());
+        self.arrivals.clear();
+        self.feedback.clear();
+        self.synchronous_retx.clear();
+        self.cqi = CqiTracker::default();
+        self.memo = SinrMemo::default();
+        self.olla = OuterLoop::default();
+        // The bearer's RLC entities are re-established (new ones, counters from zero).
+        self.rlc_retx_seen = 0;
     }
 
     /// The next HARQ feedback due by `now`.
@@ -284,6 +332,15 @@ impl UeContext {
         }
     }
 
+    /// The eNB this UE's uplink SDUs are delivered to (its serving cell's).
+    pub fn set_enb(&mut self, enb: NodeId) {
+        self.enb = enb;
+    }
+
+    pub fn enb(&self) -> NodeId {
+        self.enb
+    }
+
     pub fn link(&mut self, dir: LinkDir) -> &mut RadioLink {
         match dir {
             LinkDir::Downlink => &mut self.dl,
@@ -321,10 +378,7 @@ impl UeContext {
 
     /// Whether the next TTI has work for this UE.
     pub fn needs_tti(&self, now: SimTime) -> bool {
-        self.dl.busy()
-            || self.ul.busy()
-            || !self.enb_rlc.buffer_status(now).is_empty()
-            || !self.ue_rlc.buffer_status(now).is_empty()
+        self.dl.busy() || self.ul.busy() || self.enb_rlc.has_data(now) || self.ue_rlc.has_data(now)
     }
 
     /// When the next decoded TB is handed to its receiving RLC entity, either direction.
@@ -404,16 +458,35 @@ impl UeContext {
         }
     }
 
-    /// Sample the RLC buffers and counters into this TTI's slot.
-    pub fn sample(&mut self, now: SimTime) {
+    /// Sample the RLC buffers and counters into this TTI's slot; `serving` is the network cell
+    /// serving the UE (the `lte` table's `cell` of the slot).
+    pub fn sample(&mut self, now: SimTime, serving: Option<u16>) {
         let (dl_buf, ul_buf) = (self.enb_rlc.buffered_sdu_bytes(), self.ue_rlc.buffered_sdu_bytes());
         let (dl_retx, ul_retx) =
             (self.enb_rlc.counters().data_pdus_retransmitted, self.ue_rlc.counters().data_pdus_retransmitted);
         for (link, buf, retx) in [(&mut self.dl, dl_buf, dl_retx), (&mut self.ul, ul_buf, ul_retx)] {
-            let slot = link.slots.at(now);
+            let i = link.slots.index(now);
+            let slot = &mut link.slots.slots[i];
             slot.rlc_buffer_bytes = buf;
+            slot.serving = serving;
             slot.rlc_retx_pdus += retx - link.rlc_retx_seen;
             link.rlc_retx_seen = retx;
+            link.sampled_slot = Some(i);
+        }
+    }
+
+    /// The slots the UE spent idle, from its last sample up to the one holding `upto` (all of
+    /// them at the end of the run), keep what it held then: its RLC buffer and the CQI in force.
+    pub fn fill_idle_slots(&mut self, upto: SimTime) {
+        for link in [&mut self.dl, &mut self.ul] {
+            let Some(last) = link.sampled_slot else { continue };
+            let end = if upto >= link.slots.end() { link.slots.slots.len() } else { link.slots.index(upto) };
+            let held = link.slots.slots[last];
+            for slot in link.slots.slots.iter_mut().take(end).skip(last + 1) {
+                slot.rlc_buffer_bytes = held.rlc_buffer_bytes;
+                slot.cqi = held.cqi;
+                slot.serving = held.serving;
+            }
         }
     }
 

@@ -319,6 +319,21 @@ impl UplinkRequests {
         }
     }
 
+    /// UE `ue` left the cell: its requests and the grants issued to it are void.
+    pub fn forget(&mut self, ue: UeIndex) {
+        let u = &mut self.ues[ue.index()];
+        (u.sr, u.reported_bytes, u.grants_in_flight, u.in_flight_bytes, u.ideal_sent) = (SrState::Idle, 0, 0, 0, 0);
+        u.ideal_in_flight.clear();
+        self.grants.retain(|(_, g)| g.ue != ue);
+    }
+
+    /// Whether UE `ue` has an SR outstanding, a grant on its way, an ideal BSR in flight, or a
+    /// buffer the eNB believes non-empty: the eNB has work for it even if its buffer is empty.
+    pub fn ue_busy(&self, ue: UeIndex) -> bool {
+        let u = &self.ues[ue.index()];
+        u.sr != SrState::Idle || u.grants_in_flight > 0 || !u.ideal_in_flight.is_empty() || u.reported_bytes > 0
+    }
+
     /// Whether a UE with nothing buffered leaves its grant unused: LENA's UE MAC returns without
     /// a MAC PDU when no logical channel has data ("No active flows for this UL-DCI", lte-ue-mac.cc
     /// `DoReceiveLteControlMessage`); under SR/BSR the UE sends its padding and BSR (TS 36.321 §5.4.3.1).

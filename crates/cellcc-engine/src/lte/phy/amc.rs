@@ -230,8 +230,18 @@ pub fn mcs_at_bler_target_on(dir: LinkDir, rbs: RbMask, sinr_lin: &[f64], gain_l
         return mcs_from_mib(dir, mi3_per_rb(first * gain_lin), n_prb);
     }
     let mut sum = [0.0; 3];
+    // Neighbouring RBs often share a SINR (a flat channel, a fixed SINR): their MIB is looked up once.
+    let mut last: Option<(f64, [f64; 3])> = None;
     for rb in rbs.iter() {
-        let m = mi3_per_rb(sinr_lin[rb as usize] * gain_lin);
+        let sinr = sinr_lin[rb as usize] * gain_lin;
+        let m = match last {
+            Some((s, m)) if s == sinr => m,
+            _ => {
+                let m = mi3_per_rb(sinr);
+                last = Some((sinr, m));
+                m
+            }
+        };
         sum = [sum[0] + m[0], sum[1] + m[1], sum[2] + m[2]];
     }
     let n = f64::from(n_prb);

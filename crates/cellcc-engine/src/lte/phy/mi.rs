@@ -251,8 +251,19 @@ pub fn effective_mi(modulation: Modulation, rbs: RbMask, sinr_lin: &[f64]) -> f6
     let grid = &*GRID;
     let mut sum = 0.0;
     let mut n = 0u32;
+    // Neighbouring RBs often share a SINR: their MIB is looked up once.
+    let mut last: Option<(f64, f64)> = None;
     for rb in rbs.iter() {
-        sum += grid.mib(modulation, sinr_lin[rb as usize]);
+        let sinr = sinr_lin[rb as usize];
+        let m = match last {
+            Some((s, m)) if s == sinr => m,
+            _ => {
+                let m = grid.mib(modulation, sinr);
+                last = Some((sinr, m));
+                m
+            }
+        };
+        sum += m;
         n += 1;
     }
     if n == 0 {

@@ -84,6 +84,19 @@ impl UplinkSounding {
         self.latest_occasion_ms(now_ms).is_some_and(|o| self.last_srs_ms.is_none_or(|m| m < o))
     }
 
+    /// The SRS occasions before `now_ms` not measured (the UE was idle) whose reports matter at
+    /// `now_ms`: from the latest one at or before `now_ms - delay_ms` (its report is in force,
+    /// `delay_ms` after the measurement) on; none when nothing was missed.
+    pub fn missed_occasions_ms(&self, delay_ms: u64, now_ms: u64) -> impl Iterator<Item = u64> {
+        let first_missed = match self.last_srs_ms {
+            Some(m) => m + self.period_ms,
+            None => self.offset_ms,
+        };
+        let in_force = now_ms.checked_sub(delay_ms).and_then(|t| self.latest_occasion_ms(t));
+        let start = in_force.map_or(first_missed, |t| t.max(first_missed));
+        (start..now_ms).step_by(self.period_ms as usize)
+    }
+
     /// The SRS received at `now_ms`: `row_lin` is the UE's per-RB uplink SINR now (linear).
     pub fn sounded(&mut self, now_ms: u64, row_lin: &[f64]) {
         self.sinr_lin.copy_from_slice(row_lin);

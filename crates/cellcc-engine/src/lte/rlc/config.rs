@@ -191,6 +191,14 @@ impl RlcSpec {
 }
 
 impl RlcConfig {
+    pub fn mode(&self) -> RlcMode {
+        match self {
+            RlcConfig::Tm(_) => RlcMode::Tm,
+            RlcConfig::Um(_) => RlcMode::Um,
+            RlcConfig::Am(_) => RlcMode::Am,
+        }
+    }
+
     /// Checks every field; `path` is where this config sits in the scenario (`ues[0].rlc`).
     pub fn validate(&self, path: &str) -> Result<(), ScenarioError> {
         match self {

@@ -101,7 +101,19 @@ impl RlcEvents {
     }
 }
 
+/// An SDU a transmitting entity still held when it was re-established: not yet acknowledged
+/// (AM) or not yet fully sent, with its size and whether any of it went out in a PDU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HeldSdu {
+    pub id: SduId,
+    pub bytes: u32,
+    pub begun: bool,
+}
+
 /// One bearer's RLC entity at one end.
+// AM is a few times UM's size; not boxed: both entities of a bearer are one mode, they live in
+// the UE's boxed context, and a box would add a pointer chase to every RLC call of the TTI.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
 pub enum Rlc {
     Tm(tm::TmEntity),
@@ -138,6 +150,23 @@ impl Rlc {
         }
     }
 
+    /// [`Self::buffer_status`]'s total bytes, without the head-of-line delay (the MAC sizes
+    /// every backlogged UE's demand each TTI; reading the oldest SDU's arrival is a cache miss).
+    pub fn buffered_bytes(&self, now: SimTime) -> u32 {
+        match self {
+            Rlc::Am(e) => e.buffered_bytes(now),
+            _ => self.buffer_status(now).total_bytes(),
+        }
+    }
+
+    /// Whether [`Self::buffer_status`] is non-empty, without sizing it.
+    pub fn has_data(&self, now: SimTime) -> bool {
+        match self {
+            Rlc::Am(e) => e.has_data(now),
+            _ => !self.buffer_status(now).is_empty(),
+        }
+    }
+
     /// MAC -> RLC: build one PDU of at most `opp.bytes`, or `None` if nothing fits.
     pub fn notify_tx_opportunity(&mut self, opp: TxOpportunity, ev: &mut RlcEvents) -> Option<RlcPdu> {
         match self {
@@ -171,6 +200,18 @@ impl Rlc {
     pub fn notify_peer_abandoned(&mut self, now: SimTime, pdu: DataPdu, ev: &mut RlcEvents) {
         if let Rlc::Am(e) = self {
             e.notify_peer_abandoned(now, pdu, ev);
+        }
+    }
+
+    /// Re-establishment (TS 36.322 §5.4, a handover): the receiving side delivers every SDU it
+    /// can still reassemble (in SN order, `ev.delivered`) and discards the rest
+    /// (`ev.discarded`); the transmitting side's SDUs come back, in order, for PDCP to decide
+    /// what is sent again (TS 36.323 §5.2). The entity is gone; a fresh one takes its place.
+    pub fn reestablish(self, ev: &mut RlcEvents) -> Vec<HeldSdu> {
+        match self {
+            Rlc::Tm(e) => e.reestablish(),
+            Rlc::Um(e) => e.reestablish(ev),
+            Rlc::Am(e) => e.reestablish(ev),
         }
     }
 

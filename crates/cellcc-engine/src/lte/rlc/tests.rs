@@ -133,6 +133,11 @@ impl Harness {
         self.send(now, opp, false);
         self.forward_abandoned(now);
         self.drain_events();
+        for e in [&self.a, &self.b] {
+            if let Rlc::Am(am) = e {
+                assert!(am.retx_totals_consistent(), "retransmission totals drifted at {now:?}");
+            }
+        }
     }
 
     fn arrivals(&mut self, now: SimTime) {

@@ -64,6 +64,11 @@ impl TmEntity {
         }
     }
 
+    /// TS 36.322 §5.4: nothing is held on the receiving side; the buffer's SDUs come back.
+    pub fn reestablish(self) -> Vec<super::HeldSdu> {
+        self.tx.held().collect()
+    }
+
     pub fn counters(&self) -> &RlcCounters {
         &self.counters
     }

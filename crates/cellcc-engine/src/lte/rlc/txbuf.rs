@@ -60,6 +60,11 @@ impl TxBuffer {
         self.queue.is_empty()
     }
 
+    /// The SDUs waiting, in order, with whether their first bytes went out.
+    pub fn held(&self) -> impl Iterator<Item = super::HeldSdu> + '_ {
+        self.queue.iter().map(|q| super::HeldSdu { id: q.id, bytes: q.bytes, begun: q.sent > 0 })
+    }
+
     /// How long the head-of-line SDU has waited.
     pub fn hol_delay(&self, now: SimTime) -> SimDuration {
         self.queue.front().map_or(SimDuration::ZERO, |s| now.saturating_since(s.arrived))

@@ -139,6 +139,16 @@ impl UmEntity {
         }
     }
 
+    /// TS 36.322 §5.4: the receiving side reassembles what it can from every PDU below VR(UH)
+    /// and delivers it; the SDU left incomplete is discarded. The buffer's SDUs come back.
+    pub fn reestablish(mut self, ev: &mut RlcEvents) -> Vec<super::HeldSdu> {
+        let end = self.rx.vr_uh;
+        self.advance_to(end, ev);
+        let mut n = Finished::default();
+        self.rx.reasm.gap(ev, &mut n);
+        self.tx.held().collect()
+    }
+
     pub fn counters(&self) -> &RlcCounters {
         &self.counters
     }

@@ -35,7 +35,7 @@ pub(super) fn allocate(s: &mut Scheduler, busy: RbMask) {
 
 /// The first free run of at least `want` RBs, else the longest free run (lowest first);
 /// returns (first RB, RBs to take = min(want, run length)).
-fn place(n_rbs: u32, taken: RbMask, want: u32) -> (u32, u32) {
+pub(super) fn place(n_rbs: u32, taken: RbMask, want: u32) -> (u32, u32) {
     let mut best = (0, 0);
     let mut rb = 0;
     while rb < n_rbs {

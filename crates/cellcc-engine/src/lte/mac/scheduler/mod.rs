@@ -100,6 +100,8 @@ struct Candidate {
     rbg_rate_bytes_per_s: f64,
     /// RBs given so far.
     rbs: RbMask,
+    /// The TBS of `rbs` covers the buffer ([`Candidate::satisfied`], kept as RBs are added).
+    full: bool,
     /// RBs it must not get ([`UeDemand::out_of_range`]).
     out_of_range: RbMask,
     /// Allocation units (RBGs downlink, RBs uplink) this UE may take (round robin, uplink).
@@ -121,6 +123,12 @@ impl Candidate {
     fn satisfied(&self, dir: LinkDir) -> bool {
         tbs_bits(dir, self.mcs, self.rbs.count()) >= self.need_bits
     }
+
+    /// Give it `mask` as well.
+    fn take(&mut self, mask: RbMask, dir: LinkDir) {
+        self.rbs = self.rbs.union(mask);
+        self.full = self.satisfied(dir);
+    }
 }
 
 /// A scheduler for one cell and one direction.
@@ -136,6 +144,14 @@ pub struct Scheduler {
     next_ue: usize,
     pf: PfAverages,
     candidates: Vec<Candidate>,
+    /// `candidates` were rotated left by this many places for the cyclic order (RR, uplink).
+    rotated_by: usize,
+    /// Scratch of the per-RBG allocation (PF, MT): each candidate's metric, and candidate
+    /// indices best first.
+    metrics: Vec<f64>,
+    order: Vec<usize>,
+    /// Scratch: the candidates ranked after the first RBGs' worth.
+    rest: Vec<usize>,
     sizing: GrantSizing,
     last_rbg: rbg::LastRbg,
 }
@@ -157,6 +173,10 @@ impl Scheduler {
             next_ue: 0,
             pf: PfAverages::new(n_ues),
             candidates: Vec::with_capacity(n_ues),
+            rotated_by: 0,
+            metrics: Vec::with_capacity(n_ues),
+            order: Vec::with_capacity(n_ues),
+            rest: Vec::with_capacity(n_ues),
             sizing: GrantSizing::ToNeed,
             last_rbg: rbg::LastRbg::Used,
         }
@@ -182,6 +202,25 @@ impl Scheduler {
 
     pub fn kind(&self) -> SchedulerKind {
         self.kind
+    }
+
+    /// UE `ue` left the cell: a UE that joins later under its index starts afresh (ns-3's new
+    /// flow starts from [`proportional_fair::INITIAL_AVERAGE_BYTES_PER_S`]).
+    pub fn forget(&mut self, ue: UeIndex) {
+        self.pf.reset(ue);
+        self.pf.leave(ue);
+    }
+
+    /// A network cell: only `members` (the UEs attached at the start) and those that [`Self::join`]
+    /// later keep averages.
+    pub fn with_members(mut self, members: &[usize]) -> Self {
+        self.pf.keep_members(members);
+        self
+    }
+
+    /// UE `ue` joins a network cell.
+    pub fn join(&mut self, ue: UeIndex) {
+        self.pf.join(ue);
     }
 
     /// PF's exponentially averaged throughput of `ue`, bytes per second (kept for every policy).
@@ -221,16 +260,19 @@ impl Scheduler {
     /// priority: PF and MT give the first RBG to the best metric, RR and the uplink go in
     /// cyclic order from the lowest RB), pushed into `out`.
     pub fn allocated_in_priority(&mut self, out: &mut Vec<UeIndex>) {
-        self.candidates.sort_unstable_by_key(|c| (c.rbs.0.trailing_zeros(), c.ue));
+        self.order.clear();
+        self.order.extend((0..self.candidates.len()).filter(|&k| !self.candidates[k].rbs.is_empty()));
+        let c = &self.candidates;
+        self.order.sort_unstable_by_key(|&k| (c[k].rbs.0.trailing_zeros(), c[k].ue));
         out.clear();
-        out.extend(self.candidates.iter().filter(|c| !c.rbs.is_empty()).map(|c| c.ue));
+        out.extend(self.order.iter().map(|&k| c[k].ue));
     }
 
     /// Commit the last [`Self::allocate`]: one [`NewTb`] per served UE into `out`, and the policy
     /// state moves on (PF averages for every UE, the RR pointer).
     pub fn commit(&mut self, busy: RbMask, out: &mut Vec<NewTb>) {
         self.advance_pointer();
-        self.candidates.sort_unstable_by_key(|c| c.ue);
+        self.unrotate();
         let first_out = out.len();
         for c in self.candidates.iter().filter(|c| !c.rbs.is_empty()) {
             debug_assert!(!c.rbs.overlaps(busy));
@@ -242,6 +284,7 @@ impl Scheduler {
     /// UEs with data and a free HARQ process, in ascending `UeIndex` (the tie-break order).
     fn collect_candidates(&mut self, demand: &[UeDemand]) {
         self.candidates.clear();
+        self.rotated_by = 0;
         for d in demand.iter().filter(|d| d.buffered_bytes > 0 && d.has_free_harq) {
             assert!(d.ue.index() < self.n_ues, "{:?} outside the cell's {} UEs", d.ue, self.n_ues);
             let headers = mac_overhead_bytes(1, d.buffered_bytes) + self.ce_bytes();
@@ -256,6 +299,7 @@ impl Scheduler {
                 need_bits,
                 rbg_rate_bytes_per_s: self.rbg_rate_bytes_per_s(d.mcs),
                 rbs: RbMask::default(),
+                full: false,
                 out_of_range: d.out_of_range,
                 target_units: 0,
                 split: Split::Open,
@@ -273,10 +317,20 @@ impl Scheduler {
         }
     }
 
-    /// Candidates in round-robin order: the pointer's UE first, then upwards, wrapping.
+    /// Candidates in round-robin order: the pointer's UE first, then upwards, wrapping (they
+    /// are in ascending `UeIndex`, so this is a rotation).
     fn rotate_candidates(&mut self) {
-        let (n, next) = (self.n_ues, self.next_ue);
-        self.candidates.sort_unstable_by_key(|c| (c.ue.index() + n - next) % n);
+        self.unrotate();
+        let next = self.next_ue;
+        let k = self.candidates.partition_point(|c| c.ue.index() < next);
+        self.candidates.rotate_left(k);
+        self.rotated_by = k;
+    }
+
+    /// Candidates back in ascending `UeIndex`.
+    fn unrotate(&mut self) {
+        self.candidates.rotate_right(self.rotated_by);
+        self.rotated_by = 0;
     }
 
     /// Next TTI starts from the first candidate left unserved, else from the one after the
@@ -313,27 +367,68 @@ impl Scheduler {
 
     /// Frequency-domain greedy allocation: each free RBG, lowest first, to the candidate with the
     /// highest `metric(ue, rate)` that still needs RBs and has not reported its sub-band out of
-    /// range (ties: lowest `UeIndex`). PF and MT.
+    /// range (ties: lowest `UeIndex`). PF and MT. The metric is the same on every RBG (wideband
+    /// CQI), so the candidates are ranked once, and only as far as the RBGs reach: each RBG goes
+    /// to the first in rank that may take it.
     fn allocate_best_per_rbg(&mut self, busy: RbMask, metric: impl Fn(UeIndex, f64) -> f64) {
+        let n = self.candidates.len();
+        self.metrics.clear();
+        self.metrics.extend(self.candidates.iter().map(|c| metric(c.ue, c.rbg_rate_bytes_per_s)));
+        let (metrics, cands) = (&self.metrics, &self.candidates);
+        let rank = |a: &usize, b: &usize| metrics[*b].total_cmp(&metrics[*a]).then(cands[*a].ue.cmp(&cands[*b].ue));
+        // Each RBG goes to one candidate, so as many as there are RBGs are ranked first; the
+        // rest only if out-of-range sub-bands pass RBGs over them. The best `ranked` go into a
+        // short sorted list (most candidates lose to its last at one comparison), the others
+        // after it unsorted.
+        let mut ranked = n.min(self.n_units() as usize);
+        self.order.clear();
+        self.rest.clear();
+        for idx in 0..n {
+            let full = self.order.len() == ranked;
+            if full && self.order.last().is_none_or(|last| rank(&idx, last) != std::cmp::Ordering::Less) {
+                self.rest.push(idx);
+                continue;
+            }
+            if full {
+                self.rest.push(self.order.pop().expect("ranked > 0"));
+            }
+            let at = self.order.partition_point(|o| rank(o, &idx) == std::cmp::Ordering::Less);
+            self.order.insert(at, idx);
+        }
+        self.order.extend_from_slice(&self.rest);
+        let mut first_open = 0;
         for i in 0..self.n_units() {
             let mask = self.unit_mask(i);
             if mask.overlaps(busy) {
                 continue;
             }
-            let mut best: Option<(usize, f64)> = None;
-            for (k, c) in self.candidates.iter().enumerate() {
-                if c.satisfied(self.dir) || mask.overlaps(c.out_of_range) {
-                    continue;
-                }
-                let m = metric(c.ue, c.rbg_rate_bytes_per_s);
-                match best {
-                    Some((_, bm)) if m <= bm => {}
-                    _ => best = Some((k, m)),
-                }
+            while first_open < ranked && self.candidates[self.order[first_open]].full {
+                first_open += 1;
             }
+            let mut k = first_open;
+            let winner = loop {
+                if k == ranked {
+                    if ranked == n {
+                        break None;
+                    }
+                    let (metrics, cands) = (&self.metrics, &self.candidates);
+                    let rank = |a: &usize, b: &usize| {
+                        metrics[*b].total_cmp(&metrics[*a]).then(cands[*a].ue.cmp(&cands[*b].ue))
+                    };
+                    self.order[ranked..].sort_unstable_by(rank);
+                    ranked = n;
+                }
+                let c = &self.candidates[self.order[k]];
+                if !c.full && !mask.overlaps(c.out_of_range) {
+                    break Some(self.order[k]);
+                }
+                k += 1;
+            };
             // An RBG no candidate may take stays empty (ns-3: "any UE found"); later ones may not.
-            let Some((k, _)) = best else { continue };
-            self.candidates[k].rbs = self.candidates[k].rbs.union(mask);
+            if let Some(w) = winner {
+                let dir = self.dir;
+                self.candidates[w].take(mask, dir);
+            }
         }
     }
 
@@ -357,21 +452,27 @@ impl Scheduler {
     /// what its buffer needs, the leftover of capped UEs shared among the others (water-filling),
     /// and the remainder of the division one unit each to the first in order. At least
     /// `min_share` units per UE while they last (ns-3: 1 RBG downlink, 3 RBs uplink).
-    /// Sets `target_units`.
+    /// Sets `target_units`. Whether a UE's need fits a share is one TBS lookup; the exact need
+    /// (a search) is computed only for the UEs capped at it.
     fn split_evenly(&mut self, free_units: u32, unit_rbs: u32, min_share: u32) {
-        for k in 0..self.candidates.len() {
-            let need = self.units_needed(&self.candidates[k], unit_rbs, free_units);
-            let c = &mut self.candidates[k];
-            c.target_units = need;
+        for c in self.candidates.iter_mut() {
+            c.target_units = 0;
             c.split = Split::Open;
         }
         let (mut left, mut open) = (free_units, self.candidates.len() as u32);
         let share = loop {
             let share = (left / open.max(1)).max(min_share);
             let mut capped_now = 0;
-            for c in self.candidates.iter_mut().filter(|c| c.split == Split::Open && c.target_units <= share) {
+            for k in 0..self.candidates.len() {
+                let c = &self.candidates[k];
+                if c.split != Split::Open || !self.needs_at_most(c, unit_rbs, free_units, share) {
+                    continue;
+                }
+                let need = self.units_needed(c, unit_rbs, share.min(free_units.max(1)));
+                let c = &mut self.candidates[k];
+                c.target_units = need;
                 c.split = Split::CappedAtNeed;
-                left = left.saturating_sub(c.target_units);
+                left = left.saturating_sub(need);
                 capped_now += 1;
             }
             open -= capped_now;
@@ -384,6 +485,12 @@ impl Scheduler {
             c.target_units = share + u32::from(extra > 0);
             extra = extra.saturating_sub(1);
         }
+    }
+
+    /// Whether `c` needs at most `share` units out of `max_units` (its need is capped at
+    /// `max_units`, the most it could get).
+    fn needs_at_most(&self, c: &Candidate, unit_rbs: u32, max_units: u32, share: u32) -> bool {
+        share >= max_units.max(1) || tbs_bits(self.dir, c.mcs, (share * unit_rbs).min(self.n_rbs)) >= c.need_bits
     }
 }
 

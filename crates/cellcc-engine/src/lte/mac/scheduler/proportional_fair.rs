@@ -23,6 +23,9 @@ pub(super) struct PfAverages {
     average_bytes_per_s: Vec<f64>,
     served_bytes: Vec<u64>,
     window_ttis: f64,
+    /// The UEs whose averages move: every one (a lone cell), or those attached (a network
+    /// cell's indices are the whole network's; the others' averages restart when they join).
+    members: Option<Vec<u32>>,
 }
 
 impl PfAverages {
@@ -31,6 +34,26 @@ impl PfAverages {
             average_bytes_per_s: vec![INITIAL_AVERAGE_BYTES_PER_S; n_ues],
             served_bytes: vec![0; n_ues],
             window_ttis: DEFAULT_TIME_WINDOW_TTIS,
+            members: None,
+        }
+    }
+
+    /// Only the UEs `members` (and those who join later) keep averages.
+    pub(super) fn keep_members(&mut self, members: &[usize]) {
+        self.members = Some(members.iter().map(|&i| i as u32).collect());
+    }
+
+    /// UE `ue` joins: its average starts afresh.
+    pub(super) fn join(&mut self, ue: UeIndex) {
+        self.reset(ue);
+        if let Some(m) = &mut self.members {
+            m.push(ue.0.into());
+        }
+    }
+
+    pub(super) fn leave(&mut self, ue: UeIndex) {
+        if let Some(m) = &mut self.members {
+            m.retain(|&i| i != u32::from(ue.0));
         }
     }
 
@@ -43,6 +66,10 @@ impl PfAverages {
         self.average_bytes_per_s[ue.index()]
     }
 
+    pub(super) fn reset(&mut self, ue: UeIndex) {
+        self.average_bytes_per_s[ue.index()] = INITIAL_AVERAGE_BYTES_PER_S;
+    }
+
     /// ns-3's `rcqi = achievableRate / lastAveragedThroughput`.
     pub(super) fn metric(&self, ue: UeIndex, rate_bytes_per_s: f64) -> f64 {
         rate_bytes_per_s / self.average_bytes_per_s[ue.index()]
@@ -50,13 +77,25 @@ impl PfAverages {
 
     /// End of TTI: every UE's average moves towards what it got this TTI (0 if unserved).
     pub(super) fn update(&mut self, new_tbs: &[NewTb]) {
-        self.served_bytes.fill(0);
         for tb in new_tbs {
             self.served_bytes[tb.ue.index()] += u64::from(tb.tbs_bits) / BITS_PER_BYTE as u64;
         }
         let w = 1.0 / self.window_ttis;
-        for (avg, served) in self.average_bytes_per_s.iter_mut().zip(&self.served_bytes) {
+        let step = |avg: &mut f64, served: &mut u64| {
             *avg = (1.0 - w) * *avg + w * (*served as f64 / TTI_S);
+            *served = 0;
+        };
+        match &self.members {
+            None => {
+                for (avg, served) in self.average_bytes_per_s.iter_mut().zip(self.served_bytes.iter_mut()) {
+                    step(avg, served);
+                }
+            }
+            Some(members) => {
+                for &i in members {
+                    step(&mut self.average_bytes_per_s[i as usize], &mut self.served_bytes[i as usize]);
+                }
+            }
         }
     }
 }

@@ -286,3 +286,158 @@ proptest! {
         }
     }
 }
+
+/// The allocation as first written, kept to check the faster one against: every RBG scans every
+/// candidate (PF, MT), every need is a binary search, the cyclic order is a sort.
+mod reference {
+    use super::*;
+
+    fn rotate(s: &mut Scheduler) {
+        let (n, next) = (s.n_ues, s.next_ue);
+        s.candidates.sort_unstable_by_key(|c| (c.ue.index() + n - next) % n);
+    }
+
+    fn best_per_rbg(s: &mut Scheduler, busy: RbMask, metric: impl Fn(UeIndex, f64) -> f64) {
+        for i in 0..s.n_units() {
+            let mask = s.unit_mask(i);
+            if mask.overlaps(busy) {
+                continue;
+            }
+            let mut best: Option<(usize, f64)> = None;
+            for (k, c) in s.candidates.iter().enumerate() {
+                if c.satisfied(s.dir) || mask.overlaps(c.out_of_range) {
+                    continue;
+                }
+                let m = metric(c.ue, c.rbg_rate_bytes_per_s);
+                match best {
+                    Some((_, bm)) if m <= bm => {}
+                    _ => best = Some((k, m)),
+                }
+            }
+            let Some((k, _)) = best else { continue };
+            s.candidates[k].rbs = s.candidates[k].rbs.union(mask);
+        }
+    }
+
+    fn split_evenly(s: &mut Scheduler, free_units: u32, unit_rbs: u32, min_share: u32) {
+        for k in 0..s.candidates.len() {
+            let need = s.units_needed(&s.candidates[k], unit_rbs, free_units);
+            let c = &mut s.candidates[k];
+            c.target_units = need;
+            c.split = Split::Open;
+        }
+        let (mut left, mut open) = (free_units, s.candidates.len() as u32);
+        let share = loop {
+            let share = (left / open.max(1)).max(min_share);
+            let mut capped_now = 0;
+            for c in s.candidates.iter_mut().filter(|c| c.split == Split::Open && c.target_units <= share) {
+                c.split = Split::CappedAtNeed;
+                left = left.saturating_sub(c.target_units);
+                capped_now += 1;
+            }
+            open -= capped_now;
+            if capped_now == 0 || open == 0 {
+                break (left / open.max(1)).max(min_share);
+            }
+        };
+        let mut extra = left.saturating_sub(share * open);
+        for c in s.candidates.iter_mut().filter(|c| c.split == Split::Open) {
+            c.target_units = share + u32::from(extra > 0);
+            extra = extra.saturating_sub(1);
+        }
+    }
+
+    fn round_robin(s: &mut Scheduler, busy: RbMask) {
+        rotate(s);
+        let free_rbgs = (0..s.n_units()).filter(|i| !s.unit_mask(*i).overlaps(busy)).count() as u32;
+        split_evenly(s, free_rbgs, s.rbg_size, 1);
+        let mut rbg = 0;
+        for k in 0..s.candidates.len() {
+            let mut want = s.candidates[k].target_units;
+            while want > 0 && rbg < s.n_units() {
+                let mask = s.unit_mask(rbg);
+                rbg += 1;
+                if !mask.overlaps(busy) && !mask.overlaps(s.candidates[k].out_of_range) {
+                    s.candidates[k].rbs = s.candidates[k].rbs.union(mask);
+                    want -= 1;
+                }
+            }
+        }
+    }
+
+    fn uplink(s: &mut Scheduler, busy: RbMask) {
+        rotate(s);
+        let band = RbMask::range(0, s.n_rbs);
+        let mut taken = RbMask(busy.0 & band.0);
+        split_evenly(s, s.n_rbs - taken.count(), 1, contiguous::MIN_UL_RBS_PER_UE);
+        for k in 0..s.candidates.len() {
+            let want = s.candidates[k].target_units;
+            let (first, len) = contiguous::place(s.n_rbs, taken, want);
+            if len == 0 || len < want.min(contiguous::MIN_UL_RBS_PER_UE) {
+                return;
+            }
+            let rbs = RbMask::range(first, len);
+            s.candidates[k].rbs = rbs;
+            taken = taken.union(rbs);
+        }
+    }
+
+    /// `Scheduler::schedule` with the allocation above.
+    pub(super) fn schedule(s: &mut Scheduler, busy: RbMask, demand: &[UeDemand], out: &mut Vec<NewTb>) {
+        s.collect_candidates(demand);
+        if !s.candidates.is_empty() {
+            match (s.dir, s.kind) {
+                (LinkDir::Uplink, _) => uplink(s, busy),
+                (LinkDir::Downlink, SchedulerKind::RoundRobin) => round_robin(s, busy),
+                (LinkDir::Downlink, SchedulerKind::ProportionalFair) => {
+                    let pf = std::mem::take(&mut s.pf);
+                    best_per_rbg(s, busy, |ue, rate| pf.metric(ue, rate));
+                    s.pf = pf;
+                }
+                (LinkDir::Downlink, SchedulerKind::MaxThroughput) => best_per_rbg(s, busy, max_throughput::metric),
+            }
+        }
+        s.advance_pointer();
+        s.candidates.sort_unstable_by_key(|c| c.ue);
+        s.rotated_by = 0;
+        let first_out = out.len();
+        for c in s.candidates.iter().filter(|c| !c.rbs.is_empty()) {
+            out.push(NewTb { ue: c.ue, rbs: c.rbs, mcs: c.mcs, tbs_bits: tbs_bits(s.dir, c.mcs, c.rbs.count()) });
+        }
+        s.pf.update(&out[first_out..]);
+    }
+}
+
+proptest! {
+    /// The allocation equals the one first written (reference above) TTI after TTI, for every
+    /// policy, direction, grant sizing and last-RBG rule, with busy RBs and out-of-range
+    /// sub-bands, and more UEs than RBGs.
+    #[test]
+    fn allocation_equals_the_reference(
+        (kind, dir, n_rbs, busy_bits, ues) in arb_case(),
+        whole_share in any::<bool>(),
+        last_unused in any::<bool>(),
+        oor_bits in prop::collection::vec(any::<u128>(), 1..4),
+        extra_ues in 0usize..40,
+    ) {
+        let sizing = if whole_share { GrantSizing::WholeShare } else { GrantSizing::ToNeed };
+        let last = if last_unused { rbg::LastRbg::Unused } else { rbg::LastRbg::Used };
+        let n = ues.len() + extra_ues;
+        let make = || Scheduler::new(kind, dir, n_rbs, n).with_grant_sizing(sizing).with_last_rbg(last);
+        let (mut fast, mut slow) = (make(), make());
+        let band = RbMask::range(0, n_rbs);
+        let d: Vec<_> = (0..n).map(|u| {
+            let (b, m, h) = ues.get(u).copied().unwrap_or((1_000 + 37 * u as u32, (u % 29) as u8, true));
+            // Sparse out-of-range sub-bands (one in four bits), downlink only.
+            let oor = if dir == LinkDir::Downlink { RbMask(oor_bits[u % oor_bits.len()] & (oor_bits[0] >> 1) & (oor_bits[0] >> 2) & band.0) } else { RbMask::default() };
+            UeDemand { ue: UeIndex(u as u16), buffered_bytes: b, mcs: m, out_of_range: oor, has_free_harq: h }
+        }).collect();
+        for tti in 0..5u32 {
+            let busy = RbMask(busy_bits.rotate_left(tti * 11) & band.0 & (busy_bits >> 3));
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            fast.schedule(busy, &d, &mut a);
+            reference::schedule(&mut slow, busy, &d, &mut b);
+            prop_assert_eq!(&a, &b, "TTI {}", tti);
+        }
+    }
+}

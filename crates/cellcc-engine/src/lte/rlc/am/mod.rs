@@ -9,6 +9,7 @@
 //!  timers: t-PollRetransmit (tx), t-Reordering and t-StatusProhibit (rx)
 //! ```
 
+mod ring;
 mod rx;
 mod tx;
 
@@ -58,6 +59,24 @@ impl AmEntity {
         }
     }
 
+    /// [`Self::buffer_status`]'s total.
+    pub fn buffered_bytes(&self, now: SimTime) -> u32 {
+        let headers = self.tx.buf.sdus() as u64 * u64::from(super::pdu::AMD_HEADER_BYTES);
+        let status = if self.rx.status_due(now) { self.rx.status_estimate_bytes() } else { 0 };
+        saturate_u32(self.tx.buf.bytes() + headers) + saturate_u32(self.tx.retx_queue_bytes()) + status
+    }
+
+    /// The retransmission queue's running totals agree with a walk of the window (tests).
+    #[cfg(test)]
+    pub(crate) fn retx_totals_consistent(&self) -> bool {
+        self.tx.retx_queue_bytes() == self.tx.retx_queue_bytes_walked()
+    }
+
+    /// New data, a retransmission or a STATUS PDU waits ([`Self::buffer_status`] non-empty).
+    pub fn has_data(&self, now: SimTime) -> bool {
+        !self.tx.buf.is_empty() || self.tx.retx_queue_bytes() > 0 || self.rx.status_due(now)
+    }
+
     /// §5.1.3.1.1: control PDUs first, then retransmissions, then new data.
     pub fn notify_tx_opportunity(&mut self, opp: TxOpportunity, _ev: &mut RlcEvents) -> Option<RlcPdu> {
         if self.rx.status_due(opp.now) {
@@ -96,8 +115,8 @@ impl AmEntity {
     }
 
     pub fn poll_timeout(&self) -> Option<SimTime> {
-        let prohibit = self.rx.status_prohibit_expiry;
-        [self.tx.poll_retransmit_expiry, self.rx.reordering_expiry, prohibit].into_iter().flatten().min()
+        let rx = SimTime::earliest(self.rx.reordering_expiry, self.rx.status_prohibit_expiry);
+        SimTime::earliest(self.tx.poll_retransmit_expiry, rx)
     }
 
     pub fn handle_timeout(&mut self, now: SimTime, ev: &mut RlcEvents) {
@@ -111,6 +130,13 @@ impl AmEntity {
             self.tx.on_poll_retransmit_expiry(&mut self.counters, ev);
         }
         self.sync_finished();
+    }
+
+    /// TS 36.322 §5.4: the receiving side delivers the SDUs it can reassemble from the PDUs
+    /// below VR(MR) and discards the rest; every SDU not yet acknowledged comes back.
+    pub fn reestablish(mut self, ev: &mut RlcEvents) -> Vec<super::HeldSdu> {
+        self.rx.reestablish(ev);
+        self.tx.held()
     }
 
     pub fn counters(&self) -> &RlcCounters {

@@ -10,6 +10,7 @@ use super::super::pdu::{status_bytes, DataPdu, DataPduKind, Nack, SduSegment, Se
 use super::super::pdu::{SO_END_OF_PDU, STATUS_FIXED_BITS, STATUS_NACK_BITS, STATUS_SO_PAIR_BITS};
 use super::super::reassembly::{Finished, Reassembler};
 use super::super::RlcEvents;
+use super::ring::SnRing;
 use super::AM_SN;
 use crate::sim::{SimDuration, SimTime};
 
@@ -122,7 +123,7 @@ enum StatusState {
 pub(super) struct AmRx {
     t_reordering: SimDuration,
     t_status_prohibit: SimDuration,
-    slots: Vec<RxSlot>,
+    slots: SnRing<RxSlot>,
     vr_r: u16,
     vr_x: u16,
     vr_ms: u16,
@@ -134,6 +135,9 @@ pub(super) struct AmRx {
     delayed_poll: Option<u16>,
     reasm: Reassembler,
     pub(super) finished: Finished,
+    /// [`Self::status_estimate_bytes`] since the receiving state last changed: the MAC asks for
+    /// it every TTI a STATUS waits, and it walks the window.
+    status_bytes: std::cell::Cell<Option<u32>>,
 }
 
 impl AmRx {
@@ -141,7 +145,7 @@ impl AmRx {
         AmRx {
             t_reordering,
             t_status_prohibit,
-            slots: vec![RxSlot::Empty; usize::from(AM_SN.modulus())],
+            slots: SnRing::new(),
             vr_r: 0,
             vr_x: 0,
             vr_ms: 0,
@@ -152,6 +156,7 @@ impl AmRx {
             delayed_poll: None,
             reasm: Reassembler::default(),
             finished: Finished::default(),
+            status_bytes: std::cell::Cell::new(None),
         }
     }
 
@@ -166,6 +171,7 @@ impl AmRx {
 
     /// §5.1.3.2.2 / §5.1.3.2.3 and the poll rule of §5.2.3. Returns false for a duplicate.
     pub(super) fn on_data(&mut self, now: SimTime, d: DataPdu, ev: &mut RlcEvents) -> bool {
+        self.status_bytes.set(None);
         let DataPduKind::Amd { poll, resegment } = d.kind else { return false };
         let x = d.sn;
         let fresh = self.in_window(x) && self.place(x, resegment.map(|r| (r.so, r.last)), d.segments);
@@ -257,6 +263,7 @@ impl AmRx {
             }
             self.vr_r = AM_SN.add(self.vr_r, 1);
         }
+        self.slots.set_base(self.vr_r);
         if self.off(self.vr_ms) > self.off(self.vr_h) {
             self.vr_ms = self.vr_r;
         }
@@ -273,6 +280,7 @@ impl AmRx {
 
     /// The peer's transmitter gave PDU `x` up (maxRetxThreshold, discard action).
     pub(super) fn on_abandoned(&mut self, now: SimTime, d: DataPdu, ev: &mut RlcEvents) {
+        self.status_bytes.set(None);
         let x = d.sn;
         if !self.in_window(x) || self.slots[usize::from(x)].is_complete() {
             return;
@@ -284,6 +292,7 @@ impl AmRx {
 
     /// §5.1.3.2.4: t-Reordering expired.
     pub(super) fn on_reordering_expiry(&mut self, now: SimTime) {
+        self.status_bytes.set(None);
         self.reordering_expiry = None;
         self.vr_ms = self.first_incomplete_from(self.vr_x);
         if self.off(self.vr_h) > self.off(self.vr_ms) {
@@ -295,6 +304,24 @@ impl AmRx {
         self.check_delayed_poll();
     }
 
+    /// Re-establishment: every PDU received below VR(H) feeds reassembly in SN order; a missing
+    /// one breaks the SDU in progress, and the last one in progress is discarded.
+    pub(super) fn reestablish(&mut self, ev: &mut RlcEvents) {
+        while self.vr_r != self.vr_h {
+            match std::mem::take(&mut self.slots[usize::from(self.vr_r)]) {
+                RxSlot::Complete(segs) => self.reasm.push(segs.iter(), ev, &mut self.finished),
+                RxSlot::Abandoned(segs) => {
+                    self.reasm.lost(segs.iter(), ev, &mut self.finished);
+                    self.reasm.push(segs.iter(), ev, &mut self.finished);
+                }
+                RxSlot::Empty | RxSlot::Partial(_) => self.reasm.gap(ev, &mut self.finished),
+            }
+            self.vr_r = AM_SN.add(self.vr_r, 1);
+        }
+        self.slots.set_base(self.vr_r);
+        self.reasm.gap(ev, &mut self.finished);
+    }
+
     /// A STATUS report is triggered and t-StatusProhibit is not running.
     pub(super) fn status_due(&self, now: SimTime) -> bool {
         self.status == StatusState::Triggered && self.status_prohibit_expiry.is_none_or(|t| t <= now)
@@ -302,13 +329,18 @@ impl AmRx {
 
     /// The size of the STATUS PDU that would be sent now, bytes.
     pub(super) fn status_estimate_bytes(&self) -> u32 {
+        if let Some(bytes) = self.status_bytes.get() {
+            return bytes;
+        }
         let mut ranges = Vec::new();
         let (mut nacks, mut so_pairs) = (0, 0);
         self.for_each_missing(&mut ranges, |_, r| {
             nacks += r.len().max(1) as u32;
             so_pairs += r.len() as u32;
         });
-        status_bytes(nacks, so_pairs)
+        let bytes = status_bytes(nacks, so_pairs);
+        self.status_bytes.set(Some(bytes));
+        bytes
     }
 
     /// Calls `f(sn, so_ranges)` for every SN in [VR(R), VR(MS)) not completely received
@@ -334,6 +366,7 @@ impl AmRx {
     /// ones), ACK_SN = the first SN not reported as missing. `None` if even the
     /// fixed part does not fit. Starts t-StatusProhibit.
     pub(super) fn build_status(&mut self, now: SimTime, room: u32) -> Option<StatusPdu> {
+        self.status_bytes.set(None);
         if room < status_bytes(0, 0) {
             return None;
         }
@@ -366,6 +399,7 @@ impl AmRx {
     }
 
     pub(super) fn on_status_prohibit_expiry(&mut self) {
+        self.status_bytes.set(None);
         self.status_prohibit_expiry = None;
     }
 }

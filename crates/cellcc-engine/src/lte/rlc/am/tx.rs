@@ -15,6 +15,7 @@ use super::super::pdu::{li_bytes, DataPdu, DataPduKind, ResegmentInfo, SduSegmen
 use super::super::pdu::{AMD_HEADER_BYTES, AMD_SEGMENT_HEADER_BYTES, LI_MAX_BYTES, SO_END_OF_PDU, SO_MAX_BYTES};
 use super::super::txbuf::TxBuffer;
 use super::super::{AmConfig, MaxRetxAction, RlcCounters, RlcEvents};
+use super::ring::SnRing;
 use super::AM_SN;
 use crate::lte::sap::{RlcSdu, SduId};
 use crate::sim::{SimDuration, SimTime};
@@ -39,7 +40,7 @@ pub(super) struct AmTx {
     max_retx: u32,
     on_max_retx: MaxRetxAction,
     pub(super) buf: TxBuffer,
-    window: Vec<Option<TxPdu>>,
+    window: SnRing<Option<TxPdu>>,
     vt_a: u16,
     vt_s: u16,
     poll_sn: u16,
@@ -50,6 +51,8 @@ pub(super) struct AmTx {
     poll_owed: bool,
     /// Bytes pending retransmission (data field only).
     retx_bytes: u64,
+    /// Byte ranges pending retransmission, over every PDU (each costs a segment header).
+    retx_ranges: u64,
     /// Data bytes of PDUs transmitted and not yet acknowledged.
     unacked_bytes: u64,
 }
@@ -63,7 +66,7 @@ impl AmTx {
             max_retx: c.max_retx_threshold,
             on_max_retx: c.on_max_retx,
             buf: TxBuffer::new(c.tx_buffer_bytes),
-            window: vec![None; usize::from(AM_SN.modulus())],
+            window: SnRing::new(),
             vt_a: 0,
             vt_s: 0,
             poll_sn: 0,
@@ -72,12 +75,36 @@ impl AmTx {
             poll_retransmit_expiry: None,
             poll_owed: false,
             retx_bytes: 0,
+            retx_ranges: 0,
             unacked_bytes: 0,
         }
     }
 
     pub(super) fn push(&mut self, now: SimTime, sdu: RlcSdu) -> Result<(), SduId> {
         self.buf.push(now, sdu)
+    }
+
+    /// Every SDU not yet acknowledged, in order: those of the PDUs in the window, then the
+    /// buffer's (the one split across both listed once).
+    pub(super) fn held(&self) -> Vec<super::super::HeldSdu> {
+        let mut out: Vec<super::super::HeldSdu> = Vec::new();
+        let mut sn = self.vt_a;
+        while sn != self.vt_s {
+            if let Some(p) = &self.window[usize::from(sn)] {
+                for s in p.segments.iter() {
+                    if out.last().is_none_or(|h| h.id < s.sdu) {
+                        out.push(super::super::HeldSdu { id: s.sdu, bytes: s.sdu_bytes, begun: true });
+                    }
+                }
+            }
+            sn = AM_SN.add(sn, 1);
+        }
+        for h in self.buf.held() {
+            if out.last().is_none_or(|l| l.id < h.id) {
+                out.push(h);
+            }
+        }
+        out
     }
 
     pub(super) fn retx_bytes(&self) -> u64 {
@@ -89,8 +116,15 @@ impl AmTx {
     }
 
     /// Estimated size of the retransmissions queued, headers included: one AMD PDU
-    /// segment header per pending range (an upper bound for ranges sent whole).
+    /// segment header per pending range (an upper bound for ranges sent whole). Kept as two
+    /// running totals, so the MAC's buffer report every TTI does not walk the window.
     pub(super) fn retx_queue_bytes(&self) -> u64 {
+        self.retx_bytes + self.retx_ranges * u64::from(AMD_SEGMENT_HEADER_BYTES)
+    }
+
+    /// [`Self::retx_queue_bytes`] by walking the window (tests check the running totals with it).
+    #[cfg(test)]
+    pub(super) fn retx_queue_bytes_walked(&self) -> u64 {
         let mut bytes = 0;
         let mut sn = self.vt_a;
         while sn != self.vt_s {
@@ -184,6 +218,7 @@ impl AmTx {
         };
         if a + taken == b {
             p.pending.remove(0);
+            self.retx_ranges -= 1;
         } else {
             p.pending[0].0 = a + taken;
         }
@@ -234,6 +269,7 @@ impl AmTx {
         if let Some(p) = self.window[usize::from(sn)].take() {
             let pending: u32 = p.pending.iter().map(|&(a, b)| b - a).sum();
             self.retx_bytes -= u64::from(pending);
+            self.retx_ranges -= p.pending.len() as u64;
             self.unacked_bytes -= u64::from(p.data_bytes);
         }
     }
@@ -243,6 +279,7 @@ impl AmTx {
         while self.vt_a != self.vt_s && self.window[usize::from(self.vt_a)].is_none() {
             self.vt_a = AM_SN.add(self.vt_a, 1);
         }
+        self.window.set_base(self.vt_a);
     }
 
     /// §5.2.1: an AMD PDU (or the byte range `so`) is considered for retransmission:
@@ -258,11 +295,13 @@ impl AmTx {
         if a >= b {
             return;
         }
+        let ranges_before = p.pending.len() as u64;
         let added = add_range(&mut p.pending, a, b);
         if added == 0 {
             return;
         }
         self.retx_bytes += u64::from(added);
+        self.retx_ranges = self.retx_ranges + p.pending.len() as u64 - ranges_before;
         let count = p.retx_count.map_or(0, |n| n + 1);
         p.retx_count = Some(count);
         if count >= self.max_retx {

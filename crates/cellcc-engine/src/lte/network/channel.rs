@@ -1,0 +1,659 @@
+//! The network's radio channel: every UE's link to every site, and each cell's interference on
+//! a neighbour's UE (downlink) or eNB (uplink) being what that cell transmits in that TTI.
+//!
+//! ```text
+//!  DL, UE u served by cell s, RB k, TTI t:
+//!    S_k = (P_s / N_RB) g_su |H_su,k(t)|^2
+//!    I_k = sum over cells j != s with RB k in their PDSCH of t:  (P_j / N_RB) g_ju |H_ju,k(t)|^2
+//!        + sum over interferer-only sites j, on the RBs their load fills:  (P_j / N_RB) g_ju [|H_ju,k|^2]
+//!  UL, UE u to its cell s, RB k, TTI t (the SRS row; a PUSCH adds its power offset, `pusch_offset_db`):
+//!    S_k = P_srs,rb(PL_us) g_us |H^UL_us,k(t)|^2
+//!    I_k = sum over UEs v of other cells with a PUSCH on RB k in t:  P_pusch,rb(v) g_vs
+//!  SINR_k = ici(S_k / (N + I_k), a)     (radio/ici.rs: the share a subcarrier keeps of its Doppler spread)
+//! ```
+//! `|H_ju|^2` is the fast fading of link (j, u): the serving link always, an interfering cell only
+//! while it holds [`MIN_FADED_SHARE`] of the UE's interference (at most [`MAX_FADED_INTERFERERS`],
+//! the strongest), as `radio::interference::InterfererFading` does for a single cell; the weak
+//! ones keep their mean power. Each link's fading process lives as long as the UE, so the link
+//! that becomes the serving one after a handover keeps the fading it had as an interferer.
+//! The uplink interferers are large-scale only (as `lte/channel/ul_interference.rs`).
+//! Only the data region is coupled: the control region (and the PDCCH decisions read from it)
+//! sees every cell at full power, as a single cell's channel does.
+//!
+//! What each cell sent in a TTI is kept for [`HISTORY_TTIS`] TTIs, so a measurement at a past
+//! occasion (a UE catching up after an idle time) sees the interference of its own TTI; a TTI
+//! the network did not run sent nothing.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use crate::lte::channel::power_control::UlPower;
+use crate::lte::channel::rb::{noise_per_rb_dbm, RB_BANDWIDTH_HZ};
+use crate::lte::channel::spec::{ChannelSpec, UePlacement};
+use crate::lte::sap::{LinkDir, RbMask, UeIndex};
+use crate::lte::sinr::{PuschGrant, SinrSource};
+use crate::radio::fading::{FadingProcess, RbSteering, TapProfile, FADING_STEP_NS};
+use crate::radio::ici::{doppler_spread_kept_share, with_ici};
+use crate::radio::interference::{
+    two_carrier_gains, InterfererLoad, RbPicker, Site, MAX_FADED_INTERFERERS, MIN_FADED_SHARE,
+};
+use crate::radio::link_loss::PreparedLoss;
+use crate::radio::mobility::Mobility;
+use crate::radio::noise::{dbm_to_mw, to_db};
+use crate::radio::shadowing::{Shadowing, SHADOWING_STEP_NS};
+use crate::radio::small_scale::{multipath_doppler_hz, tap_profile};
+use crate::sim::{RngStream, SimTime};
+
+/// TTIs of transmissions kept for measurements at past occasions: the longest SRS period
+/// (320 ms, TS 36.213 Table 8.2-1) plus the longest CQI delay (20 ms), rounded up.
+pub const HISTORY_TTIS: usize = 512;
+
+/// Subcarriers per RB (TS 36.211 §6.2.3): RSRP is the power of one resource element.
+const SUBCARRIERS_PER_RB: f64 = 12.0;
+
+/// Path loss, shadowing and each UE's powers are re-evaluated on the shadowing grid (10 ms),
+/// as in a single cell's channel (`lte::channel::LARGE_SCALE_STEP_NS`).
+const LARGE_SCALE_STEP_NS: u64 = SHADOWING_STEP_NS;
+
+/// A UE's PUSCH in a TTI: the interference it puts on other cells' receivers.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct UlTx {
+    pub ue: usize,
+    pub cell: usize,
+    pub rbs: RbMask,
+    /// Its power per PRB, mW.
+    pub rb_mw: f64,
+}
+
+/// What every cell sent in one TTI.
+#[derive(Clone, Debug, Default)]
+struct TtiTx {
+    tti: Option<u64>,
+    /// Per cell, the RBs of its PDSCH.
+    dl: Vec<RbMask>,
+    ul: Vec<UlTx>,
+}
+
+/// One UE's links.
+struct NetUe {
+    mobility: Mobility,
+    /// Per site; empty without shadowing (one Gudmundson process per link; UL and DL share it).
+    shadowing: Vec<Shadowing>,
+    shadow_step: u64,
+    shadow_xy_m: [f64; 2],
+    /// Per site at the DL carrier, per cell at the UL carrier.
+    dl_losses: Vec<PreparedLoss>,
+    ul_losses: Vec<PreparedLoss>,
+    large_at_step: Option<u64>,
+    /// Per site, the whole-band DL power received at full load, mW.
+    site_mw: Vec<f64>,
+    /// Per cell, the UL large-scale gain (path loss, shadowing, antenna), linear.
+    ul_gain: Vec<f64>,
+    /// Per site (DL) and per cell (UL), created when first needed.
+    dl_fading: Vec<Option<Box<FadingProcess>>>,
+    ul_fading: Vec<Option<Box<FadingProcess>>>,
+    /// The interfering sites that fade for the serving cell at the large-scale step: (site,
+    /// per-RB power mW), strongest first; and the (step, serving cell) they are for.
+    faded: Vec<(usize, f64)>,
+    faded_for: Option<(u64, usize)>,
+    /// Per direction: the last row handed out, and the (TTI, cell, region) it is for.
+    rows: [Vec<f64>; 2],
+    rows_for: [Option<(u64, usize, bool)>; 2],
+    /// [`NetworkChannel::control_sinr_db`] at (large-scale step, cell).
+    control_sinr: Option<(u64, usize, f64)>,
+}
+
+/// The channel of a whole network.
+pub struct NetworkChannel {
+    /// The cells' sites first (site i = cell i), then the interferer-only sites.
+    sites: Vec<Site>,
+    n_cells: usize,
+    /// Per site: its data-region load (a cell's is what it sends; unused there).
+    loads: Vec<InterfererLoad>,
+    pickers: Vec<RbPicker>,
+    ul_power: UlPower,
+    dl_noise_rb_mw: f64,
+    ul_noise_rb_mw: f64,
+    n_rb: usize,
+    profile: Option<TapProfile>,
+    dl_doppler_hz: f64,
+    ul_doppler_hz: f64,
+    k_factor_db: Option<f64>,
+    /// Shares a subcarrier keeps of the Doppler spread, DL and UL.
+    kept: [f64; 2],
+    steering: Option<RbSteering>,
+    ues: Vec<NetUe>,
+    /// Stream keys of each UE's links (`{label}:ue:{node}`).
+    ue_keys: Vec<String>,
+    seed: u64,
+    history: Vec<TtiTx>,
+    /// Scratch: per-RB signal and interference, mW.
+    signal: Vec<f64>,
+    interference: Vec<f64>,
+}
+
+/// One site of the network as the channel builds it.
+pub struct SiteSetup {
+    pub xy_m: [f64; 2],
+    pub height_m: f64,
+    pub tx_power_dbm: f64,
+    pub antenna: crate::radio::antenna::Antenna,
+    /// `None` for a cell, the load of an interferer-only site.
+    pub load: Option<InterfererLoad>,
+}
+
+impl NetworkChannel {
+    /// `sites`: the cells' first, in cell order, then the interferer-only ones; `ues`: every UE
+    /// of the network with its stream key. `label` keys the interferer-only sites' RB pickers.
+    pub fn new(
+        spec: &ChannelSpec,
+        sites: &[SiteSetup],
+        ues: &[(&UePlacement, String)],
+        n_rb: usize,
+        seed: u64,
+        label: &str,
+    ) -> Self {
+        let n_cells = sites.iter().take_while(|s| s.load.is_none()).count();
+        let profile = tap_profile(&spec.fading);
+        let doppler = |carrier| profile.as_ref().map_or(0.0, |p| multipath_doppler_hz(&spec.fading, p, carrier));
+        let (dl_doppler_hz, ul_doppler_hz) = (doppler(spec.dl_carrier_mhz), doppler(spec.ul_carrier_mhz));
+        let kept = |fd: f64| if profile.is_some() { doppler_spread_kept_share(fd) } else { 1.0 };
+        let site_list: Vec<Site> =
+            sites.iter().map(|s| Site::new(s.xy_m, s.height_m, s.tx_power_dbm, s.antenna)).collect();
+        let ue_keys: Vec<String> = ues.iter().map(|(_, key)| key.clone()).collect();
+        let ues = ues.iter().map(|(p, key)| new_ue(spec, sites, n_cells, p, seed, key)).collect();
+        NetworkChannel {
+            n_cells,
+            loads: sites.iter().map(|s| s.load.unwrap_or_default()).collect(),
+            pickers: (0..sites.len())
+                .map(|j| RbPicker::new(RngStream::new(seed, &format!("{label}:site{j}:load"))))
+                .collect(),
+            sites: site_list,
+            ul_power: UlPower::new(&spec.ul_power_control, spec.fixed_ue_tx_power_dbm()),
+            dl_noise_rb_mw: dbm_to_mw(noise_per_rb_dbm(spec.ue_noise_figure_db)),
+            ul_noise_rb_mw: dbm_to_mw(noise_per_rb_dbm(spec.enb.noise_figure_db)),
+            n_rb,
+            steering: profile.as_ref().map(|p| RbSteering::new(p, n_rb, RB_BANDWIDTH_HZ)),
+            profile,
+            dl_doppler_hz,
+            ul_doppler_hz,
+            k_factor_db: spec.fading.k_factor_db,
+            kept: [kept(dl_doppler_hz), kept(ul_doppler_hz)],
+            ues,
+            ue_keys,
+            seed,
+            history: vec![TtiTx::default(); HISTORY_TTIS],
+            signal: vec![0.0; n_rb],
+            interference: vec![0.0; n_rb],
+        }
+    }
+
+    pub fn n_cells(&self) -> usize {
+        self.n_cells
+    }
+
+    /// What every cell sent in TTI `tti`: its PDSCH RBs (`dl[cell]`) and the UEs' PUSCHs.
+    pub fn record(&mut self, tti: u64, dl: &[RbMask], ul: &[UlTx]) {
+        let slot = &mut self.history[(tti % HISTORY_TTIS as u64) as usize];
+        slot.tti = Some(tti);
+        slot.dl.clear();
+        slot.dl.extend_from_slice(dl);
+        slot.ul.clear();
+        slot.ul.extend_from_slice(ul);
+    }
+
+    /// UE `ue`'s layer 1 RSRP of `cell` at `now`, dBm: the power of one resource element of the
+    /// cell's reference signal (its power spread evenly over the band), path loss, shadowing
+    /// and antenna; fast fading is averaged out over the measurement period.
+    pub fn rsrp_dbm(&mut self, ue: usize, cell: usize, now: SimTime) -> f64 {
+        self.large_scale(ue, now);
+        to_db(self.ues[ue].site_mw[cell] / (SUBCARRIERS_PER_RB * self.n_rb as f64))
+    }
+
+    /// The power per PRB of UE `ue`'s PUSCH over `prbs` PRBs towards `cell` at `now`, mW.
+    pub fn pusch_rb_mw(&mut self, ue: usize, cell: usize, prbs: u32, now: SimTime) -> f64 {
+        let pl_db = self.path_loss_db(ue, cell, now);
+        dbm_to_mw(self.ul_power.pusch_per_prb_dbm(pl_db, prbs))
+    }
+
+    /// The UE's path-loss estimate towards `cell` (TS 36.213 §5.1.1.1, from the DL RSRP).
+    fn path_loss_db(&mut self, ue: usize, cell: usize, now: SimTime) -> f64 {
+        self.large_scale(ue, now);
+        to_db(self.sites[cell].tx_power_mw) - to_db(self.ues[ue].site_mw[cell])
+    }
+
+    /// The large-scale step of UE `ue` at `now`: path loss, shadowing, antenna of every link.
+    fn large_scale(&mut self, ue: usize, now: SimTime) {
+        let step = now.as_ns() / LARGE_SCALE_STEP_NS;
+        let u = &mut self.ues[ue];
+        if u.large_at_step == Some(step) {
+            return;
+        }
+        u.step_shadowing(step);
+        let xy = u.mobility.position_m(step * LARGE_SCALE_STEP_NS);
+        let shadowing = &u.shadowing;
+        two_carrier_gains(
+            &self.sites,
+            &u.dl_losses,
+            &u.ul_losses,
+            |j| shadowing.get(j).map_or(0.0, Shadowing::value_db),
+            xy,
+            &mut u.site_mw,
+            &mut u.ul_gain,
+        );
+        u.large_at_step = Some(step);
+    }
+
+    /// Where UE `ue` is at `now`, m.
+    pub fn position_m(&mut self, ue: usize, now: SimTime) -> [f64; 2] {
+        self.ues[ue].mobility.position_m(now.as_ns())
+    }
+
+    /// The per-RB linear SINR of UE `ue` served by `cell` in `dir` during the TTI at `now`;
+    /// `control`: the downlink control region (every cell at full power on every RB).
+    pub fn row(&mut self, ue: usize, cell: usize, dir: LinkDir, now: SimTime, control: bool, out: &mut [f64]) {
+        let tti = now.as_ns() / FADING_STEP_NS;
+        let d = dir_index(dir);
+        if self.ues[ue].rows_for[d] == Some((tti, cell, control)) && self.ues[ue].rows[d].len() == out.len() {
+            out.copy_from_slice(&self.ues[ue].rows[d]);
+            return;
+        }
+        match dir {
+            LinkDir::Downlink => self.dl_row(ue, cell, tti, now, control),
+            LinkDir::Uplink => self.ul_row(ue, cell, tti, now),
+        }
+        let kept = self.kept[d];
+        let noise = if d == 0 { self.dl_noise_rb_mw } else { self.ul_noise_rb_mw };
+        let u = &mut self.ues[ue];
+        u.rows[d].resize(self.n_rb, 0.0);
+        for ((r, s), i) in u.rows[d].iter_mut().zip(&self.signal).zip(&self.interference) {
+            *r = with_ici(s / (noise + i), kept);
+        }
+        u.rows_for[d] = Some((tti, cell, control));
+        out.copy_from_slice(&u.rows[d][..out.len()]);
+    }
+
+    /// `signal` and `interference` of UE `ue`'s downlink from `cell` in TTI `tti`.
+    fn dl_row(&mut self, ue: usize, cell: usize, tti: u64, now: SimTime, control: bool) {
+        self.large_scale(ue, now);
+        self.select_faded(ue, cell, now);
+        let n = self.n_rb;
+        let full = RbMask::range(0, n as u32);
+        let slot = (tti % HISTORY_TTIS as u64) as usize;
+        let ran = self.history[slot].tti == Some(tti);
+        let fading = FadingCtx {
+            profile: self.profile.as_ref(),
+            steer: self.steering.as_ref(),
+            doppler_hz: self.dl_doppler_hz,
+            k_factor_db: self.k_factor_db,
+            seed: self.seed,
+            key: &self.ue_keys[ue],
+            dir: "dl",
+            now_ns: now.as_ns(),
+        };
+        let (history, loads, pickers, n_cells) = (&self.history, &self.loads, &mut self.pickers, self.n_cells);
+        let (signal, interference) = (&mut self.signal, &mut self.interference);
+        let u = &mut self.ues[ue];
+        let signal_rb = u.site_mw[cell] / n as f64;
+        let serving = fading.gains(&mut u.dl_fading[cell], cell);
+        for (k, s) in signal.iter_mut().enumerate() {
+            *s = signal_rb * serving.map_or(1.0, |g| g[k]);
+        }
+        interference.fill(0.0);
+        let mut flat = 0.0;
+        for j in (0..u.site_mw.len()).filter(|&j| j != cell) {
+            let rbs = if control {
+                full
+            } else if j < n_cells {
+                if ran {
+                    history[slot].dl.get(j).copied().unwrap_or_default()
+                } else {
+                    RbMask::default()
+                }
+            } else {
+                load_rbs(loads[j], &mut pickers[j], n, tti)
+            };
+            if rbs.is_empty() {
+                continue;
+            }
+            let p_rb = u.site_mw[j] / n as f64;
+            if u.faded.iter().any(|&(f, _)| f == j) {
+                let g = fading.gains(&mut u.dl_fading[j], j);
+                for k in rbs.iter() {
+                    interference[k as usize] += p_rb * g.map_or(1.0, |g| g[k as usize]);
+                }
+            } else if rbs == full {
+                flat += p_rb;
+            } else {
+                for k in rbs.iter() {
+                    interference[k as usize] += p_rb;
+                }
+            }
+        }
+        interference.iter_mut().for_each(|i| *i += flat);
+    }
+
+    /// The interfering sites of UE `ue` (served by `cell`) that fade at this large-scale step:
+    /// those holding [`MIN_FADED_SHARE`] of its interference with every site at its load (a cell
+    /// at full load), at most [`MAX_FADED_INTERFERERS`], the strongest first. None without
+    /// multipath fading.
+    fn select_faded(&mut self, ue: usize, cell: usize, now: SimTime) {
+        let step = now.as_ns() / LARGE_SCALE_STEP_NS;
+        let (n_rb, n_cells, loads) = (self.n_rb, self.n_cells, &self.loads);
+        let u = &mut self.ues[ue];
+        if u.faded_for == Some((step, cell)) {
+            return;
+        }
+        u.faded_for = Some((step, cell));
+        u.faded.clear();
+        if self.profile.is_none() {
+            return;
+        }
+        let mean_mw = |site_mw: &[f64], j: usize| {
+            let active = if j < n_cells { n_rb } else { loads[j].active_rbs(n_rb) };
+            site_mw[j] * active as f64 / n_rb as f64
+        };
+        let total: f64 = (0..u.site_mw.len()).filter(|&j| j != cell).map(|j| mean_mw(&u.site_mw, j)).sum();
+        if total <= 0.0 {
+            return;
+        }
+        for j in (0..u.site_mw.len()).filter(|&j| j != cell) {
+            if mean_mw(&u.site_mw, j) >= MIN_FADED_SHARE * total {
+                u.faded.push((j, u.site_mw[j]));
+            }
+        }
+        u.faded.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        u.faded.truncate(MAX_FADED_INTERFERERS);
+    }
+
+    /// `signal` and `interference` of UE `ue`'s SRS at `cell` in TTI `tti`.
+    fn ul_row(&mut self, ue: usize, cell: usize, tti: u64, now: SimTime) {
+        let pl_db = self.path_loss_db(ue, cell, now);
+        let srs_rb_mw = dbm_to_mw(self.ul_power.srs_per_prb_dbm(pl_db, self.n_rb as u32));
+        let fading = FadingCtx {
+            profile: self.profile.as_ref(),
+            steer: self.steering.as_ref(),
+            doppler_hz: self.ul_doppler_hz,
+            k_factor_db: self.k_factor_db,
+            seed: self.seed,
+            key: &self.ue_keys[ue],
+            dir: "ul",
+            now_ns: now.as_ns(),
+        };
+        let u = &mut self.ues[ue];
+        let signal_rb = srs_rb_mw * u.ul_gain[cell];
+        let g = fading.gains(&mut u.ul_fading[cell], cell);
+        for (k, s) in self.signal.iter_mut().enumerate() {
+            *s = signal_rb * g.map_or(1.0, |g| g[k]);
+        }
+        self.interference.fill(0.0);
+        let slot = (tti % HISTORY_TTIS as u64) as usize;
+        if self.history[slot].tti != Some(tti) {
+            return;
+        }
+        for i in 0..self.history[slot].ul.len() {
+            let tx = self.history[slot].ul[i];
+            if tx.cell == cell || tx.ue == ue {
+                continue;
+            }
+            self.large_scale(tx.ue, now);
+            let i_rb = tx.rb_mw * self.ues[tx.ue].ul_gain[cell];
+            for k in tx.rbs.iter() {
+                self.interference[k as usize] += i_rb;
+            }
+        }
+    }
+
+    /// UE `ue`'s large-scale SINR in `cell`'s control region at `now`, dB: every other site at
+    /// full power, fast fading averaged out over the CCEs a DCI spans (they are spread over the
+    /// band, TS 36.211 §6.8.5). Kept for the large-scale step.
+    pub fn control_sinr_db(&mut self, ue: usize, cell: usize, now: SimTime) -> f64 {
+        self.large_scale(ue, now);
+        let step = now.as_ns() / LARGE_SCALE_STEP_NS;
+        let u = &mut self.ues[ue];
+        if let Some((s, c, v)) = u.control_sinr {
+            if (s, c) == (step, cell) {
+                return v;
+            }
+        }
+        let n = self.n_rb as f64;
+        let total: f64 = u.site_mw.iter().sum();
+        let sinr_db = to_db(u.site_mw[cell] / n / (self.dl_noise_rb_mw + (total - u.site_mw[cell]) / n));
+        u.control_sinr = Some((step, cell, sinr_db));
+        sinr_db
+    }
+
+    /// How far (dB) UE `ue`'s PUSCH over `prbs` PRBs sits above its SRS on each PRB.
+    pub fn pusch_offset_db(&mut self, ue: usize, cell: usize, now: SimTime, prbs: u32) -> f64 {
+        let pl_db = self.path_loss_db(ue, cell, now);
+        self.ul_power.pusch_per_prb_dbm(pl_db, prbs) - self.ul_power.srs_per_prb_dbm(pl_db, self.n_rb as u32)
+    }
+
+    /// RBs of the band.
+    pub fn n_rb(&self) -> usize {
+        self.n_rb
+    }
+}
+
+/// What a link's fast fading needs beside its process: the profile and per-RB phases, its
+/// Doppler, the UE's stream key and the TTI.
+struct FadingCtx<'a> {
+    profile: Option<&'a TapProfile>,
+    steer: Option<&'a RbSteering>,
+    doppler_hz: f64,
+    k_factor_db: Option<f64>,
+    seed: u64,
+    key: &'a str,
+    dir: &'a str,
+    now_ns: u64,
+}
+
+impl FadingCtx<'_> {
+    /// The per-RB |H|^2 of the link to site `j` (`None` without multipath): its process is made
+    /// on first use from its own stream `{key}:fading:{dir}:site{j}`, Rician only with the
+    /// channel's `k_factor_db` (on every link of a network alike).
+    fn gains<'p>(&self, slot: &'p mut Option<Box<FadingProcess>>, j: usize) -> Option<&'p [f64]> {
+        let (profile, steer) = (self.profile?, self.steer?);
+        let process = slot.get_or_insert_with(|| {
+            let rng = RngStream::new(self.seed, &format!("{}:fading:{}:site{j}", self.key, self.dir));
+            Box::new(FadingProcess::new(profile, self.doppler_hz, self.k_factor_db, rng))
+        });
+        Some(process.rb_gains(self.now_ns, steer))
+    }
+}
+
+/// The RBs an interferer-only site of load `load` fills in TTI `tti` of a band of `n_rb` RBs (a
+/// fraction: one contiguous block from its picker's start, wrapping; radio/interference.rs).
+fn load_rbs(load: InterfererLoad, picker: &mut RbPicker, n_rb: usize, tti: u64) -> RbMask {
+    let active = load.active_rbs(n_rb) as u32;
+    let n = n_rb as u32;
+    if active == n || active == 0 {
+        return RbMask::range(0, active);
+    }
+    let start = picker.start(tti, n_rb) as u32;
+    let wrap = (start + active).saturating_sub(n);
+    RbMask::range(start, active - wrap).union(RbMask::range(0, wrap))
+}
+
+fn dir_index(dir: LinkDir) -> usize {
+    match dir {
+        LinkDir::Downlink => 0,
+        LinkDir::Uplink => 1,
+    }
+}
+
+fn new_ue(spec: &ChannelSpec, sites: &[SiteSetup], n_cells: usize, p: &UePlacement, seed: u64, key: &str) -> NetUe {
+    let stream = |what: &str| RngStream::new(seed, &format!("{key}:{what}"));
+    let shadowing = match &spec.shadowing {
+        None => Vec::new(),
+        Some(s) => (0..sites.len())
+            .map(|j| Shadowing::new(s.sigma_db, s.decorrelation_m, stream(&format!("shadowing:site{j}"))))
+            .collect(),
+    };
+    // A TR 38.901 link's LOS state: one draw per site, downlink and uplink alike (as a cell's
+    // serving link, `lte::channel::prepared_losses`).
+    let los_u: Vec<f64> = (0..sites.len()).map(|j| stream(&format!("los:site{j}")).uniform()).collect();
+    let loss = |j: usize, mhz: f64| {
+        PreparedLoss::new(&spec.pathloss, sites[j].height_m, p.height_m, mhz).with_los_draw(los_u[j])
+    };
+    NetUe {
+        mobility: Mobility::new(&p.mobility, p.position_m, stream("mobility")),
+        shadowing,
+        shadow_step: 0,
+        shadow_xy_m: p.position_m,
+        dl_losses: (0..sites.len()).map(|j| loss(j, spec.dl_carrier_mhz)).collect(),
+        ul_losses: (0..n_cells).map(|j| loss(j, spec.ul_carrier_mhz)).collect(),
+        large_at_step: None,
+        site_mw: vec![0.0; sites.len()],
+        ul_gain: vec![0.0; n_cells],
+        dl_fading: (0..sites.len()).map(|_| None).collect(),
+        ul_fading: (0..n_cells).map(|_| None).collect(),
+        faded: Vec::with_capacity(MAX_FADED_INTERFERERS),
+        faded_for: None,
+        rows: [Vec::new(), Vec::new()],
+        rows_for: [None, None],
+        control_sinr: None,
+    }
+}
+
+impl NetUe {
+    /// Advance every link's shadowing along the track up to grid step `target`.
+    fn step_shadowing(&mut self, target: u64) {
+        if self.shadowing.is_empty() {
+            return;
+        }
+        while self.shadow_step < target {
+            self.shadow_step += 1;
+            let xy = self.mobility.position_m(self.shadow_step * SHADOWING_STEP_NS);
+            let moved_m = (xy[0] - self.shadow_xy_m[0]).hypot(xy[1] - self.shadow_xy_m[1]);
+            Shadowing::advance_all(&mut self.shadowing, moved_m);
+            self.shadow_xy_m = xy;
+        }
+    }
+}
+
+/// One cell's view of the network channel: the [`SinrSource`] its PHY reads. UE indices are the
+/// network's.
+pub struct NetworkSinr {
+    pub channel: Rc<RefCell<NetworkChannel>>,
+    pub cell: usize,
+}
+
+/// Distinct row names per (TTI, cell) up to this many cells ([`crate::scenario::MAX_NETWORK_CELLS`]).
+const ROW_ID_CELLS: u64 = 1024;
+
+impl SinrSource for NetworkSinr {
+    fn per_rb_sinr_lin(&mut self, ue: UeIndex, dir: LinkDir, now: SimTime, out: &mut [f64]) {
+        self.channel.borrow_mut().row(ue.index(), self.cell, dir, now, false, out);
+    }
+
+    fn pusch_offset_db(&mut self, ue: UeIndex, now: SimTime, grant: PuschGrant) -> f64 {
+        self.channel.borrow_mut().pusch_offset_db(ue.index(), self.cell, now, grant.prbs)
+    }
+
+    fn control_sinr_db(&mut self, ue: UeIndex, now: SimTime) -> f64 {
+        let n = self.channel.borrow().n_rb;
+        let mut row = vec![0.0; n];
+        self.channel.borrow_mut().row(ue.index(), self.cell, LinkDir::Downlink, now, true, &mut row);
+        to_db(row.iter().sum::<f64>() / n as f64)
+    }
+
+    fn control_row_lin(&mut self, ue: UeIndex, now: SimTime, out: &mut [f64]) {
+        self.channel.borrow_mut().row(ue.index(), self.cell, LinkDir::Downlink, now, true, out);
+    }
+
+    fn pdcch_sinr_db(&mut self, ue: UeIndex, now: SimTime) -> Option<f64> {
+        Some(self.channel.borrow_mut().control_sinr_db(ue.index(), self.cell, now))
+    }
+
+    fn row_id(&mut self, _ue: UeIndex, _dir: LinkDir, now: SimTime) -> Option<u64> {
+        // A row changes every TTI (the neighbours' RBs), and with the serving cell.
+        Some(now.as_ns() / FADING_STEP_NS * ROW_ID_CELLS + self.cell as u64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lte::channel::spec::MobilitySpec;
+    use crate::sim::NS_PER_MS;
+
+    const N_RB: usize = 25;
+
+    /// Two 46 dBm isotropic cells 500 m apart on Friis, no fading or shadowing; UE 0 at 100 m
+    /// from cell 0, UE 1 at 400 m from cell 0 (cell 1's).
+    fn two_cells() -> NetworkChannel {
+        let spec = ChannelSpec::default();
+        let site = |x: f64| SiteSetup {
+            xy_m: [x, 0.0],
+            height_m: 30.0,
+            tx_power_dbm: 46.0,
+            antenna: crate::radio::antenna::Antenna::Isotropic,
+            load: None,
+        };
+        let place = |x: f64| UePlacement { position_m: [x, 0.0], height_m: 1.5, mobility: MobilitySpec::Static };
+        let (p0, p1) = (place(100.0), place(400.0));
+        let ues = [(&p0, "t:ue0".to_string()), (&p1, "t:ue1".to_string())];
+        NetworkChannel::new(&spec, &[site(0.0), site(500.0)], &ues, N_RB, 1, "t")
+    }
+
+    fn ms(x: u64) -> SimTime {
+        SimTime(x * NS_PER_MS)
+    }
+
+    /// The neighbour sends PDSCH on RBs 10..15 in TTI 5: exactly those RBs of UE 0's row carry
+    /// its interference, 1/SINR rising there by I/S (the power ratio of the two cells at the UE,
+    /// read from the RSRPs); in TTI 6, when the network sent nothing, no RB does.
+    #[test]
+    fn downlink_interference_is_on_exactly_the_rbs_the_neighbour_sends() {
+        let mut ch = two_cells();
+        let mask = RbMask::range(10, 5);
+        ch.record(5, &[RbMask::range(0, N_RB as u32), mask], &[]);
+        let mut row = [0.0; N_RB];
+        ch.row(0, 0, LinkDir::Downlink, ms(5), false, &mut row);
+        let clean = row[0];
+        let i_over_s = 10f64.powf((ch.rsrp_dbm(0, 1, ms(5)) - ch.rsrp_dbm(0, 0, ms(5))) / 10.0);
+        for (k, &g) in row.iter().enumerate() {
+            if mask.contains(k as u32) {
+                assert!(((1.0 / g - 1.0 / clean) / i_over_s - 1.0).abs() < 1e-9, "RB {k}: {g} vs {clean}");
+            } else {
+                assert_eq!(g, clean, "RB {k} is not in the neighbour's PDSCH");
+            }
+        }
+        assert!(i_over_s > 1e-3, "the neighbour is not negligible: {i_over_s}");
+        ch.row(0, 0, LinkDir::Downlink, ms(6), false, &mut row);
+        assert!(row.iter().all(|&g| g == clean), "TTI 6: nothing sent, no interference");
+        // The control region sees the neighbour on every RB whatever it sends.
+        ch.row(0, 0, LinkDir::Downlink, ms(6), true, &mut row);
+        assert!(row.iter().all(|&g| ((1.0 / g - 1.0 / clean) / i_over_s - 1.0).abs() < 1e-9));
+    }
+
+    /// UE 1's PUSCH on RBs 3..6 in TTI 7 at cell 1 interferes with UE 0's uplink at cell 0 on
+    /// exactly those RBs, by its power per RB times its gain to cell 0's site; its own cell's
+    /// PUSCHs never interfere with it.
+    #[test]
+    fn uplink_interference_is_the_neighbours_pusch() {
+        let mut ch = two_cells();
+        let rbs = RbMask::range(3, 3);
+        let rb_mw = ch.pusch_rb_mw(1, 1, 3, ms(7));
+        ch.record(7, &[RbMask::default(); 2], &[UlTx { ue: 1, cell: 1, rbs, rb_mw }]);
+        let mut row = [0.0; N_RB];
+        ch.row(0, 0, LinkDir::Uplink, ms(7), false, &mut row);
+        let clean = row[0];
+        let u0 = &ch.ues[0];
+        let srs_rb_mw =
+            dbm_to_mw(ch.ul_power.srs_per_prb_dbm(to_db(ch.sites[0].tx_power_mw / u0.site_mw[0]), N_RB as u32));
+        let i_over_s = rb_mw * ch.ues[1].ul_gain[0] / (srs_rb_mw * u0.ul_gain[0]);
+        for (k, &g) in row.iter().enumerate() {
+            if rbs.contains(k as u32) {
+                assert!(((1.0 / g - 1.0 / clean) / i_over_s - 1.0).abs() < 1e-9, "RB {k}");
+            } else {
+                assert_eq!(g, clean, "RB {k}");
+            }
+        }
+        // At its own cell the same PUSCH is no interference to UE 0 (it is not UE 0's cell here).
+        ch.record(8, &[RbMask::default(); 2], &[UlTx { ue: 1, cell: 0, rbs, rb_mw }]);
+        ch.row(0, 0, LinkDir::Uplink, ms(8), false, &mut row);
+        assert!(row.iter().all(|&g| g == clean));
+    }
+}
