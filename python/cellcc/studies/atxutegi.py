@@ -768,7 +768,8 @@ def _lena_note(lena: pd.DataFrame) -> str:
         )
     return (
         "What moves them: on LENA with ns-3's TCP the five CCAs hardly differ. Under EVA60 LENA takes the uplink's "
-        "MCS from the minimum SINR over the band, which a faded band almost always has in a deep fade, so the "
+        "MCS from the minimum SINR over its grant, the whole band for a lone UE, which a faded band almost always has "
+        "in a deep fade, so the "
         "UE's ACKs wait for grants (docs/lte.md, 'Why the uplink mattered'): every CCA gets "
         f"{by_cca.min():.1f}-{by_cca.max():.1f} Mbit/s of a {eva['capacity_mbps'].mean():.0f} Mbit/s cell. On "
         "HST300's unfaded path the CCAs get the same, " + "; ".join(parts) + ". A best CCA there is picked from "

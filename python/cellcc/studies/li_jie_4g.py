@@ -997,9 +997,9 @@ def _lena_note(runs: pd.DataFrame, lena: pd.DataFrame) -> str:
     return (
         "What moves them: the same places and loads on ns-3 LENA with ns-3's TCP give, over all schemes, "
         + "; ".join(parts)
-        + ". LENA's cell takes the uplink MCS from the band's minimum SINR, asks for a CQI every TTI and has no "
-        "outer loop, and ns-3's TCP offers a 131072-byte window (docs/lte.md 'Profiles', docs/tcp.md): where "
-        "those bind, the schemes' differences shrink or change sign."
+        + ". LENA's cell takes the uplink MCS from the minimum SINR over the RBs it grants, asks for a CQI "
+        "every TTI and has no outer loop, and ns-3's TCP offers a 131072-byte window (docs/lte.md 'Profiles', "
+        "docs/tcp.md): where those bind, the schemes' differences shrink or change sign."
     )
 
 

@@ -189,7 +189,7 @@ pub struct UplinkSpec {
 #[serde(deny_unknown_fields)]
 pub struct LinkAdaptationSpec {
     /// The uplink MCS: "effective_sinr" (operator: MIESM over the granted RBs) or
-    /// "lena_minimum_sinr" (LENA: Shannon-gap CQI of the band's minimum SINR).
+    /// "lena_minimum_sinr" (LENA: Shannon-gap CQI of the minimum SINR over the granted RBs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ul_mcs_from: Option<UlMcsRule>,
     /// Where the eNB measures the uplink: "srs_and_pusch" (operator) or "srs_only" (LENA).

@@ -227,3 +227,58 @@ fn a_cell_woken_only_at_its_deadlines_sends_the_pdu_it_built_on_a_grant() {
     }
     panic!("the cell went idle with a PDU built for a grant");
 }
+
+/// Downlink flat at 15 dB; uplink at -15 dB on the lower half of the band and 15 dB on the upper.
+struct HalfFadedUplink;
+
+impl SinrSource for HalfFadedUplink {
+    fn per_rb_sinr_lin(&mut self, _ue: UeIndex, dir: LinkDir, _now: SimTime, out: &mut [f64]) {
+        let half = out.len() / 2;
+        out.fill(10f64.powf(1.5));
+        if dir == LinkDir::Uplink {
+            out[..half].fill(10f64.powf(-1.5));
+        }
+    }
+
+    fn control_sinr_db(&mut self, _ue: UeIndex, _now: SimTime) -> f64 {
+        15.0
+    }
+}
+
+#[test]
+fn a_lena_uplink_grant_takes_the_cqi_of_its_own_rbs_not_the_bands() {
+    // Two UEs whose uplink is out of range on the lower half of the band. LENA's scheduler splits
+    // the band evenly and judges each grant on its own RBs (pf-ff-mac-scheduler.cc
+    // DoSchedUlTriggerReq): UE 1's grant on the upper half carries its packet; UE 0's, on the
+    // lower half, is withdrawn with its RBs left empty, and as the band was used up the rotation
+    // starts from UE 0 again, so its grant falls there every TTI (as in LENA). The band's minimum
+    // (-15 dB, CQI 0) would have left both unscheduled.
+    let spec: CellSpec = serde_json::from_value(serde_json::json!({
+        "id": "c", "enb": "enb", "profile": "lena",
+        "ues": [{"node": "ue0", "sinr": {"kind": "fixed", "db": 15}},
+                {"node": "ue1", "sinr": {"kind": "fixed", "db": 15}}]
+    }))
+    .expect("valid cell");
+    let node = |name: &str| NodeId(["enb", "ue0", "ue1"].iter().position(|n| *n == name).expect("known") as u32);
+    let mut cell = Cell::build(&spec, "cells[0]", &node, 1, SimDuration::from_ms(100), SimTime::from_secs_f64(1.0))
+        .expect("builds");
+    cell.sinr = Box::new(HalfFadedUplink);
+    let mut out = CellOutput::default();
+    // Data at 45 ms: the UEs' last SRS (40 and 41 ms) is what the eNB knows.
+    for ms in 0..120 {
+        let now = SimTime(ms * NS_PER_MS);
+        if ms == 45 {
+            for (ue, id) in [(1, 1), (2, 2)] {
+                let queued = cell.enqueue(now, NodeId(ue), NodeId(0), PacketId(id), 60);
+                assert!(matches!(queued, CellEnqueued::Accepted));
+            }
+        }
+        cell.handle_timeout(now, &mut out);
+    }
+    let end = SimTime(119 * NS_PER_MS);
+    assert_eq!(cell.ues[0].ul.cqi.current(end).map(|r| r.cqi), Some(0), "the band's CQI");
+    assert!(out.delivered.contains(&(NodeId(0), PacketId(2))), "UE 1's grant on the good half");
+    assert!(!out.delivered.contains(&(NodeId(0), PacketId(1))), "UE 0's grants withdrawn");
+    let ul_tbs = |u: usize| -> u64 { cell.ues[u].ul.slots.slots.iter().map(|s| s.tbs).sum() };
+    assert_eq!((ul_tbs(0), ul_tbs(1)), (0, 1));
+}

@@ -444,10 +444,14 @@ impl Cell {
             let usable_rbs = n_rbs - out_of_range.count();
             let capacity_bits = mcs.map_or(0, |m| link.capacity.band_bits(dir, m, usable_rbs));
             link.capacity.set(now, capacity_bits, &mut link.slots);
+            // LENA judges an uplink CQI on the RBs it grants, not on the band: a UE with an
+            // estimate is a candidate whatever the band's minimum (`size_lena_uplink_grants`).
+            let lena_candidate =
+                dir == LinkDir::Uplink && macs.la.ul_mcs_from == UlMcsRule::LenaMinimumSinr && report.is_some();
             macs.demand_pos[i] = demand.len() as u32;
             demand.push(UeDemand {
                 ue: UeIndex(i as u16),
-                buffered_bytes: if mcs.is_some() { buffered } else { 0 },
+                buffered_bytes: if mcs.is_some() || lena_candidate { buffered } else { 0 },
                 mcs: mcs.unwrap_or(0),
                 out_of_range,
                 has_free_harq: link.harq.free_process().is_some(),
@@ -518,8 +522,9 @@ impl Cell {
         }
         new_tbs.clear();
         self.schedule_with_pdcch(LinkDir::Uplink, busy_later, now, &mut new_tbs);
-        if self.macs.la.ul_mcs_from == UlMcsRule::EffectiveSinr {
-            self.size_uplink_grants(now, &mut new_tbs);
+        match self.macs.la.ul_mcs_from {
+            UlMcsRule::EffectiveSinr => self.size_uplink_grants(now, &mut new_tbs),
+            UlMcsRule::LenaMinimumSinr => self.size_lena_uplink_grants(&mut new_tbs),
         }
         self.drop_missed_grants(now, &mut new_tbs);
         self.macs.uplink.granted(now, &new_tbs);
@@ -594,6 +599,24 @@ impl Cell {
             slot.sinr_age_ms_sum += age_sum;
             slot.sinr_age_rbs += u64::from(rbs);
         }
+    }
+
+    /// Each uplink grant's MCS as ns-3 LENA sets it: the CQI of the minimum SINR over the grant's
+    /// own RBs, its MCS by LENA's CQI-to-MCS table; a grant whose CQI is 0 is withdrawn and its
+    /// RBs stay empty this TTI (pf/rr-ff-mac-scheduler.cc `DoSchedUlTriggerReq`: the UE is
+    /// skipped, its RBs stay marked in `rbMap`).
+    fn size_lena_uplink_grants(&mut self, grants: &mut Vec<NewTb>) {
+        grants.retain_mut(|g| {
+            let Some(cqi) = self.macs.sounding[g.ue.index()].lena_cqi_on(g.rbs) else {
+                return true;
+            };
+            if cqi == 0 {
+                return false;
+            }
+            g.mcs = phy::mcs_from_cqi(cqi);
+            g.tbs_bits = phy::tbs_bits(LinkDir::Uplink, g.mcs, g.rbs.count());
+            true
+        });
     }
 
     /// Uplink grants whose DCI the UE fails to decode are never used (with a PDCCH budget, each

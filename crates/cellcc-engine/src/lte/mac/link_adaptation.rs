@@ -29,8 +29,8 @@ pub enum UlMcsRule {
     /// The effective SINR (MIESM, the BLER model's own) of the eNB's per-RB estimate over the
     /// RBs granted, plus the outer loop's offset.
     EffectiveSinr,
-    /// ns-3 LENA's schedulers: the Shannon-gap CQI of the minimum estimated SINR over the band
-    /// (`DoSchedUlTriggerReq`), CQI 0 leaving the UE unscheduled.
+    /// ns-3 LENA's schedulers: the Shannon-gap CQI of the minimum estimated SINR over the
+    /// grant's RBs (`DoSchedUlTriggerReq`), CQI 0 withdrawing the grant.
     LenaMinimumSinr,
 }
 

@@ -131,11 +131,20 @@ impl UplinkSounding {
         self.measured_ms.iter().any(|&m| m != NEVER_MS)
     }
 
-    /// Uplink CQI from the estimate as ns-3 LENA's schedulers compute it: the Shannon-gap mapping
-    /// of the minimum SINR over the band ([`super::amc::uplink_cqi_shannon_gap`]; the minimum of
-    /// the linear SINRs is the linear SINR of the minimum in dB). `None` before any measurement.
+    /// Uplink CQI of the whole band as ns-3 LENA's schedulers would compute it for a grant of
+    /// every RB: the Shannon-gap mapping of the minimum SINR over the band
+    /// ([`super::amc::uplink_cqi_shannon_gap`]; the minimum of the linear SINRs is the linear SINR
+    /// of the minimum in dB); what the `lte` table reports. `None` before any measurement.
     pub fn lena_cqi(&self) -> Option<u8> {
-        let min_lin = self.sinr_lin.iter().copied().fold(f64::INFINITY, f64::min);
+        self.lena_cqi_on(RbMask::range(0, self.sinr_lin.len() as u32))
+    }
+
+    /// Uplink CQI of a grant on `rbs` as ns-3 LENA's schedulers compute it: the Shannon-gap
+    /// mapping of the minimum SINR over the granted RBs (pf/rr-ff-mac-scheduler.cc
+    /// `DoSchedUlTriggerReq`, the loop over `uldci.m_rbStart .. + m_rbLen`). RBs not yet measured
+    /// are left out; `None` when none of `rbs` has been.
+    pub fn lena_cqi_on(&self, rbs: RbMask) -> Option<u8> {
+        let min_lin = rbs.iter().filter_map(|rb| self.sinr_lin.get(rb as usize)).copied().fold(f64::INFINITY, f64::min);
         min_lin.is_finite().then(|| uplink_cqi_shannon_gap_lin(min_lin))
     }
 
@@ -268,6 +277,22 @@ mod tests {
         assert_eq!(s.effective_mcs(RbMask::range(3, 1), 1.0), Some(0));
         // A 3 dB offset moves it up.
         assert!(s.effective_mcs(RbMask::range(0, N as u32), db_to_linear(3.0)).unwrap() > got);
+    }
+
+    /// LENA's grant CQI is the minimum over the grant's own RBs: a deep fade elsewhere in the band
+    /// leaves a grant on good RBs its CQI (pf-ff-mac-scheduler.cc DoSchedUlTriggerReq).
+    #[test]
+    fn lenas_grant_cqi_is_the_minimum_over_its_own_rbs() {
+        use super::super::amc::uplink_cqi_shannon_gap;
+        let lin = |db: [f64; 6]| db.map(|x: f64| 10f64.powf(x / 10.0));
+        let mut s = UplinkSounding::new(0, 40, 6);
+        assert_eq!(s.lena_cqi_on(RbMask::range(0, 3)), None, "nothing measured");
+        s.sounded(0, &lin([-15.0, -15.0, -15.0, 9.0, 6.0, 12.0]));
+        assert_eq!(s.lena_cqi(), Some(0), "the band's minimum, -15 dB, is out of range");
+        assert_eq!(s.lena_cqi_on(RbMask::range(0, 3)), Some(0));
+        assert_eq!(s.lena_cqi_on(RbMask::range(3, 3)), Some(uplink_cqi_shannon_gap(6.0)));
+        assert_eq!(s.lena_cqi_on(RbMask::range(5, 1)), Some(uplink_cqi_shannon_gap(12.0)));
+        assert!(uplink_cqi_shannon_gap(6.0) > 0);
     }
 
     #[test]
