@@ -58,6 +58,19 @@ def test_store_round_trip(base_doc, tmp_path: Path):
         assert data[:4] in PCAP_MAGICS
 
 
+def test_float_columns_arrive_as_arrays_and_both_table_forms_write_the_same_files(short):
+    from cellcc.store import run_files
+
+    result = cellcc.run(short, seed=3)
+    rtt = result.columns("rtt")
+    assert type(rtt["rtt_ms"]).__name__ == "array" and type(rtt["flow_id"]) is list
+    assert type(result.columns("lte")["t_s"]) is list  # empty: a list, as pandas types it
+    from_columns = run_files(result)
+    frames = result.tables()
+    assert frames["rtt"]["rtt_ms"].dtype == "float64" and frames["lte"]["t_s"].dtype == object
+    assert run_files(result) == from_columns
+
+
 def _files(folder: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
 

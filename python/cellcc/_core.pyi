@@ -1,6 +1,6 @@
 """Type stubs of the Rust extension `cellcc._core` (crates/cellcc-py). Conversion only."""
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TypedDict
 
 SCHEMA_VERSION: int
@@ -29,16 +29,19 @@ class CcaInfo(TypedDict):
     params: list[CcaParam]
 
 class RunTables(TypedDict):
+    """Each table is ``{column: values}``: a float column is an ``array.array("d")`` unless empty,
+    every other column a list."""
+
     summary: dict[str, Any]
-    flows: dict[str, list[Any]]
-    timeseries: dict[str, list[Any]]
-    queues: dict[str, list[Any]]
-    cwnd: dict[str, list[Any]]
-    rtt: dict[str, list[Any]]
-    lte: dict[str, list[Any]]
-    handovers: dict[str, list[Any]]
-    wifi: dict[str, list[Any]]
-    nr: dict[str, list[Any]]
+    flows: dict[str, Sequence[Any]]
+    timeseries: dict[str, Sequence[Any]]
+    queues: dict[str, Sequence[Any]]
+    cwnd: dict[str, Sequence[Any]]
+    rtt: dict[str, Sequence[Any]]
+    lte: dict[str, Sequence[Any]]
+    handovers: dict[str, Sequence[Any]]
+    wifi: dict[str, Sequence[Any]]
+    nr: dict[str, Sequence[Any]]
     pcaps: dict[str, bytes]
 
 def validate(json: str) -> str:

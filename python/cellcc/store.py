@@ -28,7 +28,7 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -75,9 +75,10 @@ def _dump_json(obj: object) -> str:
 _INT64_MAX = 2**63 - 1
 
 
-def _arrow_column(values: list[Any]) -> Any:
-    """One engine column (a list of floats, ints or strings) as an Arrow array, typed as
-    ``pa.Table.from_pandas`` types the same list in a pandas DataFrame (text as large_string, NaN as
+def _arrow_column(values: Sequence[Any]) -> Any:
+    """One engine column (floats in an ``array.array("d")``, or a list of floats, ints or strings)
+    as an Arrow array, typed as ``pa.Table.from_pandas`` types the same values in a pandas
+    DataFrame (text as large_string, NaN as
     null, an int column with a value above the int64 range as uint64), so both forms of a table
     write the same bytes.
 

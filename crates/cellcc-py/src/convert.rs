@@ -13,15 +13,24 @@ pub fn json_to_py<'py>(py: Python<'py>, value: &serde_json::Value) -> PyResult<B
     py.import("json")?.call_method1("loads", (value.to_string(),))
 }
 
-fn column_to_py<'py>(py: Python<'py>, column: &Column) -> PyResult<Bound<'py, PyList>> {
+fn column_to_py<'py>(py: Python<'py>, column: &Column) -> PyResult<Bound<'py, PyAny>> {
     match column {
-        Column::F64(v) => PyList::new(py, v),
-        Column::U64(v) => PyList::new(py, v),
-        Column::Str(v) => PyList::new(py, v),
+        // A float column as one `array.array("d")` filled from its bytes (a copy), not a list of
+        // Python floats: a 10 s flow's RTT trace is 41 k rows x 3 float columns, and making a
+        // float object per value was ~10% of the whole `run` (issue 34, docs/performance.md).
+        // Both are sequences of the same floats to pandas, numpy and the store's Arrow writer.
+        // An empty column stays a list (pandas types an empty array float64, an empty list object).
+        Column::F64(v) if !v.is_empty() => {
+            let bytes: Vec<u8> = v.iter().flat_map(|x| x.to_ne_bytes()).collect();
+            py.import("array")?.getattr("array")?.call1(("d", PyBytes::new(py, &bytes)))
+        }
+        Column::F64(v) => Ok(PyList::new(py, v)?.into_any()),
+        Column::U64(v) => Ok(PyList::new(py, v)?.into_any()),
+        Column::Str(v) => Ok(PyList::new(py, v)?.into_any()),
         // One Python string per label, referenced from every row.
         Column::Cat { codes, labels } => {
             let labels: Vec<Bound<'py, PyString>> = labels.iter().map(|l| PyString::new(py, l)).collect();
-            PyList::new(py, codes.iter().map(|&c| &labels[c as usize]))
+            Ok(PyList::new(py, codes.iter().map(|&c| &labels[c as usize]))?.into_any())
         }
     }
 }

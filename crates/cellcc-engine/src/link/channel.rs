@@ -152,6 +152,7 @@ pub enum Enqueued {
 
 impl Channel {
     /// Largest inner IP datagram the link carries once encapsulated, bytes.
+    #[inline]
     pub fn payload_mtu_bytes(&self) -> u32 {
         self.mtu_bytes - self.overhead_bytes
     }
@@ -242,6 +243,7 @@ impl Channel {
     }
 
     /// Apply random loss to a packet leaving the wire; true = lost.
+    #[inline]
     pub fn lose(&mut self) -> bool {
         let lost = self.loss.lose(&mut self.rng);
         if lost {
@@ -253,6 +255,7 @@ impl Channel {
 
     /// Put a packet on the wire as it leaves the server at `departs`; returns its
     /// arrival time if it is the head (the caller then schedules the wire's next arrival).
+    #[inline]
     pub fn launch(&mut self, departs: SimTime, id: PacketId) -> Option<SimTime> {
         let at = departs + self.delay;
         self.wire.push_back((at, id));
@@ -260,6 +263,7 @@ impl Channel {
     }
 
     /// The head packet arrived; returns it and the next arrival time, if any.
+    #[inline]
     pub fn land(&mut self) -> (PacketId, Option<SimTime>) {
         let (_, id) = self.wire.pop_front().expect("an arrival event implies a packet on the wire");
         (id, self.wire.front().map(|&(t, _)| t))

@@ -34,6 +34,7 @@ impl LossModel {
     }
 
     /// Decide one packet's fate; true = lost. Steps the Markov chain once per packet.
+    #[inline]
     pub fn lose(&mut self, rng: &mut RngStream) -> bool {
         match self {
             LossModel::None => false,

@@ -32,20 +32,34 @@ pub struct QueueSlot {
 pub struct Slots<T> {
     width: SimDuration,
     pub slots: Vec<T>,
+    /// The last slot `at` looked up and the time range it covers, `[start_ns, end_ns)`:
+    /// most lookups fall in it (an event's several counters, consecutive packets), so the
+    /// division is skipped. Only a cache: the index is the same either way.
+    last: (u64, u64, usize),
 }
 
 impl<T: Default + Clone> Slots<T> {
     pub fn new(width: SimDuration, duration: SimDuration) -> Self {
         let n = duration.as_ns().div_ceil(width.as_ns().max(1)).max(1) as usize;
-        Slots { width, slots: vec![T::default(); n] }
+        Slots { width, slots: vec![T::default(); n], last: (0, 0, 0) }
     }
 
     pub fn index(&self, t: SimTime) -> usize {
         ((t.as_ns() / self.width.as_ns().max(1)) as usize).min(self.slots.len() - 1)
     }
 
+    #[inline]
     pub fn at(&mut self, t: SimTime) -> &mut T {
+        let (start_ns, end_ns, i) = self.last;
+        let ns = t.as_ns();
+        if ns >= start_ns && ns < end_ns {
+            return &mut self.slots[i];
+        }
         let i = self.index(t);
+        let w = self.width.as_ns().max(1);
+        // The last slot also takes every later time (`index` clamps).
+        let end_ns = if i + 1 == self.slots.len() { u64::MAX } else { (i as u64 + 1) * w };
+        self.last = (i as u64 * w, end_ns, i);
         &mut self.slots[i]
     }
 

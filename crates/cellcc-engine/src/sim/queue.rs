@@ -58,13 +58,22 @@ impl<E: Copy> EventQueue<E> {
         EventQueue { heap: Vec::with_capacity(n), next_seq: 0, popped: 0 }
     }
 
+    #[inline]
     pub fn schedule(&mut self, time: SimTime, event: E) {
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.heap.push(Entry { key: (time.0 as u128) << 64 | seq as u128, event });
-        self.sift_up(self.heap.len() - 1);
+        let e = Entry { key: (time.0 as u128) << 64 | seq as u128, event };
+        let i = self.heap.len();
+        self.heap.push(e);
+        // The hole moves up with `e` kept in registers: reading back the entry just pushed
+        // (as a generic sift-up does) made each schedule wait on a store-to-load forward of
+        // its two halves (perf: ~45% of `schedule`'s samples on that load).
+        let heap = &mut self.heap[..];
+        let i = hole_up(heap, i, e.key);
+        heap[i] = e;
     }
 
+    #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
         let last = self.heap.pop()?;
         let top = match self.heap.first() {
@@ -78,16 +87,9 @@ impl<E: Copy> EventQueue<E> {
         Some((top.time(), top.event))
     }
 
+    #[inline]
     pub fn peek_time(&self) -> Option<SimTime> {
         self.heap.first().map(Entry::time)
-    }
-
-    /// Move the entry at `i` up past every parent with a larger key.
-    fn sift_up(&mut self, i: usize) {
-        let heap = &mut self.heap[..];
-        let e = heap[i];
-        let i = hole_up(heap, i, e.key);
-        heap[i] = e;
     }
 
     /// Put `e` (the old last entry) in the root's place, the root having been taken.

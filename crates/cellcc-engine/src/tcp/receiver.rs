@@ -438,6 +438,7 @@ impl TcpReceiver {
         }
     }
 
+    #[inline]
     pub fn poll_transmit(&mut self, now: SimTime) -> Option<TcpSegment> {
         if self.synack_due {
             self.synack_due = false;

@@ -232,6 +232,7 @@ impl World {
         self.next_datagram
     }
 
+    #[inline]
     fn route(&self, node: NodeId, dst: NodeId) -> Hop {
         // A UE of a network is reached through the eNB serving it now, and leaves through it.
         if let Some(ran) = self.mobile[dst.index()] {
@@ -253,6 +254,7 @@ impl World {
     }
 
     /// Largest IP datagram the hop carries, bytes.
+    #[inline]
     fn hop_mtu(&self, hop: Hop) -> u32 {
         match hop {
             Hop::Channel(l) => self.channels[l.index()].payload_mtu_bytes(),

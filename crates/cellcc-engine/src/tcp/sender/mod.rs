@@ -748,7 +748,11 @@ impl TcpSender {
             Some(b_ns) => (b_ns / srtt_ns) as u128,
             None => self.mss as u128 * segs as u128 * NS_PER_S as u128 / srtt_ns as u128,
         };
-        (bytes_per_s * 8 * ratio as u128 / 100).min(u64::MAX as u128) as u64
+        // The percentage in u64 too while it fits (a u128 division is a libcall on every ACK).
+        match u64::try_from(bytes_per_s).ok().and_then(|b| b.checked_mul(8 * ratio)) {
+            Some(bits_pct) => bits_pct / 100,
+            None => (bytes_per_s * 8 * ratio as u128 / 100).min(u64::MAX as u128) as u64,
+        }
     }
 
     /// Linux `tcp_check_space` after the send loop: wakes the application if ACKs made room;
@@ -769,6 +773,7 @@ impl TcpSender {
 
     /// The next segment to send, if any. Call until it returns `None` (the end of the
     /// burst, as Linux's `tcp_write_xmit` loop): the loss probe is re-planned there.
+    #[inline]
     pub fn poll_transmit(&mut self, now: SimTime) -> Option<TcpSegment> {
         let mut seg = self.next_segment(now);
         if seg.is_none() && self.check_space() {
