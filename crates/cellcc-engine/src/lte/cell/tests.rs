@@ -42,6 +42,16 @@ fn cell_with_log() -> (Cell, Log) {
     (cell, calls)
 }
 
+/// A cell of `spec` (a `CellSpec` as JSON) for 1 s, its eNB node 0 and its UEs' nodes 1, 2, ...
+/// in the order of `spec.ues`, 100 ms output slots.
+fn one_second_cell(spec: serde_json::Value) -> Cell {
+    let ues: Vec<String> =
+        spec["ues"].as_array().expect("ues").iter().map(|u| u["node"].as_str().expect("node").to_string()).collect();
+    let spec: CellSpec = serde_json::from_value(spec).expect("valid cell");
+    let node = |name: &str| NodeId(ues.iter().position(|n| n == name).map_or(0, |i| i as u32 + 1));
+    Cell::build(&spec, "cells[0]", &node, 1, SimDuration::from_ms(100), SimTime::from_secs_f64(1.0)).expect("builds")
+}
+
 fn run_ms(cell: &mut Cell, from_ms: u64, to_ms: u64) {
     let mut out = CellOutput::default();
     for ms in from_ms..to_ms {
@@ -136,14 +146,10 @@ fn a_lena_ue_sends_its_status_pdu_with_its_data_and_leaves_empty_grants_unused()
     // at 10 ms makes the UE owe a STATUS PDU; an uplink packet arrives at the UE then too. LENA's
     // UE MAC gives the STATUS an opportunity of its own and the data another in the same TB, and
     // sends nothing on the grants its later ideal BSRs bring once its buffer is empty.
-    let spec: CellSpec = serde_json::from_value(serde_json::json!({
+    let mut cell = one_second_cell(serde_json::json!({
         "id": "c", "enb": "enb", "profile": "lena",
         "ues": [{"node": "ue0", "sinr": {"kind": "fixed", "db": 15}, "rlc": {"mode": "am"}}]
-    }))
-    .expect("valid cell");
-    let node = |name: &str| NodeId(["enb", "ue0"].iter().position(|n| *n == name).expect("known") as u32);
-    let mut cell = Cell::build(&spec, "cells[0]", &node, 1, SimDuration::from_ms(100), SimTime::from_secs_f64(1.0))
-        .expect("builds");
+    }));
     let mut out = CellOutput::default();
     for ms in 0..10 {
         cell.handle_timeout(SimTime(ms * NS_PER_MS), &mut out);
@@ -164,14 +170,10 @@ fn a_lena_ue_sends_its_status_pdu_with_its_data_and_leaves_empty_grants_unused()
 /// The ms at which two uplink packets, queued at the UE at 10 ms and 19 ms, reach the eNB, in a
 /// LENA cell with `mac.pipeline` = `pipeline`.
 fn uplink_arrivals_ms(pipeline: &str) -> (u64, u64) {
-    let spec: CellSpec = serde_json::from_value(serde_json::json!({
+    let mut cell = one_second_cell(serde_json::json!({
         "id": "c", "enb": "enb", "profile": "lena", "mac": {"pipeline": pipeline},
         "ues": [{"node": "ue0", "sinr": {"kind": "fixed", "db": 15}}]
-    }))
-    .expect("valid cell");
-    let node = |name: &str| NodeId(["enb", "ue0"].iter().position(|n| *n == name).expect("known") as u32);
-    let mut cell = Cell::build(&spec, "cells[0]", &node, 1, SimDuration::from_ms(100), SimTime::from_secs_f64(1.0))
-        .expect("builds");
+    }));
     let mut out = CellOutput::default();
     let mut first = None;
     for ms in 0..60 {
@@ -207,14 +209,10 @@ fn a_lena_ue_builds_its_uplink_pdu_on_the_grant() {
 fn a_cell_woken_only_at_its_deadlines_sends_the_pdu_it_built_on_a_grant() {
     // As the world runs a cell: only at the times it asks for. Once a LENA UE has built its PDU
     // on the grant, its RLC is empty; the cell must still wake for the PUSCH 4 TTIs later.
-    let spec: CellSpec = serde_json::from_value(serde_json::json!({
+    let mut cell = one_second_cell(serde_json::json!({
         "id": "c", "enb": "enb", "profile": "lena",
         "ues": [{"node": "ue0", "sinr": {"kind": "fixed", "db": 15}}]
-    }))
-    .expect("valid cell");
-    let node = |name: &str| NodeId(["enb", "ue0"].iter().position(|n| *n == name).expect("known") as u32);
-    let mut cell = Cell::build(&spec, "cells[0]", &node, 1, SimDuration::from_ms(100), SimTime::from_secs_f64(1.0))
-        .expect("builds");
+    }));
     let mut out = CellOutput::default();
     let queued = cell.enqueue(SimTime(10 * NS_PER_MS), NodeId(1), NodeId(0), PacketId(1), 60);
     assert!(matches!(queued, CellEnqueued::Accepted));
@@ -253,15 +251,11 @@ fn a_lena_uplink_grant_takes_the_cqi_of_its_own_rbs_not_the_bands() {
     // lower half, is withdrawn with its RBs left empty, and as the band was used up the rotation
     // starts from UE 0 again, so its grant falls there every TTI (as in LENA). The band's minimum
     // (-15 dB, CQI 0) would have left both unscheduled.
-    let spec: CellSpec = serde_json::from_value(serde_json::json!({
+    let mut cell = one_second_cell(serde_json::json!({
         "id": "c", "enb": "enb", "profile": "lena",
         "ues": [{"node": "ue0", "sinr": {"kind": "fixed", "db": 15}},
                 {"node": "ue1", "sinr": {"kind": "fixed", "db": 15}}]
-    }))
-    .expect("valid cell");
-    let node = |name: &str| NodeId(["enb", "ue0", "ue1"].iter().position(|n| *n == name).expect("known") as u32);
-    let mut cell = Cell::build(&spec, "cells[0]", &node, 1, SimDuration::from_ms(100), SimTime::from_secs_f64(1.0))
-        .expect("builds");
+    }));
     cell.sinr = Box::new(HalfFadedUplink);
     let mut out = CellOutput::default();
     // Data at 45 ms: the UEs' last SRS (40 and 41 ms) is what the eNB knows.
