@@ -384,6 +384,20 @@ def register_medium(view: MediumView) -> None:
     _MEDIA[view.table] = view
 
 
+#: How the radio tables name their directions (`dir`): one section of panels each.
+_DIRECTIONS = {"dl": "downlink", "ul": "uplink"}
+
+#: Panels the LTE and NR cells' tables share (the same columns, crates/cellcc-engine/src/output.rs).
+_CQI_AND_MCS = Metric("cqi", "CQI (solid) and mean MCS (dashed)", "index", dashed_with="mcs_mean")
+_HARQ_RETX = Metric("harq_retx", "HARQ retransmissions per slot", "TBs")
+_PHY_THROUGHPUT = Metric(
+    "phy_throughput_bps",
+    "PHY throughput (solid) and capacity (dashed)",
+    "Mbit/s",
+    1 / _BITS_PER_MBIT,
+    dashed_with="capacity_bps",
+)
+
 #: The LTE cell's table (crates/cellcc-engine/src/output.rs, `lte`).
 register_medium(
     MediumView(
@@ -391,25 +405,14 @@ register_medium(
         name="LTE",
         keys=("cell", "ue"),
         split="dir",
-        split_names={"dl": "downlink", "ul": "uplink"},
+        split_names=_DIRECTIONS,
         metrics=(
-            Metric(
-                "cqi",
-                "CQI (solid) and mean MCS (dashed)",
-                "index",
-                dashed_with="mcs_mean",
-            ),
+            _CQI_AND_MCS,
             # TS 36.211 §4.1: one subframe (the LTE TTI) is 1 ms, so a slot of S ms has S TTIs.
             Metric("prbs", "PRBs allocated per TTI (mean over the slot)", "RBs", per_tti=True),
-            Metric("harq_retx", "HARQ retransmissions per slot", "TBs"),
+            _HARQ_RETX,
             Metric("rlc_buffer_bytes", "RLC buffer at the slot's last TTI", "kB", 1 / _BYTES_PER_KB),
-            Metric(
-                "phy_throughput_bps",
-                "PHY throughput (solid) and capacity (dashed)",
-                "Mbit/s",
-                1 / _BITS_PER_MBIT,
-                dashed_with="capacity_bps",
-            ),
+            _PHY_THROUGHPUT,
         ),
     )
 )
@@ -422,19 +425,13 @@ register_medium(
         name="NR",
         keys=("cell", "ue"),
         split="dir",
-        split_names={"dl": "downlink", "ul": "uplink"},
+        split_names=_DIRECTIONS,
         metrics=(
-            Metric("cqi", "CQI (solid) and mean MCS (dashed)", "index", dashed_with="mcs_mean"),
+            _CQI_AND_MCS,
             Metric("sinr_eff_db", "Effective SINR of the TBs (EESM)", "dB"),
-            Metric("harq_retx", "HARQ retransmissions per slot", "TBs"),
+            _HARQ_RETX,
             Metric("rlc_buffer_bytes", "RLC buffer at the slot's end", "kB", 1 / _BYTES_PER_KB),
-            Metric(
-                "phy_throughput_bps",
-                "PHY throughput (solid) and capacity (dashed)",
-                "Mbit/s",
-                1 / _BITS_PER_MBIT,
-                dashed_with="capacity_bps",
-            ),
+            _PHY_THROUGHPUT,
         ),
     )
 )
@@ -447,7 +444,7 @@ register_medium(
         name="Wi-Fi",
         keys=("bss", "station"),
         split="dir",
-        split_names={"dl": "downlink", "ul": "uplink"},
+        split_names=_DIRECTIONS,
         metrics=(
             Metric("mcs_mean", "MCS of the data PPDUs (mean over the slot)", "index"),
             Metric("ampdu_mpdus_mean", "MPDUs per A-MPDU (mean over the slot)", "MPDUs"),
