@@ -84,9 +84,6 @@ pub struct Cell {
     /// Per UE index, the last TTI that visited it in this cell: a UE visited the TTI before
     /// missed nothing and has nothing to catch up on.
     last_visit: Vec<Option<SimTime>>,
-    /// The first TTI the cell ran: the downlink CQI reports of UEs idle since then follow a
-    /// grid of report periods from it.
-    first_tti: Option<SimTime>,
     /// A cell of a network: its TTI runs in two halves (every cell schedules, then every cell
     /// decodes, with the others' transmissions known), its UE indices are the network's.
     network: bool,
@@ -217,7 +214,6 @@ impl Cell {
             active: ActiveUes::new(n),
             list: Vec::with_capacity(n),
             last_visit: vec![None; n],
-            first_tti: None,
             network,
             index: 0,
             on_air: Vec::new(),
@@ -314,7 +310,7 @@ impl Cell {
         self.run_timers(now, out);
         self.run_receptions(now, out);
         if self.tti_due(now) {
-            self.last_tti = Some(now);
+            self.start_tti(now);
             self.run_tti(now, out);
         }
         self.refresh_deadline();
@@ -358,10 +354,23 @@ impl Cell {
         now.as_ns().is_multiple_of(NS_PER_MS) && self.last_tti.is_none_or(|l| now > l)
     }
 
+    /// TTI `now` starts. The TTIs skipped since the last one (no UE had work) pass for the
+    /// schedulers as TTIs that served no one: a real eNB's scheduler runs every subframe (ns-3
+    /// `PfFfMacScheduler::DoSchedDlTriggerReq` ages every flow's average each TTI), so a cell
+    /// woken only when it has work ages its PF averages as one woken every TTI would.
+    fn start_tti(&mut self, now: SimTime) {
+        let first_unrun = self.last_tti.map_or(0, |l| l.as_ns() / NS_PER_MS + 1);
+        let skipped = (now.as_ns() / NS_PER_MS).saturating_sub(first_unrun);
+        if skipped > 0 {
+            self.macs.idle_ttis(skipped);
+        }
+        self.last_tti = Some(now);
+    }
+
     /// A network cell's TTI, first half: up to its transmissions (`on_air`).
     pub(crate) fn schedule_tti(&mut self, now: SimTime, out: &mut CellOutput) {
         self.now = now;
-        self.last_tti = Some(now);
+        self.start_tti(now);
         self.begin_tti(now, out);
     }
 

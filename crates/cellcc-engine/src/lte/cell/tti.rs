@@ -114,6 +114,11 @@ impl Macs {
     }
 }
 
+/// Periodic CQI reports fall on subframes fixed by the UE's configuration, counted from SFN 0,
+/// whether or not it has data (TS 36.213 §7.2.2, N_OFFSET,CQI = 0): the grid runs from the start
+/// of the run, not from the first TTI in which the cell had work.
+const CQI_GRID_ORIGIN: SimTime = SimTime::ZERO;
+
 /// A UE with no entry in this TTI's demand.
 const NOT_IN_DEMAND: u32 = u32::MAX;
 
@@ -138,6 +143,13 @@ impl Macs {
     /// in flight): the UE has work even with its buffer empty.
     pub(super) fn uplink_busy(&self, i: usize) -> bool {
         self.uplink.ue_busy(UeIndex(i as u16))
+    }
+
+    /// `n` TTIs passed in which no UE had work (the cell was not woken): the schedulers' state
+    /// moves on as in `n` TTIs that served no one.
+    pub(super) fn idle_ttis(&mut self, n: u64) {
+        self.dl.idle_ttis(n);
+        self.ul.idle_ttis(n);
     }
 
     /// UE `i` left the cell: what the MAC knew of it goes (its requests and grants, its uplink
@@ -170,7 +182,6 @@ impl Cell {
     /// then the downlink retransmissions, uplink grants and new downlink data. A lone cell
     /// decodes each TB as it goes; a network cell keeps them on the air for [`Self::end_tti`].
     pub(super) fn begin_tti(&mut self, now: SimTime, out: &mut CellOutput) {
-        self.first_tti.get_or_insert(now);
         // Only the UEs with work this TTI (`active`); a UE that had none since its last visit
         // first catches up on the measurements it missed.
         let mut list = std::mem::take(&mut self.list);
@@ -312,8 +323,7 @@ impl Cell {
         self.ues[i].fill_idle_slots(now);
         let period = SimDuration::from_ms(self.cqi.period_ms as u64);
         let delay = self.cqi_delay();
-        let anchor = self.first_tti.expect("set by the first TTI");
-        for at in self.ues[i].dl.cqi.missed_occasions(anchor, period, delay, now) {
+        for at in self.ues[i].dl.cqi.missed_occasions(CQI_GRID_ORIGIN, period, delay, now) {
             self.measure_dl(i, at);
         }
         let now_ms = now.as_ns() / NS_PER_MS;

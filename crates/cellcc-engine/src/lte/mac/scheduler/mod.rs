@@ -223,6 +223,12 @@ impl Scheduler {
         self.pf.join(ue);
     }
 
+    /// `n` TTIs in which no UE had data: the policy state moves on as [`Self::commit`] of that
+    /// many empty allocations would move it (PF averages decay; the RR pointer stays).
+    pub fn idle_ttis(&mut self, n: u64) {
+        self.pf.idle(n);
+    }
+
     /// PF's exponentially averaged throughput of `ue`, bytes per second (kept for every policy).
     pub fn average_throughput_bytes_per_s(&self, ue: UeIndex) -> f64 {
         self.pf.average(ue)

@@ -81,19 +81,38 @@ impl PfAverages {
             self.served_bytes[tb.ue.index()] += u64::from(tb.tbs_bits) / BITS_PER_BYTE as u64;
         }
         let w = 1.0 / self.window_ttis;
-        let step = |avg: &mut f64, served: &mut u64| {
+        self.each_member(|avg, served| {
             *avg = (1.0 - w) * *avg + w * (*served as f64 / TTI_S);
             *served = 0;
-        };
+        });
+    }
+
+    /// `n` TTIs that served no one: [`Self::update`] with nothing, `n` times over (the same
+    /// arithmetic, so the averages are those of a cell that ran each of those TTIs).
+    pub(super) fn idle(&mut self, n: u64) {
+        let w = 1.0 / self.window_ttis;
+        self.each_member(|avg, _| {
+            // Each step is a product that keeps 0 at 0: past that, the rest changes nothing.
+            for _ in 0..n {
+                if *avg == 0.0 {
+                    break;
+                }
+                *avg = (1.0 - w) * *avg + w * (0.0 / TTI_S);
+            }
+        });
+    }
+
+    /// `f(average, bytes served this TTI)` for every UE whose average moves.
+    fn each_member(&mut self, mut f: impl FnMut(&mut f64, &mut u64)) {
         match &self.members {
             None => {
                 for (avg, served) in self.average_bytes_per_s.iter_mut().zip(self.served_bytes.iter_mut()) {
-                    step(avg, served);
+                    f(avg, served);
                 }
             }
             Some(members) => {
                 for &i in members {
-                    step(&mut self.average_bytes_per_s[i as usize], &mut self.served_bytes[i as usize]);
+                    f(&mut self.average_bytes_per_s[i as usize], &mut self.served_bytes[i as usize]);
                 }
             }
         }
