@@ -94,6 +94,10 @@ pub struct Cell {
     /// The end of the run: a TTI starting there would fall outside every time-series slot.
     end: SimTime,
     now: SimTime,
+    /// Tests: every attached UE is visited (and measured on its occasions) in every TTI run,
+    /// the reference the visits of the UEs with work only must reproduce.
+    #[cfg(test)]
+    visit_all: bool,
 }
 
 /// A cell's UE contexts by UE index: all of them (a lone cell), or those of the network's UEs
@@ -219,6 +223,8 @@ impl Cell {
             on_air: Vec::new(),
             end,
             now: SimTime::ZERO,
+            #[cfg(test)]
+            visit_all: false,
         }
     }
 

@@ -282,18 +282,36 @@ fn a_lena_uplink_grant_takes_the_cqi_of_its_own_rbs_not_the_bands() {
 /// every packet delivered, with when.
 type Realization = (Vec<[u64; 6]>, Vec<(u64, NodeId, PacketId)>);
 
+/// How a test cell is run: woken at its own deadlines only, visiting the UEs with work (as the
+/// world runs it); or woken at every TTI boundary too and visiting every UE in each, as a cell
+/// that never skips an idle TTI nor an idle UE's measurement.
+#[derive(Clone, Copy)]
+enum Drive {
+    Deadlines,
+    EveryTtiEveryUe,
+}
+
 /// Run a faded two-UE cell (EVA 60 km/h on a 20 -> 5 dB ramp, CQI every 5 ms, SRS every 20 ms,
 /// PF, control errors on) through on/off traffic: downlink bursts to each UE and uplink packets,
-/// with idle gaps of tens of ms. Woken at its own deadlines only (as the world runs it), or also
-/// at every TTI boundary (`every_tti`), as a cell that never skips an idle TTI.
-fn faded_on_off(every_tti: bool) -> Realization {
+/// with idle gaps of tens of ms.
+fn faded_on_off(drive: Drive) -> Realization {
     let sinr = serde_json::json!({"kind": "sweep", "from_db": 20.0, "to_db": 5.0, "duration_s": 1.0,
         "fading": {"profile": "eva", "speed_kmh": 60.0}});
-    let mut cell = one_second_cell(serde_json::json!({
-        "id": "c", "enb": "enb", "cqi": {"period_ms": 5}, "uplink": {"srs_period_ms": 20},
-        "control_errors": true, "scheduler": "proportional_fair",
-        "ues": [{"node": "ue0", "sinr": sinr}, {"node": "ue1", "sinr": sinr}]
-    }));
+    on_off(
+        serde_json::json!({
+            "id": "c", "enb": "enb", "cqi": {"period_ms": 5}, "uplink": {"srs_period_ms": 20},
+            "control_errors": true, "scheduler": "proportional_fair",
+            "ues": [{"node": "ue0", "sinr": sinr}, {"node": "ue1", "sinr": sinr}]
+        }),
+        drive,
+    )
+}
+
+/// [`faded_on_off`]'s traffic through a cell of `spec` (two UEs).
+fn on_off(spec: serde_json::Value, drive: Drive) -> Realization {
+    let mut cell = one_second_cell(spec);
+    let every_tti = matches!(drive, Drive::EveryTtiEveryUe);
+    cell.visit_all = every_tti;
     // (time ns, from, next, bytes): off the TTI grid, so no arrival ties with a wake-up.
     let mut arrivals = Vec::new();
     for (ue, start_ms, packets) in [(1, 7, 20), (2, 43, 5), (1, 151, 40), (2, 152, 40), (2, 480, 10), (1, 733, 3)] {
@@ -342,7 +360,35 @@ fn faded_on_off(every_tti: bool) -> Realization {
 /// in which no UE has work is a shortcut of the simulator: it must not change what happens.
 #[test]
 fn skipping_idle_ttis_does_not_change_the_realization() {
-    let (skipping, every_tti) = (faded_on_off(false), faded_on_off(true));
+    let (skipping, every_tti) = (faded_on_off(Drive::Deadlines), faded_on_off(Drive::EveryTtiEveryUe));
+    assert!(skipping.1.len() > 100, "the traffic got through: {} packets", skipping.1.len());
+    assert_eq!(skipping.1, every_tti.1, "deliveries differ");
+    assert_eq!(skipping.0, every_tti.0, "TBs differ");
+}
+
+/// Two UEs of a cell's own channel, driving away at 120 km/h through shadowing that decorrelates
+/// over 5 m, EPA fading: the catch-up measures past occasions of a channel whose large scale
+/// moves from one 10 ms step to the next.
+fn shadowed_on_off(drive: Drive) -> Realization {
+    let ue = |node: &str, x: f64| {
+        serde_json::json!({"node": node, "sinr": {"kind": "channel", "position_m": [x, 10.0],
+            "mobility": {"kind": "constant_velocity", "speed_kmh": 120.0, "heading_deg": 0.0}}})
+    };
+    on_off(
+        serde_json::json!({
+            "id": "c", "enb": "enb", "cqi": {"period_ms": 5}, "uplink": {"srs_period_ms": 40},
+            "control_errors": true, "scheduler": "proportional_fair",
+            "channel": {"shadowing": {"sigma_db": 8.0, "decorrelation_m": 5.0},
+                        "fading": {"profile": "epa", "speed_kmh": 120.0}},
+            "ues": [ue("ue0", 100.0), ue("ue1", 250.0)]
+        }),
+        drive,
+    )
+}
+
+#[test]
+fn skipping_idle_ttis_does_not_change_a_shadowed_channel() {
+    let (skipping, every_tti) = (shadowed_on_off(Drive::Deadlines), shadowed_on_off(Drive::EveryTtiEveryUe));
     assert!(skipping.1.len() > 100, "the traffic got through: {} packets", skipping.1.len());
     assert_eq!(skipping.1, every_tti.1, "deliveries differ");
     assert_eq!(skipping.0, every_tti.0, "TBs differ");

@@ -186,6 +186,11 @@ impl Cell {
         // first catches up on the measurements it missed.
         let mut list = std::mem::take(&mut self.list);
         self.active.list(&mut list);
+        #[cfg(test)]
+        if self.visit_all {
+            list.clear();
+            list.extend(self.ues.attached().map(|(i, _)| i as u32));
+        }
         self.macs.demand_pos.resize(self.ues.len(), NOT_IN_DEMAND);
         for &i in &list {
             let i = i as usize;
@@ -323,12 +328,23 @@ impl Cell {
         self.ues[i].fill_idle_slots(now);
         let period = SimDuration::from_ms(self.cqi.period_ms as u64);
         let delay = self.cqi_delay();
-        for at in self.ues[i].dl.cqi.missed_occasions(CQI_GRID_ORIGIN, period, delay, now) {
-            self.measure_dl(i, at);
-        }
+        let mut dl = self.ues[i].dl.cqi.missed_occasions(CQI_GRID_ORIGIN, period, delay, now).peekable();
         let now_ms = now.as_ns() / NS_PER_MS;
-        for at_ms in self.macs.sounding[i].missed_occasions_ms(delay.as_ns() / NS_PER_MS, now_ms) {
-            self.measure_srs(i, SimTime(at_ms * NS_PER_MS));
+        let srs = self.macs.sounding[i].missed_occasions_ms(delay.as_ns() / NS_PER_MS, now_ms);
+        let mut srs = srs.map(|ms| SimTime(ms * NS_PER_MS)).peekable();
+        // In time order, the downlink first at a tie (as `measure_cqi`): a channel whose large
+        // scale only steps forward (shadowing along the track) is asked as it would have been.
+        loop {
+            let (d, s) = (dl.peek().copied(), srs.peek().copied());
+            if let Some(d) = d.filter(|&d| s.is_none_or(|s| d <= s)) {
+                dl.next();
+                self.measure_dl(i, d);
+            } else if let Some(s) = s {
+                srs.next();
+                self.measure_srs(i, s);
+            } else {
+                break;
+            }
         }
     }
 
