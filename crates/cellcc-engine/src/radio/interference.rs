@@ -355,10 +355,13 @@ impl InterfererFading {
             let gains = process.rb_gains(now_ns, steer);
             let active = loads[j].active_rbs(n_rb);
             let start = if active == n_rb { 0 } else { pickers[j].start(tti, n_rb) };
-            for k in 0..active {
-                let rb = (start + k) % n_rb;
-                out_mw[rb] = (out_mw[rb] + per_rb_mw * (gains[rb] - 1.0)).max(0.0);
-            }
+            // The block start..start+active wraps at the band's edge: two contiguous runs (no
+            // modulo per RB, so the loop vectorises; the same operations on the same RBs).
+            let wrapped = (start + active).saturating_sub(n_rb);
+            let first = start..start + active - wrapped;
+            let add_faded = |o: &mut f64, g: &f64| *o = (*o + per_rb_mw * (g - 1.0)).max(0.0);
+            out_mw[first.clone()].iter_mut().zip(&gains[first]).for_each(|(o, g)| add_faded(o, g));
+            out_mw[..wrapped].iter_mut().zip(&gains[..wrapped]).for_each(|(o, g)| add_faded(o, g));
         }
     }
 
