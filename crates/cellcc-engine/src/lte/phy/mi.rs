@@ -148,7 +148,9 @@ impl MibGrid {
             }
             // Outside the grid for the last curve to end is outside it for every curve (they end
             // in order): each modulation's off-grid value, as `mib` would find it.
-            None => [CURVES[0].mib_off_grid(sinr_lin), CURVES[1].mib_off_grid(sinr_lin), CURVES[2].mib_off_grid(sinr_lin)],
+            None => {
+                [CURVES[0].mib_off_grid(sinr_lin), CURVES[1].mib_off_grid(sinr_lin), CURVES[2].mib_off_grid(sinr_lin)]
+            }
         }
     }
 }
