@@ -355,10 +355,13 @@ impl InterfererFading {
             let gains = process.rb_gains(now_ns, steer);
             let active = loads[j].active_rbs(n_rb);
             let start = if active == n_rb { 0 } else { pickers[j].start(tti, n_rb) };
-            for k in 0..active {
-                let rb = (start + k) % n_rb;
-                out_mw[rb] = (out_mw[rb] + per_rb_mw * (gains[rb] - 1.0)).max(0.0);
-            }
+            // The block start..start+active wraps at the band's edge: two contiguous runs (no
+            // modulo per RB, so the loop vectorises; the same operations on the same RBs).
+            let wrapped = (start + active).saturating_sub(n_rb);
+            let first = start..start + active - wrapped;
+            let add_faded = |o: &mut f64, g: &f64| *o = (*o + per_rb_mw * (g - 1.0)).max(0.0);
+            out_mw[first.clone()].iter_mut().zip(&gains[first]).for_each(|(o, g)| add_faded(o, g));
+            out_mw[..wrapped].iter_mut().zip(&gains[..wrapped]).for_each(|(o, g)| add_faded(o, g));
         }
     }
 
@@ -483,6 +486,29 @@ mod tests {
         let var = pairs.iter().map(|p| (p.0 - ma).powi(2)).sum::<f64>() / 2000.0;
         let want = libm::j0(std::f64::consts::TAU * 50.0 * 0.005).powi(2);
         assert!((cov / var - want).abs() < 0.08, "lag 5 ms: {} vs J0^2 = {want}", cov / var);
+    }
+
+    /// A fractionally loaded faded interferer whose block wraps past the band's last RB: its
+    /// faded power lands on exactly the block's RBs, each as `(mean + p (g - 1)).max(0)` RB by RB.
+    #[test]
+    fn a_faded_block_that_wraps_at_the_band_edge_changes_exactly_its_rbs() {
+        let steer = steering();
+        let load = InterfererLoad::Fraction { fraction: 0.5 };
+        let (site_mw, loads) = ([50.0], [load]);
+        let mut f = InterfererFading::new(crate::radio::fading::EPA, 50.0, None, 5, "i".into(), 1);
+        let mut g = FadingProcess::new(&crate::radio::fading::EPA, 50.0, None, RngStream::new(5, "i0"));
+        let mut picker = RbPicker::new(RngStream::new(2, "p0"));
+        let tti = (0..1000).find(|&t| picker.start(t, 50) > 25).expect("a block that wraps");
+        let now_ns = tti * crate::sim::NS_PER_MS;
+        let mut out = vec![0.5; 50];
+        f.apply(tti / 10, now_ns, &site_mw, &loads, std::slice::from_mut(&mut picker), &steer, &mut out);
+        let (start, gains) = (picker.start(tti, 50), g.rb_gains(now_ns, &steer));
+        let mut want = vec![0.5; 50];
+        for k in 0..load.active_rbs(50) {
+            let rb = (start + k) % 50;
+            want[rb] = (0.5f64 + 1.0 * (gains[rb] - 1.0)).max(0.0);
+        }
+        assert_eq!(out, want, "block from RB {start}");
     }
 
     /// At most [`MAX_FADED_INTERFERERS`] fade, the strongest; a link's fading does not depend on
