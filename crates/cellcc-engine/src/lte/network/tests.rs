@@ -135,12 +135,14 @@ fn cqi_pair(near: bool) -> Value {
     for (i, &(cell, x)) in placed.iter().enumerate() {
         let ue = format!("ue{i}");
         v["nodes"].as_array_mut().expect("nodes").push(json!({"id": ue, "kind": "ue"}));
-        v["cells"][cell]["ues"].as_array_mut().expect("ues").push(
-            json!({"node": ue, "rlc": {"mode": "um"}, "sinr": {"kind": "channel", "position_m": [x, 10.0]}}),
-        );
-        v["flows"].as_array_mut().expect("flows").push(
-            json!({"src": "server", "dst": ue, "transport": "udp", "app": {"kind": "cbr", "rate_mbps": 20.0}}),
-        );
+        v["cells"][cell]["ues"]
+            .as_array_mut()
+            .expect("ues")
+            .push(json!({"node": ue, "rlc": {"mode": "um"}, "sinr": {"kind": "channel", "position_m": [x, 10.0]}}));
+        v["flows"]
+            .as_array_mut()
+            .expect("flows")
+            .push(json!({"src": "server", "dst": ue, "transport": "udp", "app": {"kind": "cbr", "rate_mbps": 20.0}}));
     }
     v
 }
