@@ -1,7 +1,8 @@
 """The 7-site network of scripts/bench_ns3.py (`hex_network`) on the engine (lena profile, as
 the benchmark runs it) and on ns-3 LENA, side by side: total TCP throughput, flows at zero, and
 the downlink's mean MCS, TBs per UE per 100 ms, first-transmission BLER, HARQ retransmissions and
-PHY throughput per cell, over the `lte` table's rows from 0.3 s.
+PHY throughput per cell, over the `lte` table's rows from 0.3 s; then, per band of the engine's
+mean DL MCS per UE, both sides' mean MCS and LENA's HARQ retransmissions.
 
 Evidence for docs/lte/network.md ("Speed", the re-run side by side). LENA takes about 140 s of
 CPU per simulated second; ``--engine-only`` skips it::
@@ -31,13 +32,37 @@ from cellcc.scenario import Scenario  # noqa: E402
 
 #: The `lte` rows before this (slow start and the staggered starts) are left out, s.
 STEADY_FROM_S = 0.3
+#: Bands of the engine's per-UE mean DL MCS for the side-by-side breakdown.
+MCS_BANDS = [-1, 3, 6, 9, 12, 15, 18, 21, 28]
+
+
+def steady_dl(r: Result) -> pd.DataFrame:
+    """The downlink rows of the `lte` table from STEADY_FROM_S on."""
+    lte = r.tables()["lte"]
+    return lte[(lte.dir == "dl") & (lte.t_s >= STEADY_FROM_S)]
+
+
+def by_engine_mcs(engine: Result, lena: Result) -> pd.DataFrame:
+    """Per band of the engine's per-UE mean DL MCS: UEs, both sides' mean MCS, LENA's HARQ
+    retransmissions per UE per 100 ms."""
+    per_ue = {
+        side: steady_dl(r).groupby("ue").agg(mcs=("mcs_mean", "mean"), retx=("harq_retx", "mean"))
+        for side, r in (("engine", engine), ("lena", lena))
+    }
+    j = per_ue["engine"].add_suffix("_engine").join(per_ue["lena"].add_suffix("_lena"))
+    j["band"] = pd.cut(j.mcs_engine, MCS_BANDS)
+    return j.groupby("band", observed=True).agg(
+        ues=("mcs_engine", "size"),
+        mcs_engine=("mcs_engine", "mean"),
+        mcs_lena=("mcs_lena", "mean"),
+        retx_lena=("retx_lena", "mean"),
+    )
 
 
 def summary(r: Result) -> dict[str, float]:
     """One run's totals and downlink means."""
     flows = r.flows
-    lte = r.tables()["lte"]
-    dl = lte[(lte.dir == "dl") & (lte.t_s >= STEADY_FROM_S)]
+    dl = steady_dl(r)
     return {
         "total_mbps": flows.throughput_bps.sum() / 1e6,
         "flows_at_zero": float((flows.rx_bytes == 0).sum()),
@@ -59,10 +84,13 @@ def main() -> None:
     doc["network"]["channel"]["fading"] = {"profile": args.fading}
     sc = DocScenario(doc, str(ROOT / "scripts" / "bench_ns3.py"))
     engine_sc = Scenario(json.dumps(as_lena(sc.to_dict())[0]), sc.source)
-    rows = {"engine": summary(run_one(engine_sc, sc.seed))}
-    if not args.engine_only:
-        rows["lena"] = summary(run_ns3(sc, sc.seed))
-    print(pd.DataFrame(rows).round(3).to_string())
+    engine = run_one(engine_sc, sc.seed)
+    if args.engine_only:
+        print(pd.DataFrame({"engine": summary(engine)}).round(3).to_string())
+        return
+    lena = run_ns3(sc, sc.seed)
+    print(pd.DataFrame({"engine": summary(engine), "lena": summary(lena)}).round(3).to_string())
+    print(by_engine_mcs(engine, lena).round(2).to_string())
 
 
 if __name__ == "__main__":
