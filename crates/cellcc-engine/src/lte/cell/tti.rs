@@ -300,7 +300,9 @@ impl Cell {
         let delay = self.cqi_delay();
         let ue = &mut self.ues[i];
         let id = self.sinr.row_id(ue_index, LinkDir::Downlink, at);
-        if !ue.dl.memo.holds(id) {
+        // `sinr_lin` is scratch shared by every UE and direction: the memo spares the row only
+        // when the CQI is already derived from it (decoding a TB names the row but derives none).
+        if !ue.dl.memo.holds(id) || ue.dl.memo.cqi.is_none() {
             self.sinr.per_rb_sinr_lin(ue_index, LinkDir::Downlink, at, &mut self.sinr_lin);
             ue.dl.memo.refresh(id, &self.sinr_lin);
         }
@@ -856,7 +858,8 @@ impl Cell {
     fn control_esinr_db(&mut self, ue: UeIndex, now: SimTime) -> f64 {
         let id = self.sinr.row_id(ue, LinkDir::Downlink, now);
         let memo = &mut self.ues[ue.index()].dl.memo;
-        if !memo.holds(id) {
+        // As in `measure_dl`: the row is spared only when its value is already derived.
+        if !memo.holds(id) || memo.control_esinr_db.is_none() {
             self.sinr.per_rb_sinr_lin(ue, LinkDir::Downlink, now, &mut self.sinr_lin);
             memo.refresh(id, &self.sinr_lin);
         }

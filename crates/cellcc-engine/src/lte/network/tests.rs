@@ -126,3 +126,43 @@ fn a_measurement_trace_hands_over_time_to_trigger_after_the_entering_sample() {
     assert_eq!(out.handovers.strs("target"), ["c1"]);
     assert!((out.handovers.f64s("t_s")[0] - 1.656).abs() < 1e-9, "{:?}", out.handovers.f64s("t_s"));
 }
+
+/// Two cells 500 m apart, static UEs, no fading, a saturating UDP download each: `near` decides
+/// whether cell c0 also serves a UE at 30 m beside the one at 220 m.
+fn cqi_pair(near: bool) -> Value {
+    let mut v = line(2, 500.0, &[], "seamless", "um", 0.0, 0, "none", 0.5);
+    let placed = if near { vec![(0, 30.0), (0, 220.0), (1, 470.0)] } else { vec![(0, 220.0), (1, 470.0)] };
+    for (i, &(cell, x)) in placed.iter().enumerate() {
+        let ue = format!("ue{i}");
+        v["nodes"].as_array_mut().expect("nodes").push(json!({"id": ue, "kind": "ue"}));
+        v["cells"][cell]["ues"]
+            .as_array_mut()
+            .expect("ues")
+            .push(json!({"node": ue, "rlc": {"mode": "um"}, "sinr": {"kind": "channel", "position_m": [x, 10.0]}}));
+        v["flows"]
+            .as_array_mut()
+            .expect("flows")
+            .push(json!({"src": "server", "dst": ue, "transport": "udp", "app": {"kind": "cbr", "rate_mbps": 20.0}}));
+    }
+    v
+}
+
+/// A UE's downlink CQI is measured on its own row. The far UE (220 m) sees the same channel and
+/// the same neighbour (c1 sends on every RB in every TTI) whether or not c0 also serves a UE at
+/// 30 m, so its CQI reports are the same in both runs. They were not: decoding a TB named the
+/// TTI's row in the UE's memo without keeping it, and the CQI measured after it was derived
+/// from the cell's scratch row, the last TB decoded (the near UE's, CQI 15 against 5 here).
+#[test]
+fn a_downlink_cqi_is_measured_on_the_ues_own_row_whatever_else_the_cell_decoded() {
+    let far_cqi = |near: bool| {
+        let sc = Scenario::from_json(&cqi_pair(near).to_string()).expect("valid network");
+        let out = World::new(&sc, 1).expect("builds").into_output().expect("runs");
+        let far = if near { "ue1" } else { "ue0" };
+        let (ues, dirs, t) = (out.lte.strs("ue"), out.lte.strs("dir"), out.lte.f64s("t_s"));
+        let cqi = out.lte.f64s("cqi");
+        (0..cqi.len()).filter(|&r| ues[r] == far && dirs[r] == "dl" && t[r] >= 0.1).map(|r| cqi[r]).collect::<Vec<_>>()
+    };
+    let alone = far_cqi(false);
+    assert!(!alone.is_empty() && alone.iter().all(|&c| c > 0.0 && c < 15.0), "{alone:?}");
+    assert_eq!(far_cqi(true), alone);
+}
