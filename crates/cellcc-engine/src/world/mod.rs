@@ -191,6 +191,16 @@ impl World {
     }
 
     /// Run (what is left of the run) and collect the output tables.
+    /// Tests: every LTE network of the world runs as its every-TTI, every-UE reference.
+    #[cfg(test)]
+    pub(crate) fn visit_every_ue_every_tti(&mut self) {
+        for r in &mut self.cells {
+            if let crate::lte::ran::Ran::Network(n) = r {
+                n.visit_every_ue_every_tti();
+            }
+        }
+    }
+
     pub fn into_output(mut self) -> Result<RunOutput, RunError> {
         self.run()?;
         Ok(report::collect(self))

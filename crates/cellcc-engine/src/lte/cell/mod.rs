@@ -97,7 +97,7 @@ pub struct Cell {
     /// Tests: every attached UE is visited (and measured on its occasions) in every TTI run,
     /// the reference the visits of the UEs with work only must reproduce.
     #[cfg(test)]
-    visit_all: bool,
+    pub(crate) visit_all: bool,
 }
 
 /// A cell's UE contexts by UE index: all of them (a lone cell), or those of the network's UEs

@@ -22,7 +22,9 @@
 //!
 //! What each cell sent in a TTI is kept for [`HISTORY_TTIS`] TTIs, so a measurement at a past
 //! occasion (a UE catching up after an idle time) sees the interference of its own TTI; a TTI
-//! the network did not run sent nothing.
+//! the network did not run sent nothing. Each UE's track (position, shadowing of every link) is
+//! kept per 10 ms step over the same horizon, so such a measurement sees the large scale of its
+//! own step too, the measuring UE's and an interfering UE's (docs/lte/network.md, "Idle TTIs").
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -47,6 +49,10 @@ use crate::sim::{RngStream, SimTime};
 /// TTIs of transmissions kept for measurements at past occasions: the longest SRS period
 /// (320 ms, TS 36.213 Table 8.2-1) plus the longest CQI delay (20 ms), rounded up.
 pub const HISTORY_TTIS: usize = 512;
+
+/// Large-scale steps of its track kept per UE for measurements at past occasions: the
+/// [`HISTORY_TTIS`] horizon on the 10 ms grid, plus the step it starts in.
+const TRACK_HISTORY_STEPS: usize = (HISTORY_TTIS as u64 * FADING_STEP_NS).div_ceil(LARGE_SCALE_STEP_NS) as usize + 1;
 
 /// Subcarriers per RB (TS 36.211 §6.2.3): RSRP is the power of one resource element.
 const SUBCARRIERS_PER_RB: f64 = 12.0;
@@ -79,8 +85,15 @@ struct NetUe {
     mobility: Mobility,
     /// Per site; empty without shadowing (one Gudmundson process per link; UL and DL share it).
     shadowing: Vec<Shadowing>,
-    shadow_step: u64,
-    shadow_xy_m: [f64; 2],
+    /// The last large-scale step the track (position, shadowing) has reached. The mobility (a
+    /// random walk's legs) and the shadowing only step forward, and a UE catching up on a past
+    /// occasion, or interfering in one, is measured where it was then, with that step's
+    /// shadowing: the last [`TRACK_HISTORY_STEPS`] steps are kept, step s in row
+    /// s % [`TRACK_HISTORY_STEPS`].
+    track_step: u64,
+    past_xy_m: Vec<[f64; 2]>,
+    /// Every link's shadowing (dB) per kept step (empty without shadowing).
+    past_shadow_db: Vec<f64>,
     /// Per site at the DL carrier, per cell at the UL carrier.
     dl_losses: Vec<PreparedLoss>,
     ul_losses: Vec<PreparedLoss>,
@@ -229,15 +242,16 @@ impl NetworkChannel {
         if u.large_at_step == Some(step) {
             return;
         }
-        u.step_shadowing(step);
-        let xy = u.mobility.position_m(step * LARGE_SCALE_STEP_NS);
-        let shadowing = &u.shadowing;
+        u.advance_track(step);
+        let row = u.track_row(step);
+        let n = u.shadowing.len();
+        let shadow = &u.past_shadow_db[row * n..(row + 1) * n];
         two_carrier_gains(
             &self.sites,
             &u.dl_losses,
             &u.ul_losses,
-            |j| shadowing.get(j).map_or(0.0, Shadowing::value_db),
-            xy,
+            |j| shadow.get(j).copied().unwrap_or(0.0),
+            u.past_xy_m[row],
             &mut u.site_mw,
             &mut u.ul_gain,
         );
@@ -496,11 +510,19 @@ fn new_ue(spec: &ChannelSpec, sites: &[SiteSetup], n_cells: usize, p: &UePlaceme
     let loss = |j: usize, mhz: f64| {
         PreparedLoss::new(&spec.pathloss, sites[j].height_m, p.height_m, mhz).with_los_draw(los_u[j])
     };
+    let mut mobility = Mobility::new(&p.mobility, p.position_m, stream("mobility"));
+    let mut past_xy_m = vec![[0.0; 2]; TRACK_HISTORY_STEPS];
+    past_xy_m[0] = mobility.position_m(0);
+    let mut past_shadow_db = vec![0.0; TRACK_HISTORY_STEPS * shadowing.len()];
+    for (d, s) in past_shadow_db.iter_mut().zip(&shadowing) {
+        *d = s.value_db();
+    }
     NetUe {
-        mobility: Mobility::new(&p.mobility, p.position_m, stream("mobility")),
+        mobility,
         shadowing,
-        shadow_step: 0,
-        shadow_xy_m: p.position_m,
+        track_step: 0,
+        past_xy_m,
+        past_shadow_db,
         dl_losses: (0..sites.len()).map(|j| loss(j, spec.dl_carrier_mhz)).collect(),
         ul_losses: (0..n_cells).map(|j| loss(j, spec.ul_carrier_mhz)).collect(),
         large_at_step: None,
@@ -517,18 +539,33 @@ fn new_ue(spec: &ChannelSpec, sites: &[SiteSetup], n_cells: usize, p: &UePlaceme
 }
 
 impl NetUe {
-    /// Advance every link's shadowing along the track up to grid step `target`.
-    fn step_shadowing(&mut self, target: u64) {
-        if self.shadowing.is_empty() {
-            return;
+    /// Advance the track (position, every link's shadowing) step by step up to grid step `target`.
+    fn advance_track(&mut self, target: u64) {
+        let n = self.shadowing.len();
+        while self.track_step < target {
+            let from = self.past_xy_m[self.track_row(self.track_step)];
+            self.track_step += 1;
+            let xy = self.mobility.position_m(self.track_step * LARGE_SCALE_STEP_NS);
+            let row = self.track_row(self.track_step);
+            self.past_xy_m[row] = xy;
+            if n > 0 {
+                Shadowing::advance_all(&mut self.shadowing, (xy[0] - from[0]).hypot(xy[1] - from[1]));
+                for (d, s) in self.past_shadow_db[row * n..(row + 1) * n].iter_mut().zip(&self.shadowing) {
+                    *d = s.value_db();
+                }
+            }
         }
-        while self.shadow_step < target {
-            self.shadow_step += 1;
-            let xy = self.mobility.position_m(self.shadow_step * SHADOWING_STEP_NS);
-            let moved_m = (xy[0] - self.shadow_xy_m[0]).hypot(xy[1] - self.shadow_xy_m[1]);
-            Shadowing::advance_all(&mut self.shadowing, moved_m);
-            self.shadow_xy_m = xy;
-        }
+    }
+
+    /// The row of the kept track holding grid step `step` (at most `track_step`, within the last
+    /// [`TRACK_HISTORY_STEPS`]).
+    fn track_row(&self, step: u64) -> usize {
+        debug_assert!(
+            step <= self.track_step && self.track_step - step < TRACK_HISTORY_STEPS as u64,
+            "the track asked at step {step}, kept up to {}",
+            self.track_step
+        );
+        (step % TRACK_HISTORY_STEPS as u64) as usize
     }
 }
 
@@ -583,7 +620,11 @@ mod tests {
     /// Two 46 dBm isotropic cells 500 m apart on Friis, no fading or shadowing; UE 0 at 100 m
     /// from cell 0, UE 1 at 400 m from cell 0 (cell 1's).
     fn two_cells() -> NetworkChannel {
-        let spec = ChannelSpec::default();
+        two_cells_of(ChannelSpec::default(), MobilitySpec::Static)
+    }
+
+    /// [`two_cells`] on `spec`'s channel, the UEs moving as `mobility` says.
+    fn two_cells_of(spec: ChannelSpec, mobility: MobilitySpec) -> NetworkChannel {
         let site = |x: f64| SiteSetup {
             xy_m: [x, 0.0],
             height_m: 30.0,
@@ -591,7 +632,7 @@ mod tests {
             antenna: crate::radio::antenna::Antenna::Isotropic,
             load: None,
         };
-        let place = |x: f64| UePlacement { position_m: [x, 0.0], height_m: 1.5, mobility: MobilitySpec::Static };
+        let place = |x: f64| UePlacement { position_m: [x, 0.0], height_m: 1.5, mobility: mobility.clone() };
         let (p0, p1) = (place(100.0), place(400.0));
         let ues = [(&p0, "t:ue0".to_string()), (&p1, "t:ue1".to_string())];
         NetworkChannel::new(&spec, &[site(0.0), site(500.0)], &ues, N_RB, 1, "t")
@@ -655,5 +696,62 @@ mod tests {
         ch.record(8, &[RbMask::default(); 2], &[UlTx { ue: 1, cell: 0, rbs, rb_mw }]);
         ch.row(0, 0, LinkDir::Uplink, ms(8), false, &mut row);
         assert!(row.iter().all(|&g| g == clean));
+    }
+
+    /// [`two_cells`] with 8 dB shadowing decorrelating over 5 m, the UEs at 120 km/h: the
+    /// shadowing moves from one 10 ms step to the next.
+    fn two_shadowed_cells() -> NetworkChannel {
+        let spec = ChannelSpec {
+            shadowing: Some(crate::radio::spec::ShadowingSpec { sigma_db: 8.0, decorrelation_m: 5.0 }),
+            ..ChannelSpec::default()
+        };
+        two_cells_of(spec, MobilitySpec::ConstantVelocity { speed_kmh: 120.0, heading_deg: 0.0 })
+    }
+
+    /// A UE catching up on a past occasion (TTI 5) after the channel was asked at a later step
+    /// (the A3 RSRP sample at 45 ms) is measured with the shadowing of TTI 5, its own and that of
+    /// the neighbour's UE whose PUSCH interferes then: the rows are those of TTI 5 asked at TTI 5.
+    #[test]
+    fn a_past_occasion_sees_the_shadowing_of_its_own_step() {
+        let rows = |later_first: bool| {
+            let mut ch = two_shadowed_cells();
+            let rb_mw = ch.pusch_rb_mw(1, 1, 3, ms(5));
+            ch.record(
+                5,
+                &[RbMask::default(), RbMask::range(10, 5)],
+                &[UlTx { ue: 1, cell: 1, rbs: RbMask::range(3, 3), rb_mw }],
+            );
+            if later_first {
+                ch.rsrp_dbm(0, 0, ms(45));
+                ch.rsrp_dbm(1, 1, ms(45));
+            }
+            let (mut dl, mut ul) = ([0.0; N_RB], [0.0; N_RB]);
+            ch.row(0, 0, LinkDir::Downlink, ms(5), false, &mut dl);
+            ch.row(0, 0, LinkDir::Uplink, ms(5), false, &mut ul);
+            (dl, ul, ch.rsrp_dbm(0, 0, ms(5)))
+        };
+        let (in_time, caught_up) = (rows(false), rows(true));
+        assert_eq!(in_time, caught_up);
+        // The shadowing did move between the two steps (the test can tell them apart).
+        let mut ch = two_shadowed_cells();
+        let early = ch.rsrp_dbm(0, 0, ms(5));
+        assert!((ch.rsrp_dbm(0, 0, ms(45)) - early).abs() > 0.1, "the shadowing moved");
+    }
+
+    /// A UE walking at random (120 km/h, a new direction every 20 ms): measured at a past
+    /// occasion after its legs were drawn further (an RSRP sample 400 ms later), it is where it
+    /// was then, not on the current leg extended backwards.
+    #[test]
+    fn a_past_occasion_is_measured_where_the_ue_was() {
+        let walk =
+            MobilitySpec::RandomWalk { speed_kmh: 120.0, leg_s: 0.02, bounds_m: [-500.0, -500.0, 1000.0, 500.0] };
+        let rsrp_at_5 = |later_first: bool| {
+            let mut ch = two_cells_of(ChannelSpec::default(), walk.clone());
+            if later_first {
+                ch.rsrp_dbm(0, 0, ms(405));
+            }
+            ch.rsrp_dbm(0, 0, ms(5))
+        };
+        assert_eq!(rsrp_at_5(false), rsrp_at_5(true));
     }
 }

@@ -135,6 +135,10 @@ pub struct Network {
     /// Per handover, what became of every SDU the UE's bearer held (tests check the sums).
     #[cfg(test)]
     audit: Vec<HandoverAudit>,
+    /// Tests: the network wakes at every TTI boundary and its cells visit every attached UE in
+    /// each, the reference the network that runs only the TTIs with work must reproduce.
+    #[cfg(test)]
+    every_tti: bool,
 }
 
 /// Where each SDU unresolved at a handover command went, per direction: delivered at the
@@ -250,6 +254,8 @@ impl Network {
             ul_txs: Vec::new(),
             #[cfg(test)]
             audit: Vec::new(),
+            #[cfg(test)]
+            every_tti: false,
         })
     }
 
@@ -446,7 +452,21 @@ impl Network {
         if let Some(t) = self.next_sample {
             at(t);
         }
+        #[cfg(test)]
+        if self.every_tti {
+            at(SimTime((now.as_ns() / NS_PER_MS + 1) * NS_PER_MS));
+        }
         self.deadline = next.map(|t| t.max(now)).filter(|&t| t < self.end);
+    }
+
+    /// Tests: run as the reference that wakes every TTI and visits every UE in each.
+    #[cfg(test)]
+    pub(crate) fn visit_every_ue_every_tti(&mut self) {
+        self.every_tti = true;
+        self.deadline = Some(SimTime::ZERO);
+        for c in &mut self.cells {
+            c.visit_all = true;
+        }
     }
 
     /// When UE `ue`'s next handover step falls due, if any.

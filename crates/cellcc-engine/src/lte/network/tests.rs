@@ -166,3 +166,88 @@ fn a_downlink_cqi_is_measured_on_the_ues_own_row_whatever_else_the_cell_decoded(
     assert!(!alone.is_empty() && alone.iter().all(|&c| c > 0.0 && c < 15.0), "{alone:?}");
     assert_eq!(far_cqi(true), alone);
 }
+
+/// Three faded, shadowed cells on a line; four UEs crossing them at 120 km/h (one walking at
+/// random) with sparse UDP
+/// both ways (idle gaps of tens to hundreds of ms) and a short TCP download, handover on (A3
+/// sampling every 40 ms), CQI every 5 ms, SRS every 40 ms: run as the world runs it, or as the
+/// reference that wakes every TTI and visits every UE in each.
+fn sparse_network(every_tti_every_ue: bool) -> crate::output::RunOutput {
+    let ues = [(20.0, 120.0, false), (280.0, -120.0, false), (330.0, 120.0, false), (590.0, -120.0, true)];
+    let mut v = line(3, 300.0, &ues, "lossless", "am", 20.0, 40, "epa", 3.0);
+    v["network"]["channel"]["shadowing"] = json!({"sigma_db": 8.0, "decorrelation_m": 5.0});
+    v["network"]["handover"]["measurement_period_ms"] = json!(40);
+    // ue1 walks instead, turning every 30 ms (a random walk's legs are drawn only forward).
+    for c in v["cells"].as_array_mut().expect("cells") {
+        for u in c["ues"].as_array_mut().expect("ues").iter_mut().filter(|u| u["node"] == "ue1") {
+            u["sinr"]["mobility"] = json!({"kind": "random_walk", "speed_kmh": 120.0, "leg_s": 0.03,
+                                           "bounds_m": [200.0, -50.0, 360.0, 70.0]});
+        }
+    }
+    for c in v["cells"].as_array_mut().expect("cells") {
+        c["cqi"] = json!({"period_ms": 5});
+        c["uplink"] = json!({"srs_period_ms": 40});
+    }
+    for (i, f) in v["flows"].as_array_mut().expect("flows").iter_mut().enumerate() {
+        if f["transport"] == "udp" {
+            // Downlink 40 kbit/s (a packet per ~200 ms), uplink 12 kbit/s.
+            f["app"] = json!({"kind": "cbr", "rate_mbps": if i % 2 == 0 { 0.04 } else { 0.012 }, "packet_bytes": 1000});
+        } else {
+            f["app"] = json!({"kind": "finite", "bytes": 300_000});
+            f["start_s"] = json!(1.2);
+        }
+    }
+    let sc = Scenario::from_json(&v.to_string()).expect("valid network");
+    let mut w = World::new(&sc, 7).expect("builds");
+    if every_tti_every_ue {
+        w.visit_every_ue_every_tti();
+    }
+    w.into_output().expect("runs")
+}
+
+/// TS 36.213 §7.2.2 and §8.2: a UE reports CQI and sounds on its occasions whether or not it has
+/// data, and what it measures there is the channel of that TTI: its own large scale (shadowing
+/// along the track) and the neighbours' transmissions of that TTI. A network that runs only the
+/// TTIs with work, its UEs catching up on their missed occasions, must give what a network
+/// visiting every UE every TTI gives: the same TBs, MCS and outcomes, the same deliveries, the
+/// same handovers.
+#[test]
+fn skipping_idle_ttis_does_not_change_a_network() {
+    let (skipping, every) = (sparse_network(false), sparse_network(true));
+    assert!(!skipping.handovers.strs("target").is_empty(), "the UEs hand over");
+    // Compared as printed: a NaN (a UDP flow's RTT) equals itself there.
+    let same = |a: &crate::output::Table, b: &crate::output::Table, what: &str| {
+        assert_eq!(format!("{a:?}"), format!("{b:?}"), "{what} differ");
+    };
+    same(&skipping.handovers, &every.handovers, "handovers");
+    same(&skipping.flows, &every.flows, "flows");
+    // The `lte` table's realization: every column but those an idle UE's slots hold from its
+    // last visit (docs/lte.md: the serving cell, the CQI in force, `capacity_bps`).
+    let held = ["cell", "cqi", "capacity_bps"];
+    for ((name, a), (_, b)) in skipping.lte.columns.iter().zip(&every.lte.columns) {
+        if !held.contains(name) {
+            assert_eq!(format!("{a:?}"), format!("{b:?}"), "lte column {name} differs");
+        }
+    }
+    same(&skipping.timeseries, &every.timeseries, "deliveries");
+}
+
+/// TS 36.331 §5.5.3.2: a UE measures its cells every measurement period whether or not it has
+/// data. A UE crossing the line with no traffic at all (never visited by a TTI) hands over at
+/// the same times, to the same cells, as the same UE downloading in bulk (beside a static UE
+/// at the first site with its own traffic, in both runs).
+#[test]
+fn an_idle_ue_measures_and_hands_over_as_a_busy_one() {
+    let busy = line(3, 300.0, &[(0.0, 120.0, true), (0.0, 0.0, false)], "lossless", "am", 45.0, 40, "epa", 20.0);
+    let mut idle = busy.clone();
+    // ue0's download and upload gone: it never has data.
+    idle["flows"].as_array_mut().expect("flows").drain(..2);
+    let run = |v: &Value| {
+        let sc = Scenario::from_json(&v.to_string()).expect("valid network");
+        World::new(&sc, 1).expect("builds").into_output().expect("runs").handovers
+    };
+    let (busy, idle) = (run(&busy), run(&idle));
+    assert_eq!(idle.strs("target"), ["c1", "c2"]);
+    assert_eq!(idle.strs("target"), busy.strs("target"));
+    assert_eq!(idle.f64s("t_s"), busy.f64s("t_s"));
+}
