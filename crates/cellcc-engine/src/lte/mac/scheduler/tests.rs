@@ -560,3 +560,62 @@ proptest! {
         }
     }
 }
+
+/// (PF or MT, band RBs, busy RB bits, per UE (data, free HARQ, per-RBG MCS, `None` = out of range)).
+type SubbandCase = (SchedulerKind, u32, u128, Vec<(bool, bool, Vec<Option<u8>>)>);
+
+fn arb_subband_case() -> impl Strategy<Value = SubbandCase> {
+    let kind = prop_oneof![Just(SchedulerKind::ProportionalFair), Just(SchedulerKind::MaxThroughput)];
+    let n_rbs = prop_oneof![Just(6u32), Just(25), Just(50), Just(100), 1u32..=110];
+    let sb = prop::collection::vec(prop::option::weighted(0.9, 0u8..=28), MAX_SUBBANDS);
+    (kind, n_rbs, any::<u128>(), prop::collection::vec((any::<bool>(), any::<bool>(), sb), 1..12))
+}
+
+proptest! {
+    /// Sub-band ranking, whole shares, over several TTIs (PF averages move): each granted RBG
+    /// went to a UE in range there whose metric on that RBG (its own sub-band's rate, over its
+    /// average before the TTI for PF) is the highest of the eligible UEs' (ties: lowest index);
+    /// no free RBG with an eligible UE stays empty; a TB's MCS is the lowest of its RBGs'.
+    #[test]
+    fn per_subband_allocation_gives_each_rbg_to_the_best_metric((kind, n_rbs, busy_bits, ues) in arb_subband_case()) {
+        let mut s = Scheduler::new(kind, LinkDir::Downlink, n_rbs, ues.len()).with_grant_sizing(GrantSizing::WholeShare);
+        let band = RbMask::range(0, n_rbs);
+        let p = rbg::rbg_size(n_rbs);
+        let d: Vec<_> = ues.iter().enumerate().map(|(u, (data, harq, sb))| {
+            let per_rbg: Vec<u8> = sb.iter().map(|m| m.unwrap_or(SUBBAND_OUT_OF_RANGE)).collect();
+            let mcs = per_rbg.iter().copied().filter(|&m| m != SUBBAND_OUT_OF_RANGE).min().unwrap_or(0);
+            UeDemand { rbg_mcs: Some(per_rbg.try_into().unwrap()), has_free_harq: *harq, ..want(u as u16, if *data { SATURATED_BYTES } else { 0 }, mcs) }
+        }).collect();
+        let rate = |m: u8| f64::from(tbs_bits(LinkDir::Downlink, m, p)) / 8.0 / 0.001;
+        for tti in 0..4u32 {
+            let busy = RbMask(busy_bits.rotate_left(tti * 7) & band.0);
+            let avg: Vec<f64> = (0..ues.len()).map(|u| s.average_throughput_bytes_per_s(UeIndex(u as u16))).collect();
+            let metric = |u: usize, i: u32| -> Option<f64> {
+                let m = d[u].rbg_mcs.unwrap()[i as usize];
+                let eligible = d[u].buffered_bytes > 0 && d[u].has_free_harq && m != SUBBAND_OUT_OF_RANGE;
+                eligible.then(|| match kind {
+                    SchedulerKind::ProportionalFair => rate(m) / avg[u],
+                    _ => rate(m),
+                })
+            };
+            let out = run(&mut s, busy, &d);
+            for i in 0..n_rbs.div_ceil(p) {
+                let mask = rbg::rbg_mask(i, p, n_rbs);
+                let owner = out.iter().find(|t| t.rbs.overlaps(mask)).map(|t| t.ue.index());
+                let best = (0..ues.len()).filter_map(|u| metric(u, i).map(|m| (u, m)))
+                    .fold(None, |b: Option<(usize, f64)>, (u, m)| if b.is_none_or(|(_, bm)| m > bm) { Some((u, m)) } else { b });
+                if mask.overlaps(busy) {
+                    prop_assert_eq!(owner, None);
+                } else {
+                    prop_assert_eq!(owner, best.map(|(u, _)| u), "RBG {}", i);
+                }
+            }
+            for t in &out {
+                let rbg_mcs = d[t.ue.index()].rbg_mcs.unwrap();
+                let lowest = (0..n_rbs.div_ceil(p)).filter(|&i| t.rbs.overlaps(rbg::rbg_mask(i, p, n_rbs))).map(|i| rbg_mcs[i as usize]).min();
+                prop_assert_eq!(Some(t.mcs), lowest);
+                prop_assert_eq!(t.tbs_bits, tbs_bits(LinkDir::Downlink, t.mcs, t.rbs.count()));
+            }
+        }
+    }
+}
