@@ -121,9 +121,10 @@ pub struct CqiSpec {
     #[serde(default = "default_cqi_delay_ms")]
     pub delay_ms: u32,
     /// Which downlink CQI sets the MCS: "wideband" (the wideband report, TS 36.213 §7.2.1
-    /// mode 1-0; the operator default) or "worst_subband" (the lowest sub-band CQI of a mode
-    /// 3-0 report over sub-bands of one RBG, as ns-3 LENA's PF scheduler takes from its A30
-    /// report; the LENA default; see `phy::worst_in_range_subband`).
+    /// mode 1-0; the operator default) or "worst_subband" (a mode 3-0 report over sub-bands of
+    /// one RBG: PF and MT rank UEs RBG by RBG on their own sub-band CQI and take a TB's MCS from
+    /// the lowest sub-band CQI among the RBGs it was given, as ns-3 LENA's PF scheduler uses its
+    /// A30 report; the LENA default; see `phy::worst_in_range_subband`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dl_mcs_from: Option<DlCqiMode>,
 }

@@ -9,7 +9,7 @@ use crate::lte::mac::harq::Feedback;
 use crate::lte::mac::link_adaptation::{DlMcsMap, UlMcsRule};
 use crate::lte::mac::pdcch::{aggregation_level, Pdcch, PdcchConfig};
 use crate::lte::mac::scheduler::rbg::rbg_size;
-use crate::lte::mac::scheduler::{NewTb, Scheduler, UeDemand};
+use crate::lte::mac::scheduler::{NewTb, RbgMcs, Scheduler, UeDemand, SUBBAND_OUT_OF_RANGE};
 use crate::lte::mac::uplink::UplinkRequests;
 use crate::lte::mac::{
     subheader_bytes, MacPipeline, StatusPduPlacement, BSR_CE_BYTES, LENA_DL_RX_BEFORE_SUBFRAME_END_NS,
@@ -469,6 +469,22 @@ impl Cell {
                 (LinkDir::Downlink, _) if macs.la.olla.is_some() => Some(macs.dl_map.mcs(cqi, link.olla.offset_db())),
                 _ => Some(phy::mcs_from_cqi(cqi)),
             };
+            // A sub-band report: each sub-band's MCS by the same rule, for PF and MT to rank RBG by
+            // RBG (LENA's A30 use, pf-ff-mac-scheduler.cc `DoSchedDlTriggerReq`).
+            let rbg_mcs = match report {
+                Some(r) if dir == LinkDir::Downlink && !r.subbands.as_slice().is_empty() => {
+                    let mut per_rbg: RbgMcs = [SUBBAND_OUT_OF_RANGE; phy::MAX_SUBBANDS];
+                    for (m, &sb_cqi) in per_rbg.iter_mut().zip(r.subbands.as_slice()) {
+                        *m = match sb_cqi {
+                            0 => SUBBAND_OUT_OF_RANGE,
+                            c if macs.la.olla.is_some() => macs.dl_map.mcs(c, link.olla.offset_db()),
+                            c => phy::mcs_from_cqi(c),
+                        };
+                    }
+                    Some(per_rbg)
+                }
+                _ => None,
+            };
             let usable_rbs = n_rbs - out_of_range.count();
             let capacity_bits = mcs.map_or(0, |m| link.capacity.band_bits(dir, m, usable_rbs));
             link.capacity.set(now, capacity_bits, &mut link.slots);
@@ -483,6 +499,7 @@ impl Cell {
                 mcs: mcs.unwrap_or(0),
                 out_of_range,
                 has_free_harq: link.harq.free_process().is_some(),
+                rbg_mcs,
             });
         }
     }

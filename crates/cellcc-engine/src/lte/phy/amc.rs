@@ -300,18 +300,53 @@ pub fn wideband_cqi(sinr_lin: &[f64]) -> u8 {
     cqi_for_found_mcs(mcs_at_bler_target(sinr_lin))
 }
 
-/// A downlink CQI report as the scheduler uses it: the CQI its MCS comes from, and the RBs of
-/// the sub-bands reported out of range (CQI 0, TS 36.213 Table 7.2.3-1), which it leaves unused.
+/// Most sub-bands of one RBG in a band: 110 RBs in RBGs of 4 (TS 36.213 Table 7.1.6.1-1), 28.
+pub const MAX_SUBBANDS: usize = 28;
+
+/// The CQI of each sub-band of a mode 3-0 report (TS 36.213 §7.2.1), lowest RBs first; 0 is
+/// out of range. Empty for a wideband report.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SubbandCqi {
+    cqi: [u8; MAX_SUBBANDS],
+    len: u8,
+}
+
+impl SubbandCqi {
+    fn push(&mut self, cqi: u8) {
+        assert!((self.len as usize) < MAX_SUBBANDS, "more than {MAX_SUBBANDS} sub-bands");
+        self.cqi[self.len as usize] = cqi;
+        self.len += 1;
+    }
+
+    /// The sub-band CQIs, lowest RBs first.
+    pub fn as_slice(&self) -> &[u8] {
+        &self.cqi[..self.len as usize]
+    }
+
+    /// A report of these sub-band CQIs (tests and hand-built reports).
+    pub fn from_slice(cqis: &[u8]) -> Self {
+        let mut s = SubbandCqi::default();
+        for &c in cqis {
+            s.push(c);
+        }
+        s
+    }
+}
+
+/// A downlink CQI report as the scheduler uses it: the CQI its MCS comes from, the RBs of the
+/// sub-bands reported out of range (CQI 0, TS 36.213 Table 7.2.3-1), which it leaves unused, and
+/// (a sub-band report) each sub-band's CQI, from which the scheduler ranks UEs RBG by RBG.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CqiReport {
     pub cqi: u8,
     pub out_of_range: RbMask,
+    pub subbands: SubbandCqi,
 }
 
 impl CqiReport {
     /// A wideband report: one CQI for the whole band, no sub-band left out.
     pub fn wideband(cqi: u8) -> Self {
-        CqiReport { cqi, out_of_range: RbMask::default() }
+        CqiReport { cqi, out_of_range: RbMask::default(), subbands: SubbandCqi::default() }
     }
 }
 
@@ -323,13 +358,16 @@ impl CqiReport {
 /// "CQI == 0 means out of range", and `worstCqi` runs over the RBGs given). LENA's A30 report has
 /// sub-bands of one RBG (lte-ue-phy.cc `CreateDlCqiFeedbackMessage`, `CreateCqiFeedbacks(newSinr,
 /// GetRbgSize())`). CQI 0 (the UE is not served) when every sub-band is out of range, or for an
-/// empty slice.
+/// empty slice. The report keeps every sub-band's CQI (`subbands`): LENA's PF and MT rank UEs on
+/// each RBG by its own sub-band, and the TB's MCS is the worst among the RBGs a UE is given.
 pub fn worst_in_range_subband(sinr_lin: &[f64], subband_rbs: usize) -> CqiReport {
     debug_assert!(subband_rbs > 0, "sub-band of no RBs");
     let mut report = CqiReport::default();
     let mut lowest_in_range: Option<u8> = None;
     for (i, subband) in sinr_lin.chunks(subband_rbs).enumerate() {
-        match wideband_cqi(subband) {
+        let sb_cqi = wideband_cqi(subband);
+        report.subbands.push(sb_cqi);
+        match sb_cqi {
             0 => {
                 let rbs = RbMask::range((i * subband_rbs) as u32, subband.len() as u32);
                 report.out_of_range = report.out_of_range.union(rbs);
@@ -382,14 +420,18 @@ mod tests {
     fn worst_in_range_subband_is_the_weakest_subband_that_is_in_range() {
         // A flat channel on 48 RBs: sixteen identical 3-RB sub-bands, each with the CQI of one.
         let flat = lin_row(&[12.0; 48]);
-        assert_eq!(worst_in_range_subband(&flat, 3), CqiReport::wideband(wideband_cqi(&flat[..3])));
+        let report = worst_in_range_subband(&flat, 3);
+        assert_eq!(report.cqi, wideband_cqi(&flat[..3]));
+        assert_eq!(report.subbands.as_slice(), &[wideband_cqi(&flat[..3]); 16]);
         // One sub-band 15 dB down (RBs 6..9 of 50, sub-bands of 3), still in range: it sets the
         // CQI, which is that sub-band's own, below the wideband CQI of the band.
         let mut faded = [20.0; 50];
         faded[6..9].fill(5.0);
         let faded = lin_row(&faded);
         let report = worst_in_range_subband(&faded, 3);
-        assert_eq!(report, CqiReport::wideband(wideband_cqi(&faded[6..9])));
+        assert_eq!((report.cqi, report.out_of_range), (wideband_cqi(&faded[6..9]), RbMask::default()));
+        assert_eq!(report.subbands.as_slice()[2], report.cqi, "sub-band 2 (RBs 6..9) is the faded one");
+        assert_eq!(report.subbands.as_slice()[3], wideband_cqi(&faded[..3]));
         assert!(report.cqi > 0 && report.cqi < wideband_cqi(&faded));
         // The short last sub-band (50 = 16 x 3 + 2) counts too.
         let mut tail = [20.0; 50];

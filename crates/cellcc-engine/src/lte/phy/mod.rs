@@ -39,7 +39,7 @@ pub mod tbs;
 pub use amc::{
     cqi_below_mcs, flat_sinr_threshold_db, mcs_at_bler_target, mcs_at_bler_target_flat, mcs_at_bler_target_on,
     mcs_from_cqi, mcs_info, uplink_cqi_shannon_gap, wideband_cqi, wideband_cqi_flat, worst_in_range_subband, CqiEntry,
-    CqiReport, McsInfo, Modulation, CQI_BLER_TARGET, CQI_TABLE, MAX_CQI, MAX_MCS,
+    CqiReport, McsInfo, Modulation, SubbandCqi, CQI_BLER_TARGET, CQI_TABLE, MAX_CQI, MAX_MCS, MAX_SUBBANDS,
 };
 pub use bler::{decode_tb, tb_bler, tb_bler_harq, HarqHistory, TbDecodeStats, HARQ_MAX_STORED};
 pub use control_channel::{

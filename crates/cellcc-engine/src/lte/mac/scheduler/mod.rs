@@ -16,6 +16,11 @@
 //! ```
 //! Wideband CQI: one MCS per UE (`UeDemand::mcs`); the achievable rate of an RBG is the TBS
 //! of that MCS on one RBG (ns-3: `GetDlTbSizeFromMcs(mcs, rbgSize) / 8 / 0.001`).
+//! Sub-band CQI (`UeDemand::rbg_mcs`, the downlink's `worst_subband` mode), PF and MT: each RBG's
+//! rate is that of the UE's own sub-band MCS there, so the ranking differs RBG by RBG, and a TB's
+//! MCS is the lowest among the RBGs its UE was given (pf/fdmt-ff-mac-scheduler.cc
+//! `DoSchedDlTriggerReq`: `achievableRate` from `m_higherLayerSelected.at(i).m_sbCqi`, then
+//! `worstCqi` over the UE's RBGs).
 //! No UE gets more than its buffer needs: it stops taking RBGs (RBs) once its TBS covers its
 //! buffer plus MAC headers, so it gets at most one RBG beyond need. ns-3 does not cap (its PF
 //! gives every RBG to the best metric and RR splits evenly whatever the buffers); the cap
@@ -35,7 +40,7 @@ pub mod round_robin;
 use serde::{Deserialize, Serialize};
 
 use super::{mac_overhead_bytes, BSR_CE_BYTES};
-use crate::lte::phy::tbs_bits;
+use crate::lte::phy::{tbs_bits, MAX_MCS, MAX_SUBBANDS};
 use crate::lte::sap::{LinkDir, RbMask, UeIndex};
 use proportional_fair::PfAverages;
 
@@ -64,6 +69,13 @@ pub enum SchedulerKind {
     MaxThroughput,
 }
 
+/// Per RBG (lowest first), the MCS of a UE's sub-band CQI there, [`SUBBAND_OUT_OF_RANGE`] for a
+/// sub-band of CQI 0 (sub-bands of one RBG, as LENA's A30 report).
+pub type RbgMcs = [u8; MAX_SUBBANDS];
+
+/// An [`RbgMcs`] entry for a sub-band reported out of range (CQI 0, TS 36.213 Table 7.2.3-1).
+pub const SUBBAND_OUT_OF_RANGE: u8 = u8::MAX;
+
 /// What one UE asks for this TTI.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct UeDemand {
@@ -77,6 +89,10 @@ pub struct UeDemand {
     pub out_of_range: RbMask,
     /// A HARQ process is idle and the UE has no retransmission this TTI (one TB per UE per TTI).
     pub has_free_harq: bool,
+    /// Its sub-band MCSs (downlink `worst_subband`), for PF and MT to rank it RBG by RBG; `None`
+    /// with a wideband CQI, or before its first sub-band report (`mcs` then stands on every RBG,
+    /// as ns-3 takes sub-band CQI 1 for a UE without an A30 report).
+    pub rbg_mcs: Option<RbgMcs>,
 }
 
 /// A new transport block the scheduler granted (the cell adds the HARQ process).
@@ -104,6 +120,8 @@ struct Candidate {
     full: bool,
     /// RBs it must not get ([`UeDemand::out_of_range`]).
     out_of_range: RbMask,
+    /// Its MCS on each RBG ([`UeDemand::rbg_mcs`], else `mcs` on every RBG).
+    rbg_mcs: RbgMcs,
     /// Allocation units (RBGs downlink, RBs uplink) this UE may take (round robin, uplink).
     target_units: u32,
     split: Split,
@@ -154,6 +172,10 @@ pub struct Scheduler {
     rest: Vec<usize>,
     sizing: GrantSizing,
     last_rbg: rbg::LastRbg,
+    /// A candidate of this TTI has sub-band MCSs: PF and MT rank RBG by RBG.
+    any_subband: bool,
+    /// Achievable rate on one full RBG (bytes/s) of each MCS.
+    rbg_rate_by_mcs: [f64; MAX_MCS as usize + 1],
 }
 
 impl Scheduler {
@@ -179,6 +201,10 @@ impl Scheduler {
             rest: Vec::with_capacity(n_ues),
             sizing: GrantSizing::ToNeed,
             last_rbg: rbg::LastRbg::Used,
+            any_subband: false,
+            rbg_rate_by_mcs: std::array::from_fn(|m| {
+                f64::from(tbs_bits(dir, m as u8, rbg_size)) / BITS_PER_BYTE / TTI_S
+            }),
         }
     }
 
@@ -252,11 +278,11 @@ impl Scheduler {
                 (LinkDir::Downlink, SchedulerKind::RoundRobin) => round_robin::allocate(self, busy),
                 (LinkDir::Downlink, SchedulerKind::ProportionalFair) => {
                     let pf = std::mem::take(&mut self.pf);
-                    self.allocate_best_per_rbg(busy, |ue, rate| pf.metric(ue, rate));
+                    self.allocate_by_metric(busy, |ue, rate| pf.metric(ue, rate));
                     self.pf = pf;
                 }
                 (LinkDir::Downlink, SchedulerKind::MaxThroughput) => {
-                    self.allocate_best_per_rbg(busy, max_throughput::metric)
+                    self.allocate_by_metric(busy, max_throughput::metric)
                 }
             }
         }
@@ -291,6 +317,7 @@ impl Scheduler {
     fn collect_candidates(&mut self, demand: &[UeDemand]) {
         self.candidates.clear();
         self.rotated_by = 0;
+        self.any_subband = false;
         for d in demand.iter().filter(|d| d.buffered_bytes > 0 && d.has_free_harq) {
             assert!(d.ue.index() < self.n_ues, "{:?} outside the cell's {} UEs", d.ue, self.n_ues);
             let headers = mac_overhead_bytes(1, d.buffered_bytes) + self.ce_bytes();
@@ -299,6 +326,7 @@ impl Scheduler {
                 GrantSizing::ToNeed => need_bytes.saturating_mul(8),
                 GrantSizing::WholeShare => u32::MAX,
             };
+            self.any_subband |= d.rbg_mcs.is_some();
             self.candidates.push(Candidate {
                 ue: d.ue,
                 mcs: d.mcs,
@@ -307,6 +335,7 @@ impl Scheduler {
                 rbs: RbMask::default(),
                 full: false,
                 out_of_range: d.out_of_range,
+                rbg_mcs: d.rbg_mcs.unwrap_or([d.mcs; MAX_SUBBANDS]),
                 target_units: 0,
                 split: Split::Open,
             });
@@ -368,7 +397,50 @@ impl Scheduler {
 
     /// Achievable bytes per second of `mcs` on one full RBG (ns-3's PF/MT `achievableRate`).
     fn rbg_rate_bytes_per_s(&self, mcs: u8) -> f64 {
-        f64::from(tbs_bits(self.dir, mcs, self.rbg_size)) / BITS_PER_BYTE / TTI_S
+        self.rbg_rate_by_mcs[usize::from(mcs)]
+    }
+
+    /// PF and MT: per RBG with sub-band MCSs, else the wideband ranking.
+    fn allocate_by_metric(&mut self, busy: RbMask, metric: impl Fn(UeIndex, f64) -> f64) {
+        if self.any_subband {
+            self.allocate_per_subband(busy, metric);
+        } else {
+            self.allocate_best_per_rbg(busy, metric);
+        }
+    }
+
+    /// Frequency-domain allocation on sub-band CQI (ns-3 pf-ff-mac-scheduler.cc
+    /// `DoSchedDlTriggerReq`, the loop over RBGs and in it over the flows): each free RBG, lowest
+    /// first, to the candidate with the highest `metric(ue, rate of its own sub-band MCS on that
+    /// RBG)` that still needs RBs and has the sub-band in range (ties: lowest `UeIndex`, as the
+    /// strict `rcqi > rcqiMax` over flows in RNTI order). The metric's averages do not move within
+    /// the TTI. A UE's TB MCS is the lowest of its RBGs' (`worstCqi`).
+    fn allocate_per_subband(&mut self, busy: RbMask, metric: impl Fn(UeIndex, f64) -> f64) {
+        let dir = self.dir;
+        for i in 0..self.n_units() {
+            let mask = self.unit_mask(i);
+            if mask.overlaps(busy) {
+                continue;
+            }
+            let mut best: Option<(usize, f64)> = None;
+            for (k, c) in self.candidates.iter().enumerate() {
+                let mcs = c.rbg_mcs[i as usize];
+                if c.full || mcs == SUBBAND_OUT_OF_RANGE || mask.overlaps(c.out_of_range) {
+                    continue;
+                }
+                let m = metric(c.ue, self.rbg_rate_by_mcs[usize::from(mcs)]);
+                if best.is_none_or(|(_, b)| m > b) {
+                    best = Some((k, m));
+                }
+            }
+            // An RBG no candidate may take stays empty (ns-3: "any UE found").
+            if let Some((k, _)) = best {
+                let c = &mut self.candidates[k];
+                let mcs = c.rbg_mcs[i as usize];
+                c.mcs = if c.rbs.is_empty() { mcs } else { c.mcs.min(mcs) };
+                c.take(mask, dir);
+            }
+        }
     }
 
     /// Frequency-domain greedy allocation: each free RBG, lowest first, to the candidate with the

@@ -7,6 +7,8 @@
 //! starting from 1 byte/s (ns-3 `lastAveragedThroughput = 1`). With wideband CQI the metric
 //! is the same on every RBG, so a TTI serves the best-metric UE first (time-domain PF), and
 //! over time each of n saturated UEs gets 1/n of the TTIs: its average ≈ its own rate / n.
+//! With sub-band CQI (`UeDemand::rbg_mcs`) the rate, and so the metric, is per RBG: several UEs
+//! share a TTI, each on the RBGs where it fares best relative to its average.
 //! The averages are kept in the uplink too (ns-3 updates `m_flowStatsUl` the same way).
 
 use super::{NewTb, BITS_PER_BYTE, TTI_S};

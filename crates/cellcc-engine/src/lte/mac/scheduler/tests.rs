@@ -8,7 +8,14 @@ use proptest::prelude::*;
 const SATURATED_BYTES: u32 = 10_000_000;
 
 fn want(ue: u16, bytes: u32, mcs: u8) -> UeDemand {
-    UeDemand { ue: UeIndex(ue), buffered_bytes: bytes, mcs, out_of_range: RbMask::default(), has_free_harq: true }
+    UeDemand {
+        ue: UeIndex(ue),
+        buffered_bytes: bytes,
+        mcs,
+        out_of_range: RbMask::default(),
+        has_free_harq: true,
+        rbg_mcs: None,
+    }
 }
 
 fn run(s: &mut Scheduler, busy: RbMask, demand: &[UeDemand]) -> Vec<NewTb> {
@@ -161,6 +168,118 @@ fn proportional_fair_leaves_out_of_range_subbands_to_others() {
     assert_eq!(out.iter().find(|t| t.ue == UeIndex(1)).map(|t| t.rbs.overlaps(gaps)), Some(true));
 }
 
+/// Sub-band MCSs of a 12-RBG band (25 RBs, P = 2, LENA's last partial RBG unused).
+fn rbg_mcs(per_rbg: &[u8]) -> RbgMcs {
+    let mut m = [SUBBAND_OUT_OF_RANGE; MAX_SUBBANDS];
+    m[..per_rbg.len()].copy_from_slice(per_rbg);
+    m
+}
+
+/// LENA's PF scheduler as the lena profile sets it up: 25 RBs, whole shares, last RBG unused.
+fn lena_pf(n_ues: usize) -> Scheduler {
+    Scheduler::new(SchedulerKind::ProportionalFair, LinkDir::Downlink, 25, n_ues)
+        .with_grant_sizing(GrantSizing::WholeShare)
+        .with_last_rbg(rbg::LastRbg::Unused)
+}
+
+/// Complementary sub-bands: UE 0 at MCS 20 on RBGs 0-5 (RBs 0..12) and MCS 4 above, UE 1 the
+/// other way round. LENA's PF ranks per RBG on each UE's own sub-band (pf-ff-mac-scheduler.cc
+/// `DoSchedDlTriggerReq`): at equal averages each takes its good half, in the same TTI, and its
+/// TB's MCS is the worst of its own RBGs, 20. (Ranked on the worst sub-band of the whole band,
+/// MCS 4 for both, UE 0 took all 12 RBGs at MCS 4.)
+#[test]
+fn proportional_fair_gives_each_ue_its_good_subbands() {
+    let mut s = lena_pf(2);
+    let (good, bad) = (20, 4);
+    let low_half = rbg_mcs(&[good, good, good, good, good, good, bad, bad, bad, bad, bad, bad]);
+    let high_half = rbg_mcs(&[bad, bad, bad, bad, bad, bad, good, good, good, good, good, good]);
+    let d0 = UeDemand { rbg_mcs: Some(low_half), ..want(0, SATURATED_BYTES, bad) };
+    let d1 = UeDemand { rbg_mcs: Some(high_half), ..want(1, SATURATED_BYTES, bad) };
+    let out = run(&mut s, RbMask::default(), &[d0, d1]);
+    let got: Vec<_> = out.iter().map(|t| (t.ue, t.rbs, t.mcs, t.tbs_bits)).collect();
+    let tbs = tbs_bits(LinkDir::Downlink, good, 12);
+    assert_eq!(
+        got,
+        vec![(UeIndex(0), RbMask::range(0, 12), good, tbs), (UeIndex(1), RbMask::range(12, 12), good, tbs)]
+    );
+}
+
+/// The metric against values worked out by hand from pf-ff-mac-scheduler.cc: `achievableRate =
+/// TBS(sub-band MCS, one RBG of 2 PRBs) / 8 / 0.001`, `rcqi = achievableRate /
+/// lastAveragedThroughput`, each RBG to the highest; the TB at the worst MCS of the UE's RBGs;
+/// then `avg = (1 - 1/99) avg + (1/99) TB bytes / 0.001`.
+/// TBS on 2 PRBs (Table 7.1.7.2.1-1): MCS 0 (I_TBS 0) 32 bits, MCS 9 (I_TBS 9) 296, MCS 16
+/// (I_TBS 15) 600, MCS 28 (I_TBS 26) 1480: rates 4 000, 37 000, 75 000, 185 000 bytes/s.
+/// Averages set by one TTI of window 99 from 1 byte/s: UE 0 served 1 000 bytes (10^6 bytes/s) →
+/// 98/99 + 10^6/99 = 10 102.00 bytes/s; UE 1 500 bytes → 98/99 + 500 000/99 = 5 051.49;
+/// UE 2 nothing → 98/99 = 0.9899. Per RBG:
+///   RBG 0: UE 0 MCS 28 185 000/10 102.00 = 18.31, UE 1 MCS 9 37 000/5 051.49 = 7.32 → UE 0
+///   RBGs 1, 2: UE 0 MCS 16 (1) 7.42, MCS 9 (2) 3.66; UE 1 MCS 16 14.85 → UE 1
+///   RBG 3: UE 0 3.66, UE 1 7.32, UE 2 (in range only here) MCS 0 4 000/0.9899 = 4 041 → UE 2
+///   RBG 4: UE 0 7.42, UE 1 MCS 28 36.62 → UE 1
+///   RBGs 5-11: UE 0 MCS 16 75 000/10 102.00 = 7.4243, UE 1 MCS 9 37 000/5 051.49 = 7.3246 → UE 0
+/// TBs: UE 0 RBGs 0, 5-11 (16 PRBs) at min(28, 16) = 16; UE 1 RBGs 1, 2, 4 (6 PRBs) at 16;
+/// UE 2 RBG 3 (2 PRBs) at 0.
+#[test]
+fn proportional_fair_metric_per_rbg_matches_lena_by_hand() {
+    let dl = LinkDir::Downlink;
+    let rates: Vec<_> = [0, 9, 16, 28].iter().map(|&m| tbs_bits(dl, m, 2)).collect();
+    assert_eq!(rates, [32, 296, 600, 1480], "the premise: Table 7.1.7.2.1-1, 2 PRBs");
+    let mut s = lena_pf(3);
+    let served = |ue, bytes: u32| NewTb { ue: UeIndex(ue), rbs: RbMask::range(0, 2), mcs: 0, tbs_bits: bytes * 8 };
+    s.pf.update(&[served(0, 1_000), served(1, 500)]);
+    let avgs: Vec<_> = (0..3).map(|u| s.average_throughput_bytes_per_s(UeIndex(u))).collect();
+    for (got, hand) in avgs.iter().zip([10_102.00, 5_051.49, 0.9899]) {
+        assert!((got - hand).abs() < 0.01, "average {got} vs {hand} by hand");
+    }
+    let oor = SUBBAND_OUT_OF_RANGE;
+    let d = [
+        UeDemand {
+            rbg_mcs: Some(rbg_mcs(&[28, 16, 9, 9, 16, 16, 16, 16, 16, 16, 16, 16])),
+            ..want(0, SATURATED_BYTES, 9)
+        },
+        UeDemand { rbg_mcs: Some(rbg_mcs(&[9, 16, 16, 9, 28, 9, 9, 9, 9, 9, 9, 9])), ..want(1, SATURATED_BYTES, 9) },
+        UeDemand { rbg_mcs: Some(rbg_mcs(&[oor, oor, oor, 0])), ..want(2, SATURATED_BYTES, 0) },
+    ];
+    let out = run(&mut s, RbMask::default(), &d);
+    let rbgs = |ids: &[u32]| ids.iter().fold(RbMask::default(), |m, &i| m.union(RbMask::range(2 * i, 2)));
+    let got: Vec<_> = out.iter().map(|t| (t.ue, t.rbs, t.mcs, t.tbs_bits)).collect();
+    assert_eq!(
+        got,
+        vec![
+            (UeIndex(0), rbgs(&[0, 5, 6, 7, 8, 9, 10, 11]), 16, tbs_bits(dl, 16, 16)),
+            (UeIndex(1), rbgs(&[1, 2, 4]), 16, tbs_bits(dl, 16, 6)),
+            (UeIndex(2), rbgs(&[3]), 0, 32),
+        ]
+    );
+    // The averages move by what each TB carried.
+    let w = 1.0 / 99.0;
+    let bytes_per_s = |bits: u32| f64::from(bits) / 8.0 / 0.001;
+    let expect0 = (1.0 - w) * avgs[0] + w * bytes_per_s(tbs_bits(dl, 16, 16));
+    assert!((s.average_throughput_bytes_per_s(UeIndex(0)) - expect0).abs() < 1e-9);
+    let expect2 = (1.0 - w) * avgs[2] + w * bytes_per_s(32);
+    assert!((s.average_throughput_bytes_per_s(UeIndex(2)) - expect2).abs() < 1e-9);
+}
+
+/// MT with sub-band MCSs (fdmt-ff-mac-scheduler.cc: per RBG the highest `achievableRate`): each
+/// RBG to the UE with the best sub-band there, whatever its average.
+#[test]
+fn max_throughput_ranks_each_rbg_by_its_subband() {
+    let mut s = Scheduler::new(SchedulerKind::MaxThroughput, LinkDir::Downlink, 25, 2)
+        .with_grant_sizing(GrantSizing::WholeShare)
+        .with_last_rbg(rbg::LastRbg::Unused);
+    let d0 = UeDemand {
+        rbg_mcs: Some(rbg_mcs(&[10, 12, 10, 12, 10, 12, 10, 12, 10, 12, 10, 12])),
+        ..want(0, SATURATED_BYTES, 10)
+    };
+    let d1 = UeDemand { rbg_mcs: Some(rbg_mcs(&[11; 12])), ..want(1, SATURATED_BYTES, 11) };
+    let out = run(&mut s, RbMask::default(), &[d0, d1]);
+    let odd = (0..6).fold(RbMask::default(), |m, i| m.union(RbMask::range(4 * i + 2, 2)));
+    let even = (0..6).fold(RbMask::default(), |m, i| m.union(RbMask::range(4 * i, 2)));
+    let got: Vec<_> = out.iter().map(|t| (t.ue, t.rbs, t.mcs)).collect();
+    assert_eq!(got, vec![(UeIndex(0), odd, 12), (UeIndex(1), even, 11)]);
+}
+
 /// MT: everything to the highest MCS (UE 1); once its small buffer is covered, the next best
 /// (UE 2, MCS 12) takes the rest and UE 0 (MCS 5) gets nothing.
 #[test]
@@ -263,7 +382,7 @@ proptest! {
     fn allocations_never_overlap_and_fit_the_band((kind, dir, n_rbs, busy_bits, ues) in arb_case()) {
         let mut s = Scheduler::new(kind, dir, n_rbs, ues.len());
         let band = RbMask::range(0, n_rbs);
-        let d: Vec<_> = ues.iter().enumerate().map(|(u, (b, m, h))| UeDemand { ue: UeIndex(u as u16), buffered_bytes: *b, mcs: *m, out_of_range: RbMask::default(), has_free_harq: *h }).collect();
+        let d: Vec<_> = ues.iter().enumerate().map(|(u, (b, m, h))| UeDemand { ue: UeIndex(u as u16), buffered_bytes: *b, mcs: *m, out_of_range: RbMask::default(), has_free_harq: *h, rbg_mcs: None }).collect();
         for tti in 0..4u32 {
             let busy = RbMask(busy_bits.rotate_left(tti * 7) & band.0);
             let out = run(&mut s, busy, &d);
@@ -430,7 +549,7 @@ proptest! {
             let (b, m, h) = ues.get(u).copied().unwrap_or((1_000 + 37 * u as u32, (u % 29) as u8, true));
             // Sparse out-of-range sub-bands (one in four bits), downlink only.
             let oor = if dir == LinkDir::Downlink { RbMask(oor_bits[u % oor_bits.len()] & (oor_bits[0] >> 1) & (oor_bits[0] >> 2) & band.0) } else { RbMask::default() };
-            UeDemand { ue: UeIndex(u as u16), buffered_bytes: b, mcs: m, out_of_range: oor, has_free_harq: h }
+            UeDemand { ue: UeIndex(u as u16), buffered_bytes: b, mcs: m, out_of_range: oor, has_free_harq: h, rbg_mcs: None }
         }).collect();
         for tti in 0..5u32 {
             let busy = RbMask(busy_bits.rotate_left(tti * 11) & band.0 & (busy_bits >> 3));
@@ -438,6 +557,65 @@ proptest! {
             fast.schedule(busy, &d, &mut a);
             reference::schedule(&mut slow, busy, &d, &mut b);
             prop_assert_eq!(&a, &b, "TTI {}", tti);
+        }
+    }
+}
+
+/// (PF or MT, band RBs, busy RB bits, per UE (data, free HARQ, per-RBG MCS, `None` = out of range)).
+type SubbandCase = (SchedulerKind, u32, u128, Vec<(bool, bool, Vec<Option<u8>>)>);
+
+fn arb_subband_case() -> impl Strategy<Value = SubbandCase> {
+    let kind = prop_oneof![Just(SchedulerKind::ProportionalFair), Just(SchedulerKind::MaxThroughput)];
+    let n_rbs = prop_oneof![Just(6u32), Just(25), Just(50), Just(100), 1u32..=110];
+    let sb = prop::collection::vec(prop::option::weighted(0.9, 0u8..=28), MAX_SUBBANDS);
+    (kind, n_rbs, any::<u128>(), prop::collection::vec((any::<bool>(), any::<bool>(), sb), 1..12))
+}
+
+proptest! {
+    /// Sub-band ranking, whole shares, over several TTIs (PF averages move): each granted RBG
+    /// went to a UE in range there whose metric on that RBG (its own sub-band's rate, over its
+    /// average before the TTI for PF) is the highest of the eligible UEs' (ties: lowest index);
+    /// no free RBG with an eligible UE stays empty; a TB's MCS is the lowest of its RBGs'.
+    #[test]
+    fn per_subband_allocation_gives_each_rbg_to_the_best_metric((kind, n_rbs, busy_bits, ues) in arb_subband_case()) {
+        let mut s = Scheduler::new(kind, LinkDir::Downlink, n_rbs, ues.len()).with_grant_sizing(GrantSizing::WholeShare);
+        let band = RbMask::range(0, n_rbs);
+        let p = rbg::rbg_size(n_rbs);
+        let d: Vec<_> = ues.iter().enumerate().map(|(u, (data, harq, sb))| {
+            let per_rbg: Vec<u8> = sb.iter().map(|m| m.unwrap_or(SUBBAND_OUT_OF_RANGE)).collect();
+            let mcs = per_rbg.iter().copied().filter(|&m| m != SUBBAND_OUT_OF_RANGE).min().unwrap_or(0);
+            UeDemand { rbg_mcs: Some(per_rbg.try_into().unwrap()), has_free_harq: *harq, ..want(u as u16, if *data { SATURATED_BYTES } else { 0 }, mcs) }
+        }).collect();
+        let rate = |m: u8| f64::from(tbs_bits(LinkDir::Downlink, m, p)) / 8.0 / 0.001;
+        for tti in 0..4u32 {
+            let busy = RbMask(busy_bits.rotate_left(tti * 7) & band.0);
+            let avg: Vec<f64> = (0..ues.len()).map(|u| s.average_throughput_bytes_per_s(UeIndex(u as u16))).collect();
+            let metric = |u: usize, i: u32| -> Option<f64> {
+                let m = d[u].rbg_mcs.unwrap()[i as usize];
+                let eligible = d[u].buffered_bytes > 0 && d[u].has_free_harq && m != SUBBAND_OUT_OF_RANGE;
+                eligible.then(|| match kind {
+                    SchedulerKind::ProportionalFair => rate(m) / avg[u],
+                    _ => rate(m),
+                })
+            };
+            let out = run(&mut s, busy, &d);
+            for i in 0..n_rbs.div_ceil(p) {
+                let mask = rbg::rbg_mask(i, p, n_rbs);
+                let owner = out.iter().find(|t| t.rbs.overlaps(mask)).map(|t| t.ue.index());
+                let best = (0..ues.len()).filter_map(|u| metric(u, i).map(|m| (u, m)))
+                    .fold(None, |b: Option<(usize, f64)>, (u, m)| if b.is_none_or(|(_, bm)| m > bm) { Some((u, m)) } else { b });
+                if mask.overlaps(busy) {
+                    prop_assert_eq!(owner, None);
+                } else {
+                    prop_assert_eq!(owner, best.map(|(u, _)| u), "RBG {}", i);
+                }
+            }
+            for t in &out {
+                let rbg_mcs = d[t.ue.index()].rbg_mcs.unwrap();
+                let lowest = (0..n_rbs.div_ceil(p)).filter(|&i| t.rbs.overlaps(rbg::rbg_mask(i, p, n_rbs))).map(|i| rbg_mcs[i as usize]).min();
+                prop_assert_eq!(Some(t.mcs), lowest);
+                prop_assert_eq!(t.tbs_bits, tbs_bits(LinkDir::Downlink, t.mcs, t.rbs.count()));
+            }
         }
     }
 }
