@@ -190,7 +190,6 @@ impl World {
         Ok(self.flows_done == self.flows.len() || self.events.peek_time().is_none_or(|t| t > self.end))
     }
 
-    /// Run (what is left of the run) and collect the output tables.
     /// Tests: every LTE network of the world runs as its every-TTI, every-UE reference.
     #[cfg(test)]
     pub(crate) fn visit_every_ue_every_tti(&mut self) {
@@ -201,6 +200,7 @@ impl World {
         }
     }
 
+    /// Run (what is left of the run) and collect the output tables.
     pub fn into_output(mut self) -> Result<RunOutput, RunError> {
         self.run()?;
         Ok(report::collect(self))

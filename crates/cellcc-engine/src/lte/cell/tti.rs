@@ -450,6 +450,14 @@ impl Cell {
             // Sub-bands reported out of range get no data (worst_subband mode; none otherwise).
             let out_of_range = report.map_or(RbMask::default(), |r| r.out_of_range);
             let cqi = report.map_or(CQI_BEFORE_FIRST_REPORT, |r| r.cqi);
+            // A CQI's MCS, wideband or sub-band: none for CQI 0, out of range (the UE cannot be
+            // served there, TS 36.213 Table 7.2.3-1); through the outer loop on the downlink.
+            let (la, dl_map, olla) = (&macs.la, &macs.dl_map, &link.olla);
+            let mcs_of_cqi = |c: u8| match c {
+                0 => None,
+                c if dir == LinkDir::Downlink && la.olla.is_some() => Some(dl_map.mcs(c, olla.offset_db())),
+                c => Some(phy::mcs_from_cqi(c)),
+            };
             let mcs = match (dir, macs.la.ul_mcs_from) {
                 (LinkDir::Uplink, UlMcsRule::EffectiveSinr) => {
                     let sounding = &macs.sounding[i];
@@ -464,10 +472,7 @@ impl Cell {
                     // No CQI 0 on the uplink: the eNB grants at its most robust MCS at worst.
                     Some(band_mcs.unwrap_or(0))
                 }
-                // CQI 0 is out of range: the UE cannot be served (TS 36.213 Table 7.2.3-1).
-                _ if cqi == 0 => None,
-                (LinkDir::Downlink, _) if macs.la.olla.is_some() => Some(macs.dl_map.mcs(cqi, link.olla.offset_db())),
-                _ => Some(phy::mcs_from_cqi(cqi)),
+                _ => mcs_of_cqi(cqi),
             };
             // A sub-band report: each sub-band's MCS by the same rule, for PF and MT to rank RBG by
             // RBG (LENA's A30 use, pf-ff-mac-scheduler.cc `DoSchedDlTriggerReq`).
@@ -475,11 +480,7 @@ impl Cell {
                 Some(r) if dir == LinkDir::Downlink && !r.subbands.as_slice().is_empty() => {
                     let mut per_rbg: RbgMcs = [SUBBAND_OUT_OF_RANGE; phy::MAX_SUBBANDS];
                     for (m, &sb_cqi) in per_rbg.iter_mut().zip(r.subbands.as_slice()) {
-                        *m = match sb_cqi {
-                            0 => SUBBAND_OUT_OF_RANGE,
-                            c if macs.la.olla.is_some() => macs.dl_map.mcs(c, link.olla.offset_db()),
-                            c => phy::mcs_from_cqi(c),
-                        };
+                        *m = mcs_of_cqi(sb_cqi).unwrap_or(SUBBAND_OUT_OF_RANGE);
                     }
                     Some(per_rbg)
                 }

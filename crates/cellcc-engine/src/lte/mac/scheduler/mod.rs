@@ -428,7 +428,7 @@ impl Scheduler {
                 if c.full || mcs == SUBBAND_OUT_OF_RANGE || mask.overlaps(c.out_of_range) {
                     continue;
                 }
-                let m = metric(c.ue, self.rbg_rate_by_mcs[usize::from(mcs)]);
+                let m = metric(c.ue, self.rbg_rate_bytes_per_s(mcs));
                 if best.is_none_or(|(_, b)| m > b) {
                     best = Some((k, m));
                 }

@@ -94,12 +94,14 @@ impl PfAverages {
     pub(super) fn idle(&mut self, n: u64) {
         let w = 1.0 / self.window_ttis;
         self.each_member(|avg, _| {
-            // Each step is a product that keeps 0 at 0: past that, the rest changes nothing.
+            // Each step is `update`'s (1 - w) avg + w 0: the product alone, since adding the
+            // served term's +0 to a non-negative average is exact. It keeps 0 at 0: past that,
+            // the rest changes nothing.
             for _ in 0..n {
                 if *avg == 0.0 {
                     break;
                 }
-                *avg = (1.0 - w) * *avg + w * (0.0 / TTI_S);
+                *avg *= 1.0 - w;
             }
         });
     }
