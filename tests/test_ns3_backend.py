@@ -511,3 +511,21 @@ def test_under_the_ns3_tcp_profile_newreno_leaves_slow_start_where_ns3_does():
     assert abs(t_eng - t_ns3) < 0.01 and abs(ss_eng - ss_ns3) < 1, ((t_eng, ss_eng), (t_ns3, ss_ns3))
     _, ss_linux = first_cut(engine_run(with_tcp_profile(sc, "linux")))
     assert ss_linux > ss_ns3 + 5
+
+
+def test_a_run_shorter_than_one_slot_gives_an_empty_slot_not_an_error():
+    from io import StringIO
+
+    from cellcc.backends.ns3 import run as ns3_run
+
+    # The driver's headers (driver.cc) with no rows: pandas reads their columns as objects.
+    header_only = {
+        "slots": "idx,t_ns,rx_bytes,rx_packets,delay_sum_ns,lost_packets,app_rx_bytes,retransmits\n",
+        "cwnd": "idx,t_ns,cwnd_bytes,ssthresh_bytes,pacing_bps,ca_state\n",
+        "rtt": "idx,t_ns,rtt_ns,srtt_ns\n",
+    }
+    raw = {name: pd.read_csv(StringIO(text)) for name, text in header_only.items()}
+    p = ns3_plan.plan(two_hosts(duration_s=0.05))
+    ts = ns3_run.timeseries_table(p, raw["slots"], raw["cwnd"], raw["rtt"])
+    assert len(ts) == len(p.flows) == 1
+    assert ts["throughput_bps"].tolist() == [0.0] and ts["rtt_ms"].isna().all() and ts["cwnd_bytes"].isna().all()

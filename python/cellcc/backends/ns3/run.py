@@ -251,19 +251,20 @@ def timeseries_table(p: Ns3Plan, slots: pd.DataFrame, cwnd: pd.DataFrame, rtt: p
     out = []
     for f in p.flows:
         mine = slots[slots["idx"] == f.index]
-        t = mine["t_ns"].to_numpy() / NS_PER_S
+        # As floats: a run shorter than one slot leaves the CSV without rows, whose columns read as objects.
+        t = mine["t_ns"].to_numpy(dtype=float) / NS_PER_S
         # Counters at each slot end (0 before FlowMonitor first saw the flow), then per slot.
         at = {c: np.interp(edges, np.r_[0.0, t], np.r_[0.0, mine[c].to_numpy(dtype=float)]) for c in cols}
         per = {c: np.diff(at[c]) for c in cols}
         rx = per["rx_packets"]
         delay = np.divide(per["delay_sum_ns"] / 1e6, rx, out=np.full(n, NAN), where=rx > 0)
         cw = cwnd[cwnd["idx"] == f.index]
-        cw_t, cw_v = cw["t_ns"].to_numpy() / NS_PER_S, cw["cwnd_bytes"].to_numpy(dtype=float)
+        cw_t, cw_v = cw["t_ns"].to_numpy(dtype=float) / NS_PER_S, cw["cwnd_bytes"].to_numpy(dtype=float)
         k = np.searchsorted(cw_t, edges[1:], side="right") - 1
         cwnd_at = np.where(k >= 0, cw_v[np.maximum(k, 0)] if len(cw_v) else NAN, NAN)
         rt = rtt[rtt["idx"] == f.index]
-        slot_of = np.floor(rt["t_ns"].to_numpy() / NS_PER_S / slot_s).astype(int)
-        rtt_ms = pd.Series(rt["rtt_ns"].to_numpy() / 1e6).groupby(slot_of).mean()
+        slot_of = np.floor(rt["t_ns"].to_numpy(dtype=float) / NS_PER_S / slot_s).astype(int)
+        rtt_ms = pd.Series(rt["rtt_ns"].to_numpy(dtype=float) / 1e6).groupby(slot_of).mean()
         for j in range(n):
             out.append(
                 {
