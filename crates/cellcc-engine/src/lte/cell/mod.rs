@@ -419,6 +419,11 @@ impl Cell {
         }
     }
 
+    /// This cell's index among its network's cells (what a UE's slots record as serving).
+    pub(crate) fn network_index(&self) -> u16 {
+        self.index
+    }
+
     /// The context of UE `i`, if it is attached here.
     pub(crate) fn ue_mut(&mut self, i: usize) -> Option<&mut UeContext> {
         self.ues.0[i].as_deref_mut()

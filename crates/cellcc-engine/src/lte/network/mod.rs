@@ -557,6 +557,8 @@ impl Network {
     /// sent again from the target.
     fn command(&mut self, now: SimTime, ue: usize, source: usize, target: usize, out: &mut CellOutput) {
         let mut ctx = self.cells[source].detach(ue);
+        // The slots it spent idle up to now were the source's.
+        ctx.fill_idle_slots(now);
         let mode = self.rlc[ue].mode();
         let mut lost = 0u64;
         // What the UE decoded before the command is its own.
@@ -618,6 +620,9 @@ impl Network {
             self.x2.push_back(X2Sdu { at, ue, what: X2Payload::Held { id: h.id, bytes: h.bytes } });
         }
         ctx.set_enb(self.enbs[target]);
+        // From the command on its slots are the target's, idle or not (a slot's cell is the one
+        // serving at its end; the ns-3 side's `with_serving_cells` switches at the command too).
+        ctx.sample(now, Some(self.cells[target].network_index()));
         self.held[ue] = Some(ctx);
         let attach_at = now + SimDuration::from_ms_f64(self.cfg.interruption_ms);
         self.ues[ue].at = Attachment::Detached { source, target, attach_at };
