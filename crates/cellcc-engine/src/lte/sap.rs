@@ -97,6 +97,11 @@ impl RbMask {
         self.0 & o.0 != 0
     }
 
+    /// The RBs in both masks.
+    pub fn intersection(self, o: RbMask) -> RbMask {
+        RbMask(self.0 & o.0)
+    }
+
     pub fn is_empty(self) -> bool {
         self.0 == 0
     }
@@ -111,6 +116,22 @@ impl RbMask {
             let i = m.trailing_zeros();
             m &= m - 1;
             Some(i)
+        })
+    }
+
+    /// The runs of adjacent RBs in the mask as index ranges, lowest first: the RBs of
+    /// [`Self::iter`] in the same order, a slice per run (a grant or a band is one or a few runs).
+    pub fn runs(self) -> impl Iterator<Item = std::ops::Range<usize>> {
+        let mut m = self.0;
+        std::iter::from_fn(move || {
+            if m == 0 {
+                return None;
+            }
+            let start = m.trailing_zeros();
+            let end = start + (m >> start).trailing_ones();
+            // Every bit below `end` is now taken (those below `start` were clear).
+            m = m.checked_shr(end).map_or(0, |rest| rest << end);
+            Some(start as usize..end as usize)
         })
     }
 }
@@ -166,5 +187,20 @@ mod tests {
         assert!(m.contains(3) && m.contains(6) && !m.contains(7) && m.contains(109));
         assert_eq!(m.iter().take(5).collect::<Vec<_>>(), vec![3, 4, 5, 6, 100]);
         assert!(!RbMask::range(0, 3).overlaps(RbMask::range(3, 3)));
+    }
+
+    #[test]
+    fn rb_mask_runs_are_its_rbs_in_order() {
+        let m = RbMask::range(3, 4).union(RbMask::range(100, 10)).union(RbMask::range(0, 1));
+        assert_eq!(m.runs().collect::<Vec<_>>(), vec![0..1, 3..7, 100..110]);
+        assert_eq!(RbMask::default().runs().count(), 0);
+        // A run that reaches the mask's top bit.
+        assert_eq!(RbMask(u128::MAX).runs().collect::<Vec<_>>(), vec![0..128]);
+        assert_eq!(RbMask(1 << 127 | 1 << 126 | 1).runs().collect::<Vec<_>>(), vec![0..1, 126..128]);
+        for bits in [0x5a5a_u128, 0xffff_0000_ffff, 1 << 109, RbMask::range(0, 110).0] {
+            let m = RbMask(bits);
+            let from_runs: Vec<u32> = m.runs().flatten().map(|rb| rb as u32).collect();
+            assert_eq!(from_runs, m.iter().collect::<Vec<_>>());
+        }
     }
 }

@@ -276,9 +276,22 @@ impl FadingProcess {
             Some(at) if (anchor..=k).contains(&at) => at,
             _ => {
                 self.anchor_to(anchor);
-                self.ph_re.copy_from_slice(&self.anchor_re);
-                self.ph_im.copy_from_slice(&self.anchor_im);
-                anchor
+                if k == anchor {
+                    self.ph_re.copy_from_slice(&self.anchor_re);
+                    self.ph_im.copy_from_slice(&self.anchor_im);
+                } else {
+                    // The first step's rotation reads the anchor: the same products as copying it
+                    // and rotating in place, one pass fewer over the phasors.
+                    rotate_from(
+                        &self.anchor_re,
+                        &self.anchor_im,
+                        &self.rot_re,
+                        &self.rot_im,
+                        &mut self.ph_re,
+                        &mut self.ph_im,
+                    );
+                }
+                anchor + u64::from(k > anchor)
             }
         };
         for _ in from..k {
@@ -383,6 +396,15 @@ fn rotate(re: &mut [f64], im: &mut [f64], rot_re: &[f64], rot_im: &[f64]) {
         let (a, b) = (*re, *im);
         *re = a * cr - b * ci;
         *im = a * ci + b * cr;
+    }
+}
+
+/// [`rotate`] from the phasors (re, im) into (out_re, out_im), which they leave unchanged.
+fn rotate_from(re: &[f64], im: &[f64], rot_re: &[f64], rot_im: &[f64], out_re: &mut [f64], out_im: &mut [f64]) {
+    let phasors = re.iter().zip(im).zip(rot_re.iter().zip(rot_im));
+    for ((out_re, out_im), ((&a, &b), (&cr, &ci))) in out_re.iter_mut().zip(out_im.iter_mut()).zip(phasors) {
+        *out_re = a * cr - b * ci;
+        *out_im = a * ci + b * cr;
     }
 }
 

@@ -228,16 +228,21 @@ impl ChannelSinr {
                 let signal_rb_mw = d.serving.tx_power_mw / n_rb * large.dl_gain;
                 let (everywhere_mw, partial) = u.full_buffer_rb_mw(d, self.gains.len());
                 if partial || u.interferer_fading.is_some() {
-                    self.interference_rb_mw.fill(0.0);
-                    let tti = now.as_ns() / FADING_STEP_NS;
-                    add_partial_interference(
-                        &u.site_mw,
-                        &d.loads,
-                        &mut self.pickers,
-                        tti,
-                        &mut self.interference_rb_mw,
-                    );
-                    self.interference_rb_mw.iter_mut().for_each(|o| *o += everywhere_mw);
+                    if partial {
+                        self.interference_rb_mw.fill(0.0);
+                        let tti = now.as_ns() / FADING_STEP_NS;
+                        add_partial_interference(
+                            &u.site_mw,
+                            &d.loads,
+                            &mut self.pickers,
+                            tti,
+                            &mut self.interference_rb_mw,
+                        );
+                        self.interference_rb_mw.iter_mut().for_each(|o| *o += everywhere_mw);
+                    } else {
+                        // No site fills part of the band: nothing to add RB by RB (0 + x = x).
+                        self.interference_rb_mw.fill(everywhere_mw);
+                    }
                     if let (Some(f), Some(steer)) = (u.interferer_fading.as_mut(), self.steering.as_ref()) {
                         let step = now.as_ns() / LARGE_SCALE_STEP_NS;
                         f.apply(

@@ -132,6 +132,9 @@ impl OuterLoop {
 #[derive(Clone, Debug, PartialEq)]
 pub struct McsLadder {
     threshold_db: Vec<f64>,
+    /// The thresholds do not decrease (no NaN): the highest rung at or below a SINR is found by
+    /// bisection (a downlink UE's MCS is looked up every TTI).
+    sorted: bool,
 }
 
 impl McsLadder {
@@ -139,12 +142,20 @@ impl McsLadder {
     /// the ladder to mean anything; the search does not rely on it).
     pub fn new(threshold_db: Vec<f64>) -> Self {
         assert!(!threshold_db.is_empty() && threshold_db.len() <= 256, "an MCS ladder of {} rungs", threshold_db.len());
-        McsLadder { threshold_db }
+        let sorted = threshold_db.windows(2).all(|w| w[0] <= w[1]);
+        McsLadder { threshold_db, sorted }
     }
 
     /// The highest MCS whose threshold lies at or below `sinr_db`, else MCS 0.
     pub fn highest_at(&self, sinr_db: f64) -> u8 {
-        self.threshold_db.iter().rposition(|&t| t <= sinr_db).map_or(0, |m| m as u8)
+        let at_or_below = |t: &f64| *t <= sinr_db;
+        let highest = if self.sorted {
+            // The rungs at or below `sinr_db` are a prefix: the last of them, as the scan finds it.
+            self.threshold_db.partition_point(at_or_below).checked_sub(1)
+        } else {
+            self.threshold_db.iter().rposition(at_or_below)
+        };
+        highest.map_or(0, |m| m as u8)
     }
 
     /// The SINR, dB, at which `mcs` meets the target.
@@ -188,6 +199,36 @@ impl DlMcsMap {
 mod tests {
     use super::*;
     use crate::lte::phy::MAX_CQI;
+
+    /// The last rung at or below `sinr_db` by the plain scan from the top.
+    fn scanned(ladder: &[f64], sinr_db: f64) -> u8 {
+        ladder.iter().rposition(|&t| t <= sinr_db).map_or(0, |m| m as u8)
+    }
+
+    #[test]
+    fn the_bisection_finds_the_rung_the_scan_finds() {
+        let inf = f64::INFINITY;
+        let ladders: [&[f64]; 4] = [
+            &[-6.0, -4.0, -4.0, -1.5, 0.0, 3.0, 7.0, inf, inf],
+            &[2.0],
+            // Not sorted: the scan itself.
+            &[-6.0, 1.0, -2.0, 4.0],
+            &[-1.0, f64::NAN, 3.0],
+        ];
+        for t in ladders {
+            let ladder = McsLadder::new(t.to_vec());
+            for x in [-inf, -7.0, -6.0, -4.0, -3.9, -2.0, 0.0, 1.0, 2.0, 3.0, 6.99, 7.0, 1e300, inf, f64::NAN] {
+                assert_eq!(ladder.highest_at(x), scanned(t, x), "{t:?} at {x}");
+            }
+        }
+        let dl = DlMcsMap::new(100);
+        for cqi in 0..=MAX_CQI {
+            for offset_db in [-20.0, -3.3, 0.0, 0.7, 20.0] {
+                let want = scanned(&dl.ladder.threshold_db, dl.cqi_sinr_db(cqi) + offset_db);
+                assert_eq!(dl.mcs(cqi, offset_db), want);
+            }
+        }
+    }
 
     /// Δ_ACK = Δ_NACK T / (1 - T): 1 dB at 10 % gives 1/9 dB, so nine ACKs undo one NACK.
     #[test]

@@ -225,24 +225,27 @@ pub fn flat_sinr_threshold_db(dir: LinkDir, mcs: u8, n_prb: u32) -> f64 {
 pub fn mcs_at_bler_target_on(dir: LinkDir, rbs: RbMask, sinr_lin: &[f64], gain_lin: f64) -> Option<u8> {
     let n_prb = rbs.count();
     let first = rbs.iter().next().map(|rb| sinr_lin[rb as usize])?;
+    // The RBs run by run, lowest first (the order of `rbs.iter()`), each run a slice.
     // A flat estimate (a fixed SINR, an SRS row without fading) costs one lookup.
-    if rbs.iter().all(|rb| sinr_lin[rb as usize] == first) {
+    if rbs.runs().all(|run| sinr_lin[run].iter().all(|&s| s == first)) {
         return mcs_from_mib(dir, mi3_per_rb(first * gain_lin), n_prb);
     }
     let mut sum = [0.0; 3];
     // Neighbouring RBs often share a SINR (a flat channel, a fixed SINR): their MIB is looked up once.
     let mut last: Option<(f64, [f64; 3])> = None;
-    for rb in rbs.iter() {
-        let sinr = sinr_lin[rb as usize] * gain_lin;
-        let m = match last {
-            Some((s, m)) if s == sinr => m,
-            _ => {
-                let m = mi3_per_rb(sinr);
-                last = Some((sinr, m));
-                m
-            }
-        };
-        sum = [sum[0] + m[0], sum[1] + m[1], sum[2] + m[2]];
+    for run in rbs.runs() {
+        for &s in &sinr_lin[run] {
+            let sinr = s * gain_lin;
+            let m = match last {
+                Some((s, m)) if s == sinr => m,
+                _ => {
+                    let m = mi3_per_rb(sinr);
+                    last = Some((sinr, m));
+                    m
+                }
+            };
+            sum = [sum[0] + m[0], sum[1] + m[1], sum[2] + m[2]];
+        }
     }
     let n = f64::from(n_prb);
     mcs_from_mib(dir, sum.map(|x| x / n), n_prb)

@@ -258,18 +258,20 @@ pub fn effective_mi(modulation: Modulation, rbs: RbMask, sinr_lin: &[f64]) -> f6
     let mut n = 0u32;
     // Neighbouring RBs often share a SINR: their MIB is looked up once.
     let mut last: Option<(f64, f64)> = None;
-    for rb in rbs.iter() {
-        let sinr = sinr_lin[rb as usize];
-        let m = match last {
-            Some((s, m)) if s == sinr => m,
-            _ => {
-                let m = grid.mib(modulation, sinr);
-                last = Some((sinr, m));
-                m
-            }
-        };
-        sum += m;
-        n += 1;
+    // Run by run, lowest first (the order of `rbs.iter()`), each run a slice.
+    for run in rbs.runs() {
+        for &sinr in &sinr_lin[run] {
+            let m = match last {
+                Some((s, m)) if s == sinr => m,
+                _ => {
+                    let m = grid.mib(modulation, sinr);
+                    last = Some((sinr, m));
+                    m
+                }
+            };
+            sum += m;
+            n += 1;
+        }
     }
     if n == 0 {
         return 0.0;

@@ -52,6 +52,8 @@ pub struct UplinkSounding {
     sinr_lin: Vec<f64>,
     /// Per RB, the TTI (ms) of its last measurement ([`NEVER_MS`] before the first).
     measured_ms: Vec<u64>,
+    /// The RBs measured at least once (those of `measured_ms` other than [`NEVER_MS`]).
+    measured: RbMask,
     /// The SRS occasion last measured, ms.
     last_srs_ms: Option<u64>,
     /// Counts the changes of the estimate, so what is derived from it can be kept until it changes.
@@ -67,6 +69,7 @@ impl UplinkSounding {
             offset_ms: ue as u64 % period_ms,
             sinr_lin: vec![f64::INFINITY; n_rbs],
             measured_ms: vec![NEVER_MS; n_rbs],
+            measured: RbMask::default(),
             last_srs_ms: None,
             version: 0,
         }
@@ -101,6 +104,7 @@ impl UplinkSounding {
     pub fn sounded(&mut self, now_ms: u64, row_lin: &[f64]) {
         self.sinr_lin.copy_from_slice(row_lin);
         self.measured_ms.fill(now_ms);
+        self.measured = RbMask::range(0, self.measured_ms.len() as u32);
         self.last_srs_ms = self.latest_occasion_ms(now_ms);
         self.version += 1;
     }
@@ -120,6 +124,7 @@ impl UplinkSounding {
                 changed |= *e != v;
                 *e = v;
                 self.measured_ms[rb] = now_ms;
+                self.measured = self.measured.union(RbMask::range(rb as u32, 1));
             }
         }
         self.version += u64::from(changed);
@@ -128,7 +133,7 @@ impl UplinkSounding {
 
     /// Whether any RB has been measured.
     pub fn has_estimate(&self) -> bool {
-        self.measured_ms.iter().any(|&m| m != NEVER_MS)
+        !self.measured.is_empty()
     }
 
     /// Uplink CQI of the whole band as ns-3 LENA's schedulers would compute it for a grant of
@@ -153,10 +158,7 @@ impl UplinkSounding {
     /// when even that misses it (the eNB still grants at its most robust MCS). RBs not yet
     /// measured are left out; `None` when none of `rbs` has been.
     pub fn effective_mcs(&self, rbs: RbMask, gain_lin: f64) -> Option<u8> {
-        let mut measured = RbMask::default();
-        for rb in rbs.iter().filter(|&rb| self.measured_ms[rb as usize] != NEVER_MS) {
-            measured = measured.union(RbMask::range(rb, 1));
-        }
+        let measured = rbs.intersection(self.measured);
         if measured.is_empty() {
             return None;
         }

@@ -36,18 +36,10 @@ pub(super) fn allocate(s: &mut Scheduler, busy: RbMask) {
 /// The first free run of at least `want` RBs, else the longest free run (lowest first);
 /// returns (first RB, RBs to take = min(want, run length)).
 pub(super) fn place(n_rbs: u32, taken: RbMask, want: u32) -> (u32, u32) {
+    let free = RbMask(!taken.0).intersection(RbMask::range(0, n_rbs));
     let mut best = (0, 0);
-    let mut rb = 0;
-    while rb < n_rbs {
-        if taken.contains(rb) {
-            rb += 1;
-            continue;
-        }
-        let start = rb;
-        while rb < n_rbs && !taken.contains(rb) {
-            rb += 1;
-        }
-        let len = rb - start;
+    for run in free.runs() {
+        let (start, len) = (run.start as u32, run.len() as u32);
         if len >= want {
             return (start, want);
         }
