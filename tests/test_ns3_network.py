@@ -134,3 +134,34 @@ def test_lenas_handovers_and_measurements_land_in_the_tables(doc):
     lte = out.lte[out.lte["dir"] == "dl"]
     assert lte[lte["t_s"] < 10.0]["cell"].eq("cell1").all()
     assert lte[lte["t_s"] > 10.5]["cell"].eq("cell2").all()
+
+
+@pytest.mark.slow
+@needs_ns3
+def test_the_hex_network_has_the_engines_geometry_and_full_load_sinr_in_lena(monkeypatch):
+    """The 7-site network without fading (docs/lte/network.md, "Explained: 13 against 18"): LENA's
+    RSRP of every UE to every cell, relative to its own cell, is the engine's; and with LENA's CQI
+    on the control region (every cell sends there in every subframe) its SINR is the engine's
+    full-load SINR, UE by UE."""
+    import importlib.util
+
+    import numpy as np
+
+    from cellcc.backends.frontend import DocScenario
+    from cellcc.backends.ns3 import run as ns3_run
+
+    script = Path(__file__).resolve().parent.parent / "scripts" / "ns3_evidence" / "hex_network_sinr.py"
+    spec = importlib.util.spec_from_file_location("hex_network_sinr", script)
+    assert spec is not None and spec.loader is not None
+    ev = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ev)
+    doc = ev.hex_network(0.1)
+    doc["network"]["channel"]["fading"] = {"profile": "none"}
+    sc = DocScenario(doc, str(script))
+    monkeypatch.setenv(ns3_run.NS3_DEFAULTS_ENV, "ns3::LteHelper::UsePdschForCqiGeneration=false")
+    with ev.RawLte() as kept:
+        lena = ns3_run.run(sc.to_dict(), seed=sc.seed, base_dir=script.parent)
+    assert ev.rsrp_check(doc, sc.seed, lena.measurements).abs().max() < 0.2
+    raw = kept.raw[kept.raw.dir == 0].groupby("ue")[["sinr_sum", "sinr_n"]].sum()
+    gap_db = 10 * np.log10(raw.sinr_sum / raw.sinr_n) - ev.geometry(doc, sc.seed).geo_db
+    assert len(gap_db) == 210 and gap_db.abs().max() < 0.2, gap_db.describe()
