@@ -50,17 +50,24 @@ impl<T: Default + Clone> Slots<T> {
 
     #[inline]
     pub fn at(&mut self, t: SimTime) -> &mut T {
+        let i = self.locate(t);
+        &mut self.slots[i]
+    }
+
+    /// The index of the slot holding `t`, as [`Self::index`], through the cache of the last one.
+    #[inline]
+    pub fn locate(&mut self, t: SimTime) -> usize {
         let (start_ns, end_ns, i) = self.last;
         let ns = t.as_ns();
         if ns >= start_ns && ns < end_ns {
-            return &mut self.slots[i];
+            return i;
         }
         let i = self.index(t);
         let w = self.width.as_ns().max(1);
         // The last slot also takes every later time (`index` clamps).
         let end_ns = if i + 1 == self.slots.len() { u64::MAX } else { (i as u64 + 1) * w };
         self.last = (i as u64 * w, end_ns, i);
-        &mut self.slots[i]
+        i
     }
 
     pub fn width(&self) -> SimDuration {

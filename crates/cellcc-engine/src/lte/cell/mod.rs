@@ -442,10 +442,7 @@ impl Cell {
     /// Close the books at the end of the run (the capacity of the TTIs since the last one run).
     pub fn finish(&mut self, end: SimTime) {
         for ue in self.ues.attached_mut() {
-            ue.fill_idle_slots(SimTime(u64::MAX));
-            for link in [&mut ue.dl, &mut ue.ul] {
-                link.capacity.run_to(end, &mut link.slots);
-            }
+            ue.finish(end);
         }
     }
 
@@ -453,7 +450,7 @@ impl Cell {
     pub fn slots(&self) -> impl Iterator<Item = (&str, &str, &'static str, &LteSlots)> {
         self.ues.attached().flat_map(move |(i, u)| {
             let name = self.ue_names[i].as_str();
-            [("dl", &u.dl.slots), ("ul", &u.ul.slots)].map(|(d, s)| (self.name.as_str(), name, d, s))
+            [("dl", u.dl.slots.table()), ("ul", u.ul.slots.table())].map(|(d, s)| (self.name.as_str(), name, d, s))
         })
     }
 }

@@ -98,7 +98,7 @@ fn uplink_rows_off_the_srs_grid_are_pusch_transmissions() {
     let enqueued = cell.enqueue(SimTime(2 * NS_PER_MS), NodeId(1), NodeId(0), PacketId(7), 1000);
     assert!(matches!(enqueued, CellEnqueued::Accepted));
     run_ms(&mut cell, 2, 100);
-    let ul_tbs: u64 = cell.ues[0].ul.slots.slots.iter().map(|s| s.tbs).sum();
+    let ul_tbs: u64 = cell.ues[0].ul.slots.table().slots.iter().map(|s| s.tbs).sum();
     assert!(ul_tbs > 0, "the packet went up");
     let off_grid = uplink_ms(&calls.borrow(), 0).into_iter().filter(|ms| ms % 10 != 0).count() as u64;
     assert!(off_grid > 0 && off_grid <= ul_tbs, "{off_grid} uplink rows off the SRS grid, {ul_tbs} uplink TBs");
@@ -163,7 +163,7 @@ fn a_lena_ue_sends_its_status_pdu_with_its_data_and_leaves_empty_grants_unused()
     assert!(out.delivered.contains(&(NodeId(0), PacketId(2))), "the uplink packet reached the eNB");
     let ue = &cell.ues[0];
     assert!(ue.ue_rlc.counters().status_pdus_sent >= 1, "the UE sent its STATUS");
-    let ul_tbs: u64 = ue.ul.slots.slots.iter().map(|s| s.tbs).sum();
+    let ul_tbs: u64 = ue.ul.slots.table().slots.iter().map(|s| s.tbs).sum();
     assert_eq!(ul_tbs, 1, "STATUS and data in one TB, no TB on the grants that found nothing to send");
 }
 
@@ -273,7 +273,7 @@ fn a_lena_uplink_grant_takes_the_cqi_of_its_own_rbs_not_the_bands() {
     assert_eq!(cell.ues[0].ul.cqi.current(end).map(|r| r.cqi), Some(0), "the band's CQI");
     assert!(out.delivered.contains(&(NodeId(0), PacketId(2))), "UE 1's grant on the good half");
     assert!(!out.delivered.contains(&(NodeId(0), PacketId(1))), "UE 0's grants withdrawn");
-    let ul_tbs = |u: usize| -> u64 { cell.ues[u].ul.slots.slots.iter().map(|s| s.tbs).sum() };
+    let ul_tbs = |u: usize| -> u64 { cell.ues[u].ul.slots.table().slots.iter().map(|s| s.tbs).sum() };
     assert_eq!((ul_tbs(0), ul_tbs(1)), (0, 1));
 }
 
@@ -349,7 +349,7 @@ fn on_off(spec: serde_json::Value, drive: Drive) -> Realization {
         .ues
         .attached()
         .flat_map(|(_, ue)| [&ue.dl, &ue.ul])
-        .flat_map(|link| link.slots.slots.iter())
+        .flat_map(|link| link.slots.table().slots.iter())
         .map(|s| [s.tbs, s.mcs_sum, s.tb_bits_decoded, s.harq_retx, s.control_losses, s.first_tx_nacks])
         .collect();
     (slots, delivered)

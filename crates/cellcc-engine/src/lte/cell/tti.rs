@@ -446,7 +446,7 @@ impl Cell {
             };
             let link = ue.link(dir);
             let report = link.cqi.current(now);
-            link.slots.at(now).cqi = report.map(|r| r.cqi);
+            link.slots.set_cqi(now, report.map(|r| r.cqi));
             // Sub-bands reported out of range get no data (worst_subband mode; none otherwise).
             let out_of_range = report.map_or(RbMask::default(), |r| r.out_of_range);
             let cqi = report.map_or(CQI_BEFORE_FIRST_REPORT, |r| r.cqi);

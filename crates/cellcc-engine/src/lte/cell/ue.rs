@@ -3,7 +3,7 @@
 //! flight, the HARQ entity, TBs on the air, feedback in flight, CQI.
 
 use super::sdu_store::{dir_of, SduStore};
-use super::stats::LteSlots;
+use super::stats::LinkSlots;
 use super::{CellOutput, TTI};
 use crate::lte::config::{CellConfig, UeConfig};
 use crate::lte::mac::harq::HarqEntity;
@@ -134,22 +134,22 @@ impl CapacityClock {
     }
 
     /// Count the TTIs before `upto` at the rate in force, then switch to `bits_per_tti`.
-    pub fn set(&mut self, upto: SimTime, bits_per_tti: u64, slots: &mut LteSlots) {
+    pub fn set(&mut self, upto: SimTime, bits_per_tti: u64, slots: &mut LinkSlots) {
         self.run_to(upto, slots);
         self.bits_per_tti = bits_per_tti;
     }
 
     /// Count the TTIs before `upto` at the rate in force (each slot's at once).
-    pub fn run_to(&mut self, upto: SimTime, slots: &mut LteSlots) {
+    pub fn run_to(&mut self, upto: SimTime, slots: &mut LinkSlots) {
         let tti_ns = TTI.as_ns();
         let width_ns = slots.width().as_ns().max(1);
-        let last = slots.slots.len() - 1;
+        let last = slots.slot_count() - 1;
         while self.next_tti < upto {
             let i = slots.index(self.next_tti);
             // The last slot takes every later TTI (`Slots::index` clamps).
             let slot_end_ns = if i == last { u64::MAX } else { (i as u64 + 1) * width_ns };
             let n = (upto.as_ns().min(slot_end_ns) - self.next_tti.as_ns()).div_ceil(tti_ns);
-            slots.slots[i].capacity_bits += n * self.bits_per_tti;
+            slots.add_capacity_bits(i, n * self.bits_per_tti);
             self.next_tti = SimTime(self.next_tti.as_ns() + n * tti_ns);
         }
     }
@@ -188,7 +188,7 @@ pub struct RadioLink {
     /// The outer loop's offset (moves only when the cell runs one).
     pub olla: OuterLoop,
     pub rng: RngStream,
-    pub slots: LteSlots,
+    pub slots: LinkSlots,
     /// The transmitting RLC entity's retransmission count at the last sample.
     rlc_retx_seen: u64,
     /// The slot of the last sample: slots after it, while the UE was idle, take its values.
@@ -213,7 +213,7 @@ impl RadioLink {
             capacity: CapacityClock::default(),
             olla: OuterLoop::default(),
             rng: RngStream::new(seed, &format!("{label}:{d}:phy")),
-            slots: LteSlots::new(slot, duration),
+            slots: LinkSlots::new(slot, duration),
             rlc_retx_seen: 0,
             sampled_slot: None,
         }
@@ -465,11 +465,7 @@ impl UeContext {
         let (dl_retx, ul_retx) =
             (self.enb_rlc.counters().data_pdus_retransmitted, self.ue_rlc.counters().data_pdus_retransmitted);
         for (link, buf, retx) in [(&mut self.dl, dl_buf, dl_retx), (&mut self.ul, ul_buf, ul_retx)] {
-            let i = link.slots.index(now);
-            let slot = &mut link.slots.slots[i];
-            slot.rlc_buffer_bytes = buf;
-            slot.serving = serving;
-            slot.rlc_retx_pdus += retx - link.rlc_retx_seen;
+            let i = link.slots.sample(now, buf, serving, retx - link.rlc_retx_seen);
             link.rlc_retx_seen = retx;
             link.sampled_slot = Some(i);
         }
@@ -479,14 +475,19 @@ impl UeContext {
     /// them at the end of the run), keep what it held then: its RLC buffer and the CQI in force.
     pub fn fill_idle_slots(&mut self, upto: SimTime) {
         for link in [&mut self.dl, &mut self.ul] {
-            let Some(last) = link.sampled_slot else { continue };
-            let end = if upto >= link.slots.end() { link.slots.slots.len() } else { link.slots.index(upto) };
-            let held = link.slots.slots[last];
-            for slot in link.slots.slots.iter_mut().take(end).skip(last + 1) {
-                slot.rlc_buffer_bytes = held.rlc_buffer_bytes;
-                slot.cqi = held.cqi;
-                slot.serving = held.serving;
+            if let Some(last) = link.sampled_slot {
+                link.slots.hold(last, upto);
             }
+        }
+    }
+
+    /// Close the books at the end of the run: the idle slots, the capacity up to `end`, and
+    /// what the slots still held written in.
+    pub fn finish(&mut self, end: SimTime) {
+        self.fill_idle_slots(SimTime(u64::MAX));
+        for link in [&mut self.dl, &mut self.ul] {
+            link.capacity.run_to(end, &mut link.slots);
+            link.slots.flush();
         }
     }
 

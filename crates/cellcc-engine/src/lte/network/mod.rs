@@ -712,10 +712,7 @@ impl Network {
             c.finish(end);
         }
         for ctx in self.held.iter_mut().flatten() {
-            ctx.fill_idle_slots(SimTime(u64::MAX));
-            for link in [&mut ctx.dl, &mut ctx.ul] {
-                link.capacity.run_to(end, &mut link.slots);
-            }
+            ctx.finish(end);
         }
     }
 
@@ -737,8 +734,8 @@ impl Network {
         for (i, ctx) in by_ue.into_iter().enumerate() {
             let ctx = ctx.expect("every UE is in a cell or between two");
             let first = self.cell_names[self.first_cell(i)].as_str();
-            rows.push((first, self.ue_names[i].as_str(), "dl", &ctx.dl.slots));
-            rows.push((first, self.ue_names[i].as_str(), "ul", &ctx.ul.slots));
+            rows.push((first, self.ue_names[i].as_str(), "dl", ctx.dl.slots.table()));
+            rows.push((first, self.ue_names[i].as_str(), "ul", ctx.ul.slots.table()));
         }
         rows
     }
