@@ -139,10 +139,14 @@ impl CapacityClock {
         }
     }
 
-    /// Count the TTIs before `upto` at the rate in force, then switch to `bits_per_tti`.
+    /// Count the TTIs before `upto` at the rate in force, then switch to `bits_per_tti`. An
+    /// unchanged rate counts nothing yet: a later count over the longer span adds the same bits
+    /// to each slot (whole TTIs, integer sums), and the cell asks every TTI.
     pub fn set(&mut self, upto: SimTime, bits_per_tti: u64, slots: &mut LinkSlots) {
-        self.run_to(upto, slots);
-        self.bits_per_tti = bits_per_tti;
+        if bits_per_tti != self.bits_per_tti {
+            self.run_to(upto, slots);
+            self.bits_per_tti = bits_per_tti;
+        }
     }
 
     /// Count the TTIs before `upto` at the rate in force (each slot's at once).
