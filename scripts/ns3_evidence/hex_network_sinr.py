@@ -122,14 +122,15 @@ def main() -> None:
     with RawLte() as kept:
         lena = ns3_run.run(sc.to_dict(), seed=sc.seed, base_dir=Path(sc.source).parent)
     steady = lambda lte: lte[(lte.dir == "dl") & (lte.t_s >= STEADY_FROM_S)]  # noqa: E731
+    lena_dl = steady(lena.lte)
     geo["mcs_engine"] = steady(engine).groupby("ue").mcs_mean.mean()
-    geo["mcs_lena"] = steady(lena.lte).groupby("ue").mcs_mean.mean()
-    geo["retx_lena"] = steady(lena.lte).groupby("ue").harq_retx.mean()
+    geo["mcs_lena"] = lena_dl.groupby("ue").mcs_mean.mean()
+    geo["retx_lena"] = lena_dl.groupby("ue").harq_retx.mean()
     raw = kept.raw
     raw = raw[(raw.dir == 0) & (raw.t_ns > STEADY_FROM_S * 1e9)].groupby("ue")[["sinr_sum", "sinr_n"]].sum()
     geo["lena_sinr_db"] = 10 * np.log10(raw.sinr_sum / raw.sinr_n)
     geo["gap_db"] = geo.lena_sinr_db - geo.geo_db
-    busy = steady(lena.lte).groupby(["cell", "t_s"]).tbs.sum()
+    busy = lena_dl.groupby(["cell", "t_s"]).tbs.sum()
     print(f"LENA cells: {busy.mean():.1f} DL TBs per 100 ms (min {busy.min()})")
     rsrp = rsrp_check(doc, sc.seed, lena.measurements).describe().round(2).to_dict()
     print("RSRP of each cell relative to the UE's own, LENA less the engine, dB:", rsrp)
