@@ -3,10 +3,15 @@
 //!
 //! Usage: `cellcc-bench [OUTPUT.md] [ONLY]` (default `BENCHMARKS.md`; `ONLY` runs
 //! the scenarios whose name contains it, for profiling one of them).
+//!
+//! `cellcc-bench --hash [ONLY]` runs the same scenarios and prints, per scenario, its event count
+//! and a hash of every output table (the engine's build identity left out): a speed change that
+//! claims byte-identical outputs shows the same lines before and after.
 
 use cellcc_engine::world::World;
 use cellcc_engine::Scenario;
 use serde_json::{json, Value};
+use std::hash::{DefaultHasher, Hash, Hasher};
 use std::time::Instant;
 
 /// A dumbbell: `n` senders on 10 Gbit/s access links into one bottleneck router.
@@ -248,8 +253,26 @@ fn measure(name: &'static str, v: &Value) -> Row {
     Row { name, sim_s, wall_s, cpu_s, events }
 }
 
+/// The event count and a hash of the `Debug` text of every output table of one run. The summary's
+/// `engine_version` names the build (a hash of the sources), which any change moves: left out.
+fn output_hash(v: &Value) -> (u64, u64) {
+    let sc = Scenario::from_json(&v.to_string()).expect("benchmark scenario is valid");
+    let mut w = World::new(&sc, 1).expect("builds");
+    w.run().expect("benchmark scenario runs");
+    let events = w.events_processed();
+    let mut out = w.into_output().expect("benchmark scenario runs");
+    if let Some(summary) = out.summary.as_object_mut() {
+        summary.remove("engine_version");
+    }
+    // `std`'s `DefaultHasher::new()` has fixed keys: the same text hashes alike in every process.
+    let mut h = DefaultHasher::new();
+    format!("{out:?}").hash(&mut h);
+    (events, h.finish())
+}
+
 fn main() -> std::io::Result<()> {
     let path = std::env::args().nth(1).unwrap_or_else(|| "BENCHMARKS.md".into());
+    let hash_only = path == "--hash";
     let only = std::env::args().nth(2).unwrap_or_default();
     let set = [
         ("1 bulk flow, 100 Mbit/s, 20 ms RTT, 60 s", dumbbell(1, 100.0, 20.0, 60.0)),
@@ -280,6 +303,13 @@ fn main() -> std::io::Result<()> {
             nr_cell(1, 100.0, json!({"kind": "bulk"}), "cubic", &[25.0], 20.0),
         ),
     ];
+    if hash_only {
+        for (name, v) in set.iter().filter(|(n, _)| n.contains(&only)) {
+            let (events, hash) = output_hash(v);
+            println!("{hash:016x} {events:>9} events  {name}");
+        }
+        return Ok(());
+    }
     let rows: Vec<Row> = set.iter().filter(|(n, _)| n.contains(&only)).map(|(n, v)| measure(n, v)).collect();
     let mut md = String::from(
         "# Engine benchmarks\n\nWritten by `make bench` (`cargo run --release -p cellcc-engine --bin cellcc-bench`).\n\
