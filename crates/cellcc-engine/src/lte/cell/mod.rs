@@ -16,6 +16,7 @@
 //! idle TTIs cost nothing.
 
 mod active;
+mod air;
 pub(crate) mod sdu_store;
 mod stats;
 mod tti;
@@ -34,6 +35,7 @@ use crate::packet::PacketId;
 use crate::scenario::{CellSpec, SinrSpec};
 use crate::sim::{NodeId, SimDuration, SimTime, NS_PER_MS};
 use active::ActiveUes;
+use air::AirStates;
 pub use ue::{RadioLink, UeContext};
 
 /// LTE FDD subframe: the TTI (TS 36.211 §4.1).
@@ -79,6 +81,8 @@ pub struct Cell {
     /// The UEs with work and every UE's RLC timers (admissions start none, so only wake-ups
     /// move the timers).
     active: ActiveUes,
+    /// Per UE, what its links have on the air (read by the per-TTI passes instead of the context).
+    air: AirStates,
     /// Scratch: the UEs a TTI or a timer wake-up visits.
     list: Vec<u32>,
     /// Per UE index, the last TTI that visited it in this cell: a UE visited the TTI before
@@ -216,6 +220,7 @@ impl Cell {
             last_tti: None,
             deadline: None,
             active: ActiveUes::new(n),
+            air: AirStates::new(n),
             list: Vec::with_capacity(n),
             last_visit: vec![None; n],
             network,
@@ -284,7 +289,7 @@ impl Cell {
         let next_tti = self.active.any().then(|| self.next_tti_after(self.now));
         let mut list = std::mem::take(&mut self.list);
         self.active.list(&mut list);
-        let next_rx = list.iter().filter_map(|&i| self.ues[i as usize].next_reception()).min();
+        let next_rx = list.iter().filter_map(|&i| self.air.next_arrival(i as usize)).min();
         self.list = list;
         let deadline = SimTime::earliest(next_tti, self.active.next_timer());
         self.deadline = SimTime::earliest(deadline, next_rx).filter(|&t| t < self.end);
@@ -292,13 +297,19 @@ impl Cell {
 
     /// After UE `i` was visited: whether it still has work, and its RLC timers.
     fn track(&mut self, i: usize) {
-        let busy = self.ues[i].needs_tti(self.now) || self.macs.uplink_busy(i);
+        let busy = self.air.busy(i) || self.ues[i].rlc_has_data(self.now) || self.macs.uplink_busy(i);
         if busy {
             self.active.set(i);
         } else {
             self.active.clear(i);
         }
         self.active.set_timer(i, self.ues[i].rlc_deadline());
+    }
+
+    /// The cell changed what UE `i` has on the air (a TB sent or received, feedback or a
+    /// retransmission taken): its summary is read again.
+    fn air_changed(&mut self, i: usize) {
+        self.air.refresh(i, &self.ues[i]);
     }
 
     /// The first TTI boundary at or after `t` not yet processed.
@@ -346,11 +357,14 @@ impl Cell {
         let mut list = std::mem::take(&mut self.list);
         self.active.list(&mut list);
         for &i in &list {
-            let ue = &mut self.ues[i as usize];
-            for dir in [LinkDir::Downlink, LinkDir::Uplink] {
-                ue.deliver_arrivals(now, dir, out);
+            let i = i as usize;
+            if self.air.arrival_due(i, now) {
+                for dir in [LinkDir::Downlink, LinkDir::Uplink] {
+                    self.ues[i].deliver_arrivals(now, dir, out);
+                }
+                self.air_changed(i);
             }
-            self.track(i as usize);
+            self.track(i);
         }
         self.list = list;
     }
@@ -401,6 +415,7 @@ impl Cell {
         self.macs.forget(i);
         self.active.clear(i);
         self.active.set_timer(i, None);
+        self.air.forget(i);
         self.last_visit[i] = None;
         self.ues.0[i].take().expect("a UE leaves the cell it is attached to")
     }
@@ -409,6 +424,7 @@ impl Cell {
     pub(crate) fn attach(&mut self, i: usize, ctx: Box<UeContext>, now: SimTime) {
         self.macs.welcome(i);
         self.ues.0[i] = Some(ctx);
+        self.air_changed(i);
         self.now = now;
         self.track(i);
         if self.active.any() {

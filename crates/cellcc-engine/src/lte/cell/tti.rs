@@ -198,13 +198,20 @@ impl Cell {
                 self.catch_up(i, now);
             }
             self.last_visit[i] = Some(now);
-            for dir in [LinkDir::Downlink, LinkDir::Uplink] {
-                self.ues[i].deliver_arrivals(now, dir, out);
+            if self.air.arrival_due(i, now) {
+                for dir in [LinkDir::Downlink, LinkDir::Uplink] {
+                    self.ues[i].deliver_arrivals(now, dir, out);
+                }
+                self.air_changed(i);
             }
         }
         for &i in &list {
-            for dir in [LinkDir::Downlink, LinkDir::Uplink] {
-                self.feedback(i as usize, dir, now, out);
+            let i = i as usize;
+            if self.air.feedback_due(i, now) {
+                for dir in [LinkDir::Downlink, LinkDir::Uplink] {
+                    self.feedback(i, dir, now, out);
+                }
+                self.air_changed(i);
             }
         }
         if !self.network {
@@ -512,7 +519,7 @@ impl Cell {
         let mut retx = std::mem::take(&mut self.macs.retx);
         retx.clear();
         let mut busy = RbMask::default();
-        for &i in list {
+        for &i in list.iter().filter(|&&i| self.air.dl_retx_queued(i as usize)) {
             for a in self.ues[i as usize].dl.harq.pending_retransmissions() {
                 if !a.rbs.overlaps(busy) {
                     busy = busy.union(a.rbs);
@@ -557,11 +564,13 @@ impl Cell {
         self.macs.uplink.grants_due(now, &mut new_tbs);
         for tb in &new_tbs {
             self.transmit_new(now, LinkDir::Uplink, tb, out);
+            // Under LENA's pipeline the PDU built on the grant left the UE's queue.
+            self.air_changed(tb.ue.index());
         }
         let busy_later = self.uplink_retransmissions(list, now);
         self.gather_demand(list, LinkDir::Uplink, now);
         let later = now + self.macs.ul_retx_delay;
-        for &i in list {
+        for &i in list.iter().filter(|&&i| self.air.ul_retx_scheduled(i as usize)) {
             if self.ues[i as usize].ul.synchronous_retx.iter().any(|&(t, _)| t == later) {
                 self.macs.no_new_data(i as usize);
             }
@@ -580,6 +589,7 @@ impl Cell {
                 let ue = &mut self.ues[tb.ue.index()];
                 let pdu = fill_tb(ue, LinkDir::Uplink, tb.tbs_bits, now, status_pdu);
                 ue.ul.built.push_back(pdu);
+                self.air_changed(tb.ue.index());
             }
         }
         self.macs.new_tbs = new_tbs;
@@ -693,6 +703,9 @@ impl Cell {
         retx.clear();
         let mut busy_later = RbMask::default();
         for &i in list {
+            if !self.air.ul_retx_scheduled(i as usize) {
+                continue;
+            }
             let ue = &mut self.ues[i as usize];
             while let Some(harq) = ue.ul.pop_synchronous_retx(now) {
                 if let Some(a) = ue.ul.harq.pending_retransmissions().find(|a| a.harq == harq) {
@@ -705,6 +718,7 @@ impl Cell {
                     busy_later = busy_later.union(pending.map_or(RbMask::default(), |a| a.rbs));
                 }
             }
+            self.air_changed(i as usize);
         }
         for a in &retx {
             self.retransmit(now, a);
@@ -758,6 +772,7 @@ impl Cell {
 
     fn retransmit(&mut self, now: SimTime, a: &TbAssignment) {
         let (payload, history) = self.ues[a.ue.index()].link(a.dir).harq.take_for_retransmission(a.harq);
+        self.air_changed(a.ue.index());
         self.send(now, OnAir { a: *a, payload, history, bsr_bytes: None });
     }
 
@@ -837,6 +852,7 @@ impl Cell {
         if let (Some(left), TbOutcome::Decoded) = (bsr_bytes, outcome) {
             self.macs.uplink.bsr_received(a.ue, left);
         }
+        self.air_changed(a.ue.index());
     }
 
     /// The PUSCH's DMRS measures its RBs (TS 36.211 §5.5.2) on the SRS row's scale (the eNB

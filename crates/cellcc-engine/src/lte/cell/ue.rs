@@ -230,7 +230,7 @@ impl RadioLink {
     }
 
     /// Anything on the air or awaiting feedback / retransmission.
-    fn busy(&self) -> bool {
+    pub(super) fn busy(&self) -> bool {
         !self.arrivals.is_empty()
             || !self.built.is_empty()
             || !self.feedback.is_empty()
@@ -386,14 +386,10 @@ impl UeContext {
         })
     }
 
-    /// Whether the next TTI has work for this UE.
-    pub fn needs_tti(&self, now: SimTime) -> bool {
-        self.dl.busy() || self.ul.busy() || self.enb_rlc.has_data(now) || self.ue_rlc.has_data(now)
-    }
-
-    /// When the next decoded TB is handed to its receiving RLC entity, either direction.
-    pub fn next_reception(&self) -> Option<SimTime> {
-        SimTime::earliest(self.dl.arrivals.front().map(|a| a.0), self.ul.arrivals.front().map(|a| a.0))
+    /// Whether either RLC entity has something to send (with its links busy, the UE has work
+    /// in the next TTI: the cell's [`super::air::AirStates`]).
+    pub fn rlc_has_data(&self, now: SimTime) -> bool {
+        self.enb_rlc.has_data(now) || self.ue_rlc.has_data(now)
     }
 
     /// The earliest RLC timer at either end.

@@ -1,0 +1,93 @@
+//! What each UE has on the air, summarised beside the UE contexts.
+//!
+//! A TTI runs several passes over its UEs with work (receptions, HARQ feedback, downlink and
+//! synchronous uplink retransmissions, who still has work, the next reception for the deadline),
+//! and each asked the UE's boxed context, several KB per UE, whether it had anything due. In a
+//! cell of a thousand backlogged UEs nearly all of them have nothing due in nearly every TTI,
+//! and `perf annotate` put the hottest instructions of `begin_tti` and `RadioLink::busy` on the
+//! first load of each context's link (docs/performance.md, "The UEs' air state beside the
+//! contexts"). [`AirStates`] keeps the answers in one dense array indexed by UE, rewritten from
+//! the context whenever the cell changes what the UE has on the air, so those passes read a few
+//! bytes per UE and touch the context only of a UE with something due.
+
+use super::ue::UeContext;
+use crate::sim::SimTime;
+
+/// One UE's air state: what its two radio links hold, as of the last change.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct AirState {
+    /// The first decoded TB due to reach its receiving RLC entity, either direction.
+    next_arrival: Option<SimTime>,
+    /// The first HARQ feedback due to reach its transmitter, either direction.
+    next_feedback: Option<SimTime>,
+    /// Downlink HARQ processes wait for retransmission.
+    dl_retx_queued: bool,
+    /// Synchronous uplink retransmissions are scheduled.
+    ul_retx_scheduled: bool,
+    /// Anything on the air or awaiting feedback or retransmission, either link
+    /// (`RadioLink::busy`).
+    busy: bool,
+}
+
+impl AirState {
+    /// What `ue`'s links hold now.
+    fn of(ue: &UeContext) -> Self {
+        let front_arrival = |q: &std::collections::VecDeque<(SimTime, _)>| q.front().map(|a| a.0);
+        AirState {
+            next_arrival: SimTime::earliest(front_arrival(&ue.dl.arrivals), front_arrival(&ue.ul.arrivals)),
+            next_feedback: SimTime::earliest(
+                ue.dl.feedback.front().map(|f| f.at),
+                ue.ul.feedback.front().map(|f| f.at),
+            ),
+            dl_retx_queued: ue.dl.harq.pending_retransmissions().next().is_some(),
+            ul_retx_scheduled: !ue.ul.synchronous_retx.is_empty(),
+            busy: ue.dl.busy() || ue.ul.busy(),
+        }
+    }
+}
+
+/// Per UE index, its [`AirState`] (idle for a UE not attached).
+pub(super) struct AirStates(Vec<AirState>);
+
+impl AirStates {
+    pub(super) fn new(n_ues: usize) -> Self {
+        AirStates(vec![AirState::default(); n_ues])
+    }
+
+    /// UE `i`'s links changed (or it joined with `ue`): read them again.
+    pub(super) fn refresh(&mut self, i: usize, ue: &UeContext) {
+        self.0[i] = AirState::of(ue);
+    }
+
+    /// UE `i` left the cell: nothing of it is on this cell's air.
+    pub(super) fn forget(&mut self, i: usize) {
+        self.0[i] = AirState::default();
+    }
+
+    /// A decoded TB of UE `i` is due to reach its RLC entity by `now`.
+    pub(super) fn arrival_due(&self, i: usize, now: SimTime) -> bool {
+        self.0[i].next_arrival.is_some_and(|t| t <= now)
+    }
+
+    /// HARQ feedback of UE `i` is due by `now`.
+    pub(super) fn feedback_due(&self, i: usize, now: SimTime) -> bool {
+        self.0[i].next_feedback.is_some_and(|t| t <= now)
+    }
+
+    /// When UE `i`'s next decoded TB reaches its RLC entity.
+    pub(super) fn next_arrival(&self, i: usize) -> Option<SimTime> {
+        self.0[i].next_arrival
+    }
+
+    pub(super) fn dl_retx_queued(&self, i: usize) -> bool {
+        self.0[i].dl_retx_queued
+    }
+
+    pub(super) fn ul_retx_scheduled(&self, i: usize) -> bool {
+        self.0[i].ul_retx_scheduled
+    }
+
+    pub(super) fn busy(&self, i: usize) -> bool {
+        self.0[i].busy
+    }
+}
