@@ -11,6 +11,8 @@
 //! bytes per UE and touch the context only of a UE with something due.
 
 use super::ue::UeContext;
+use super::UeSlots;
+use crate::lte::sap::LinkDir;
 use crate::sim::SimTime;
 
 /// One UE's air state: what its two radio links hold, as of the last change.
@@ -24,6 +26,8 @@ pub(super) struct AirState {
     dl_retx_queued: bool,
     /// Synchronous uplink retransmissions are scheduled.
     ul_retx_scheduled: bool,
+    /// Per direction (downlink, uplink): a HARQ process is free for a new TB.
+    harq_free: [bool; 2],
     /// Anything on the air or awaiting feedback or retransmission, either link
     /// (`RadioLink::busy`).
     busy: bool,
@@ -41,6 +45,7 @@ impl AirState {
             ),
             dl_retx_queued: ue.dl.harq.pending_retransmissions().next().is_some(),
             ul_retx_scheduled: !ue.ul.synchronous_retx.is_empty(),
+            harq_free: [ue.dl.harq.free_process().is_some(), ue.ul.harq.free_process().is_some()],
             busy: ue.dl.busy() || ue.ul.busy(),
         }
     }
@@ -50,8 +55,13 @@ impl AirState {
 pub(super) struct AirStates(Vec<AirState>);
 
 impl AirStates {
-    pub(super) fn new(n_ues: usize) -> Self {
-        AirStates(vec![AirState::default(); n_ues])
+    /// The air states of `ues`, by UE index.
+    pub(super) fn new(ues: &UeSlots) -> Self {
+        let mut states = AirStates(vec![AirState::default(); ues.len()]);
+        for (i, ue) in ues.attached() {
+            states.refresh(i, ue);
+        }
+        states
     }
 
     /// UE `i`'s links changed (or it joined with `ue`): read them again.
@@ -85,6 +95,15 @@ impl AirStates {
 
     pub(super) fn ul_retx_scheduled(&self, i: usize) -> bool {
         self.0[i].ul_retx_scheduled
+    }
+
+    /// Whether UE `i` has a HARQ process free for a new TB of `dir`.
+    pub(super) fn harq_free(&self, i: usize, dir: LinkDir) -> bool {
+        let [dl, ul] = self.0[i].harq_free;
+        match dir {
+            LinkDir::Downlink => dl,
+            LinkDir::Uplink => ul,
+        }
     }
 
     pub(super) fn busy(&self, i: usize) -> bool {

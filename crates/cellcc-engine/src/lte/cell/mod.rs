@@ -203,6 +203,7 @@ impl Cell {
             ue_of_node[nd.index()] = Some(UeIndex(i as u16));
         }
         let attached: Vec<usize> = (0..n).filter(|&i| contexts[i].is_some()).collect();
+        let contexts = UeSlots(contexts);
         Cell {
             name: spec.id.clone(),
             enb,
@@ -214,13 +215,13 @@ impl Cell {
             cqi: spec.cqi,
             control_errors: spec.control_errors,
             macs: tti::Macs::new(spec, n_rbs, n, &attached, network),
-            ues: UeSlots(contexts),
+            air: AirStates::new(&contexts),
+            ues: contexts,
             sinr,
             sinr_lin: vec![0.0; n_rbs as usize],
             last_tti: None,
             deadline: None,
             active: ActiveUes::new(n),
-            air: AirStates::new(n),
             list: Vec::with_capacity(n),
             last_visit: vec![None; n],
             network,

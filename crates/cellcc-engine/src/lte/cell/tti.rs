@@ -506,7 +506,7 @@ impl Cell {
                 buffered_bytes: if mcs.is_some() || lena_candidate { buffered } else { 0 },
                 mcs: mcs.unwrap_or(0),
                 out_of_range,
-                has_free_harq: link.harq.free_process().is_some(),
+                has_free_harq: self.air.harq_free(i, dir),
                 rbg_mcs,
             });
         }
