@@ -17,6 +17,7 @@
 
 mod active;
 mod air;
+mod cqi;
 pub(crate) mod sdu_store;
 mod stats;
 mod tti;
@@ -36,6 +37,7 @@ use crate::scenario::{CellSpec, SinrSpec};
 use crate::sim::{NodeId, SimDuration, SimTime, NS_PER_MS};
 use active::ActiveUes;
 use air::AirStates;
+use cqi::CqiTrackers;
 pub use ue::{RadioLink, UeContext};
 
 /// LTE FDD subframe: the TTI (TS 36.211 §4.1).
@@ -83,6 +85,8 @@ pub struct Cell {
     active: ActiveUes,
     /// Per UE, what its links have on the air (read by the per-TTI passes instead of the context).
     air: AirStates,
+    /// Per UE, the CQI reports of its links (read by the per-TTI passes for every UE with work).
+    reports: CqiTrackers,
     /// Scratch: the UEs a TTI or a timer wake-up visits.
     list: Vec<u32>,
     /// Per UE index, the last TTI that visited it in this cell: a UE visited the TTI before
@@ -216,6 +220,7 @@ impl Cell {
             control_errors: spec.control_errors,
             macs: tti::Macs::new(spec, n_rbs, n, &attached, network),
             air: AirStates::new(&contexts),
+            reports: CqiTrackers::new(n),
             ues: contexts,
             sinr,
             sinr_lin: vec![0.0; n_rbs as usize],
@@ -417,6 +422,7 @@ impl Cell {
         self.active.clear(i);
         self.active.set_timer(i, None);
         self.air.forget(i);
+        self.reports.forget(i);
         self.last_visit[i] = None;
         self.ues.0[i].take().expect("a UE leaves the cell it is attached to")
     }
@@ -426,6 +432,7 @@ impl Cell {
         self.macs.welcome(i);
         self.ues.0[i] = Some(ctx);
         self.air_changed(i);
+        self.reports.forget(i);
         self.now = now;
         self.track(i);
         if self.active.any() {

@@ -289,7 +289,7 @@ impl Cell {
         let now_ms = now.as_ns() / NS_PER_MS;
         for &i in list {
             let i = i as usize;
-            if self.ues[i].dl.cqi.due(now, period) {
+            if self.reports.dl(i).due(now, period) {
                 self.measure_dl(i, now);
             }
             if self.macs.sounding[i].srs_due(now_ms) {
@@ -318,7 +318,7 @@ impl Cell {
             DlCqiMode::Wideband => CqiReport::wideband(phy::wideband_cqi(sinr_lin)),
             DlCqiMode::WorstSubband => phy::worst_in_range_subband(sinr_lin, subband_rbs),
         });
-        ue.dl.cqi.measured(at, cqi, at + delay);
+        self.reports.dl(i).measured(at, cqi, at + delay);
     }
 
     /// The eNB measures UE `i`'s SRS sent at `at`.
@@ -337,7 +337,7 @@ impl Cell {
         self.ues[i].fill_idle_slots(now);
         let period = SimDuration::from_ms(self.cqi.period_ms as u64);
         let delay = self.cqi_delay();
-        let mut dl = self.ues[i].dl.cqi.missed_occasions(CQI_GRID_ORIGIN, period, delay, now).peekable();
+        let mut dl = self.reports.dl(i).missed_occasions(CQI_GRID_ORIGIN, period, delay, now).peekable();
         let now_ms = now.as_ns() / NS_PER_MS;
         let srs = self.macs.sounding[i].missed_occasions_ms(delay.as_ns() / NS_PER_MS, now_ms);
         let mut srs = srs.map(|ms| SimTime(ms * NS_PER_MS)).peekable();
@@ -363,7 +363,6 @@ impl Cell {
         let delay = self.cqi_delay();
         let macs = &mut self.macs;
         let sounding = &mut macs.sounding[i];
-        let link = &mut self.ues[i].ul;
         let cqi = match macs.la.ul_mcs_from {
             UlMcsRule::LenaMinimumSinr => sounding.lena_cqi(),
             UlMcsRule::EffectiveSinr => match by {
@@ -372,7 +371,7 @@ impl Cell {
             },
         };
         if let Some(cqi) = cqi {
-            link.cqi.measured(now, CqiReport::wideband(cqi), now + delay);
+            self.reports.link(i, LinkDir::Uplink).measured(now, CqiReport::wideband(cqi), now + delay);
         }
     }
 
@@ -393,7 +392,7 @@ impl Cell {
                 self.macs.dci_level[i] = aggregation_level(sinr_db, target);
                 continue;
             }
-            let cqi = self.ues[i].dl.cqi.current(now).map_or(CQI_BEFORE_FIRST_REPORT, |r| r.cqi);
+            let cqi = self.reports.dl(i).current(now).map_or(CQI_BEFORE_FIRST_REPORT, |r| r.cqi);
             if self.macs.dci_level_cqi[i] == Some(cqi) {
                 continue;
             }
@@ -452,7 +451,7 @@ impl Cell {
                 LinkDir::Uplink => macs.uplink.reported_bytes(UeIndex(i as u16)),
             };
             let link = ue.link(dir);
-            let report = link.cqi.current(now);
+            let report = self.reports.link(i, dir).current(now);
             link.slots.set_cqi(now, report.map(|r| r.cqi));
             // Sub-bands reported out of range get no data (worst_subband mode; none otherwise).
             let out_of_range = report.map_or(RbMask::default(), |r| r.out_of_range);

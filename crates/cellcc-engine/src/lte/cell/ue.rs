@@ -22,62 +22,6 @@ pub type TbPayload = Vec<RlcPdu>;
 /// HARQ feedback reaches the transmitter 4 subframes after the TB (TS 36.213 §10.1 FDD, §9.1.2 PHICH).
 pub const HARQ_FEEDBACK_DELAY: SimDuration = SimDuration::from_ms(4);
 
-/// CQI reports in flight and the one in force (TS 36.213 §7.2).
-#[derive(Debug, Default)]
-pub struct CqiTracker {
-    in_flight: VecDeque<(SimTime, CqiReport)>,
-    /// When the oldest report in flight becomes usable: the time of `in_flight`'s front, kept
-    /// here so the check every TTI does not read the queue's heap block (a cache miss per UE
-    /// in a cell of a thousand).
-    next_usable_at: Option<SimTime>,
-    current: Option<CqiReport>,
-    last_measured: Option<SimTime>,
-}
-
-impl CqiTracker {
-    /// Whether a measurement is due at `now` with reporting period `period`.
-    pub fn due(&self, now: SimTime, period: SimDuration) -> bool {
-        self.last_measured.is_none_or(|m| now.saturating_since(m) >= period)
-    }
-
-    pub fn measured(&mut self, now: SimTime, report: CqiReport, usable_at: SimTime) {
-        self.last_measured = Some(now);
-        self.in_flight.push_back((usable_at, report));
-        self.next_usable_at = self.next_usable_at.or(Some(usable_at));
-    }
-
-    /// The occasions a UE left unmeasured while idle whose reports matter at `now`: on the grid
-    /// `anchor + k period` (from the last measurement, or from `anchor` if there was none),
-    /// before `now`, from the latest one whose report is usable by `now` (`delay`) on.
-    pub fn missed_occasions(
-        &self,
-        anchor: SimTime,
-        period: SimDuration,
-        delay: SimDuration,
-        now: SimTime,
-    ) -> impl Iterator<Item = SimTime> {
-        let p = period.as_ns().max(1);
-        let (base, first) = match self.last_measured {
-            Some(m) => (m, m + period),
-            None => (anchor, anchor),
-        };
-        // The latest grid point at or before now - delay: its report is the one in force now.
-        let in_force = now.as_ns().checked_sub(delay.as_ns()).filter(|&t| t >= base.as_ns());
-        let in_force = in_force.map(|t| t - (t - base.as_ns()) % p);
-        let start = in_force.map_or(first.as_ns(), |t| t.max(first.as_ns()));
-        (start..now.as_ns()).step_by(p as usize).map(SimTime)
-    }
-
-    /// The latest report usable at `now`.
-    pub fn current(&mut self, now: SimTime) -> Option<CqiReport> {
-        while self.next_usable_at.is_some_and(|t| t <= now) {
-            self.current = self.in_flight.pop_front().map(|(_, c)| c);
-            self.next_usable_at = self.in_flight.front().map(|&(t, _)| t);
-        }
-        self.current
-    }
-}
-
 /// What was computed from a UE's last per-RB SINR row: an unchanged row (a fixed
 /// or slowly sampled SINR) reuses them instead of recomputing the MIESM lookups.
 #[derive(Debug, Default)]
@@ -190,7 +134,6 @@ pub struct RadioLink {
     /// Uplink only, `mac.pipeline = "lena"`: the MAC PDUs built on their grants, in grant order,
     /// each waiting for its PUSCH.
     pub built: VecDeque<TbPayload>,
-    pub cqi: CqiTracker,
     /// Downlink only: what the UE derived from its last row (the eNB's uplink measurement is
     /// the MAC's [`crate::lte::phy::UplinkSounding`]).
     pub memo: SinrMemo,
@@ -218,7 +161,6 @@ impl RadioLink {
             feedback: VecDeque::new(),
             synchronous_retx: VecDeque::new(),
             built: VecDeque::new(),
-            cqi: CqiTracker::default(),
             memo: SinrMemo::default(),
             capacity: CapacityClock::default(),
             olla: OuterLoop::default(),
@@ -238,8 +180,9 @@ impl RadioLink {
             || self.harq.pending_retransmissions().next().is_some()
     }
 
-    /// The UE left its cell (a handover command): HARQ processes, TBs and feedback in flight,
-    /// CQI reports and the outer loop are the old cell's and go; the SDUs, the link's random
+    /// The UE left its cell (a handover command): HARQ processes, TBs and feedback in flight
+    /// and the outer loop are the old cell's and go (its CQI reports went with the old cell's
+    /// [`super::cqi::CqiTrackers`]); the SDUs, the link's random
     /// stream and its counters stay with the UE. The payloads dropped here are the old cell's
     /// business (the bearer's re-establishment decides what becomes of their SDUs).
     pub fn reset_for_handover(&mut self) {
@@ -247,7 +190,6 @@ impl RadioLink {
         self.arrivals.clear();
         self.feedback.clear();
         self.synchronous_retx.clear();
-        self.cqi = CqiTracker::default();
         self.memo = SinrMemo::default();
         self.olla = OuterLoop::default();
         // The bearer's RLC entities are re-established (new ones, counters from zero).
