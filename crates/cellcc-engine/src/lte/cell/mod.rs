@@ -17,7 +17,8 @@
 
 mod active;
 mod air;
-mod cqi;
+mod link_tti;
+mod rlc_view;
 pub(crate) mod sdu_store;
 mod stats;
 mod tti;
@@ -37,7 +38,8 @@ use crate::scenario::{CellSpec, SinrSpec};
 use crate::sim::{NodeId, SimDuration, SimTime, NS_PER_MS};
 use active::ActiveUes;
 use air::AirStates;
-use cqi::CqiTrackers;
+use link_tti::LinkTtiStates;
+use rlc_view::RlcViews;
 pub use ue::{RadioLink, UeContext};
 
 /// LTE FDD subframe: the TTI (TS 36.211 §4.1).
@@ -85,8 +87,11 @@ pub struct Cell {
     active: ActiveUes,
     /// Per UE, what its links have on the air (read by the per-TTI passes instead of the context).
     air: AirStates,
-    /// Per UE, the CQI reports of its links (read by the per-TTI passes for every UE with work).
-    reports: CqiTrackers,
+    /// Per UE, its links' CQI reports and this TTI's demand records (read by the per-TTI passes
+    /// for every UE with work).
+    link_tti: LinkTtiStates,
+    /// Per UE, what the per-TTI passes read of its RLC entities.
+    rlc: RlcViews,
     /// Scratch: the UEs a TTI or a timer wake-up visits.
     list: Vec<u32>,
     /// Per UE index, the last TTI that visited it in this cell: a UE visited the TTI before
@@ -220,7 +225,8 @@ impl Cell {
             control_errors: spec.control_errors,
             macs: tti::Macs::new(spec, n_rbs, n, &attached, network),
             air: AirStates::new(&contexts),
-            reports: CqiTrackers::new(n),
+            link_tti: LinkTtiStates::new(n),
+            rlc: RlcViews::new(n),
             ues: contexts,
             sinr,
             sinr_lin: vec![0.0; n_rbs as usize],
@@ -260,6 +266,7 @@ impl Cell {
         self.now = now;
         let (ue, dir) =
             if from == self.enb { (self.ue_of(next), LinkDir::Downlink) } else { (self.ue_of(from), LinkDir::Uplink) };
+        self.rlc.touch(ue.index());
         match self.ues[ue.index()].admit(now, dir, id, ip_bytes) {
             Ok(()) => {
                 // Data is buffered: the next TTI has work (admission starts no RLC timer).
@@ -303,13 +310,15 @@ impl Cell {
 
     /// After UE `i` was visited: whether it still has work, and its RLC timers.
     fn track(&mut self, i: usize) {
-        let busy = self.air.busy(i) || self.ues[i].rlc_has_data(self.now) || self.macs.uplink_busy(i);
+        let rlc = self.rlc.get(i, &self.ues[i], self.now);
+        let busy = self.air.busy(i) || rlc.has_data(self.now) || self.macs.uplink_busy(i);
+        let timer = rlc.timer();
         if busy {
             self.active.set(i);
         } else {
             self.active.clear(i);
         }
-        self.active.set_timer(i, self.ues[i].rlc_deadline());
+        self.active.set_timer(i, timer);
     }
 
     /// The cell changed what UE `i` has on the air (a TB sent or received, feedback or a
@@ -347,6 +356,7 @@ impl Cell {
             self.active.due_timers(now, &mut due);
             for &i in &due {
                 self.ues[i as usize].handle_rlc_timers(now, out);
+                self.rlc.touch(i as usize);
                 self.track(i as usize);
             }
             self.list = due;
@@ -369,6 +379,7 @@ impl Cell {
                     self.ues[i].deliver_arrivals(now, dir, out);
                 }
                 self.air_changed(i);
+                self.rlc.touch(i);
             }
             self.track(i);
         }
@@ -422,7 +433,8 @@ impl Cell {
         self.active.clear(i);
         self.active.set_timer(i, None);
         self.air.forget(i);
-        self.reports.forget(i);
+        self.link_tti.forget(i);
+        self.rlc.touch(i);
         self.last_visit[i] = None;
         self.ues.0[i].take().expect("a UE leaves the cell it is attached to")
     }
@@ -432,7 +444,8 @@ impl Cell {
         self.macs.welcome(i);
         self.ues.0[i] = Some(ctx);
         self.air_changed(i);
-        self.reports.forget(i);
+        self.link_tti.forget(i);
+        self.rlc.touch(i);
         self.now = now;
         self.track(i);
         if self.active.any() {
@@ -450,6 +463,7 @@ impl Cell {
 
     /// The context of UE `i`, if it is attached here.
     pub(crate) fn ue_mut(&mut self, i: usize) -> Option<&mut UeContext> {
+        self.rlc.touch(i);
         self.ues.0[i].as_deref_mut()
     }
 

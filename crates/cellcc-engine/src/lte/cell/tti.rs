@@ -2,6 +2,7 @@
 //! measurement, then downlink retransmissions, uplink grants and new downlink data, each DCI on
 //! the PDCCH (TS 36.321 §5.3, §5.4; TS 36.213 §7, §8, §9.1).
 
+use super::link_tti::DemandRecord;
 use super::ue::{tti_end, Feedback as HarqFeedback, TbPayload, UeContext, HARQ_FEEDBACK_DELAY};
 use super::{Cell, CellOutput, TTI};
 use crate::lte::config::{CellConfig, LinkAdaptationConfig, MacConfig};
@@ -203,6 +204,7 @@ impl Cell {
                     self.ues[i].deliver_arrivals(now, dir, out);
                 }
                 self.air_changed(i);
+                self.rlc.touch(i);
             }
         }
         for &i in &list {
@@ -212,6 +214,8 @@ impl Cell {
                     self.feedback(i, dir, now, out);
                 }
                 self.air_changed(i);
+                // A TB given up loses its PDUs to the receiving entity.
+                self.rlc.touch(i);
             }
         }
         if !self.network {
@@ -237,7 +241,13 @@ impl Cell {
         }
         let serving = self.network.then_some(self.index);
         for &i in &list {
-            self.ues[i as usize].sample(now, serving);
+            let i = i as usize;
+            let records = self.link_tti.take_records(i);
+            let rlc = self.rlc.get(i, &self.ues[i], now);
+            let levels = [rlc.enb, rlc.ue].map(|l| (l.sdu_bytes, l.data_pdus_retransmitted));
+            let ue = &mut self.ues[i];
+            ue.record_demand(now, records);
+            ue.sample_levels(now, serving, levels);
         }
         // Every UE with work now: the listed ones and any a grant or retransmission reached.
         self.active.list(&mut list);
@@ -289,7 +299,7 @@ impl Cell {
         let now_ms = now.as_ns() / NS_PER_MS;
         for &i in list {
             let i = i as usize;
-            if self.reports.dl(i).due(now, period) {
+            if self.link_tti.dl_cqi(i).due(now, period) {
                 self.measure_dl(i, now);
             }
             if self.macs.sounding[i].srs_due(now_ms) {
@@ -318,7 +328,7 @@ impl Cell {
             DlCqiMode::Wideband => CqiReport::wideband(phy::wideband_cqi(sinr_lin)),
             DlCqiMode::WorstSubband => phy::worst_in_range_subband(sinr_lin, subband_rbs),
         });
-        self.reports.dl(i).measured(at, cqi, at + delay);
+        self.link_tti.dl_cqi(i).measured(at, cqi, at + delay);
     }
 
     /// The eNB measures UE `i`'s SRS sent at `at`.
@@ -337,7 +347,7 @@ impl Cell {
         self.ues[i].fill_idle_slots(now);
         let period = SimDuration::from_ms(self.cqi.period_ms as u64);
         let delay = self.cqi_delay();
-        let mut dl = self.reports.dl(i).missed_occasions(CQI_GRID_ORIGIN, period, delay, now).peekable();
+        let mut dl = self.link_tti.dl_cqi(i).missed_occasions(CQI_GRID_ORIGIN, period, delay, now).peekable();
         let now_ms = now.as_ns() / NS_PER_MS;
         let srs = self.macs.sounding[i].missed_occasions_ms(delay.as_ns() / NS_PER_MS, now_ms);
         let mut srs = srs.map(|ms| SimTime(ms * NS_PER_MS)).peekable();
@@ -371,7 +381,7 @@ impl Cell {
             },
         };
         if let Some(cqi) = cqi {
-            self.reports.link(i, LinkDir::Uplink).measured(now, CqiReport::wideband(cqi), now + delay);
+            self.link_tti.link(i, LinkDir::Uplink).cqi.measured(now, CqiReport::wideband(cqi), now + delay);
         }
     }
 
@@ -392,7 +402,7 @@ impl Cell {
                 self.macs.dci_level[i] = aggregation_level(sinr_db, target);
                 continue;
             }
-            let cqi = self.reports.dl(i).current(now).map_or(CQI_BEFORE_FIRST_REPORT, |r| r.cqi);
+            let cqi = self.link_tti.dl_cqi(i).current(now).map_or(CQI_BEFORE_FIRST_REPORT, |r| r.cqi);
             if self.macs.dci_level_cqi[i] == Some(cqi) {
                 continue;
             }
@@ -445,14 +455,14 @@ impl Cell {
         demand.clear();
         for &i in list {
             let i = i as usize;
-            let ue = &mut self.ues[i];
             let buffered = match dir {
-                LinkDir::Downlink => ue.enb_rlc.buffered_bytes(now),
+                LinkDir::Downlink => self.rlc.get(i, &self.ues[i], now).enb.buffered_bytes(now),
                 LinkDir::Uplink => macs.uplink.reported_bytes(UeIndex(i as u16)),
             };
+            let ue = &mut self.ues[i];
             let link = ue.link(dir);
-            let report = self.reports.link(i, dir).current(now);
-            link.slots.set_cqi(now, report.map(|r| r.cqi));
+            let link_tti = self.link_tti.link(i, dir);
+            let report = link_tti.cqi.current(now);
             // Sub-bands reported out of range get no data (worst_subband mode; none otherwise).
             let out_of_range = report.map_or(RbMask::default(), |r| r.out_of_range);
             let cqi = report.map_or(CQI_BEFORE_FIRST_REPORT, |r| r.cqi);
@@ -493,8 +503,8 @@ impl Cell {
                 _ => None,
             };
             let usable_rbs = n_rbs - out_of_range.count();
-            let capacity_bits = mcs.map_or(0, |m| link.capacity.band_bits(dir, m, usable_rbs));
-            link.capacity.set(now, capacity_bits, &mut link.slots);
+            // The slot's CQI and capacity are written with the TTI's sample (`UeContext::sample`).
+            link_tti.record = Some(DemandRecord { cqi: report.map(|r| r.cqi), band: mcs.map(|m| (m, usable_rbs)) });
             // LENA judges an uplink CQI on the RBs it grants, not on the band: a UE with an
             // estimate is a candidate whatever the band's minimum (`size_lena_uplink_grants`).
             let lena_candidate =
@@ -553,10 +563,9 @@ impl Cell {
     /// builds them on the grant (`mac.pipeline = "lena"`) takes from its RLC now.
     fn uplink(&mut self, list: &[u32], now: SimTime, out: &mut CellOutput) {
         for &i in list {
-            let ue = &self.ues[i as usize];
-            let bytes = ue.ue_rlc.buffered_bytes(now);
-            self.macs.uplink.ue_rlc_changes(UeIndex(i as u16), ue.ue_rlc.counters().buffer_changes());
-            self.macs.uplink.ue_buffer(now, UeIndex(i as u16), bytes);
+            let ue_rlc = self.rlc.get(i as usize, &self.ues[i as usize], now).ue;
+            self.macs.uplink.ue_rlc_changes(UeIndex(i as u16), ue_rlc.buffer_changes);
+            self.macs.uplink.ue_buffer(now, UeIndex(i as u16), ue_rlc.buffered_bytes(now));
         }
         let mut new_tbs = std::mem::take(&mut self.macs.new_tbs);
         new_tbs.clear();
@@ -585,6 +594,7 @@ impl Cell {
         if self.macs.mac.pipeline == MacPipeline::Lena {
             let status_pdu = self.macs.mac.status_pdu;
             for tb in &new_tbs {
+                self.rlc.touch(tb.ue.index());
                 let ue = &mut self.ues[tb.ue.index()];
                 let pdu = fill_tb(ue, LinkDir::Uplink, tb.tbs_bits, now, status_pdu);
                 ue.ul.built.push_back(pdu);
@@ -743,6 +753,8 @@ impl Cell {
         let uplink = dir == LinkDir::Uplink;
         let skip_empty = uplink && self.macs.uplink.skips_empty_grants();
         let prebuilt = uplink && self.macs.mac.pipeline == MacPipeline::Lena;
+        // The transmitting entity fills the TB (or, under LENA's pipeline, the receiver loses it).
+        self.rlc.touch(tb.ue.index());
         let ue = &mut self.ues[tb.ue.index()];
         let built = prebuilt.then(|| ue.ul.built.pop_front().unwrap_or_default());
         let empty = || match &built {

@@ -2,6 +2,7 @@
 //! and at the UE) and, per direction, the radio link state: the SDUs in
 //! flight, the HARQ entity, TBs on the air, feedback in flight, CQI.
 
+use super::link_tti::DemandRecord;
 use super::sdu_store::{dir_of, SduStore};
 use super::stats::LinkSlots;
 use super::{CellOutput, TTI};
@@ -328,17 +329,6 @@ impl UeContext {
         })
     }
 
-    /// Whether either RLC entity has something to send (with its links busy, the UE has work
-    /// in the next TTI: the cell's [`super::air::AirStates`]).
-    pub fn rlc_has_data(&self, now: SimTime) -> bool {
-        self.enb_rlc.has_data(now) || self.ue_rlc.has_data(now)
-    }
-
-    /// The earliest RLC timer at either end.
-    pub fn rlc_deadline(&self) -> Option<SimTime> {
-        SimTime::earliest(self.enb_rlc.poll_timeout(), self.ue_rlc.poll_timeout())
-    }
-
     pub fn handle_rlc_timers(&mut self, now: SimTime, out: &mut CellOutput) {
         for end in [End::Enb, End::Ue] {
             if self.rlc(end).poll_timeout().is_some_and(|t| t <= now) {
@@ -406,12 +396,31 @@ impl UeContext {
         }
     }
 
+    /// Write this TTI's demand `records` (downlink, uplink) into the links' slots: the CQI in
+    /// force, and the whole band's capacity into the capacity clock.
+    pub fn record_demand(&mut self, now: SimTime, records: [Option<DemandRecord>; 2]) {
+        let [dl, ul] = records;
+        for (dir, link, record) in [(LinkDir::Downlink, &mut self.dl, dl), (LinkDir::Uplink, &mut self.ul, ul)] {
+            if let Some(r) = record {
+                link.slots.set_cqi(now, r.cqi);
+                let capacity_bits = r.band.map_or(0, |(mcs, rbs)| link.capacity.band_bits(dir, mcs, rbs));
+                link.capacity.set(now, capacity_bits, &mut link.slots);
+            }
+        }
+    }
+
     /// Sample the RLC buffers and counters into this TTI's slot; `serving` is the network cell
     /// serving the UE (the `lte` table's `cell` of the slot).
     pub fn sample(&mut self, now: SimTime, serving: Option<u16>) {
-        let (dl_buf, ul_buf) = (self.enb_rlc.buffered_sdu_bytes(), self.ue_rlc.buffered_sdu_bytes());
-        let (dl_retx, ul_retx) =
-            (self.enb_rlc.counters().data_pdus_retransmitted, self.ue_rlc.counters().data_pdus_retransmitted);
+        let levels =
+            [&self.enb_rlc, &self.ue_rlc].map(|r| (r.buffered_sdu_bytes(), r.counters().data_pdus_retransmitted));
+        self.sample_levels(now, serving, levels);
+    }
+
+    /// [`Self::sample`] with the transmitting entities' (downlink, uplink) SDU bytes and
+    /// retransmitted PDUs as the cell last read them.
+    pub fn sample_levels(&mut self, now: SimTime, serving: Option<u16>, levels: [(u64, u64); 2]) {
+        let [(dl_buf, dl_retx), (ul_buf, ul_retx)] = levels;
         for (link, buf, retx) in [(&mut self.dl, dl_buf, dl_retx), (&mut self.ul, ul_buf, ul_retx)] {
             let i = link.slots.sample(now, buf, serving, retx - link.rlc_retx_seen);
             link.rlc_retx_seen = retx;

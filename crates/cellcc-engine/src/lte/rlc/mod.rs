@@ -110,6 +110,42 @@ pub struct HeldSdu {
     pub begun: bool,
 }
 
+/// What a cell reads of an entity every TTI for each UE with work (the MAC's buffer status, the
+/// `lte` table's sample, the timers), copied out so the cell can keep it beside its UE contexts
+/// (`lte/cell/rlc_view.rs` says why). It answers as the entity would until the entity changes:
+/// the one term that moves with time alone, AM's STATUS PDU behind t-StatusProhibit, is kept
+/// with the time from which it is due.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RlcLevels {
+    /// New data and retransmissions queued, headers estimated in ([`Rlc::buffered_bytes`]
+    /// without the STATUS PDU).
+    data_bytes: u32,
+    /// Whether new data or a retransmission waits.
+    has_data: bool,
+    /// AM: a STATUS report is triggered; from when it may be sent, and its size in bytes.
+    status: Option<(SimTime, u32)>,
+    /// [`Rlc::buffered_sdu_bytes`].
+    pub sdu_bytes: u64,
+    pub data_pdus_retransmitted: u64,
+    /// [`RlcCounters::buffer_changes`].
+    pub buffer_changes: u64,
+    /// [`Rlc::poll_timeout`].
+    pub timer: Option<SimTime>,
+}
+
+impl RlcLevels {
+    /// [`Rlc::buffered_bytes`] at `now`.
+    pub fn buffered_bytes(&self, now: SimTime) -> u32 {
+        let status = self.status.filter(|&(from, _)| from <= now).map_or(0, |(_, bytes)| bytes);
+        self.data_bytes + status
+    }
+
+    /// [`Rlc::has_data`] at `now`.
+    pub fn has_data(&self, now: SimTime) -> bool {
+        self.has_data || self.status.is_some_and(|(from, _)| from <= now)
+    }
+}
+
 /// One bearer's RLC entity at one end.
 // AM is a few times UM's size; not boxed: both entities of a bearer are one mode, they live in
 // the UE's boxed context, and a box would add a pointer chase to every RLC call of the TTI.
@@ -156,6 +192,24 @@ impl Rlc {
         match self {
             Rlc::Am(e) => e.buffered_bytes(now),
             _ => self.buffer_status(now).total_bytes(),
+        }
+    }
+
+    /// What a cell reads every TTI, as of `now` ([`RlcLevels`]; TM and UM hold no time-dependent
+    /// term, `now` only dates the head-of-line delay their totals leave out).
+    pub fn levels(&self, now: SimTime) -> RlcLevels {
+        let queued = |data_bytes: u32| RlcLevels {
+            data_bytes,
+            has_data: data_bytes > 0,
+            status: None,
+            sdu_bytes: self.buffered_sdu_bytes(),
+            data_pdus_retransmitted: self.counters().data_pdus_retransmitted,
+            buffer_changes: self.counters().buffer_changes(),
+            timer: self.poll_timeout(),
+        };
+        match self {
+            Rlc::Am(e) => e.levels(),
+            _ => queued(self.buffer_status(now).total_bytes()),
         }
     }
 

@@ -16,7 +16,7 @@ mod tx;
 use super::pdu::DataPdu;
 use super::sn::SnSpace;
 use super::um::saturate_u32;
-use super::{AmConfig, RlcCounters, RlcEvents, RlcPdu};
+use super::{AmConfig, RlcCounters, RlcEvents, RlcLevels, RlcPdu};
 use crate::lte::sap::{BufferStatus, RlcSdu, SduId, TxOpportunity};
 use crate::sim::{SimDuration, SimTime};
 
@@ -64,6 +64,20 @@ impl AmEntity {
         let headers = self.tx.buf.sdus() as u64 * u64::from(super::pdu::AMD_HEADER_BYTES);
         let status = if self.rx.status_due(now) { self.rx.status_estimate_bytes() } else { 0 };
         saturate_u32(self.tx.buf.bytes() + headers) + saturate_u32(self.tx.retx_queue_bytes()) + status
+    }
+
+    /// What a cell reads every TTI, as of now ([`RlcLevels`]).
+    pub fn levels(&self) -> RlcLevels {
+        let headers = self.tx.buf.sdus() as u64 * u64::from(super::pdu::AMD_HEADER_BYTES);
+        RlcLevels {
+            data_bytes: saturate_u32(self.tx.buf.bytes() + headers) + saturate_u32(self.tx.retx_queue_bytes()),
+            has_data: !self.tx.buf.is_empty() || self.tx.retx_queue_bytes() > 0,
+            status: self.rx.status_due_from().map(|from| (from, self.rx.status_estimate_bytes())),
+            sdu_bytes: self.buffered_sdu_bytes(),
+            data_pdus_retransmitted: self.counters.data_pdus_retransmitted,
+            buffer_changes: self.counters.buffer_changes(),
+            timer: self.poll_timeout(),
+        }
     }
 
     /// The retransmission queue's running totals agree with a walk of the window (tests).

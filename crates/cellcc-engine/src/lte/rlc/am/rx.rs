@@ -327,6 +327,12 @@ impl AmRx {
         self.status == StatusState::Triggered && self.status_prohibit_expiry.is_none_or(|t| t <= now)
     }
 
+    /// When a triggered STATUS report may be sent (t-StatusProhibit's expiry, or at once), if
+    /// one is triggered: [`Self::status_due`] at every time from it on, until the state changes.
+    pub(super) fn status_due_from(&self) -> Option<SimTime> {
+        (self.status == StatusState::Triggered).then(|| self.status_prohibit_expiry.unwrap_or(SimTime::ZERO))
+    }
+
     /// The size of the STATUS PDU that would be sent now, bytes.
     pub(super) fn status_estimate_bytes(&self) -> u32 {
         if let Some(bytes) = self.status_bytes.get() {

@@ -1,12 +1,16 @@
-//! The CQI reports of each UE's two links, in flight and in force, kept by the cell.
+//! The state of each UE's two links that the cell reads every TTI for every UE with work: the
+//! CQI reports in flight and in force, and what the demand found for the link's slot.
 //!
 //! Every TTI the cell asks each UE with work for the downlink report in force (its DCI's
 //! aggregation level and its downlink demand), for the uplink one (its uplink demand) and
-//! whether a downlink measurement is due. With the trackers inside the boxed UE contexts, each
-//! ask was a first load of a context several KB from the last: in the 1000-UE cell
-//! `perf annotate` put about a fifth of `gather_demand`'s samples on the tracker's first load
-//! (docs/performance.md, "The UEs' air state beside the contexts"). [`CqiTrackers`] keeps them
-//! in one array indexed by UE, so those passes walk it in UE order.
+//! whether a downlink measurement is due, and the demand writes the CQI and the band's capacity
+//! into the link's `lte` slot. With all of it inside the boxed UE contexts, each was a first
+//! load of a context several KB from the last: in the 1000-UE cell `perf annotate` put about a
+//! fifth of `gather_demand`'s samples on the tracker's first load, and with the trackers moved
+//! out the miss moved to the slot writes (docs/performance.md, "The UEs' air state beside the
+//! contexts"). [`LinkTtiStates`] keeps the trackers in one array indexed by UE, so those passes
+//! walk it in UE order, and holds the demand's slot writes for the TTI's sample, which loads the
+//! slot anyway.
 
 use crate::lte::phy::CqiReport;
 use crate::lte::sap::LinkDir;
@@ -69,17 +73,34 @@ impl CqiTracker {
     }
 }
 
-/// Per UE index, the CQI trackers of its downlink and uplink (reset when it leaves the cell:
-/// its reports were the old cell's measurements).
-pub(super) struct CqiTrackers(Vec<[CqiTracker; 2]>);
+/// What the demand found for a link in this TTI, for its `lte` slot: the CQI in force and the
+/// whole band's capacity at the demand's MCS.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DemandRecord {
+    pub cqi: Option<u8>,
+    /// The MCS and the RBs usable (those not reported out of range), if the link has an MCS.
+    pub band: Option<(u8, u32)>,
+}
 
-impl CqiTrackers {
+/// One link's per-TTI state.
+#[derive(Debug, Default)]
+pub(super) struct LinkTti {
+    pub cqi: CqiTracker,
+    /// This TTI's demand record, until the TTI's sample writes it into the slot.
+    pub record: Option<DemandRecord>,
+}
+
+/// Per UE index, the per-TTI state of its downlink and uplink (reset when it leaves the cell:
+/// its reports were the old cell's measurements).
+pub(super) struct LinkTtiStates(Vec<[LinkTti; 2]>);
+
+impl LinkTtiStates {
     pub(super) fn new(n_ues: usize) -> Self {
-        CqiTrackers((0..n_ues).map(|_| Default::default()).collect())
+        LinkTtiStates((0..n_ues).map(|_| Default::default()).collect())
     }
 
-    /// UE `i`'s tracker for `dir`.
-    pub(super) fn link(&mut self, i: usize, dir: LinkDir) -> &mut CqiTracker {
+    /// UE `i`'s link `dir`.
+    pub(super) fn link(&mut self, i: usize, dir: LinkDir) -> &mut LinkTti {
         let [dl, ul] = &mut self.0[i];
         match dir {
             LinkDir::Downlink => dl,
@@ -87,9 +108,15 @@ impl CqiTrackers {
         }
     }
 
-    /// UE `i`'s downlink tracker.
-    pub(super) fn dl(&mut self, i: usize) -> &mut CqiTracker {
-        self.link(i, LinkDir::Downlink)
+    /// UE `i`'s downlink CQI tracker.
+    pub(super) fn dl_cqi(&mut self, i: usize) -> &mut CqiTracker {
+        &mut self.link(i, LinkDir::Downlink).cqi
+    }
+
+    /// UE `i`'s demand records of this TTI (downlink, uplink), taken.
+    pub(super) fn take_records(&mut self, i: usize) -> [Option<DemandRecord>; 2] {
+        let [dl, ul] = &mut self.0[i];
+        [dl.record.take(), ul.record.take()]
     }
 
     /// UE `i` left the cell (or joins it): no reports.
