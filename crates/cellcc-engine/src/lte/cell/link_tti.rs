@@ -82,6 +82,25 @@ pub struct DemandRecord {
     pub band: Option<(u8, u32)>,
 }
 
+/// What a TTI's sample writes into a link's `lte` slot: the demand's record and the
+/// transmitting RLC entity's SDU bytes and retransmitted PDUs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct SlotWrite {
+    record: Option<DemandRecord>,
+    rlc: (u64, u64),
+}
+
+/// What the last sample of a UE wrote: in the same slot, the same values again change nothing
+/// (the slot keeps the last CQI, buffer and serving cell; an unchanged rate counts no capacity
+/// yet; no PDUs retransmitted since).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Sampled {
+    /// The slot's index before clamping to the last slot (equal indices, equal slots).
+    slot: u64,
+    serving: Option<u16>,
+    links: [SlotWrite; 2],
+}
+
 /// One link's per-TTI state.
 #[derive(Debug, Default)]
 pub(super) struct LinkTti {
@@ -92,16 +111,20 @@ pub(super) struct LinkTti {
 
 /// Per UE index, the per-TTI state of its downlink and uplink (reset when it leaves the cell:
 /// its reports were the old cell's measurements).
-pub(super) struct LinkTtiStates(Vec<[LinkTti; 2]>);
+pub(super) struct LinkTtiStates {
+    links: Vec<[LinkTti; 2]>,
+    /// Per UE, what its last sample wrote.
+    sampled: Vec<Option<Sampled>>,
+}
 
 impl LinkTtiStates {
     pub(super) fn new(n_ues: usize) -> Self {
-        LinkTtiStates((0..n_ues).map(|_| Default::default()).collect())
+        LinkTtiStates { links: (0..n_ues).map(|_| Default::default()).collect(), sampled: vec![None; n_ues] }
     }
 
     /// UE `i`'s link `dir`.
     pub(super) fn link(&mut self, i: usize, dir: LinkDir) -> &mut LinkTti {
-        let [dl, ul] = &mut self.0[i];
+        let [dl, ul] = &mut self.links[i];
         match dir {
             LinkDir::Downlink => dl,
             LinkDir::Uplink => ul,
@@ -113,14 +136,26 @@ impl LinkTtiStates {
         &mut self.link(i, LinkDir::Downlink).cqi
     }
 
-    /// UE `i`'s demand records of this TTI (downlink, uplink), taken.
-    pub(super) fn take_records(&mut self, i: usize) -> [Option<DemandRecord>; 2] {
-        let [dl, ul] = &mut self.0[i];
-        [dl.record.take(), ul.record.take()]
+    /// UE `i`'s demand records of this TTI (downlink, uplink), taken, for a sample in slot
+    /// `slot` (unclamped index) of the RLC `levels` (downlink, uplink: SDU bytes, retransmitted
+    /// PDUs) for `serving`; `None` when the UE's last sample wrote the same in the same slot.
+    pub(super) fn to_sample(
+        &mut self,
+        i: usize,
+        slot: u64,
+        levels: [(u64, u64); 2],
+        serving: Option<u16>,
+    ) -> Option<[Option<DemandRecord>; 2]> {
+        let [dl, ul] = &mut self.links[i];
+        let records = [dl.record.take(), ul.record.take()];
+        let links = [0, 1].map(|k| SlotWrite { record: records[k], rlc: levels[k] });
+        let now = Some(Sampled { slot, serving, links });
+        (std::mem::replace(&mut self.sampled[i], now) != now).then_some(records)
     }
 
     /// UE `i` left the cell (or joins it): no reports.
     pub(super) fn forget(&mut self, i: usize) {
-        self.0[i] = Default::default();
+        self.links[i] = Default::default();
+        self.sampled[i] = None;
     }
 }

@@ -106,6 +106,8 @@ pub struct Cell {
     on_air: Vec<tti::OnAir>,
     /// The end of the run: a TTI starting there would fall outside every time-series slot.
     end: SimTime,
+    /// The width of the `lte` table's slots.
+    slot_width: SimDuration,
     now: SimTime,
     /// Tests: every attached UE is visited (and measured on its occasions) in every TTI run,
     /// the reference the visits of the UEs with work only must reproduce.
@@ -169,7 +171,8 @@ impl Cell {
         let sinr = sinr_source(&spec, path, n_rbs, seed)?;
         let contexts = ue_contexts(&spec, node, seed, slot, end);
         let ues: Vec<(NodeId, String)> = spec.ues.iter().map(|u| (node(&u.node), u.node.clone())).collect();
-        Ok(Cell::assemble(&spec, node(&spec.enb), &ues, contexts.into_iter().map(Some).collect(), sinr, end, false))
+        let contexts = contexts.into_iter().map(Some).collect();
+        Ok(Cell::assemble(&spec, node(&spec.enb), &ues, contexts, sinr, (slot, end), false))
     }
 
     /// Cell `spec` of a network whose UEs are `ues` (node, name), by network index; `members`
@@ -191,7 +194,7 @@ impl Cell {
         for (&i, ctx) in members.iter().zip(ue_contexts(spec, node, seed, slot, end)) {
             contexts[i] = Some(ctx);
         }
-        let mut cell = Cell::assemble(spec, node(&spec.enb), ues, contexts, sinr, end, true);
+        let mut cell = Cell::assemble(spec, node(&spec.enb), ues, contexts, sinr, (slot, end), true);
         cell.index = index;
         cell
     }
@@ -202,7 +205,7 @@ impl Cell {
         ues: &[(NodeId, String)],
         contexts: Vec<Option<Box<UeContext>>>,
         sinr: Box<dyn SinrSource>,
-        end: SimTime,
+        (slot_width, end): (SimDuration, SimTime),
         network: bool,
     ) -> Cell {
         let n_rbs = spec.n_rbs();
@@ -239,6 +242,7 @@ impl Cell {
             index: 0,
             on_air: Vec::new(),
             end,
+            slot_width,
             now: SimTime::ZERO,
             #[cfg(test)]
             visit_all: false,

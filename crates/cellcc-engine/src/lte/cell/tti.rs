@@ -242,12 +242,14 @@ impl Cell {
         let serving = self.network.then_some(self.index);
         for &i in &list {
             let i = i as usize;
-            let records = self.link_tti.take_records(i);
             let rlc = self.rlc.get(i, &self.ues[i], now);
             let levels = [rlc.enb, rlc.ue].map(|l| (l.sdu_bytes, l.data_pdus_retransmitted));
-            let ue = &mut self.ues[i];
-            ue.record_demand(now, records);
-            ue.sample_levels(now, serving, levels);
+            let slot = now.as_ns() / self.slot_width.as_ns().max(1);
+            if let Some(records) = self.link_tti.to_sample(i, slot, levels, serving) {
+                let ue = &mut self.ues[i];
+                ue.record_demand(now, records);
+                ue.sample_levels(now, serving, levels);
+            }
         }
         // Every UE with work now: the listed ones and any a grant or retransmission reached.
         self.active.list(&mut list);
