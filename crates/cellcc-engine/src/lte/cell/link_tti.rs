@@ -1,5 +1,6 @@
 //! The state of each UE's two links that the cell reads every TTI for every UE with work: the
-//! CQI reports in flight and in force, and what the demand found for the link's slot.
+//! CQI reports in flight and in force, the outer loop's offset, and what the demand found for
+//! the link's slot.
 //!
 //! Every TTI the cell asks each UE with work for the downlink report in force (its DCI's
 //! aggregation level and its downlink demand), for the uplink one (its uplink demand) and
@@ -12,6 +13,7 @@
 //! walk it in UE order, and holds the demand's slot writes for the TTI's sample, which loads the
 //! slot anyway.
 
+use crate::lte::mac::link_adaptation::OuterLoop;
 use crate::lte::phy::CqiReport;
 use crate::lte::sap::LinkDir;
 use crate::sim::{SimDuration, SimTime};
@@ -107,6 +109,8 @@ pub(super) struct LinkTti {
     pub cqi: CqiTracker,
     /// This TTI's demand record, until the TTI's sample writes it into the slot.
     pub record: Option<DemandRecord>,
+    /// The outer loop's offset (moves only when the cell runs one).
+    pub olla: OuterLoop,
 }
 
 /// Per UE index, the per-TTI state of its downlink and uplink (reset when it leaves the cell:

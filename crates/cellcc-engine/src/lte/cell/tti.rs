@@ -10,7 +10,7 @@ use crate::lte::mac::harq::Feedback;
 use crate::lte::mac::link_adaptation::{DlMcsMap, UlMcsRule};
 use crate::lte::mac::pdcch::{aggregation_level, Pdcch, PdcchConfig};
 use crate::lte::mac::scheduler::rbg::rbg_size;
-use crate::lte::mac::scheduler::{NewTb, RbgMcs, Scheduler, UeDemand, SUBBAND_OUT_OF_RANGE};
+use crate::lte::mac::scheduler::{NewTb, Scheduler, UeDemand, SUBBAND_OUT_OF_RANGE};
 use crate::lte::mac::uplink::UplinkRequests;
 use crate::lte::mac::{
     subheader_bytes, MacPipeline, StatusPduPlacement, BSR_CE_BYTES, LENA_DL_RX_BEFORE_SUBFRAME_END_NS,
@@ -275,7 +275,7 @@ impl Cell {
                 slot.first_tx += 1;
                 slot.first_tx_nacks += u64::from(!decoded);
                 if let Some(cfg) = &olla {
-                    link.olla.first_transmission(cfg, decoded);
+                    self.link_tti.link(i, dir).olla.first_transmission(cfg, decoded);
                 }
             }
             match link.harq.on_feedback(harq, outcome) {
@@ -461,8 +461,6 @@ impl Cell {
                 LinkDir::Downlink => self.rlc.get(i, &self.ues[i], now).enb.buffered_bytes(now),
                 LinkDir::Uplink => macs.uplink.reported_bytes(UeIndex(i as u16)),
             };
-            let ue = &mut self.ues[i];
-            let link = ue.link(dir);
             let link_tti = self.link_tti.link(i, dir);
             let report = link_tti.cqi.current(now);
             // Sub-bands reported out of range get no data (worst_subband mode; none otherwise).
@@ -470,7 +468,7 @@ impl Cell {
             let cqi = report.map_or(CQI_BEFORE_FIRST_REPORT, |r| r.cqi);
             // A CQI's MCS, wideband or sub-band: none for CQI 0, out of range (the UE cannot be
             // served there, TS 36.213 Table 7.2.3-1); through the outer loop on the downlink.
-            let (la, dl_map, olla) = (&macs.la, &macs.dl_map, &link.olla);
+            let (la, dl_map, olla) = (&macs.la, &macs.dl_map, link_tti.olla);
             let mcs_of_cqi = |c: u8| match c {
                 0 => None,
                 c if dir == LinkDir::Downlink && la.olla.is_some() => Some(dl_map.mcs(c, olla.offset_db())),
@@ -482,7 +480,7 @@ impl Cell {
                     let band_mcs = match macs.ul_band_mcs[i] {
                         Some((v, m)) if v == sounding.version() => m,
                         _ => {
-                            let m = sounding.effective_mcs(RbMask::range(0, n_rbs), link.olla.gain_lin());
+                            let m = sounding.effective_mcs(RbMask::range(0, n_rbs), olla.gain_lin());
                             macs.ul_band_mcs[i] = Some((sounding.version(), m));
                             m
                         }
@@ -494,16 +492,6 @@ impl Cell {
             };
             // A sub-band report: each sub-band's MCS by the same rule, for PF and MT to rank RBG by
             // RBG (LENA's A30 use, pf-ff-mac-scheduler.cc `DoSchedDlTriggerReq`).
-            let rbg_mcs = match report {
-                Some(r) if dir == LinkDir::Downlink && !r.subbands.as_slice().is_empty() => {
-                    let mut per_rbg: RbgMcs = [SUBBAND_OUT_OF_RANGE; phy::MAX_SUBBANDS];
-                    for (m, &sb_cqi) in per_rbg.iter_mut().zip(r.subbands.as_slice()) {
-                        *m = mcs_of_cqi(sb_cqi).unwrap_or(SUBBAND_OUT_OF_RANGE);
-                    }
-                    Some(per_rbg)
-                }
-                _ => None,
-            };
             let usable_rbs = n_rbs - out_of_range.count();
             // The slot's CQI and capacity are written with the TTI's sample (`UeContext::sample`).
             link_tti.record = Some(DemandRecord { cqi: report.map(|r| r.cqi), band: mcs.map(|m| (m, usable_rbs)) });
@@ -518,8 +506,18 @@ impl Cell {
                 mcs: mcs.unwrap_or(0),
                 out_of_range,
                 has_free_harq: self.air.harq_free(i, dir),
-                rbg_mcs,
+                rbg_mcs: None,
             });
+            // A sub-band report: each sub-band's MCS by the same rule, for PF and MT to rank RBG by
+            // RBG (LENA's A30 use, pf-ff-mac-scheduler.cc `DoSchedDlTriggerReq`). Written into the
+            // entry in place: a wideband UE's entry is built without copying the array.
+            if let Some(r) = report.filter(|r| dir == LinkDir::Downlink && !r.subbands.as_slice().is_empty()) {
+                let per_rbg =
+                    demand.last_mut().expect("pushed above").rbg_mcs.insert([SUBBAND_OUT_OF_RANGE; phy::MAX_SUBBANDS]);
+                for (m, &sb_cqi) in per_rbg.iter_mut().zip(r.subbands.as_slice()) {
+                    *m = mcs_of_cqi(sb_cqi).unwrap_or(SUBBAND_OUT_OF_RANGE);
+                }
+            }
         }
     }
 
@@ -656,8 +654,9 @@ impl Cell {
         for g in grants.iter_mut() {
             let i = g.ue.index();
             let sounding = &self.macs.sounding[i];
+            let gain_lin = self.link_tti.link(i, LinkDir::Uplink).olla.gain_lin();
             let link = &mut self.ues[i].ul;
-            if let Some(mcs) = sounding.effective_mcs(g.rbs, link.olla.gain_lin()) {
+            if let Some(mcs) = sounding.effective_mcs(g.rbs, gain_lin) {
                 g.mcs = mcs;
                 g.tbs_bits = phy::tbs_bits(LinkDir::Uplink, mcs, g.rbs.count());
             }
@@ -774,7 +773,7 @@ impl Cell {
             }
             return;
         };
-        let offset_db = ue.link(dir).olla.offset_db();
+        let offset_db = self.link_tti.link(tb.ue.index(), dir).olla.offset_db();
         ue.link(dir).slots.at(now).olla_offset_db_sum += offset_db;
         let a = TbAssignment { ue: tb.ue, dir, rbs: tb.rbs, mcs: tb.mcs, tbs_bits: tb.tbs_bits, harq, retx: 0 };
         let payload = built.unwrap_or_else(|| fill_tb(ue, dir, tb.tbs_bits, now, status_pdu));

@@ -8,7 +8,6 @@ use super::stats::LinkSlots;
 use super::{CellOutput, TTI};
 use crate::lte::config::{CellConfig, UeConfig};
 use crate::lte::mac::harq::HarqEntity;
-use crate::lte::mac::link_adaptation::OuterLoop;
 use crate::lte::pdcp::PdcpTx;
 use crate::lte::phy::CqiReport;
 use crate::lte::rlc::{Rlc, RlcEvents, RlcPdu};
@@ -139,8 +138,6 @@ pub struct RadioLink {
     /// the MAC's [`crate::lte::phy::UplinkSounding`]).
     pub memo: SinrMemo,
     pub capacity: CapacityClock,
-    /// The outer loop's offset (moves only when the cell runs one).
-    pub olla: OuterLoop,
     pub rng: RngStream,
     pub slots: LinkSlots,
     /// The transmitting RLC entity's retransmission count at the last sample.
@@ -164,7 +161,6 @@ impl RadioLink {
             built: VecDeque::new(),
             memo: SinrMemo::default(),
             capacity: CapacityClock::default(),
-            olla: OuterLoop::default(),
             rng: RngStream::new(seed, &format!("{label}:{d}:phy")),
             slots: LinkSlots::new(slot, duration),
             rlc_retx_seen: 0,
@@ -182,9 +178,9 @@ impl RadioLink {
     }
 
     /// The UE left its cell (a handover command): HARQ processes, TBs and feedback in flight
-    /// and the outer loop are the old cell's and go (its CQI reports went with the old cell's
-    /// [`super::cqi::CqiTrackers`]); the SDUs, the link's random
-    /// stream and its counters stay with the UE. The payloads dropped here are the old cell's
+    /// are the old cell's and go (its CQI reports and outer loop went with the old cell's
+    /// [`super::link_tti::LinkTtiStates`]); the SDUs, the link's random stream and its
+    /// counters stay with the UE. The payloads dropped here are the old cell's
     /// business (the bearer's re-establishment decides what becomes of their SDUs).
     pub fn reset_for_handover(&mut self) {
         self.harq = HarqEntity::new(self.harq.max_retx());
@@ -192,7 +188,6 @@ impl RadioLink {
         self.feedback.clear();
         self.synchronous_retx.clear();
         self.memo = SinrMemo::default();
-        self.olla = OuterLoop::default();
         // The bearer's RLC entities are re-established (new ones, counters from zero).
         self.rlc_retx_seen = 0;
     }
