@@ -143,7 +143,7 @@ impl LinkTtiStates {
     /// UE `i`'s demand records of this TTI (downlink, uplink), taken, for a sample in slot
     /// `slot` (unclamped index) of the RLC `levels` (downlink, uplink: SDU bytes, retransmitted
     /// PDUs) for `serving`; `None` when the UE's last sample wrote the same in the same slot.
-    pub(super) fn to_sample(
+    pub(super) fn records_to_sample(
         &mut self,
         i: usize,
         slot: u64,

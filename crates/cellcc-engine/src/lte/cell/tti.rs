@@ -245,7 +245,7 @@ impl Cell {
             let rlc = self.rlc.get(i, &self.ues[i], now);
             let levels = [rlc.enb, rlc.ue].map(|l| (l.sdu_bytes, l.data_pdus_retransmitted));
             let slot = now.as_ns() / self.slot_width.as_ns().max(1);
-            if let Some(records) = self.link_tti.to_sample(i, slot, levels, serving) {
+            if let Some(records) = self.link_tti.records_to_sample(i, slot, levels, serving) {
                 let ue = &mut self.ues[i];
                 ue.record_demand(now, records);
                 ue.sample_levels(now, serving, levels);
