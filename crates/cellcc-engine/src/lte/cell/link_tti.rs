@@ -111,6 +111,25 @@ pub(super) struct LinkTti {
     pub record: Option<DemandRecord>,
     /// The outer loop's offset (moves only when the cell runs one).
     pub olla: OuterLoop,
+    /// The last wideband MCS looked up: for (CQI, the outer loop's offset's bits), the MCS.
+    mcs_lookup: Option<(u8, u64, Option<u8>)>,
+}
+
+impl LinkTti {
+    /// The MCS of wideband CQI `cqi` by `mcs_of_cqi` (a function of the CQI and this link's outer
+    /// loop offset only), looked up again only when either changed: the downlink's is a
+    /// bisection over the MCS ladder for every UE with work in every TTI, and both rarely move.
+    pub fn wideband_mcs(&mut self, cqi: u8, mcs_of_cqi: impl Fn(u8) -> Option<u8>) -> Option<u8> {
+        let offset_bits = self.olla.offset_db().to_bits();
+        match self.mcs_lookup {
+            Some((c, o, mcs)) if c == cqi && o == offset_bits => mcs,
+            _ => {
+                let mcs = mcs_of_cqi(cqi);
+                self.mcs_lookup = Some((cqi, offset_bits, mcs));
+                mcs
+            }
+        }
+    }
 }
 
 /// Per UE index, the per-TTI state of its downlink and uplink (reset when it leaves the cell:

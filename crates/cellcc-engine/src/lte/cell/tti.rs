@@ -488,7 +488,7 @@ impl Cell {
                     // No CQI 0 on the uplink: the eNB grants at its most robust MCS at worst.
                     Some(band_mcs.unwrap_or(0))
                 }
-                _ => mcs_of_cqi(cqi),
+                _ => link_tti.wideband_mcs(cqi, mcs_of_cqi),
             };
             // A sub-band report: each sub-band's MCS by the same rule, for PF and MT to rank RBG by
             // RBG (LENA's A30 use, pf-ff-mac-scheduler.cc `DoSchedDlTriggerReq`).
