@@ -9,9 +9,10 @@
 //! load of a context several KB from the last: in the 1000-UE cell `perf annotate` put about a
 //! fifth of `gather_demand`'s samples on the tracker's first load, and with the trackers moved
 //! out the miss moved to the slot writes (docs/performance.md, "The UEs' air state beside the
-//! contexts"). [`LinkTtiStates`] keeps the trackers in one array indexed by UE, so those passes
-//! walk it in UE order, and holds the demand's slot writes for the TTI's sample, which loads the
-//! slot anyway.
+//! contexts"). [`LinkTtiStates`] keeps the trackers and outer loops in one array indexed by UE,
+//! so those passes walk it in UE order; it holds the demand's slot writes for the TTI's sample,
+//! and what each UE's last sample wrote, so that a sample that would write the same again in
+//! the same slot (a backlogged UE the TTI did not serve) leaves the context alone.
 
 use crate::lte::mac::link_adaptation::OuterLoop;
 use crate::lte::phy::CqiReport;
@@ -133,7 +134,7 @@ impl LinkTti {
 }
 
 /// Per UE index, the per-TTI state of its downlink and uplink (reset when it leaves the cell:
-/// its reports were the old cell's measurements).
+/// its reports and outer loop were the old cell's).
 pub(super) struct LinkTtiStates {
     links: Vec<[LinkTti; 2]>,
     /// Per UE, what its last sample wrote.
@@ -176,7 +177,7 @@ impl LinkTtiStates {
         (std::mem::replace(&mut self.sampled[i], now) != now).then_some(records)
     }
 
-    /// UE `i` left the cell (or joins it): no reports.
+    /// UE `i` left the cell (or joins it): no reports, a fresh outer loop, nothing sampled.
     pub(super) fn forget(&mut self, i: usize) {
         self.links[i] = Default::default();
         self.sampled[i] = None;
