@@ -69,6 +69,15 @@ impl AirStates {
         self.0[i] = AirState::of(ue);
     }
 
+    /// Debug builds (every test): each attached UE's state is what its links hold, so a change
+    /// the cell made without [`Self::refresh`] fails the test that made it.
+    #[cfg(debug_assertions)]
+    pub(super) fn check(&self, ues: &UeSlots) {
+        for (i, ue) in ues.attached() {
+            assert_eq!(self.0[i], AirState::of(ue), "UE {i}'s air state was not refreshed");
+        }
+    }
+
     /// UE `i` left the cell: nothing of it is on this cell's air.
     pub(super) fn forget(&mut self, i: usize) {
         self.0[i] = AirState::default();

@@ -12,11 +12,13 @@
 //! opportunity, a received or lost PDU, a timer) and read again from the context only then.
 
 use super::ue::UeContext;
+#[cfg(debug_assertions)]
+use super::UeSlots;
 use crate::lte::rlc::RlcLevels;
 use crate::sim::SimTime;
 
 /// One UE's two entities as last read.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(super) struct RlcView {
     /// The eNB's entity (transmits downlink).
     pub enb: RlcLevels,
@@ -51,6 +53,16 @@ impl RlcViews {
     /// UE `i`'s entities may have changed.
     pub(super) fn touch(&mut self, i: usize) {
         self.stale[i] = true;
+    }
+
+    /// Debug builds (every test): each attached UE's view that is not stale is what its entities
+    /// hold at `now`, so a change the cell made without [`Self::touch`] fails the test that made it.
+    #[cfg(debug_assertions)]
+    pub(super) fn check(&self, ues: &UeSlots, now: SimTime) {
+        for (i, ue) in ues.attached().filter(|&(i, _)| !self.stale[i]) {
+            let fresh = RlcView { enb: ue.enb_rlc.levels(now), ue: ue.ue_rlc.levels(now) };
+            assert_eq!(self.views[i], fresh, "UE {i}'s RLC view was not marked stale");
+        }
     }
 
     /// UE `i`'s view at `now`, read again from `ue` if its entities changed.

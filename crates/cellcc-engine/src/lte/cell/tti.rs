@@ -257,6 +257,11 @@ impl Cell {
             self.track(i as usize);
         }
         self.list = list;
+        #[cfg(debug_assertions)]
+        {
+            self.air.check(&self.ues);
+            self.rlc.check(&self.ues, now);
+        }
     }
 
     /// HARQ feedback due now: free the process, queue a retransmission, or give up on the TB
