@@ -46,9 +46,9 @@ impl RateSchedule {
 /// How the channel takes packets off its queue.
 pub enum Server {
     /// Serialise each packet at a constant rate (ns-3 `PointToPointNetDevice`).
-    /// `free_at`: when the transmitter finishes what it has accepted;
-    /// `starts`: transmission start of each packet still in `queue`.
-    Rate { rate: RateSchedule, free_at: SimTime, starts: VecDeque<SimTime> },
+    /// `free_at`: when the transmitter finishes what it has accepted (each packet still in
+    /// `queue` holds its transmission start).
+    Rate { rate: RateSchedule, free_at: SimTime },
     /// Deliver up to one MTU of bytes at each trace opportunity (Mahimahi).
     /// `same_instant`: the latest arrival time and how many packets (at the queue's tail)
     /// arrived then; an opportunity at that very time does not serve them (link_queue.cc).
@@ -161,17 +161,20 @@ impl Channel {
     pub fn enqueue(&mut self, now: SimTime, id: PacketId, ip_bytes: u32) -> Enqueued {
         let bytes = ip_bytes + self.overhead_bytes;
         self.rationalize(now);
-        if let Err(id) = self.queue.enqueue(id, bytes) {
+        // A rate server starts it once the transmitter is free; a trace server ignores starts.
+        let start = match &self.server {
+            Server::Rate { free_at, .. } => now.max(*free_at),
+            Server::Trace { .. } => now,
+        };
+        if let Err(id) = self.queue.enqueue_starting(id, bytes, start) {
             self.stats.queue_drops += 1;
             self.stats.slot_drops += 1;
             return Enqueued::Dropped(id);
         }
         self.stats.slot_max_bytes = self.stats.slot_max_bytes.max(self.queue.len_bytes());
         match &mut self.server {
-            Server::Rate { rate, free_at, starts } => {
-                let start = now.max(*free_at);
+            Server::Rate { rate, free_at } => {
                 *free_at = start + self.tx_time.get(bytes as u64, rate.at(start));
-                starts.push_back(start);
                 Enqueued::Departs(*free_at)
             }
             Server::Trace { schedule, next_k, state, same_instant, .. } => {
@@ -197,9 +200,8 @@ impl Channel {
 
     /// Rate server: packets whose transmission has started by `now` leave the queue.
     pub fn rationalize(&mut self, now: SimTime) {
-        if let Server::Rate { starts, .. } = &mut self.server {
-            while starts.front().is_some_and(|&s| s <= now) {
-                starts.pop_front();
+        if let Server::Rate { .. } = self.server {
+            while self.queue.front_start().is_some_and(|s| s <= now) {
                 self.queue.dequeue();
             }
         }
@@ -304,11 +306,7 @@ mod tests {
 
     #[test]
     fn rate_server_serialises_back_to_back_and_catches_up_lazily() {
-        let mut c = channel(Server::Rate {
-            rate: RateSchedule::constant(12_000_000),
-            free_at: SimTime::ZERO,
-            starts: VecDeque::new(),
-        });
+        let mut c = channel(Server::Rate { rate: RateSchedule::constant(12_000_000), free_at: SimTime::ZERO });
         // 1500 B at 12 Mbit/s = 1 ms each.
         assert_eq!(c.enqueue(SimTime::ZERO, PacketId(1), 1500), Enqueued::Departs(SimTime(1_000_000)));
         assert_eq!(c.enqueue(SimTime::ZERO, PacketId(2), 1500), Enqueued::Departs(SimTime(2_000_000)));
@@ -322,7 +320,7 @@ mod tests {
     #[test]
     fn a_rate_step_applies_to_packets_starting_after_it() {
         let rate = RateSchedule::steps(12_000_000, [(SimTime(1_500_000), 6_000_000)]);
-        let mut c = channel(Server::Rate { rate, free_at: SimTime::ZERO, starts: VecDeque::new() });
+        let mut c = channel(Server::Rate { rate, free_at: SimTime::ZERO });
         assert_eq!(c.enqueue(SimTime::ZERO, PacketId(1), 1500), Enqueued::Departs(SimTime(1_000_000)));
         // Starts at 1 ms, before the step: still 1 ms long.
         assert_eq!(c.enqueue(SimTime::ZERO, PacketId(2), 1500), Enqueued::Departs(SimTime(2_000_000)));
@@ -332,11 +330,7 @@ mod tests {
 
     #[test]
     fn an_encapsulating_link_serialises_the_outer_packet() {
-        let mut c = channel(Server::Rate {
-            rate: RateSchedule::constant(12_000_000),
-            free_at: SimTime::ZERO,
-            starts: VecDeque::new(),
-        });
+        let mut c = channel(Server::Rate { rate: RateSchedule::constant(12_000_000), free_at: SimTime::ZERO });
         c.overhead_bytes = 36;
         // (1464 + 36) B at 12 Mbit/s = 1 ms.
         assert_eq!(c.enqueue(SimTime::ZERO, PacketId(1), 1464), Enqueued::Departs(SimTime(1_000_000)));
@@ -345,11 +339,7 @@ mod tests {
 
     #[test]
     fn a_full_rate_queue_drops_arrivals() {
-        let mut c = channel(Server::Rate {
-            rate: RateSchedule::constant(12_000_000),
-            free_at: SimTime::ZERO,
-            starts: VecDeque::new(),
-        });
+        let mut c = channel(Server::Rate { rate: RateSchedule::constant(12_000_000), free_at: SimTime::ZERO });
         c.queue = DropTail::new(Limit::Packets(1));
         c.enqueue(SimTime::ZERO, PacketId(1), 1500);
         c.enqueue(SimTime::ZERO, PacketId(2), 1500);

@@ -15,6 +15,7 @@ pub struct PacketSlab {
 }
 
 impl PacketSlab {
+    #[inline]
     pub fn insert(&mut self, p: Packet) -> PacketId {
         self.live_bytes += p.ip_bytes as u64;
         match self.free.pop() {

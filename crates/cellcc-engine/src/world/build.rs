@@ -146,11 +146,7 @@ fn channel(
         (None, Some(mbps)) => {
             let bps = |m: f64| (m * 1e6).round().max(1.0) as u64;
             let steps = d.rate_changes.iter().flatten().map(|c| (SimTime::from_secs_f64(c.at_s), bps(c.rate_mbps)));
-            Server::Rate {
-                rate: RateSchedule::steps(bps(mbps), steps),
-                free_at: SimTime::ZERO,
-                starts: Default::default(),
-            }
+            Server::Rate { rate: RateSchedule::steps(bps(mbps), steps), free_at: SimTime::ZERO }
         }
         (None, None) => unreachable!("validate() requires rate_mbps or trace"),
     };

@@ -6,7 +6,8 @@ use crate::app::App;
 use crate::cc::CaState;
 use crate::measure::flow_monitor::FlowStats;
 use crate::measure::timeseries::{FlowSlot, Slots};
-use crate::packet::{FlowDir, Packet, Payload};
+use crate::packet::tcp::TCP_HEADER_BYTES;
+use crate::packet::{FlowDir, Packet, Payload, TcpSegment};
 use crate::sim::{FlowId, NodeId, SimTime};
 use crate::tcp::{TcpReceiver, TcpSender};
 
@@ -237,12 +238,14 @@ impl World {
             // RFC 3168 §6.1.4: data segments are ECN-capable, pure ACKs are not.
             let ect = dir == FlowDir::Forward && seg.len > 0 && t.sender.ecn();
             let id = self.new_datagram_id();
-            let pkt = Packet { ect, ..Packet::datagram(f, dir, from, to, Payload::Tcp(seg), id, now) };
+            // The datagram without its segment, which `send_segment` puts in place.
+            let empty = Packet::datagram(f, dir, from, to, Payload::Tcp(TcpSegment::default()), id, now);
+            let ip_bytes = empty.ip_bytes - TCP_HEADER_BYTES + seg.header_bytes() + seg.len;
             if dir == FlowDir::Forward {
-                self.flows[f.index()].stats.on_tx(now, pkt.ip_bytes);
+                self.flows[f.index()].stats.on_tx(now, ip_bytes);
                 self.flow_slots[f.index()].at(now).retransmits += retransmitted;
             }
-            self.send_from(from, pkt);
+            self.send_segment(from, Packet { ect, ip_bytes, ..empty }, seg);
         }
         self.after_endpoint_activity(f, end);
     }

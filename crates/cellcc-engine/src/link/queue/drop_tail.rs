@@ -2,6 +2,7 @@
 
 use super::QueueDiscipline;
 use crate::packet::PacketId;
+use crate::sim::SimTime;
 use std::collections::VecDeque;
 
 /// The queue's capacity.
@@ -11,9 +12,18 @@ pub enum Limit {
     Bytes(u64),
 }
 
+/// A queued packet: its id, its size, and when a rate server starts sending it (kept beside the
+/// packet so the channel needs no second queue of start times).
+#[derive(Clone, Copy, Debug)]
+struct Queued {
+    id: PacketId,
+    bytes: u32,
+    start: SimTime,
+}
+
 pub struct DropTail {
     limit: Limit,
-    items: VecDeque<(PacketId, u32)>,
+    items: VecDeque<Queued>,
     bytes: u64,
 }
 
@@ -28,26 +38,36 @@ impl DropTail {
             Limit::Bytes(b) => self.bytes + bytes as u64 <= b,
         }
     }
-}
 
-impl QueueDiscipline for DropTail {
-    fn enqueue(&mut self, id: PacketId, bytes: u32) -> Result<(), PacketId> {
+    /// `enqueue` for a packet a rate server starts sending at `start`.
+    pub fn enqueue_starting(&mut self, id: PacketId, bytes: u32, start: SimTime) -> Result<(), PacketId> {
         if !self.has_room(bytes) {
             return Err(id);
         }
-        self.items.push_back((id, bytes));
+        self.items.push_back(Queued { id, bytes, start });
         self.bytes += bytes as u64;
         Ok(())
     }
 
+    /// When the head packet starts being sent (as given to `enqueue_starting`).
+    pub fn front_start(&self) -> Option<SimTime> {
+        self.items.front().map(|q| q.start)
+    }
+}
+
+impl QueueDiscipline for DropTail {
+    fn enqueue(&mut self, id: PacketId, bytes: u32) -> Result<(), PacketId> {
+        self.enqueue_starting(id, bytes, SimTime::ZERO)
+    }
+
     fn dequeue(&mut self) -> Option<(PacketId, u32)> {
-        let (id, b) = self.items.pop_front()?;
-        self.bytes -= b as u64;
-        Some((id, b))
+        let q = self.items.pop_front()?;
+        self.bytes -= q.bytes as u64;
+        Some((q.id, q.bytes))
     }
 
     fn front(&self) -> Option<(PacketId, u32)> {
-        self.items.front().copied()
+        self.items.front().map(|q| (q.id, q.bytes))
     }
 
     fn len_packets(&self) -> usize {
