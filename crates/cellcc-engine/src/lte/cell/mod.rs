@@ -270,7 +270,7 @@ impl Cell {
         self.now = now;
         let (ue, dir) =
             if from == self.enb { (self.ue_of(next), LinkDir::Downlink) } else { (self.ue_of(from), LinkDir::Uplink) };
-        self.rlc.touch(ue.index());
+        self.rlc.touch_transmitting(ue.index(), dir);
         match self.ues[ue.index()].admit(now, dir, id, ip_bytes) {
             Ok(()) => {
                 // Data is buffered: the next TTI has work (admission starts no RLC timer).

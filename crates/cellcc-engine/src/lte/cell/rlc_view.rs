@@ -15,6 +15,7 @@ use super::ue::UeContext;
 #[cfg(debug_assertions)]
 use super::UeSlots;
 use crate::lte::rlc::RlcLevels;
+use crate::lte::sap::LinkDir;
 use crate::sim::SimTime;
 
 /// One UE's two entities as last read.
@@ -38,39 +39,70 @@ impl RlcView {
     }
 }
 
-/// Per UE index, its [`RlcView`], and whether the entities changed since it was read.
+/// Per UE index, its [`RlcView`], and whether each entity changed since it was read.
 pub(super) struct RlcViews {
     views: Vec<RlcView>,
-    stale: Vec<bool>,
+    /// Per UE, `[eNB's entity, UE's entity]` changed since read. Kept per entity: a network's
+    /// busy UE has both entities handed something every TTI, and the passes between read one
+    /// entity each (the uplink's BSR the UE's, the downlink demand the eNB's).
+    stale: Vec<[bool; 2]>,
+}
+
+/// Index in [`RlcViews::stale`] of the entity transmitting `dir`.
+fn transmitting(dir: LinkDir) -> usize {
+    match dir {
+        LinkDir::Downlink => 0,
+        LinkDir::Uplink => 1,
+    }
 }
 
 impl RlcViews {
     /// Every view stale: read at first use.
     pub(super) fn new(n_ues: usize) -> Self {
-        RlcViews { views: vec![RlcView::default(); n_ues], stale: vec![true; n_ues] }
+        RlcViews { views: vec![RlcView::default(); n_ues], stale: vec![[true; 2]; n_ues] }
     }
 
     /// UE `i`'s entities may have changed.
     pub(super) fn touch(&mut self, i: usize) {
-        self.stale[i] = true;
+        self.stale[i] = [true; 2];
+    }
+
+    /// The entity of UE `i` transmitting `dir` may have changed; the other did not.
+    pub(super) fn touch_transmitting(&mut self, i: usize, dir: LinkDir) {
+        self.stale[i][transmitting(dir)] = true;
     }
 
     /// Debug builds (every test): each attached UE's view that is not stale is what its entities
     /// hold at `now`, so a change the cell made without [`Self::touch`] fails the test that made it.
     #[cfg(debug_assertions)]
     pub(super) fn check(&self, ues: &UeSlots, now: SimTime) {
-        for (i, ue) in ues.attached().filter(|&(i, _)| !self.stale[i]) {
-            let fresh = RlcView { enb: ue.enb_rlc.levels(now), ue: ue.ue_rlc.levels(now) };
-            assert_eq!(self.views[i], fresh, "UE {i}'s RLC view was not marked stale");
+        for (i, ue) in ues.attached() {
+            let [enb_stale, ue_stale] = self.stale[i];
+            let view = &self.views[i];
+            assert!(enb_stale || view.enb == ue.enb_rlc.levels(now), "UE {i}'s eNB RLC view was not marked stale");
+            assert!(ue_stale || view.ue == ue.ue_rlc.levels(now), "UE {i}'s UE RLC view was not marked stale");
         }
     }
 
-    /// UE `i`'s view at `now`, read again from `ue` if its entities changed.
+    /// UE `i`'s view at `now`, each entity read again from `ue` if it changed.
     pub(super) fn get(&mut self, i: usize, ue: &UeContext, now: SimTime) -> &RlcView {
-        if self.stale[i] {
-            self.views[i] = RlcView { enb: ue.enb_rlc.levels(now), ue: ue.ue_rlc.levels(now) };
-            self.stale[i] = false;
-        }
+        self.levels(i, ue, now, LinkDir::Downlink);
+        self.levels(i, ue, now, LinkDir::Uplink);
         &self.views[i]
+    }
+
+    /// UE `i`'s entity transmitting `dir` at `now`, read again from `ue` if it changed.
+    pub(super) fn levels(&mut self, i: usize, ue: &UeContext, now: SimTime, dir: LinkDir) -> &RlcLevels {
+        let stale = &mut self.stale[i][transmitting(dir)];
+        let view = &mut self.views[i];
+        let (levels, rlc) = match dir {
+            LinkDir::Downlink => (&mut view.enb, &ue.enb_rlc),
+            LinkDir::Uplink => (&mut view.ue, &ue.ue_rlc),
+        };
+        if *stale {
+            *levels = rlc.levels(now);
+            *stale = false;
+        }
+        levels
     }
 }

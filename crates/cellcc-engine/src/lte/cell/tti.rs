@@ -463,7 +463,7 @@ impl Cell {
         for &i in list {
             let i = i as usize;
             let buffered = match dir {
-                LinkDir::Downlink => self.rlc.get(i, &self.ues[i], now).enb.buffered_bytes(now),
+                LinkDir::Downlink => self.rlc.levels(i, &self.ues[i], now, LinkDir::Downlink).buffered_bytes(now),
                 LinkDir::Uplink => macs.uplink.reported_bytes(UeIndex(i as u16)),
             };
             let link_tti = self.link_tti.link(i, dir);
@@ -568,7 +568,7 @@ impl Cell {
     /// builds them on the grant (`mac.pipeline = "lena"`) takes from its RLC now.
     fn uplink(&mut self, list: &[u32], now: SimTime, out: &mut CellOutput) {
         for &i in list {
-            let ue_rlc = self.rlc.get(i as usize, &self.ues[i as usize], now).ue;
+            let ue_rlc = *self.rlc.levels(i as usize, &self.ues[i as usize], now, LinkDir::Uplink);
             self.macs.uplink.ue_rlc_changes(UeIndex(i as u16), ue_rlc.buffer_changes);
             self.macs.uplink.ue_buffer(now, UeIndex(i as u16), ue_rlc.buffered_bytes(now));
         }
@@ -599,7 +599,7 @@ impl Cell {
         if self.macs.mac.pipeline == MacPipeline::Lena {
             let status_pdu = self.macs.mac.status_pdu;
             for tb in &new_tbs {
-                self.rlc.touch(tb.ue.index());
+                self.rlc.touch_transmitting(tb.ue.index(), LinkDir::Uplink);
                 let ue = &mut self.ues[tb.ue.index()];
                 let pdu = fill_tb(ue, LinkDir::Uplink, tb.tbs_bits, now, status_pdu);
                 ue.ul.built.push_back(pdu);
@@ -760,7 +760,7 @@ impl Cell {
         let skip_empty = uplink && self.macs.uplink.skips_empty_grants();
         let prebuilt = uplink && self.macs.mac.pipeline == MacPipeline::Lena;
         // The transmitting entity fills the TB (or, under LENA's pipeline, the receiver loses it).
-        self.rlc.touch(tb.ue.index());
+        self.rlc.touch_transmitting(tb.ue.index(), dir);
         let ue = &mut self.ues[tb.ue.index()];
         let built = prebuilt.then(|| ue.ul.built.pop_front().unwrap_or_default());
         let empty = || match &built {
@@ -775,6 +775,7 @@ impl Cell {
             // on it is lost to the receiver (AM retransmits its PDUs).
             if let Some(pdu) = built.filter(|p| !p.is_empty()) {
                 ue.lose_tb(now, dir, pdu, out);
+                self.rlc.touch(tb.ue.index());
             }
             return;
         };
