@@ -80,6 +80,25 @@ struct TtiTx {
     ul: Vec<UlTx>,
 }
 
+/// The uplink interference at every cell's receiver in one TTI: per cell and RB, the PUSCHs of
+/// the other cells' UEs. Every UE a cell measures in that TTI (its SRS, its PUSCH) sees the same
+/// sum, so it is summed once per TTI (in the order of the TTI's PUSCHs, as a single row sums it)
+/// instead of once per row, each of which read every interfering UE's gain afresh.
+#[derive(Default)]
+struct UlInterference {
+    /// The TTI it holds, if summed.
+    tti: Option<u64>,
+    /// Cell-major: cell c's RBs at `c * n_rb..(c + 1) * n_rb`, mW.
+    rb_mw: Vec<f64>,
+    /// Per UE of the network, the cell its PUSCH of that TTI went to ([`SEVERAL_CELLS`] if more
+    /// than one; `None` if it sent none). Its own PUSCH is no interference to a UE's row: a row
+    /// at another cell than that is summed alone.
+    pusch_cell: Vec<Option<(u64, usize)>>,
+}
+
+/// [`UlInterference::pusch_cell`] of a UE with PUSCHs to more than one cell in a TTI.
+const SEVERAL_CELLS: usize = usize::MAX;
+
 /// One UE's links.
 struct NetUe {
     mobility: Mobility,
@@ -140,6 +159,8 @@ pub struct NetworkChannel {
     ue_keys: Vec<String>,
     seed: u64,
     history: Vec<TtiTx>,
+    /// The uplink interference at every cell's receiver in the last recorded TTI.
+    ul_interference: UlInterference,
     /// Scratch: per-RB signal and interference, mW.
     signal: Vec<f64>,
     interference: Vec<f64>,
@@ -174,7 +195,8 @@ impl NetworkChannel {
         let site_list: Vec<Site> =
             sites.iter().map(|s| Site::new(s.xy_m, s.height_m, s.tx_power_dbm, s.antenna)).collect();
         let ue_keys: Vec<String> = ues.iter().map(|(_, key)| key.clone()).collect();
-        let ues = ues.iter().map(|(p, key)| new_ue(spec, sites, n_cells, p, seed, key)).collect();
+        let ues: Vec<NetUe> = ues.iter().map(|(p, key)| new_ue(spec, sites, n_cells, p, seed, key)).collect();
+        let n_ues = ues.len();
         NetworkChannel {
             n_cells,
             loads: sites.iter().map(|s| s.load.unwrap_or_default()).collect(),
@@ -196,6 +218,11 @@ impl NetworkChannel {
             ue_keys,
             seed,
             history: vec![TtiTx::default(); HISTORY_TTIS],
+            ul_interference: UlInterference {
+                tti: None,
+                rb_mw: vec![0.0; n_cells * n_rb],
+                pusch_cell: vec![None; n_ues],
+            },
             signal: vec![0.0; n_rb],
             interference: vec![0.0; n_rb],
         }
@@ -213,6 +240,9 @@ impl NetworkChannel {
         slot.dl.extend_from_slice(dl);
         slot.ul.clear();
         slot.ul.extend_from_slice(ul);
+        if self.ul_interference.tti == Some(tti) {
+            self.ul_interference.tti = None;
+        }
     }
 
     /// UE `ue`'s layer 1 RSRP of `cell` at `now`, dBm: the power of one resource element of the
@@ -400,11 +430,52 @@ impl NetworkChannel {
         for (k, s) in self.signal.iter_mut().enumerate() {
             *s = signal_rb * g.map_or(1.0, |g| g[k]);
         }
-        self.interference.fill(0.0);
         let slot = (tti % HISTORY_TTIS as u64) as usize;
         if self.history[slot].tti != Some(tti) {
+            self.interference.fill(0.0);
             return;
         }
+        if self.ul_interference.tti != Some(tti) {
+            self.sum_ul_interference(tti, now);
+        }
+        let n = self.n_rb;
+        match self.ul_interference.pusch_cell[ue] {
+            Some((t, c)) if t == tti && c != cell => self.ul_interference_without(ue, cell, tti, now),
+            _ => self.interference.copy_from_slice(&self.ul_interference.rb_mw[cell * n..(cell + 1) * n]),
+        }
+    }
+
+    /// [`UlInterference`] of TTI `tti` (at `now`, in it), which ran.
+    fn sum_ul_interference(&mut self, tti: u64, now: SimTime) {
+        let (n, slot) = (self.n_rb, (tti % HISTORY_TTIS as u64) as usize);
+        self.ul_interference.rb_mw.fill(0.0);
+        for i in 0..self.history[slot].ul.len() {
+            let tx = self.history[slot].ul[i];
+            self.large_scale(tx.ue, now);
+            let pusch_cell = &mut self.ul_interference.pusch_cell[tx.ue];
+            *pusch_cell = match *pusch_cell {
+                Some((t, c)) if t == tti && c != tx.cell => Some((tti, SEVERAL_CELLS)),
+                _ => Some((tti, tx.cell)),
+            };
+            let gains = &self.ues[tx.ue].ul_gain;
+            for (c, (rb_mw, gain)) in self.ul_interference.rb_mw.chunks_exact_mut(n).zip(gains).enumerate() {
+                if c == tx.cell {
+                    continue;
+                }
+                let i_rb = tx.rb_mw * gain;
+                for run in tx.rbs.runs() {
+                    rb_mw[run].iter_mut().for_each(|x| *x += i_rb);
+                }
+            }
+        }
+        self.ul_interference.tti = Some(tti);
+    }
+
+    /// `interference` of UE `ue`'s uplink at `cell` in TTI `tti` (which ran) without its own
+    /// PUSCHs of that TTI at other cells.
+    fn ul_interference_without(&mut self, ue: usize, cell: usize, tti: u64, now: SimTime) {
+        self.interference.fill(0.0);
+        let slot = (tti % HISTORY_TTIS as u64) as usize;
         for i in 0..self.history[slot].ul.len() {
             let tx = self.history[slot].ul[i];
             if tx.cell == cell || tx.ue == ue {
