@@ -37,7 +37,7 @@ use crate::lte::sinr::{PuschGrant, SinrSource};
 use crate::radio::fading::{FadingProcess, RbSteering, TapProfile, FADING_STEP_NS};
 use crate::radio::ici::{doppler_spread_kept_share, with_ici};
 use crate::radio::interference::{
-    two_carrier_gains, InterfererLoad, RbPicker, Site, MAX_FADED_INTERFERERS, MIN_FADED_SHARE,
+    InterfererLoad, LinkScratch, RbPicker, Site, TwoCarrierLinks, MAX_FADED_INTERFERERS, MIN_FADED_SHARE,
 };
 use crate::radio::link_loss::PreparedLoss;
 use crate::radio::mobility::Mobility;
@@ -113,9 +113,9 @@ struct NetUe {
     past_xy_m: Vec<[f64; 2]>,
     /// Every link's shadowing (dB) per kept step (empty without shadowing).
     past_shadow_db: Vec<f64>,
-    /// Per site at the DL carrier, per cell at the UL carrier.
-    dl_losses: Vec<PreparedLoss>,
-    ul_losses: Vec<PreparedLoss>,
+    /// Its links (per site at the DL carrier, per cell at the UL carrier): an index into
+    /// [`NetworkChannel::links`].
+    links: usize,
     large_at_step: Option<u64>,
     /// Per site, the whole-band DL power received at full load, mW.
     site_mw: Vec<f64>,
@@ -155,6 +155,9 @@ pub struct NetworkChannel {
     kept: [f64; 2],
     steering: Option<RbSteering>,
     ues: Vec<NetUe>,
+    /// The UEs' links, one shared by all UEs whose links are alike.
+    links: Vec<TwoCarrierLinks>,
+    link_scratch: LinkScratch,
     /// Stream keys of each UE's links (`{label}:ue:{node}`).
     ue_keys: Vec<String>,
     seed: u64,
@@ -195,7 +198,21 @@ impl NetworkChannel {
         let site_list: Vec<Site> =
             sites.iter().map(|s| Site::new(s.xy_m, s.height_m, s.tx_power_dbm, s.antenna)).collect();
         let ue_keys: Vec<String> = ues.iter().map(|(_, key)| key.clone()).collect();
-        let ues: Vec<NetUe> = ues.iter().map(|(p, key)| new_ue(spec, sites, n_cells, p, seed, key)).collect();
+        let mut links = Vec::new();
+        let ues: Vec<NetUe> = ues
+            .iter()
+            .map(|(p, key)| {
+                let (ue, own) = new_ue(spec, sites, &site_list, n_cells, p, seed, key);
+                let shared = own.shareable().then(|| links.iter().position(|l| *l == own)).flatten();
+                NetUe {
+                    links: shared.unwrap_or_else(|| {
+                        links.push(own);
+                        links.len() - 1
+                    }),
+                    ..ue
+                }
+            })
+            .collect();
         let n_ues = ues.len();
         NetworkChannel {
             n_cells,
@@ -215,6 +232,8 @@ impl NetworkChannel {
             k_factor_db: spec.fading.k_factor_db,
             kept: [kept(dl_doppler_hz), kept(ul_doppler_hz)],
             ues,
+            links,
+            link_scratch: LinkScratch::default(),
             ue_keys,
             seed,
             history: vec![TtiTx::default(); HISTORY_TTIS],
@@ -276,12 +295,11 @@ impl NetworkChannel {
         let row = u.track_row(step);
         let n = u.shadowing.len();
         let shadow = &u.past_shadow_db[row * n..(row + 1) * n];
-        two_carrier_gains(
+        self.links[u.links].gains(
             &self.sites,
-            &u.dl_losses,
-            &u.ul_losses,
             |j| shadow.get(j).copied().unwrap_or(0.0),
             u.past_xy_m[row],
+            &mut self.link_scratch,
             &mut u.site_mw,
             &mut u.ul_gain,
         );
@@ -572,7 +590,16 @@ fn dir_index(dir: LinkDir) -> usize {
     }
 }
 
-fn new_ue(spec: &ChannelSpec, sites: &[SiteSetup], n_cells: usize, p: &UePlacement, seed: u64, key: &str) -> NetUe {
+/// UE `key` placed at `p`, and its links (its `links` index is left to the caller).
+fn new_ue(
+    spec: &ChannelSpec,
+    sites: &[SiteSetup],
+    site_list: &[Site],
+    n_cells: usize,
+    p: &UePlacement,
+    seed: u64,
+    key: &str,
+) -> (NetUe, TwoCarrierLinks) {
     let stream = |what: &str| RngStream::new(seed, &format!("{key}:{what}"));
     let shadowing = match &spec.shadowing {
         None => Vec::new(),
@@ -593,14 +620,15 @@ fn new_ue(spec: &ChannelSpec, sites: &[SiteSetup], n_cells: usize, p: &UePlaceme
     for (d, s) in past_shadow_db.iter_mut().zip(&shadowing) {
         *d = s.value_db();
     }
-    NetUe {
+    let dl_losses: Vec<PreparedLoss> = (0..sites.len()).map(|j| loss(j, spec.dl_carrier_mhz)).collect();
+    let ul_losses: Vec<PreparedLoss> = (0..n_cells).map(|j| loss(j, spec.ul_carrier_mhz)).collect();
+    let ue = NetUe {
         mobility,
         shadowing,
         track_step: 0,
         past_xy_m,
         past_shadow_db,
-        dl_losses: (0..sites.len()).map(|j| loss(j, spec.dl_carrier_mhz)).collect(),
-        ul_losses: (0..n_cells).map(|j| loss(j, spec.ul_carrier_mhz)).collect(),
+        links: 0,
         large_at_step: None,
         site_mw: vec![0.0; sites.len()],
         ul_gain: vec![0.0; n_cells],
@@ -611,7 +639,8 @@ fn new_ue(spec: &ChannelSpec, sites: &[SiteSetup], n_cells: usize, p: &UePlaceme
         rows: [Vec::new(), Vec::new()],
         rows_for: [None, None],
         control_sinr: None,
-    }
+    };
+    (ue, TwoCarrierLinks::new(site_list, &dl_losses, &ul_losses))
 }
 
 impl NetUe {
