@@ -125,6 +125,15 @@ impl Site {
         floor_db.unwrap_or_else(|| self.antenna.gain_db(self.xy_m, ue_xy_m))
     }
 
+    /// [`Site::antenna_db`] towards the offset `off` (the UE's from the site), with the
+    /// azimuth from `azimuth` if known there, else computed and left there (sectors at one
+    /// position share it).
+    #[inline]
+    fn antenna_db_at(&self, off: [f64; 2], azimuth: &mut Option<f64>) -> f64 {
+        let floor_db = self.floor.and_then(|f| f.floor_towards(off));
+        floor_db.unwrap_or_else(|| self.antenna.gain_db_towards(|| *azimuth.get_or_insert_with(|| azimuth_rad(off))))
+    }
+
     /// The UE's position relative to the site, m.
     #[inline]
     fn offset_m(&self, ue_xy_m: [f64; 2]) -> [f64; 2] {
@@ -244,11 +253,7 @@ impl TwoCarrierLinks {
         db::slice_to_db(arguments_db);
         for (j, (s, link)) in sites.iter().zip(&self.links).enumerate() {
             let off = offsets_m[link.position];
-            let floor_db = s.floor.and_then(|f| f.floor_towards(off));
-            let antenna_db = floor_db.unwrap_or_else(|| {
-                let azimuth = &mut azimuths_rad[link.position];
-                s.antenna.gain_db_towards(|| *azimuth.get_or_insert_with(|| azimuth_rad(off)))
-            });
+            let antenna_db = s.antenna_db_at(off, &mut azimuths_rad[link.position]);
             let sh = shadow_db(j);
             let loss_db = |(l, a): (usize, usize)| self.losses[l].loss_from_db(arguments_db[a], off);
             dl_mw[j] = s.tx_power_mw * gain_lin_of(antenna_db, loss_db(link.dl), sh);
@@ -256,6 +261,21 @@ impl TwoCarrierLinks {
                 ul_gain[j] = gain_lin_of(antenna_db, loss_db(ul), sh);
             }
         }
+    }
+}
+
+impl TwoCarrierLinks {
+    /// The uplink's linear gain to site `j` alone (it must have one), shadowing `shadow_db`: the
+    /// value [`TwoCarrierLinks::gains`] gives it.
+    pub fn ul_gain(&self, sites: &[Site], j: usize, shadow_db: f64, ue_xy_m: [f64; 2]) -> f64 {
+        let link = &self.links[j];
+        let (l, _) = link.ul.expect("the site receives an uplink");
+        let p = self.positions[link.position];
+        let off = [ue_xy_m[0] - p[0], ue_xy_m[1] - p[1]];
+        let loss = &self.losses[l];
+        // db::lin_to_db is db::slice_to_db's value element by element.
+        let loss_db = loss.loss_from_db(db::lin_to_db(loss.log_argument(off)), off);
+        gain_lin_of(sites[j].antenna_db_at(off, &mut None), loss_db, shadow_db)
     }
 }
 
@@ -494,7 +514,8 @@ mod tests {
     }
 
     /// A UE's links evaluated together ([`TwoCarrierLinks`]: shared offsets, azimuths and
-    /// logarithms) give the same bits as link by link ([`Site::gain_lin`]): three sectors on each
+    /// logarithms), and an uplink alone ([`TwoCarrierLinks::ul_gain`]), give the same bits as link
+    /// by link ([`Site::gain_lin`]): three sectors on each
     /// of three sites (one sector moved off its site, one site higher), an isotropic and a sector
     /// interferer-only site at one position and two heights, TR 36.814 UMa and Friis (3-D) losses and a TR 38.901 loss with its own LOS draw per
     /// link, at random positions, shadowing and carriers.
@@ -541,6 +562,11 @@ mod tests {
                     assert_eq!(dl_mw[j].to_bits(), want.to_bits(), "{model:?} DL site {j}");
                     if j < n_ul {
                         assert_eq!(ul_gain[j].to_bits(), s.gain_lin(&ul[j], ue, shadow[j]).to_bits(), "UL {j}");
+                        assert_eq!(
+                            links.ul_gain(&sites, j, shadow[j], ue).to_bits(),
+                            ul_gain[j].to_bits(),
+                            "UL {j} alone"
+                        );
                     }
                 }
             }

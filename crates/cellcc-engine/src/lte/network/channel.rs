@@ -162,7 +162,10 @@ pub struct NetworkChannel {
     ue_keys: Vec<String>,
     seed: u64,
     history: Vec<TtiTx>,
-    /// The uplink interference at every cell's receiver in the last recorded TTI.
+    /// The last TTI [`NetworkChannel::record`] was told of.
+    recorded_tti: Option<u64>,
+    /// The uplink interference at every cell's receiver in the last recorded TTI (a row at an
+    /// earlier one, a UE catching up, is summed alone).
     ul_interference: UlInterference,
     /// Scratch: per-RB signal and interference, mW.
     signal: Vec<f64>,
@@ -237,6 +240,7 @@ impl NetworkChannel {
             ue_keys,
             seed,
             history: vec![TtiTx::default(); HISTORY_TTIS],
+            recorded_tti: None,
             ul_interference: UlInterference {
                 tti: None,
                 rb_mw: vec![0.0; n_cells * n_rb],
@@ -259,6 +263,7 @@ impl NetworkChannel {
         slot.dl.extend_from_slice(dl);
         slot.ul.clear();
         slot.ul.extend_from_slice(ul);
+        self.recorded_tti = Some(tti);
         if self.ul_interference.tti == Some(tti) {
             self.ul_interference.tti = None;
         }
@@ -458,6 +463,11 @@ impl NetworkChannel {
             self.interference.fill(0.0);
             return;
         }
+        if self.recorded_tti != Some(tti) {
+            // A past occasion (a UE catching up after an idle time): this row's sum alone.
+            self.ul_interference_without(ue, cell, tti, now);
+            return;
+        }
         if self.ul_interference.tti != Some(tti) {
             self.sum_ul_interference(tti, now);
         }
@@ -466,6 +476,22 @@ impl NetworkChannel {
             Some((t, c)) if t == tti && c != cell => self.ul_interference_without(ue, cell, tti, now),
             _ => self.interference.copy_from_slice(&self.ul_interference.rb_mw[cell * n..(cell + 1) * n]),
         }
+    }
+
+    /// UE `ue`'s uplink gain (linear) to `cell` at the large-scale step of `now`: from the step
+    /// it holds if that is the one, else that one link's alone (the same value), the UE's step
+    /// left as it is: a past occasion's interferers are not made to step back and forth.
+    fn ul_gain_at(&mut self, ue: usize, cell: usize, now: SimTime) -> f64 {
+        let step = now.as_ns() / LARGE_SCALE_STEP_NS;
+        let u = &mut self.ues[ue];
+        if u.large_at_step == Some(step) {
+            return u.ul_gain[cell];
+        }
+        u.advance_track(step);
+        let row = u.track_row(step);
+        let n = u.shadowing.len();
+        let shadow_db = u.past_shadow_db[row * n..(row + 1) * n].get(cell).copied().unwrap_or(0.0);
+        self.links[u.links].ul_gain(&self.sites, cell, shadow_db, u.past_xy_m[row])
     }
 
     /// [`UlInterference`] of TTI `tti` (at `now`, in it), which ran.
@@ -494,8 +520,8 @@ impl NetworkChannel {
         self.ul_interference.tti = Some(tti);
     }
 
-    /// `interference` of UE `ue`'s uplink at `cell` in TTI `tti` (which ran) without its own
-    /// PUSCHs of that TTI at other cells.
+    /// `interference` of UE `ue`'s uplink at `cell` in TTI `tti` (which ran), summed for this
+    /// row alone: without its own PUSCHs of that TTI at other cells.
     fn ul_interference_without(&mut self, ue: usize, cell: usize, tti: u64, now: SimTime) {
         self.interference.fill(0.0);
         let slot = (tti % HISTORY_TTIS as u64) as usize;
@@ -504,8 +530,7 @@ impl NetworkChannel {
             if tx.cell == cell || tx.ue == ue {
                 continue;
             }
-            self.large_scale(tx.ue, now);
-            let i_rb = tx.rb_mw * self.ues[tx.ue].ul_gain[cell];
+            let i_rb = tx.rb_mw * self.ul_gain_at(tx.ue, cell, now);
             for k in tx.rbs.iter() {
                 self.interference[k as usize] += i_rb;
             }
