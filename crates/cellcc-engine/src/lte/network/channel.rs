@@ -133,6 +133,8 @@ struct NetUe {
     rows_for: [Option<(u64, usize, bool)>; 2],
     /// [`NetworkChannel::control_sinr_db`] at (large-scale step, cell).
     control_sinr: Option<(u64, usize, f64)>,
+    /// [`NetworkChannel::srs_rb_mw`] at (large-scale step, cell).
+    srs_rb_mw: Option<(u64, usize, f64)>,
 }
 
 /// The channel of a whole network.
@@ -325,15 +327,23 @@ impl NetworkChannel {
             out.copy_from_slice(&self.ues[ue].rows[d]);
             return;
         }
-        match dir {
-            LinkDir::Downlink => self.dl_row(ue, cell, tti, now, control),
+        let summed_for = match dir {
+            LinkDir::Downlink => {
+                self.dl_row(ue, cell, tti, now, control);
+                None
+            }
             LinkDir::Uplink => self.ul_row(ue, cell, tti, now),
-        }
+        };
         let kept = self.kept[d];
         let noise = if d == 0 { self.dl_noise_rb_mw } else { self.ul_noise_rb_mw };
+        let n = self.n_rb;
+        let interference = match summed_for {
+            Some(c) => &self.ul_interference.rb_mw[c * n..(c + 1) * n],
+            None => &self.interference[..],
+        };
         let u = &mut self.ues[ue];
-        u.rows[d].resize(self.n_rb, 0.0);
-        let rb_sinr = u.rows[d].iter_mut().zip(&self.signal).zip(&self.interference);
+        u.rows[d].resize(n, 0.0);
+        let rb_sinr = u.rows[d].iter_mut().zip(&self.signal).zip(interference);
         if kept == 1.0 {
             // No Doppler spread (no fast fading): `with_ici` at a kept share of 1 is
             // 1 g / (1 + 0 g) = g for the finite SINRs here (noise > 0), two divisions per RB spared.
@@ -438,10 +448,11 @@ impl NetworkChannel {
         u.faded.truncate(MAX_FADED_INTERFERERS);
     }
 
-    /// `signal` and `interference` of UE `ue`'s SRS at `cell` in TTI `tti`.
-    fn ul_row(&mut self, ue: usize, cell: usize, tti: u64, now: SimTime) {
-        let pl_db = self.path_loss_db(ue, cell, now);
-        let srs_rb_mw = dbm_to_mw(self.ul_power.srs_per_prb_dbm(pl_db, self.n_rb as u32));
+    /// `signal` and `interference` of UE `ue`'s SRS at `cell` in TTI `tti`; the interference is
+    /// the cell's row of [`UlInterference`] when it returns the cell (not copied into `interference`).
+    fn ul_row(&mut self, ue: usize, cell: usize, tti: u64, now: SimTime) -> Option<usize> {
+        let srs_rb_mw = self.srs_rb_mw(ue, cell, now);
+        self.large_scale(ue, now);
         let fading = FadingCtx {
             profile: self.profile.as_ref(),
             steer: self.steering.as_ref(),
@@ -461,21 +472,38 @@ impl NetworkChannel {
         let slot = (tti % HISTORY_TTIS as u64) as usize;
         if self.history[slot].tti != Some(tti) {
             self.interference.fill(0.0);
-            return;
+            return None;
         }
         if self.recorded_tti != Some(tti) {
             // A past occasion (a UE catching up after an idle time): this row's sum alone.
             self.ul_interference_without(ue, cell, tti, now);
-            return;
+            return None;
         }
         if self.ul_interference.tti != Some(tti) {
             self.sum_ul_interference(tti, now);
         }
-        let n = self.n_rb;
         match self.ul_interference.pusch_cell[ue] {
-            Some((t, c)) if t == tti && c != cell => self.ul_interference_without(ue, cell, tti, now),
-            _ => self.interference.copy_from_slice(&self.ul_interference.rb_mw[cell * n..(cell + 1) * n]),
+            Some((t, c)) if t == tti && c != cell => {
+                self.ul_interference_without(ue, cell, tti, now);
+                None
+            }
+            _ => Some(cell),
         }
+    }
+
+    /// The power per PRB of UE `ue`'s SRS over the band towards `cell` at `now`, mW (kept for
+    /// the large-scale step: it follows the path loss).
+    fn srs_rb_mw(&mut self, ue: usize, cell: usize, now: SimTime) -> f64 {
+        let step = now.as_ns() / LARGE_SCALE_STEP_NS;
+        if let Some((s, c, mw)) = self.ues[ue].srs_rb_mw {
+            if (s, c) == (step, cell) {
+                return mw;
+            }
+        }
+        let pl_db = self.path_loss_db(ue, cell, now);
+        let mw = dbm_to_mw(self.ul_power.srs_per_prb_dbm(pl_db, self.n_rb as u32));
+        self.ues[ue].srs_rb_mw = Some((step, cell, mw));
+        mw
     }
 
     /// UE `ue`'s uplink gain (linear) to `cell` at the large-scale step of `now`: from the step
@@ -664,6 +692,7 @@ fn new_ue(
         rows: [Vec::new(), Vec::new()],
         rows_for: [None, None],
         control_sinr: None,
+        srs_rb_mw: None,
     };
     (ue, TwoCarrierLinks::new(site_list, &dl_losses, &ul_losses))
 }
