@@ -133,8 +133,9 @@ struct NetUe {
     rows_for: [Option<(u64, usize, bool)>; 2],
     /// [`NetworkChannel::control_sinr_db`] at (large-scale step, cell).
     control_sinr: Option<(u64, usize, f64)>,
-    /// [`NetworkChannel::srs_rb_mw`] at (large-scale step, cell).
+    /// [`NetworkChannel::srs_rb_mw`] and [`NetworkChannel::path_loss_db`] at (large-scale step, cell).
     srs_rb_mw: Option<(u64, usize, f64)>,
+    path_loss_db: Option<(u64, usize, f64)>,
 }
 
 /// The channel of a whole network.
@@ -285,10 +286,19 @@ impl NetworkChannel {
         dbm_to_mw(self.ul_power.pusch_per_prb_dbm(pl_db, prbs))
     }
 
-    /// The UE's path-loss estimate towards `cell` (TS 36.213 §5.1.1.1, from the DL RSRP).
+    /// The UE's path-loss estimate towards `cell` (TS 36.213 §5.1.1.1, from the DL RSRP), kept
+    /// for the large-scale step (a UE's PUSCHs, their decodes and its SRS ask it in turn).
     fn path_loss_db(&mut self, ue: usize, cell: usize, now: SimTime) -> f64 {
+        let step = now.as_ns() / LARGE_SCALE_STEP_NS;
+        if let Some((s, c, pl_db)) = self.ues[ue].path_loss_db {
+            if (s, c) == (step, cell) {
+                return pl_db;
+            }
+        }
         self.large_scale(ue, now);
-        to_db(self.sites[cell].tx_power_mw) - to_db(self.ues[ue].site_mw[cell])
+        let pl_db = to_db(self.sites[cell].tx_power_mw) - to_db(self.ues[ue].site_mw[cell]);
+        self.ues[ue].path_loss_db = Some((step, cell, pl_db));
+        pl_db
     }
 
     /// The large-scale step of UE `ue` at `now`: path loss, shadowing, antenna of every link.
@@ -693,6 +703,7 @@ fn new_ue(
         rows_for: [None, None],
         control_sinr: None,
         srs_rb_mw: None,
+        path_loss_db: None,
     };
     (ue, TwoCarrierLinks::new(site_list, &dl_losses, &ul_losses))
 }
