@@ -255,10 +255,10 @@ impl TwoCarrierLinks {
             let off = offsets_m[link.position];
             let antenna_db = s.antenna_db_at(off, &mut azimuths_rad[link.position]);
             let sh = shadow_db(j);
-            let loss_db = |(l, a): (usize, usize)| self.losses[l].loss_from_db(arguments_db[a], off);
-            dl_mw[j] = s.tx_power_mw * gain_lin_of(antenna_db, loss_db(link.dl), sh);
-            if let Some(ul) = link.ul {
-                ul_gain[j] = gain_lin_of(antenna_db, loss_db(ul), sh);
+            let (l, a) = link.dl;
+            dl_mw[j] = s.tx_power_mw * gain_lin_of(antenna_db, self.losses[l].loss_from_db(arguments_db[a], off), sh);
+            if let Some((l, a)) = link.ul {
+                ul_gain[j] = gain_lin_of(antenna_db, self.losses[l].loss_from_db(arguments_db[a], off), sh);
             }
         }
     }
