@@ -29,15 +29,27 @@ impl Antenna {
 
     /// Gain towards `to_xy_m` seen from the antenna at `from_xy_m`, dB (<= 0).
     pub fn gain_db(&self, from_xy_m: [f64; 2], to_xy_m: [f64; 2]) -> f64 {
+        self.gain_db_towards(|| azimuth_rad([to_xy_m[0] - from_xy_m[0], to_xy_m[1] - from_xy_m[1]]))
+    }
+
+    /// [`Antenna::gain_db`] towards the direction whose azimuth `azimuth` gives (asked only of a
+    /// sector antenna: the sectors of one site can share one `atan2`).
+    #[inline]
+    pub fn gain_db_towards(&self, azimuth: impl FnOnce() -> f64) -> f64 {
         match *self {
             Antenna::Isotropic => 0.0,
             Antenna::Parabolic { orientation_rad, beamwidth_rad, max_attenuation_db } => {
-                let azimuth = (to_xy_m[1] - from_xy_m[1]).atan2(to_xy_m[0] - from_xy_m[0]);
-                let phi = wrap_pi(azimuth - orientation_rad);
+                let phi = wrap_pi(azimuth() - orientation_rad);
                 -(12.0 * (phi / beamwidth_rad).powi(2)).min(max_attenuation_db)
             }
         }
     }
+}
+
+/// The azimuth of the direction `d` (x, y), rad in (-pi, pi].
+#[inline]
+pub fn azimuth_rad(d: [f64; 2]) -> f64 {
+    d[1].atan2(d[0])
 }
 
 /// The directions in which a sector pattern is at its floor `-A_m` for certain, so the 10 ms

@@ -19,7 +19,7 @@
 //! of a sum of N independent Rayleigh links of equal power is 1/sqrt(N)). Each site's antenna
 //! pattern ([`super::antenna`]) weighs its power towards the UE.
 
-use super::antenna::{Antenna, FloorCone};
+use super::antenna::{azimuth_rad, Antenna, FloorCone};
 use super::db;
 use super::fading::{FadingProcess, RbSteering, TapProfile};
 use super::link_loss::PreparedLoss;
@@ -125,6 +125,15 @@ impl Site {
         floor_db.unwrap_or_else(|| self.antenna.gain_db(self.xy_m, ue_xy_m))
     }
 
+    /// [`Site::antenna_db`] towards the offset `off` (the UE's from the site), with the
+    /// azimuth from `azimuth` if known there, else computed and left there (sectors at one
+    /// position share it).
+    #[inline]
+    fn antenna_db_at(&self, off: [f64; 2], azimuth: &mut Option<f64>) -> f64 {
+        let floor_db = self.floor.and_then(|f| f.floor_towards(off));
+        floor_db.unwrap_or_else(|| self.antenna.gain_db_towards(|| *azimuth.get_or_insert_with(|| azimuth_rad(off))))
+    }
+
     /// The UE's position relative to the site, m.
     #[inline]
     fn offset_m(&self, ue_xy_m: [f64; 2]) -> [f64; 2] {
@@ -143,36 +152,139 @@ fn gain_lin_of(antenna_db: f64, loss_db: f64, shadow_db: f64) -> f64 {
     ((antenna_db - loss_db - shadow_db) * DB_TO_NEPER).exp()
 }
 
-/// A network UE's links on two carriers at once: into `dl_mw[j]` the power received from site
-/// `j` on the downlink (as [`interference_mw`]), into `ul_gain[j]` the uplink's linear gain to
-/// site `j` for the first `ul_gain.len()` sites (as [`Site::gain_lin`] with `ul_losses[j]`). The
-/// antenna and shadowing are the link's on both carriers (the pattern is reciprocal), so they
-/// are evaluated once; each carrier has its own path loss. The same values as link by link.
-pub fn two_carrier_gains(
-    sites: &[Site],
-    dl_losses: &[PreparedLoss],
-    ul_losses: &[PreparedLoss],
-    shadow_db: impl Fn(usize) -> f64,
-    ue_xy_m: [f64; 2],
-    dl_mw: &mut [f64],
-    ul_gain: &mut [f64],
-) {
-    for ((o, s), loss) in dl_mw.iter_mut().zip(sites).zip(dl_losses) {
-        *o = loss.log_argument(s.offset_m(ue_xy_m));
+/// A network UE's links to every site on two carriers, arranged so that its 10 ms step takes
+/// each distinct quantity once: the sectors of one site share its position (one offset, and
+/// one `atan2` for those not at their pattern's floor), and links whose path losses take the
+/// same logarithm of the same distance share it (both carriers of a log-distance model, and
+/// the co-sited sectors). UEs whose links are alike (the same prepared losses, as UEs at one
+/// height in a TR 36.814 layout) can share one, which keeps a UE's own state small. The same
+/// values as link by link ([`Site::gain_lin`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TwoCarrierLinks {
+    /// The distinct prepared losses of the links.
+    losses: Vec<PreparedLoss>,
+    /// The distinct site positions, m.
+    positions: Vec<[f64; 2]>,
+    /// The distinct logarithms a step takes: (position, a loss whose `log_argument` it is).
+    arguments: Vec<(usize, usize)>,
+    /// Per site.
+    links: Vec<SiteLinks>,
+}
+
+/// One site's links in [`TwoCarrierLinks`]: indices into its lists.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct SiteLinks {
+    position: usize,
+    /// The downlink's (loss, argument).
+    dl: (usize, usize),
+    /// The uplink's (loss, argument), for the sites that receive one.
+    ul: Option<(usize, usize)>,
+}
+
+/// What a step of [`TwoCarrierLinks`] computes on the way, per position and argument (kept to
+/// spare the allocations).
+#[derive(Default)]
+pub struct LinkScratch {
+    offsets_m: Vec<[f64; 2]>,
+    azimuths_rad: Vec<Option<f64>>,
+    arguments_db: Vec<f64>,
+}
+
+impl TwoCarrierLinks {
+    /// The links to `sites` with the downlink losses `dl_losses[j]` and, for the first
+    /// `ul_losses.len()` sites, the uplink losses `ul_losses[j]`.
+    pub fn new(sites: &[Site], dl_losses: &[PreparedLoss], ul_losses: &[PreparedLoss]) -> Self {
+        let mut plan =
+            TwoCarrierLinks { losses: Vec::new(), positions: Vec::new(), arguments: Vec::new(), links: Vec::new() };
+        for (j, site) in sites.iter().enumerate() {
+            let position = index_of(&mut plan.positions, site.xy_m, |a, b| a.map(f64::to_bits) == b.map(f64::to_bits));
+            let dl = plan.link(position, &dl_losses[j]);
+            let ul = ul_losses.get(j).map(|loss| plan.link(position, loss));
+            plan.links.push(SiteLinks { position, dl, ul });
+        }
+        plan
     }
-    db::slice_to_db(dl_mw);
-    for ((o, s), loss) in ul_gain.iter_mut().zip(sites).zip(ul_losses) {
-        *o = loss.log_argument(s.offset_m(ue_xy_m));
+
+    /// (loss, argument) of a link from `position` with `loss`. A loss evaluated in full is
+    /// the link's own (a drawn LOS state differs link by link) and needs no logarithm: those
+    /// share one argument; log-distance losses are few (one per site height and carrier).
+    fn link(&mut self, position: usize, loss: &PreparedLoss) -> (usize, usize) {
+        let l = if !matches!(loss, PreparedLoss::Full { .. }) {
+            index_of(&mut self.losses, loss.clone(), |a, b| a == b)
+        } else {
+            self.losses.push(loss.clone());
+            self.losses.len() - 1
+        };
+        let losses = &self.losses;
+        let same_argument = |a: &(usize, usize), b: &(usize, usize)| match (&losses[a.1], &losses[b.1]) {
+            (PreparedLoss::Full { .. }, PreparedLoss::Full { .. }) => true,
+            (x, y) => a.0 == b.0 && x.same_log_argument(y),
+        };
+        (l, index_of(&mut self.arguments, (position, l), same_argument))
     }
-    db::slice_to_db(ul_gain);
-    for (j, s) in sites.iter().enumerate() {
-        let off = s.offset_m(ue_xy_m);
-        let (antenna_db, sh) = (s.antenna_db(ue_xy_m), shadow_db(j));
-        dl_mw[j] = s.tx_power_mw * gain_lin_of(antenna_db, dl_losses[j].loss_from_db(dl_mw[j], off), sh);
-        if let Some(g) = ul_gain.get_mut(j) {
-            *g = gain_lin_of(antenna_db, ul_losses[j].loss_from_db(*g, off), sh);
+
+    /// Whether every loss is log-distance: links that UEs of one height share (a loss evaluated
+    /// in full may hold the link's own LOS draw).
+    pub fn shareable(&self) -> bool {
+        self.losses.iter().all(|l| matches!(l, PreparedLoss::LogDistance { .. }))
+    }
+
+    /// Into `dl_mw[j]` the power received from site `j` on the downlink (as
+    /// [`interference_mw`]), into `ul_gain[j]` the uplink's linear gain to site `j` for the
+    /// sites with an uplink, for a UE at `ue_xy_m` with link `j`'s shadowing `shadow_db(j)`. The
+    /// antenna and shadowing are the link's on both carriers (the pattern is reciprocal).
+    pub fn gains(
+        &self,
+        sites: &[Site],
+        shadow_db: impl Fn(usize) -> f64,
+        ue_xy_m: [f64; 2],
+        scratch: &mut LinkScratch,
+        dl_mw: &mut [f64],
+        ul_gain: &mut [f64],
+    ) {
+        let LinkScratch { offsets_m, azimuths_rad, arguments_db } = scratch;
+        offsets_m.clear();
+        offsets_m.extend(self.positions.iter().map(|p| [ue_xy_m[0] - p[0], ue_xy_m[1] - p[1]]));
+        azimuths_rad.clear();
+        azimuths_rad.resize(self.positions.len(), None);
+        // Every logarithm first, together (db::slice_to_db): independent series overlap.
+        arguments_db.clear();
+        arguments_db.extend(self.arguments.iter().map(|&(p, l)| self.losses[l].log_argument(offsets_m[p])));
+        db::slice_to_db(arguments_db);
+        for (j, (s, link)) in sites.iter().zip(&self.links).enumerate() {
+            let off = offsets_m[link.position];
+            let antenna_db = s.antenna_db_at(off, &mut azimuths_rad[link.position]);
+            let sh = shadow_db(j);
+            let (l, a) = link.dl;
+            dl_mw[j] = s.tx_power_mw * gain_lin_of(antenna_db, self.losses[l].loss_from_db(arguments_db[a], off), sh);
+            if let Some((l, a)) = link.ul {
+                ul_gain[j] = gain_lin_of(antenna_db, self.losses[l].loss_from_db(arguments_db[a], off), sh);
+            }
         }
     }
+}
+
+impl TwoCarrierLinks {
+    /// The uplink's linear gain to site `j` alone (it must have one), shadowing `shadow_db`: the
+    /// value [`TwoCarrierLinks::gains`] gives it.
+    pub fn ul_gain(&self, sites: &[Site], j: usize, shadow_db: f64, ue_xy_m: [f64; 2]) -> f64 {
+        let link = &self.links[j];
+        let (l, _) = link.ul.expect("the site receives an uplink");
+        let p = self.positions[link.position];
+        let off = [ue_xy_m[0] - p[0], ue_xy_m[1] - p[1]];
+        let loss = &self.losses[l];
+        // db::lin_to_db is db::slice_to_db's value element by element.
+        let loss_db = loss.loss_from_db(db::lin_to_db(loss.log_argument(off)), off);
+        gain_lin_of(sites[j].antenna_db_at(off, &mut None), loss_db, shadow_db)
+    }
+}
+
+/// The index of `x` in `list` by `same`, appended if it is not there.
+fn index_of<T>(list: &mut Vec<T>, x: T, same: impl Fn(&T, &T) -> bool) -> usize {
+    list.iter().position(|y| same(y, &x)).unwrap_or_else(|| {
+        list.push(x);
+        list.len() - 1
+    })
 }
 
 /// The whole-band power received from each of `sites` into `out_mw`, each with its own path loss
@@ -399,6 +511,70 @@ mod tests {
         // Shadowing of +10 dB on a link divides its power by 10.
         let shaded = total(&[a], &[10.0]);
         assert!((one / shaded - 10.0).abs() < 1e-9);
+    }
+
+    /// A UE's links evaluated together ([`TwoCarrierLinks`]: shared offsets, azimuths and
+    /// logarithms), and an uplink alone ([`TwoCarrierLinks::ul_gain`]), give the same bits as link
+    /// by link ([`Site::gain_lin`]): three sectors on each
+    /// of three sites (one sector moved off its site, one site higher), an isotropic and a sector
+    /// interferer-only site at one position and two heights, TR 36.814 UMa and Friis (3-D) losses and a TR 38.901 loss with its own LOS draw per
+    /// link, at random positions, shadowing and carriers.
+    #[test]
+    fn links_evaluated_together_give_the_bits_of_link_by_link() {
+        use crate::radio::spec::{LosCondition, PathLossSpec, Tr38901Condition, Tr38901Scenario};
+        let sector = |o: f64| Antenna::Parabolic {
+            orientation_rad: o.to_radians(),
+            beamwidth_rad: 70f64.to_radians(),
+            max_attenuation_db: 20.0,
+        };
+        let mut sites = Vec::new();
+        for (xy, h) in [([0.0, 0.0], 25.0), ([500.0, 0.0], 25.0), ([250.0, 433.0], 32.0)] {
+            for o in [0.0, 120.0, -120.0] {
+                sites.push(Site::new(xy, h, 46.0, sector(o)));
+            }
+        }
+        sites[4].xy_m = [503.0, 1.0];
+        sites.push(Site::new([-300.0, 200.0], 25.0, 43.0, Antenna::Isotropic));
+        sites.push(Site::new([-300.0, 200.0], 40.0, 43.0, sector(60.0)));
+        let n_ul = 9;
+        let models = [
+            PathLossSpec::Tr36814Uma { condition: LosCondition::Nlos },
+            PathLossSpec::Friis,
+            PathLossSpec::Tr38901 { scenario: Tr38901Scenario::Uma, condition: Tr38901Condition::Drawn },
+        ];
+        let mut rng = RngStream::new(11, "links:test");
+        for model in &models {
+            for _ in 0..200 {
+                let (dl_mhz, ul_mhz) = (700.0 + 2800.0 * rng.uniform(), 700.0 + 2800.0 * rng.uniform());
+                let ue_h = 1.5 + 20.0 * rng.uniform();
+                let draws: Vec<f64> = sites.iter().map(|_| rng.uniform()).collect();
+                let loss =
+                    |j: usize, mhz: f64| PreparedLoss::new(model, sites[j].height_m, ue_h, mhz).with_los_draw(draws[j]);
+                let dl: Vec<_> = (0..sites.len()).map(|j| loss(j, dl_mhz)).collect();
+                let ul: Vec<_> = (0..n_ul).map(|j| loss(j, ul_mhz)).collect();
+                let shadow: Vec<f64> = sites.iter().map(|_| 8.0 * (rng.uniform() - 0.5)).collect();
+                let ue = [-600.0 + 1500.0 * rng.uniform(), -400.0 + 1200.0 * rng.uniform()];
+                let (mut dl_mw, mut ul_gain) = (vec![0.0; sites.len()], vec![0.0; n_ul]);
+                let links = TwoCarrierLinks::new(&sites, &dl, &ul);
+                links.gains(&sites, |j| shadow[j], ue, &mut LinkScratch::default(), &mut dl_mw, &mut ul_gain);
+                for (j, s) in sites.iter().enumerate() {
+                    let want = s.tx_power_mw * s.gain_lin(&dl[j], ue, shadow[j]);
+                    assert_eq!(dl_mw[j].to_bits(), want.to_bits(), "{model:?} DL site {j}");
+                    if j < n_ul {
+                        assert_eq!(ul_gain[j].to_bits(), s.gain_lin(&ul[j], ue, shadow[j]).to_bits(), "UL {j}");
+                        assert_eq!(
+                            links.ul_gain(&sites, j, shadow[j], ue).to_bits(),
+                            ul_gain[j].to_bits(),
+                            "UL {j} alone"
+                        );
+                    }
+                }
+            }
+        }
+        // Alike UEs share: the log-distance links of one height are shareable, drawn ones not.
+        let uma = |j: usize| PreparedLoss::new(&models[0], sites[j].height_m, 1.5, 2000.0);
+        let dl: Vec<_> = (0..sites.len()).map(uma).collect();
+        assert!(TwoCarrierLinks::new(&sites, &dl, &dl[..n_ul]).shareable());
     }
 
     fn data_rbs(load: InterfererLoad, tti: u64, picker: &mut RbPicker) -> Vec<f64> {

@@ -93,6 +93,19 @@ impl PreparedLoss {
         }
     }
 
+    /// Whether `other`'s [`PreparedLoss::log_argument`] is this one's at every position (so a
+    /// step can take the logarithm once for both).
+    pub fn same_log_argument(&self, other: &PreparedLoss) -> bool {
+        match (self, other) {
+            (
+                PreparedLoss::LogDistance { on_3d: a3, height_gap_m: ga, .. },
+                PreparedLoss::LogDistance { on_3d: b3, height_gap_m: gb, .. },
+            ) => a3 == b3 && (!a3 || ga.to_bits() == gb.to_bits()),
+            (PreparedLoss::Full { .. }, PreparedLoss::Full { .. }) => true,
+            _ => false,
+        }
+    }
+
     /// The loss, dB (never negative), given `argument_db` = 10 log10 of [`PreparedLoss::log_argument`].
     #[inline]
     pub fn loss_from_db(&self, argument_db: f64, ue_minus_enb_m: [f64; 2]) -> f64 {

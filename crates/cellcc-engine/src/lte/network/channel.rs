@@ -37,7 +37,7 @@ use crate::lte::sinr::{PuschGrant, SinrSource};
 use crate::radio::fading::{FadingProcess, RbSteering, TapProfile, FADING_STEP_NS};
 use crate::radio::ici::{doppler_spread_kept_share, with_ici};
 use crate::radio::interference::{
-    two_carrier_gains, InterfererLoad, RbPicker, Site, MAX_FADED_INTERFERERS, MIN_FADED_SHARE,
+    InterfererLoad, LinkScratch, RbPicker, Site, TwoCarrierLinks, MAX_FADED_INTERFERERS, MIN_FADED_SHARE,
 };
 use crate::radio::link_loss::PreparedLoss;
 use crate::radio::mobility::Mobility;
@@ -80,6 +80,25 @@ struct TtiTx {
     ul: Vec<UlTx>,
 }
 
+/// The uplink interference at every cell's receiver in one TTI: per cell and RB, the PUSCHs of
+/// the other cells' UEs. Every UE a cell measures in that TTI (its SRS, its PUSCH) sees the same
+/// sum, so it is summed once per TTI (in the order of the TTI's PUSCHs, as a single row sums it)
+/// instead of once per row, each of which read every interfering UE's gain afresh.
+#[derive(Default)]
+struct UlInterference {
+    /// The TTI it holds, if summed.
+    tti: Option<u64>,
+    /// Cell-major: cell c's RBs at `c * n_rb..(c + 1) * n_rb`, mW.
+    rb_mw: Vec<f64>,
+    /// Per UE of the network, the cell its PUSCH of that TTI went to ([`SEVERAL_CELLS`] if more
+    /// than one; `None` if it sent none). Its own PUSCH is no interference to a UE's row: a row
+    /// at another cell than that is summed alone.
+    pusch_cell: Vec<Option<(u64, usize)>>,
+}
+
+/// [`UlInterference::pusch_cell`] of a UE with PUSCHs to more than one cell in a TTI.
+const SEVERAL_CELLS: usize = usize::MAX;
+
 /// One UE's links.
 struct NetUe {
     mobility: Mobility,
@@ -94,9 +113,9 @@ struct NetUe {
     past_xy_m: Vec<[f64; 2]>,
     /// Every link's shadowing (dB) per kept step (empty without shadowing).
     past_shadow_db: Vec<f64>,
-    /// Per site at the DL carrier, per cell at the UL carrier.
-    dl_losses: Vec<PreparedLoss>,
-    ul_losses: Vec<PreparedLoss>,
+    /// Its links (per site at the DL carrier, per cell at the UL carrier): an index into
+    /// [`NetworkChannel::links`].
+    links: usize,
     large_at_step: Option<u64>,
     /// Per site, the whole-band DL power received at full load, mW.
     site_mw: Vec<f64>,
@@ -114,6 +133,9 @@ struct NetUe {
     rows_for: [Option<(u64, usize, bool)>; 2],
     /// [`NetworkChannel::control_sinr_db`] at (large-scale step, cell).
     control_sinr: Option<(u64, usize, f64)>,
+    /// [`NetworkChannel::srs_rb_mw`] and [`NetworkChannel::path_loss_db`] at (large-scale step, cell).
+    srs_rb_mw: Option<(u64, usize, f64)>,
+    path_loss_db: Option<(u64, usize, f64)>,
 }
 
 /// The channel of a whole network.
@@ -136,10 +158,18 @@ pub struct NetworkChannel {
     kept: [f64; 2],
     steering: Option<RbSteering>,
     ues: Vec<NetUe>,
+    /// The UEs' links, one shared by all UEs whose links are alike.
+    links: Vec<TwoCarrierLinks>,
+    link_scratch: LinkScratch,
     /// Stream keys of each UE's links (`{label}:ue:{node}`).
     ue_keys: Vec<String>,
     seed: u64,
     history: Vec<TtiTx>,
+    /// The last TTI [`NetworkChannel::record`] was told of.
+    recorded_tti: Option<u64>,
+    /// The uplink interference at every cell's receiver in the last recorded TTI (a row at an
+    /// earlier one, a UE catching up, is summed alone).
+    ul_interference: UlInterference,
     /// Scratch: per-RB signal and interference, mW.
     signal: Vec<f64>,
     interference: Vec<f64>,
@@ -174,7 +204,22 @@ impl NetworkChannel {
         let site_list: Vec<Site> =
             sites.iter().map(|s| Site::new(s.xy_m, s.height_m, s.tx_power_dbm, s.antenna)).collect();
         let ue_keys: Vec<String> = ues.iter().map(|(_, key)| key.clone()).collect();
-        let ues = ues.iter().map(|(p, key)| new_ue(spec, sites, n_cells, p, seed, key)).collect();
+        let mut links = Vec::new();
+        let ues: Vec<NetUe> = ues
+            .iter()
+            .map(|(p, key)| {
+                let (ue, own) = new_ue(spec, sites, &site_list, n_cells, p, seed, key);
+                let shared = own.shareable().then(|| links.iter().position(|l| *l == own)).flatten();
+                NetUe {
+                    links: shared.unwrap_or_else(|| {
+                        links.push(own);
+                        links.len() - 1
+                    }),
+                    ..ue
+                }
+            })
+            .collect();
+        let n_ues = ues.len();
         NetworkChannel {
             n_cells,
             loads: sites.iter().map(|s| s.load.unwrap_or_default()).collect(),
@@ -193,9 +238,17 @@ impl NetworkChannel {
             k_factor_db: spec.fading.k_factor_db,
             kept: [kept(dl_doppler_hz), kept(ul_doppler_hz)],
             ues,
+            links,
+            link_scratch: LinkScratch::default(),
             ue_keys,
             seed,
             history: vec![TtiTx::default(); HISTORY_TTIS],
+            recorded_tti: None,
+            ul_interference: UlInterference {
+                tti: None,
+                rb_mw: vec![0.0; n_cells * n_rb],
+                pusch_cell: vec![None; n_ues],
+            },
             signal: vec![0.0; n_rb],
             interference: vec![0.0; n_rb],
         }
@@ -213,6 +266,10 @@ impl NetworkChannel {
         slot.dl.extend_from_slice(dl);
         slot.ul.clear();
         slot.ul.extend_from_slice(ul);
+        self.recorded_tti = Some(tti);
+        if self.ul_interference.tti == Some(tti) {
+            self.ul_interference.tti = None;
+        }
     }
 
     /// UE `ue`'s layer 1 RSRP of `cell` at `now`, dBm: the power of one resource element of the
@@ -229,10 +286,19 @@ impl NetworkChannel {
         dbm_to_mw(self.ul_power.pusch_per_prb_dbm(pl_db, prbs))
     }
 
-    /// The UE's path-loss estimate towards `cell` (TS 36.213 §5.1.1.1, from the DL RSRP).
+    /// The UE's path-loss estimate towards `cell` (TS 36.213 §5.1.1.1, from the DL RSRP), kept
+    /// for the large-scale step (a UE's PUSCHs, their decodes and its SRS ask it in turn).
     fn path_loss_db(&mut self, ue: usize, cell: usize, now: SimTime) -> f64 {
+        let step = now.as_ns() / LARGE_SCALE_STEP_NS;
+        if let Some((s, c, pl_db)) = self.ues[ue].path_loss_db {
+            if (s, c) == (step, cell) {
+                return pl_db;
+            }
+        }
         self.large_scale(ue, now);
-        to_db(self.sites[cell].tx_power_mw) - to_db(self.ues[ue].site_mw[cell])
+        let pl_db = to_db(self.sites[cell].tx_power_mw) - to_db(self.ues[ue].site_mw[cell]);
+        self.ues[ue].path_loss_db = Some((step, cell, pl_db));
+        pl_db
     }
 
     /// The large-scale step of UE `ue` at `now`: path loss, shadowing, antenna of every link.
@@ -246,12 +312,11 @@ impl NetworkChannel {
         let row = u.track_row(step);
         let n = u.shadowing.len();
         let shadow = &u.past_shadow_db[row * n..(row + 1) * n];
-        two_carrier_gains(
+        self.links[u.links].gains(
             &self.sites,
-            &u.dl_losses,
-            &u.ul_losses,
             |j| shadow.get(j).copied().unwrap_or(0.0),
             u.past_xy_m[row],
+            &mut self.link_scratch,
             &mut u.site_mw,
             &mut u.ul_gain,
         );
@@ -272,16 +337,29 @@ impl NetworkChannel {
             out.copy_from_slice(&self.ues[ue].rows[d]);
             return;
         }
-        match dir {
-            LinkDir::Downlink => self.dl_row(ue, cell, tti, now, control),
+        let summed_for = match dir {
+            LinkDir::Downlink => {
+                self.dl_row(ue, cell, tti, now, control);
+                None
+            }
             LinkDir::Uplink => self.ul_row(ue, cell, tti, now),
-        }
+        };
         let kept = self.kept[d];
         let noise = if d == 0 { self.dl_noise_rb_mw } else { self.ul_noise_rb_mw };
+        let n = self.n_rb;
+        let interference = match summed_for {
+            Some(c) => &self.ul_interference.rb_mw[c * n..(c + 1) * n],
+            None => &self.interference[..],
+        };
         let u = &mut self.ues[ue];
-        u.rows[d].resize(self.n_rb, 0.0);
-        for ((r, s), i) in u.rows[d].iter_mut().zip(&self.signal).zip(&self.interference) {
-            *r = with_ici(s / (noise + i), kept);
+        u.rows[d].resize(n, 0.0);
+        let rb_sinr = u.rows[d].iter_mut().zip(&self.signal).zip(interference);
+        if kept == 1.0 {
+            // No Doppler spread (no fast fading): `with_ici` at a kept share of 1 is
+            // 1 g / (1 + 0 g) = g for the finite SINRs here (noise > 0), two divisions per RB spared.
+            rb_sinr.for_each(|((r, s), i)| *r = s / (noise + i));
+        } else {
+            rb_sinr.for_each(|((r, s), i)| *r = with_ici(s / (noise + i), kept));
         }
         u.rows_for[d] = Some((tti, cell, control));
         out.copy_from_slice(&u.rows[d][..out.len()]);
@@ -380,10 +458,11 @@ impl NetworkChannel {
         u.faded.truncate(MAX_FADED_INTERFERERS);
     }
 
-    /// `signal` and `interference` of UE `ue`'s SRS at `cell` in TTI `tti`.
-    fn ul_row(&mut self, ue: usize, cell: usize, tti: u64, now: SimTime) {
-        let pl_db = self.path_loss_db(ue, cell, now);
-        let srs_rb_mw = dbm_to_mw(self.ul_power.srs_per_prb_dbm(pl_db, self.n_rb as u32));
+    /// `signal` and `interference` of UE `ue`'s SRS at `cell` in TTI `tti`; the interference is
+    /// the cell's row of [`UlInterference`] when it returns the cell (not copied into `interference`).
+    fn ul_row(&mut self, ue: usize, cell: usize, tti: u64, now: SimTime) -> Option<usize> {
+        let srs_rb_mw = self.srs_rb_mw(ue, cell, now);
+        self.large_scale(ue, now);
         let fading = FadingCtx {
             profile: self.profile.as_ref(),
             steer: self.steering.as_ref(),
@@ -400,18 +479,96 @@ impl NetworkChannel {
         for (k, s) in self.signal.iter_mut().enumerate() {
             *s = signal_rb * g.map_or(1.0, |g| g[k]);
         }
-        self.interference.fill(0.0);
         let slot = (tti % HISTORY_TTIS as u64) as usize;
         if self.history[slot].tti != Some(tti) {
-            return;
+            self.interference.fill(0.0);
+            return None;
         }
+        if self.recorded_tti != Some(tti) {
+            // A past occasion (a UE catching up after an idle time): this row's sum alone.
+            self.ul_interference_without(ue, cell, tti, now);
+            return None;
+        }
+        if self.ul_interference.tti != Some(tti) {
+            self.sum_ul_interference(tti, now);
+        }
+        match self.ul_interference.pusch_cell[ue] {
+            Some((t, c)) if t == tti && c != cell => {
+                self.ul_interference_without(ue, cell, tti, now);
+                None
+            }
+            _ => Some(cell),
+        }
+    }
+
+    /// The power per PRB of UE `ue`'s SRS over the band towards `cell` at `now`, mW (kept for
+    /// the large-scale step: it follows the path loss).
+    fn srs_rb_mw(&mut self, ue: usize, cell: usize, now: SimTime) -> f64 {
+        let step = now.as_ns() / LARGE_SCALE_STEP_NS;
+        if let Some((s, c, mw)) = self.ues[ue].srs_rb_mw {
+            if (s, c) == (step, cell) {
+                return mw;
+            }
+        }
+        let pl_db = self.path_loss_db(ue, cell, now);
+        let mw = dbm_to_mw(self.ul_power.srs_per_prb_dbm(pl_db, self.n_rb as u32));
+        self.ues[ue].srs_rb_mw = Some((step, cell, mw));
+        mw
+    }
+
+    /// UE `ue`'s uplink gain (linear) to `cell` at the large-scale step of `now`: from the step
+    /// it holds if that is the one, else that one link's alone (the same value), the UE's step
+    /// left as it is: a past occasion's interferers are not made to step back and forth.
+    fn ul_gain_at(&mut self, ue: usize, cell: usize, now: SimTime) -> f64 {
+        let step = now.as_ns() / LARGE_SCALE_STEP_NS;
+        let u = &mut self.ues[ue];
+        if u.large_at_step == Some(step) {
+            return u.ul_gain[cell];
+        }
+        u.advance_track(step);
+        let row = u.track_row(step);
+        let n = u.shadowing.len();
+        let shadow_db = u.past_shadow_db[row * n..(row + 1) * n].get(cell).copied().unwrap_or(0.0);
+        self.links[u.links].ul_gain(&self.sites, cell, shadow_db, u.past_xy_m[row])
+    }
+
+    /// [`UlInterference`] of TTI `tti` (at `now`, in it), which ran.
+    fn sum_ul_interference(&mut self, tti: u64, now: SimTime) {
+        let (n, slot) = (self.n_rb, (tti % HISTORY_TTIS as u64) as usize);
+        self.ul_interference.rb_mw.fill(0.0);
+        for i in 0..self.history[slot].ul.len() {
+            let tx = self.history[slot].ul[i];
+            self.large_scale(tx.ue, now);
+            let pusch_cell = &mut self.ul_interference.pusch_cell[tx.ue];
+            *pusch_cell = match *pusch_cell {
+                Some((t, c)) if t == tti && c != tx.cell => Some((tti, SEVERAL_CELLS)),
+                _ => Some((tti, tx.cell)),
+            };
+            let gains = &self.ues[tx.ue].ul_gain;
+            for (c, (rb_mw, gain)) in self.ul_interference.rb_mw.chunks_exact_mut(n).zip(gains).enumerate() {
+                if c == tx.cell {
+                    continue;
+                }
+                let i_rb = tx.rb_mw * gain;
+                for run in tx.rbs.runs() {
+                    rb_mw[run].iter_mut().for_each(|x| *x += i_rb);
+                }
+            }
+        }
+        self.ul_interference.tti = Some(tti);
+    }
+
+    /// `interference` of UE `ue`'s uplink at `cell` in TTI `tti` (which ran), summed for this
+    /// row alone: without its own PUSCHs of that TTI at other cells.
+    fn ul_interference_without(&mut self, ue: usize, cell: usize, tti: u64, now: SimTime) {
+        self.interference.fill(0.0);
+        let slot = (tti % HISTORY_TTIS as u64) as usize;
         for i in 0..self.history[slot].ul.len() {
             let tx = self.history[slot].ul[i];
             if tx.cell == cell || tx.ue == ue {
                 continue;
             }
-            self.large_scale(tx.ue, now);
-            let i_rb = tx.rb_mw * self.ues[tx.ue].ul_gain[cell];
+            let i_rb = tx.rb_mw * self.ul_gain_at(tx.ue, cell, now);
             for k in tx.rbs.iter() {
                 self.interference[k as usize] += i_rb;
             }
@@ -496,7 +653,16 @@ fn dir_index(dir: LinkDir) -> usize {
     }
 }
 
-fn new_ue(spec: &ChannelSpec, sites: &[SiteSetup], n_cells: usize, p: &UePlacement, seed: u64, key: &str) -> NetUe {
+/// UE `key` placed at `p`, and its links (its `links` index is left to the caller).
+fn new_ue(
+    spec: &ChannelSpec,
+    sites: &[SiteSetup],
+    site_list: &[Site],
+    n_cells: usize,
+    p: &UePlacement,
+    seed: u64,
+    key: &str,
+) -> (NetUe, TwoCarrierLinks) {
     let stream = |what: &str| RngStream::new(seed, &format!("{key}:{what}"));
     let shadowing = match &spec.shadowing {
         None => Vec::new(),
@@ -517,14 +683,15 @@ fn new_ue(spec: &ChannelSpec, sites: &[SiteSetup], n_cells: usize, p: &UePlaceme
     for (d, s) in past_shadow_db.iter_mut().zip(&shadowing) {
         *d = s.value_db();
     }
-    NetUe {
+    let dl_losses: Vec<PreparedLoss> = (0..sites.len()).map(|j| loss(j, spec.dl_carrier_mhz)).collect();
+    let ul_losses: Vec<PreparedLoss> = (0..n_cells).map(|j| loss(j, spec.ul_carrier_mhz)).collect();
+    let ue = NetUe {
         mobility,
         shadowing,
         track_step: 0,
         past_xy_m,
         past_shadow_db,
-        dl_losses: (0..sites.len()).map(|j| loss(j, spec.dl_carrier_mhz)).collect(),
-        ul_losses: (0..n_cells).map(|j| loss(j, spec.ul_carrier_mhz)).collect(),
+        links: 0,
         large_at_step: None,
         site_mw: vec![0.0; sites.len()],
         ul_gain: vec![0.0; n_cells],
@@ -535,7 +702,10 @@ fn new_ue(spec: &ChannelSpec, sites: &[SiteSetup], n_cells: usize, p: &UePlaceme
         rows: [Vec::new(), Vec::new()],
         rows_for: [None, None],
         control_sinr: None,
-    }
+        srs_rb_mw: None,
+        path_loss_db: None,
+    };
+    (ue, TwoCarrierLinks::new(site_list, &dl_losses, &ul_losses))
 }
 
 impl NetUe {

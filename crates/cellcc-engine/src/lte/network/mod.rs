@@ -297,7 +297,7 @@ impl Network {
 
     /// A packet at `from` (a UE, or one of the network's eNBs) for `next`.
     pub fn enqueue(&mut self, now: SimTime, from: NodeId, next: NodeId, id: PacketId, ip_bytes: u32) -> CellEnqueued {
-        let enqueued = match self.ue_index(from) {
+        let (enqueued, cell) = match self.ue_index(from) {
             Some(ue) => self.enqueue_uplink(now, ue, from, id, ip_bytes),
             None => {
                 let ue = self.ue_index(next).expect("routes name the network's UEs");
@@ -305,28 +305,36 @@ impl Network {
                 self.enqueue_downlink(now, ue, at, next, id, ip_bytes)
             }
         };
-        self.lower_deadline(now);
+        self.lower_deadline(now, cell);
         enqueued
     }
 
-    fn enqueue_uplink(&mut self, now: SimTime, ue: usize, from: NodeId, id: PacketId, ip_bytes: u32) -> CellEnqueued {
+    /// The packet of UE `ue`'s uplink, and the cell it entered (none while the UE is detached).
+    fn enqueue_uplink(
+        &mut self,
+        now: SimTime,
+        ue: usize,
+        from: NodeId,
+        id: PacketId,
+        ip_bytes: u32,
+    ) -> (CellEnqueued, Option<usize>) {
         match self.ues[ue].at {
             Attachment::Connected { cell } | Attachment::Preparing { cell, .. } => {
-                self.cells[cell].enqueue(now, from, self.enbs[cell], id, ip_bytes)
+                (self.cells[cell].enqueue(now, from, self.enbs[cell], id, ip_bytes), Some(cell))
             }
             // The UE holds it until it reaches the target.
             Attachment::Detached { .. } => {
                 let ctx = self.held[ue].as_mut().expect("a detached UE's context is held");
                 match ctx.admit(now, LinkDir::Uplink, id, ip_bytes) {
-                    Ok(()) => CellEnqueued::Accepted,
-                    Err(id) => CellEnqueued::Dropped(id),
+                    Ok(()) => (CellEnqueued::Accepted, None),
+                    Err(id) => (CellEnqueued::Dropped(id), None),
                 }
             }
         }
     }
 
     /// A downlink packet at cell `at`'s eNB: the serving cell queues it; any other eNB (the
-    /// source, after the UE left) forwards it over X2 or loses it.
+    /// source, after the UE left) forwards it over X2 or loses it. The cell it entered, if one.
     fn enqueue_downlink(
         &mut self,
         now: SimTime,
@@ -335,10 +343,10 @@ impl Network {
         next: NodeId,
         id: PacketId,
         ip_bytes: u32,
-    ) -> CellEnqueued {
+    ) -> (CellEnqueued, Option<usize>) {
         if let Attachment::Connected { cell } | Attachment::Preparing { cell, .. } = self.ues[ue].at {
             if cell == at {
-                return self.cells[cell].enqueue(now, self.enbs[cell], next, id, ip_bytes);
+                return (self.cells[cell].enqueue(now, self.enbs[cell], next, id, ip_bytes), Some(cell));
             }
         }
         let record = self.ues[ue].record;
@@ -346,14 +354,14 @@ impl Network {
             if let Some(r) = record {
                 self.handovers[r].lost_sdus += 1;
             }
-            return CellEnqueued::Dropped(id);
+            return (CellEnqueued::Dropped(id), None);
         }
         if let Some(r) = record {
             self.handovers[r].forwarded_sdus += 1;
         }
         self.x2_fresh_bytes += u64::from(ip_bytes);
         self.x2.push_back(X2Sdu { at: now + self.x2_delay(), ue, what: X2Payload::Fresh { packet: id, ip_bytes } });
-        CellEnqueued::Accepted
+        (CellEnqueued::Accepted, None)
     }
 
     fn x2_delay(&self) -> SimDuration {
@@ -365,13 +373,13 @@ impl Network {
         self.deadline
     }
 
-    /// An enqueue may give a cell work: the network wakes at its next deadline.
-    fn lower_deadline(&mut self, now: SimTime) {
-        for c in &self.cells {
-            if let Some(t) = c.poll_timeout() {
-                let t = t.max(now);
-                self.deadline = Some(self.deadline.map_or(t, |d| d.min(t)));
-            }
+    /// An enqueue may give `cell` work: the network wakes at its next deadline. The other cells'
+    /// deadlines are as they were when the network last woke (only an enqueue changes a cell
+    /// between wake-ups), and `refresh_deadline` took them into `deadline` then.
+    fn lower_deadline(&mut self, now: SimTime, cell: Option<usize>) {
+        if let Some(t) = cell.and_then(|c| self.cells[c].poll_timeout()) {
+            let t = t.max(now);
+            self.deadline = Some(self.deadline.map_or(t, |d| d.min(t)));
         }
         if let Some(x) = self.x2.front() {
             self.deadline = Some(self.deadline.map_or(x.at, |d| d.min(x.at)));
