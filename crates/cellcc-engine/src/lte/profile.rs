@@ -18,7 +18,7 @@ use super::mac::scheduler::rbg::LastRbg;
 use super::mac::scheduler::GrantSizing;
 use super::mac::uplink::UplinkRequestsMode;
 use super::mac::{MacPipeline, StatusPduPlacement};
-use super::network::handover::{Forwarding, HandoverDefaults};
+use super::network::handover::{Forwarding, HandoverSettings};
 use super::phy::sounding::UlMeasurement;
 use super::rlc::{AmConfig, MaxRetxAction, RlcMode, TmConfig, UmConfig};
 use crate::scenario::DlCqiMode;
@@ -68,7 +68,7 @@ pub struct ProfileDefaults {
     pub rlc_um: UmConfig,
     pub rlc_am: AmConfig,
     /// A network's handover (`lte::network::handover`).
-    pub handover: HandoverDefaults,
+    pub handover: HandoverSettings,
 }
 
 /// srsRAN 4G `rr.conf.example`, QCI 9 (the default bearer): `poll_byte = 750` (kB, TS 36.331
@@ -124,7 +124,7 @@ pub static OPERATOR: ProfileDefaults = ProfileDefaults {
         max_retx_threshold: 16,
         on_max_retx: MaxRetxAction::Discard,
     },
-    handover: HandoverDefaults {
+    handover: HandoverSettings {
         enabled: true,
         // srsRAN 4G rr.conf.example `meas_report_desc`: a3_offset = 6 and hysteresis = 0, in TS
         // 36.331's 0.5 dB units; time_to_trigger = 480 ms; `rsrp_config` (filterCoefficient) = 4.
@@ -198,7 +198,7 @@ pub static LENA: ProfileDefaults = ProfileDefaults {
         max_retx_threshold: 5,
         on_max_retx: MaxRetxAction::KeepRetransmitting,
     },
-    handover: HandoverDefaults {
+    handover: HandoverSettings {
         enabled: true,
         // A3RsrpHandoverAlgorithm: a3Offset 0, Hysteresis 3 dB, TimeToTrigger 256 ms.
         a3_offset_db: 0.0,

@@ -21,7 +21,7 @@ use super::lte::{CellSpec, SinrSpec};
 use super::validate::{ensure, Check};
 use super::Scenario;
 use crate::lte::channel::spec::{AntennaSpec, ChannelSpec, FadingProfile, InterfererLoad};
-use crate::lte::network::handover::{Forwarding, HandoverConfig, MeasurementSource};
+use crate::lte::network::handover::{Forwarding, HandoverConfig, HandoverSettings, MeasurementSource};
 use crate::lte::profile::RanProfile;
 use crate::radio::antenna::hex_layout_all_cells;
 use crate::radio::spec::{finite_point, in_range, positive_upto};
@@ -249,7 +249,7 @@ impl HandoverSpec {
     /// The handover as it runs: each unset field from `profile`'s (`lte::profile`).
     pub fn resolve(&self, profile: RanProfile) -> HandoverConfig {
         let d = &profile.defaults().handover;
-        HandoverConfig {
+        let settings = HandoverSettings {
             enabled: self.enabled.unwrap_or(d.enabled),
             a3_offset_db: self.a3_offset_db.unwrap_or(d.a3_offset_db),
             hysteresis_db: self.hysteresis_db.unwrap_or(d.hysteresis_db),
@@ -260,8 +260,8 @@ impl HandoverSpec {
             interruption_ms: self.interruption_ms.unwrap_or(d.interruption_ms),
             forwarding: self.forwarding.unwrap_or(d.forwarding),
             x2_delay_ms: self.x2_delay_ms.unwrap_or(d.x2_delay_ms),
-            measurements: self.measurements.clone().unwrap_or(MeasurementSource::Channel),
-        }
+        };
+        HandoverConfig { settings, measurements: self.measurements.clone().unwrap_or(MeasurementSource::Channel) }
     }
 }
 

@@ -47,25 +47,18 @@ pub enum MeasurementSource {
     Csv { file: String },
 }
 
-/// Handover as it runs (`scenario::HandoverSpec` resolved with the profile's defaults).
+/// Handover as it runs (`scenario::HandoverSpec` resolved with the profile's defaults): its
+/// settings, and where its measurements come from.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct HandoverConfig {
-    pub enabled: bool,
-    pub a3_offset_db: f64,
-    pub hysteresis_db: f64,
-    pub time_to_trigger_ms: u32,
-    pub filter_coefficient: u8,
-    pub measurement_period_ms: u32,
-    pub preparation_ms: f64,
-    pub interruption_ms: f64,
-    pub forwarding: Forwarding,
-    pub x2_delay_ms: f64,
+    #[serde(flatten)]
+    pub settings: HandoverSettings,
     pub measurements: MeasurementSource,
 }
 
-/// A profile's handover values (`lte::profile`).
-#[derive(Clone, Copy, Debug)]
-pub struct HandoverDefaults {
+/// A handover's settings: a profile's defaults (`lte::profile`), or a scenario's values over them.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct HandoverSettings {
     pub enabled: bool,
     pub a3_offset_db: f64,
     pub hysteresis_db: f64,
@@ -89,6 +82,18 @@ pub const FILTER_REFERENCE_PERIOD_MS: f64 = 200.0;
 const MAX_DELAY_MS: f64 = 1000.0;
 
 impl HandoverConfig {
+    pub fn validate(&self, path: &str) -> Result<(), ScenarioError> {
+        self.settings.validate(path)?;
+        if let MeasurementSource::Csv { file } = &self.measurements {
+            if file.is_empty() {
+                return Err(ScenarioError::new(format!("{path}.measurements.file"), "\"\"", "a path to a CSV file"));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl HandoverSettings {
     pub fn validate(&self, path: &str) -> Result<(), ScenarioError> {
         let p = |f: &str| format!("{path}.{f}");
         let half_db = |x: f64, lo: f64, hi: f64, f: &str| {
@@ -117,11 +122,6 @@ impl HandoverConfig {
         ] {
             if !(x.is_finite() && (0.0..=MAX_DELAY_MS).contains(&x)) {
                 return Err(ScenarioError::new(p(f), x, "ms in [0, 1000]"));
-            }
-        }
-        if let MeasurementSource::Csv { file } = &self.measurements {
-            if file.is_empty() {
-                return Err(ScenarioError::new(p("measurements.file"), "\"\"", "a path to a CSV file"));
             }
         }
         Ok(())
@@ -170,7 +170,7 @@ impl A3Tracker {
     /// After the samples of `now`: each neighbour whose entering condition holds keeps (or
     /// starts) its time to trigger; one whose condition fails stops it (§5.5.4.1: the condition
     /// must hold for every sample during timeToTrigger).
-    pub fn evaluate(&mut self, cfg: &HandoverConfig, serving: usize, now: SimTime) {
+    pub fn evaluate(&mut self, cfg: &HandoverSettings, serving: usize, now: SimTime) {
         let Some(ms) = self.filtered_dbm[serving] else {
             self.entered_at.fill(None);
             return;
@@ -186,13 +186,13 @@ impl A3Tracker {
     }
 
     /// When the earliest running time to trigger elapses.
-    pub fn report_due(&self, cfg: &HandoverConfig) -> Option<SimTime> {
+    pub fn report_due(&self, cfg: &HandoverSettings) -> Option<SimTime> {
         self.entered_at.iter().flatten().min().map(|&t| t + cfg.time_to_trigger())
     }
 
     /// The report at `now`: among the neighbours whose time to trigger has elapsed, the one with
     /// the best filtered RSRP (ties: the lowest index), if any.
-    pub fn report(&self, cfg: &HandoverConfig, now: SimTime) -> Option<usize> {
+    pub fn report(&self, cfg: &HandoverSettings, now: SimTime) -> Option<usize> {
         let ttt = cfg.time_to_trigger();
         let mut best: Option<(usize, f64)> = None;
         for (n, since) in self.entered_at.iter().enumerate() {
@@ -217,8 +217,8 @@ mod tests {
     use super::*;
     use crate::sim::NS_PER_MS;
 
-    fn cfg(hyst: f64, off: f64, ttt: u32, k: u8) -> HandoverConfig {
-        HandoverConfig {
+    fn cfg(hyst: f64, off: f64, ttt: u32, k: u8) -> HandoverSettings {
+        HandoverSettings {
             enabled: true,
             a3_offset_db: off,
             hysteresis_db: hyst,
@@ -229,7 +229,6 @@ mod tests {
             interruption_ms: 0.0,
             forwarding: Forwarding::Lossless,
             x2_delay_ms: 0.0,
-            measurements: MeasurementSource::Channel,
         }
     }
 
@@ -239,7 +238,7 @@ mod tests {
 
     /// Serving at -80 dBm, a neighbour at -80 + `delta`; samples every 200 ms; the first time a
     /// report is due and the time it names the neighbour.
-    fn run(c: &HandoverConfig, deltas: &[f64]) -> Option<SimTime> {
+    fn run(c: &HandoverSettings, deltas: &[f64]) -> Option<SimTime> {
         let mut a = A3Tracker::new(2);
         for (i, d) in deltas.iter().enumerate() {
             let now = ms(200 * i as u64);
@@ -298,7 +297,7 @@ mod tests {
         }
         assert!((a.filtered_dbm(0).unwrap() - -72.5).abs() < 1e-12, "-80, then -75, then -72.5");
         // The same time constant at a 100 ms period: two samples weigh as one at 200 ms.
-        let fast = HandoverConfig { measurement_period_ms: 100, ..c.clone() };
+        let fast = HandoverSettings { measurement_period_ms: 100, ..c };
         assert!(((1.0 - fast.filter_weight()).powi(2) - (1.0 - c.filter_weight())).abs() < 1e-12);
     }
 
@@ -306,11 +305,11 @@ mod tests {
     fn settings_are_checked_against_ts_36_331() {
         let ok = cfg(3.0, 0.0, 256, 4);
         assert_eq!(ok.validate("h"), Ok(()));
-        let e = |c: HandoverConfig| c.validate("h").unwrap_err().path;
-        assert_eq!(e(HandoverConfig { hysteresis_db: 0.3, ..ok.clone() }), "h.hysteresis_db");
-        assert_eq!(e(HandoverConfig { a3_offset_db: 16.0, ..ok.clone() }), "h.a3_offset_db");
-        assert_eq!(e(HandoverConfig { time_to_trigger_ms: 250, ..ok.clone() }), "h.time_to_trigger_ms");
-        assert_eq!(e(HandoverConfig { filter_coefficient: 10, ..ok.clone() }), "h.filter_coefficient");
-        assert_eq!(e(HandoverConfig { interruption_ms: -1.0, ..ok.clone() }), "h.interruption_ms");
+        let e = |c: HandoverSettings| c.validate("h").unwrap_err().path;
+        assert_eq!(e(HandoverSettings { hysteresis_db: 0.3, ..ok }), "h.hysteresis_db");
+        assert_eq!(e(HandoverSettings { a3_offset_db: 16.0, ..ok }), "h.a3_offset_db");
+        assert_eq!(e(HandoverSettings { time_to_trigger_ms: 250, ..ok }), "h.time_to_trigger_ms");
+        assert_eq!(e(HandoverSettings { filter_coefficient: 10, ..ok }), "h.filter_coefficient");
+        assert_eq!(e(HandoverSettings { interruption_ms: -1.0, ..ok }), "h.interruption_ms");
     }
 }

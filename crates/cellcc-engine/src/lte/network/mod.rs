@@ -23,7 +23,7 @@ use std::collections::{BinaryHeap, HashSet, VecDeque};
 use std::rc::Rc;
 
 use self::channel::{NetworkChannel, NetworkSinr, SiteSetup, UlTx};
-use self::handover::{A3Tracker, Forwarding, HandoverConfig, MeasurementSource};
+use self::handover::{A3Tracker, Forwarding, HandoverConfig, HandoverSettings, MeasurementSource};
 use self::trace::MeasurementTrace;
 use super::cell::{Cell, CellEnqueued, CellOutput, LteSlots, UeContext};
 use super::config::CellConfig;
@@ -105,7 +105,7 @@ pub struct Network {
     /// Per node index: the cell whose eNB it is.
     cell_of_enb: Vec<Option<usize>>,
     channel: Rc<RefCell<NetworkChannel>>,
-    cfg: HandoverConfig,
+    cfg: HandoverSettings,
     ue_nodes: Vec<NodeId>,
     ue_names: Vec<String>,
     /// Per node index: the UE it is.
@@ -167,7 +167,7 @@ impl Network {
     ) -> Result<Network, ScenarioError> {
         let net = sc.network.as_ref().expect("built only for a scenario with a network");
         let specs: Vec<CellConfig> = sc.cells.iter().map(CellSpec::resolve).collect();
-        let cfg = net.handover.resolve(specs[0].profile);
+        let HandoverConfig { settings: cfg, measurements } = net.handover.resolve(specs[0].profile);
         let n_rb = specs[0].n_rbs() as usize;
         let sites = sites(&net.channel, &sc.cells);
         let mut ues: Vec<(NodeId, String)> = Vec::new();
@@ -208,7 +208,7 @@ impl Network {
         let n_cells = cells.len();
         let cell_names: Vec<String> = specs.iter().map(|s| s.id.clone()).collect();
         let ue_names: Vec<String> = ues.iter().map(|(_, name)| name.clone()).collect();
-        let trace = match &cfg.measurements {
+        let trace = match &measurements {
             MeasurementSource::Channel => None,
             MeasurementSource::Csv { file } => {
                 Some(MeasurementTrace::read(file, &ue_names, &cell_names).map_err(|why| {
