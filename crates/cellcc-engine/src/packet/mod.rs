@@ -39,7 +39,7 @@ impl Payload {
     /// Transport header + payload bytes.
     pub fn transport_bytes(&self) -> u32 {
         match self {
-            Payload::Tcp(s) => s.header_bytes() + s.len,
+            Payload::Tcp(s) => s.transport_bytes(),
             Payload::Udp { payload_bytes, .. } => UDP_HEADER_BYTES + payload_bytes,
         }
     }

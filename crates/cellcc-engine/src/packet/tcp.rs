@@ -88,6 +88,11 @@ impl TcpSegment {
         TCP_HEADER_BYTES + opt.min(TCP_MAX_OPTION_BYTES)
     }
 
+    /// Header and data bytes: the segment's size at the transport layer.
+    pub fn transport_bytes(&self) -> u32 {
+        self.header_bytes() + self.len
+    }
+
     /// SACK blocks that fit in the option space left beside timestamps.
     pub fn max_sack_blocks(timestamps: bool) -> usize {
         let room = TCP_MAX_OPTION_BYTES - if timestamps { TCP_TIMESTAMP_OPTION_BYTES } else { 0 };

@@ -6,8 +6,7 @@ use crate::app::App;
 use crate::cc::CaState;
 use crate::measure::flow_monitor::FlowStats;
 use crate::measure::timeseries::{FlowSlot, Slots};
-use crate::packet::tcp::TCP_HEADER_BYTES;
-use crate::packet::{FlowDir, Packet, Payload, TcpSegment};
+use crate::packet::{FlowDir, Packet, Payload, TcpSegment, IPV4_HEADER_BYTES};
 use crate::sim::{FlowId, NodeId, SimTime};
 use crate::tcp::{TcpReceiver, TcpSender};
 
@@ -240,7 +239,7 @@ impl World {
             let id = self.new_datagram_id();
             // The datagram without its segment, which `send_segment` puts in place.
             let empty = Packet::datagram(f, dir, from, to, Payload::Tcp(TcpSegment::default()), id, now);
-            let ip_bytes = empty.ip_bytes - TCP_HEADER_BYTES + seg.header_bytes() + seg.len;
+            let ip_bytes = IPV4_HEADER_BYTES + seg.transport_bytes();
             if dir == FlowDir::Forward {
                 self.flows[f.index()].stats.on_tx(now, ip_bytes);
                 self.flow_slots[f.index()].at(now).retransmits += retransmitted;

@@ -279,19 +279,23 @@ impl World {
         let hop = self.route(node, pkt.dst);
         let mtu = self.hop_mtu(hop);
         if pkt.ip_bytes <= mtu {
-            self.acct.sent_bytes += pkt.ip_bytes as u64;
-            let id = self.packets.insert(pkt);
-            self.enqueue(node, hop, id);
+            self.launch(node, hop, pkt);
             return;
         }
         let mut frags = std::mem::take(&mut self.frag_scratch);
         fragment(&pkt, mtu, |f| frags.push(f));
         for f in frags.drain(..) {
-            self.acct.sent_bytes += f.ip_bytes as u64;
-            let id = self.packets.insert(f);
-            self.enqueue(node, hop, id);
+            self.launch(node, hop, f);
         }
         self.frag_scratch = frags;
+    }
+
+    /// A datagram (or fragment) that fits `hop` leaves `node`: counted, stored, queued.
+    #[inline]
+    fn launch(&mut self, node: NodeId, hop: Hop, pkt: Packet) {
+        self.acct.sent_bytes += pkt.ip_bytes as u64;
+        let id = self.packets.insert(pkt);
+        self.enqueue(node, hop, id);
     }
 
     /// `send_from` for a TCP segment; `header` is its datagram with an empty payload and the
@@ -305,9 +309,7 @@ impl World {
             self.send_from(node, Packet { payload: Payload::Tcp(seg), ..header });
             return;
         }
-        self.acct.sent_bytes += header.ip_bytes as u64;
-        let id = self.packets.insert(Packet { payload: Payload::Tcp(seg), ..header });
-        self.enqueue(node, hop, id);
+        self.launch(node, hop, Packet { payload: Payload::Tcp(seg), ..header });
     }
 
     /// Forward a packet already in the network (router hop).
