@@ -50,28 +50,41 @@ impl AmEntity {
     /// New data with one AMD header per SDU estimated in, the retransmissions queued
     /// (with segment headers), and the STATUS PDU if one may be sent now.
     pub fn buffer_status(&self, now: SimTime) -> BufferStatus {
-        let headers = self.tx.buf.sdus() as u64 * u64::from(super::pdu::AMD_HEADER_BYTES);
         BufferStatus {
-            tx_queue_bytes: saturate_u32(self.tx.buf.bytes() + headers),
+            tx_queue_bytes: self.tx_queue_bytes(),
             tx_queue_hol_delay: self.tx.buf.hol_delay(now),
             retx_queue_bytes: saturate_u32(self.tx.retx_queue_bytes()),
             status_pdu_bytes: if self.rx.status_due(now) { self.rx.status_estimate_bytes() } else { 0 },
         }
     }
 
+    /// New data with one AMD header per SDU estimated in.
+    fn tx_queue_bytes(&self) -> u32 {
+        let headers = self.tx.buf.sdus() as u64 * u64::from(super::pdu::AMD_HEADER_BYTES);
+        saturate_u32(self.tx.buf.bytes() + headers)
+    }
+
+    /// New data (headers estimated in) and the retransmissions queued: all but the STATUS PDU.
+    fn data_bytes(&self) -> u32 {
+        self.tx_queue_bytes() + saturate_u32(self.tx.retx_queue_bytes())
+    }
+
+    /// New data or a retransmission waits.
+    fn has_pdu_data(&self) -> bool {
+        !self.tx.buf.is_empty() || self.tx.retx_queue_bytes() > 0
+    }
+
     /// [`Self::buffer_status`]'s total.
     pub fn buffered_bytes(&self, now: SimTime) -> u32 {
-        let headers = self.tx.buf.sdus() as u64 * u64::from(super::pdu::AMD_HEADER_BYTES);
         let status = if self.rx.status_due(now) { self.rx.status_estimate_bytes() } else { 0 };
-        saturate_u32(self.tx.buf.bytes() + headers) + saturate_u32(self.tx.retx_queue_bytes()) + status
+        self.data_bytes() + status
     }
 
     /// What a cell reads every TTI, as of now ([`RlcLevels`]).
     pub fn levels(&self) -> RlcLevels {
-        let headers = self.tx.buf.sdus() as u64 * u64::from(super::pdu::AMD_HEADER_BYTES);
         RlcLevels {
-            data_bytes: saturate_u32(self.tx.buf.bytes() + headers) + saturate_u32(self.tx.retx_queue_bytes()),
-            has_data: !self.tx.buf.is_empty() || self.tx.retx_queue_bytes() > 0,
+            data_bytes: self.data_bytes(),
+            has_data: self.has_pdu_data(),
             status: self.rx.status_due_from().map(|from| (from, self.rx.status_estimate_bytes())),
             sdu_bytes: self.buffered_sdu_bytes(),
             data_pdus_retransmitted: self.counters.data_pdus_retransmitted,
@@ -88,7 +101,7 @@ impl AmEntity {
 
     /// New data, a retransmission or a STATUS PDU waits ([`Self::buffer_status`] non-empty).
     pub fn has_data(&self, now: SimTime) -> bool {
-        !self.tx.buf.is_empty() || self.tx.retx_queue_bytes() > 0 || self.rx.status_due(now)
+        self.has_pdu_data() || self.rx.status_due(now)
     }
 
     /// §5.1.3.1.1: control PDUs first, then retransmissions, then new data.
