@@ -131,11 +131,29 @@ struct NetUe {
     /// Per direction: the last row handed out, and the (TTI, cell, region) it is for.
     rows: [Vec<f64>; 2],
     rows_for: [Option<(u64, usize, bool)>; 2],
-    /// [`NetworkChannel::control_sinr_db`] at (large-scale step, cell).
-    control_sinr: Option<(u64, usize, f64)>,
-    /// [`NetworkChannel::srs_rb_mw`] and [`NetworkChannel::path_loss_db`] at (large-scale step, cell).
-    srs_rb_mw: Option<(u64, usize, f64)>,
-    path_loss_db: Option<(u64, usize, f64)>,
+    /// [`NetworkChannel::control_sinr_db`], [`NetworkChannel::srs_rb_mw`] and
+    /// [`NetworkChannel::path_loss_db`], each for the last (large-scale step, cell) asked.
+    control_sinr: StepMemo,
+    srs_rb_mw: StepMemo,
+    path_loss_db: StepMemo,
+}
+
+/// A value of a UE's link to one cell that holds for a large-scale step: kept for the last
+/// (step, cell) it was computed for, which the TTI's several asks share.
+#[derive(Clone, Copy, Debug, Default)]
+struct StepMemo(Option<(u64, usize, f64)>);
+
+impl StepMemo {
+    /// The value kept for (`step`, `cell`), if that is the pair it holds.
+    fn get(&self, step: u64, cell: usize) -> Option<f64> {
+        self.0.filter(|&(s, c, _)| (s, c) == (step, cell)).map(|(_, _, v)| v)
+    }
+
+    /// Keep `value` for (`step`, `cell`); returns it.
+    fn keep(&mut self, step: u64, cell: usize, value: f64) -> f64 {
+        self.0 = Some((step, cell, value));
+        value
+    }
 }
 
 /// The channel of a whole network.
@@ -290,15 +308,12 @@ impl NetworkChannel {
     /// for the large-scale step (a UE's PUSCHs, their decodes and its SRS ask it in turn).
     fn path_loss_db(&mut self, ue: usize, cell: usize, now: SimTime) -> f64 {
         let step = now.as_ns() / LARGE_SCALE_STEP_NS;
-        if let Some((s, c, pl_db)) = self.ues[ue].path_loss_db {
-            if (s, c) == (step, cell) {
-                return pl_db;
-            }
+        if let Some(pl_db) = self.ues[ue].path_loss_db.get(step, cell) {
+            return pl_db;
         }
         self.large_scale(ue, now);
         let pl_db = to_db(self.sites[cell].tx_power_mw) - to_db(self.ues[ue].site_mw[cell]);
-        self.ues[ue].path_loss_db = Some((step, cell, pl_db));
-        pl_db
+        self.ues[ue].path_loss_db.keep(step, cell, pl_db)
     }
 
     /// The large-scale step of UE `ue` at `now`: path loss, shadowing, antenna of every link.
@@ -505,15 +520,12 @@ impl NetworkChannel {
     /// the large-scale step: it follows the path loss).
     fn srs_rb_mw(&mut self, ue: usize, cell: usize, now: SimTime) -> f64 {
         let step = now.as_ns() / LARGE_SCALE_STEP_NS;
-        if let Some((s, c, mw)) = self.ues[ue].srs_rb_mw {
-            if (s, c) == (step, cell) {
-                return mw;
-            }
+        if let Some(mw) = self.ues[ue].srs_rb_mw.get(step, cell) {
+            return mw;
         }
         let pl_db = self.path_loss_db(ue, cell, now);
         let mw = dbm_to_mw(self.ul_power.srs_per_prb_dbm(pl_db, self.n_rb as u32));
-        self.ues[ue].srs_rb_mw = Some((step, cell, mw));
-        mw
+        self.ues[ue].srs_rb_mw.keep(step, cell, mw)
     }
 
     /// UE `ue`'s uplink gain (linear) to `cell` at the large-scale step of `now`: from the step
@@ -582,16 +594,13 @@ impl NetworkChannel {
         self.large_scale(ue, now);
         let step = now.as_ns() / LARGE_SCALE_STEP_NS;
         let u = &mut self.ues[ue];
-        if let Some((s, c, v)) = u.control_sinr {
-            if (s, c) == (step, cell) {
-                return v;
-            }
+        if let Some(sinr_db) = u.control_sinr.get(step, cell) {
+            return sinr_db;
         }
         let n = self.n_rb as f64;
         let total: f64 = u.site_mw.iter().sum();
         let sinr_db = to_db(u.site_mw[cell] / n / (self.dl_noise_rb_mw + (total - u.site_mw[cell]) / n));
-        u.control_sinr = Some((step, cell, sinr_db));
-        sinr_db
+        u.control_sinr.keep(step, cell, sinr_db)
     }
 
     /// How far (dB) UE `ue`'s PUSCH over `prbs` PRBs sits above its SRS on each PRB.
@@ -701,9 +710,9 @@ fn new_ue(
         faded_for: None,
         rows: [Vec::new(), Vec::new()],
         rows_for: [None, None],
-        control_sinr: None,
-        srs_rb_mw: None,
-        path_loss_db: None,
+        control_sinr: StepMemo::default(),
+        srs_rb_mw: StepMemo::default(),
+        path_loss_db: StepMemo::default(),
     };
     (ue, TwoCarrierLinks::new(site_list, &dl_losses, &ul_losses))
 }
