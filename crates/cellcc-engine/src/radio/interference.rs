@@ -262,16 +262,13 @@ impl TwoCarrierLinks {
             }
         }
     }
-}
 
-impl TwoCarrierLinks {
     /// The uplink's linear gain to site `j` alone (it must have one), shadowing `shadow_db`: the
     /// value [`TwoCarrierLinks::gains`] gives it.
     pub fn ul_gain(&self, sites: &[Site], j: usize, shadow_db: f64, ue_xy_m: [f64; 2]) -> f64 {
         let link = &self.links[j];
         let (l, _) = link.ul.expect("the site receives an uplink");
-        let p = self.positions[link.position];
-        let off = [ue_xy_m[0] - p[0], ue_xy_m[1] - p[1]];
+        let off = sites[j].offset_m(ue_xy_m);
         let loss = &self.losses[l];
         // db::lin_to_db is db::slice_to_db's value element by element.
         let loss_db = loss.loss_from_db(db::lin_to_db(loss.log_argument(off)), off);
