@@ -87,17 +87,17 @@ impl<E: Copy> EventQueue<E> {
         }
     }
 
-    /// Grow the vector by one, a copy of its last entry (or the new one, into an empty vector).
-    /// The new entry is written field by field where it lands, from registers: pushed whole,
-    /// it went through a stack copy whose 16-byte loads waited on the 8-byte stores just made
-    /// (perf: a third of `advance`'s samples on that load).
+    /// Grow the vector by one entry, to be moved. The new entry is written from registers, field
+    /// by field where it lands: pushed as one value and written again where it landed, it went
+    /// through a stack copy whose 16-byte loads waited on the 8-byte stores just made (perf: a
+    /// third of `advance`'s samples on that load).
     #[inline(always)]
     fn grow(&mut self, key: u128, event: E) {
-        let filler = self.heap.last().copied().unwrap_or(Entry { key, event });
-        self.heap.push(filler);
+        self.heap.push(Entry { key, event });
     }
 
     /// `schedule` on a heap (which the sorted vector becomes when full).
+    #[inline(always)]
     fn push_heap(&mut self, key: u128, event: E) {
         if self.sorted {
             // Largest first reversed is smallest first: a valid min-heap.
