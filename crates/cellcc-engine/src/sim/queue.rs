@@ -143,7 +143,7 @@ impl<E: Copy> EventQueue<E> {
             None => last,
         };
         if self.heap.len() <= SORTED_AGAIN_ENTRIES {
-            self.heap.sort_unstable_by(|a, b| b.key.cmp(&a.key));
+            self.heap.sort_unstable_by_key(|e| std::cmp::Reverse(e.key));
             self.sorted = true;
         }
         self.popped += 1;
