@@ -3,7 +3,7 @@
 //! driven the way the sender drives the trait; after every step the window
 //! must stay within [1, clamp] and no arithmetic may overflow (debug build).
 
-use cellcc_engine::cc::{AckSample, CaState, CcConfig, CongestionControl, ConnView, CwndEvent, Window};
+use cellcc_engine::cc::{AckSample, CaState, CcConfig, CongestionControl, ConnView, CwndEvent, SkPacingRate, Window};
 use cellcc_engine::sim::{RngStream, SimDuration, SimTime};
 use proptest::prelude::*;
 use proptest::test_runner::RngSeed;
@@ -57,7 +57,7 @@ impl Driver {
             app_limited: false,
             ca_state: self.state,
             // Rate unknown (no hystart_ack_delay cushion), unpaced: the invariants do not depend on it.
-            pacing_rate_bps: 0,
+            pacing_rate: SkPacingRate::Known(0),
             paced: false,
         }
     }

@@ -106,7 +106,7 @@ pub fn reno_cong_avoid(w: &mut Window, conn: &ConnView, acked: u32) {
 #[cfg(test)]
 pub(crate) mod testing {
     //! A scripted view for conformance tests: send n / ack n / advance t.
-    use super::super::{AckSample, CaState, ConnView};
+    use super::super::{AckSample, CaState, ConnView, SkPacingRate};
     use crate::sim::{SimDuration, SimTime};
 
     pub const MSS: u32 = 1448;
@@ -125,7 +125,7 @@ pub(crate) mod testing {
             is_cwnd_limited: true,
             app_limited: false,
             ca_state: CaState::Open,
-            pacing_rate_bps: 0,
+            pacing_rate: SkPacingRate::Known(0),
             paced: false,
         }
     }

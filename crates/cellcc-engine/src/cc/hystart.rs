@@ -140,7 +140,7 @@ impl HyStart {
             return None;
         }
         let mut exit = None;
-        let train_threshold = ack_train_threshold(delay_min, conn.pacing_rate_bps, conn.paced);
+        let train_threshold = ack_train_threshold(delay_min, conn.pacing_rate_bps(), conn.paced);
         if self.params.ack_train && Self::ack_train_too_long(round, conn.now, self.params.ack_delta, train_threshold) {
             exit = Some(Exit::AckTrain);
         }
@@ -203,6 +203,7 @@ fn ack_train_threshold(delay_min: SimDuration, pacing_rate_bps: u64, paced: bool
 mod tests {
     use super::super::common::testing::{conn, MSS};
     use super::*;
+    use crate::cc::SkPacingRate;
 
     fn params() -> Params {
         Params { ack_train: true, delay: true, low_window: 16, ack_delta: SimDuration::from_us(2000) }
@@ -273,7 +274,7 @@ mod tests {
         let min = SimDuration::from_ms(40);
         (0..200u64).find_map(|k| {
             let mut v = view(1_000_000 + k * 500, k + 1);
-            (v.pacing_rate_bps, v.paced) = (pacing_rate_bps, paced);
+            (v.pacing_rate, v.paced) = (SkPacingRate::Known(pacing_rate_bps), paced);
             h.on_ack(&v, 16, min, min).map(|_| k * 500)
         })
     }

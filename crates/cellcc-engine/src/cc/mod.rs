@@ -58,7 +58,7 @@ pub use doc::{CcDoc, Family, ParamError};
 pub use registry::{CcConfig, REGISTRY};
 
 use crate::scenario::Stack;
-use crate::sim::{SimDuration, SimTime};
+use crate::sim::{SimDuration, SimTime, NS_PER_S};
 use crate::tcp::tso::GsoLimits;
 
 /// Linux `TCP_INFINITE_SSTHRESH` (include/net/tcp.h): ssthresh before any loss.
@@ -243,11 +243,71 @@ pub struct ConnView {
     /// The application left the pipe under-full recently (`tp->app_limited`).
     pub app_limited: bool,
     pub ca_state: CaState,
-    /// Linux `sk_pacing_rate` as bits/s: the algorithm's own rate, else `tcp_update_pacing_rate`'s,
-    /// which Linux keeps whether or not anything enforces it. 0 = no RTT sample yet.
-    pub pacing_rate_bps: u64,
+    /// Linux `sk_pacing_rate` (read it with [`ConnView::pacing_rate_bps`]).
+    pub pacing_rate: SkPacingRate,
     /// Linux `sk_pacing_status != SK_PACING_NONE`: departures are paced (fq or the algorithm).
     pub paced: bool,
+}
+
+impl ConnView {
+    /// Linux `sk_pacing_rate` as bits/s: the algorithm's own rate, else `tcp_update_pacing_rate`'s,
+    /// which Linux keeps whether or not anything enforces it. 0 = no RTT sample yet.
+    pub fn pacing_rate_bps(&self) -> u64 {
+        self.pacing_rate.bps()
+    }
+}
+
+/// `sk_pacing_rate` as a view carries it. The view is built on every ACK and its only reader is
+/// HyStart in slow start, so the default rate's division is left until a hook asks for it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum SkPacingRate {
+    /// The algorithm's own rate, or 0 before an RTT sample.
+    Known(u64),
+    /// `tcp_update_pacing_rate`'s, from the connection as it was when the view was built.
+    Default(DefaultPacing),
+}
+
+impl SkPacingRate {
+    pub fn bps(&self) -> u64 {
+        match self {
+            SkPacingRate::Known(bps) => *bps,
+            SkPacingRate::Default(d) => d.rate_bps(),
+        }
+    }
+}
+
+/// What Linux `tcp_update_pacing_rate` reads: cwnd, ssthresh, packets out, MSS and SRTT.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DefaultPacing {
+    pub cwnd: u32,
+    pub ssthresh: u32,
+    pub packets_out: u32,
+    pub mss_bytes: u32,
+    pub srtt_ns: u64,
+}
+
+/// Linux `tcp_update_pacing_rate` ratios (sysctl tcp_pacing_ss_ratio / ca_ratio), percent.
+const PACING_SS_RATIO_PCT: u64 = 200;
+const PACING_CA_RATIO_PCT: u64 = 120;
+
+impl DefaultPacing {
+    /// Linux `tcp_update_pacing_rate`: cwnd * mss / srtt at 200% in slow start, 120% after.
+    pub fn rate_bps(&self) -> u64 {
+        let ratio = if self.cwnd < self.ssthresh / 2 { PACING_SS_RATIO_PCT } else { PACING_CA_RATIO_PCT };
+        let srtt_ns = self.srtt_ns.max(1);
+        let segs = self.cwnd.max(self.packets_out) as u64;
+        let mss = self.mss_bytes as u64;
+        // u64 arithmetic while the product fits (every realistic window), u128 beyond: same value.
+        let bytes_per_s = match mss.checked_mul(segs).and_then(|b| b.checked_mul(NS_PER_S)) {
+            Some(b_ns) => (b_ns / srtt_ns) as u128,
+            None => mss as u128 * segs as u128 * NS_PER_S as u128 / srtt_ns as u128,
+        };
+        // The percentage in u64 too while it fits (a u128 division is a libcall).
+        match u64::try_from(bytes_per_s).ok().and_then(|b| b.checked_mul(8 * ratio)) {
+            Some(bits_pct) => bits_pct / 100,
+            None => (bytes_per_s * 8 * ratio as u128 / 100).min(u64::MAX as u128) as u64,
+        }
+    }
 }
 
 /// A congestion-control algorithm (Linux `struct tcp_congestion_ops`).

@@ -258,11 +258,15 @@ impl RcvWindow {
 
     /// The memory `bytes` of held (unread or out-of-order) data is charged for.
     pub fn held_memory_bytes(&self, bytes: u64) -> u64 {
-        // Nothing held is the common case (in order, read at once): no division per ACK.
-        if bytes == 0 {
-            return 0;
+        // Nothing held, or the one segment just received (each segment of an ACK-clocked flow
+        // arrives alone and is read at the end of its instant), are the common cases: the
+        // division they skip was the hottest instruction of `on_data` (perf: half its samples).
+        let mss = self.rcv_mss.max(1);
+        match bytes {
+            0 => 0,
+            b if b <= mss => self.segment_truesize,
+            b => b.div_ceil(mss) * self.segment_truesize,
         }
-        bytes.div_ceil(self.rcv_mss.max(1)) * self.segment_truesize
     }
 
     /// `bytes` rounded up to the window-scale unit (`ALIGN(x, 1 << rcv_wscale)`).

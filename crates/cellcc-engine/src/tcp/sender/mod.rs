@@ -23,10 +23,12 @@ use super::sndbuf::{SendBuffer, SendingSkb};
 use super::tlp::{self, Episode, Probe, ProbeAck};
 use super::tso::{self, GsoLimits, TsoBurst};
 use super::undo::Undo;
-use crate::cc::{AckSample, AckTimestamps, CaState, CongestionControl, ConnView, CwndEvent};
+use crate::cc::{
+    AckSample, AckTimestamps, CaState, CongestionControl, ConnView, CwndEvent, DefaultPacing, SkPacingRate,
+};
 use crate::packet::{TcpFlags, TcpSegment, IPV4_HEADER_BYTES};
 use crate::scenario::{CcRtt, Pacing, Stack, TcpParams};
-use crate::sim::{SimDuration, SimTime, NS_PER_S};
+use crate::sim::{SimDuration, SimTime};
 use loss::{AckFacts, Frto};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -104,9 +106,6 @@ pub struct RttObs {
     pub srtt: SimDuration,
 }
 
-/// Linux `tcp_update_pacing_rate` ratios (sysctl tcp_pacing_ss_ratio / ca_ratio), percent.
-const PACING_SS_RATIO_PCT: u64 = 200;
-const PACING_CA_RATIO_PCT: u64 = 120;
 /// Linux `tcp_update_skb_after_send`: "Original sch_fq does not pace first 10 MSS".
 const UNPACED_SEGMENTS: u64 = 10;
 /// RFC 5681 §3.1: the initial window after a lost SYN is one segment.
@@ -353,8 +352,8 @@ impl TcpSender {
     fn view(&self, now: SimTime) -> ConnView {
         let w = self.cc.window();
         let is_cwnd_limited = if w.in_slow_start() { w.cwnd < 2 * self.max_packets_out } else { self.cwnd_blocked };
-        // One call to the algorithm and at most one default-rate division per view: the view is
-        // built on every ACK.
+        // One call to the algorithm per view, and the default rate's division only if a hook
+        // reads it: the view is built on every ACK.
         let cc_rate = self.cc.pacing_rate_bps();
         ConnView {
             now,
@@ -369,7 +368,7 @@ impl TcpSender {
             is_cwnd_limited: is_cwnd_limited || self.cwnd_blocked,
             app_limited: self.rate.is_app_limited(),
             ca_state: self.ca_state,
-            pacing_rate_bps: self.sk_pacing_rate_bps(cc_rate),
+            pacing_rate: self.sk_pacing_rate(cc_rate),
             paced: Self::paced(self.p.pacing, cc_rate),
         }
     }
@@ -729,30 +728,28 @@ impl TcpSender {
     /// Linux `sk_pacing_rate`: the algorithm's rate (`cc_rate`), else `tcp_update_pacing_rate`'s,
     /// which tcp_cong_control keeps current even when nothing paces (HyStart reads it); 0 before
     /// an RTT sample.
-    fn sk_pacing_rate_bps(&self, cc_rate: Option<u64>) -> u64 {
+    fn sk_pacing_rate(&self, cc_rate: Option<u64>) -> SkPacingRate {
         match (cc_rate, self.rtt.srtt()) {
-            (Some(r), _) => r,
-            (None, Some(_)) => self.default_pacing_rate_bps(),
-            (None, None) => 0,
+            (Some(r), _) => SkPacingRate::Known(r),
+            (None, Some(_)) => SkPacingRate::Default(self.default_pacing()),
+            (None, None) => SkPacingRate::Known(0),
         }
     }
 
-    /// Linux `tcp_update_pacing_rate`: cwnd * mss / srtt at 200% in slow start, 120% after.
-    fn default_pacing_rate_bps(&self) -> u64 {
+    /// What Linux `tcp_update_pacing_rate` computes its rate from.
+    fn default_pacing(&self) -> DefaultPacing {
         let w = self.cc.window();
-        let ratio = if w.cwnd < w.ssthresh / 2 { PACING_SS_RATIO_PCT } else { PACING_CA_RATIO_PCT };
-        let srtt_ns = self.rtt.srtt().map_or(0, |s| s.as_ns()).max(1);
-        let segs = w.cwnd.max(self.board.packets_out()) as u64;
-        // u64 arithmetic while the product fits (every realistic window), u128 beyond: same value.
-        let bytes_per_s = match (self.mss as u64).checked_mul(segs).and_then(|b| b.checked_mul(NS_PER_S)) {
-            Some(b_ns) => (b_ns / srtt_ns) as u128,
-            None => self.mss as u128 * segs as u128 * NS_PER_S as u128 / srtt_ns as u128,
-        };
-        // The percentage in u64 too while it fits (a u128 division is a libcall on every ACK).
-        match u64::try_from(bytes_per_s).ok().and_then(|b| b.checked_mul(8 * ratio)) {
-            Some(bits_pct) => bits_pct / 100,
-            None => (bytes_per_s * 8 * ratio as u128 / 100).min(u64::MAX as u128) as u64,
+        DefaultPacing {
+            cwnd: w.cwnd,
+            ssthresh: w.ssthresh,
+            packets_out: self.board.packets_out(),
+            mss_bytes: self.mss,
+            srtt_ns: self.rtt.srtt().map_or(0, |s| s.as_ns()),
         }
+    }
+
+    fn default_pacing_rate_bps(&self) -> u64 {
+        self.default_pacing().rate_bps()
     }
 
     /// Linux `tcp_check_space` after the send loop: wakes the application if ACKs made room;
@@ -947,7 +944,7 @@ impl TcpSender {
 
     /// Linux `tcp_tso_segs` at `sk_pacing_rate` now: how many segments the skb being sent takes.
     fn tso_segs_now(&self) -> u32 {
-        let rate = self.sk_pacing_rate_bps(self.cc.pacing_rate_bps());
+        let rate = self.sk_pacing_rate(self.cc.pacing_rate_bps()).bps();
         tso_segs(&*self.cc, &self.p, self.rtt.min_rtt(), self.mss, rate)
     }
 
