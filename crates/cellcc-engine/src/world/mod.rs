@@ -379,6 +379,8 @@ impl World {
         for id in out.dropped.drain(..) {
             self.drop_packet(id);
         }
+        // The cell's deliveries of this wake-up, their slots' loads issued together.
+        self.packets.touch(out.delivered.iter().map(|&(_, id)| id));
         for (node, id) in out.delivered.drain(..) {
             self.on_arrive(node, id);
         }
