@@ -11,7 +11,7 @@
 use super::loss::LossModel;
 use super::queue::{DropTail, QueueDiscipline};
 use super::trace::TraceSchedule;
-use crate::packet::PacketId;
+use crate::packet::{PacketId, Routing};
 use crate::sim::{NodeId, RngStream, SimDuration, SimTime};
 use std::collections::VecDeque;
 
@@ -112,7 +112,8 @@ pub struct Channel {
     pub ecn_threshold_packets: Option<u32>,
     /// Packets propagating, in arrival order: the delay is constant, so the wire
     /// is FIFO and only its head needs an event (keeps the event heap small).
-    pub wire: VecDeque<(SimTime, PacketId)>,
+    /// Each packet's routing fields ride with it, so a router forwards it without its slot.
+    pub wire: VecDeque<(SimTime, PacketId, Routing)>,
     /// The rate server's last serialisation time.
     pub tx_time: TxTimeMemo,
 }
@@ -200,7 +201,14 @@ impl Channel {
 
     /// Rate server: packets whose transmission has started by `now` leave the queue.
     pub fn rationalize(&mut self, now: SimTime) {
-        if let Server::Rate { .. } = self.server {
+        if let Server::Rate { free_at, .. } = self.server {
+            // The transmitter is free once the last packet queued has been sent, so every
+            // queued packet has started: all leave, without reading the queue's entries (the
+            // head's load missed the cache on most enqueues of a network's S1-U links).
+            if free_at <= now {
+                self.queue.clear();
+                return;
+            }
             while self.queue.front_start().is_some_and(|s| s <= now) {
                 self.queue.dequeue();
             }
@@ -258,17 +266,17 @@ impl Channel {
     /// Put a packet on the wire as it leaves the server at `departs`; returns its
     /// arrival time if it is the head (the caller then schedules the wire's next arrival).
     #[inline]
-    pub fn launch(&mut self, departs: SimTime, id: PacketId) -> Option<SimTime> {
+    pub fn launch(&mut self, departs: SimTime, id: PacketId, routing: Routing) -> Option<SimTime> {
         let at = departs + self.delay;
-        self.wire.push_back((at, id));
+        self.wire.push_back((at, id, routing));
         (self.wire.len() == 1).then_some(at)
     }
 
     /// The head packet arrived; returns it and the next arrival time, if any.
     #[inline]
-    pub fn land(&mut self) -> (PacketId, Option<SimTime>) {
-        let (_, id) = self.wire.pop_front().expect("an arrival event implies a packet on the wire");
-        (id, self.wire.front().map(|&(t, _)| t))
+    pub fn land(&mut self) -> (PacketId, Routing, Option<SimTime>) {
+        let (_, id, routing) = self.wire.pop_front().expect("an arrival event implies a packet on the wire");
+        (id, routing, self.wire.front().map(|&(t, _, _)| t))
     }
 
     /// Nominal capacity, bit/s (a trace's mean rate, a rate link's initial rate).

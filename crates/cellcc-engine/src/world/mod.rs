@@ -31,7 +31,7 @@ use crate::measure::pcap::PcapWriter;
 use crate::measure::timeseries::{FlowSlot, QueueSlot, Slots};
 use crate::nr::cell::NrCell;
 use crate::packet::ipv4::{fragment, Reassembled, Reassembly};
-use crate::packet::{FlowDir, Packet, PacketId, PacketSlab, Payload, TcpSegment};
+use crate::packet::{FlowDir, Packet, PacketId, PacketSlab, Payload, Routing, TcpSegment};
 use crate::scenario::Scenario;
 use crate::sim::{BssId, CellId, EventQueue, FlowId, LinkId, NodeId, NrCellId, SimTime, StallGuard};
 use crate::wifi::bss::{Bss, BssEnqueued, BssOutput};
@@ -294,8 +294,9 @@ impl World {
     #[inline]
     fn launch(&mut self, node: NodeId, hop: Hop, pkt: Packet) {
         self.acct.sent_bytes += pkt.ip_bytes as u64;
+        let routing = pkt.routing();
         let id = self.packets.insert(pkt);
-        self.enqueue(node, hop, id);
+        self.enqueue(node, hop, id, routing);
     }
 
     /// `send_from` for a TCP segment; `header` is its datagram with an empty payload and the
@@ -312,11 +313,12 @@ impl World {
         self.launch(node, hop, Packet { payload: Payload::Tcp(seg), ..header });
     }
 
-    /// Forward a packet already in the network (router hop).
-    fn forward(&mut self, node: NodeId, id: PacketId) {
-        let hop = self.route(node, self.packets.get(id).dst);
-        if self.packets.get(id).ip_bytes <= self.hop_mtu(hop) {
-            self.enqueue(node, hop, id);
+    /// Forward a packet already in the network (router hop); its slot is not read unless
+    /// the packet must be fragmented.
+    fn forward(&mut self, node: NodeId, id: PacketId, routing: Routing) {
+        let hop = self.route(node, routing.dst);
+        if routing.ip_bytes <= self.hop_mtu(hop) {
+            self.enqueue(node, hop, id, routing);
             return;
         }
         let pkt = self.packets.remove(id);
@@ -324,19 +326,18 @@ impl World {
         self.send_from(node, pkt);
     }
 
-    fn enqueue(&mut self, node: NodeId, hop: Hop, id: PacketId) {
+    fn enqueue(&mut self, node: NodeId, hop: Hop, id: PacketId, routing: Routing) {
         match hop {
-            Hop::Channel(link) => self.enqueue_channel(link, id),
+            Hop::Channel(link) => self.enqueue_channel(link, id, routing),
             Hop::Cell { cell, next } => {
-                let bytes = self.packets.get(id).ip_bytes;
+                let bytes = routing.ip_bytes;
                 if let CellEnqueued::Dropped(id) = self.cells[cell.index()].enqueue(self.now, node, next, id, bytes) {
                     self.drop_packet(id);
                 }
                 self.arm_cell(cell);
             }
             Hop::Bss { bss, next } => {
-                let p = self.packets.get(id);
-                let (bytes, flow) = (p.ip_bytes, p.flow);
+                let (bytes, flow) = (routing.ip_bytes, self.packets.get(id).flow);
                 if let BssEnqueued::Dropped(id) = self.bsses[bss.index()].enqueue(self.now, node, next, id, bytes, flow)
                 {
                     self.drop_packet(id);
@@ -344,7 +345,7 @@ impl World {
                 self.arm_bss(bss);
             }
             Hop::NrCell { cell, next } => {
-                let bytes = self.packets.get(id).ip_bytes;
+                let bytes = routing.ip_bytes;
                 if let CellEnqueued::Dropped(id) = self.nr_cells[cell.index()].enqueue(self.now, node, next, id, bytes)
                 {
                     self.drop_packet(id);
@@ -354,16 +355,15 @@ impl World {
         }
     }
 
-    fn enqueue_channel(&mut self, link: LinkId, id: PacketId) {
-        if self.packets.get(id).ect && self.channels[link.index()].marks_ce(self.now) {
+    fn enqueue_channel(&mut self, link: LinkId, id: PacketId, routing: Routing) {
+        if routing.ect && self.channels[link.index()].marks_ce(self.now) {
             self.packets.get_mut(id).ecn_ce = true;
         }
-        let bytes = self.packets.get(id).ip_bytes;
-        match self.channels[link.index()].enqueue(self.now, id, bytes) {
+        match self.channels[link.index()].enqueue(self.now, id, routing.ip_bytes) {
             Enqueued::Dropped(id) => self.drop_packet(id),
             Enqueued::Queued => {}
             Enqueued::Wake(t) => self.events.schedule(t, Event::Opportunity(link)),
-            Enqueued::Departs(t) => self.propagate(link, id, t),
+            Enqueued::Departs(t) => self.propagate(link, id, routing, t),
         }
     }
 
@@ -379,6 +379,8 @@ impl World {
         for id in out.dropped.drain(..) {
             self.drop_packet(id);
         }
+        // The cell's deliveries of this wake-up, their slots' loads issued together.
+        self.packets.touch(out.delivered.iter().map(|&(_, id)| id));
         for (node, id) in out.delivered.drain(..) {
             self.on_arrive(node, id);
         }
@@ -464,14 +466,14 @@ impl World {
             self.events.schedule(t, Event::Opportunity(link));
         }
         for &id in &served {
-            self.propagate(link, id, self.now);
+            self.propagate(link, id, self.packets.get(id).routing(), self.now);
         }
         served.clear();
         self.trace.scratch_ids = served;
     }
 
     /// The packet leaves the channel's server at `departs`: capture, random loss, propagation.
-    fn propagate(&mut self, link: LinkId, id: PacketId, departs: SimTime) {
+    fn propagate(&mut self, link: LinkId, id: PacketId, routing: Routing, departs: SimTime) {
         let ch = &mut self.channels[link.index()];
         if let Some(w) = &mut self.pcaps[link.index()] {
             w.record(departs, self.packets.get(id));
@@ -481,20 +483,20 @@ impl World {
             return;
         }
         ch.stats.delivered_packets += 1;
-        ch.stats.delivered_bytes += self.packets.get(id).ip_bytes as u64;
-        if let Some(at) = ch.launch(departs, id) {
+        ch.stats.delivered_bytes += routing.ip_bytes as u64;
+        if let Some(at) = ch.launch(departs, id, routing) {
             self.events.schedule(at, Event::Arrive(link));
         }
     }
 
     fn on_wire_arrival(&mut self, link: LinkId) {
         let ch = &mut self.channels[link.index()];
-        let (id, next) = ch.land();
+        let (id, routing, next) = ch.land();
         let to = ch.to;
         if let Some(t) = next {
             self.events.schedule(t, Event::Arrive(link));
         }
-        self.on_arrive(to, id);
+        self.arrive(to, id, routing);
     }
 
     fn drop_packet(&mut self, id: PacketId) {
@@ -508,8 +510,13 @@ impl World {
     }
 
     fn on_arrive(&mut self, node: NodeId, id: PacketId) {
-        if self.packets.get(id).dst != node {
-            self.forward(node, id);
+        self.arrive(node, id, self.packets.get(id).routing());
+    }
+
+    /// A packet reaches `node`: forwarded, or delivered to its flow.
+    fn arrive(&mut self, node: NodeId, id: PacketId, routing: Routing) {
+        if routing.dst != node {
+            self.forward(node, id, routing);
             return;
         }
         let p = self.packets.get(id);

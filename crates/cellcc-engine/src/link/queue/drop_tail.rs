@@ -49,6 +49,12 @@ impl DropTail {
         Ok(())
     }
 
+    /// Empty the queue (every packet left).
+    pub fn clear(&mut self) {
+        self.items.clear();
+        self.bytes = 0;
+    }
+
     /// When the head packet starts being sent (as given to `enqueue_starting`).
     pub fn front_start(&self) -> Option<SimTime> {
         self.items.front().map(|q| q.start)

@@ -304,6 +304,19 @@ impl NetworkChannel {
         dbm_to_mw(self.ul_power.pusch_per_prb_dbm(pl_db, prbs))
     }
 
+    /// Load the path-loss memo of each UE in `ues` (those about to send a PUSCH), the loads
+    /// independent of one another, so that their cache misses overlap instead of each of the
+    /// TTI's `pusch_rb_mw` waiting on its own in turn.
+    pub fn touch_path_loss(&self, ues: impl Iterator<Item = usize>) {
+        let mut any = 0u64;
+        for ue in ues {
+            if let Some((step, _, _)) = self.ues[ue].path_loss_db.0 {
+                any ^= step;
+            }
+        }
+        std::hint::black_box(any);
+    }
+
     /// The UE's path-loss estimate towards `cell` (TS 36.213 §5.1.1.1, from the DL RSRP), kept
     /// for the large-scale step (a UE's PUSCHs, their decodes and its SRS ask it in turn).
     fn path_loss_db(&mut self, ue: usize, cell: usize, now: SimTime) -> f64 {

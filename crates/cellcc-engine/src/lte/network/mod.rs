@@ -28,7 +28,7 @@ use self::trace::MeasurementTrace;
 use super::cell::{Cell, CellEnqueued, CellOutput, LteSlots, UeContext};
 use super::config::CellConfig;
 use super::rlc::{HeldSdu, Rlc, RlcConfig, RlcEvents, RlcMode};
-use super::sap::{LinkDir, RbMask, RlcSdu, SduId};
+use super::sap::{LinkDir, RbMask, RlcSdu, SduId, TbAssignment};
 use crate::error::ScenarioError;
 use crate::lte::channel::spec::{AntennaSpec, ChannelSpec, UePlacement};
 use crate::output::{Column, Table};
@@ -417,6 +417,8 @@ impl Network {
         self.dl_masks.iter_mut().for_each(|m| *m = RbMask::default());
         self.ul_txs.clear();
         let mut channel = self.channel.borrow_mut();
+        let uplink = |a: &&TbAssignment| a.dir == LinkDir::Uplink;
+        channel.touch_path_loss(self.cells.iter().flat_map(|c| c.transmissions()).filter(uplink).map(|a| a.ue.index()));
         for (c, cell) in self.cells.iter().enumerate() {
             for a in cell.transmissions() {
                 match a.dir {
