@@ -203,7 +203,7 @@ impl Cell {
                 for dir in [LinkDir::Downlink, LinkDir::Uplink] {
                     self.ues[i].deliver_arrivals(now, dir, out);
                 }
-                self.air_changed(i);
+                self.air.arrivals_delivered(i, &self.ues[i]);
                 self.rlc.touch(i);
             }
         }
@@ -577,8 +577,11 @@ impl Cell {
         self.macs.uplink.grants_due(now, &mut new_tbs);
         for tb in &new_tbs {
             self.transmit_new(now, LinkDir::Uplink, tb, out);
-            // Under LENA's pipeline the PDU built on the grant left the UE's queue.
-            self.air_changed(tb.ue.index());
+            // Under LENA's pipeline the PDU built on the grant left the UE's queue (the TB's
+            // HARQ process changes when it is decoded).
+            if self.macs.mac.pipeline == MacPipeline::Lena {
+                self.air_changed(tb.ue.index());
+            }
         }
         let busy_later = self.uplink_retransmissions(list, now);
         self.gather_demand(list, LinkDir::Uplink, now);
@@ -789,8 +792,9 @@ impl Cell {
     }
 
     fn retransmit(&mut self, now: SimTime, a: &TbAssignment) {
-        let (payload, history) = self.ues[a.ue.index()].link(a.dir).harq.take_for_retransmission(a.harq);
-        self.air_changed(a.ue.index());
+        let link = self.ues[a.ue.index()].link(a.dir);
+        let (payload, history) = link.harq.take_for_retransmission(a.harq);
+        self.air.retransmission_taken(a.ue.index(), a.dir, link);
         self.send(now, OnAir { a: *a, payload, history, bsr_bytes: None });
     }
 
@@ -851,9 +855,10 @@ impl Cell {
             TbOutcome::Decoded
         };
         record(link.slots.at(now), a, outcome);
+        let arrival_at = tti_end(now) + (to_air - rx_early);
         match outcome {
             TbOutcome::Decoded => {
-                link.arrivals.push_back((tti_end(now) + (to_air - rx_early), payload));
+                link.arrivals.push_back((arrival_at, payload));
                 link.harq.transmitted(a, TbPayload::new(), decode.history);
             }
             // Combining (IR) keeps the mutual information of the copies the UE received.
@@ -861,16 +866,13 @@ impl Cell {
             // A UE that missed its DCI received nothing: its soft buffer is as it was.
             TbOutcome::ControlLost => link.harq.transmitted(a, payload, history),
         }
-        link.feedback.push_back(HarqFeedback {
-            at: now + to_air + HARQ_FEEDBACK_DELAY,
-            harq: a.harq,
-            outcome,
-            first_tx: a.retx == 0,
-        });
+        let feedback_at = now + to_air + HARQ_FEEDBACK_DELAY;
+        link.feedback.push_back(HarqFeedback { at: feedback_at, harq: a.harq, outcome, first_tx: a.retx == 0 });
+        let arrival = (outcome == TbOutcome::Decoded).then_some(arrival_at);
+        self.air.decoded(a.ue.index(), a.dir, arrival, feedback_at, link);
         if let (Some(left), TbOutcome::Decoded) = (bsr_bytes, outcome) {
             self.macs.uplink.bsr_received(a.ue, left);
         }
-        self.air_changed(a.ue.index());
     }
 
     /// The PUSCH's DMRS measures its RBs (TS 36.211 §5.5.2) on the SRS row's scale (the eNB
