@@ -46,10 +46,9 @@ pub(super) struct Macs {
     /// last changed (the demand's and the capacity's; a grant's own MCS is computed over its RBs
     /// with the offset of the moment), and the estimate version it is for.
     ul_band_mcs: Vec<Option<(u64, Option<u8>)>>,
-    /// Per UE: the aggregation level of its DCIs, and the downlink CQI it was chosen for (a
-    /// network cell's from the control region's SINR instead).
+    /// Per UE: the aggregation level of its DCIs, and what it was chosen for.
     dci_level: Vec<u8>,
-    dci_level_cqi: Vec<Option<u8>>,
+    dci_level_for: Vec<Option<DciLevelInput>>,
     /// An uplink retransmission happens a fixed time after its NACK (synchronous HARQ,
     /// TS 36.213 §8.0: PHICH at n+4, PUSCH retransmission at n+8).
     ul_retx_delay: SimDuration,
@@ -98,7 +97,7 @@ impl Macs {
             dci_level_before_report: aggregation_level(f64::NEG_INFINITY, spec.pdcch.target_bler),
             ul_band_mcs: vec![None; n],
             dci_level: vec![aggregation_level(f64::NEG_INFINITY, spec.pdcch.target_bler); n],
-            dci_level_cqi: vec![None; n],
+            dci_level_for: vec![None; n],
             ul_retx_delay: SimDuration::from_ms(spec.uplink.grant_delay_ms as u64),
             la: spec.link_adaptation,
             dl_map: DlMcsMap::new(n_rbs),
@@ -119,6 +118,17 @@ impl Macs {
 /// whether or not it has data (TS 36.213 §7.2.2, N_OFFSET,CQI = 0): the grid runs from the start
 /// of the run, not from the first TTI in which the cell had work.
 const CQI_GRID_ORIGIN: SimTime = SimTime::ZERO;
+
+/// What a UE's DCI aggregation level was chosen for: an unchanged input keeps the level (each
+/// choice computes the PDCCH error at up to four levels; a network cell's control-region SINR
+/// holds for a large-scale step, 10 ms, and was the input of two such choices per UE and TTI).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum DciLevelInput {
+    /// The downlink CQI the eNB holds.
+    Cqi(u8),
+    /// A network cell's control-region SINR, dB (its bits).
+    ControlSinrDb(u64),
+}
 
 /// A UE with no entry in this TTI's demand.
 const NOT_IN_DEMAND: u32 = u32::MAX;
@@ -163,6 +173,7 @@ impl Macs {
         self.sounding[i] = UplinkSounding::new(i, self.srs_period_ms, 0);
         self.ul_band_mcs[i] = None;
         self.dci_level[i] = self.dci_level_before_report;
+        self.dci_level_for[i] = None;
     }
 
     /// UE `i` joined the cell: a fresh uplink estimate.
@@ -405,17 +416,22 @@ impl Cell {
         let target = self.macs.pdcch_cfg.target_bler;
         for &i in list {
             let i = i as usize;
-            if let Some(sinr_db) = self.sinr.pdcch_sinr_db(UeIndex(i as u16), now) {
-                self.macs.dci_level[i] = aggregation_level(sinr_db, target);
+            let input = match self.sinr.pdcch_sinr_db(UeIndex(i as u16), now) {
+                Some(sinr_db) => DciLevelInput::ControlSinrDb(sinr_db.to_bits()),
+                None => {
+                    DciLevelInput::Cqi(self.link_tti.dl_cqi(i).current(now).map_or(CQI_BEFORE_FIRST_REPORT, |r| r.cqi))
+                }
+            };
+            if self.macs.dci_level_for[i] == Some(input) {
                 continue;
             }
-            let cqi = self.link_tti.dl_cqi(i).current(now).map_or(CQI_BEFORE_FIRST_REPORT, |r| r.cqi);
-            if self.macs.dci_level_cqi[i] == Some(cqi) {
-                continue;
-            }
-            let sinr_db = if cqi == 0 { f64::NEG_INFINITY } else { self.macs.dl_map.cqi_sinr_db(cqi) };
+            let sinr_db = match input {
+                DciLevelInput::ControlSinrDb(bits) => f64::from_bits(bits),
+                DciLevelInput::Cqi(0) => f64::NEG_INFINITY,
+                DciLevelInput::Cqi(cqi) => self.macs.dl_map.cqi_sinr_db(cqi),
+            };
             self.macs.dci_level[i] = aggregation_level(sinr_db, target);
-            self.macs.dci_level_cqi[i] = Some(cqi);
+            self.macs.dci_level_for[i] = Some(input);
         }
     }
 
