@@ -857,10 +857,8 @@ impl Cell {
             let gain = 10f64.powf(offset_db / 10.0);
             self.sinr_lin.iter_mut().for_each(|x| *x *= gain);
         }
+        // The DCI's draw reads the control region's SINR, not `sinr_lin`: the data row stands.
         let control_lost = a.dir == LinkDir::Downlink && self.control_errors && self.dci_missed(a.ue, now);
-        if self.network && a.dir == LinkDir::Downlink {
-            self.sinr.per_rb_sinr_lin(a.ue, a.dir, now, &mut self.sinr_lin);
-        }
         let decode = phy::decode_tb(a, &self.sinr_lin, history);
         let link = self.ues[a.ue.index()].link(a.dir);
         let outcome = if control_lost {
