@@ -210,21 +210,18 @@ impl Cell {
                 self.catch_up(i, now);
             }
             self.last_visit[i] = Some(now);
-            if self.air.arrival_due(i, now) {
-                for dir in [LinkDir::Downlink, LinkDir::Uplink] {
-                    self.ues[i].deliver_arrivals(now, dir, out);
-                }
-                self.air.arrivals_delivered(i, &self.ues[i]);
-                self.rlc.touch(i);
-            }
+            self.deliver_due_arrivals(i, now, out);
         }
         for &i in &list {
             let i = i as usize;
             if self.air.feedback_due(i, now) {
+                // Only the links with feedback due: the other's state stays out of the cache.
                 for dir in [LinkDir::Downlink, LinkDir::Uplink] {
-                    self.feedback(i, dir, now, out);
+                    if self.air.feedback_due_on(i, dir, now) {
+                        self.feedback(i, dir, now, out);
+                        self.link_changed(i, dir);
+                    }
                 }
-                self.air_changed(i);
                 // A TB given up loses its PDUs to the receiving entity.
                 self.rlc.touch(i);
             }
@@ -596,7 +593,7 @@ impl Cell {
             // Under LENA's pipeline the PDU built on the grant left the UE's queue (the TB's
             // HARQ process changes when it is decoded).
             if self.macs.mac.pipeline == MacPipeline::Lena {
-                self.air_changed(tb.ue.index());
+                self.link_changed(tb.ue.index(), LinkDir::Uplink);
             }
         }
         let busy_later = self.uplink_retransmissions(list, now);
@@ -622,7 +619,7 @@ impl Cell {
                 let ue = &mut self.ues[tb.ue.index()];
                 let pdu = fill_tb(ue, LinkDir::Uplink, tb.tbs_bits, now, status_pdu);
                 ue.ul.built.push_back(pdu);
-                self.air_changed(tb.ue.index());
+                self.link_changed(tb.ue.index(), LinkDir::Uplink);
             }
         }
         self.macs.new_tbs = new_tbs;
@@ -752,7 +749,7 @@ impl Cell {
                     busy_later = busy_later.union(pending.map_or(RbMask::default(), |a| a.rbs));
                 }
             }
-            self.air_changed(i as usize);
+            self.link_changed(i as usize, LinkDir::Uplink);
         }
         for a in &retx {
             self.retransmit(now, a);
@@ -810,7 +807,7 @@ impl Cell {
     fn retransmit(&mut self, now: SimTime, a: &TbAssignment) {
         let link = self.ues[a.ue.index()].link(a.dir);
         let (payload, history) = link.harq.take_for_retransmission(a.harq);
-        self.air.retransmission_taken(a.ue.index(), a.dir, link);
+        self.air.link_changed(a.ue.index(), a.dir, link);
         self.send(now, OnAir { a: *a, payload, history, bsr_bytes: None });
     }
 
@@ -869,10 +866,9 @@ impl Cell {
             TbOutcome::Decoded
         };
         record(link.slots.at(now), a, outcome);
-        let arrival_at = tti_end(now) + (to_air - rx_early);
         match outcome {
             TbOutcome::Decoded => {
-                link.arrivals.push_back((arrival_at, payload));
+                link.arrivals.push_back((tti_end(now) + (to_air - rx_early), payload));
                 link.harq.transmitted(a, TbPayload::new(), decode.history);
             }
             // Combining (IR) keeps the mutual information of the copies the UE received.
@@ -880,10 +876,10 @@ impl Cell {
             // A UE that missed its DCI received nothing: its soft buffer is as it was.
             TbOutcome::ControlLost => link.harq.transmitted(a, payload, history),
         }
-        let feedback_at = now + to_air + HARQ_FEEDBACK_DELAY;
-        link.feedback.push_back(HarqFeedback { at: feedback_at, harq: a.harq, outcome, first_tx: a.retx == 0 });
-        let arrival = (outcome == TbOutcome::Decoded).then_some(arrival_at);
-        self.air.decoded(a.ue.index(), a.dir, arrival, feedback_at, link);
+        let at = now + to_air + HARQ_FEEDBACK_DELAY;
+        link.feedback.push_back(HarqFeedback { at, harq: a.harq, outcome, first_tx: a.retx == 0 });
+        // Only this link changed: the UE's other link is not read (it is not in the cache).
+        self.air.link_changed(a.ue.index(), a.dir, link);
         if let (Some(left), TbOutcome::Decoded) = (bsr_bytes, outcome) {
             self.macs.uplink.bsr_received(a.ue, left);
         }
