@@ -204,6 +204,7 @@ impl Cell {
             list.extend(self.ues.attached().map(|(i, _)| i as u32));
         }
         self.macs.demand_pos.resize(self.ues.len(), NOT_IN_DEMAND);
+        self.touch_due(&list, now);
         for &i in &list {
             let i = i as usize;
             if self.last_visit[i].is_none_or(|t| t + TTI < now) {
@@ -237,11 +238,49 @@ impl Cell {
         self.list = list;
     }
 
+    /// Reads the front of every reception and HARQ feedback due now, before the passes that
+    /// handle them. Each sits behind a chain of loads (the context, its link's queue, the queue's
+    /// block, a TB's PDUs) that the other cells' TTIs evicted from the cache; handled UE by UE,
+    /// the chains ran one after the other, and this pass lets the processor follow the UEs'
+    /// chains side by side (docs/performance.md, "The 19-site network's cells, second round").
+    fn touch_due(&self, list: &[u32], now: SimTime) {
+        let mut seen = 0u64;
+        for &i in list {
+            let i = i as usize;
+            for (dir, link) in [(LinkDir::Downlink, &self.ues[i].dl), (LinkDir::Uplink, &self.ues[i].ul)] {
+                if self.air.arrival_due_on(i, dir, now) {
+                    seen ^= link.arrivals.front().and_then(|(_, p)| p.first()).map_or(0, |pdu| u64::from(pdu.bytes()));
+                }
+                if self.air.feedback_due_on(i, dir, now) {
+                    seen ^= link.feedback.front().map_or(0, |f| f.at.as_ns());
+                }
+            }
+        }
+        std::hint::black_box(seen);
+    }
+
+    /// As [`Self::touch_due`], for what decoding each TB on the air writes: its link's HARQ
+    /// feedback queue and its slot.
+    fn touch_on_air(&self, now: SimTime) {
+        let mut seen = 0u64;
+        for tb in &self.on_air {
+            let ue = &self.ues[tb.a.ue.index()];
+            let link = match tb.a.dir {
+                LinkDir::Downlink => &ue.dl,
+                LinkDir::Uplink => &ue.ul,
+            };
+            seen ^= link.feedback.back().map_or(0, |f| f.at.as_ns());
+            seen ^= slot_at(link, now).map_or(0, |s| s.tbs);
+        }
+        std::hint::black_box(seen);
+    }
+
     /// The rest of the TTI: a network cell decodes its TBs (every cell's transmissions known)
     /// and measures; then each UE's counters, and who still has work.
     pub(super) fn end_tti(&mut self, now: SimTime) {
         let mut list = std::mem::take(&mut self.list);
         if self.network {
+            self.touch_on_air(now);
             for tb in std::mem::take(&mut self.on_air) {
                 self.decode(now, tb);
             }
@@ -948,6 +987,12 @@ enum Sounding {
     Srs,
     /// A PUSCH's DMRS: its RBs.
     Dmrs,
+}
+
+/// `link`'s slot holding `now`, read only (the touch passes).
+fn slot_at(link: &super::ue::RadioLink, now: SimTime) -> Option<&super::LteSlot> {
+    let slots = link.slots.table();
+    slots.slots.get(slots.index(now))
 }
 
 fn record(slot: &mut super::LteSlot, a: &TbAssignment, outcome: TbOutcome) {
