@@ -15,73 +15,53 @@ use super::UeSlots;
 use crate::lte::sap::LinkDir;
 use crate::sim::SimTime;
 
-/// A time that never comes: an empty queue's front (kept as a plain `u64` so that a UE's state
-/// stays within one cache line).
-const NEVER_NS: u64 = u64::MAX;
-
-/// What one of a UE's radio links holds, as of its last change.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct LinkAir {
-    /// When the first decoded TB reaches its receiving RLC entity, ns ([`NEVER_NS`]: none).
-    next_arrival_ns: u64,
-    /// When the first HARQ feedback reaches the transmitter, ns ([`NEVER_NS`]: none).
-    next_feedback_ns: u64,
-    /// HARQ processes wait for retransmission.
-    retx_queued: bool,
-    /// Synchronous retransmissions are scheduled (the uplink's).
-    retx_scheduled: bool,
-    /// MAC PDUs built on grants wait for their PUSCH (the uplink's, `mac.pipeline = "lena"`).
-    built: bool,
-    /// A HARQ process is free for a new TB.
-    harq_free: bool,
+/// One UE's air state: what its two radio links hold, as of the last change.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct AirState {
+    /// The first decoded TB due to reach its receiving RLC entity, either direction.
+    next_arrival: Option<SimTime>,
+    /// The first HARQ feedback due to reach its transmitter, either direction.
+    next_feedback: Option<SimTime>,
+    /// Per direction (downlink, uplink): HARQ processes wait for retransmission.
+    retx_queued: [bool; 2],
+    /// Synchronous uplink retransmissions are scheduled.
+    ul_retx_scheduled: bool,
+    /// MAC PDUs built on uplink grants wait for their PUSCH (`mac.pipeline = "lena"`).
+    ul_built: bool,
+    /// Per direction (downlink, uplink): a HARQ process is free for a new TB.
+    harq_free: [bool; 2],
 }
 
-impl Default for LinkAir {
-    /// A link with nothing on the air (a UE not attached).
-    fn default() -> Self {
-        LinkAir {
-            next_arrival_ns: NEVER_NS,
-            next_feedback_ns: NEVER_NS,
-            retx_queued: false,
-            retx_scheduled: false,
-            built: false,
-            harq_free: false,
-        }
-    }
-}
-
-impl LinkAir {
-    /// What `link` holds now.
-    fn of(link: &RadioLink) -> Self {
-        LinkAir {
-            next_arrival_ns: link.arrivals.front().map_or(NEVER_NS, |a| a.0.as_ns()),
-            next_feedback_ns: link.feedback.front().map_or(NEVER_NS, |f| f.at.as_ns()),
-            retx_queued: link.harq.has_pending_retransmissions(),
-            retx_scheduled: !link.synchronous_retx.is_empty(),
-            built: !link.built.is_empty(),
-            harq_free: link.harq.free_process().is_some(),
+impl AirState {
+    /// What `ue`'s links hold now.
+    fn of(ue: &UeContext) -> Self {
+        AirState {
+            next_arrival: SimTime::earliest(front_arrival(&ue.dl), front_arrival(&ue.ul)),
+            next_feedback: SimTime::earliest(
+                ue.dl.feedback.front().map(|f| f.at),
+                ue.ul.feedback.front().map(|f| f.at),
+            ),
+            retx_queued: [ue.dl.harq.has_pending_retransmissions(), ue.ul.harq.has_pending_retransmissions()],
+            ul_retx_scheduled: !ue.ul.synchronous_retx.is_empty(),
+            ul_built: !ue.ul.built.is_empty(),
+            harq_free: [ue.dl.harq.free_process().is_some(), ue.ul.harq.free_process().is_some()],
         }
     }
 
-    /// Anything on the air or awaiting feedback or retransmission (`RadioLink::busy`).
+    /// Anything on the air or awaiting feedback or retransmission, either link
+    /// (`RadioLink::busy`; the downlink neither builds PDUs ahead nor retransmits synchronously).
     fn busy(&self) -> bool {
-        self.next_arrival_ns != NEVER_NS
-            || self.next_feedback_ns != NEVER_NS
-            || self.retx_queued
-            || self.retx_scheduled
-            || self.built
+        self.next_arrival.is_some()
+            || self.next_feedback.is_some()
+            || self.retx_queued != [false; 2]
+            || self.ul_retx_scheduled
+            || self.ul_built
     }
 }
 
-/// One UE's air state: its downlink's and its uplink's. Each link's part is read from that link
-/// alone: a network cell decodes after every other cell scheduled, and what the UE's other link
-/// held is no longer in the cache (docs/performance.md, "The 19-site network's cells, second
-/// round").
-type AirState = [LinkAir; 2];
-
-/// What `ue`'s links hold now.
-fn air_of(ue: &UeContext) -> AirState {
-    [LinkAir::of(&ue.dl), LinkAir::of(&ue.ul)]
+/// When `link`'s first decoded TB reaches its receiving RLC entity.
+fn front_arrival(link: &RadioLink) -> Option<SimTime> {
+    link.arrivals.front().map(|a| a.0)
 }
 
 /// Per UE index, its [`AirState`] (idle for a UE not attached).
@@ -97,24 +77,48 @@ impl AirStates {
         states
     }
 
-    /// UE `i` joined the cell with `ue`, or the cell changed both its links: read them again.
+    /// UE `i`'s links changed (or it joined with `ue`): read them again.
     pub(super) fn refresh(&mut self, i: usize, ue: &UeContext) {
-        self.0[i] = air_of(ue);
+        self.0[i] = AirState::of(ue);
     }
 
-    /// The cell changed UE `i`'s link `dir` (a TB sent, decoded or delivered, feedback handled,
-    /// a retransmission taken, a PDU built): read that link again.
-    pub(super) fn link_changed(&mut self, i: usize, dir: LinkDir, link: &RadioLink) {
-        self.0[i][dir_index(dir)] = LinkAir::of(link);
+    /// A TB of UE `i` on `dir` was decoded (or not) at the end of its TTI: its reception, if
+    /// decoded, is due at `arrival` and its feedback at `feedback_at`; `link` is the link after.
+    /// Only what a decode changes is read again, from the link it touched (a network cell decodes
+    /// after every other cell scheduled: the UE's other link is no longer in the cache).
+    pub(super) fn decoded(
+        &mut self,
+        i: usize,
+        dir: LinkDir,
+        arrival: Option<SimTime>,
+        feedback_at: SimTime,
+        link: &RadioLink,
+    ) {
+        let s = &mut self.0[i];
+        // Each link's receptions and feedback are queued in time order: a later one leaves the
+        // earliest as it was.
+        s.next_arrival = SimTime::earliest(s.next_arrival, arrival);
+        s.next_feedback = SimTime::earliest(s.next_feedback, Some(feedback_at));
+        s.harq_free[dir_index(dir)] = link.harq.free_process().is_some();
+    }
+
+    /// UE `i`'s receptions due were handed to its RLC entities: only the next reception moved.
+    pub(super) fn arrivals_delivered(&mut self, i: usize, ue: &UeContext) {
+        self.0[i].next_arrival = SimTime::earliest(front_arrival(&ue.dl), front_arrival(&ue.ul));
+    }
+
+    /// A HARQ process of UE `i` on `dir` was taken for retransmission (`link` the link after).
+    pub(super) fn retransmission_taken(&mut self, i: usize, dir: LinkDir, link: &RadioLink) {
+        self.0[i].retx_queued[dir_index(dir)] = link.harq.has_pending_retransmissions();
     }
 
     /// Debug builds (every test): each attached UE's state is what its links hold, so a change
-    /// the cell made without refreshing it fails the test that made it.
+    /// the cell made without [`Self::refresh`] fails the test that made it.
     #[cfg(debug_assertions)]
     pub(super) fn check(&self, ues: &UeSlots) {
         for (i, ue) in ues.attached() {
-            assert_eq!(self.0[i], air_of(ue), "UE {i}'s air state was not refreshed");
-            assert_eq!(self.busy(i), ue.dl.busy() || ue.ul.busy(), "UE {i}'s air state misses what keeps it busy");
+            assert_eq!(self.0[i], AirState::of(ue), "UE {i}'s air state was not refreshed");
+            assert_eq!(self.0[i].busy(), ue.dl.busy() || ue.ul.busy(), "UE {i}'s air state misses what keeps it busy");
         }
     }
 
@@ -123,47 +127,36 @@ impl AirStates {
         self.0[i] = AirState::default();
     }
 
-    /// A decoded TB of UE `i` on `dir` is due to reach its RLC entity by `now`.
-    pub(super) fn arrival_due_on(&self, i: usize, dir: LinkDir, now: SimTime) -> bool {
-        self.0[i][dir_index(dir)].next_arrival_ns <= now.as_ns()
-    }
-
-    /// A decoded TB of UE `i` is due to reach its RLC entity by `now`, either direction.
+    /// A decoded TB of UE `i` is due to reach its RLC entity by `now`.
     pub(super) fn arrival_due(&self, i: usize, now: SimTime) -> bool {
-        self.0[i].iter().any(|l| l.next_arrival_ns <= now.as_ns())
+        self.0[i].next_arrival.is_some_and(|t| t <= now)
     }
 
-    /// HARQ feedback of UE `i` on `dir` is due by `now`.
-    pub(super) fn feedback_due_on(&self, i: usize, dir: LinkDir, now: SimTime) -> bool {
-        self.0[i][dir_index(dir)].next_feedback_ns <= now.as_ns()
-    }
-
-    /// HARQ feedback of UE `i` is due by `now`, either direction.
+    /// HARQ feedback of UE `i` is due by `now`.
     pub(super) fn feedback_due(&self, i: usize, now: SimTime) -> bool {
-        self.0[i].iter().any(|l| l.next_feedback_ns <= now.as_ns())
+        self.0[i].next_feedback.is_some_and(|t| t <= now)
     }
 
     /// When UE `i`'s next decoded TB reaches its RLC entity.
     pub(super) fn next_arrival(&self, i: usize) -> Option<SimTime> {
-        let ns = self.0[i].iter().map(|l| l.next_arrival_ns).min().unwrap_or(NEVER_NS);
-        (ns != NEVER_NS).then_some(SimTime(ns))
+        self.0[i].next_arrival
     }
 
     pub(super) fn dl_retx_queued(&self, i: usize) -> bool {
-        self.0[i][dir_index(LinkDir::Downlink)].retx_queued
+        self.0[i].retx_queued[0]
     }
 
     pub(super) fn ul_retx_scheduled(&self, i: usize) -> bool {
-        self.0[i][dir_index(LinkDir::Uplink)].retx_scheduled
+        self.0[i].ul_retx_scheduled
     }
 
     /// Whether UE `i` has a HARQ process free for a new TB of `dir`.
     pub(super) fn harq_free(&self, i: usize, dir: LinkDir) -> bool {
-        self.0[i][dir_index(dir)].harq_free
+        self.0[i].harq_free[dir_index(dir)]
     }
 
     pub(super) fn busy(&self, i: usize) -> bool {
-        self.0[i].iter().any(LinkAir::busy)
+        self.0[i].busy()
     }
 }
 

@@ -325,30 +325,10 @@ impl Cell {
         self.active.set_timer(i, timer);
     }
 
-    /// The cell changed what UE `i` has on the air on link `dir` (a TB sent, decoded or
-    /// delivered, feedback handled, a retransmission taken, a PDU built): that link is read again.
-    fn link_changed(&mut self, i: usize, dir: LinkDir) {
-        let ue = &self.ues[i];
-        let link = match dir {
-            LinkDir::Downlink => &ue.dl,
-            LinkDir::Uplink => &ue.ul,
-        };
-        self.air.link_changed(i, dir, link);
-    }
-
-    /// UE `i` hands the TBs decoded by `now` to its receiving RLC entities, on the links with
-    /// any due.
-    fn deliver_due_arrivals(&mut self, i: usize, now: SimTime, out: &mut CellOutput) {
-        if !self.air.arrival_due(i, now) {
-            return;
-        }
-        for dir in [LinkDir::Downlink, LinkDir::Uplink] {
-            if self.air.arrival_due_on(i, dir, now) {
-                self.ues[i].deliver_arrivals(now, dir, out);
-                self.link_changed(i, dir);
-            }
-        }
-        self.rlc.touch(i);
+    /// The cell changed what UE `i` has on the air (a TB sent or received, feedback or a
+    /// retransmission taken): its summary is read again.
+    fn air_changed(&mut self, i: usize) {
+        self.air.refresh(i, &self.ues[i]);
     }
 
     /// The first TTI boundary at or after `t` not yet processed.
@@ -398,7 +378,13 @@ impl Cell {
         self.active.list(&mut list);
         for &i in &list {
             let i = i as usize;
-            self.deliver_due_arrivals(i, now, out);
+            if self.air.arrival_due(i, now) {
+                for dir in [LinkDir::Downlink, LinkDir::Uplink] {
+                    self.ues[i].deliver_arrivals(now, dir, out);
+                }
+                self.air_changed(i);
+                self.rlc.touch(i);
+            }
             self.track(i);
         }
         self.list = list;
@@ -461,7 +447,7 @@ impl Cell {
     pub(crate) fn attach(&mut self, i: usize, ctx: Box<UeContext>, now: SimTime) {
         self.macs.welcome(i);
         self.ues.0[i] = Some(ctx);
-        self.air.refresh(i, &self.ues[i]);
+        self.air_changed(i);
         self.link_tti.forget(i);
         self.rlc.touch(i);
         self.now = now;

@@ -204,25 +204,30 @@ impl Cell {
             list.extend(self.ues.attached().map(|(i, _)| i as u32));
         }
         self.macs.demand_pos.resize(self.ues.len(), NOT_IN_DEMAND);
-        self.touch_due(&list, now);
+        if self.network {
+            self.touch_due(&list, now);
+        }
         for &i in &list {
             let i = i as usize;
             if self.last_visit[i].is_none_or(|t| t + TTI < now) {
                 self.catch_up(i, now);
             }
             self.last_visit[i] = Some(now);
-            self.deliver_due_arrivals(i, now, out);
+            if self.air.arrival_due(i, now) {
+                for dir in [LinkDir::Downlink, LinkDir::Uplink] {
+                    self.ues[i].deliver_arrivals(now, dir, out);
+                }
+                self.air.arrivals_delivered(i, &self.ues[i]);
+                self.rlc.touch(i);
+            }
         }
         for &i in &list {
             let i = i as usize;
             if self.air.feedback_due(i, now) {
-                // Only the links with feedback due: the other's state stays out of the cache.
                 for dir in [LinkDir::Downlink, LinkDir::Uplink] {
-                    if self.air.feedback_due_on(i, dir, now) {
-                        self.feedback(i, dir, now, out);
-                        self.link_changed(i, dir);
-                    }
+                    self.feedback(i, dir, now, out);
                 }
+                self.air_changed(i);
                 // A TB given up loses its PDUs to the receiving entity.
                 self.rlc.touch(i);
             }
@@ -243,15 +248,22 @@ impl Cell {
     /// block, a TB's PDUs) that the other cells' TTIs evicted from the cache; handled UE by UE,
     /// the chains ran one after the other, and this pass lets the processor follow the UEs'
     /// chains side by side (docs/performance.md, "The 19-site network's cells, second round").
+    /// A lone cell's TTI does not part its UEs' work so (and a pass over a thousand UEs with one
+    /// or two due cost more than it saved): network cells only.
     fn touch_due(&self, list: &[u32], now: SimTime) {
         let mut seen = 0u64;
         for &i in list {
             let i = i as usize;
-            for (dir, link) in [(LinkDir::Downlink, &self.ues[i].dl), (LinkDir::Uplink, &self.ues[i].ul)] {
-                if self.air.arrival_due_on(i, dir, now) {
+            let (arrival, feedback) = (self.air.arrival_due(i, now), self.air.feedback_due(i, now));
+            if !(arrival || feedback) {
+                continue;
+            }
+            // Both links, as the passes read both.
+            for link in [&self.ues[i].dl, &self.ues[i].ul] {
+                if arrival {
                     seen ^= link.arrivals.front().and_then(|(_, p)| p.first()).map_or(0, |pdu| u64::from(pdu.bytes()));
                 }
-                if self.air.feedback_due_on(i, dir, now) {
+                if feedback {
                     seen ^= link.feedback.front().map_or(0, |f| f.at.as_ns());
                 }
             }
@@ -632,7 +644,7 @@ impl Cell {
             // Under LENA's pipeline the PDU built on the grant left the UE's queue (the TB's
             // HARQ process changes when it is decoded).
             if self.macs.mac.pipeline == MacPipeline::Lena {
-                self.link_changed(tb.ue.index(), LinkDir::Uplink);
+                self.air_changed(tb.ue.index());
             }
         }
         let busy_later = self.uplink_retransmissions(list, now);
@@ -658,7 +670,7 @@ impl Cell {
                 let ue = &mut self.ues[tb.ue.index()];
                 let pdu = fill_tb(ue, LinkDir::Uplink, tb.tbs_bits, now, status_pdu);
                 ue.ul.built.push_back(pdu);
-                self.link_changed(tb.ue.index(), LinkDir::Uplink);
+                self.air_changed(tb.ue.index());
             }
         }
         self.macs.new_tbs = new_tbs;
@@ -788,7 +800,7 @@ impl Cell {
                     busy_later = busy_later.union(pending.map_or(RbMask::default(), |a| a.rbs));
                 }
             }
-            self.link_changed(i as usize, LinkDir::Uplink);
+            self.air_changed(i as usize);
         }
         for a in &retx {
             self.retransmit(now, a);
@@ -846,7 +858,7 @@ impl Cell {
     fn retransmit(&mut self, now: SimTime, a: &TbAssignment) {
         let link = self.ues[a.ue.index()].link(a.dir);
         let (payload, history) = link.harq.take_for_retransmission(a.harq);
-        self.air.link_changed(a.ue.index(), a.dir, link);
+        self.air.retransmission_taken(a.ue.index(), a.dir, link);
         self.send(now, OnAir { a: *a, payload, history, bsr_bytes: None });
     }
 
@@ -905,9 +917,10 @@ impl Cell {
             TbOutcome::Decoded
         };
         record(link.slots.at(now), a, outcome);
+        let arrival_at = tti_end(now) + (to_air - rx_early);
         match outcome {
             TbOutcome::Decoded => {
-                link.arrivals.push_back((tti_end(now) + (to_air - rx_early), payload));
+                link.arrivals.push_back((arrival_at, payload));
                 link.harq.transmitted(a, TbPayload::new(), decode.history);
             }
             // Combining (IR) keeps the mutual information of the copies the UE received.
@@ -915,10 +928,10 @@ impl Cell {
             // A UE that missed its DCI received nothing: its soft buffer is as it was.
             TbOutcome::ControlLost => link.harq.transmitted(a, payload, history),
         }
-        let at = now + to_air + HARQ_FEEDBACK_DELAY;
-        link.feedback.push_back(HarqFeedback { at, harq: a.harq, outcome, first_tx: a.retx == 0 });
-        // Only this link changed: the UE's other link is not read (it is not in the cache).
-        self.air.link_changed(a.ue.index(), a.dir, link);
+        let feedback_at = now + to_air + HARQ_FEEDBACK_DELAY;
+        link.feedback.push_back(HarqFeedback { at: feedback_at, harq: a.harq, outcome, first_tx: a.retx == 0 });
+        let arrival = (outcome == TbOutcome::Decoded).then_some(arrival_at);
+        self.air.decoded(a.ue.index(), a.dir, arrival, feedback_at, link);
         if let (Some(left), TbOutcome::Decoded) = (bsr_bytes, outcome) {
             self.macs.uplink.bsr_received(a.ue, left);
         }
