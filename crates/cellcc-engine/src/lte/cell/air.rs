@@ -10,7 +10,7 @@
 //! the context whenever the cell changes what the UE has on the air, so those passes read a few
 //! bytes per UE and touch the context only of a UE with something due.
 
-use super::ue::UeContext;
+use super::ue::{RadioLink, UeContext};
 use super::UeSlots;
 use crate::lte::sap::LinkDir;
 use crate::sim::SimTime;
@@ -22,33 +22,46 @@ pub(super) struct AirState {
     next_arrival: Option<SimTime>,
     /// The first HARQ feedback due to reach its transmitter, either direction.
     next_feedback: Option<SimTime>,
-    /// Downlink HARQ processes wait for retransmission.
-    dl_retx_queued: bool,
+    /// Per direction (downlink, uplink): HARQ processes wait for retransmission.
+    retx_queued: [bool; 2],
     /// Synchronous uplink retransmissions are scheduled.
     ul_retx_scheduled: bool,
+    /// MAC PDUs built on uplink grants wait for their PUSCH (`mac.pipeline = "lena"`).
+    ul_built: bool,
     /// Per direction (downlink, uplink): a HARQ process is free for a new TB.
     harq_free: [bool; 2],
-    /// Anything on the air or awaiting feedback or retransmission, either link
-    /// (`RadioLink::busy`).
-    busy: bool,
 }
 
 impl AirState {
     /// What `ue`'s links hold now.
     fn of(ue: &UeContext) -> Self {
-        let front_arrival = |q: &std::collections::VecDeque<(SimTime, _)>| q.front().map(|a| a.0);
         AirState {
-            next_arrival: SimTime::earliest(front_arrival(&ue.dl.arrivals), front_arrival(&ue.ul.arrivals)),
+            next_arrival: SimTime::earliest(front_arrival(&ue.dl), front_arrival(&ue.ul)),
             next_feedback: SimTime::earliest(
                 ue.dl.feedback.front().map(|f| f.at),
                 ue.ul.feedback.front().map(|f| f.at),
             ),
-            dl_retx_queued: ue.dl.harq.pending_retransmissions().next().is_some(),
+            retx_queued: [ue.dl.harq.has_pending_retransmissions(), ue.ul.harq.has_pending_retransmissions()],
             ul_retx_scheduled: !ue.ul.synchronous_retx.is_empty(),
+            ul_built: !ue.ul.built.is_empty(),
             harq_free: [ue.dl.harq.free_process().is_some(), ue.ul.harq.free_process().is_some()],
-            busy: ue.dl.busy() || ue.ul.busy(),
         }
     }
+
+    /// Anything on the air or awaiting feedback or retransmission, either link
+    /// (`RadioLink::busy`; the downlink neither builds PDUs ahead nor retransmits synchronously).
+    fn busy(&self) -> bool {
+        self.next_arrival.is_some()
+            || self.next_feedback.is_some()
+            || self.retx_queued != [false; 2]
+            || self.ul_retx_scheduled
+            || self.ul_built
+    }
+}
+
+/// When `link`'s first decoded TB reaches its receiving RLC entity.
+fn front_arrival(link: &RadioLink) -> Option<SimTime> {
+    link.arrivals.front().map(|a| a.0)
 }
 
 /// Per UE index, its [`AirState`] (idle for a UE not attached).
@@ -69,12 +82,43 @@ impl AirStates {
         self.0[i] = AirState::of(ue);
     }
 
+    /// A TB of UE `i` on `dir` was decoded (or not) at the end of its TTI: its reception, if
+    /// decoded, is due at `arrival` and its feedback at `feedback_at`; `link` is the link after.
+    /// Only what a decode changes is read again, from the link it touched (a network cell decodes
+    /// after every other cell scheduled: the UE's other link is no longer in the cache).
+    pub(super) fn decoded(
+        &mut self,
+        i: usize,
+        dir: LinkDir,
+        arrival: Option<SimTime>,
+        feedback_at: SimTime,
+        link: &RadioLink,
+    ) {
+        let s = &mut self.0[i];
+        // Each link's receptions and feedback are queued in time order: a later one leaves the
+        // earliest as it was.
+        s.next_arrival = SimTime::earliest(s.next_arrival, arrival);
+        s.next_feedback = SimTime::earliest(s.next_feedback, Some(feedback_at));
+        s.harq_free[dir_index(dir)] = link.harq.free_process().is_some();
+    }
+
+    /// UE `i`'s receptions due were handed to its RLC entities: only the next reception moved.
+    pub(super) fn arrivals_delivered(&mut self, i: usize, ue: &UeContext) {
+        self.0[i].next_arrival = SimTime::earliest(front_arrival(&ue.dl), front_arrival(&ue.ul));
+    }
+
+    /// A HARQ process of UE `i` on `dir` was taken for retransmission (`link` the link after).
+    pub(super) fn retransmission_taken(&mut self, i: usize, dir: LinkDir, link: &RadioLink) {
+        self.0[i].retx_queued[dir_index(dir)] = link.harq.has_pending_retransmissions();
+    }
+
     /// Debug builds (every test): each attached UE's state is what its links hold, so a change
     /// the cell made without [`Self::refresh`] fails the test that made it.
     #[cfg(debug_assertions)]
     pub(super) fn check(&self, ues: &UeSlots) {
         for (i, ue) in ues.attached() {
             assert_eq!(self.0[i], AirState::of(ue), "UE {i}'s air state was not refreshed");
+            assert_eq!(self.0[i].busy(), ue.dl.busy() || ue.ul.busy(), "UE {i}'s air state misses what keeps it busy");
         }
     }
 
@@ -99,7 +143,7 @@ impl AirStates {
     }
 
     pub(super) fn dl_retx_queued(&self, i: usize) -> bool {
-        self.0[i].dl_retx_queued
+        self.0[i].retx_queued[0]
     }
 
     pub(super) fn ul_retx_scheduled(&self, i: usize) -> bool {
@@ -108,14 +152,18 @@ impl AirStates {
 
     /// Whether UE `i` has a HARQ process free for a new TB of `dir`.
     pub(super) fn harq_free(&self, i: usize, dir: LinkDir) -> bool {
-        let [dl, ul] = self.0[i].harq_free;
-        match dir {
-            LinkDir::Downlink => dl,
-            LinkDir::Uplink => ul,
-        }
+        self.0[i].harq_free[dir_index(dir)]
     }
 
     pub(super) fn busy(&self, i: usize) -> bool {
-        self.0[i].busy
+        self.0[i].busy()
+    }
+}
+
+/// The index of `dir` in a (downlink, uplink) pair.
+fn dir_index(dir: LinkDir) -> usize {
+    match dir {
+        LinkDir::Downlink => 0,
+        LinkDir::Uplink => 1,
     }
 }

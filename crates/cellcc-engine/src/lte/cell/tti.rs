@@ -46,10 +46,9 @@ pub(super) struct Macs {
     /// last changed (the demand's and the capacity's; a grant's own MCS is computed over its RBs
     /// with the offset of the moment), and the estimate version it is for.
     ul_band_mcs: Vec<Option<(u64, Option<u8>)>>,
-    /// Per UE: the aggregation level of its DCIs, and the downlink CQI it was chosen for (a
-    /// network cell's from the control region's SINR instead).
+    /// Per UE: the aggregation level of its DCIs, and what it was chosen for.
     dci_level: Vec<u8>,
-    dci_level_cqi: Vec<Option<u8>>,
+    dci_level_for: Vec<Option<DciLevelInput>>,
     /// An uplink retransmission happens a fixed time after its NACK (synchronous HARQ,
     /// TS 36.213 §8.0: PHICH at n+4, PUSCH retransmission at n+8).
     ul_retx_delay: SimDuration,
@@ -98,7 +97,7 @@ impl Macs {
             dci_level_before_report: aggregation_level(f64::NEG_INFINITY, spec.pdcch.target_bler),
             ul_band_mcs: vec![None; n],
             dci_level: vec![aggregation_level(f64::NEG_INFINITY, spec.pdcch.target_bler); n],
-            dci_level_cqi: vec![None; n],
+            dci_level_for: vec![None; n],
             ul_retx_delay: SimDuration::from_ms(spec.uplink.grant_delay_ms as u64),
             la: spec.link_adaptation,
             dl_map: DlMcsMap::new(n_rbs),
@@ -119,6 +118,17 @@ impl Macs {
 /// whether or not it has data (TS 36.213 §7.2.2, N_OFFSET,CQI = 0): the grid runs from the start
 /// of the run, not from the first TTI in which the cell had work.
 const CQI_GRID_ORIGIN: SimTime = SimTime::ZERO;
+
+/// What a UE's DCI aggregation level was chosen for: an unchanged input keeps the level (each
+/// choice computes the PDCCH error at up to four levels; a network cell's control-region SINR
+/// holds for a large-scale step, 10 ms, and was the input of two such choices per UE and TTI).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum DciLevelInput {
+    /// The downlink CQI the eNB holds.
+    Cqi(u8),
+    /// A network cell's control-region SINR, dB (its bits).
+    ControlSinrDb(u64),
+}
 
 /// A UE with no entry in this TTI's demand.
 const NOT_IN_DEMAND: u32 = u32::MAX;
@@ -163,6 +173,7 @@ impl Macs {
         self.sounding[i] = UplinkSounding::new(i, self.srs_period_ms, 0);
         self.ul_band_mcs[i] = None;
         self.dci_level[i] = self.dci_level_before_report;
+        self.dci_level_for[i] = None;
     }
 
     /// UE `i` joined the cell: a fresh uplink estimate.
@@ -193,6 +204,9 @@ impl Cell {
             list.extend(self.ues.attached().map(|(i, _)| i as u32));
         }
         self.macs.demand_pos.resize(self.ues.len(), NOT_IN_DEMAND);
+        if self.network {
+            self.touch_due(&list, now);
+        }
         for &i in &list {
             let i = i as usize;
             if self.last_visit[i].is_none_or(|t| t + TTI < now) {
@@ -203,7 +217,7 @@ impl Cell {
                 for dir in [LinkDir::Downlink, LinkDir::Uplink] {
                     self.ues[i].deliver_arrivals(now, dir, out);
                 }
-                self.air_changed(i);
+                self.air.arrivals_delivered(i, &self.ues[i]);
                 self.rlc.touch(i);
             }
         }
@@ -229,11 +243,56 @@ impl Cell {
         self.list = list;
     }
 
+    /// Reads the front of every reception and HARQ feedback due now, before the passes that
+    /// handle them. Each sits behind a chain of loads (the context, its link's queue, the queue's
+    /// block, a TB's PDUs) that the other cells' TTIs evicted from the cache; handled UE by UE,
+    /// the chains ran one after the other, and this pass lets the processor follow the UEs'
+    /// chains side by side (docs/performance.md, "The 19-site network's cells, second round").
+    /// A lone cell's TTI does not part its UEs' work so (and a pass over a thousand UEs with one
+    /// or two due cost more than it saved): network cells only.
+    fn touch_due(&self, list: &[u32], now: SimTime) {
+        let mut seen = 0u64;
+        for &i in list {
+            let i = i as usize;
+            let (arrival, feedback) = (self.air.arrival_due(i, now), self.air.feedback_due(i, now));
+            if !(arrival || feedback) {
+                continue;
+            }
+            // Both links, as the passes read both.
+            for link in [&self.ues[i].dl, &self.ues[i].ul] {
+                if arrival {
+                    seen ^= link.arrivals.front().and_then(|(_, p)| p.first()).map_or(0, |pdu| u64::from(pdu.bytes()));
+                }
+                if feedback {
+                    seen ^= link.feedback.front().map_or(0, |f| f.at.as_ns());
+                }
+            }
+        }
+        std::hint::black_box(seen);
+    }
+
+    /// As [`Self::touch_due`], for what decoding each TB on the air writes: its link's HARQ
+    /// feedback queue and its slot.
+    fn touch_on_air(&self, now: SimTime) {
+        let mut seen = 0u64;
+        for tb in &self.on_air {
+            let ue = &self.ues[tb.a.ue.index()];
+            let link = match tb.a.dir {
+                LinkDir::Downlink => &ue.dl,
+                LinkDir::Uplink => &ue.ul,
+            };
+            seen ^= link.feedback.back().map_or(0, |f| f.at.as_ns());
+            seen ^= slot_at(link, now).map_or(0, |s| s.tbs);
+        }
+        std::hint::black_box(seen);
+    }
+
     /// The rest of the TTI: a network cell decodes its TBs (every cell's transmissions known)
     /// and measures; then each UE's counters, and who still has work.
     pub(super) fn end_tti(&mut self, now: SimTime) {
         let mut list = std::mem::take(&mut self.list);
         if self.network {
+            self.touch_on_air(now);
             for tb in std::mem::take(&mut self.on_air) {
                 self.decode(now, tb);
             }
@@ -405,17 +464,22 @@ impl Cell {
         let target = self.macs.pdcch_cfg.target_bler;
         for &i in list {
             let i = i as usize;
-            if let Some(sinr_db) = self.sinr.pdcch_sinr_db(UeIndex(i as u16), now) {
-                self.macs.dci_level[i] = aggregation_level(sinr_db, target);
+            let input = match self.sinr.pdcch_sinr_db(UeIndex(i as u16), now) {
+                Some(sinr_db) => DciLevelInput::ControlSinrDb(sinr_db.to_bits()),
+                None => {
+                    DciLevelInput::Cqi(self.link_tti.dl_cqi(i).current(now).map_or(CQI_BEFORE_FIRST_REPORT, |r| r.cqi))
+                }
+            };
+            if self.macs.dci_level_for[i] == Some(input) {
                 continue;
             }
-            let cqi = self.link_tti.dl_cqi(i).current(now).map_or(CQI_BEFORE_FIRST_REPORT, |r| r.cqi);
-            if self.macs.dci_level_cqi[i] == Some(cqi) {
-                continue;
-            }
-            let sinr_db = if cqi == 0 { f64::NEG_INFINITY } else { self.macs.dl_map.cqi_sinr_db(cqi) };
+            let sinr_db = match input {
+                DciLevelInput::ControlSinrDb(bits) => f64::from_bits(bits),
+                DciLevelInput::Cqi(0) => f64::NEG_INFINITY,
+                DciLevelInput::Cqi(cqi) => self.macs.dl_map.cqi_sinr_db(cqi),
+            };
             self.macs.dci_level[i] = aggregation_level(sinr_db, target);
-            self.macs.dci_level_cqi[i] = Some(cqi);
+            self.macs.dci_level_for[i] = Some(input);
         }
     }
 
@@ -577,8 +641,11 @@ impl Cell {
         self.macs.uplink.grants_due(now, &mut new_tbs);
         for tb in &new_tbs {
             self.transmit_new(now, LinkDir::Uplink, tb, out);
-            // Under LENA's pipeline the PDU built on the grant left the UE's queue.
-            self.air_changed(tb.ue.index());
+            // Under LENA's pipeline the PDU built on the grant left the UE's queue (the TB's
+            // HARQ process changes when it is decoded).
+            if self.macs.mac.pipeline == MacPipeline::Lena {
+                self.air_changed(tb.ue.index());
+            }
         }
         let busy_later = self.uplink_retransmissions(list, now);
         self.gather_demand(list, LinkDir::Uplink, now);
@@ -789,8 +856,9 @@ impl Cell {
     }
 
     fn retransmit(&mut self, now: SimTime, a: &TbAssignment) {
-        let (payload, history) = self.ues[a.ue.index()].link(a.dir).harq.take_for_retransmission(a.harq);
-        self.air_changed(a.ue.index());
+        let link = self.ues[a.ue.index()].link(a.dir);
+        let (payload, history) = link.harq.take_for_retransmission(a.harq);
+        self.air.retransmission_taken(a.ue.index(), a.dir, link);
         self.send(now, OnAir { a: *a, payload, history, bsr_bytes: None });
     }
 
@@ -837,10 +905,8 @@ impl Cell {
             let gain = 10f64.powf(offset_db / 10.0);
             self.sinr_lin.iter_mut().for_each(|x| *x *= gain);
         }
+        // The DCI's draw reads the control region's SINR, not `sinr_lin`: the data row stands.
         let control_lost = a.dir == LinkDir::Downlink && self.control_errors && self.dci_missed(a.ue, now);
-        if self.network && a.dir == LinkDir::Downlink {
-            self.sinr.per_rb_sinr_lin(a.ue, a.dir, now, &mut self.sinr_lin);
-        }
         let decode = phy::decode_tb(a, &self.sinr_lin, history);
         let link = self.ues[a.ue.index()].link(a.dir);
         let outcome = if control_lost {
@@ -851,9 +917,10 @@ impl Cell {
             TbOutcome::Decoded
         };
         record(link.slots.at(now), a, outcome);
+        let arrival_at = tti_end(now) + (to_air - rx_early);
         match outcome {
             TbOutcome::Decoded => {
-                link.arrivals.push_back((tti_end(now) + (to_air - rx_early), payload));
+                link.arrivals.push_back((arrival_at, payload));
                 link.harq.transmitted(a, TbPayload::new(), decode.history);
             }
             // Combining (IR) keeps the mutual information of the copies the UE received.
@@ -861,16 +928,13 @@ impl Cell {
             // A UE that missed its DCI received nothing: its soft buffer is as it was.
             TbOutcome::ControlLost => link.harq.transmitted(a, payload, history),
         }
-        link.feedback.push_back(HarqFeedback {
-            at: now + to_air + HARQ_FEEDBACK_DELAY,
-            harq: a.harq,
-            outcome,
-            first_tx: a.retx == 0,
-        });
+        let feedback_at = now + to_air + HARQ_FEEDBACK_DELAY;
+        link.feedback.push_back(HarqFeedback { at: feedback_at, harq: a.harq, outcome, first_tx: a.retx == 0 });
+        let arrival = (outcome == TbOutcome::Decoded).then_some(arrival_at);
+        self.air.decoded(a.ue.index(), a.dir, arrival, feedback_at, link);
         if let (Some(left), TbOutcome::Decoded) = (bsr_bytes, outcome) {
             self.macs.uplink.bsr_received(a.ue, left);
         }
-        self.air_changed(a.ue.index());
     }
 
     /// The PUSCH's DMRS measures its RBs (TS 36.211 §5.5.2) on the SRS row's scale (the eNB
@@ -936,6 +1000,12 @@ enum Sounding {
     Srs,
     /// A PUSCH's DMRS: its RBs.
     Dmrs,
+}
+
+/// `link`'s slot holding `now`, read only (the touch passes).
+fn slot_at(link: &super::ue::RadioLink, now: SimTime) -> Option<&super::LteSlot> {
+    let slots = link.slots.table();
+    slots.slots.get(slots.index(now))
 }
 
 fn record(slot: &mut super::LteSlot, a: &TbAssignment, outcome: TbOutcome) {

@@ -168,13 +168,15 @@ impl RadioLink {
         }
     }
 
-    /// Anything on the air or awaiting feedback / retransmission.
+    /// Anything on the air or awaiting feedback / retransmission (the cell asks its
+    /// [`super::air::AirStates`]; debug builds check them against this).
+    #[cfg(debug_assertions)]
     pub(super) fn busy(&self) -> bool {
         !self.arrivals.is_empty()
             || !self.built.is_empty()
             || !self.feedback.is_empty()
             || !self.synchronous_retx.is_empty()
-            || self.harq.pending_retransmissions().next().is_some()
+            || self.harq.has_pending_retransmissions()
     }
 
     /// The UE left its cell (a handover command): HARQ processes, TBs and feedback in flight

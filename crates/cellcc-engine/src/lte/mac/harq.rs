@@ -93,6 +93,10 @@ pub struct HarqEntity<
 > {
     max_retx: u8,
     processes: [Process<P, T, H>; N],
+    /// Bit `k` set while process `k` is idle: the cell asks for a free process for every UE with
+    /// work in every TTI, and scanning the processes (about a hundred bytes each) read a cache
+    /// line per busy one (docs/performance.md, "The 19-site network's cells, second round").
+    idle: u64,
     /// Process ids waiting for retransmission, oldest NACK first (`retx_len` are valid).
     retx_order: [HarqId; N],
     retx_len: usize,
@@ -101,10 +105,11 @@ pub struct HarqEntity<
 impl<P, T: HarqTb, H: Copy, const N: usize> HarqEntity<P, T, H, N> {
     /// `max_retx`: retransmissions allowed after the first transmission (ns-3: 3).
     pub fn new(max_retx: u8) -> Self {
-        assert!(N <= usize::from(u8::MAX), "{N} HARQ processes do not fit a HarqId");
+        assert!(N <= u64::BITS as usize, "{N} HARQ processes do not fit the idle mask");
         HarqEntity {
             max_retx,
             processes: std::array::from_fn(|_| Process::Idle),
+            idle: u64::MAX >> (u64::BITS as usize - N),
             retx_order: [HarqId(0); N],
             retx_len: 0,
         }
@@ -116,7 +121,12 @@ impl<P, T: HarqTb, H: Copy, const N: usize> HarqEntity<P, T, H, N> {
 
     /// An idle process, lowest id first (`None` when all are busy: the UE cannot get new data).
     pub fn free_process(&self) -> Option<HarqId> {
-        self.processes.iter().position(|p| matches!(p, Process::Idle)).map(|i| HarqId(i as u8))
+        debug_assert_eq!(
+            self.processes.iter().position(|p| matches!(p, Process::Idle)),
+            (self.idle != 0).then(|| self.idle.trailing_zeros() as usize),
+            "the idle mask disagrees with the processes"
+        );
+        (self.idle != 0).then(|| HarqId(self.idle.trailing_zeros() as u8))
     }
 
     /// The idle processes, lowest id first (a cell that reserves processes ahead of their use,
@@ -127,7 +137,12 @@ impl<P, T: HarqTb, H: Copy, const N: usize> HarqEntity<P, T, H, N> {
 
     /// Whether any process holds a TB (in the air, queued or taken): the cell is not idle.
     pub fn is_busy(&self) -> bool {
-        self.processes.iter().any(|p| !matches!(p, Process::Idle))
+        self.idle != u64::MAX >> (u64::BITS as usize - N)
+    }
+
+    /// Whether any process waits for retransmission.
+    pub fn has_pending_retransmissions(&self) -> bool {
+        self.retx_len > 0
     }
 
     /// A TB went out on process `a.harq`: a new transmission (`a.retx == 0`, process idle) or a
@@ -141,6 +156,7 @@ impl<P, T: HarqTb, H: Copy, const N: usize> HarqEntity<P, T, H, N> {
             (state, r) => panic!("HARQ process {:?}: transmitted(retx {r}) in state {}", a.harq(), state_name(state)),
         }
         *slot = Process::Waiting { tb: *a, payload, history };
+        self.idle &= !(1 << Self::slot(a.harq()));
     }
 
     /// ACK/NACK for process `id` (TS 36.321 §5.3.2.2: a NACKed TB is retransmitted until the
@@ -155,14 +171,20 @@ impl<P, T: HarqTb, H: Copy, const N: usize> HarqEntity<P, T, H, N> {
             unreachable!("matched Waiting above");
         };
         match outcome {
-            TbOutcome::Decoded => Feedback::Acked,
+            TbOutcome::Decoded => {
+                self.idle |= 1 << Self::slot(id);
+                Feedback::Acked
+            }
             TbOutcome::Corrupted | TbOutcome::ControlLost if retx_left => {
                 *slot = Process::Queued { tb: tb.next_retx(), payload, history };
                 self.retx_order[self.retx_len] = id;
                 self.retx_len += 1;
                 Feedback::Retransmit
             }
-            TbOutcome::Corrupted | TbOutcome::ControlLost => Feedback::ResidualLoss(payload),
+            TbOutcome::Corrupted | TbOutcome::ControlLost => {
+                self.idle |= 1 << Self::slot(id);
+                Feedback::ResidualLoss(payload)
+            }
         }
     }
 
