@@ -293,9 +293,12 @@ impl Cell {
         let mut list = std::mem::take(&mut self.list);
         if self.network {
             self.touch_on_air(now);
-            for tb in std::mem::take(&mut self.on_air) {
+            // Drained and handed back: the list keeps its capacity for the next TTI's TBs.
+            let mut on_air = std::mem::take(&mut self.on_air);
+            for tb in on_air.drain(..) {
                 self.decode(now, tb);
             }
+            self.on_air = on_air;
             self.measure_cqi(&list, now);
         }
         let serving = self.network.then_some(self.index);
