@@ -1028,7 +1028,8 @@ fn record(slot: &mut super::LteSlot, a: &TbAssignment, outcome: TbOutcome) {
 fn fill_tb(ue: &mut UeContext, dir: LinkDir, tbs_bits: u32, now: SimTime, status_pdu: StatusPduPlacement) -> TbPayload {
     let bsr = if dir == LinkDir::Uplink { BSR_CE_BYTES } else { 0 };
     let mut room = (tbs_bits / 8).saturating_sub(bsr);
-    let mut payload = TbPayload::new();
+    // A payload delivered earlier lends its capacity (`deliver_arrivals` hands it back).
+    let mut payload = ue.link(dir).spare_payloads.pop().unwrap_or_default();
     let (rlc, events) = ue.tx_rlc(dir);
     // Each PDU is budgeted a full subheader; the last one's is shorter (padding takes the rest).
     while room > MAX_SUBHEADER_BYTES {

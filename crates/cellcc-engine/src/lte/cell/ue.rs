@@ -134,6 +134,9 @@ pub struct RadioLink {
     /// Uplink only, `mac.pipeline = "lena"`: the MAC PDUs built on their grants, in grant order,
     /// each waiting for its PUSCH.
     pub built: VecDeque<TbPayload>,
+    /// Emptied payloads of delivered TBs, reused by the next TBs filled (the TTI allocates
+    /// nothing once the link has as many as it keeps in flight).
+    pub spare_payloads: Vec<TbPayload>,
     /// Downlink only: what the UE derived from its last row (the eNB's uplink measurement is
     /// the MAC's [`crate::lte::phy::UplinkSounding`]).
     pub memo: SinrMemo,
@@ -159,6 +162,7 @@ impl RadioLink {
             feedback: VecDeque::new(),
             synchronous_retx: VecDeque::new(),
             built: VecDeque::new(),
+            spare_payloads: Vec::new(),
             memo: SinrMemo::default(),
             capacity: CapacityClock::default(),
             rng: RngStream::new(seed, &format!("{label}:{d}:phy")),
@@ -340,12 +344,13 @@ impl UeContext {
     /// Hand the TBs whose TTI has ended to the receiving RLC entity.
     pub fn deliver_arrivals(&mut self, now: SimTime, dir: LinkDir, out: &mut CellOutput) {
         let end = End::receiving(dir);
-        while let Some(payload) = pop_due(&mut self.link(dir).arrivals, now) {
+        while let Some(mut payload) = pop_due(&mut self.link(dir).arrivals, now) {
             let mut ev = std::mem::take(&mut self.events);
-            for pdu in payload {
+            for pdu in payload.drain(..) {
                 self.rlc(end).receive_pdu(now, pdu, &mut ev);
             }
             self.events = ev;
+            self.link(dir).spare_payloads.push(payload);
             self.settle(now, end, out);
         }
     }
