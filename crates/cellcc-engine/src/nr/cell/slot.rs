@@ -230,7 +230,8 @@ impl NrCell {
                     };
                     let offset = self.ues[u].dl.olla.offset_db();
                     self.ues[u].dl.slots.at(self.now).olla_offset_db_sum += offset;
-                    let payload = fill(&mut self.ues[u].gnb_rlc, tb.tbs_bits / 8, 0, self.now);
+                    let ue = &mut self.ues[u];
+                    let payload = fill(&mut ue.gnb_rlc, tb.tbs_bits / 8, 0, self.now, ue.dl.spare_payloads.pop());
                     self.send(slot, end, tb, payload, HarqHistory::EMPTY);
                 }
                 LinkDir::Uplink => self.grant(slot, occ, end, g.ue, g.rbgs),
@@ -369,7 +370,8 @@ impl NrCell {
                 self.ul_reserved[i] &= !(1 << p.tb.harq.0);
                 let offset = self.ues[i].ul.olla.offset_db();
                 self.ues[i].ul.slots.at(now).olla_offset_db_sum += offset;
-                let payload = fill(&mut self.ues[i].ue_rlc, p.tb.tbs_bits / 8, SHORT_BSR_BYTES, now);
+                let ue = &mut self.ues[i];
+                let payload = fill(&mut ue.ue_rlc, p.tb.tbs_bits / 8, SHORT_BSR_BYTES, now, ue.ul.spare_payloads.pop());
                 let left = self.ues[i].ue_rlc.buffer_status(now).total_bytes();
                 (payload, HarqHistory::EMPTY, Some(left))
             }
@@ -398,10 +400,11 @@ impl NrCell {
 }
 
 /// Ask the transmitting RLC entity for PDUs until a TB of `bytes` is full; every PDU costs a MAC
-/// subheader (TS 38.321 §6.1.2), and `ce_bytes` go to a MAC CE (an uplink BSR).
-fn fill(rlc: &mut NrRlc, bytes: u32, ce_bytes: u32, now: SimTime) -> Payload {
+/// subheader (TS 38.321 §6.1.2), and `ce_bytes` go to a MAC CE (an uplink BSR). The TB's PDUs
+/// go into `spare` (an emptied payload of the link's, whose capacity spares an allocation).
+fn fill(rlc: &mut NrRlc, bytes: u32, ce_bytes: u32, now: SimTime, spare: Option<Payload>) -> Payload {
     let mut room = bytes.saturating_sub(ce_bytes);
-    let mut payload = Payload::new();
+    let mut payload = spare.unwrap_or_default();
     while room > SUBHEADER_LONG_BYTES {
         let Some(pdu) = rlc.notify_tx_opportunity(TxOpportunity { bytes: room - SUBHEADER_LONG_BYTES, now }) else {
             break;

@@ -67,6 +67,9 @@ pub struct NrLink {
     pub harq: NrHarq,
     /// Decoded TBs, handed to the receiving RLC when their transmission ends.
     pub arrivals: VecDeque<(SimTime, Payload)>,
+    /// Emptied payloads of delivered TBs, reused by the next TBs filled (the slot allocates
+    /// nothing once the link has as many as it keeps in flight).
+    pub spare_payloads: Vec<Payload>,
     pub feedback: VecDeque<Feedback>,
     pub olla: OuterLoop,
     pub rng: RngStream,
@@ -83,6 +86,7 @@ impl NrLink {
             sdus: SduStore::new(dir),
             harq: HarqEntity::new(max_retx),
             arrivals: VecDeque::new(),
+            spare_payloads: Vec::new(),
             feedback: VecDeque::new(),
             olla: OuterLoop::default(),
             rng: RngStream::new(seed, &format!("{label}:{d}:phy")),
@@ -259,12 +263,13 @@ impl NrUe {
     pub fn deliver_arrivals(&mut self, now: SimTime, dir: LinkDir, out: &mut CellOutput) {
         let end = End::receiving(dir);
         while self.link(dir).arrivals.front().is_some_and(|a| a.0 <= now) {
-            let (_, payload) = self.link(dir).arrivals.pop_front().expect("front checked");
+            let (_, mut payload) = self.link(dir).arrivals.pop_front().expect("front checked");
             let mut ev = std::mem::take(&mut self.ev);
-            for pdu in payload {
+            for pdu in payload.drain(..) {
                 self.rlc(end).receive_pdu(now, pdu, &mut ev);
             }
             self.ev = ev;
+            self.link(dir).spare_payloads.push(payload);
             self.settle(now, end, out);
         }
     }
