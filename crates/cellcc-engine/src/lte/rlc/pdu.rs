@@ -73,11 +73,24 @@ const INLINE_SEGMENTS: usize = 4;
 
 /// The SDU segments of one PDU, in data-field order: up to four inline, more on the heap
 /// (a small-vector without the dependency; most PDUs hold 1-3 pieces).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Debug, Default, PartialEq, Eq)]
 pub struct SegmentList {
     len: u8,
     inline: [Option<SduSegment>; INLINE_SEGMENTS],
     spill: Vec<SduSegment>,
+}
+
+impl Clone for SegmentList {
+    fn clone(&self) -> Self {
+        SegmentList { len: self.len, inline: self.inline, spill: self.spill.clone() }
+    }
+
+    /// Reuses this list's heap spill (the derived one would allocate a new one).
+    fn clone_from(&mut self, source: &Self) {
+        self.len = source.len;
+        self.inline = source.inline;
+        self.spill.clone_from(&source.spill);
+    }
 }
 
 impl SegmentList {
@@ -113,6 +126,11 @@ impl SegmentList {
 
     pub fn last(&self) -> Option<&SduSegment> {
         self.spill.last().or_else(|| self.len.checked_sub(1).and_then(|i| self.inline[i as usize].as_ref()))
+    }
+
+    /// Whether the list holds heap storage worth reusing (it once spilled).
+    pub fn holds_heap(&self) -> bool {
+        self.spill.capacity() > 0
     }
 
     /// Sum of the pieces' lengths: the data field, bytes.

@@ -55,6 +55,9 @@ pub(super) struct AmTx {
     retx_ranges: u64,
     /// Data bytes of PDUs transmitted and not yet acknowledged.
     unacked_bytes: u64,
+    /// Segment lists of acknowledged PDUs that had spilled to the heap: the window's copies
+    /// of new PDUs reuse them instead of allocating.
+    spare_segments: Vec<SegmentList>,
 }
 
 impl AmTx {
@@ -77,6 +80,7 @@ impl AmTx {
             retx_bytes: 0,
             retx_ranges: 0,
             unacked_bytes: 0,
+            spare_segments: Vec::new(),
         }
     }
 
@@ -180,8 +184,15 @@ impl AmTx {
         let by_bytes = self.poll_byte.is_some_and(|n| self.byte_without_poll >= u64::from(n));
         let poll = self.poll_decision(now, by_count || by_bytes);
         self.window[usize::from(sn)] =
-            Some(TxPdu { segments: segments.clone(), data_bytes, retx_count: None, pending: Vec::new() });
+            Some(TxPdu { segments: self.kept_copy(&segments), data_bytes, retx_count: None, pending: Vec::new() });
         Some(DataPdu { kind: DataPduKind::Amd { poll, resegment: None }, sn, segments })
+    }
+
+    /// The window's copy of `segments`, in a spare list when one is left.
+    fn kept_copy(&mut self, segments: &SegmentList) -> SegmentList {
+        let mut copy = self.spare_segments.pop().unwrap_or_default();
+        copy.clone_from(segments);
+        copy
     }
 
     /// §5.2.2.1: poll when a threshold is reached, when both buffers are now empty,
@@ -271,6 +282,9 @@ impl AmTx {
             self.retx_bytes -= u64::from(pending);
             self.retx_ranges -= p.pending.len() as u64;
             self.unacked_bytes -= u64::from(p.data_bytes);
+            if p.segments.holds_heap() {
+                self.spare_segments.push(p.segments);
+            }
         }
     }
 
