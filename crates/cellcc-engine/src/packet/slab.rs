@@ -2,6 +2,7 @@
 //! allocates nothing; ids stay valid until the packet is released.
 
 use super::{Packet, Payload};
+use crate::sim::prefetch::load_together;
 
 /// Index of a live packet in the slab.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -57,21 +58,17 @@ impl PacketSlab {
     }
 
     /// Load a few words of each packet's slot (the header's destination, the segment's
-    /// sequence number and timestamp: its start, middle and end), the loads independent of one
-    /// another, so that the cache misses of a batch about to be handled one by one overlap
-    /// instead of each waiting in turn. A network's wake-up delivers a few hundred packets
-    /// whose slots were last touched when they were queued, ~100s of ms before.
+    /// sequence number and timestamp: its start, middle and end) together
+    /// ([`load_together`]). A network's wake-up delivers a few hundred packets whose slots
+    /// were last touched when they were queued, ~100s of ms before.
     pub fn touch(&self, ids: impl Iterator<Item = PacketId>) {
-        let mut any = 0u32;
-        for id in ids {
-            if let Some(p) = &self.slots[id.0 as usize] {
-                any ^= p.dst.0;
-                if let Payload::Tcp(s) = &p.payload {
-                    any ^= s.seq as u32 ^ s.ts_val.as_ns() as u32;
-                }
-            }
-        }
-        std::hint::black_box(any);
+        load_together(ids.filter_map(|id| self.slots[id.0 as usize].as_ref()).map(|p| {
+            let seg = match &p.payload {
+                Payload::Tcp(s) => s.seq ^ s.ts_val.as_ns(),
+                _ => 0,
+            };
+            u64::from(p.dst.0) ^ seg
+        }));
     }
 
     /// IP bytes of all packets still in the network (queues, wires, reassembly).

@@ -5,6 +5,7 @@
 //! run is a pure function of (scenario, seed).
 
 pub mod id;
+pub mod prefetch;
 pub mod queue;
 pub mod rng;
 pub mod stall;

@@ -21,6 +21,7 @@ use crate::lte::rlc::RlcPdu;
 use crate::lte::sap::{LinkDir, RbMask, TbAssignment, TbOutcome, TxOpportunity, UeIndex};
 use crate::lte::sinr::PuschGrant;
 use crate::scenario::DlCqiMode;
+use crate::sim::prefetch::load_together;
 use crate::sim::{SimDuration, SimTime, NS_PER_MS};
 
 /// CQI assumed before a UE's first report reaches the eNB: the lowest
@@ -251,40 +252,31 @@ impl Cell {
     /// A lone cell's TTI does not part its UEs' work so (and a pass over a thousand UEs with one
     /// or two due cost more than it saved): network cells only.
     fn touch_due(&self, list: &[u32], now: SimTime) {
-        let mut seen = 0u64;
-        for &i in list {
-            let i = i as usize;
+        let due = list.iter().map(|&i| i as usize).filter_map(|i| {
             let (arrival, feedback) = (self.air.arrival_due(i, now), self.air.feedback_due(i, now));
-            if !(arrival || feedback) {
-                continue;
-            }
-            // Both links, as the passes read both.
-            for link in [&self.ues[i].dl, &self.ues[i].ul] {
-                if arrival {
-                    seen ^= link.arrivals.front().and_then(|(_, p)| p.first()).map_or(0, |pdu| u64::from(pdu.bytes()));
-                }
-                if feedback {
-                    seen ^= link.feedback.front().map_or(0, |f| f.at.as_ns());
-                }
-            }
-        }
-        std::hint::black_box(seen);
+            (arrival || feedback).then_some((i, arrival, feedback))
+        });
+        // Both links, as the passes read both.
+        load_together(due.flat_map(|(i, arrival, feedback)| {
+            [&self.ues[i].dl, &self.ues[i].ul].map(|link| {
+                let first_pdu = arrival.then(|| link.arrivals.front().and_then(|(_, p)| p.first())).flatten();
+                let next_feedback = feedback.then(|| link.feedback.front()).flatten();
+                first_pdu.map_or(0, |pdu| u64::from(pdu.bytes())) ^ next_feedback.map_or(0, |f| f.at.as_ns())
+            })
+        }));
     }
 
     /// As [`Self::touch_due`], for what decoding each TB on the air writes: its link's HARQ
     /// feedback queue and its slot.
     fn touch_on_air(&self, now: SimTime) {
-        let mut seen = 0u64;
-        for tb in &self.on_air {
+        load_together(self.on_air.iter().map(|tb| {
             let ue = &self.ues[tb.a.ue.index()];
             let link = match tb.a.dir {
                 LinkDir::Downlink => &ue.dl,
                 LinkDir::Uplink => &ue.ul,
             };
-            seen ^= link.feedback.back().map_or(0, |f| f.at.as_ns());
-            seen ^= slot_at(link, now).map_or(0, |s| s.tbs);
-        }
-        std::hint::black_box(seen);
+            link.feedback.back().map_or(0, |f| f.at.as_ns()) ^ slot_at(link, now).map_or(0, |s| s.tbs)
+        }));
     }
 
     /// The rest of the TTI: a network cell decodes its TBs (every cell's transmissions known)

@@ -44,6 +44,7 @@ use crate::radio::mobility::Mobility;
 use crate::radio::noise::{dbm_to_mw, to_db};
 use crate::radio::shadowing::{Shadowing, SHADOWING_STEP_NS};
 use crate::radio::small_scale::{multipath_doppler_hz, tap_profile};
+use crate::sim::prefetch::load_together;
 use crate::sim::{RngStream, SimTime};
 
 /// TTIs of transmissions kept for measurements at past occasions: the longest SRS period
@@ -304,17 +305,10 @@ impl NetworkChannel {
         dbm_to_mw(self.ul_power.pusch_per_prb_dbm(pl_db, prbs))
     }
 
-    /// Load the path-loss memo of each UE in `ues` (those about to send a PUSCH), the loads
-    /// independent of one another, so that their cache misses overlap instead of each of the
-    /// TTI's `pusch_rb_mw` waiting on its own in turn.
+    /// Load the path-loss memo of each UE in `ues` (those about to send a PUSCH) together
+    /// ([`load_together`]), before the TTI's `pusch_rb_mw` asks them one by one.
     pub fn touch_path_loss(&self, ues: impl Iterator<Item = usize>) {
-        let mut any = 0u64;
-        for ue in ues {
-            if let Some((step, _, _)) = self.ues[ue].path_loss_db.0 {
-                any ^= step;
-            }
-        }
-        std::hint::black_box(any);
+        load_together(ues.filter_map(|ue| self.ues[ue].path_loss_db.0.map(|(step, _, _)| step)));
     }
 
     /// The UE's path-loss estimate towards `cell` (TS 36.213 §5.1.1.1, from the DL RSRP), kept
