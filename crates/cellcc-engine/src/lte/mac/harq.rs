@@ -103,13 +103,16 @@ pub struct HarqEntity<
 }
 
 impl<P, T: HarqTb, H: Copy, const N: usize> HarqEntity<P, T, H, N> {
+    /// The idle mask with every process idle.
+    const ALL_IDLE: u64 = u64::MAX >> (u64::BITS as usize - N);
+
     /// `max_retx`: retransmissions allowed after the first transmission (ns-3: 3).
     pub fn new(max_retx: u8) -> Self {
         assert!(N <= u64::BITS as usize, "{N} HARQ processes do not fit the idle mask");
         HarqEntity {
             max_retx,
             processes: std::array::from_fn(|_| Process::Idle),
-            idle: u64::MAX >> (u64::BITS as usize - N),
+            idle: Self::ALL_IDLE,
             retx_order: [HarqId(0); N],
             retx_len: 0,
         }
@@ -137,7 +140,7 @@ impl<P, T: HarqTb, H: Copy, const N: usize> HarqEntity<P, T, H, N> {
 
     /// Whether any process holds a TB (in the air, queued or taken): the cell is not idle.
     pub fn is_busy(&self) -> bool {
-        self.idle != u64::MAX >> (u64::BITS as usize - N)
+        self.idle != Self::ALL_IDLE
     }
 
     /// Whether any process waits for retransmission.
