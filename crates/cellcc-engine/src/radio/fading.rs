@@ -196,10 +196,8 @@ pub struct FadingProcess {
     taps_at: Option<u64>,
     rb_gain: Vec<f64>,
     rb_at: Option<u64>,
-    /// Scratch for `rb_gains`: the tap gains (re, im) in f32, each repeated over the lanes of a
-    /// block, and H per lower-half RB (re, im) and per mirror RB (re, im).
+    /// Scratch for `rb_gains`: the tap gains (re, im) in f32, each repeated over the lanes of a block.
     tap32: Vec<([f32; RB_LANES], [f32; RB_LANES])>,
-    h: [Vec<f32>; 4],
 }
 
 impl FadingProcess {
@@ -260,7 +258,6 @@ impl FadingProcess {
             rb_gain: Vec::new(),
             rb_at: None,
             tap32: Vec::with_capacity(n_taps),
-            h: Default::default(),
         }
     }
 
@@ -365,24 +362,30 @@ impl FadingProcess {
         let lanes = |x: f64| [x as f32; RB_LANES];
         self.tap32.extend(self.tap_re.iter().zip(&self.tap_im).map(|(&re, &im)| (lanes(re), lanes(im))));
         let blocks = steer.re.chunks_exact(steer.n_taps).zip(steer.im.chunks_exact(steer.n_taps));
-        for h in &mut self.h {
-            h.resize(blocks.len() * RB_LANES, 0.0);
-        }
-        for (i, (c, d)) in blocks.enumerate() {
-            for (h, block) in self.h.iter_mut().zip(block_h(&self.tap32, c, d)) {
-                h[i * RB_LANES..(i + 1) * RB_LANES].copy_from_slice(&block);
-            }
-        }
-        let power = |re: &f32, im: &f32| f64::from(*re) * f64::from(*re) + f64::from(*im) * f64::from(*im);
-        let [re, im, mirror_re, mirror_im] = &self.h;
+        let power = |re: f32, im: f32| f64::from(re) * f64::from(re) + f64::from(im) * f64::from(im);
+        // Each block's powers go straight to their RBs: the lower-half RBs in order, their
+        // mirrors from the top RB down (on an odd band the middle RB is its own mirror, in `low`).
         let (low, high) = self.rb_gain.split_at_mut(n_rb.div_ceil(2));
-        for ((g, re), im) in low.iter_mut().zip(re).zip(im) {
-            *g = power(re, im);
-        }
-        // From the top RB down, the mirrors of RBs 0, 1, ...; on an odd band the middle RB is its
-        // own mirror and is in `low`.
-        for ((g, re), im) in high.iter_mut().rev().zip(mirror_re).zip(mirror_im) {
-            *g = power(re, im);
+        for (i, (c, d)) in blocks.enumerate() {
+            let [re, im, mirror_re, mirror_im] = block_h(&self.tap32, c, d);
+            let first = i * RB_LANES;
+            match (low.get_mut(first..first + RB_LANES), high.len().checked_sub(first + RB_LANES)) {
+                (Some(low), Some(top)) => {
+                    let mirrors: [f64; RB_LANES] =
+                        std::array::from_fn(|j| power(mirror_re[RB_LANES - 1 - j], mirror_im[RB_LANES - 1 - j]));
+                    low.copy_from_slice(&std::array::from_fn::<f64, RB_LANES, _>(|j| power(re[j], im[j])));
+                    high[top..top + RB_LANES].copy_from_slice(&mirrors);
+                }
+                _ => {
+                    for (j, g) in low[first..].iter_mut().enumerate() {
+                        *g = power(re[j], im[j]);
+                    }
+                    let top = high.len().saturating_sub(first);
+                    for (j, g) in high[..top].iter_mut().rev().enumerate() {
+                        *g = power(mirror_re[j], mirror_im[j]);
+                    }
+                }
+            }
         }
         self.rb_at = Some(k);
         &self.rb_gain
@@ -694,6 +697,37 @@ pub(crate) mod tests {
             worst_db_0 < 1e-5 && worst_db_40 < 1e-3,
             "{worst_db_0:e} dB above 0 dB, {worst_db_40:e} dB above -40 dB"
         );
+    }
+
+    #[test]
+    fn each_rb_gets_the_power_of_its_own_lane() {
+        // Every band size from 1 to 13 RBs (partial last blocks, odd bands whose middle RB is its
+        // own mirror) and the LTE ones: each RB's |H_k|^2 bit for bit as its block's lane sums it,
+        // P, Q, R, S over the taps in order in f32, then H_k = (P - Q) + j (R + S) below the
+        // carrier and (P + Q) + j (S - R) for the mirror above.
+        for n_rb in (1..=13).chain([15, 25, 50, 75, 100]) {
+            let steer = RbSteering::new(&EVA, n_rb, LTE_RB_HZ);
+            let mut f = process(&EVA, 70.0, n_rb);
+            let now = 17 * NS_PER_MS;
+            let got = f.rb_gains(now, &steer).to_vec();
+            let (tr, ti) = f.taps(now);
+            for (k, g) in got.iter().enumerate() {
+                let (low, mirror) = if k < n_rb.div_ceil(2) { (k, false) } else { (n_rb - 1 - k, true) };
+                let (mut p, mut q, mut r, mut s) = (0f32, 0f32, 0f32, 0f32);
+                for l in 0..tr.len() {
+                    let i = low / RB_LANES * steer.n_taps + l;
+                    let (a, b) = (tr[l] as f32, ti[l] as f32);
+                    let (c, d) = (steer.re[i][low % RB_LANES], steer.im[i][low % RB_LANES]);
+                    p += a * c;
+                    q += b * d;
+                    r += a * d;
+                    s += b * c;
+                }
+                let (re, im) = if mirror { (p + q, s - r) } else { (p - q, r + s) };
+                let want = f64::from(re) * f64::from(re) + f64::from(im) * f64::from(im);
+                assert_eq!(g.to_bits(), want.to_bits(), "{n_rb} RBs, RB {k}");
+            }
+        }
     }
 
     /// |H_k|^2 of every RB as the tap-major f32 sweep before the mirrored pairs summed it (H_k
