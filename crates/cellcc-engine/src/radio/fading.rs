@@ -186,7 +186,7 @@ pub struct FadingProcess {
     anchor_re: Vec<f64>,
     anchor_im: Vec<f64>,
     anchor_at: Option<u64>,
-    /// exp(j (omega t + phi)) at step `phasors_at`.
+    /// exp(j (omega t + phi)) at step `phasors_at`, between anchors (at an anchor step they are the anchor's).
     ph_re: Vec<f64>,
     ph_im: Vec<f64>,
     phasors_at: Option<u64>,
@@ -266,35 +266,35 @@ impl FadingProcess {
         now_ns / FADING_STEP_NS
     }
 
-    /// Bring the phasors to step `k`: from its anchor, one rotation per step.
-    fn phasors_to(&mut self, k: u64) {
+    /// Bring the phasors to step `k`: from its anchor, one rotation per step. Returns whether
+    /// `k` is an anchor step, whose phasors are the anchor's own (read there, not copied).
+    fn phasors_to(&mut self, k: u64) -> bool {
         let anchor = k - k % ANCHOR_EVERY_STEPS;
+        self.anchor_to(anchor);
+        if k == anchor {
+            return true;
+        }
         let from = match self.phasors_at {
-            Some(at) if (anchor..=k).contains(&at) => at,
+            Some(at) if (anchor + 1..=k).contains(&at) => at,
             _ => {
-                self.anchor_to(anchor);
-                if k == anchor {
-                    self.ph_re.copy_from_slice(&self.anchor_re);
-                    self.ph_im.copy_from_slice(&self.anchor_im);
-                } else {
-                    // The first step's rotation reads the anchor: the same products as copying it
-                    // and rotating in place, one pass fewer over the phasors.
-                    rotate_from(
-                        &self.anchor_re,
-                        &self.anchor_im,
-                        &self.rot_re,
-                        &self.rot_im,
-                        &mut self.ph_re,
-                        &mut self.ph_im,
-                    );
-                }
-                anchor + u64::from(k > anchor)
+                // The first step's rotation reads the anchor: the same products as copying it
+                // and rotating in place, one pass fewer over the phasors.
+                rotate_from(
+                    &self.anchor_re,
+                    &self.anchor_im,
+                    &self.rot_re,
+                    &self.rot_im,
+                    &mut self.ph_re,
+                    &mut self.ph_im,
+                );
+                anchor + 1
             }
         };
         for _ in from..k {
             rotate(&mut self.ph_re, &mut self.ph_im, &self.rot_re, &self.rot_im);
         }
         self.phasors_at = Some(k);
+        false
     }
 
     /// Bring the anchor phasors to anchor step `anchor`: exactly at the last multiple of
@@ -321,17 +321,20 @@ impl FadingProcess {
     pub fn taps(&mut self, now_ns: u64) -> (&[f64], &[f64]) {
         let k = Self::step_of(now_ns);
         if self.taps_at != Some(k) {
-            self.phasors_to(k);
+            let (ph_re, ph_im) = match self.phasors_to(k) {
+                true => (&self.anchor_re, &self.anchor_im),
+                false => (&self.ph_re, &self.ph_im),
+            };
             let m = SINUSOIDS_PER_TAP;
             for l in 0..self.n_taps {
-                let re: f64 = self.ph_re[l * m..(l + 1) * m].iter().sum();
-                let im: f64 = self.ph_im[l * m..(l + 1) * m].iter().sum();
+                let re: f64 = ph_re[l * m..(l + 1) * m].iter().sum();
+                let im: f64 = ph_im[l * m..(l + 1) * m].iter().sum();
                 self.tap_re[l] = self.sinusoid_amp[l] * re;
                 self.tap_im[l] = self.sinusoid_amp[l] * im;
             }
             let los = self.n_taps * m;
-            self.tap_re[0] += self.los_amp * self.ph_re[los];
-            self.tap_im[0] += self.los_amp * self.ph_im[los];
+            self.tap_re[0] += self.los_amp * ph_re[los];
+            self.tap_im[0] += self.los_amp * ph_im[los];
             self.taps_at = Some(k);
         }
         (&self.tap_re, &self.tap_im)
