@@ -185,13 +185,15 @@ pub fn lte_table<'a>(
             labels.len() as u32 - 1
         }
     };
-    let (mut cell, mut ue, mut dir) = (Vec::new(), Vec::new(), Vec::new());
-    let (mut t_s, mut cqi, mut mcs, mut tbs) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    let (mut thr, mut prbs, mut retx, mut resid) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    let (mut ctrl, mut rlc_retx, mut buf, mut drops, mut cap) =
-        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    let (mut bler, mut offset, mut blocked, mut level, mut age) =
-        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    // Each column sized once: a 1000-UE cell's table is ~30 MB, and columns grown by doubling
+    // copied their rows and touched fresh pages at each growth (issue 34).
+    let rows: Vec<_> = rows.collect();
+    let n: usize = rows.iter().map(|(_, _, _, slots)| slots.slots.len()).sum();
+    let [mut cell, mut ue, mut dir]: [Vec<u32>; 3] = std::array::from_fn(|_| Vec::with_capacity(n));
+    let [mut t_s, mut cqi, mut mcs, mut thr, mut cap, mut bler, mut offset, mut level, mut age]: [Vec<f64>; 9] =
+        std::array::from_fn(|_| Vec::with_capacity(n));
+    let [mut tbs, mut prbs, mut retx, mut resid, mut ctrl, mut rlc_retx, mut buf, mut drops, mut blocked]: [Vec<u64>;
+        9] = std::array::from_fn(|_| Vec::with_capacity(n));
     for (c, u, d, slots) in rows {
         let width_s = slots.width().as_secs_f64();
         for (i, s) in slots.slots.iter().enumerate() {
