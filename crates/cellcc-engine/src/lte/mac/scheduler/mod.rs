@@ -120,8 +120,9 @@ struct Candidate {
     full: bool,
     /// RBs it must not get ([`UeDemand::out_of_range`]).
     out_of_range: RbMask,
-    /// Its MCS on each RBG ([`UeDemand::rbg_mcs`], else `mcs` on every RBG).
-    rbg_mcs: RbgMcs,
+    /// Its MCS on each RBG ([`UeDemand::rbg_mcs`]; `None`: `mcs` on every RBG, see
+    /// [`Candidate::mcs_on`]).
+    rbg_mcs: Option<RbgMcs>,
     /// Allocation units (RBGs downlink, RBs uplink) this UE may take (round robin, uplink).
     target_units: u32,
     split: Split,
@@ -137,6 +138,12 @@ enum Split {
 }
 
 impl Candidate {
+    /// Its MCS on RBG `i`: a wideband candidate's `mcs` is the same on every RBG and is not
+    /// lowered by the RBGs it takes.
+    fn mcs_on(&self, i: u32) -> u8 {
+        self.rbg_mcs.as_ref().map_or(self.mcs, |m| m[i as usize])
+    }
+
     /// The TBS of the RBs given so far covers the buffer: take no more.
     fn satisfied(&self, dir: LinkDir) -> bool {
         tbs_bits(dir, self.mcs, self.rbs.count()) >= self.need_bits
@@ -335,7 +342,10 @@ impl Scheduler {
                 rbs: RbMask::default(),
                 full: false,
                 out_of_range: d.out_of_range,
-                rbg_mcs: d.rbg_mcs.unwrap_or([d.mcs; MAX_SUBBANDS]),
+                // Copied as the demand holds it: the wideband UE's array of its MCS, built on the
+                // stack for every candidate, was read back across two overlapping stores (a failed
+                // store forwarding on a third of `allocate`'s samples in the 1000-UE cell).
+                rbg_mcs: d.rbg_mcs,
                 target_units: 0,
                 split: Split::Open,
             });
@@ -424,7 +434,7 @@ impl Scheduler {
             }
             let mut best: Option<(usize, f64)> = None;
             for (k, c) in self.candidates.iter().enumerate() {
-                let mcs = c.rbg_mcs[i as usize];
+                let mcs = c.mcs_on(i);
                 if c.full || mcs == SUBBAND_OUT_OF_RANGE || mask.overlaps(c.out_of_range) {
                     continue;
                 }
@@ -436,7 +446,7 @@ impl Scheduler {
             // An RBG no candidate may take stays empty (ns-3: "any UE found").
             if let Some((k, _)) = best {
                 let c = &mut self.candidates[k];
-                let mcs = c.rbg_mcs[i as usize];
+                let mcs = c.mcs_on(i);
                 c.mcs = if c.rbs.is_empty() { mcs } else { c.mcs.min(mcs) };
                 c.take(mask, dir);
             }
