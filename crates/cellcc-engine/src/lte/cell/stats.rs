@@ -194,13 +194,27 @@ pub fn lte_table<'a>(
         std::array::from_fn(|_| Vec::with_capacity(n));
     let [mut tbs, mut prbs, mut retx, mut resid, mut ctrl, mut rlc_retx, mut buf, mut drops, mut blocked]: [Vec<u64>;
         9] = std::array::from_fn(|_| Vec::with_capacity(n));
+    // A label coded again returns its code and changes nothing: the UE's and direction's are
+    // coded at a group's first row, the cell's when it differs from the last row's (hashing three
+    // strings per row was a fifth of the 1000-UE cell's table).
+    let mut last_cell: Option<(&str, u32)> = None;
     for (c, u, d, slots) in rows {
         let width_s = slots.width().as_secs_f64();
+        let mut ue_dir: Option<(u32, u32)> = None;
         for (i, s) in slots.slots.iter().enumerate() {
             let c = s.serving.and_then(|k| serving.get(usize::from(k))).map_or(c, String::as_str);
-            cell.push(code(c));
-            ue.push(code(u));
-            dir.push(code(d));
+            let c_code = match last_cell {
+                Some((name, k)) if name == c => k,
+                _ => {
+                    let k = code(c);
+                    last_cell = Some((c, k));
+                    k
+                }
+            };
+            let (u_code, d_code) = *ue_dir.get_or_insert_with(|| (code(u), code(d)));
+            cell.push(c_code);
+            ue.push(u_code);
+            dir.push(d_code);
             t_s.push(slots.start_s(i));
             cqi.push(s.cqi.map_or(f64::NAN, f64::from));
             mcs.push(if s.tbs == 0 { f64::NAN } else { s.mcs_sum as f64 / s.tbs as f64 });
