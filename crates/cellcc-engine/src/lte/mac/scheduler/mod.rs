@@ -310,8 +310,8 @@ impl Scheduler {
     /// Commit the last [`Self::allocate`]: one [`NewTb`] per served UE into `out`, and the policy
     /// state moves on (PF averages for every UE, the RR pointer).
     pub fn commit(&mut self, busy: RbMask, out: &mut Vec<NewTb>) {
-        self.advance_pointer();
         self.unrotate();
+        self.advance_pointer();
         let first_out = out.len();
         for c in self.candidates.iter().filter(|c| !c.rbs.is_empty()) {
             debug_assert!(!c.rbs.overlaps(busy));
@@ -380,11 +380,14 @@ impl Scheduler {
 
     /// Next TTI starts from the first candidate left unserved, else from the one after the
     /// first served (ns-3 rr-ff-mac-scheduler: `m_nextRntiDl` = successor of the last start).
+    /// The candidates are in ascending `UeIndex` here: in the pointer's round-robin order (the
+    /// pointer's UE, then upwards, wrapping) the first of them and the first unserved are found
+    /// from where the pointer falls, without ranking every candidate by its distance from it.
     fn advance_pointer(&mut self) {
         let (n, next) = (self.n_ues, self.next_ue);
-        let key = |c: &Candidate| (c.ue.index() + n - next) % n;
-        let unserved = self.candidates.iter().filter(|c| c.rbs.is_empty()).min_by_key(|c| key(c));
-        let first = self.candidates.iter().min_by_key(|c| key(c));
+        let (below, from_next) = self.candidates.split_at(self.candidates.partition_point(|c| c.ue.index() < next));
+        let unserved = from_next.iter().chain(below).find(|c| c.rbs.is_empty());
+        let first = from_next.first().or(below.first());
         self.next_ue = match (unserved, first) {
             (Some(c), _) => c.ue.index(),
             (None, Some(c)) => (c.ue.index() + 1) % n,
