@@ -3,6 +3,7 @@
 
 use super::flow::{Flow, Phase, TcpEnds, Transport};
 use super::report::Traces;
+use super::routes::StaticRoutes;
 use super::{Event, Hop, Node, World};
 use crate::app::App;
 use crate::cc::Window;
@@ -27,7 +28,7 @@ use crate::tcp::sender::data_overhead_bytes;
 use crate::tcp::{EcnEcho, TcpReceiver, TcpSender};
 use crate::wifi::bss::Bss;
 use crate::RunError;
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashMap, HashSet};
 
 pub(super) fn build(sc: &Scenario, seed: u64) -> Result<World, RunError> {
     sc.validate()?;
@@ -69,10 +70,8 @@ pub(super) fn build(sc: &Scenario, seed: u64) -> Result<World, RunError> {
     for (i, c) in sc.nr_cells.iter().enumerate() {
         nr_cells.push(NrCell::build(c, &format!("nr_cells[{i}]"), &node, seed, slot, end)?);
     }
-    let routes = static_routes(sc.nodes.len(), &adjacencies(&channels, &cells, &bsses, &nr_cells));
-    let mut nodes: Vec<Node> =
-        sc.nodes.iter().zip(routes).map(|(_, routes)| Node { routes, reassembly: Reassembly::default() }).collect();
-    nodes.shrink_to_fit();
+    let routes = StaticRoutes::new(sc.nodes.len(), &adjacencies(&channels, &cells, &bsses, &nr_cells));
+    let nodes: Vec<Node> = sc.nodes.iter().map(|_| Node { reassembly: Reassembly::default() }).collect();
     let hop_mtu = |h: Hop| match h {
         Hop::Channel(l) => channels[l.index()].payload_mtu_bytes(),
         Hop::Cell { cell, .. } => cells[cell.index()].mtu_bytes(),
@@ -81,7 +80,7 @@ pub(super) fn build(sc: &Scenario, seed: u64) -> Result<World, RunError> {
     };
     let mut flows = Vec::with_capacity(sc.flows.len());
     for i in 0..sc.flows.len() {
-        flows.push(flow(sc, i, &nodes, &hop_mtu, &node, seed)?);
+        flows.push(flow(sc, i, &routes, &hop_mtu, &node, seed)?);
     }
     let duration = end - SimTime::ZERO;
     let pcaps = channels.iter().map(|c| captured(sc, &c.name).then(PcapWriter::new)).collect();
@@ -98,6 +97,7 @@ pub(super) fn build(sc: &Scenario, seed: u64) -> Result<World, RunError> {
         queue_slots: channels.iter().map(|_| Slots::new(slot, duration)).collect(),
         trace: Traces::new(flows.len(), traces_on.0, traces_on.1),
         nodes,
+        routes,
         channels,
         cells_armed: vec![None; cells.len()],
         cells,
@@ -202,40 +202,6 @@ fn adjacencies(channels: &[Channel], cells: &[Ran], bsses: &[Bss], nr_cells: &[N
     links.chain(radio).chain(wifi).chain(nr).collect()
 }
 
-/// Shortest-hop static routes (BFS from every node; ties go to the hop listed
-/// first, so routes are deterministic). `routes[src][dst]` = first hop.
-fn static_routes(n: usize, hops: &[(NodeId, NodeId, Hop)]) -> Vec<Vec<Option<Hop>>> {
-    // Each node's hops in the order listed: a BFS step reads its own, not every hop.
-    let mut out_hops: Vec<Vec<(NodeId, Hop)>> = vec![Vec::new(); n];
-    for &(from, to, hop) in hops {
-        out_hops[from.index()].push((to, hop));
-    }
-    let mut routes = vec![vec![None; n]; n];
-    let mut seen = vec![false; n];
-    let mut q = VecDeque::new();
-    for (src, row) in routes.iter_mut().enumerate() {
-        seen.fill(false);
-        seen[src] = true;
-        for &(to, hop) in &out_hops[src] {
-            if !seen[to.index()] {
-                seen[to.index()] = true;
-                row[to.index()] = Some(hop);
-                q.push_back(to.index());
-            }
-        }
-        while let Some(u) = q.pop_front() {
-            for &(to, _) in &out_hops[u] {
-                if !seen[to.index()] {
-                    seen[to.index()] = true;
-                    row[to.index()] = row[u];
-                    q.push_back(to.index());
-                }
-            }
-        }
-    }
-    routes
-}
-
 fn captured(sc: &Scenario, channel: &str) -> bool {
     let (link, dir) = channel.split_once(':').expect("channel names are link:dir");
     sc.output.pcap.iter().any(|p| p == link || p == channel || (p.split_once(':') == Some((link, dir))))
@@ -244,14 +210,14 @@ fn captured(sc: &Scenario, channel: &str) -> bool {
 fn flow(
     sc: &Scenario,
     i: usize,
-    nodes: &[Node],
+    routes: &StaticRoutes,
     hop_mtu: &dyn Fn(Hop) -> u32,
     node: &dyn Fn(&str) -> NodeId,
     seed: u64,
 ) -> Result<Flow, ScenarioError> {
     let spec = &sc.flows[i];
     let (src, dst) = (node(&spec.src), node(&spec.dst));
-    let first_hop_mtu = |a: NodeId, b: NodeId| nodes[a.index()].routes[b.index()].map(hop_mtu);
+    let first_hop_mtu = |a: NodeId, b: NodeId| routes.first_hop(a, b).map(hop_mtu);
     let (Some(out_mtu), Some(back_mtu)) = (first_hop_mtu(src, dst), first_hop_mtu(dst, src)) else {
         return Err(ScenarioError::new(
             format!("flows[{i}].dst"),

@@ -21,6 +21,7 @@ mod build;
 mod flow;
 mod report;
 pub mod resolved;
+mod routes;
 
 use crate::link::channel::Enqueued;
 use crate::link::queue::QueueDiscipline;
@@ -81,8 +82,6 @@ pub enum Hop {
 }
 
 struct Node {
-    /// First hop towards each destination node (static routes).
-    routes: Vec<Option<Hop>>,
     reassembly: Reassembly,
 }
 
@@ -107,6 +106,8 @@ pub struct World {
     packets: PacketSlab,
     next_datagram: u64,
     nodes: Vec<Node>,
+    /// First hop from each node towards each other node.
+    routes: routes::StaticRoutes,
     node_names: Vec<String>,
     channels: Vec<Channel>,
     cells: Vec<Ran>,
@@ -260,7 +261,7 @@ impl World {
     }
 
     fn static_route(&self, node: NodeId, dst: NodeId) -> Hop {
-        self.nodes[node.index()].routes[dst.index()].expect("routes were checked at build")
+        self.routes.first_hop(node, dst).expect("routes were checked at build")
     }
 
     /// Largest IP datagram the hop carries, bytes.

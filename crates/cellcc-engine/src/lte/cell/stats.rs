@@ -185,20 +185,36 @@ pub fn lte_table<'a>(
             labels.len() as u32 - 1
         }
     };
-    let (mut cell, mut ue, mut dir) = (Vec::new(), Vec::new(), Vec::new());
-    let (mut t_s, mut cqi, mut mcs, mut tbs) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    let (mut thr, mut prbs, mut retx, mut resid) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    let (mut ctrl, mut rlc_retx, mut buf, mut drops, mut cap) =
-        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    let (mut bler, mut offset, mut blocked, mut level, mut age) =
-        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    // Each column sized once: a 1000-UE cell's table is ~30 MB, and columns grown by doubling
+    // copied their rows and touched fresh pages at each growth (issue 34).
+    let rows: Vec<_> = rows.collect();
+    let n: usize = rows.iter().map(|(_, _, _, slots)| slots.slots.len()).sum();
+    let [mut cell, mut ue, mut dir]: [Vec<u32>; 3] = std::array::from_fn(|_| Vec::with_capacity(n));
+    let [mut t_s, mut cqi, mut mcs, mut thr, mut cap, mut bler, mut offset, mut level, mut age]: [Vec<f64>; 9] =
+        std::array::from_fn(|_| Vec::with_capacity(n));
+    let [mut tbs, mut prbs, mut retx, mut resid, mut ctrl, mut rlc_retx, mut buf, mut drops, mut blocked]: [Vec<u64>;
+        9] = std::array::from_fn(|_| Vec::with_capacity(n));
+    // A label coded again returns its code and changes nothing: the UE's and direction's are
+    // coded at a group's first row, the cell's when it differs from the last row's (hashing three
+    // strings per row was a fifth of the 1000-UE cell's table).
+    let mut last_cell: Option<(&str, u32)> = None;
     for (c, u, d, slots) in rows {
         let width_s = slots.width().as_secs_f64();
+        let mut ue_dir: Option<(u32, u32)> = None;
         for (i, s) in slots.slots.iter().enumerate() {
             let c = s.serving.and_then(|k| serving.get(usize::from(k))).map_or(c, String::as_str);
-            cell.push(code(c));
-            ue.push(code(u));
-            dir.push(code(d));
+            let c_code = match last_cell {
+                Some((name, k)) if name == c => k,
+                _ => {
+                    let k = code(c);
+                    last_cell = Some((c, k));
+                    k
+                }
+            };
+            let (u_code, d_code) = *ue_dir.get_or_insert_with(|| (code(u), code(d)));
+            cell.push(c_code);
+            ue.push(u_code);
+            dir.push(d_code);
             t_s.push(slots.start_s(i));
             cqi.push(s.cqi.map_or(f64::NAN, f64::from));
             mcs.push(if s.tbs == 0 { f64::NAN } else { s.mcs_sum as f64 / s.tbs as f64 });

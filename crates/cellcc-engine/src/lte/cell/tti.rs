@@ -556,7 +556,9 @@ impl Cell {
             };
             // A sub-band report: each sub-band's MCS by the same rule, for PF and MT to rank RBG by
             // RBG (LENA's A30 use, pf-ff-mac-scheduler.cc `DoSchedDlTriggerReq`).
-            let usable_rbs = n_rbs - out_of_range.count();
+            // Nearly always none out of range: the bit count (a software popcount of 128 bits in
+            // this build) is skipped then.
+            let usable_rbs = if out_of_range.is_empty() { n_rbs } else { n_rbs - out_of_range.count() };
             // The slot's CQI and capacity are written with the TTI's sample (`UeContext::sample`).
             link_tti.record = Some(DemandRecord { cqi: report.map(|r| r.cqi), band: mcs.map(|m| (m, usable_rbs)) });
             // LENA judges an uplink CQI on the RBs it grants, not on the band: a UE with an

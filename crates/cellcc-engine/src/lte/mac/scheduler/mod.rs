@@ -120,8 +120,9 @@ struct Candidate {
     full: bool,
     /// RBs it must not get ([`UeDemand::out_of_range`]).
     out_of_range: RbMask,
-    /// Its MCS on each RBG ([`UeDemand::rbg_mcs`], else `mcs` on every RBG).
-    rbg_mcs: RbgMcs,
+    /// Its MCS on each RBG ([`UeDemand::rbg_mcs`]; `None`: `mcs` on every RBG, see
+    /// [`Candidate::mcs_on`]).
+    rbg_mcs: Option<RbgMcs>,
     /// Allocation units (RBGs downlink, RBs uplink) this UE may take (round robin, uplink).
     target_units: u32,
     split: Split,
@@ -137,6 +138,12 @@ enum Split {
 }
 
 impl Candidate {
+    /// Its MCS on RBG `i`: a wideband candidate's `mcs` is the same on every RBG and is not
+    /// lowered by the RBGs it takes.
+    fn mcs_on(&self, i: u32) -> u8 {
+        self.rbg_mcs.as_ref().map_or(self.mcs, |m| m[i as usize])
+    }
+
     /// The TBS of the RBs given so far covers the buffer: take no more.
     fn satisfied(&self, dir: LinkDir) -> bool {
         tbs_bits(dir, self.mcs, self.rbs.count()) >= self.need_bits
@@ -303,8 +310,8 @@ impl Scheduler {
     /// Commit the last [`Self::allocate`]: one [`NewTb`] per served UE into `out`, and the policy
     /// state moves on (PF averages for every UE, the RR pointer).
     pub fn commit(&mut self, busy: RbMask, out: &mut Vec<NewTb>) {
-        self.advance_pointer();
         self.unrotate();
+        self.advance_pointer();
         let first_out = out.len();
         for c in self.candidates.iter().filter(|c| !c.rbs.is_empty()) {
             debug_assert!(!c.rbs.overlaps(busy));
@@ -335,7 +342,10 @@ impl Scheduler {
                 rbs: RbMask::default(),
                 full: false,
                 out_of_range: d.out_of_range,
-                rbg_mcs: d.rbg_mcs.unwrap_or([d.mcs; MAX_SUBBANDS]),
+                // Copied as the demand holds it: the wideband UE's array of its MCS, built on the
+                // stack for every candidate, was read back across two overlapping stores (a failed
+                // store forwarding on a third of `allocate`'s samples in the 1000-UE cell).
+                rbg_mcs: d.rbg_mcs,
                 target_units: 0,
                 split: Split::Open,
             });
@@ -370,11 +380,14 @@ impl Scheduler {
 
     /// Next TTI starts from the first candidate left unserved, else from the one after the
     /// first served (ns-3 rr-ff-mac-scheduler: `m_nextRntiDl` = successor of the last start).
+    /// The candidates are in ascending `UeIndex` here: in the pointer's round-robin order (the
+    /// pointer's UE, then upwards, wrapping) the first of them and the first unserved are found
+    /// from where the pointer falls, without ranking every candidate by its distance from it.
     fn advance_pointer(&mut self) {
         let (n, next) = (self.n_ues, self.next_ue);
-        let key = |c: &Candidate| (c.ue.index() + n - next) % n;
-        let unserved = self.candidates.iter().filter(|c| c.rbs.is_empty()).min_by_key(|c| key(c));
-        let first = self.candidates.iter().min_by_key(|c| key(c));
+        let (below, from_next) = self.candidates.split_at(self.candidates.partition_point(|c| c.ue.index() < next));
+        let unserved = from_next.iter().chain(below).find(|c| c.rbs.is_empty());
+        let first = from_next.first().or(below.first());
         self.next_ue = match (unserved, first) {
             (Some(c), _) => c.ue.index(),
             (None, Some(c)) => (c.ue.index() + 1) % n,
@@ -424,7 +437,7 @@ impl Scheduler {
             }
             let mut best: Option<(usize, f64)> = None;
             for (k, c) in self.candidates.iter().enumerate() {
-                let mcs = c.rbg_mcs[i as usize];
+                let mcs = c.mcs_on(i);
                 if c.full || mcs == SUBBAND_OUT_OF_RANGE || mask.overlaps(c.out_of_range) {
                     continue;
                 }
@@ -436,7 +449,7 @@ impl Scheduler {
             // An RBG no candidate may take stays empty (ns-3: "any UE found").
             if let Some((k, _)) = best {
                 let c = &mut self.candidates[k];
-                let mcs = c.rbg_mcs[i as usize];
+                let mcs = c.mcs_on(i);
                 c.mcs = if c.rbs.is_empty() { mcs } else { c.mcs.min(mcs) };
                 c.take(mask, dir);
             }

@@ -516,7 +516,16 @@ mod reference {
                 (LinkDir::Downlink, SchedulerKind::MaxThroughput) => best_per_rbg(s, busy, max_throughput::metric),
             }
         }
-        s.advance_pointer();
+        // The pointer as first written: the candidates ranked by their distance from it.
+        let (n, next) = (s.n_ues, s.next_ue);
+        let key = |c: &Candidate| (c.ue.index() + n - next) % n;
+        let unserved = s.candidates.iter().filter(|c| c.rbs.is_empty()).min_by_key(|c| key(c));
+        let first = s.candidates.iter().min_by_key(|c| key(c));
+        s.next_ue = match (unserved, first) {
+            (Some(c), _) => c.ue.index(),
+            (None, Some(c)) => (c.ue.index() + 1) % n,
+            (None, None) => next,
+        };
         s.candidates.sort_unstable_by_key(|c| c.ue);
         s.rotated_by = 0;
         let first_out = out.len();
@@ -557,6 +566,7 @@ proptest! {
             fast.schedule(busy, &d, &mut a);
             reference::schedule(&mut slow, busy, &d, &mut b);
             prop_assert_eq!(&a, &b, "TTI {}", tti);
+            prop_assert_eq!(fast.next_ue, slow.next_ue, "TTI {}", tti);
         }
     }
 }
