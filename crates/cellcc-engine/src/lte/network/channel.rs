@@ -89,7 +89,8 @@ struct TtiTx {
 struct UlInterference {
     /// The TTI it holds, if summed.
     tti: Option<u64>,
-    /// Cell-major: cell c's RBs at `c * n_rb..(c + 1) * n_rb`, mW.
+    /// RB-major: RB k's cells at `k * n_cells..(k + 1) * n_cells`, mW (a PUSCH adds to every
+    /// other cell on each of its RBs: one stretch per RB).
     rb_mw: Vec<f64>,
     /// Per UE of the network, the cell its PUSCH of that TTI went to ([`SEVERAL_CELLS`] if more
     /// than one; `None` if it sent none). Its own PUSCH is no interference to a UE's row: a row
@@ -359,23 +360,16 @@ impl NetworkChannel {
             out.copy_from_slice(&self.ues[ue].rows[d]);
             return;
         }
-        let summed_for = match dir {
-            LinkDir::Downlink => {
-                self.dl_row(ue, cell, tti, now, control);
-                None
-            }
+        match dir {
+            LinkDir::Downlink => self.dl_row(ue, cell, tti, now, control),
             LinkDir::Uplink => self.ul_row(ue, cell, tti, now, RbMask::range(0, self.n_rb as u32)),
-        };
+        }
         let kept = self.kept[d];
         let noise = if d == 0 { self.dl_noise_rb_mw } else { self.ul_noise_rb_mw };
         let n = self.n_rb;
-        let interference = match summed_for {
-            Some(c) => &self.ul_interference.rb_mw[c * n..(c + 1) * n],
-            None => &self.interference[..],
-        };
         let u = &mut self.ues[ue];
         u.rows[d].resize(n, 0.0);
-        let rb_sinr = u.rows[d].iter_mut().zip(&self.signal).zip(interference);
+        let rb_sinr = u.rows[d].iter_mut().zip(&self.signal).zip(&self.interference);
         if kept == 1.0 {
             // No Doppler spread (no fast fading): `with_ici` at a kept share of 1 is
             // 1 g / (1 + 0 g) = g for the finite SINRs here (noise > 0), two divisions per RB spared.
@@ -401,15 +395,11 @@ impl NetworkChannel {
             }
             return;
         }
-        let summed_for = self.ul_row(ue, cell, tti, now, rbs);
-        let (kept, noise, n) = (self.kept[d], self.ul_noise_rb_mw, self.n_rb);
-        let interference = match summed_for {
-            Some(c) => &self.ul_interference.rb_mw[c * n..(c + 1) * n],
-            None => &self.interference[..],
-        };
+        self.ul_row(ue, cell, tti, now, rbs);
+        let (kept, noise) = (self.kept[d], self.ul_noise_rb_mw);
         for k in rbs.runs().flatten() {
             // As the full row's two loops compute each RB.
-            let (s, i) = (self.signal[k], interference[k]);
+            let (s, i) = (self.signal[k], self.interference[k]);
             out[k] = if kept == 1.0 { s / (noise + i) } else { with_ici(s / (noise + i), kept) };
         }
     }
@@ -507,10 +497,8 @@ impl NetworkChannel {
         u.faded.truncate(MAX_FADED_INTERFERERS);
     }
 
-    /// `signal` on `rbs` and `interference` of UE `ue`'s SRS at `cell` in TTI `tti`; the
-    /// interference is the cell's row of [`UlInterference`] when it returns the cell (not copied
-    /// into `interference`).
-    fn ul_row(&mut self, ue: usize, cell: usize, tti: u64, now: SimTime, rbs: RbMask) -> Option<usize> {
+    /// `signal` and `interference` on `rbs` of UE `ue`'s SRS at `cell` in TTI `tti`.
+    fn ul_row(&mut self, ue: usize, cell: usize, tti: u64, now: SimTime, rbs: RbMask) {
         let srs_rb_mw = self.srs_rb_mw(ue, cell, now);
         self.large_scale(ue, now);
         let fading = FadingCtx {
@@ -534,22 +522,24 @@ impl NetworkChannel {
         let slot = (tti % HISTORY_TTIS as u64) as usize;
         if self.history[slot].tti != Some(tti) {
             self.interference.fill(0.0);
-            return None;
+            return;
         }
         if self.recorded_tti != Some(tti) {
             // A past occasion (a UE catching up after an idle time): this row's sum alone.
             self.ul_interference_without(ue, cell, tti, now);
-            return None;
+            return;
         }
         if self.ul_interference.tti != Some(tti) {
             self.sum_ul_interference(tti, now);
         }
         match self.ul_interference.pusch_cell[ue] {
-            Some((t, c)) if t == tti && c != cell => {
-                self.ul_interference_without(ue, cell, tti, now);
-                None
+            Some((t, c)) if t == tti && c != cell => self.ul_interference_without(ue, cell, tti, now),
+            _ => {
+                let (n_cells, summed) = (self.n_cells, &self.ul_interference.rb_mw);
+                for k in rbs.runs().flatten() {
+                    self.interference[k] = summed[k * n_cells + cell];
+                }
             }
-            _ => Some(cell),
         }
     }
 
@@ -583,7 +573,7 @@ impl NetworkChannel {
 
     /// [`UlInterference`] of TTI `tti` (at `now`, in it), which ran.
     fn sum_ul_interference(&mut self, tti: u64, now: SimTime) {
-        let (n, slot) = (self.n_rb, (tti % HISTORY_TTIS as u64) as usize);
+        let (n_cells, slot) = (self.n_cells, (tti % HISTORY_TTIS as u64) as usize);
         self.ul_interference.rb_mw.fill(0.0);
         for i in 0..self.history[slot].ul.len() {
             let tx = self.history[slot].ul[i];
@@ -593,15 +583,16 @@ impl NetworkChannel {
                 Some((t, c)) if t == tti && c != tx.cell => Some((tti, SEVERAL_CELLS)),
                 _ => Some((tti, tx.cell)),
             };
+            // Each (cell, RB) gets one addition per PUSCH, in the TTI's order (as a row summing
+            // them alone), the PUSCH's own cell none.
             let gains = &self.ues[tx.ue].ul_gain;
-            for (c, (rb_mw, gain)) in self.ul_interference.rb_mw.chunks_exact_mut(n).zip(gains).enumerate() {
-                if c == tx.cell {
-                    continue;
-                }
-                let i_rb = tx.rb_mw * gain;
-                for run in tx.rbs.runs() {
-                    rb_mw[run].iter_mut().for_each(|x| *x += i_rb);
-                }
+            let add = |cells: &mut [f64], gains: &[f64]| {
+                cells.iter_mut().zip(gains).for_each(|(x, gain)| *x += tx.rb_mw * gain);
+            };
+            for k in tx.rbs.runs().flatten() {
+                let cells = &mut self.ul_interference.rb_mw[k * n_cells..(k + 1) * n_cells];
+                add(&mut cells[..tx.cell], &gains[..tx.cell]);
+                add(&mut cells[tx.cell + 1..], &gains[tx.cell + 1..]);
             }
         }
         self.ul_interference.tti = Some(tti);
