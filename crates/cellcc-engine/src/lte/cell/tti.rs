@@ -540,11 +540,11 @@ impl Cell {
             };
             let mcs = match (dir, macs.la.ul_mcs_from) {
                 (LinkDir::Uplink, UlMcsRule::EffectiveSinr) => {
-                    let sounding = &mut macs.sounding[i];
+                    let sounding = &macs.sounding[i];
                     let band_mcs = match macs.ul_band_mcs[i] {
                         Some((v, m)) if v == sounding.version() => m,
                         _ => {
-                            let m = sounding.effective_mcs_kept(RbMask::range(0, n_rbs), olla.gain_lin());
+                            let m = sounding.effective_mcs(RbMask::range(0, n_rbs), olla.gain_lin());
                             macs.ul_band_mcs[i] = Some((sounding.version(), m));
                             m
                         }

@@ -223,10 +223,13 @@ pub fn flat_sinr_threshold_db(dir: LinkDir, mcs: u8, n_prb: u32) -> f64 {
 /// RB's SINR is `sinr_lin[rb] x gain_lin` (the effective SINR over exactly those RBs, MIESM, with
 /// a link-adaptation offset as a linear gain); `None` if MCS 0 fails or `rbs` is empty.
 pub fn mcs_at_bler_target_on(dir: LinkDir, rbs: RbMask, sinr_lin: &[f64], gain_lin: f64) -> Option<u8> {
-    if let Some(flat) = mcs_if_flat(dir, rbs, sinr_lin, gain_lin) {
-        return flat;
-    }
     let n_prb = rbs.count();
+    let first = rbs.iter().next().map(|rb| sinr_lin[rb as usize])?;
+    // The RBs run by run, lowest first (the order of `rbs.iter()`), each run a slice.
+    // A flat estimate (a fixed SINR, an SRS row without fading) costs one lookup.
+    if rbs.runs().all(|run| sinr_lin[run].iter().all(|&s| s == first)) {
+        return mcs_from_mib(dir, mi3_per_rb(first * gain_lin), n_prb);
+    }
     let mut sum = [0.0; 3];
     // Neighbouring RBs often share a SINR (a flat channel, a fixed SINR): their MIB is looked up once.
     let mut last: Option<(f64, [f64; 3])> = None;
@@ -244,31 +247,6 @@ pub fn mcs_at_bler_target_on(dir: LinkDir, rbs: RbMask, sinr_lin: &[f64], gain_l
             sum = [sum[0] + m[0], sum[1] + m[1], sum[2] + m[2]];
         }
     }
-    let n = f64::from(n_prb);
-    mcs_from_mib(dir, sum.map(|x| x / n), n_prb)
-}
-
-/// [`mcs_at_bler_target_on`] when `sinr_lin` is the same on every RB of `rbs` (a fixed SINR, an
-/// SRS row without fading: one lookup); `None` when it is not, or `rbs` is empty.
-pub(super) fn mcs_if_flat(dir: LinkDir, rbs: RbMask, sinr_lin: &[f64], gain_lin: f64) -> Option<Option<u8>> {
-    let first = rbs.iter().next().map(|rb| sinr_lin[rb as usize])?;
-    // The RBs run by run, lowest first (the order of `rbs.iter()`), each run a slice.
-    rbs.runs()
-        .all(|run| sinr_lin[run].iter().all(|&s| s == first))
-        .then(|| mcs_from_mib(dir, mi3_per_rb(first * gain_lin), rbs.count()))
-}
-
-/// [`mcs_at_bler_target_on`] of an estimate that is not flat on `rbs` (not empty), from each
-/// RB's MIB triple `mi3[rb]` (`mi3_per_rb` of its SINR times the gain): the same sums in the
-/// same order, so the same bits.
-pub(super) fn mcs_from_rb_mi3(dir: LinkDir, rbs: RbMask, mi3: &[[f64; 3]]) -> Option<u8> {
-    let mut sum = [0.0; 3];
-    for run in rbs.runs() {
-        for m in &mi3[run] {
-            sum = [sum[0] + m[0], sum[1] + m[1], sum[2] + m[2]];
-        }
-    }
-    let n_prb = rbs.count();
     let n = f64::from(n_prb);
     mcs_from_mib(dir, sum.map(|x| x / n), n_prb)
 }

@@ -21,8 +21,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::amc::{mcs_at_bler_target_on, mcs_from_rb_mi3, mcs_if_flat, uplink_cqi_shannon_gap_lin, wideband_cqi};
-use super::mi::mi3_per_rb;
+use super::amc::{mcs_at_bler_target_on, uplink_cqi_shannon_gap_lin, wideband_cqi};
 use crate::lte::sap::{LinkDir, RbMask};
 
 /// SRS periodicities T_SRS of TS 36.213 Table 8.2-1 (FDD, I_SRS 0–1: 2, 2–6: 5, 7–16: 10,
@@ -59,13 +58,6 @@ pub struct UplinkSounding {
     last_srs_ms: Option<u64>,
     /// Counts the changes of the estimate, so what is derived from it can be kept until it changes.
     version: u64,
-    /// [`Self::effective_mcs_kept`]'s per-RB MIB triples (QPSK, 16QAM, 64QAM) at gain `mi3_gain_lin`, kept
-    /// for the RBs in `mi3_valid` (those whose estimate has not changed since): a PUSCH changes a
-    /// grant's few RBs, and the band is summed again from the triples of the others. Sized at
-    /// the first use.
-    mi3: Vec<[f64; 3]>,
-    mi3_gain_lin: f64,
-    mi3_valid: RbMask,
 }
 
 impl UplinkSounding {
@@ -80,9 +72,6 @@ impl UplinkSounding {
             measured: RbMask::default(),
             last_srs_ms: None,
             version: 0,
-            mi3: Vec::new(),
-            mi3_gain_lin: f64::NAN,
-            mi3_valid: RbMask::default(),
         }
     }
 
@@ -118,7 +107,6 @@ impl UplinkSounding {
         self.measured = RbMask::range(0, self.measured_ms.len() as u32);
         self.last_srs_ms = self.latest_occasion_ms(now_ms);
         self.version += 1;
-        self.mi3_valid = RbMask::default();
     }
 
     /// Which estimate this is: it changes whenever an RB's value changes.
@@ -133,10 +121,7 @@ impl UplinkSounding {
         for rb in rbs.iter() {
             let rb = rb as usize;
             if let (Some(e), Some(&v)) = (self.sinr_lin.get_mut(rb), row_lin.get(rb)) {
-                if *e != v {
-                    changed = true;
-                    self.mi3_valid = RbMask(self.mi3_valid.0 & !(1u128 << rb));
-                }
+                changed |= *e != v;
                 *e = v;
                 self.measured_ms[rb] = now_ms;
                 self.measured = self.measured.union(RbMask::range(rb as u32, 1));
@@ -178,29 +163,6 @@ impl UplinkSounding {
             return None;
         }
         Some(mcs_at_bler_target_on(LinkDir::Uplink, measured, &self.sinr_lin, gain_lin).unwrap_or(0))
-    }
-
-    /// [`Self::effective_mcs`] (its bits) with each RB's MIB triple kept for the next call at the
-    /// same gain: only the RBs whose estimate changed since are looked up again. For the band
-    /// MCS, asked after nearly every PUSCH.
-    pub fn effective_mcs_kept(&mut self, rbs: RbMask, gain_lin: f64) -> Option<u8> {
-        let measured = rbs.intersection(self.measured);
-        if measured.is_empty() {
-            return None;
-        }
-        if let Some(flat) = mcs_if_flat(LinkDir::Uplink, measured, &self.sinr_lin, gain_lin) {
-            return Some(flat.unwrap_or(0));
-        }
-        if self.mi3_gain_lin != gain_lin {
-            self.mi3_gain_lin = gain_lin;
-            self.mi3_valid = RbMask::default();
-        }
-        self.mi3.resize(self.sinr_lin.len(), [0.0; 3]);
-        for rb in RbMask(measured.0 & !self.mi3_valid.0).iter() {
-            self.mi3[rb as usize] = mi3_per_rb(self.sinr_lin[rb as usize] * gain_lin);
-        }
-        self.mi3_valid = self.mi3_valid.union(measured);
-        Some(mcs_from_rb_mi3(LinkDir::Uplink, measured, &self.mi3).unwrap_or(0))
     }
 
     /// The wideband CQI the estimate stands for (MIESM over every measured RB, as a UE computes
@@ -317,44 +279,6 @@ mod tests {
         assert_eq!(s.effective_mcs(RbMask::range(3, 1), 1.0), Some(0));
         // A 3 dB offset moves it up.
         assert!(s.effective_mcs(RbMask::range(0, N as u32), db_to_linear(3.0)).unwrap() > got);
-    }
-
-    /// The kept triples give [`UplinkSounding::effective_mcs`]'s MCS through a run of PUSCHs on
-    /// random RBs (a first one before any SRS, so part of the band unmeasured), SRS rows, flat
-    /// rows, and an outer-loop gain that holds for a while and then moves.
-    #[test]
-    fn the_kept_triples_give_the_mcs_computed_afresh() {
-        const N: usize = 50;
-        let mut rng = crate::sim::RngStream::new(7, "sounding:kept");
-        let mut draw_db = |lo: f64, span: f64| lo + span * rng.uniform();
-        let mut s = UplinkSounding::new(0, 40, N);
-        let band = RbMask::range(0, N as u32);
-        let mut gain_lin = 1.0;
-        let mut row = vec![0.0; N];
-        for step in 0..3000u64 {
-            let first = (draw_db(0.0, 1.0) * N as f64) as u32;
-            let len = (1 + (draw_db(0.0, 1.0) * 3.0) as u32).min(N as u32 - first);
-            let rbs = RbMask::range(first, len);
-            let level_db = draw_db(-5.0, 25.0);
-            row.iter_mut().for_each(|x| *x = 10f64.powf(level_db / 10.0));
-            if step % 200 == 150 {
-                s.sounded(step, &row);
-            } else if step % 200 == 170 {
-                let sounded: Vec<f64> = (0..N).map(|_| 10f64.powf(draw_db(level_db - 6.0, 12.0) / 10.0)).collect();
-                s.sounded(step, &sounded);
-            } else {
-                for rb in rbs.iter() {
-                    row[rb as usize] = 10f64.powf(draw_db(level_db - 3.0, 6.0) / 10.0);
-                }
-                s.pusch(step, rbs, &row);
-            }
-            if step % 7 == 0 {
-                gain_lin = 10f64.powf(draw_db(-2.0, 4.0) / 10.0);
-            }
-            let fresh = s.effective_mcs(band, gain_lin);
-            assert_eq!(s.effective_mcs_kept(band, gain_lin), fresh, "step {step}");
-            assert_eq!(s.effective_mcs_kept(rbs, gain_lin), s.effective_mcs(rbs, gain_lin), "step {step}, the grant");
-        }
     }
 
     /// LENA's grant CQI is the minimum over the grant's own RBs: a deep fade elsewhere in the band
