@@ -519,6 +519,14 @@ impl Cell {
             macs.demand_pos[d.ue.index()] = NOT_IN_DEMAND;
         }
         demand.clear();
+        if dir == LinkDir::Uplink && macs.la.ul_mcs_from == UlMcsRule::EffectiveSinr {
+            // The estimates whose band MCS is recomputed below, loaded together (in a network,
+            // every other cell's TTI ran since a PUSCH's decode last wrote one).
+            let (band, sounding) = (&macs.ul_band_mcs, &macs.sounding);
+            let stale =
+                list.iter().map(|&i| i as usize).filter(|&i| band[i].map(|(v, _)| v) != Some(sounding[i].version()));
+            load_together(stale.flat_map(|i| sounding[i].estimate_words()));
+        }
         for &i in list {
             let i = i as usize;
             let buffered = match dir {
