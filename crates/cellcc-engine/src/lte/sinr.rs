@@ -6,7 +6,7 @@
 //! geometric channel (path loss, shadowing, fading, interference) is
 //! [`super::channel`] and implements the same trait.
 
-use super::sap::{LinkDir, UeIndex};
+use super::sap::{LinkDir, RbMask, UeIndex};
 use crate::radio::db::lin_to_db;
 use crate::sim::SimTime;
 
@@ -26,6 +26,14 @@ pub trait SinrSource {
     /// The uplink row is the sounding reference signal's, sent over the whole band: what the
     /// eNB measures for link adaptation.
     fn per_rb_sinr_lin(&mut self, ue: UeIndex, dir: LinkDir, now: SimTime, out: &mut [f64]);
+
+    /// [`Self::per_rb_sinr_lin`] read on `rbs` only (a PUSCH's decode reads its grant's RBs):
+    /// `out[rb]` for each `rb` in `rbs` holds the bits the full row would; the other RBs of
+    /// `out` are left unspecified. The default computes the full row; a source that computes
+    /// RB by RB may compute only the asked ones.
+    fn per_rb_sinr_lin_on(&mut self, ue: UeIndex, dir: LinkDir, now: SimTime, _rbs: RbMask, out: &mut [f64]) {
+        self.per_rb_sinr_lin(ue, dir, now, out);
+    }
 
     /// [`Self::per_rb_sinr_lin`]'s row in dB, for outputs (SINR traces, reports). The default
     /// converts the linear row (`radio::db::lin_to_db`, within 1e-13 dB of `10 log10`).

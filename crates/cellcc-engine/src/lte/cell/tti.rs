@@ -519,6 +519,14 @@ impl Cell {
             macs.demand_pos[d.ue.index()] = NOT_IN_DEMAND;
         }
         demand.clear();
+        if dir == LinkDir::Uplink && macs.la.ul_mcs_from == UlMcsRule::EffectiveSinr {
+            // The estimates whose band MCS is recomputed below, loaded together (in a network,
+            // every other cell's TTI ran since a PUSCH's decode last wrote one).
+            let (band, sounding) = (&macs.ul_band_mcs, &macs.sounding);
+            let stale =
+                list.iter().map(|&i| i as usize).filter(|&i| band[i].map(|(v, _)| v) != Some(sounding[i].version()));
+            load_together(stale.flat_map(|i| sounding[i].estimate_words()));
+        }
         for &i in list {
             let i = i as usize;
             let buffered = match dir {
@@ -891,16 +899,20 @@ impl Cell {
             ),
             _ => (SimDuration::ZERO, SimDuration::ZERO),
         };
-        self.sinr.per_rb_sinr_lin(a.ue, a.dir, now, &mut self.sinr_lin);
         if a.dir == LinkDir::Downlink {
+            self.sinr.per_rb_sinr_lin(a.ue, a.dir, now, &mut self.sinr_lin);
             let id = self.sinr.row_id(a.ue, a.dir, now);
             self.ues[a.ue.index()].dl.memo.refresh(id, &self.sinr_lin);
         } else {
+            // The DMRS, the gain below and the decode read the grant's RBs alone.
+            self.sinr.per_rb_sinr_lin_on(a.ue, a.dir, now, a.rbs, &mut self.sinr_lin);
             self.measure_pusch(now, a);
             // The transport block is decoded at the PUSCH's own power over its grant (TS 36.213 §5.1.1.1).
             let offset_db = self.sinr.pusch_offset_db(a.ue, now, PuschGrant { prbs: a.rbs.count() });
             let gain = 10f64.powf(offset_db / 10.0);
-            self.sinr_lin.iter_mut().for_each(|x| *x *= gain);
+            for run in a.rbs.runs() {
+                self.sinr_lin[run].iter_mut().for_each(|x| *x *= gain);
+            }
         }
         // The DCI's draw reads the control region's SINR, not `sinr_lin`: the data row stands.
         let control_lost = a.dir == LinkDir::Downlink && self.control_errors && self.dci_missed(a.ue, now);

@@ -89,7 +89,8 @@ struct TtiTx {
 struct UlInterference {
     /// The TTI it holds, if summed.
     tti: Option<u64>,
-    /// Cell-major: cell c's RBs at `c * n_rb..(c + 1) * n_rb`, mW.
+    /// RB-major: RB k's cells at `k * n_cells..(k + 1) * n_cells`, mW (a PUSCH adds to every
+    /// other cell on each of its RBs: one stretch per RB).
     rb_mw: Vec<f64>,
     /// Per UE of the network, the cell its PUSCH of that TTI went to ([`SEVERAL_CELLS`] if more
     /// than one; `None` if it sent none). Its own PUSCH is no interference to a UE's row: a row
@@ -359,23 +360,16 @@ impl NetworkChannel {
             out.copy_from_slice(&self.ues[ue].rows[d]);
             return;
         }
-        let summed_for = match dir {
-            LinkDir::Downlink => {
-                self.dl_row(ue, cell, tti, now, control);
-                None
-            }
-            LinkDir::Uplink => self.ul_row(ue, cell, tti, now),
-        };
+        match dir {
+            LinkDir::Downlink => self.dl_row(ue, cell, tti, now, control),
+            LinkDir::Uplink => self.ul_row(ue, cell, tti, now, RbMask::range(0, self.n_rb as u32)),
+        }
         let kept = self.kept[d];
         let noise = if d == 0 { self.dl_noise_rb_mw } else { self.ul_noise_rb_mw };
         let n = self.n_rb;
-        let interference = match summed_for {
-            Some(c) => &self.ul_interference.rb_mw[c * n..(c + 1) * n],
-            None => &self.interference[..],
-        };
         let u = &mut self.ues[ue];
         u.rows[d].resize(n, 0.0);
-        let rb_sinr = u.rows[d].iter_mut().zip(&self.signal).zip(interference);
+        let rb_sinr = u.rows[d].iter_mut().zip(&self.signal).zip(&self.interference);
         if kept == 1.0 {
             // No Doppler spread (no fast fading): `with_ici` at a kept share of 1 is
             // 1 g / (1 + 0 g) = g for the finite SINRs here (noise > 0), two divisions per RB spared.
@@ -385,6 +379,29 @@ impl NetworkChannel {
         }
         u.rows_for[d] = Some((tti, cell, control));
         out.copy_from_slice(&u.rows[d][..out.len()]);
+    }
+
+    /// [`Self::row`] of UE `ue`'s uplink at `cell` during the TTI at `now`, on `rbs` only (a
+    /// PUSCH's decode reads its grant's RBs): each asked RB by the full row's arithmetic, the
+    /// other RBs of `out` left as they were. The UE's kept row serves it when it is this (TTI,
+    /// cell)'s; a row computed here is not kept (the kept row stays whole, for the pair it names).
+    pub fn ul_row_on(&mut self, ue: usize, cell: usize, now: SimTime, rbs: RbMask, out: &mut [f64]) {
+        let tti = now.as_ns() / FADING_STEP_NS;
+        let d = dir_index(LinkDir::Uplink);
+        let u = &self.ues[ue];
+        if u.rows_for[d] == Some((tti, cell, false)) && u.rows[d].len() == out.len() {
+            for run in rbs.runs() {
+                out[run.clone()].copy_from_slice(&u.rows[d][run]);
+            }
+            return;
+        }
+        self.ul_row(ue, cell, tti, now, rbs);
+        let (kept, noise) = (self.kept[d], self.ul_noise_rb_mw);
+        for k in rbs.runs().flatten() {
+            // As the full row's two loops compute each RB.
+            let (s, i) = (self.signal[k], self.interference[k]);
+            out[k] = if kept == 1.0 { s / (noise + i) } else { with_ici(s / (noise + i), kept) };
+        }
     }
 
     /// `signal` and `interference` of UE `ue`'s downlink from `cell` in TTI `tti`.
@@ -480,9 +497,8 @@ impl NetworkChannel {
         u.faded.truncate(MAX_FADED_INTERFERERS);
     }
 
-    /// `signal` and `interference` of UE `ue`'s SRS at `cell` in TTI `tti`; the interference is
-    /// the cell's row of [`UlInterference`] when it returns the cell (not copied into `interference`).
-    fn ul_row(&mut self, ue: usize, cell: usize, tti: u64, now: SimTime) -> Option<usize> {
+    /// `signal` and `interference` on `rbs` of UE `ue`'s SRS at `cell` in TTI `tti`.
+    fn ul_row(&mut self, ue: usize, cell: usize, tti: u64, now: SimTime, rbs: RbMask) {
         let srs_rb_mw = self.srs_rb_mw(ue, cell, now);
         self.large_scale(ue, now);
         let fading = FadingCtx {
@@ -498,28 +514,32 @@ impl NetworkChannel {
         let u = &mut self.ues[ue];
         let signal_rb = srs_rb_mw * u.ul_gain[cell];
         let g = fading.gains(&mut u.ul_fading[cell], cell);
-        for (k, s) in self.signal.iter_mut().enumerate() {
-            *s = signal_rb * g.map_or(1.0, |g| g[k]);
+        for run in rbs.runs() {
+            for (s, k) in self.signal[run.clone()].iter_mut().zip(run) {
+                *s = signal_rb * g.map_or(1.0, |g| g[k]);
+            }
         }
         let slot = (tti % HISTORY_TTIS as u64) as usize;
         if self.history[slot].tti != Some(tti) {
             self.interference.fill(0.0);
-            return None;
+            return;
         }
         if self.recorded_tti != Some(tti) {
             // A past occasion (a UE catching up after an idle time): this row's sum alone.
             self.ul_interference_without(ue, cell, tti, now);
-            return None;
+            return;
         }
         if self.ul_interference.tti != Some(tti) {
             self.sum_ul_interference(tti, now);
         }
         match self.ul_interference.pusch_cell[ue] {
-            Some((t, c)) if t == tti && c != cell => {
-                self.ul_interference_without(ue, cell, tti, now);
-                None
+            Some((t, c)) if t == tti && c != cell => self.ul_interference_without(ue, cell, tti, now),
+            _ => {
+                let (n_cells, summed) = (self.n_cells, &self.ul_interference.rb_mw);
+                for k in rbs.runs().flatten() {
+                    self.interference[k] = summed[k * n_cells + cell];
+                }
             }
-            _ => Some(cell),
         }
     }
 
@@ -553,7 +573,7 @@ impl NetworkChannel {
 
     /// [`UlInterference`] of TTI `tti` (at `now`, in it), which ran.
     fn sum_ul_interference(&mut self, tti: u64, now: SimTime) {
-        let (n, slot) = (self.n_rb, (tti % HISTORY_TTIS as u64) as usize);
+        let (n_cells, slot) = (self.n_cells, (tti % HISTORY_TTIS as u64) as usize);
         self.ul_interference.rb_mw.fill(0.0);
         for i in 0..self.history[slot].ul.len() {
             let tx = self.history[slot].ul[i];
@@ -563,15 +583,16 @@ impl NetworkChannel {
                 Some((t, c)) if t == tti && c != tx.cell => Some((tti, SEVERAL_CELLS)),
                 _ => Some((tti, tx.cell)),
             };
+            // Each (cell, RB) gets one addition per PUSCH, in the TTI's order (as a row summing
+            // them alone), the PUSCH's own cell none.
             let gains = &self.ues[tx.ue].ul_gain;
-            for (c, (rb_mw, gain)) in self.ul_interference.rb_mw.chunks_exact_mut(n).zip(gains).enumerate() {
-                if c == tx.cell {
-                    continue;
-                }
-                let i_rb = tx.rb_mw * gain;
-                for run in tx.rbs.runs() {
-                    rb_mw[run].iter_mut().for_each(|x| *x += i_rb);
-                }
+            let add = |cells: &mut [f64], gains: &[f64]| {
+                cells.iter_mut().zip(gains).for_each(|(x, gain)| *x += tx.rb_mw * gain);
+            };
+            for k in tx.rbs.runs().flatten() {
+                let cells = &mut self.ul_interference.rb_mw[k * n_cells..(k + 1) * n_cells];
+                add(&mut cells[..tx.cell], &gains[..tx.cell]);
+                add(&mut cells[tx.cell + 1..], &gains[tx.cell + 1..]);
             }
         }
         self.ul_interference.tti = Some(tti);
@@ -770,6 +791,15 @@ impl SinrSource for NetworkSinr {
         self.channel.borrow_mut().row(ue.index(), self.cell, dir, now, false, out);
     }
 
+    fn per_rb_sinr_lin_on(&mut self, ue: UeIndex, dir: LinkDir, now: SimTime, rbs: RbMask, out: &mut [f64]) {
+        let mut channel = self.channel.borrow_mut();
+        match dir {
+            LinkDir::Uplink => channel.ul_row_on(ue.index(), self.cell, now, rbs, out),
+            // A downlink row is kept whole by the cell (its CQI memo).
+            LinkDir::Downlink => channel.row(ue.index(), self.cell, dir, now, false, out),
+        }
+    }
+
     fn pusch_offset_db(&mut self, ue: UeIndex, now: SimTime, grant: PuschGrant) -> f64 {
         self.channel.borrow_mut().pusch_offset_db(ue.index(), self.cell, now, grant.prbs)
     }
@@ -882,6 +912,53 @@ mod tests {
         ch.record(8, &[RbMask::default(); 2], &[UlTx { ue: 1, cell: 0, rbs, rb_mw }]);
         ch.row(0, 0, LinkDir::Uplink, ms(8), false, &mut row);
         assert!(row.iter().all(|&g| g == clean));
+    }
+
+    /// An uplink row asked on a grant's RBs gives the full row's bits there, computed anew or
+    /// read from the kept row, and computing it leaves the kept row whole: a full row asked
+    /// afterwards (the SRS at the same TTI) is the one asked first. With and without fast fading
+    /// (the EPA row divides through the inter-carrier interference).
+    #[test]
+    fn an_uplink_row_on_some_rbs_is_the_full_row_there() {
+        let epa = ChannelSpec {
+            fading: crate::radio::spec::FadingSpec {
+                profile: crate::radio::spec::FadingProfile::Epa,
+                speed_kmh: Some(60.0),
+                ..Default::default()
+            },
+            ..ChannelSpec::default()
+        };
+        let grant = RbMask::range(2, 3).union(RbMask::range(20, 2));
+        for spec in [ChannelSpec::default(), epa] {
+            let run = |masked_first: bool| {
+                let mut ch = two_cells_of(spec.clone(), MobilitySpec::Static);
+                let mut rows = Vec::new();
+                for t in 5..8 {
+                    let rb_mw = ch.pusch_rb_mw(1, 1, 3, ms(t));
+                    ch.record(t, &[RbMask::default(); 2], &[UlTx { ue: 1, cell: 1, rbs: RbMask::range(3, 3), rb_mw }]);
+                    let (mut masked, mut full) = ([f64::NAN; N_RB], [0.0; N_RB]);
+                    if masked_first {
+                        ch.ul_row_on(0, 0, ms(t), grant, &mut masked);
+                        ch.row(0, 0, LinkDir::Uplink, ms(t), false, &mut full);
+                    } else {
+                        ch.row(0, 0, LinkDir::Uplink, ms(t), false, &mut full);
+                        ch.ul_row_on(0, 0, ms(t), grant, &mut masked);
+                    }
+                    for (k, (&m, &f)) in masked.iter().zip(&full).enumerate() {
+                        if grant.contains(k as u32) {
+                            assert_eq!(m.to_bits(), f.to_bits(), "RB {k}, TTI {t}");
+                        } else {
+                            assert!(m.is_nan(), "RB {k} was not asked");
+                        }
+                    }
+                    rows.push(full);
+                }
+                rows
+            };
+            let (full_first, masked_first) = (run(false), run(true));
+            assert_eq!(full_first, masked_first);
+            assert!(full_first[0][3] < full_first[0][0], "the neighbour's PUSCH interferes on RB 3");
+        }
     }
 
     /// [`two_cells`] with 8 dB shadowing decorrelating over 5 m, the UEs at 120 km/h: the

@@ -40,6 +40,9 @@ pub enum UlMeasurement {
     SrsOnly,
 }
 
+/// `f64` values per cache line (64 bytes on x86-64 and most ARM cores).
+const VALUES_PER_CACHE_LINE: usize = 64 / std::mem::size_of::<f64>();
+
 /// Marks an RB never measured.
 const NEVER_MS: u64 = u64::MAX;
 
@@ -145,6 +148,12 @@ impl UplinkSounding {
         }
         self.version += u64::from(changed);
         changed
+    }
+
+    /// One value of each cache line of the per-RB estimate, as a word to load (for
+    /// [`crate::sim::prefetch::load_together`], before the band MCS reads it all).
+    pub fn estimate_words(&self) -> impl Iterator<Item = u64> + '_ {
+        self.sinr_lin.iter().step_by(VALUES_PER_CACHE_LINE).map(|x| x.to_bits())
     }
 
     /// Whether any RB has been measured.
