@@ -309,6 +309,15 @@ impl UeContext {
         }
     }
 
+    /// The RLC entity at `end`, with the event buffers: borrowed side by side, not taken out and
+    /// put back (the put-back dropped a placeholder, a call since the buffers hold spare lists).
+    fn rlc_events(&mut self, end: End) -> (&mut Rlc, &mut RlcEvents) {
+        match end {
+            End::Enb => (&mut self.enb_rlc, &mut self.events),
+            End::Ue => (&mut self.ue_rlc, &mut self.events),
+        }
+    }
+
     /// The transmitting RLC entity of `dir`, with the event buffers.
     pub fn tx_rlc(&mut self, dir: LinkDir) -> (&mut Rlc, &mut RlcEvents) {
         match dir {
@@ -333,9 +342,8 @@ impl UeContext {
     pub fn handle_rlc_timers(&mut self, now: SimTime, out: &mut CellOutput) {
         for end in [End::Enb, End::Ue] {
             if self.rlc(end).poll_timeout().is_some_and(|t| t <= now) {
-                let mut ev = std::mem::take(&mut self.events);
-                self.rlc(end).handle_timeout(now, &mut ev);
-                self.events = ev;
+                let (rlc, ev) = self.rlc_events(end);
+                rlc.handle_timeout(now, ev);
                 self.settle(now, end, out);
             }
         }
@@ -345,11 +353,10 @@ impl UeContext {
     pub fn deliver_arrivals(&mut self, now: SimTime, dir: LinkDir, out: &mut CellOutput) {
         let end = End::receiving(dir);
         while let Some(mut payload) = pop_due(&mut self.link(dir).arrivals, now) {
-            let mut ev = std::mem::take(&mut self.events);
+            let (rlc, ev) = self.rlc_events(end);
             for pdu in payload.drain(..) {
-                self.rlc(end).receive_pdu(now, pdu, &mut ev);
+                rlc.receive_pdu(now, pdu, ev);
             }
-            self.events = ev;
             self.link(dir).spare_payloads.push(payload);
             self.settle(now, end, out);
         }
@@ -359,11 +366,10 @@ impl UeContext {
     /// (UM/TM discard their SDUs; AM waits for ARQ).
     pub fn lose_tb(&mut self, now: SimTime, dir: LinkDir, payload: TbPayload, out: &mut CellOutput) {
         let end = End::receiving(dir);
-        let mut ev = std::mem::take(&mut self.events);
+        let (rlc, ev) = self.rlc_events(end);
         for pdu in payload {
-            self.rlc(end).notify_pdu_lost(now, pdu, &mut ev);
+            rlc.notify_pdu_lost(now, pdu, ev);
         }
-        self.events = ev;
         self.settle(now, end, out);
     }
 
@@ -374,25 +380,36 @@ impl UeContext {
             LinkDir::Downlink => self.node,
             LinkDir::Uplink => self.enb,
         };
-        let mut ev = std::mem::take(&mut self.events);
+        // The fields side by side (the events are read while the links and the peer change).
+        let UeContext { dl, ul, events: ev, enb_rlc, ue_rlc, .. } = self;
         for id in ev.delivered.drain(..) {
-            if let Some(p) = self.link(dir_of(id)).sdus.resolve(id) {
+            let link = match dir_of(id) {
+                LinkDir::Downlink => &mut *dl,
+                LinkDir::Uplink => &mut *ul,
+            };
+            if let Some(p) = link.sdus.resolve(id) {
                 out.delivered.push((to, p));
             }
         }
         // Receive-side (reassembly, t-Reordering) and transmit-side (AM maxRetx) discards.
         for id in ev.discarded.drain(..) {
-            let link = self.link(dir_of(id));
+            let link = match dir_of(id) {
+                LinkDir::Downlink => &mut *dl,
+                LinkDir::Uplink => &mut *ul,
+            };
             if let Some(p) = link.sdus.resolve(id) {
                 link.slots.at(now).rlc_drops += 1;
                 out.dropped.push(p);
             }
         }
+        let peer = match end.peer() {
+            End::Enb => enb_rlc,
+            End::Ue => ue_rlc,
+        };
         let abandoned: Vec<_> = ev.abandoned.drain(..).collect();
         for pdu in abandoned {
-            self.rlc(end.peer()).notify_peer_abandoned(now, pdu, &mut ev);
+            peer.notify_peer_abandoned(now, pdu, ev);
         }
-        self.events = ev;
         if !self.events.discarded.is_empty() || !self.events.delivered.is_empty() {
             self.settle(now, end.peer(), out);
         }

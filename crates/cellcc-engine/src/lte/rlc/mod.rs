@@ -91,6 +91,11 @@ pub struct RlcEvents {
     /// (the modelled consequence of the radio link failure of TS 36.322 §5.2.1):
     /// its receiver moves past the SN and reports the SDUs in `discarded`.
     pub abandoned: Vec<DataPdu>,
+    /// Not an event: emptied segment lists that had spilled to the heap, kept for the next PDUs
+    /// built with these buffers. A PDU's list crosses the link with it and is emptied at the
+    /// receiving entity; the transmitting entities that share these buffers (the same bearer's
+    /// two ends, in a cell) take it back instead of allocating another. [`Self::clear`] keeps them.
+    spare_segments: Vec<SegmentList>,
 }
 
 impl RlcEvents {
@@ -98,6 +103,39 @@ impl RlcEvents {
         self.delivered.clear();
         self.discarded.clear();
         self.abandoned.clear();
+    }
+
+    /// An empty segment list for a new PDU: a spare one when any is left (hand the list to
+    /// [`Self::keep_unused`] once filled).
+    pub(crate) fn segment_list(&mut self) -> SegmentList {
+        self.spare_segments.pop().unwrap_or_default()
+    }
+
+    /// A filled list gives back the heap storage its pieces did not need (they fit inline), so
+    /// spare storage stays with the PDUs that spill.
+    pub(crate) fn keep_unused(&mut self, segments: &mut SegmentList) {
+        if let Some(spare) = segments.take_unused_heap() {
+            self.spare_segments.push(spare);
+        }
+    }
+
+    /// A copy of `segments`, in a spare list when it needs heap storage and one is left.
+    pub(crate) fn copy_of(&mut self, segments: &SegmentList) -> SegmentList {
+        if !segments.spills() {
+            return segments.clone();
+        }
+        let mut copy = self.segment_list();
+        copy.clone_from(segments);
+        copy
+    }
+
+    /// `segments` is done with (its PDU delivered, duplicated, lost or acknowledged): its heap
+    /// storage is kept for [`Self::segment_list`].
+    pub(crate) fn recycle(&mut self, mut segments: SegmentList) {
+        if segments.holds_heap() {
+            segments.clear();
+            self.spare_segments.push(segments);
+        }
     }
 }
 

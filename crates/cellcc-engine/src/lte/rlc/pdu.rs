@@ -128,9 +128,28 @@ impl SegmentList {
         self.spill.last().or_else(|| self.len.checked_sub(1).and_then(|i| self.inline[i as usize].as_ref()))
     }
 
+    /// Whether the pieces take heap storage (more than fit inline).
+    pub fn spills(&self) -> bool {
+        !self.spill.is_empty()
+    }
+
     /// Whether the list holds heap storage worth reusing (it once spilled).
     pub fn holds_heap(&self) -> bool {
         self.spill.capacity() > 0
+    }
+
+    /// The heap storage this list holds and does not use (its pieces fit inline), taken out
+    /// as an empty list.
+    pub fn take_unused_heap(&mut self) -> Option<SegmentList> {
+        (self.spill.is_empty() && self.holds_heap())
+            .then(|| SegmentList { spill: std::mem::take(&mut self.spill), ..SegmentList::default() })
+    }
+
+    /// Empties the list, keeping its heap storage (equal to a new list but for that).
+    pub fn clear(&mut self) {
+        self.len = 0;
+        self.inline = [None; INLINE_SEGMENTS];
+        self.spill.clear();
     }
 
     /// Sum of the pieces' lengths: the data field, bytes.

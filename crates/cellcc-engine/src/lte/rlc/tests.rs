@@ -555,3 +555,33 @@ mod props {
         }
     }
 }
+
+/// A PDU of more than four SDU pieces spills its segment list to the heap; the receiving entity
+/// hands the emptied list back through the events it shares with the transmitter (UM), and the
+/// AM window's copy comes back on the acknowledgement: the next such PDUs reuse them.
+#[test]
+fn spilled_segment_lists_come_back_through_the_events() {
+    for config in [RlcConfig::Um(lena_um()), RlcConfig::Am(lena_am())] {
+        let (mut tx, mut rx) = (Rlc::new(&config), Rlc::new(&config));
+        let mut ev = RlcEvents::default();
+        for round in 0..3u64 {
+            // Past LENA's t-StatusProhibit (10 ms) each round.
+            let now = SimTime::ZERO + SimDuration::from_ms(20 * round);
+            for i in 0..6 {
+                tx.transmit_sdu(now, RlcSdu { id: SduId(round * 6 + i), bytes: 100 }).unwrap();
+            }
+            let pdu = tx.notify_tx_opportunity(TxOpportunity { bytes: 1000, now }, &mut ev).unwrap();
+            let RlcPdu::Data(d) = &pdu else { panic!("a data PDU") };
+            assert_eq!(d.segments.len(), 6);
+            assert!(ev.spare_segments.is_empty(), "round {round}: the spare lists were taken");
+            rx.receive_pdu(now, pdu, &mut ev);
+            assert_eq!(ev.spare_segments.len(), 1, "round {round}: the received list came back");
+            if let RlcConfig::Am(_) = config {
+                let status = rx.notify_tx_opportunity(TxOpportunity { bytes: 100, now }, &mut ev).unwrap();
+                tx.receive_pdu(now, status, &mut ev);
+                assert_eq!(ev.spare_segments.len(), 2, "round {round}: the window's copy came back");
+            }
+            ev.delivered.clear();
+        }
+    }
+}

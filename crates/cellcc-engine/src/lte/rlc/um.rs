@@ -89,13 +89,14 @@ impl UmEntity {
     }
 
     /// TS 36.322 §5.1.2.1.1: one UMD PDU that fits `opp`, SN = VT(US).
-    pub fn notify_tx_opportunity(&mut self, opp: TxOpportunity, _ev: &mut RlcEvents) -> Option<RlcPdu> {
+    pub fn notify_tx_opportunity(&mut self, opp: TxOpportunity, ev: &mut RlcEvents) -> Option<RlcPdu> {
         let fixed = um_fixed_header_bytes(self.sn_bits);
         if opp.bytes <= fixed || self.tx.is_empty() {
             return None;
         }
-        let mut segments = SegmentList::new();
+        let mut segments = ev.segment_list();
         self.tx.fill(opp.bytes - fixed, &mut segments);
+        ev.keep_unused(&mut segments);
         let pdu = DataPdu { kind: DataPduKind::Umd { sn_bits: self.sn_bits }, sn: self.vt_us, segments };
         self.vt_us = self.sn.add(self.vt_us, 1);
         self.counters.data_pdus_sent += 1;
@@ -118,6 +119,7 @@ impl UmEntity {
         let RlcPdu::Data(d) = pdu else { return };
         let mut n = Finished::default();
         self.rx.reasm.lost(d.segments.iter(), ev, &mut n);
+        ev.recycle(d.segments);
         self.add_finished(n);
     }
 
@@ -181,6 +183,7 @@ impl UmEntity {
             self.counters.duplicate_pdus_received += 1;
             let mut n = Finished::default();
             self.rx.reasm.late(segments.iter(), ev, &mut n);
+            ev.recycle(segments);
             self.add_finished(n);
             return;
         }
@@ -238,7 +241,10 @@ impl UmEntity {
         while self.rx.vr_ur != target {
             let slot = std::mem::take(&mut self.rx.slots[usize::from(self.rx.vr_ur)]);
             match slot {
-                RxSlot::Received(segs) => self.rx.reasm.push(segs.iter(), ev, &mut n),
+                RxSlot::Received(segs) => {
+                    self.rx.reasm.push(segs.iter(), ev, &mut n);
+                    ev.recycle(segs);
+                }
                 RxSlot::Empty => self.rx.reasm.gap(ev, &mut n),
             }
             self.rx.vr_ur = self.sn.add(self.rx.vr_ur, 1);

@@ -105,14 +105,14 @@ impl AmEntity {
     }
 
     /// §5.1.3.1.1: control PDUs first, then retransmissions, then new data.
-    pub fn notify_tx_opportunity(&mut self, opp: TxOpportunity, _ev: &mut RlcEvents) -> Option<RlcPdu> {
+    pub fn notify_tx_opportunity(&mut self, opp: TxOpportunity, ev: &mut RlcEvents) -> Option<RlcPdu> {
         if self.rx.status_due(opp.now) {
             if let Some(st) = self.rx.build_status(opp.now, opp.bytes) {
                 self.counters.status_pdus_sent += 1;
                 return Some(RlcPdu::Status(st));
             }
         }
-        self.tx.build(opp.now, opp.bytes, &mut self.counters).map(RlcPdu::Data)
+        self.tx.build(opp.now, opp.bytes, &mut self.counters, ev).map(RlcPdu::Data)
     }
 
     pub fn receive_pdu(&mut self, now: SimTime, pdu: RlcPdu, ev: &mut RlcEvents) {
@@ -131,8 +131,12 @@ impl AmEntity {
         self.sync_finished();
     }
 
-    /// The lower layer lost a PDU for good: ARQ recovers it, nothing to do here.
-    pub fn notify_pdu_lost(&mut self, _now: SimTime, _pdu: RlcPdu, _ev: &mut RlcEvents) {}
+    /// The lower layer lost a PDU for good: ARQ recovers it, nothing to do here but keep its list.
+    pub fn notify_pdu_lost(&mut self, _now: SimTime, pdu: RlcPdu, ev: &mut RlcEvents) {
+        if let RlcPdu::Data(d) = pdu {
+            ev.recycle(d.segments);
+        }
+    }
 
     /// The peer's transmitter gave `pdu` up at maxRetxThreshold (it came out of the
     /// peer's [`RlcEvents::abandoned`]): move past it and discard its SDUs.

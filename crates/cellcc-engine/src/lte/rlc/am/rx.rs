@@ -54,10 +54,9 @@ impl PartialPdu {
         new
     }
 
-    /// The original data field: pieces in SO order, adjacent pieces of one SDU merged.
-    fn into_segments(mut self) -> SegmentList {
+    /// The original data field, in `out` (empty): pieces in SO order, adjacent pieces of one SDU merged.
+    fn into_segments(mut self, mut out: SegmentList) -> SegmentList {
         self.pieces.sort_unstable_by_key(|&(so, _)| so);
-        let mut out = SegmentList::new();
         let mut cur: Option<SduSegment> = None;
         for (_, s) in self.pieces {
             match cur.as_mut() {
@@ -174,7 +173,12 @@ impl AmRx {
         self.status_bytes.set(None);
         let DataPduKind::Amd { poll, resegment } = d.kind else { return false };
         let x = d.sn;
-        let fresh = self.in_window(x) && self.place(x, resegment.map(|r| (r.so, r.last)), d.segments);
+        let fresh = if self.in_window(x) {
+            self.place(x, resegment.map(|r| (r.so, r.last)), d.segments, ev)
+        } else {
+            ev.recycle(d.segments);
+            false
+        };
         if fresh {
             self.after_placing(now, x, ev);
         }
@@ -190,10 +194,11 @@ impl AmRx {
         fresh
     }
 
-    /// Stores the bytes; false if none of them is new.
-    fn place(&mut self, x: u16, seg: Option<(u32, bool)>, segments: SegmentList) -> bool {
+    /// Stores the bytes; false if none of them is new. A list not kept goes back to `ev`.
+    fn place(&mut self, x: u16, seg: Option<(u32, bool)>, segments: SegmentList, ev: &mut RlcEvents) -> bool {
         let slot = &mut self.slots[usize::from(x)];
         if slot.is_complete() {
+            ev.recycle(segments);
             return false;
         }
         let Some((so, last)) = seg else {
@@ -210,11 +215,18 @@ impl AmRx {
             new += part.add(pos, *s);
             pos += s.len;
         }
+        ev.recycle(segments);
         if last {
             part.total = Some(pos);
         }
         let fresh = new > 0 || (last && part.is_complete());
-        *slot = if part.is_complete() { RxSlot::Complete(part.into_segments()) } else { RxSlot::Partial(part) };
+        *slot = if part.is_complete() {
+            let mut segments = part.into_segments(ev.segment_list());
+            ev.keep_unused(&mut segments);
+            RxSlot::Complete(segments)
+        } else {
+            RxSlot::Partial(part)
+        };
         fresh
     }
 
@@ -254,7 +266,10 @@ impl AmRx {
     fn deliver_in_order(&mut self, ev: &mut RlcEvents) {
         while self.vr_r != self.vr_h && self.slots[usize::from(self.vr_r)].is_complete() {
             match std::mem::take(&mut self.slots[usize::from(self.vr_r)]) {
-                RxSlot::Complete(segs) => self.reasm.push(segs.iter(), ev, &mut self.finished),
+                RxSlot::Complete(segs) => {
+                    self.reasm.push(segs.iter(), ev, &mut self.finished);
+                    ev.recycle(segs);
+                }
                 RxSlot::Abandoned(segs) => {
                     self.reasm.lost(segs.iter(), ev, &mut self.finished);
                     self.reasm.push(segs.iter(), ev, &mut self.finished);

@@ -55,9 +55,9 @@ pub(super) struct AmTx {
     retx_ranges: u64,
     /// Data bytes of PDUs transmitted and not yet acknowledged.
     unacked_bytes: u64,
-    /// Segment lists of acknowledged PDUs that had spilled to the heap: the window's copies
-    /// of new PDUs reuse them instead of allocating.
-    spare_segments: Vec<SegmentList>,
+    /// Emptied pending-range lists of acknowledged PDUs: a PDU considered for retransmission
+    /// takes one instead of allocating its first range.
+    spare_ranges: Vec<Vec<(u32, u32)>>,
 }
 
 impl AmTx {
@@ -80,7 +80,7 @@ impl AmTx {
             retx_bytes: 0,
             retx_ranges: 0,
             unacked_bytes: 0,
-            spare_segments: Vec::new(),
+            spare_ranges: Vec::new(),
         }
     }
 
@@ -153,26 +153,33 @@ impl AmTx {
     }
 
     /// §5.1.3.1.1 + §5.2.1: a retransmission if any is pending and fits, else a new AMD PDU.
-    pub(super) fn build(&mut self, now: SimTime, room: u32, c: &mut RlcCounters) -> Option<DataPdu> {
+    pub(super) fn build(
+        &mut self,
+        now: SimTime,
+        room: u32,
+        c: &mut RlcCounters,
+        ev: &mut RlcEvents,
+    ) -> Option<DataPdu> {
         if self.retx_bytes > 0 {
-            if let Some(p) = self.build_retx(now, room) {
+            if let Some(p) = self.build_retx(now, room, ev) {
                 c.data_pdus_retransmitted += 1;
                 return Some(p);
             }
         }
-        let p = self.build_new(now, room)?;
+        let p = self.build_new(now, room, ev)?;
         c.data_pdus_sent += 1;
         Some(p)
     }
 
-    fn build_new(&mut self, now: SimTime, room: u32) -> Option<DataPdu> {
+    fn build_new(&mut self, now: SimTime, room: u32, ev: &mut RlcEvents) -> Option<DataPdu> {
         if self.window_stalled() || self.buf.is_empty() || room <= AMD_HEADER_BYTES {
             return None;
         }
         // The data field stays within the 15-bit SO range so any byte can be re-segmented (§6.2.2.16).
         let avail = (room - AMD_HEADER_BYTES).min(SO_MAX_BYTES);
-        let mut segments = SegmentList::new();
+        let mut segments = ev.segment_list();
         self.buf.fill(avail, &mut segments);
+        ev.keep_unused(&mut segments);
         let data_bytes = segments.data_bytes();
         let sn = self.vt_s;
         self.vt_s = AM_SN.add(self.vt_s, 1);
@@ -184,15 +191,8 @@ impl AmTx {
         let by_bytes = self.poll_byte.is_some_and(|n| self.byte_without_poll >= u64::from(n));
         let poll = self.poll_decision(now, by_count || by_bytes);
         self.window[usize::from(sn)] =
-            Some(TxPdu { segments: self.kept_copy(&segments), data_bytes, retx_count: None, pending: Vec::new() });
+            Some(TxPdu { segments: ev.copy_of(&segments), data_bytes, retx_count: None, pending: Vec::new() });
         Some(DataPdu { kind: DataPduKind::Amd { poll, resegment: None }, sn, segments })
-    }
-
-    /// The window's copy of `segments`, in a spare list when one is left.
-    fn kept_copy(&mut self, segments: &SegmentList) -> SegmentList {
-        let mut copy = self.spare_segments.pop().unwrap_or_default();
-        copy.clone_from(segments);
-        copy
     }
 
     /// §5.2.2.1: poll when a threshold is reached, when both buffers are now empty,
@@ -213,18 +213,19 @@ impl AmTx {
 
     /// §5.2.1: the first pending range, whole as an AMD PDU if it is the whole PDU and
     /// fits, else as the largest AMD PDU segment that fits.
-    fn build_retx(&mut self, now: SimTime, room: u32) -> Option<DataPdu> {
+    fn build_retx(&mut self, now: SimTime, room: u32, ev: &mut RlcEvents) -> Option<DataPdu> {
         let sn = self.first_pending()?;
         let p = self.window[usize::from(sn)].as_mut()?;
         let (a, b) = p.pending[0];
         let whole_header = AMD_HEADER_BYTES + li_bytes(p.segments.len() as u32 - 1);
         let (segments, taken, resegment) = if a == 0 && b == p.data_bytes && whole_header + p.data_bytes <= room {
-            (p.segments.clone(), b, None)
+            (ev.copy_of(&p.segments), b, None)
         } else {
             if room <= AMD_SEGMENT_HEADER_BYTES {
                 return None;
             }
-            let (segs, taken) = carve(&p.segments, a, b, room - AMD_SEGMENT_HEADER_BYTES);
+            let (mut segs, taken) = carve(&p.segments, a, b, room - AMD_SEGMENT_HEADER_BYTES, ev.segment_list());
+            ev.keep_unused(&mut segs);
             (segs, taken, Some(ResegmentInfo { so: a, last: a + taken == p.data_bytes }))
         };
         if a + taken == b {
@@ -269,21 +270,23 @@ impl AmTx {
                 self.consider_for_retx(sn, n.so, c, ev);
             }
             if !nacked {
-                self.acknowledge(sn);
+                self.acknowledge(sn, ev);
             }
             sn = AM_SN.add(sn, 1);
         }
         self.advance_vt_a();
     }
 
-    fn acknowledge(&mut self, sn: u16) {
-        if let Some(p) = self.window[usize::from(sn)].take() {
+    fn acknowledge(&mut self, sn: u16, ev: &mut RlcEvents) {
+        if let Some(mut p) = self.window[usize::from(sn)].take() {
             let pending: u32 = p.pending.iter().map(|&(a, b)| b - a).sum();
             self.retx_bytes -= u64::from(pending);
             self.retx_ranges -= p.pending.len() as u64;
             self.unacked_bytes -= u64::from(p.data_bytes);
-            if p.segments.holds_heap() {
-                self.spare_segments.push(p.segments);
+            ev.recycle(p.segments);
+            if p.pending.capacity() > 0 {
+                p.pending.clear();
+                self.spare_ranges.push(p.pending);
             }
         }
     }
@@ -309,6 +312,9 @@ impl AmTx {
         if a >= b {
             return;
         }
+        if p.pending.capacity() == 0 {
+            p.pending = self.spare_ranges.pop().unwrap_or_default();
+        }
         let ranges_before = p.pending.len() as u64;
         let added = add_range(&mut p.pending, a, b);
         if added == 0 {
@@ -330,8 +336,8 @@ impl AmTx {
     /// it leaves the window as if acknowledged and the peer is told (via
     /// [`RlcEvents::abandoned`]) so its receiver moves past it and reports the SDUs.
     fn abandon(&mut self, sn: u16, ev: &mut RlcEvents) {
-        let segments = self.window[usize::from(sn)].as_ref().map(|p| p.segments.clone());
-        self.acknowledge(sn);
+        let segments = self.window[usize::from(sn)].as_ref().map(|p| ev.copy_of(&p.segments));
+        self.acknowledge(sn, ev);
         if let Some(segments) = segments {
             ev.abandoned.push(DataPdu { kind: DataPduKind::Amd { poll: false, resegment: None }, sn, segments });
         }
@@ -362,21 +368,25 @@ fn add_range(ranges: &mut Vec<(u32, u32)>, a: u32, b: u32) -> u32 {
     }
     ranges.push((a, b));
     ranges.sort_unstable();
-    let mut merged: Vec<(u32, u32)> = Vec::with_capacity(ranges.len());
-    for &(x, y) in ranges.iter() {
-        match merged.last_mut() {
-            Some(last) if x <= last.1 => last.1 = last.1.max(y),
-            _ => merged.push((x, y)),
+    // Merged in place: `kept` ranges stay at the front, each later one joins the last kept or
+    // follows it (the list's storage is reused, the TTI allocates nothing).
+    let mut kept = 0;
+    for i in 0..ranges.len() {
+        let (x, y) = ranges[i];
+        if kept > 0 && x <= ranges[kept - 1].1 {
+            ranges[kept - 1].1 = ranges[kept - 1].1.max(y);
+        } else {
+            ranges[kept] = (x, y);
+            kept += 1;
         }
     }
-    *ranges = merged;
+    ranges.truncate(kept);
     added
 }
 
 /// The pieces of data-field bytes `[a, b)` of a PDU made of `segments` that fit in
-/// `room` bytes (data + LIs), greedily as new data is (§5.2.1 re-segmentation).
-fn carve(segments: &SegmentList, a: u32, b: u32, room: u32) -> (SegmentList, u32) {
-    let mut out = SegmentList::new();
+/// `room` bytes (data + LIs), greedily as new data is (§5.2.1 re-segmentation), in `out` (empty).
+fn carve(segments: &SegmentList, a: u32, b: u32, room: u32, mut out: SegmentList) -> (SegmentList, u32) {
     let mut avail = room;
     let mut pos = 0u32;
     for s in segments.iter() {
@@ -402,4 +412,27 @@ fn carve(segments: &SegmentList, a: u32, b: u32, room: u32) -> (SegmentList, u32
     }
     let taken = out.data_bytes();
     (out, taken)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::add_range;
+
+    #[test]
+    fn ranges_merge_in_place_and_count_only_new_bytes() {
+        let mut r = Vec::new();
+        assert_eq!(add_range(&mut r, 100, 200), 100);
+        assert_eq!(add_range(&mut r, 0, 50), 50);
+        assert_eq!(add_range(&mut r, 300, 400), 100);
+        assert_eq!(r, [(0, 50), (100, 200), (300, 400)]);
+        // Adjacent to the first, overlapping the second: one range, 50 + 0 + 50 new bytes.
+        assert_eq!(add_range(&mut r, 50, 250), 100);
+        assert_eq!(r, [(0, 250), (300, 400)]);
+        assert_eq!(add_range(&mut r, 10, 20), 0);
+        assert_eq!(add_range(&mut r, 240, 310), 50);
+        assert_eq!(r, [(0, 400)]);
+        let capacity = r.capacity();
+        assert_eq!(add_range(&mut r, 500, 600), 100);
+        assert_eq!(r.capacity(), capacity, "the list's storage is reused");
+    }
 }
