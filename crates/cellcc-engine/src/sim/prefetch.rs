@@ -4,6 +4,10 @@
 //! at a time. `core::arch`'s prefetch instruction would say this directly but needs `unsafe`,
 //! which the workspace denies.
 
+/// Bytes per cache line on x86-64 and most ARM cores: a pass that loads one word per line of an
+/// array steps by this many bytes.
+pub const CACHE_LINE_BYTES: usize = 64;
+
 /// Load every word `words` yields (each a field of an item about to be handled) and keep the
 /// loads from being optimised away.
 #[inline]

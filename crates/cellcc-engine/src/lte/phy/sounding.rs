@@ -23,6 +23,7 @@ use serde::{Deserialize, Serialize};
 
 use super::amc::{mcs_at_bler_target_on, uplink_cqi_shannon_gap_lin, wideband_cqi};
 use crate::lte::sap::{LinkDir, RbMask};
+use crate::sim::prefetch::CACHE_LINE_BYTES;
 
 /// SRS periodicities T_SRS of TS 36.213 Table 8.2-1 (FDD, I_SRS 0–1: 2, 2–6: 5, 7–16: 10,
 /// 17–36: 20, 37–76: 40, 77–156: 80, 157–316: 160, 317–636: 320 ms).
@@ -40,8 +41,8 @@ pub enum UlMeasurement {
     SrsOnly,
 }
 
-/// `f64` values per cache line (64 bytes on x86-64 and most ARM cores).
-const VALUES_PER_CACHE_LINE: usize = 64 / std::mem::size_of::<f64>();
+/// `f64` values per cache line.
+const VALUES_PER_CACHE_LINE: usize = CACHE_LINE_BYTES / std::mem::size_of::<f64>();
 
 /// Marks an RB never measured.
 const NEVER_MS: u64 = u64::MAX;
