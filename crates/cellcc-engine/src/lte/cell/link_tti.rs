@@ -66,13 +66,20 @@ impl CqiTracker {
         (start..now.as_ns()).step_by(p as usize).map(SimTime)
     }
 
-    /// The latest report usable at `now`.
-    pub fn current(&mut self, now: SimTime) -> Option<CqiReport> {
+    /// The latest report usable at `now`, borrowed: a caller reads the fields it needs. A copy
+    /// of the whole report, just written by the loop in 16-byte stores, read its sub-bands back
+    /// in loads straddling two of them (failed store forwarding) in `gather_demand`.
+    pub fn current(&mut self, now: SimTime) -> Option<&CqiReport> {
         while self.next_usable_at.is_some_and(|t| t <= now) {
             self.current = self.in_flight.pop_front().map(|(_, c)| c);
             self.next_usable_at = self.in_flight.front().map(|&(t, _)| t);
         }
-        self.current
+        self.current.as_ref()
+    }
+
+    /// The report [`CqiTracker::current`] last found in force.
+    pub fn in_force(&self) -> Option<&CqiReport> {
+        self.current.as_ref()
     }
 }
 

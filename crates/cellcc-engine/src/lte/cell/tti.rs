@@ -534,10 +534,14 @@ impl Cell {
                 LinkDir::Uplink => macs.uplink.reported_bytes(UeIndex(i as u16)),
             };
             let link_tti = self.link_tti.link(i, dir);
-            let report = link_tti.cqi.current(now);
-            // Sub-bands reported out of range get no data (worst_subband mode; none otherwise).
-            let out_of_range = report.map_or(RbMask::default(), |r| r.out_of_range);
-            let cqi = report.map_or(CQI_BEFORE_FIRST_REPORT, |r| r.cqi);
+            // The fields read, not the report copied (its sub-bands are read below only for a
+            // sub-band report).
+            let (reported_cqi, out_of_range) = match link_tti.cqi.current(now) {
+                // Sub-bands reported out of range get no data (worst_subband mode; none otherwise).
+                Some(r) => (Some(r.cqi), r.out_of_range),
+                None => (None, RbMask::default()),
+            };
+            let cqi = reported_cqi.unwrap_or(CQI_BEFORE_FIRST_REPORT);
             // A CQI's MCS, wideband or sub-band: none for CQI 0, out of range (the UE cannot be
             // served there, TS 36.213 Table 7.2.3-1); through the outer loop on the downlink.
             let (la, dl_map, olla) = (&macs.la, &macs.dl_map, link_tti.olla);
@@ -568,11 +572,11 @@ impl Cell {
             // this build) is skipped then.
             let usable_rbs = if out_of_range.is_empty() { n_rbs } else { n_rbs - out_of_range.count() };
             // The slot's CQI and capacity are written with the TTI's sample (`UeContext::sample`).
-            link_tti.record = Some(DemandRecord { cqi: report.map(|r| r.cqi), band: mcs.map(|m| (m, usable_rbs)) });
+            link_tti.record = Some(DemandRecord { cqi: reported_cqi, band: mcs.map(|m| (m, usable_rbs)) });
             // LENA judges an uplink CQI on the RBs it grants, not on the band: a UE with an
             // estimate is a candidate whatever the band's minimum (`size_lena_uplink_grants`).
             let lena_candidate =
-                dir == LinkDir::Uplink && macs.la.ul_mcs_from == UlMcsRule::LenaMinimumSinr && report.is_some();
+                dir == LinkDir::Uplink && macs.la.ul_mcs_from == UlMcsRule::LenaMinimumSinr && reported_cqi.is_some();
             macs.demand_pos[i] = demand.len() as u32;
             demand.push(UeDemand {
                 ue: UeIndex(i as u16),
@@ -585,7 +589,9 @@ impl Cell {
             // A sub-band report: each sub-band's MCS by the same rule, for PF and MT to rank RBG by
             // RBG (LENA's A30 use, pf-ff-mac-scheduler.cc `DoSchedDlTriggerReq`). Written into the
             // entry in place: a wideband UE's entry is built without copying the array.
-            if let Some(r) = report.filter(|r| dir == LinkDir::Downlink && !r.subbands.as_slice().is_empty()) {
+            if let Some(r) =
+                link_tti.cqi.in_force().filter(|r| dir == LinkDir::Downlink && !r.subbands.as_slice().is_empty())
+            {
                 let per_rbg =
                     demand.last_mut().expect("pushed above").rbg_mcs.insert([SUBBAND_OUT_OF_RANGE; phy::MAX_SUBBANDS]);
                 for (m, &sb_cqi) in per_rbg.iter_mut().zip(r.subbands.as_slice()) {
