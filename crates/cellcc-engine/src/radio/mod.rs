@@ -46,3 +46,13 @@ pub enum LinkDir {
     /// Terminal to base station.
     Uplink,
 }
+
+impl LinkDir {
+    /// Its index in a (downlink, uplink) pair.
+    pub const fn index(self) -> usize {
+        match self {
+            LinkDir::Downlink => 0,
+            LinkDir::Uplink => 1,
+        }
+    }
+}

@@ -99,7 +99,7 @@ impl AirStates {
         // earliest as it was.
         s.next_arrival = SimTime::earliest(s.next_arrival, arrival);
         s.next_feedback = SimTime::earliest(s.next_feedback, Some(feedback_at));
-        s.harq_free[dir_index(dir)] = link.harq.free_process().is_some();
+        s.harq_free[dir.index()] = link.harq.free_process().is_some();
     }
 
     /// UE `i`'s receptions due were handed to its RLC entities: only the next reception moved.
@@ -109,7 +109,7 @@ impl AirStates {
 
     /// A HARQ process of UE `i` on `dir` was taken for retransmission (`link` the link after).
     pub(super) fn retransmission_taken(&mut self, i: usize, dir: LinkDir, link: &RadioLink) {
-        self.0[i].retx_queued[dir_index(dir)] = link.harq.has_pending_retransmissions();
+        self.0[i].retx_queued[dir.index()] = link.harq.has_pending_retransmissions();
     }
 
     /// Debug builds (every test): each attached UE's state is what its links hold, so a change
@@ -143,7 +143,7 @@ impl AirStates {
     }
 
     pub(super) fn dl_retx_queued(&self, i: usize) -> bool {
-        self.0[i].retx_queued[0]
+        self.0[i].retx_queued[LinkDir::Downlink.index()]
     }
 
     pub(super) fn ul_retx_scheduled(&self, i: usize) -> bool {
@@ -152,18 +152,10 @@ impl AirStates {
 
     /// Whether UE `i` has a HARQ process free for a new TB of `dir`.
     pub(super) fn harq_free(&self, i: usize, dir: LinkDir) -> bool {
-        self.0[i].harq_free[dir_index(dir)]
+        self.0[i].harq_free[dir.index()]
     }
 
     pub(super) fn busy(&self, i: usize) -> bool {
         self.0[i].busy()
-    }
-}
-
-/// The index of `dir` in a (downlink, uplink) pair.
-fn dir_index(dir: LinkDir) -> usize {
-    match dir {
-        LinkDir::Downlink => 0,
-        LinkDir::Uplink => 1,
     }
 }

@@ -149,13 +149,6 @@ pub struct ChannelSinr {
     interference_rb_mw: Vec<f64>,
 }
 
-fn dir_index(dir: LinkDir) -> usize {
-    match dir {
-        LinkDir::Downlink => 0,
-        LinkDir::Uplink => 1,
-    }
-}
-
 impl ChannelSinr {
     /// Build the channel of a cell: `ues[i]` is `UeIndex(i)`. `label` names the cell in the random streams.
     pub fn new(spec: &ChannelSpec, ues: &[UePlacement], seed: u64, label: &str) -> Result<Self, ScenarioError> {
@@ -282,7 +275,7 @@ impl ChannelSinr {
                 }
             }
         }
-        u.fading[dir_index(dir)].apply(now.as_ns(), self.steering.as_ref(), &mut self.gains);
+        u.fading[dir.index()].apply(now.as_ns(), self.steering.as_ref(), &mut self.gains);
     }
 }
 
@@ -521,7 +514,7 @@ impl ChannelSinr {
 impl SinrSource for ChannelSinr {
     fn per_rb_sinr_lin(&mut self, ue: UeIndex, dir: LinkDir, now: SimTime, out: &mut [f64]) {
         let key = self.row_key(now);
-        let d = dir_index(dir);
+        let d = dir.index();
         let u = &self.ues[ue.index()];
         if u.row_at[d] == Some(key) && u.row_lin[d].len() == out.len() {
             out.copy_from_slice(&u.row_lin[d]);

@@ -355,7 +355,7 @@ impl NetworkChannel {
     /// `control`: the downlink control region (every cell at full power on every RB).
     pub fn row(&mut self, ue: usize, cell: usize, dir: LinkDir, now: SimTime, control: bool, out: &mut [f64]) {
         let tti = now.as_ns() / FADING_STEP_NS;
-        let d = dir_index(dir);
+        let d = dir.index();
         if self.ues[ue].rows_for[d] == Some((tti, cell, control)) && self.ues[ue].rows[d].len() == out.len() {
             out.copy_from_slice(&self.ues[ue].rows[d]);
             return;
@@ -387,7 +387,7 @@ impl NetworkChannel {
     /// cell)'s; a row computed here is not kept (the kept row stays whole, for the pair it names).
     pub fn ul_row_on(&mut self, ue: usize, cell: usize, now: SimTime, rbs: RbMask, out: &mut [f64]) {
         let tti = now.as_ns() / FADING_STEP_NS;
-        let d = dir_index(LinkDir::Uplink);
+        let d = LinkDir::Uplink.index();
         let u = &self.ues[ue];
         if u.rows_for[d] == Some((tti, cell, false)) && u.rows[d].len() == out.len() {
             for run in rbs.runs() {
@@ -681,13 +681,6 @@ fn load_rbs(load: InterfererLoad, picker: &mut RbPicker, n_rb: usize, tti: u64) 
     let start = picker.start(tti, n_rb) as u32;
     let wrap = (start + active).saturating_sub(n);
     RbMask::range(start, active - wrap).union(RbMask::range(0, wrap))
-}
-
-fn dir_index(dir: LinkDir) -> usize {
-    match dir {
-        LinkDir::Downlink => 0,
-        LinkDir::Uplink => 1,
-    }
 }
 
 /// UE `key` placed at `p`, and its links (its `links` index is left to the caller).
