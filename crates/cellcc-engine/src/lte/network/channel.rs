@@ -370,13 +370,7 @@ impl NetworkChannel {
         let u = &mut self.ues[ue];
         u.rows[d].resize(n, 0.0);
         let rb_sinr = u.rows[d].iter_mut().zip(&self.signal).zip(&self.interference);
-        if kept == 1.0 {
-            // No Doppler spread (no fast fading): `with_ici` at a kept share of 1 is
-            // 1 g / (1 + 0 g) = g for the finite SINRs here (noise > 0), two divisions per RB spared.
-            rb_sinr.for_each(|((r, s), i)| *r = s / (noise + i));
-        } else {
-            rb_sinr.for_each(|((r, s), i)| *r = with_ici(s / (noise + i), kept));
-        }
+        rb_sinr.for_each(|((r, &s), &i)| *r = rb_sinr_lin(s, i, noise, kept));
         u.rows_for[d] = Some((tti, cell, control));
         out.copy_from_slice(&u.rows[d][..out.len()]);
     }
@@ -398,9 +392,7 @@ impl NetworkChannel {
         self.ul_row(ue, cell, tti, now, rbs);
         let (kept, noise) = (self.kept[d], self.ul_noise_rb_mw);
         for k in rbs.runs().flatten() {
-            // As the full row's two loops compute each RB.
-            let (s, i) = (self.signal[k], self.interference[k]);
-            out[k] = if kept == 1.0 { s / (noise + i) } else { with_ici(s / (noise + i), kept) };
+            out[k] = rb_sinr_lin(self.signal[k], self.interference[k], noise, kept);
         }
     }
 
@@ -667,6 +659,20 @@ impl FadingCtx<'_> {
             Box::new(FadingProcess::new(profile, self.doppler_hz, self.k_factor_db, rng))
         });
         Some(process.rb_gains(self.now_ns, steer))
+    }
+}
+
+/// One RB's linear SINR from its signal, interference and noise (mW), a share `kept` of the
+/// signal left on its subcarrier by the Doppler spread. Without one (no fast fading) `with_ici`
+/// at a kept share of 1 is 1 g / (1 + 0 g) = g for the finite SINRs here (noise > 0): its two
+/// divisions are spared.
+#[inline]
+fn rb_sinr_lin(signal_mw: f64, interference_mw: f64, noise_mw: f64, kept: f64) -> f64 {
+    let sinr = signal_mw / (noise_mw + interference_mw);
+    if kept == 1.0 {
+        sinr
+    } else {
+        with_ici(sinr, kept)
     }
 }
 
