@@ -970,7 +970,7 @@ mod tests {
     }
 
     /// [`two_cells`] with 8 dB shadowing decorrelating over 5 m, the UEs at 120 km/h: the
-    /// shadowing moves from one 10 ms step to the next.
+    /// shadowing moves every other 10 ms step (an epoch per 0.67 m, radio/track.rs).
     fn two_shadowed_cells() -> NetworkChannel {
         let spec = ChannelSpec {
             shadowing: Some(crate::radio::spec::ShadowingSpec { sigma_db: 8.0, decorrelation_m: 5.0 }),
