@@ -52,8 +52,8 @@ pub fn azimuth_rad(d: [f64; 2]) -> f64 {
     d[1].atan2(d[0])
 }
 
-/// The directions in which a sector pattern is at its floor `-A_m` for certain, so the 10 ms
-/// large-scale step can skip `atan2` there (about half of a 3-sector layout's cells face away
+/// The directions in which a sector pattern is at its floor `-A_m` for certain, so the
+/// large-scale evaluation can skip `atan2` there (about half of a 3-sector layout's cells face away
 /// from any UE): the angle off the boresight is at least `edge` = phi_3dB sqrt(A_m / 12) (where
 /// 12 (phi / phi_3dB)^2 reaches A_m) plus a 1e-6 rad margin, which rounding in either test
 /// cannot bridge, so the gain is the same value `gain_db` gives.

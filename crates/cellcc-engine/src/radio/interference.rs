@@ -148,11 +148,11 @@ const DB_TO_NEPER: f64 = std::f64::consts::LN_10 / 10.0;
 #[inline]
 fn gain_lin_of(antenna_db: f64, loss_db: f64, shadow_db: f64) -> f64 {
     // 10^(x/10) as exp(x ln(10)/10): the same value to a few ulp, at a third of powf's cost
-    // (56 sites x every UE every 10 ms).
+    // (56 sites x every UE at each large-scale epoch, radio/track.rs).
     ((antenna_db - loss_db - shadow_db) * DB_TO_NEPER).exp()
 }
 
-/// A network UE's links to every site on two carriers, arranged so that its 10 ms step takes
+/// A network UE's links to every site on two carriers, arranged so that its large-scale epoch takes
 /// each distinct quantity once: the sectors of one site share its position (one offset, and
 /// one `atan2` for those not at their pattern's floor), and links whose path losses take the
 /// same logarithm of the same distance share it (both carriers of a log-distance model, and
@@ -309,7 +309,7 @@ pub fn interference_mw(
 
 /// Add each site's per-RB data-region power `site_mw[j] / n_rb` to `out_mw` on the RBs its load
 /// fills during TTI `tti` (`out_mw.len()` = n_rb): the two parts below together, as the tests
-/// check them (the channel keeps the full-buffer part per large-scale step).
+/// check them (the channel keeps the full-buffer part per large-scale epoch).
 #[cfg(test)]
 pub fn add_data_interference(
     site_mw: &[f64],
@@ -327,7 +327,7 @@ pub fn add_data_interference(
 /// The per-RB power of the sites whose load fills every one of `n_rb` RBs (full-buffer sites
 /// cover every RB: one sum, one pass; 57-cell layouts are mostly full-buffer), and whether any
 /// other site fills only some RBs. A function of `site_mw` alone, so the channel keeps it for
-/// the 10 ms the large-scale step holds.
+/// the large-scale epoch (radio/track.rs).
 pub fn full_buffer_rb_mw(site_mw: &[f64], loads: &[InterfererLoad], n_rb: usize) -> (f64, bool) {
     let mut everywhere_mw = 0.0;
     let mut partial = false;
@@ -384,7 +384,7 @@ pub struct InterfererFading {
     seed: u64,
     key: String,
     links: Vec<Option<Box<FadingProcess>>>,
-    /// (interferer, mean per-RB power mW) of the faded ones, chosen at large-scale step `at`.
+    /// (interferer, mean per-RB power mW) of the faded ones, chosen at large-scale epoch `at`.
     faded: Vec<(usize, f64)>,
     at: Option<(u64, usize)>,
 }
@@ -413,12 +413,12 @@ impl InterfererFading {
     }
 
     /// Choose the faded interferers from each site's whole-band power `site_mw` at its load, for
-    /// the large-scale step `step` (kept until the step or the RB count changes).
-    fn select(&mut self, step: u64, site_mw: &[f64], loads: &[InterfererLoad], n_rb: usize) {
-        if self.at == Some((step, n_rb)) {
+    /// the large-scale epoch `epoch` (kept until the epoch or the RB count changes).
+    fn select(&mut self, epoch: u64, site_mw: &[f64], loads: &[InterfererLoad], n_rb: usize) {
+        if self.at == Some((epoch, n_rb)) {
             return;
         }
-        self.at = Some((step, n_rb));
+        self.at = Some((epoch, n_rb));
         let mean_mw = |j: usize| site_mw[j] * loads[j].active_rbs(n_rb) as f64 / n_rb as f64;
         let total_mw: f64 = (0..site_mw.len()).map(mean_mw).sum();
         self.faded.clear();
@@ -444,11 +444,11 @@ impl InterfererFading {
 
     /// In `out_mw` (the data-region interference per RB, each site at its mean power on the RBs
     /// its load fills), replace the faded interferers' mean power by their faded power at `now_ns`
-    /// (large-scale step `step`, sites' powers `site_mw`).
+    /// (large-scale epoch `epoch`, sites' powers `site_mw`).
     #[allow(clippy::too_many_arguments)]
     pub fn apply(
         &mut self,
-        step: u64,
+        epoch: u64,
         now_ns: u64,
         site_mw: &[f64],
         loads: &[InterfererLoad],
@@ -457,7 +457,7 @@ impl InterfererFading {
         out_mw: &mut [f64],
     ) {
         let n_rb = out_mw.len();
-        self.select(step, site_mw, loads, n_rb);
+        self.select(epoch, site_mw, loads, n_rb);
         let tti = FadingProcess::step_of(now_ns);
         for &(j, per_rb_mw) in &self.faded {
             let Some(process) = self.links[j].as_mut() else { continue };

@@ -6,6 +6,8 @@
 //! ```text
 //!  spec.rs      what a scenario writes: PathLossSpec, ShadowingSpec, FadingSpec, AntennaSpec, Placement
 //!  mobility.rs  ─► position(t) ─► pathloss.rs / link_loss.rs + shadowing.rs ─► large-scale gain per link
+//!  track.rs     the path sampler: the large-scale gains evaluated every 0.5 m travelled (positions
+//!               looked at every 10 ms), not every 10 ms
 //!  tr38901.rs   TR 38.901 path loss (UMa, UMi, RMa, InH) and LOS probability, a link's LOS state
 //!  antenna.rs   pattern gain towards a point; the hexagonal grid of sites
 //!  fading.rs    H_k(t) per frequency block (tap-delay profile, sum of sinusoids); hst.rs, ici.rs:
@@ -36,6 +38,7 @@ pub mod small_scale;
 pub mod spec;
 pub mod tdl;
 pub mod tr38901;
+pub mod track;
 
 /// Which way across the air interface, for media with a base station: from it to a terminal
 /// (LTE eNB to UE, Wi-Fi access point to station) or back.

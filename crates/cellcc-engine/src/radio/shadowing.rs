@@ -3,19 +3,16 @@
 //! Gudmundson, "Correlation model for shadow fading in mobile radio systems",
 //! Electronics Letters 27(23), 1991: the shadowing S (dB) seen by a moving UE is a
 //! Gauss-Markov process in the distance travelled with autocorrelation
-//! `sigma^2 exp(-|dx| / d_corr)`. Sampled on a fixed time grid, each step is
+//! `sigma^2 exp(-|dx| / d_corr)`. Sampled at points of the track, each step is
 //! `S' = rho S + sqrt(1 - rho^2) sigma N(0, 1)` with `rho = exp(-step / d_corr)`,
-//! which reproduces that correlation exactly whatever the step lengths.
-//! The caller steps it on a fixed time grid ([`SHADOWING_STEP_NS`]) with the
-//! distance moved in each step, so the value at a time does not depend on when
-//! the PHY asked.
+//! which reproduces that correlation exactly whatever the step lengths: one step over
+//! D is the same process as many over pieces of D, read at fewer points.
+//! The caller steps it at the path sampler's epochs (`radio::track`, every 0.5 m
+//! travelled) by the path length since the last, so the value at a time does not
+//! depend on when the PHY asked.
 
-use crate::sim::{RngStream, NS_PER_MS};
+use crate::sim::RngStream;
 use rand_distr::{Distribution, StandardNormal};
-
-/// Shadowing is updated every 10 ms of simulated time: a UE at 300 km/h moves
-/// 0.83 m per step, 1/60 of TR 36.814's 50 m decorrelation distance.
-pub const SHADOWING_STEP_NS: u64 = 10 * NS_PER_MS;
 
 /// One link's shadowing process.
 pub struct Shadowing {

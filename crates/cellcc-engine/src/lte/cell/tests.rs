@@ -374,7 +374,7 @@ fn assert_skipping_changes_nothing(realize: fn(Drive) -> Realization) {
 
 /// Two UEs of a cell's own channel, driving away at 120 km/h through shadowing that decorrelates
 /// over 5 m, EPA fading: the catch-up measures past occasions of a channel whose large scale
-/// moves from one 10 ms step to the next.
+/// moves every other 10 ms step (an epoch per 0.67 m, radio/track.rs).
 fn shadowed_on_off(drive: Drive) -> Realization {
     let ue = |node: &str, x: f64| {
         serde_json::json!({"node": node, "sinr": {"kind": "channel", "position_m": [x, 10.0],

@@ -122,7 +122,7 @@ const CQI_GRID_ORIGIN: SimTime = SimTime::ZERO;
 
 /// What a UE's DCI aggregation level was chosen for: an unchanged input keeps the level (each
 /// choice computes the PDCCH error at up to four levels; a network cell's control-region SINR
-/// holds for a large-scale step, 10 ms, and was the input of two such choices per UE and TTI).
+/// holds for a large-scale epoch, 10 ms or more, and was the input of two such choices per UE and TTI).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum DciLevelInput {
     /// The downlink CQI the eNB holds.

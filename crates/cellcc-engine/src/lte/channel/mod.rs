@@ -27,8 +27,10 @@
 //!   `uplink_load` ([`ul_interference`]); the same on the SRS and the PUSCH rows.
 //! - Small-scale channel (multipath or HST) and its inter-carrier interference: [`small_scale`].
 //! - Antennas: isotropic or the parabolic sector pattern, horizontal plane only (no tilt).
-//! - Path loss, shadowing and interference are sampled every [`LARGE_SCALE_STEP_NS`],
-//!   fast fading every TTI ([`fading::FADING_STEP_NS`]).
+//! - Path loss, shadowing and interference are evaluated every
+//!   [`LARGE_SCALE_STEP_M`](crate::radio::track::LARGE_SCALE_STEP_M) of the UE's path
+//!   ([`crate::radio::track`]: its position looked at every 10 ms), fast fading every TTI
+//!   ([`fading::FADING_STEP_NS`]).
 //!
 //! Randomness: per UE `i`, keyed streams `"{label}:channel:ue{i}:{mobility|fading:dl|fading:ul|
 //! shadowing:serving|shadowing:interferer{j}|fading:interferer{j}}"`, so adding a UE at the end of the list leaves
@@ -59,13 +61,10 @@ use crate::radio::interference::{
 use crate::radio::link_loss::PreparedLoss;
 use crate::radio::mobility::Mobility;
 use crate::radio::noise::{dbm_to_mw, to_db};
-use crate::radio::shadowing::{Shadowing, SHADOWING_STEP_NS};
+use crate::radio::shadowing::Shadowing;
 use crate::radio::small_scale::{self, tap_profile, LinkFading};
+use crate::radio::track::PathSampler;
 use crate::sim::{RngStream, SimTime};
-
-/// Path loss, shadowing and interference are re-evaluated on the shadowing grid (10 ms):
-/// a UE at 300 km/h moves 0.83 m per step, which changes its path loss by < 0.1 dB beyond 40 m.
-pub const LARGE_SCALE_STEP_NS: u64 = SHADOWING_STEP_NS;
 
 /// Large-scale state of one UE at one instant.
 #[derive(Clone, Copy, Debug, Default)]
@@ -99,20 +98,19 @@ struct UeChannel {
     mobility: Mobility,
     /// Serving link first, then one per interferer; empty without shadowing.
     shadowing: Vec<Shadowing>,
-    /// Shadowing grid step reached, and the UE's position then.
-    shadow_step: u64,
-    shadow_xy_m: [f64; 2],
+    /// Where the path has been looked at (every 10 ms) and the large-scale epoch in force there.
+    track: PathSampler,
     /// Per direction (DL, UL).
     fading: [LinkFading; 2],
     /// The downlink interferers' own fast fading (multipath channels with interferers).
     interferer_fading: Option<InterfererFading>,
-    /// Whole-band power received from each interferer at full load, mW (at `large_at_step`).
+    /// Whole-band power received from each interferer at full load, mW (at `large_at_epoch`).
     site_mw: Vec<f64>,
     /// Path loss of each link, prepared for this UE's height: serving DL, serving UL, then the interferers (DL).
     losses: Vec<PreparedLoss>,
     large: LargeScale,
-    large_at_step: Option<u64>,
-    /// [`full_buffer_rb_mw`] of `site_mw`, kept with the large-scale step and RB count it is for.
+    large_at_epoch: Option<u64>,
+    /// [`full_buffer_rb_mw`] of `site_mw`, kept with the large-scale epoch and RB count it is for.
     full_buffer: Option<(u64, usize, (f64, bool))>,
     /// Per direction: the last per-RB row handed out (linear) and its [`row_key`], so that the
     /// PHY's second request in a TTI (CQI, then the transport block) costs a copy.
@@ -144,6 +142,11 @@ pub struct ChannelSinr {
     pickers: Vec<RbPicker>,
     /// The other cells' UEs as the serving eNB receives them.
     ul_interference: UplinkInterference,
+    /// Whether a row without multipath changes with time beyond the large scale: some
+    /// interferer's load draws its RBs per TTI or per 10 ms step (a fraction of the band,
+    /// downlink or uplink), or the B.3 train's Doppler shift moves. Such a row holds for a 10 ms
+    /// step, else for the UE's large-scale epoch.
+    rows_per_step: bool,
     /// Scratch: per-RB linear SINR, and per-RB data-region interference, mW.
     gains: Vec<f64>,
     interference_rb_mw: Vec<f64>,
@@ -171,7 +174,7 @@ impl ChannelSinr {
         let ul_interference = UplinkInterference::new(spec, &cells, &d.serving, seed, label);
         (d.interferers, d.loads) = cells.iter().map(interferer_site).unzip();
         let n_interferers = d.interferers.len();
-        let ues = ues
+        let ues: Vec<UeChannel> = ues
             .iter()
             .enumerate()
             .map(|(i, u)| {
@@ -181,6 +184,10 @@ impl ChannelSinr {
                 ue
             })
             .collect();
+        let fraction = |l: &InterfererLoad| matches!(l, InterfererLoad::Fraction { .. });
+        let rows_per_step = d.loads.iter().any(fraction)
+            || ul_interference.ues().iter().any(|u| fraction(&u.load))
+            || ues.iter().any(|u| u.fading.iter().any(|f| !matches!(f, LinkFading::Flat)));
         let pickers = (0..n_interferers)
             .map(|j| RbPicker::new(RngStream::new(seed, &format!("{label}:channel:interferer{j}:load"))))
             .collect();
@@ -191,6 +198,7 @@ impl ChannelSinr {
             steering: None,
             pickers,
             ul_interference,
+            rows_per_step,
             gains: Vec::new(),
             interference_rb_mw: Vec::new(),
         })
@@ -237,9 +245,8 @@ impl ChannelSinr {
                         self.interference_rb_mw.fill(everywhere_mw);
                     }
                     if let (Some(f), Some(steer)) = (u.interferer_fading.as_mut(), self.steering.as_ref()) {
-                        let step = now.as_ns() / LARGE_SCALE_STEP_NS;
                         f.apply(
-                            step,
+                            u.track.epoch(),
                             now.as_ns(),
                             &u.site_mw,
                             &d.loads,
@@ -264,7 +271,7 @@ impl ChannelSinr {
                 // The sounding reference signal spans the band (ns-3 `LteUePhy::SendSrs`).
                 let srs_rb_mw = dbm_to_mw(d.ul_power.srs_per_prb_dbm(large.path_loss_db(), self.gains.len() as u32));
                 let signal_rb_mw = srs_rb_mw * large.ul_gain;
-                let step = now.as_ns() / LARGE_SCALE_STEP_NS;
+                let step = PathSampler::grid_step(now.as_ns());
                 match self.ul_interference.row(&d.ul_power, self.gains.len(), step) {
                     UlRow::Flat(i_mw) => self.gains.fill(signal_rb_mw / (d.ul_noise_rb_mw + i_mw)),
                     UlRow::PerRb(i_mw) => {
@@ -400,17 +407,17 @@ fn new_ue(spec: &ChannelSpec, n_interferers: usize, u: &UePlacement, seed: u64, 
         let fd = small_scale::multipath_doppler_hz(&spec.fading, &p, spec.dl_carrier_mhz);
         InterfererFading::new(p, fd, None, seed, format!("{key}:fading:interferer"), n_interferers)
     });
+    let mut mobility = Mobility::new(&u.mobility, u.position_m, stream("mobility"));
     UeChannel {
-        mobility: Mobility::new(&u.mobility, u.position_m, stream("mobility")),
+        track: PathSampler::new(&mut mobility),
+        mobility,
         shadowing,
-        shadow_step: 0,
-        shadow_xy_m: u.position_m,
         fading: [fading(LinkDir::Downlink, "dl"), fading(LinkDir::Uplink, "ul")],
         interferer_fading,
         site_mw: vec![0.0; n_interferers],
         losses: Vec::new(),
         large: LargeScale::default(),
-        large_at_step: None,
+        large_at_epoch: None,
         full_buffer: None,
         row_lin: [Vec::new(), Vec::new()],
         row_at: [None, None],
@@ -446,15 +453,14 @@ pub fn downlink_fading_trace_db(
 }
 
 impl UeChannel {
-    /// Path loss, shadowing and interference during the large-scale step containing `now_ns`
-    /// (evaluated at the step's start, so a function of the step alone).
+    /// Path loss, shadowing and interference during the large-scale epoch in force at `now_ns`
+    /// (evaluated where the epoch began, so a function of the epoch alone).
     fn large_scale(&mut self, d: &Derived, now_ns: u64) -> LargeScale {
-        let step = now_ns / LARGE_SCALE_STEP_NS;
-        if self.large_at_step == Some(step) {
+        let epoch = self.epoch_at(PathSampler::grid_step(now_ns));
+        if self.large_at_epoch == Some(epoch) {
             return self.large;
         }
-        self.step_shadowing(step);
-        let xy = self.mobility.position_m(step * LARGE_SCALE_STEP_NS);
+        let xy = self.track.epoch_xy_m();
         let sh = |k: usize| self.shadowing.get(k).map_or(0.0, Shadowing::value_db);
         let l = &self.losses;
         self.large = LargeScale {
@@ -468,52 +474,55 @@ impl UeChannel {
                 &mut self.site_mw,
             ),
         };
-        self.large_at_step = Some(step);
+        self.large_at_epoch = Some(epoch);
         self.large
     }
 
-    /// Advance every link's shadowing along the track up to grid step `target`.
     /// The full-buffer interference per RB and whether some interferer fills only part of the
-    /// band ([`full_buffer_rb_mw`]) for the current large-scale step: summed once per step.
+    /// band ([`full_buffer_rb_mw`]) for the current large-scale epoch: summed once per epoch.
     fn full_buffer_rb_mw(&mut self, d: &Derived, n_rb: usize) -> (f64, bool) {
-        let step = self.large_at_step.expect("the large-scale step is taken first");
+        let epoch = self.large_at_epoch.expect("the large-scale epoch is taken first");
         match self.full_buffer {
-            Some((at, n, v)) if at == step && n == n_rb => v,
+            Some((at, n, v)) if at == epoch && n == n_rb => v,
             _ => {
                 let v = full_buffer_rb_mw(&self.site_mw, &d.loads, n_rb);
-                self.full_buffer = Some((step, n_rb, v));
+                self.full_buffer = Some((epoch, n_rb, v));
                 v
             }
         }
     }
 
-    fn step_shadowing(&mut self, target: u64) {
-        if self.shadowing.is_empty() {
-            return;
+    /// The large-scale epoch in force at grid step `step`: the track looked at up to it, every
+    /// link's shadowing advanced at each epoch it begins. A cell asks its UEs in time order (a
+    /// past occasion is caught up on before a later one is asked), so a step before the track's
+    /// lies within the current epoch.
+    fn epoch_at(&mut self, step: u64) -> u64 {
+        while self.track.step() < step {
+            if let Some(moved_m) = self.track.next_step(&mut self.mobility) {
+                Shadowing::advance_all(&mut self.shadowing, moved_m);
+            }
         }
-        while self.shadow_step < target {
-            self.shadow_step += 1;
-            let xy = self.mobility.position_m(self.shadow_step * SHADOWING_STEP_NS);
-            let moved_m = (xy[0] - self.shadow_xy_m[0]).hypot(xy[1] - self.shadow_xy_m[1]);
-            Shadowing::advance_all(&mut self.shadowing, moved_m);
-            self.shadow_xy_m = xy;
-        }
+        debug_assert!(step >= self.track.epoch_step(), "step {step} before the epoch's {}", self.track.epoch_step());
+        self.track.epoch()
     }
 }
 
 impl ChannelSinr {
-    /// The step that fixes a row: the TTI with fast fading, else the large-scale step.
-    fn row_key(&self, now: SimTime) -> u64 {
+    /// What fixes UE `ue`'s row at `now`: the TTI with multipath fading; else the 10 ms step
+    /// where the row moves with time ([`ChannelSinr::rows_per_step`]); else the UE's epoch.
+    fn row_key(&mut self, ue: UeIndex, now: SimTime) -> u64 {
+        let step = PathSampler::grid_step(now.as_ns());
         match self.profile {
             Some(_) => FadingProcess::step_of(now.as_ns()),
-            None => now.as_ns() / LARGE_SCALE_STEP_NS,
+            None if self.rows_per_step => step,
+            None => self.ues[ue.index()].epoch_at(step),
         }
     }
 }
 
 impl SinrSource for ChannelSinr {
     fn per_rb_sinr_lin(&mut self, ue: UeIndex, dir: LinkDir, now: SimTime, out: &mut [f64]) {
-        let key = self.row_key(now);
+        let key = self.row_key(ue, now);
         let d = dir.index();
         let u = &self.ues[ue.index()];
         if u.row_at[d] == Some(key) && u.row_lin[d].len() == out.len() {
@@ -540,8 +549,8 @@ impl SinrSource for ChannelSinr {
         db::row_to_db(&self.gains, out);
     }
 
-    fn row_id(&mut self, _ue: UeIndex, _dir: LinkDir, now: SimTime) -> Option<u64> {
-        Some(self.row_key(now))
+    fn row_id(&mut self, ue: UeIndex, _dir: LinkDir, now: SimTime) -> Option<u64> {
+        Some(self.row_key(ue, now))
     }
 
     fn pusch_offset_db(&mut self, ue: UeIndex, now: SimTime, grant: PuschGrant) -> f64 {

@@ -280,6 +280,35 @@ fn the_answer_does_not_depend_on_which_ttis_were_asked() {
     assert_eq!(sinr(&mut every, 0, LinkDir::Downlink, 2000, 50), sinr(&mut once, 0, LinkDir::Downlink, 2000, 50));
 }
 
+/// radio/track.rs: without fast fading a row is the UE's large-scale epoch's. A UE walking at
+/// 3 km/h (8.33 mm a 10 ms step) through 8 dB shadowing keeps its row for 60 steps (0.5 m, a tie
+/// decided as reached), then gets a new one; a static UE keeps its first row for good.
+#[test]
+fn without_fading_a_row_holds_for_each_half_metre_of_the_path() {
+    let spec = ChannelSpec {
+        shadowing: Some(crate::radio::spec::ShadowingSpec { sigma_db: 8.0, decorrelation_m: 50.0 }),
+        ..flat_spec()
+    };
+    let walking = UePlacement {
+        mobility: MobilitySpec::ConstantVelocity { speed_kmh: 3.0, heading_deg: 30.0 },
+        ..ue_at(100.0, 0.0)
+    };
+    let mut ch = ChannelSinr::new(&spec, &[walking, ue_at(150.0, 0.0)], 1, "c").unwrap();
+    let (mut rows, mut ids) = (Vec::new(), Vec::new());
+    for step in 0..200u64 {
+        let now = SimTime(step * 10 * NS_PER_MS + 3 * NS_PER_MS);
+        ids.push([0, 1].map(|ue| ch.row_id(UeIndex(ue), LinkDir::Downlink, now).expect("an id")));
+        rows.push(sinr(&mut ch, 0, LinkDir::Downlink, step * 10 + 3, 25));
+    }
+    for (step, [walker, still]) in ids.iter().enumerate() {
+        assert_eq!(*walker, step as u64 / 60, "the walker's epoch at step {step}");
+        assert_eq!(*still, 0, "the static UE's epoch at step {step}");
+    }
+    for step in 1..200 {
+        assert_eq!(rows[step] == rows[step - 1], step % 60 != 0, "step {step}");
+    }
+}
+
 #[test]
 fn fading_varies_across_rbs_and_averages_to_the_unfaded_sinr() {
     // A low Doppler (5 Hz) keeps the Doppler-spread ICI (ici.rs: 1 - kept = (2 pi 5 / 15000)^2 / 24 = 1.8e-7,

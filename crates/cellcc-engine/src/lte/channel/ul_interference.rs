@@ -12,7 +12,7 @@
 //!   stream `"{label}:channel:interferer{j}:ul_ue"`; it stands still (large-scale only).
 //! - **Its RBs** follow the cell's `uplink_load`: full_buffer every RB, idle none, fraction
 //!   `round(f N_rb)` contiguous RBs (an SC-FDMA grant is contiguous: TS 36.213 §8.1.1, uplink
-//!   resource allocation type 0) starting at an RB drawn per 10 ms large-scale step from
+//!   resource allocation type 0) starting at an RB drawn per 10 ms step (`radio::track::GRID_STEP_NS`) from
 //!   `"{label}:channel:interferer{j}:ul_load"`, never wrapping past the band's edge.
 //! - **Its power per RB** is the scenario's uplink power control (TS 36.213 §5.1.1.1,
 //!   [`UlPower::pusch_per_prb_dbm`]) over that many RBs, with PL the large-scale downlink loss
@@ -252,7 +252,7 @@ impl UplinkInterference {
         self.row_step = None;
     }
 
-    /// The interference per RB during large-scale step `step` for a band of `n_rb` RBs.
+    /// The interference per RB during 10 ms step `step` for a band of `n_rb` RBs.
     pub fn row(&mut self, power: &UlPower, n_rb: usize, step: u64) -> UlRow<'_> {
         self.fit(power, n_rb);
         if !self.partial {

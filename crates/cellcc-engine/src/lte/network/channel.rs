@@ -22,9 +22,11 @@
 //!
 //! What each cell sent in a TTI is kept for [`HISTORY_TTIS`] TTIs, so a measurement at a past
 //! occasion (a UE catching up after an idle time) sees the interference of its own TTI; a TTI
-//! the network did not run sent nothing. Each UE's track (position, shadowing of every link) is
-//! kept per 10 ms step over the same horizon, so such a measurement sees the large scale of its
-//! own step too, the measuring UE's and an interfering UE's (docs/lte/network.md, "Idle TTIs").
+//! the network did not run sent nothing. Each UE's track is kept over the same horizon: per 10 ms
+//! step the large-scale epoch in force then (`radio::track`: the gains are evaluated every 0.5 m
+//! travelled), per epoch its position and every link's shadowing, so such a measurement sees the
+//! large scale of its own time too, the measuring UE's and an interfering UE's (docs/lte/network.md,
+//! "Idle TTIs").
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -42,8 +44,9 @@ use crate::radio::interference::{
 use crate::radio::link_loss::PreparedLoss;
 use crate::radio::mobility::Mobility;
 use crate::radio::noise::{dbm_to_mw, to_db};
-use crate::radio::shadowing::{Shadowing, SHADOWING_STEP_NS};
+use crate::radio::shadowing::Shadowing;
 use crate::radio::small_scale::{multipath_doppler_hz, tap_profile};
+use crate::radio::track::{PathSampler, GRID_STEP_NS};
 use crate::sim::prefetch::load_together;
 use crate::sim::{RngStream, SimTime};
 
@@ -51,16 +54,13 @@ use crate::sim::{RngStream, SimTime};
 /// (320 ms, TS 36.213 Table 8.2-1) plus the longest CQI delay (20 ms), rounded up.
 pub const HISTORY_TTIS: usize = 512;
 
-/// Large-scale steps of its track kept per UE for measurements at past occasions: the
-/// [`HISTORY_TTIS`] horizon on the 10 ms grid, plus the step it starts in.
-const TRACK_HISTORY_STEPS: usize = (HISTORY_TTIS as u64 * FADING_STEP_NS).div_ceil(LARGE_SCALE_STEP_NS) as usize + 1;
+/// 10 ms steps of its track kept per UE for measurements at past occasions: the [`HISTORY_TTIS`]
+/// horizon on the 10 ms grid, plus the step it starts in. As many epochs are kept: at most one
+/// begins per step, so the epochs in force over that many steps are at most that many.
+const TRACK_HISTORY_STEPS: usize = (HISTORY_TTIS as u64 * FADING_STEP_NS).div_ceil(GRID_STEP_NS) as usize + 1;
 
 /// Subcarriers per RB (TS 36.211 §6.2.3): RSRP is the power of one resource element.
 const SUBCARRIERS_PER_RB: f64 = 12.0;
-
-/// Path loss, shadowing and each UE's powers are re-evaluated on the shadowing grid (10 ms),
-/// as in a single cell's channel (`lte::channel::LARGE_SCALE_STEP_NS`).
-const LARGE_SCALE_STEP_NS: u64 = SHADOWING_STEP_NS;
 
 /// A UE's PUSCH in a TTI: the interference it puts on other cells' receivers.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -106,19 +106,20 @@ struct NetUe {
     mobility: Mobility,
     /// Per site; empty without shadowing (one Gudmundson process per link; UL and DL share it).
     shadowing: Vec<Shadowing>,
-    /// The last large-scale step the track (position, shadowing) has reached. The mobility (a
-    /// random walk's legs) and the shadowing only step forward, and a UE catching up on a past
-    /// occasion, or interfering in one, is measured where it was then, with that step's
-    /// shadowing: the last [`TRACK_HISTORY_STEPS`] steps are kept, step s in row
-    /// s % [`TRACK_HISTORY_STEPS`].
-    track_step: u64,
-    past_xy_m: Vec<[f64; 2]>,
-    /// Every link's shadowing (dB) per kept step (empty without shadowing).
-    past_shadow_db: Vec<f64>,
+    /// Where the path has been looked at, and the epoch in force there. The mobility (a random
+    /// walk's legs) and the shadowing only step forward, and a UE catching up on a past occasion,
+    /// or interfering in one, is measured with the epoch in force then: the last
+    /// [`TRACK_HISTORY_STEPS`] steps' epochs are kept, step s's in `past_epoch[s % N]`, and as
+    /// many epochs' positions and shadowing, epoch e's in row e % N.
+    track: PathSampler,
+    past_epoch: Vec<u64>,
+    epoch_xy_m: Vec<[f64; 2]>,
+    /// Every link's shadowing (dB) per kept epoch (empty without shadowing).
+    epoch_shadow_db: Vec<f64>,
     /// Its links (per site at the DL carrier, per cell at the UL carrier): an index into
     /// [`NetworkChannel::links`].
     links: usize,
-    large_at_step: Option<u64>,
+    large_at_epoch: Option<u64>,
     /// Per site, the whole-band DL power received at full load, mW.
     site_mw: Vec<f64>,
     /// Per cell, the UL large-scale gain (path loss, shadowing, antenna), linear.
@@ -126,34 +127,34 @@ struct NetUe {
     /// Per site (DL) and per cell (UL), created when first needed.
     dl_fading: Vec<Option<Box<FadingProcess>>>,
     ul_fading: Vec<Option<Box<FadingProcess>>>,
-    /// The interfering sites that fade for the serving cell at the large-scale step: (site,
-    /// per-RB power mW), strongest first; and the (step, serving cell) they are for.
+    /// The interfering sites that fade for the serving cell at the large-scale epoch: (site,
+    /// per-RB power mW), strongest first; and the (epoch, serving cell) they are for.
     faded: Vec<(usize, f64)>,
     faded_for: Option<(u64, usize)>,
     /// Per direction: the last row handed out, and the (TTI, cell, region) it is for.
     rows: [Vec<f64>; 2],
     rows_for: [Option<(u64, usize, bool)>; 2],
     /// [`NetworkChannel::control_sinr_db`], [`NetworkChannel::srs_rb_mw`] and
-    /// [`NetworkChannel::path_loss_db`], each for the last (large-scale step, cell) asked.
+    /// [`NetworkChannel::path_loss_db`], each for the last (large-scale epoch, cell) asked.
     control_sinr: StepMemo,
     srs_rb_mw: StepMemo,
     path_loss_db: StepMemo,
 }
 
-/// A value of a UE's link to one cell that holds for a large-scale step: kept for the last
-/// (step, cell) it was computed for, which the TTI's several asks share.
+/// A value of a UE's link to one cell that holds for a large-scale epoch: kept for the last
+/// (epoch, cell) it was computed for, which the epoch's several asks share.
 #[derive(Clone, Copy, Debug, Default)]
 struct StepMemo(Option<(u64, usize, f64)>);
 
 impl StepMemo {
-    /// The value kept for (`step`, `cell`), if that is the pair it holds.
-    fn get(&self, step: u64, cell: usize) -> Option<f64> {
-        self.0.filter(|&(s, c, _)| (s, c) == (step, cell)).map(|(_, _, v)| v)
+    /// The value kept for (`epoch`, `cell`), if that is the pair it holds.
+    fn get(&self, epoch: u64, cell: usize) -> Option<f64> {
+        self.0.filter(|&(e, c, _)| (e, c) == (epoch, cell)).map(|(_, _, v)| v)
     }
 
-    /// Keep `value` for (`step`, `cell`); returns it.
-    fn keep(&mut self, step: u64, cell: usize, value: f64) -> f64 {
-        self.0 = Some((step, cell, value));
+    /// Keep `value` for (`epoch`, `cell`); returns it.
+    fn keep(&mut self, epoch: u64, cell: usize, value: f64) -> f64 {
+        self.0 = Some((epoch, cell, value));
         value
     }
 }
@@ -309,41 +310,42 @@ impl NetworkChannel {
     /// Load the path-loss memo of each UE in `ues` (those about to send a PUSCH) together
     /// ([`load_together`]), before the TTI's `pusch_rb_mw` asks them one by one.
     pub fn touch_path_loss(&self, ues: impl Iterator<Item = usize>) {
-        load_together(ues.filter_map(|ue| self.ues[ue].path_loss_db.0.map(|(step, _, _)| step)));
+        load_together(ues.filter_map(|ue| self.ues[ue].path_loss_db.0.map(|(epoch, _, _)| epoch)));
     }
 
     /// The UE's path-loss estimate towards `cell` (TS 36.213 §5.1.1.1, from the DL RSRP), kept
-    /// for the large-scale step (a UE's PUSCHs, their decodes and its SRS ask it in turn).
+    /// for the large-scale epoch (a UE's PUSCHs, their decodes and its SRS ask it in turn).
     fn path_loss_db(&mut self, ue: usize, cell: usize, now: SimTime) -> f64 {
-        let step = now.as_ns() / LARGE_SCALE_STEP_NS;
-        if let Some(pl_db) = self.ues[ue].path_loss_db.get(step, cell) {
+        let epoch = self.ues[ue].epoch_at(now);
+        if let Some(pl_db) = self.ues[ue].path_loss_db.get(epoch, cell) {
             return pl_db;
         }
         self.large_scale(ue, now);
         let pl_db = to_db(self.sites[cell].tx_power_mw) - to_db(self.ues[ue].site_mw[cell]);
-        self.ues[ue].path_loss_db.keep(step, cell, pl_db)
+        self.ues[ue].path_loss_db.keep(epoch, cell, pl_db)
     }
 
-    /// The large-scale step of UE `ue` at `now`: path loss, shadowing, antenna of every link.
-    fn large_scale(&mut self, ue: usize, now: SimTime) {
-        let step = now.as_ns() / LARGE_SCALE_STEP_NS;
+    /// The large-scale epoch of UE `ue` in force at `now`: path loss, shadowing, antenna of every
+    /// link, evaluated where the epoch began. Returns the epoch.
+    fn large_scale(&mut self, ue: usize, now: SimTime) -> u64 {
         let u = &mut self.ues[ue];
-        if u.large_at_step == Some(step) {
-            return;
+        let epoch = u.epoch_at(now);
+        if u.large_at_epoch == Some(epoch) {
+            return epoch;
         }
-        u.advance_track(step);
-        let row = u.track_row(step);
+        let row = epoch_row(epoch);
         let n = u.shadowing.len();
-        let shadow = &u.past_shadow_db[row * n..(row + 1) * n];
+        let shadow = &u.epoch_shadow_db[row * n..(row + 1) * n];
         self.links[u.links].gains(
             &self.sites,
             |j| shadow.get(j).copied().unwrap_or(0.0),
-            u.past_xy_m[row],
+            u.epoch_xy_m[row],
             &mut self.link_scratch,
             &mut u.site_mw,
             &mut u.ul_gain,
         );
-        u.large_at_step = Some(step);
+        u.large_at_epoch = Some(epoch);
+        epoch
     }
 
     /// Where UE `ue` is at `now`, m.
@@ -398,8 +400,8 @@ impl NetworkChannel {
 
     /// `signal` and `interference` of UE `ue`'s downlink from `cell` in TTI `tti`.
     fn dl_row(&mut self, ue: usize, cell: usize, tti: u64, now: SimTime, control: bool) {
-        self.large_scale(ue, now);
-        self.select_faded(ue, cell, now);
+        let epoch = self.large_scale(ue, now);
+        self.select_faded(ue, cell, epoch);
         let n = self.n_rb;
         let full = RbMask::range(0, n as u32);
         let slot = (tti % HISTORY_TTIS as u64) as usize;
@@ -456,18 +458,17 @@ impl NetworkChannel {
         interference.iter_mut().for_each(|i| *i += flat);
     }
 
-    /// The interfering sites of UE `ue` (served by `cell`) that fade at this large-scale step:
-    /// those holding [`MIN_FADED_SHARE`] of its interference with every site at its load (a cell
-    /// at full load), at most [`MAX_FADED_INTERFERERS`], the strongest first. None without
-    /// multipath fading.
-    fn select_faded(&mut self, ue: usize, cell: usize, now: SimTime) {
-        let step = now.as_ns() / LARGE_SCALE_STEP_NS;
+    /// The interfering sites of UE `ue` (served by `cell`) that fade at its large-scale epoch
+    /// `epoch` (taken): those holding [`MIN_FADED_SHARE`] of its interference with every site at
+    /// its load (a cell at full load), at most [`MAX_FADED_INTERFERERS`], the strongest first.
+    /// None without multipath fading.
+    fn select_faded(&mut self, ue: usize, cell: usize, epoch: u64) {
         let (n_rb, n_cells, loads) = (self.n_rb, self.n_cells, &self.loads);
         let u = &mut self.ues[ue];
-        if u.faded_for == Some((step, cell)) {
+        if u.faded_for == Some((epoch, cell)) {
             return;
         }
-        u.faded_for = Some((step, cell));
+        u.faded_for = Some((epoch, cell));
         u.faded.clear();
         if self.profile.is_none() {
             return;
@@ -536,31 +537,30 @@ impl NetworkChannel {
     }
 
     /// The power per PRB of UE `ue`'s SRS over the band towards `cell` at `now`, mW (kept for
-    /// the large-scale step: it follows the path loss).
+    /// the large-scale epoch: it follows the path loss).
     fn srs_rb_mw(&mut self, ue: usize, cell: usize, now: SimTime) -> f64 {
-        let step = now.as_ns() / LARGE_SCALE_STEP_NS;
-        if let Some(mw) = self.ues[ue].srs_rb_mw.get(step, cell) {
+        let epoch = self.ues[ue].epoch_at(now);
+        if let Some(mw) = self.ues[ue].srs_rb_mw.get(epoch, cell) {
             return mw;
         }
         let pl_db = self.path_loss_db(ue, cell, now);
         let mw = dbm_to_mw(self.ul_power.srs_per_prb_dbm(pl_db, self.n_rb as u32));
-        self.ues[ue].srs_rb_mw.keep(step, cell, mw)
+        self.ues[ue].srs_rb_mw.keep(epoch, cell, mw)
     }
 
-    /// UE `ue`'s uplink gain (linear) to `cell` at the large-scale step of `now`: from the step
-    /// it holds if that is the one, else that one link's alone (the same value), the UE's step
-    /// left as it is: a past occasion's interferers are not made to step back and forth.
+    /// UE `ue`'s uplink gain (linear) to `cell` in the large-scale epoch in force at `now`: from
+    /// the epoch it holds if that is the one, else that one link's alone (the same value), the
+    /// UE's epoch left as it is: a past occasion's interferers are not made to step back and forth.
     fn ul_gain_at(&mut self, ue: usize, cell: usize, now: SimTime) -> f64 {
-        let step = now.as_ns() / LARGE_SCALE_STEP_NS;
         let u = &mut self.ues[ue];
-        if u.large_at_step == Some(step) {
+        let epoch = u.epoch_at(now);
+        if u.large_at_epoch == Some(epoch) {
             return u.ul_gain[cell];
         }
-        u.advance_track(step);
-        let row = u.track_row(step);
+        let row = epoch_row(epoch);
         let n = u.shadowing.len();
-        let shadow_db = u.past_shadow_db[row * n..(row + 1) * n].get(cell).copied().unwrap_or(0.0);
-        self.links[u.links].ul_gain(&self.sites, cell, shadow_db, u.past_xy_m[row])
+        let shadow_db = u.epoch_shadow_db[row * n..(row + 1) * n].get(cell).copied().unwrap_or(0.0);
+        self.links[u.links].ul_gain(&self.sites, cell, shadow_db, u.epoch_xy_m[row])
     }
 
     /// [`UlInterference`] of TTI `tti` (at `now`, in it), which ran.
@@ -609,18 +609,17 @@ impl NetworkChannel {
 
     /// UE `ue`'s large-scale SINR in `cell`'s control region at `now`, dB: every other site at
     /// full power, fast fading averaged out over the CCEs a DCI spans (they are spread over the
-    /// band, TS 36.211 §6.8.5). Kept for the large-scale step.
+    /// band, TS 36.211 §6.8.5). Kept for the large-scale epoch.
     pub fn control_sinr_db(&mut self, ue: usize, cell: usize, now: SimTime) -> f64 {
-        self.large_scale(ue, now);
-        let step = now.as_ns() / LARGE_SCALE_STEP_NS;
+        let epoch = self.large_scale(ue, now);
         let u = &mut self.ues[ue];
-        if let Some(sinr_db) = u.control_sinr.get(step, cell) {
+        if let Some(sinr_db) = u.control_sinr.get(epoch, cell) {
             return sinr_db;
         }
         let n = self.n_rb as f64;
         let total: f64 = u.site_mw.iter().sum();
         let sinr_db = to_db(u.site_mw[cell] / n / (self.dl_noise_rb_mw + (total - u.site_mw[cell]) / n));
-        u.control_sinr.keep(step, cell, sinr_db)
+        u.control_sinr.keep(epoch, cell, sinr_db)
     }
 
     /// How far (dB) UE `ue`'s PUSCH over `prbs` PRBs sits above its SRS on each PRB.
@@ -713,10 +712,11 @@ fn new_ue(
         PreparedLoss::new(&spec.pathloss, sites[j].height_m, p.height_m, mhz).with_los_draw(los_u[j])
     };
     let mut mobility = Mobility::new(&p.mobility, p.position_m, stream("mobility"));
-    let mut past_xy_m = vec![[0.0; 2]; TRACK_HISTORY_STEPS];
-    past_xy_m[0] = mobility.position_m(0);
-    let mut past_shadow_db = vec![0.0; TRACK_HISTORY_STEPS * shadowing.len()];
-    for (d, s) in past_shadow_db.iter_mut().zip(&shadowing) {
+    let track = PathSampler::new(&mut mobility);
+    let mut epoch_xy_m = vec![[0.0; 2]; TRACK_HISTORY_STEPS];
+    epoch_xy_m[0] = track.epoch_xy_m();
+    let mut epoch_shadow_db = vec![0.0; TRACK_HISTORY_STEPS * shadowing.len()];
+    for (d, s) in epoch_shadow_db.iter_mut().zip(&shadowing) {
         *d = s.value_db();
     }
     let dl_losses: Vec<PreparedLoss> = (0..sites.len()).map(|j| loss(j, spec.dl_carrier_mhz)).collect();
@@ -724,11 +724,12 @@ fn new_ue(
     let ue = NetUe {
         mobility,
         shadowing,
-        track_step: 0,
-        past_xy_m,
-        past_shadow_db,
+        track,
+        past_epoch: vec![0; TRACK_HISTORY_STEPS],
+        epoch_xy_m,
+        epoch_shadow_db,
         links: 0,
-        large_at_step: None,
+        large_at_epoch: None,
         site_mw: vec![0.0; sites.len()],
         ul_gain: vec![0.0; n_cells],
         dl_fading: (0..sites.len()).map(|_| None).collect(),
@@ -745,34 +746,42 @@ fn new_ue(
 }
 
 impl NetUe {
-    /// Advance the track (position, every link's shadowing) step by step up to grid step `target`.
-    fn advance_track(&mut self, target: u64) {
+    /// The large-scale epoch in force at `now`: the track looked at up to its 10 ms step, each
+    /// epoch begun on the way kept (its position, every link's shadowing advanced by the path
+    /// since the last), and that step's epoch read from the kept ones.
+    fn epoch_at(&mut self, now: SimTime) -> u64 {
+        let step = PathSampler::grid_step(now.as_ns());
         let n = self.shadowing.len();
-        while self.track_step < target {
-            let from = self.past_xy_m[self.track_row(self.track_step)];
-            self.track_step += 1;
-            let xy = self.mobility.position_m(self.track_step * LARGE_SCALE_STEP_NS);
-            let row = self.track_row(self.track_step);
-            self.past_xy_m[row] = xy;
-            if n > 0 {
-                Shadowing::advance_all(&mut self.shadowing, (xy[0] - from[0]).hypot(xy[1] - from[1]));
-                for (d, s) in self.past_shadow_db[row * n..(row + 1) * n].iter_mut().zip(&self.shadowing) {
-                    *d = s.value_db();
+        while self.track.step() < step {
+            if let Some(moved_m) = self.track.next_step(&mut self.mobility) {
+                let row = epoch_row(self.track.epoch());
+                self.epoch_xy_m[row] = self.track.epoch_xy_m();
+                if n > 0 {
+                    Shadowing::advance_all(&mut self.shadowing, moved_m);
+                    for (d, s) in self.epoch_shadow_db[row * n..(row + 1) * n].iter_mut().zip(&self.shadowing) {
+                        *d = s.value_db();
+                    }
                 }
             }
+            self.past_epoch[step_row(self.track.step())] = self.track.epoch();
         }
-    }
-
-    /// The row of the kept track holding grid step `step` (at most `track_step`, within the last
-    /// [`TRACK_HISTORY_STEPS`]).
-    fn track_row(&self, step: u64) -> usize {
         debug_assert!(
-            step <= self.track_step && self.track_step - step < TRACK_HISTORY_STEPS as u64,
+            self.track.step() - step < TRACK_HISTORY_STEPS as u64,
             "the track asked at step {step}, kept up to {}",
-            self.track_step
+            self.track.step()
         );
-        (step % TRACK_HISTORY_STEPS as u64) as usize
+        self.past_epoch[step_row(step)]
     }
+}
+
+/// The row of [`NetUe::past_epoch`] holding 10 ms step `step`.
+fn step_row(step: u64) -> usize {
+    (step % TRACK_HISTORY_STEPS as u64) as usize
+}
+
+/// The row of [`NetUe::epoch_xy_m`] (and of the shadowing) holding epoch `epoch`.
+fn epoch_row(epoch: u64) -> usize {
+    (epoch % TRACK_HISTORY_STEPS as u64) as usize
 }
 
 /// One cell's view of the network channel: the [`SinrSource`] its PHY reads. UE indices are the
@@ -961,7 +970,7 @@ mod tests {
     }
 
     /// [`two_cells`] with 8 dB shadowing decorrelating over 5 m, the UEs at 120 km/h: the
-    /// shadowing moves from one 10 ms step to the next.
+    /// shadowing moves every other 10 ms step (an epoch per 0.67 m, radio/track.rs).
     fn two_shadowed_cells() -> NetworkChannel {
         let spec = ChannelSpec {
             shadowing: Some(crate::radio::spec::ShadowingSpec { sigma_db: 8.0, decorrelation_m: 5.0 }),
@@ -998,6 +1007,28 @@ mod tests {
         let mut ch = two_shadowed_cells();
         let early = ch.rsrp_dbm(0, 0, ms(5));
         assert!((ch.rsrp_dbm(0, 0, ms(45)) - early).abs() > 0.1, "the shadowing moved");
+    }
+
+    /// radio/track.rs: a UE at 30 km/h (8.33 cm a 10 ms step) begins a large-scale epoch every 6
+    /// steps. Asked at a past occasion after its track went on (an RSRP sample at 400 ms, epoch
+    /// 6), it is measured with the epoch in force then: 75 ms (step 7) with epoch 1's (begun at 60
+    /// ms), 55 ms (step 5) with epoch 0's, as a channel asked in time order measures them.
+    #[test]
+    fn a_past_occasion_sees_the_epoch_in_force_then() {
+        let spec = ChannelSpec {
+            shadowing: Some(crate::radio::spec::ShadowingSpec { sigma_db: 8.0, decorrelation_m: 5.0 }),
+            ..ChannelSpec::default()
+        };
+        let cells = || two_cells_of(spec.clone(), MobilitySpec::ConstantVelocity { speed_kmh: 30.0, heading_deg: 0.0 });
+        let mut in_order = cells();
+        let rsrp = |ch: &mut NetworkChannel, t: u64| ch.rsrp_dbm(0, 0, ms(t));
+        let [at0, at55, at60, at75, at115, at120] = [0, 55, 60, 75, 115, 120].map(|t| rsrp(&mut in_order, t));
+        assert_eq!((at0, at60), (at55, at75), "an epoch holds");
+        assert_eq!(at60, at115, "epoch 1 holds to step 11");
+        assert!(at0 != at60 && at115 != at120, "new epochs at steps 6 and 12");
+        let mut late = cells();
+        rsrp(&mut late, 400);
+        assert_eq!((rsrp(&mut late, 75), rsrp(&mut late, 55)), (at75, at55));
     }
 
     /// A UE walking at random (120 km/h, a new direction every 20 ms): measured at a past

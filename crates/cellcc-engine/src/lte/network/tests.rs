@@ -173,7 +173,7 @@ fn a_downlink_cqi_is_measured_on_the_ues_own_row_whatever_else_the_cell_decoded(
 /// sampling every 40 ms), CQI every 5 ms, SRS every 40 ms: run as the world runs it, or as the
 /// reference that wakes every TTI and visits every UE in each.
 fn sparse_network(every_tti_every_ue: bool) -> crate::output::RunOutput {
-    let ues = [(20.0, 120.0, false), (280.0, -120.0, false), (330.0, 120.0, false), (590.0, -120.0, true)];
+    let ues = [(20.0, 120.0, false), (280.0, -120.0, false), (400.0, 120.0, false), (590.0, -120.0, true)];
     let mut v = line(3, 300.0, &ues, "lossless", "am", 20.0, 40, "epa", 3.0);
     v["network"]["channel"]["shadowing"] = json!({"sigma_db": 8.0, "decorrelation_m": 5.0});
     v["network"]["handover"]["measurement_period_ms"] = json!(40);
