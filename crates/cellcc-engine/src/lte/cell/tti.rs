@@ -1046,11 +1046,11 @@ fn fill_tb(ue: &mut UeContext, dir: LinkDir, tbs_bits: u32, now: SimTime, status
     // Each PDU is budgeted a full subheader; the last one's is shorter (padding takes the rest).
     while room > MAX_SUBHEADER_BYTES {
         let opp = TxOpportunity { bytes: room - MAX_SUBHEADER_BYTES, now };
-        let Some(pdu) = rlc.notify_tx_opportunity(opp, events) else { break };
-        room = room.saturating_sub(pdu.bytes() + subheader_bytes(pdu.bytes()));
+        let Some(pdu) = rlc.push_tx_pdu(opp, events, &mut payload) else { break };
+        let bytes = pdu.bytes();
+        room = room.saturating_sub(bytes + subheader_bytes(bytes));
         let alone =
             status_pdu == StatusPduPlacement::Alone && dir == LinkDir::Downlink && matches!(pdu, RlcPdu::Status(_));
-        payload.push(pdu);
         if alone {
             break;
         }

@@ -259,12 +259,31 @@ impl Rlc {
         }
     }
 
-    /// MAC -> RLC: build one PDU of at most `opp.bytes`, or `None` if nothing fits.
+    /// Tests: [`Self::push_tx_pdu`], the PDU returned.
+    #[cfg(test)]
     pub fn notify_tx_opportunity(&mut self, opp: TxOpportunity, ev: &mut RlcEvents) -> Option<RlcPdu> {
-        match self {
-            Rlc::Tm(e) => e.notify_tx_opportunity(opp, ev),
-            Rlc::Um(e) => e.notify_tx_opportunity(opp, ev),
-            Rlc::Am(e) => e.notify_tx_opportunity(opp, ev),
+        let mut out = Vec::new();
+        self.push_tx_pdu(opp, ev, &mut out)?;
+        out.pop()
+    }
+
+    /// MAC -> RLC: build one PDU of at most `opp.bytes` at the end of `out` (the TB's payload)
+    /// and lend it back, or `None` if nothing fits.
+    pub fn push_tx_pdu<'a>(
+        &mut self,
+        opp: TxOpportunity,
+        ev: &mut RlcEvents,
+        out: &'a mut Vec<RlcPdu>,
+    ) -> Option<&'a RlcPdu> {
+        let pushed = match self {
+            Rlc::Tm(e) => e.notify_tx_opportunity(opp, ev).map(|p| out.push(p)).is_some(),
+            Rlc::Um(e) => e.notify_tx_opportunity(opp, ev).map(|p| out.push(p)).is_some(),
+            Rlc::Am(e) => e.notify_tx_opportunity(opp, ev, out),
+        };
+        if pushed {
+            out.last()
+        } else {
+            None
         }
     }
 

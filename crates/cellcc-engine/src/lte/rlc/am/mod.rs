@@ -104,15 +104,17 @@ impl AmEntity {
         self.has_pdu_data() || self.rx.status_due(now)
     }
 
-    /// §5.1.3.1.1: control PDUs first, then retransmissions, then new data.
-    pub fn notify_tx_opportunity(&mut self, opp: TxOpportunity, ev: &mut RlcEvents) -> Option<RlcPdu> {
+    /// §5.1.3.1.1: control PDUs first, then retransmissions, then new data; the PDU is pushed
+    /// onto `out` (whether one was).
+    pub fn notify_tx_opportunity(&mut self, opp: TxOpportunity, ev: &mut RlcEvents, out: &mut Vec<RlcPdu>) -> bool {
         if self.rx.status_due(opp.now) {
             if let Some(st) = self.rx.build_status(opp.now, opp.bytes) {
                 self.counters.status_pdus_sent += 1;
-                return Some(RlcPdu::Status(st));
+                out.push(RlcPdu::Status(st));
+                return true;
             }
         }
-        self.tx.build(opp.now, opp.bytes, &mut self.counters, ev).map(RlcPdu::Data)
+        self.tx.build(opp.now, opp.bytes, &mut self.counters, ev, out)
     }
 
     pub fn receive_pdu(&mut self, now: SimTime, pdu: RlcPdu, ev: &mut RlcEvents) {

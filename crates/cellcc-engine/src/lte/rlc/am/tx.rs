@@ -14,7 +14,7 @@
 use super::super::pdu::{li_bytes, DataPdu, DataPduKind, ResegmentInfo, SduSegment, SegmentList, StatusPdu};
 use super::super::pdu::{AMD_HEADER_BYTES, AMD_SEGMENT_HEADER_BYTES, LI_MAX_BYTES, SO_END_OF_PDU, SO_MAX_BYTES};
 use super::super::txbuf::TxBuffer;
-use super::super::{AmConfig, MaxRetxAction, RlcCounters, RlcEvents};
+use super::super::{AmConfig, MaxRetxAction, RlcCounters, RlcEvents, RlcPdu};
 use super::ring::SnRing;
 use super::AM_SN;
 use crate::lte::sap::{RlcSdu, SduId};
@@ -159,21 +159,27 @@ impl AmTx {
         room: u32,
         c: &mut RlcCounters,
         ev: &mut RlcEvents,
-    ) -> Option<DataPdu> {
+        out: &mut Vec<RlcPdu>,
+    ) -> bool {
         if self.retx_bytes > 0 {
             if let Some(p) = self.build_retx(now, room, ev) {
                 c.data_pdus_retransmitted += 1;
-                return Some(p);
+                out.push(RlcPdu::Data(p));
+                return true;
             }
         }
-        let p = self.build_new(now, room, ev)?;
-        c.data_pdus_sent += 1;
-        Some(p)
+        let built = self.build_new(now, room, ev, out);
+        c.data_pdus_sent += u64::from(built);
+        built
     }
 
-    fn build_new(&mut self, now: SimTime, room: u32, ev: &mut RlcEvents) -> Option<DataPdu> {
+    /// A new AMD PDU pushed onto `out` where it lands: returned by value, its 176 bytes were
+    /// copied on the way out of each layer and twice more in `fill_tb` (unwrapped, then pushed),
+    /// each copy reading back in wide loads the stores just made (docs/performance.md, "Issue 34:
+    /// the 19-site network, third round").
+    fn build_new(&mut self, now: SimTime, room: u32, ev: &mut RlcEvents, out: &mut Vec<RlcPdu>) -> bool {
         if self.window_stalled() || self.buf.is_empty() || room <= AMD_HEADER_BYTES {
-            return None;
+            return false;
         }
         // The data field stays within the 15-bit SO range so any byte can be re-segmented (§6.2.2.16).
         let avail = (room - AMD_HEADER_BYTES).min(SO_MAX_BYTES);
@@ -192,7 +198,8 @@ impl AmTx {
         let poll = self.poll_decision(now, by_count || by_bytes);
         self.window[usize::from(sn)] =
             Some(TxPdu { segments: ev.copy_of(&segments), data_bytes, retx_count: None, pending: Vec::new() });
-        Some(DataPdu { kind: DataPduKind::Amd { poll, resegment: None }, sn, segments })
+        out.push(RlcPdu::Data(DataPdu { kind: DataPduKind::Amd { poll, resegment: None }, sn, segments }));
+        true
     }
 
     /// §5.2.2.1: poll when a threshold is reached, when both buffers are now empty,
