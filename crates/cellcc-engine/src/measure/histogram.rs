@@ -29,6 +29,7 @@ pub struct DurationHistogram {
 }
 
 impl DurationHistogram {
+    #[inline]
     pub fn record(&mut self, ns: u64) {
         self.count += 1;
         self.sum_ns += u128::from(ns);

@@ -220,6 +220,7 @@ impl TcpReceiver {
     /// softirq left more than one full segment unacknowledged ("Once-per-two-segments ACK was
     /// not sent by tcp_input.c"), or if the window the read frees is worth announcing.
     /// True when an ACK is due.
+    #[inline]
     pub fn on_app_read(&mut self, now: SimTime) -> bool {
         if self.wants_read() {
             self.copied_bytes = self.delivered_bytes();
@@ -393,6 +394,7 @@ impl TcpReceiver {
         self.comp_sack.on_ack_sent();
     }
 
+    #[inline]
     fn absorb_ooo(&mut self) {
         while let Some(b) = self.ooo.first() {
             if b.start > self.rcv_nxt {

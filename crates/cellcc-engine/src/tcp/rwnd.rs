@@ -312,6 +312,7 @@ impl RcvWindow {
     /// of data not yet read or out of order): `tcp_measure_rcv_mss`, `tcp_rcv_rtt_measure`,
     /// `tcp_grow_window`. True when the window grew, which grants one quick ACK
     /// (`icsk_ack.quick |= 1`).
+    #[inline]
     pub fn on_data(&mut self, now: SimTime, len_bytes: u32, rcv_nxt: u64, held_bytes: u64) -> bool {
         if self.is_ns3() {
             return false;
@@ -486,6 +487,7 @@ impl RcvWindow {
     /// `tcp_select_window`, for an ACK sent with rcv_nxt = `rcv_nxt`: never less than what is
     /// left of the last offer (RFC 7323 §2.4; net.ipv4.tcp_shrink_window = 0). Returns the
     /// bytes advertised and whether quick-ACK mode ends.
+    #[inline]
     pub fn advertise(&mut self, rcv_nxt: u64, held_bytes: u64) -> (u64, bool) {
         if self.is_ns3() {
             return (self.rcv_wnd, false);

@@ -262,6 +262,7 @@ impl SendBuffer {
     /// Linux `tcp_check_space` after an ACK's send loop: while the application waits, grow the
     /// buffer if cwnd is not full (`tcp_new_space`) and wake the writer if it is now writable.
     /// Returns whether the application may write.
+    #[inline]
     pub fn check_space(&mut self, in_flight: u32, cwnd: u32, reordering: u32, factor: u32) -> bool {
         if self.writer != Writer::AckArrived {
             return false;

@@ -1,7 +1,7 @@
 //! Flows inside the world: their endpoints, applications and measurements,
 //! and the glue that moves segments between endpoints and the network.
 
-use super::{Event, World};
+use super::{Event, Hop, World};
 use crate::app::App;
 use crate::cc::CaState;
 use crate::measure::flow_monitor::FlowStats;
@@ -34,11 +34,15 @@ pub struct TcpEnds {
     armed: [Option<SimTime>; 2],
     /// Last (cwnd, ssthresh, pacing, state) recorded in the trace.
     last_traced: Option<(u64, u64, u64, CaState)>,
+    /// Each end's first hop towards the other once looked up, when it is static (Linux keeps
+    /// the route on the socket, `sk_dst_cache`); a network UE's follows its serving eNB and
+    /// is looked up on every send.
+    hops: [Option<Hop>; 2],
 }
 
 impl TcpEnds {
     pub fn new(sender: TcpSender, receiver: TcpReceiver) -> Self {
-        TcpEnds { sender, receiver, armed: [None, None], last_traced: None }
+        TcpEnds { sender, receiver, armed: [None, None], last_traced: None, hops: [None, None] }
     }
 }
 
@@ -234,6 +238,7 @@ impl World {
             };
             let Some(seg) = seg else { break };
             let retransmitted = t.sender.stats.retransmits - retx_before;
+            let hop = t.hops[end_index(end)];
             // RFC 3168 §6.1.4: data segments are ECN-capable, pure ACKs are not.
             let ect = dir == FlowDir::Forward && seg.len > 0 && t.sender.ecn();
             let id = self.new_datagram_id();
@@ -244,9 +249,23 @@ impl World {
                 self.flows[f.index()].stats.on_tx(now, ip_bytes);
                 self.flow_slots[f.index()].at(now).retransmits += retransmitted;
             }
-            self.send_segment(from, Packet { ect, ip_bytes, ..empty }, seg);
+            let hop = hop.unwrap_or_else(|| self.end_route(f, end, from, to));
+            self.send_segment(from, hop, Packet { ect, ip_bytes, ..empty }, seg);
         }
         self.after_endpoint_activity(f, end);
+    }
+
+    /// The first hop from `from` (end `end` of flow `f`) to `to`, kept in the flow when the
+    /// route is static: neither end is a network's UE, whose route changes at handover.
+    fn end_route(&mut self, f: FlowId, end: End, from: NodeId, to: NodeId) -> Hop {
+        let hop = self.route(from, to);
+        let fixed = self.mobile[from.index()].is_none() && self.mobile[to.index()].is_none();
+        if let Transport::Tcp(t) = &mut self.flows[f.index()].transport {
+            if fixed {
+                t.hops[end_index(end)] = Some(hop);
+            }
+        }
+        hop
     }
 
     fn after_endpoint_activity(&mut self, f: FlowId, end: End) {

@@ -300,13 +300,13 @@ impl World {
         self.enqueue(node, hop, id, routing);
     }
 
-    /// `send_from` for a TCP segment; `header` is its datagram with an empty payload and the
+    /// `send_from` for a TCP segment through `hop`, the first hop from `node` to `header.dst`;
+    /// `header` is its datagram with an empty payload and the
     /// segment's `ip_bytes`. A datagram that fits the first hop is assembled in its slab slot,
     /// so the segment is copied once: put into a `Packet` on the stack and that copied into the
     /// slab (a `memcpy` call), it was copied twice, and the second copy's loads waited on the
     /// stores of the first (perf: ~4% of the p2p run's CPU samples).
-    fn send_segment(&mut self, node: NodeId, header: Packet, seg: TcpSegment) {
-        let hop = self.route(node, header.dst);
+    fn send_segment(&mut self, node: NodeId, hop: Hop, header: Packet, seg: TcpSegment) {
         if header.ip_bytes > self.hop_mtu(hop) {
             self.send_from(node, Packet { payload: Payload::Tcp(seg), ..header });
             return;

@@ -910,6 +910,7 @@ impl TcpSender {
         self.data_segment(s.start, s.len, now)
     }
 
+    #[inline]
     fn on_sent(&mut self, now: SimTime, len: u32) {
         self.stats.data_segments_sent += 1;
         if matches!(self.ca_state, CaState::Recovery | CaState::Cwr) {
