@@ -18,10 +18,11 @@
 //! The channel is sampled once per TTI ([`FADING_STEP_NS`], as ns-3's fading traces):
 //! every sinusoid's phasor is computed exactly (sin/cos) every [`EXACT_EVERY_STEPS`] TTIs,
 //! carried from there to the anchor steps in between, every [`ANCHOR_EVERY_STEPS`] TTIs, by its
-//! fixed per-anchor rotation, and from an anchor to the TTIs after it by its fixed per-TTI
-//! rotation (one complex product each instead of a sin/cos). The value at step `k` is always
-//! "exact at `k - k % EXACT_EVERY_STEPS`, then one product per anchor up to `k`'s, then one per
-//! TTI", so it is a function of the seed and `k` alone, whichever TTIs were asked before.
+//! fixed per-anchor rotation, and from an anchor to each TTI `d` steps after it by one exact
+//! rotation exp(j omega d T), d = 1..7, from a table per process (one complex product instead of
+//! a sin/cos). The value at step `k` is always "exact at `k - k % EXACT_EVERY_STEPS`, then one
+//! product per anchor up to `k`'s, then one product", so it is a function of the seed and `k`
+//! alone, whichever TTIs were asked before.
 //! Nothing is allocated after construction.
 
 use crate::sim::simd::{self, Kernel};
@@ -35,12 +36,11 @@ pub const SINUSOIDS_PER_TAP: usize = 16;
 /// Doppler the channel turns by 0.3 cycle of the fastest sinusoid per sample.
 pub const FADING_STEP_NS: u64 = NS_PER_MS;
 /// Phasors restart from an anchor every this many steps, so a request after a gap (the uplink's
-/// rows come every few TTIs, not every TTI) replays at most 7 per-TTI rotations plus one
-/// per-anchor rotation per anchor passed, instead of every TTI since the last request; the
-/// downlink, asked every TTI, pays one per-anchor rotation and a copy per anchor.
+/// rows come every few TTIs, not every TTI) costs one rotation from its anchor plus one
+/// per-anchor rotation per anchor passed, instead of every TTI since the last request.
 pub const ANCHOR_EVERY_STEPS: u64 = 8;
 /// Phasors are computed exactly (sin/cos) every this many steps (1024, 128 anchors): at most 127
-/// per-anchor and 7 per-TTI products lie between an exact value and any step, each within a few
+/// per-anchor products and one from the anchor lie between an exact value and any step, each within a few
 /// ulp, so a phasor drifts by < ~1e-13 (tested within 1e-12 of the exact sum of sinusoids); the
 /// sin/cos every 64 TTIs cost as much as the rotations themselves (docs/performance.md).
 pub const EXACT_EVERY_STEPS: u64 = 128 * ANCHOR_EVERY_STEPS;
@@ -181,9 +181,10 @@ pub struct FadingProcess {
     /// Per sinusoid `[tap][n]`, then the LOS ray: 2 pi f_d cos a_n (rad/s) and phi_n (rad).
     omega_rad_s: Vec<f64>,
     phase_rad: Vec<f64>,
-    /// exp(j omega T_step): the rotation of each phasor per step.
-    rot_re: Vec<f64>,
-    rot_im: Vec<f64>,
+    /// exp(j omega d T_step) for d = 1..[`ANCHOR_EVERY_STEPS`] - 1, `[(d - 1) * n + i]`: the
+    /// rotation of phasor `i` from an anchor to the step `d` after it, each by its own sin/cos.
+    step_rot_re: Vec<f64>,
+    step_rot_im: Vec<f64>,
     /// exp(j omega ANCHOR_EVERY_STEPS T_step): the rotation of each phasor from one anchor to the next.
     anchor_rot_re: Vec<f64>,
     anchor_rot_im: Vec<f64>,
@@ -191,10 +192,9 @@ pub struct FadingProcess {
     anchor_re: Vec<f64>,
     anchor_im: Vec<f64>,
     anchor_at: Option<u64>,
-    /// exp(j (omega t + phi)) at step `phasors_at`, between anchors (at an anchor step they are the anchor's).
+    /// exp(j (omega t + phi)) at the last step between anchors asked (at an anchor step they are the anchor's).
     ph_re: Vec<f64>,
     ph_im: Vec<f64>,
-    phasors_at: Option<u64>,
     /// Tap gains (re, im) and per-RB power gains at steps `taps_at` / `rb_at`.
     tap_re: Vec<f64>,
     tap_im: Vec<f64>,
@@ -236,7 +236,9 @@ impl FadingProcess {
             }
         };
         let step_s = FADING_STEP_NS as f64 * 1e-9;
-        let (rot_im, rot_re): (Vec<f64>, Vec<f64>) = omega_rad_s.iter().map(|w| (w * step_s).sin_cos()).unzip();
+        let (step_rot_im, step_rot_re): (Vec<f64>, Vec<f64>) = (1..ANCHOR_EVERY_STEPS)
+            .flat_map(|d| omega_rad_s.iter().map(move |w| (w * (step_s * d as f64)).sin_cos()))
+            .unzip();
         let anchor_s = step_s * ANCHOR_EVERY_STEPS as f64;
         let (anchor_rot_im, anchor_rot_re): (Vec<f64>, Vec<f64>) =
             omega_rad_s.iter().map(|w| (w * anchor_s).sin_cos()).unzip();
@@ -247,8 +249,8 @@ impl FadingProcess {
             los_amp,
             omega_rad_s,
             phase_rad,
-            rot_re,
-            rot_im,
+            step_rot_re,
+            step_rot_im,
             anchor_rot_re,
             anchor_rot_im,
             anchor_re: vec![0.0; n],
@@ -256,7 +258,6 @@ impl FadingProcess {
             anchor_at: None,
             ph_re: vec![0.0; n],
             ph_im: vec![0.0; n],
-            phasors_at: None,
             tap_re: vec![0.0; n_taps],
             tap_im: vec![0.0; n_taps],
             taps_at: None,
@@ -271,8 +272,9 @@ impl FadingProcess {
         now_ns / FADING_STEP_NS
     }
 
-    /// Bring the phasors to step `k`: from its anchor, one rotation per step. Returns whether
-    /// `k` is an anchor step, whose phasors are the anchor's own (read there, not copied).
+    /// Bring the phasors to step `k`: its anchor's times the exact rotation by the steps since
+    /// (one product). Returns whether `k` is an anchor step, whose phasors are the anchor's own
+    /// (read there, not copied).
     #[inline(always)]
     fn phasors_to(&mut self, k: u64) -> bool {
         let anchor = k - k % ANCHOR_EVERY_STEPS;
@@ -280,26 +282,16 @@ impl FadingProcess {
         if k == anchor {
             return true;
         }
-        let from = match self.phasors_at {
-            Some(at) if (anchor + 1..=k).contains(&at) => at,
-            _ => {
-                // The first step's rotation reads the anchor: the same products as copying it
-                // and rotating in place, one pass fewer over the phasors.
-                rotate_from(
-                    &self.anchor_re,
-                    &self.anchor_im,
-                    &self.rot_re,
-                    &self.rot_im,
-                    &mut self.ph_re,
-                    &mut self.ph_im,
-                );
-                anchor + 1
-            }
-        };
-        for _ in from..k {
-            rotate(&mut self.ph_re, &mut self.ph_im, &self.rot_re, &self.rot_im);
-        }
-        self.phasors_at = Some(k);
+        let (n, d) = (self.omega_rad_s.len(), (k - anchor) as usize);
+        let rot = (d - 1) * n..d * n;
+        rotate_from(
+            &self.anchor_re,
+            &self.anchor_im,
+            &self.step_rot_re[rot.clone()],
+            &self.step_rot_im[rot],
+            &mut self.ph_re,
+            &mut self.ph_im,
+        );
         false
     }
 
@@ -620,8 +612,8 @@ pub(crate) mod tests {
     #[test]
     fn rotated_phasors_match_the_exact_sum_of_sinusoids() {
         // The tap gain equals sqrt(P_l/M) sum_n exp(j (omega_n t + phi_n)) evaluated directly: at step
-        // 7 (7 rotations after the exact value at 0), 8 (one anchor rotation), 130, 1023 (127 anchor
-        // rotations, then 7: the most products between exact values), 1024 (exact again) and 20479
+        // 7 (one rotation by 7 steps after the exact value at 0), 8 (one anchor rotation), 130, 1023 (127
+        // anchor rotations, then one: the most products between exact values), 1024 (exact again) and 20479
         // (the last TTI of a 20 s run, large phases).
         for k in [7u64, 8, 130, 1023, 1024, 20_479] {
             let t_s = (k * FADING_STEP_NS) as f64 * 1e-9;
@@ -643,6 +635,41 @@ pub(crate) mod tests {
             let bound = 1e-12 + amp * phases_rad * f64::EPSILON;
             assert!(err < bound, "step {k}: {err:e} (bound {bound:e})");
         }
+    }
+
+    #[test]
+    fn one_rotation_from_the_anchor_is_no_less_accurate_than_the_chain_of_steps() {
+        // Every phasor between anchors for an exact period, against exp(j (omega t + phi)) by
+        // sin_cos, both from the exact anchor exp(j (omega t_a + phi)): anchor x exp(j omega d T) from
+        // the table (one product) and the d products of exp(j omega T) it replaced. At 0.5 Hz the
+        // phases stay within 7 rad, so the reference's own rounding (<= 4.4e-16) does not hide the
+        // products' (~1.1e-16 each). And the process's own phasors (anchors carried by their
+        // rotations) stay within 1e-14 of exact.
+        let mut g = process(&EPA, 0.5, 11);
+        let n = g.omega_rad_s.len();
+        let t_s = |k: u64| (k * FADING_STEP_NS) as f64 * 1e-9;
+        let (mut worst, mut sq_one, mut sq_chain, mut count) = (0f64, 0.0, 0.0, 0.0);
+        for k in (0..EXACT_EVERY_STEPS).filter(|k| k % ANCHOR_EVERY_STEPS != 0) {
+            let (anchor, d) = (k - k % ANCHOR_EVERY_STEPS, (k % ANCHOR_EVERY_STEPS) as usize);
+            assert!(!g.phasors_to(k));
+            for i in 0..n {
+                let (s, c) = (g.omega_rad_s[i] * t_s(k) + g.phase_rad[i]).sin_cos();
+                worst = worst.max((g.ph_re[i] - c).hypot(g.ph_im[i] - s));
+                let (ai, ar) = (g.omega_rad_s[i] * t_s(anchor) + g.phase_rad[i]).sin_cos();
+                let (ri, rr) = (g.step_rot_im[(d - 1) * n + i], g.step_rot_re[(d - 1) * n + i]);
+                sq_one += (ar * rr - ai * ri - c).hypot(ar * ri + ai * rr - s).powi(2);
+                let (mut a, mut b) = (ar, ai);
+                for _ in 0..d {
+                    let (cr, ci) = (g.step_rot_re[i], g.step_rot_im[i]);
+                    (a, b) = (a * cr - b * ci, a * ci + b * cr);
+                }
+                sq_chain += (a - c).hypot(b - s).powi(2);
+                count += 1.0;
+            }
+        }
+        let (one, chain) = ((sq_one / count).sqrt(), (sq_chain / count).sqrt());
+        assert!(one < chain, "rms error {one:e} (one rotation) vs {chain:e} (chain of steps)");
+        assert!(worst < 1e-14, "worst {worst:e}");
     }
 
     #[test]
