@@ -18,12 +18,14 @@
 //! The channel is sampled once per TTI ([`FADING_STEP_NS`], as ns-3's fading traces):
 //! every sinusoid's phasor is computed exactly (sin/cos) every [`EXACT_EVERY_STEPS`] TTIs,
 //! carried from there to the anchor steps in between, every [`ANCHOR_EVERY_STEPS`] TTIs, by its
-//! fixed per-anchor rotation, and from an anchor to the TTIs after it by its fixed per-TTI
-//! rotation (one complex product each instead of a sin/cos). The value at step `k` is always
-//! "exact at `k - k % EXACT_EVERY_STEPS`, then one product per anchor up to `k`'s, then one per
-//! TTI", so it is a function of the seed and `k` alone, whichever TTIs were asked before.
+//! fixed per-anchor rotation, and from an anchor to each TTI `d` steps after it by one exact
+//! rotation exp(j omega d T), d = 1..7, from a table per process (one complex product instead of
+//! a sin/cos). The value at step `k` is always "exact at `k - k % EXACT_EVERY_STEPS`, then one
+//! product per anchor up to `k`'s, then one product", so it is a function of the seed and `k`
+//! alone, whichever TTIs were asked before.
 //! Nothing is allocated after construction.
 
+use crate::sim::simd::{self, Kernel};
 use crate::sim::{RngStream, NS_PER_MS};
 use std::f64::consts::{PI, TAU};
 
@@ -34,12 +36,11 @@ pub const SINUSOIDS_PER_TAP: usize = 16;
 /// Doppler the channel turns by 0.3 cycle of the fastest sinusoid per sample.
 pub const FADING_STEP_NS: u64 = NS_PER_MS;
 /// Phasors restart from an anchor every this many steps, so a request after a gap (the uplink's
-/// rows come every few TTIs, not every TTI) replays at most 7 per-TTI rotations plus one
-/// per-anchor rotation per anchor passed, instead of every TTI since the last request; the
-/// downlink, asked every TTI, pays one per-anchor rotation and a copy per anchor.
+/// rows come every few TTIs, not every TTI) costs one rotation from its anchor plus one
+/// per-anchor rotation per anchor passed, instead of every TTI since the last request.
 pub const ANCHOR_EVERY_STEPS: u64 = 8;
 /// Phasors are computed exactly (sin/cos) every this many steps (1024, 128 anchors): at most 127
-/// per-anchor and 7 per-TTI products lie between an exact value and any step, each within a few
+/// per-anchor products and one from the anchor lie between an exact value and any step, each within a few
 /// ulp, so a phasor drifts by < ~1e-13 (tested within 1e-12 of the exact sum of sinusoids); the
 /// sin/cos every 64 TTIs cost as much as the rotations themselves (docs/performance.md).
 pub const EXACT_EVERY_STEPS: u64 = 128 * ANCHOR_EVERY_STEPS;
@@ -119,10 +120,14 @@ pub struct RbSteering {
     im: Vec<[f32; RB_LANES]>,
 }
 
-/// RBs summed together in [`FadingProcess::rb_gains`]: 4 f32 lanes per sum (one SSE2 register),
-/// so a block's four sums, its phases and the tap's gain stay in the 16 registers while the taps
-/// are added (8 lanes spill to the stack).
-const RB_LANES: usize = 4;
+/// RBs stored and summed together in [`FadingProcess::rb_gains`]: 8 f32 lanes per sum, one AVX2
+/// register, so a block's four sums, its phases and the tap's gain stay in registers while the
+/// taps are added. At the baseline width (SSE2, 4 lanes) a block is summed as two halves of
+/// [`HALF_LANES`], each out of line (8 lanes at once spill there, and inlined next to the f64
+/// squares the loop was split into 2-lane halves); the same operations per lane either way.
+const RB_LANES: usize = 8;
+/// A block's half, summed at once at the baseline width (one SSE2 register of f32).
+const HALF_LANES: usize = RB_LANES / 2;
 
 impl RbSteering {
     /// `n_rb` blocks of `rb_hz` each, side by side about the carrier (an LTE resource block is
@@ -176,9 +181,10 @@ pub struct FadingProcess {
     /// Per sinusoid `[tap][n]`, then the LOS ray: 2 pi f_d cos a_n (rad/s) and phi_n (rad).
     omega_rad_s: Vec<f64>,
     phase_rad: Vec<f64>,
-    /// exp(j omega T_step): the rotation of each phasor per step.
-    rot_re: Vec<f64>,
-    rot_im: Vec<f64>,
+    /// exp(j omega d T_step) for d = 1..[`ANCHOR_EVERY_STEPS`] - 1, `[(d - 1) * n + i]`: the
+    /// rotation of phasor `i` from an anchor to the step `d` after it, each by its own sin/cos.
+    step_rot_re: Vec<f64>,
+    step_rot_im: Vec<f64>,
     /// exp(j omega ANCHOR_EVERY_STEPS T_step): the rotation of each phasor from one anchor to the next.
     anchor_rot_re: Vec<f64>,
     anchor_rot_im: Vec<f64>,
@@ -186,10 +192,9 @@ pub struct FadingProcess {
     anchor_re: Vec<f64>,
     anchor_im: Vec<f64>,
     anchor_at: Option<u64>,
-    /// exp(j (omega t + phi)) at step `phasors_at`, between anchors (at an anchor step they are the anchor's).
+    /// exp(j (omega t + phi)) at the last step between anchors asked (at an anchor step they are the anchor's).
     ph_re: Vec<f64>,
     ph_im: Vec<f64>,
-    phasors_at: Option<u64>,
     /// Tap gains (re, im) and per-RB power gains at steps `taps_at` / `rb_at`.
     tap_re: Vec<f64>,
     tap_im: Vec<f64>,
@@ -231,7 +236,9 @@ impl FadingProcess {
             }
         };
         let step_s = FADING_STEP_NS as f64 * 1e-9;
-        let (rot_im, rot_re): (Vec<f64>, Vec<f64>) = omega_rad_s.iter().map(|w| (w * step_s).sin_cos()).unzip();
+        let (step_rot_im, step_rot_re): (Vec<f64>, Vec<f64>) = (1..ANCHOR_EVERY_STEPS)
+            .flat_map(|d| omega_rad_s.iter().map(move |w| (w * (step_s * d as f64)).sin_cos()))
+            .unzip();
         let anchor_s = step_s * ANCHOR_EVERY_STEPS as f64;
         let (anchor_rot_im, anchor_rot_re): (Vec<f64>, Vec<f64>) =
             omega_rad_s.iter().map(|w| (w * anchor_s).sin_cos()).unzip();
@@ -242,8 +249,8 @@ impl FadingProcess {
             los_amp,
             omega_rad_s,
             phase_rad,
-            rot_re,
-            rot_im,
+            step_rot_re,
+            step_rot_im,
             anchor_rot_re,
             anchor_rot_im,
             anchor_re: vec![0.0; n],
@@ -251,7 +258,6 @@ impl FadingProcess {
             anchor_at: None,
             ph_re: vec![0.0; n],
             ph_im: vec![0.0; n],
-            phasors_at: None,
             tap_re: vec![0.0; n_taps],
             tap_im: vec![0.0; n_taps],
             taps_at: None,
@@ -266,39 +272,32 @@ impl FadingProcess {
         now_ns / FADING_STEP_NS
     }
 
-    /// Bring the phasors to step `k`: from its anchor, one rotation per step. Returns whether
-    /// `k` is an anchor step, whose phasors are the anchor's own (read there, not copied).
+    /// Bring the phasors to step `k`: its anchor's times the exact rotation by the steps since
+    /// (one product). Returns whether `k` is an anchor step, whose phasors are the anchor's own
+    /// (read there, not copied).
+    #[inline(always)]
     fn phasors_to(&mut self, k: u64) -> bool {
         let anchor = k - k % ANCHOR_EVERY_STEPS;
         self.anchor_to(anchor);
         if k == anchor {
             return true;
         }
-        let from = match self.phasors_at {
-            Some(at) if (anchor + 1..=k).contains(&at) => at,
-            _ => {
-                // The first step's rotation reads the anchor: the same products as copying it
-                // and rotating in place, one pass fewer over the phasors.
-                rotate_from(
-                    &self.anchor_re,
-                    &self.anchor_im,
-                    &self.rot_re,
-                    &self.rot_im,
-                    &mut self.ph_re,
-                    &mut self.ph_im,
-                );
-                anchor + 1
-            }
-        };
-        for _ in from..k {
-            rotate(&mut self.ph_re, &mut self.ph_im, &self.rot_re, &self.rot_im);
-        }
-        self.phasors_at = Some(k);
+        let (n, d) = (self.omega_rad_s.len(), (k - anchor) as usize);
+        let rot = (d - 1) * n..d * n;
+        rotate_from(
+            &self.anchor_re,
+            &self.anchor_im,
+            &self.step_rot_re[rot.clone()],
+            &self.step_rot_im[rot],
+            &mut self.ph_re,
+            &mut self.ph_im,
+        );
         false
     }
 
     /// Bring the anchor phasors to anchor step `anchor`: exactly at the last multiple of
     /// [`EXACT_EVERY_STEPS`], then one per-anchor rotation per anchor.
+    #[inline(always)]
     fn anchor_to(&mut self, anchor: u64) {
         let exact = anchor - anchor % EXACT_EVERY_STEPS;
         let from = match self.anchor_at {
@@ -319,6 +318,12 @@ impl FadingProcess {
 
     /// The complex gain of every tap (re, im) during the TTI containing `now_ns`.
     pub fn taps(&mut self, now_ns: u64) -> (&[f64], &[f64]) {
+        self.taps_inline(now_ns)
+    }
+
+    /// [`Self::taps`], inlined into the calling kernel (compiled at its width).
+    #[inline(always)]
+    fn taps_inline(&mut self, now_ns: u64) -> (&[f64], &[f64]) {
         let k = Self::step_of(now_ns);
         if self.taps_at != Some(k) {
             let (ph_re, ph_im) = match self.phasors_to(k) {
@@ -353,12 +358,20 @@ impl FadingProcess {
     /// (tested on 400000 EVA gains: worst 3.3e-6 dB and 6.8e-5 dB), far below what the MIESM
     /// tables resolve (no MCS choice moves on 280000 faded rows, `mcs_moves_with_the_tap_sums`).
     /// The tap gains themselves stay f64 (they accumulate rotations between exact values).
+    /// Evaluated at the widest width the CPU has ([`simd`], the same bits).
     pub fn rb_gains(&mut self, now_ns: u64, steer: &RbSteering) -> &[f64] {
+        simd::run(RbGains { process: self, now_ns, steer })
+    }
+
+    /// [`Self::rb_gains`] as instantiated for AVX2 (`WIDE`) or the baseline: the same
+    /// operations, the blocks' sums at their width ([`RB_LANES`]).
+    #[inline(always)]
+    fn rb_gains_at<const WIDE: bool>(&mut self, now_ns: u64, steer: &RbSteering) -> &[f64] {
         let k = Self::step_of(now_ns);
         if self.rb_at == Some(k) && self.rb_gain.len() == steer.n_rb() {
             return &self.rb_gain;
         }
-        self.taps(now_ns);
+        self.taps_inline(now_ns);
         let n_rb = steer.n_rb();
         self.rb_gain.resize(n_rb, 0.0);
         self.tap32.clear();
@@ -370,7 +383,14 @@ impl FadingProcess {
         // mirrors from the top RB down (on an odd band the middle RB is its own mirror, in `low`).
         let (low, high) = self.rb_gain.split_at_mut(n_rb.div_ceil(2));
         for (i, (c, d)) in blocks.enumerate() {
-            let [re, im, mirror_re, mirror_im] = block_h(&self.tap32, c, d);
+            let [re, im, mirror_re, mirror_im] = if WIDE {
+                block_h::<RB_LANES, 0>(&self.tap32, c, d)
+            } else {
+                let (low, high) = (block_h_half::<0>(&self.tap32, c, d), block_h_half::<HALF_LANES>(&self.tap32, c, d));
+                std::array::from_fn(|i| {
+                    std::array::from_fn(|j| if j < HALF_LANES { low[i][j] } else { high[i][j - HALF_LANES] })
+                })
+            };
             let first = i * RB_LANES;
             match (low.get_mut(first..first + RB_LANES), high.len().checked_sub(first + RB_LANES)) {
                 (Some(low), Some(top)) => {
@@ -395,8 +415,28 @@ impl FadingProcess {
     }
 }
 
+/// [`FadingProcess::rb_gains`] as a [`simd`] kernel.
+pub struct RbGains<'a, 's> {
+    pub process: &'a mut FadingProcess,
+    pub now_ns: u64,
+    pub steer: &'s RbSteering,
+}
+
+impl<'a> Kernel for RbGains<'a, '_> {
+    type Output = &'a [f64];
+    #[inline(always)]
+    fn run(self) -> &'a [f64] {
+        self.process.rb_gains_at::<false>(self.now_ns, self.steer)
+    }
+    #[inline(always)]
+    fn run_wide(self) -> &'a [f64] {
+        self.process.rb_gains_at::<true>(self.now_ns, self.steer)
+    }
+}
+
 /// Multiply every phasor (re, im) by its rotation (cr, ci): zipped slices (no index checks), so
 /// the products vectorise.
+#[inline(always)]
 fn rotate(re: &mut [f64], im: &mut [f64], rot_re: &[f64], rot_im: &[f64]) {
     for ((re, im), (&cr, &ci)) in re.iter_mut().zip(im.iter_mut()).zip(rot_re.iter().zip(rot_im)) {
         let (a, b) = (*re, *im);
@@ -406,6 +446,7 @@ fn rotate(re: &mut [f64], im: &mut [f64], rot_re: &[f64], rot_im: &[f64]) {
 }
 
 /// [`rotate`] from the phasors (re, im) into (out_re, out_im), which they leave unchanged.
+#[inline(always)]
 fn rotate_from(re: &[f64], im: &[f64], rot_re: &[f64], rot_im: &[f64], out_re: &mut [f64], out_im: &mut [f64]) {
     let phasors = re.iter().zip(im).zip(rot_re.iter().zip(rot_im));
     for ((out_re, out_im), ((&a, &b), (&cr, &ci))) in out_re.iter_mut().zip(out_im.iter_mut()).zip(phasors) {
@@ -414,34 +455,46 @@ fn rotate_from(re: &[f64], im: &[f64], rot_re: &[f64], rot_im: &[f64], out_re: &
     }
 }
 
-/// H of one block of [`RB_LANES`] lower-half RBs and of their mirrors, from the taps' gains and
-/// the block's phases `c + j d` per tap, through the sums P, Q, R, S of [`FadingProcess::rb_gains`]
-/// in fixed-width arrays the compiler keeps in registers across the taps. Returns (re, im) of
-/// the block's H and of its mirrors' H. Not inlined: on its own the loop is vectorised 4 lanes
-/// wide, while inlined next to the f64 squares it was split into 2-lane halves.
-#[inline(never)]
-fn block_h(
+/// H of `N` lanes from `OFF` of one block of [`RB_LANES`] lower-half RBs and of their mirrors,
+/// from the taps' gains and the block's phases `c + j d` per tap, through the sums P, Q, R, S of
+/// [`FadingProcess::rb_gains`] in fixed-width arrays the compiler keeps in registers across the
+/// taps. Returns (re, im) of the lanes' H and of their mirrors' H. Each lane's operations are
+/// the same whatever `N` and `OFF`.
+#[inline(always)]
+fn block_h<const N: usize, const OFF: usize>(
     taps: &[([f32; RB_LANES], [f32; RB_LANES])],
     c: &[[f32; RB_LANES]],
     d: &[[f32; RB_LANES]],
-) -> [[f32; RB_LANES]; 4] {
-    let (mut p, mut q, mut r, mut s) = ([0f32; RB_LANES], [0f32; RB_LANES], [0f32; RB_LANES], [0f32; RB_LANES]);
+) -> [[f32; N]; 4] {
+    let (mut p, mut q, mut r, mut s) = ([0f32; N], [0f32; N], [0f32; N], [0f32; N]);
     for (((a, b), c), d) in taps.iter().zip(c).zip(d) {
-        for j in 0..RB_LANES {
-            p[j] += a[j] * c[j];
-            q[j] += b[j] * d[j];
-            r[j] += a[j] * d[j];
-            s[j] += b[j] * c[j];
+        for j in 0..N {
+            p[j] += a[OFF + j] * c[OFF + j];
+            q[j] += b[OFF + j] * d[OFF + j];
+            r[j] += a[OFF + j] * d[OFF + j];
+            s[j] += b[OFF + j] * c[OFF + j];
         }
     }
-    let mut h = [[0f32; RB_LANES]; 4];
-    for j in 0..RB_LANES {
+    let mut h = [[0f32; N]; 4];
+    for j in 0..N {
         h[0][j] = p[j] - q[j];
         h[1][j] = r[j] + s[j];
         h[2][j] = p[j] + q[j];
         h[3][j] = s[j] - r[j];
     }
     h
+}
+
+/// [`block_h`] of the half of a block from lane `OFF`, at the baseline width. Not inlined: on
+/// its own the loop is vectorised 4 lanes wide, while inlined next to the f64 squares it was
+/// split into 2-lane halves.
+#[inline(never)]
+fn block_h_half<const OFF: usize>(
+    taps: &[([f32; RB_LANES], [f32; RB_LANES])],
+    c: &[[f32; RB_LANES]],
+    d: &[[f32; RB_LANES]],
+) -> [[f32; HALF_LANES]; 4] {
+    block_h::<HALF_LANES, OFF>(taps, c, d)
 }
 
 #[cfg(test)]
@@ -559,8 +612,8 @@ pub(crate) mod tests {
     #[test]
     fn rotated_phasors_match_the_exact_sum_of_sinusoids() {
         // The tap gain equals sqrt(P_l/M) sum_n exp(j (omega_n t + phi_n)) evaluated directly: at step
-        // 7 (7 rotations after the exact value at 0), 8 (one anchor rotation), 130, 1023 (127 anchor
-        // rotations, then 7: the most products between exact values), 1024 (exact again) and 20479
+        // 7 (one rotation by 7 steps after the exact value at 0), 8 (one anchor rotation), 130, 1023 (127
+        // anchor rotations, then one: the most products between exact values), 1024 (exact again) and 20479
         // (the last TTI of a 20 s run, large phases).
         for k in [7u64, 8, 130, 1023, 1024, 20_479] {
             let t_s = (k * FADING_STEP_NS) as f64 * 1e-9;
@@ -582,6 +635,41 @@ pub(crate) mod tests {
             let bound = 1e-12 + amp * phases_rad * f64::EPSILON;
             assert!(err < bound, "step {k}: {err:e} (bound {bound:e})");
         }
+    }
+
+    #[test]
+    fn one_rotation_from_the_anchor_is_no_less_accurate_than_the_chain_of_steps() {
+        // Every phasor between anchors for an exact period, against exp(j (omega t + phi)) by
+        // sin_cos, both from the exact anchor exp(j (omega t_a + phi)): anchor x exp(j omega d T) from
+        // the table (one product) and the d products of exp(j omega T) it replaced. At 0.5 Hz the
+        // phases stay within 7 rad, so the reference's own rounding (<= 4.4e-16) does not hide the
+        // products' (~1.1e-16 each). And the process's own phasors (anchors carried by their
+        // rotations) stay within 1e-14 of exact.
+        let mut g = process(&EPA, 0.5, 11);
+        let n = g.omega_rad_s.len();
+        let t_s = |k: u64| (k * FADING_STEP_NS) as f64 * 1e-9;
+        let (mut worst, mut sq_one, mut sq_chain, mut count) = (0f64, 0.0, 0.0, 0.0);
+        for k in (0..EXACT_EVERY_STEPS).filter(|k| k % ANCHOR_EVERY_STEPS != 0) {
+            let (anchor, d) = (k - k % ANCHOR_EVERY_STEPS, (k % ANCHOR_EVERY_STEPS) as usize);
+            assert!(!g.phasors_to(k));
+            for i in 0..n {
+                let (s, c) = (g.omega_rad_s[i] * t_s(k) + g.phase_rad[i]).sin_cos();
+                worst = worst.max((g.ph_re[i] - c).hypot(g.ph_im[i] - s));
+                let (ai, ar) = (g.omega_rad_s[i] * t_s(anchor) + g.phase_rad[i]).sin_cos();
+                let (ri, rr) = (g.step_rot_im[(d - 1) * n + i], g.step_rot_re[(d - 1) * n + i]);
+                sq_one += (ar * rr - ai * ri - c).hypot(ar * ri + ai * rr - s).powi(2);
+                let (mut a, mut b) = (ar, ai);
+                for _ in 0..d {
+                    let (cr, ci) = (g.step_rot_re[i], g.step_rot_im[i]);
+                    (a, b) = (a * cr - b * ci, a * ci + b * cr);
+                }
+                sq_chain += (a - c).hypot(b - s).powi(2);
+                count += 1.0;
+            }
+        }
+        let (one, chain) = ((sq_one / count).sqrt(), (sq_chain / count).sqrt());
+        assert!(one < chain, "rms error {one:e} (one rotation) vs {chain:e} (chain of steps)");
+        assert!(worst < 1e-14, "worst {worst:e}");
     }
 
     #[test]
@@ -731,6 +819,30 @@ pub(crate) mod tests {
                 assert_eq!(g.to_bits(), want.to_bits(), "{n_rb} RBs, RB {k}");
             }
         }
+    }
+
+    #[test]
+    fn rb_gains_have_the_same_bits_at_both_vector_widths() {
+        // The RbGains kernel at the baseline width (blocks as two out-of-line halves) and at AVX2
+        // (8 lanes inlined): every band size from 1 to 13 RBs, 15 and the LTE ones, Rayleigh and
+        // Rician, steps in a row, after gaps, on and across anchors and exact steps.
+        crate::sim::simd::tests::with_avx2("fading::RbGains", |avx2| {
+            for n_rb in (1..=13).chain([15, 25, 50, 75, 100]) {
+                for (profile, k_db) in [(EVA, None), (ETU, Some(6.0))] {
+                    let steer = RbSteering::new(&profile, n_rb, LTE_RB_HZ);
+                    let rng = || RngStream::new(n_rb as u64, "simd");
+                    let mut f = [simd::Width::BASELINE, avx2].map(|_| FadingProcess::new(&profile, 70.0, k_db, rng()));
+                    for k in [0u64, 1, 2, 3, 7, 8, 9, 13, 40, 1023, 1024, 1025, 3001, 3000] {
+                        let [plain, wide] = &mut f;
+                        let now_ns = k * FADING_STEP_NS;
+                        let a = simd::run_on(simd::Width::BASELINE, RbGains { process: plain, now_ns, steer: &steer });
+                        let b = simd::run_on(avx2, RbGains { process: wide, now_ns, steer: &steer });
+                        let bits = |g: &[f64]| g.iter().map(|x| x.to_bits()).collect::<Vec<u64>>();
+                        assert_eq!(bits(a), bits(b), "{n_rb} RBs, {}, step {k}", profile.name);
+                    }
+                }
+            }
+        });
     }
 
     /// |H_k|^2 of every RB as the tap-major f32 sweep before the mirrored pairs summed it (H_k

@@ -444,8 +444,10 @@ impl InterfererFading {
 
     /// In `out_mw` (the data-region interference per RB, each site at its mean power on the RBs
     /// its load fills), replace the faded interferers' mean power by their faded power at `now_ns`
-    /// (large-scale epoch `epoch`, sites' powers `site_mw`).
+    /// (large-scale epoch `epoch`, sites' powers `site_mw`). Always inlined: part of the calling
+    /// row's [`crate::sim::simd`] kernel, at its width.
     #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
     pub fn apply(
         &mut self,
         epoch: u64,

@@ -94,6 +94,8 @@ impl LinkFading {
 
     /// Turn `sinr_lin`, the per-RB linear SINR without fading, into the faded SINR with ICI during
     /// the TTI containing `now_ns`. `steer` is the cell's per-RB tap phases (multipath only).
+    /// Always inlined: part of the calling row's [`crate::sim::simd`] kernel, at its width.
+    #[inline(always)]
     pub fn apply(&mut self, now_ns: u64, steer: Option<&RbSteering>, sinr_lin: &mut [f64]) {
         match (self, steer) {
             (LinkFading::Multipath { process, kept }, Some(steer)) => {

@@ -8,6 +8,7 @@ pub mod id;
 pub mod prefetch;
 pub mod queue;
 pub mod rng;
+pub mod simd;
 pub mod stall;
 pub mod time;
 

@@ -64,6 +64,7 @@ use crate::radio::noise::{dbm_to_mw, to_db};
 use crate::radio::shadowing::Shadowing;
 use crate::radio::small_scale::{self, tap_profile, LinkFading};
 use crate::radio::track::PathSampler;
+use crate::sim::simd::{self, Kernel};
 use crate::sim::{RngStream, SimTime};
 
 /// Large-scale state of one UE at one instant.
@@ -218,8 +219,15 @@ impl ChannelSinr {
         }
     }
 
-    /// Per-RB linear SINR of `ue` in `dir` at `now` for `region` into `self.gains`.
+    /// Per-RB linear SINR of `ue` in `dir` at `now` for `region` into `self.gains`, at the
+    /// widest vector width the CPU has ([`simd`]: the same bits at every width).
     fn sinr_lin(&mut self, ue: UeIndex, dir: LinkDir, now: SimTime, region: Region) {
+        simd::run(CellRow { ch: self, ue, dir, now, region });
+    }
+
+    /// [`Self::sinr_lin`]'s body, inlined into each instantiation of [`CellRow`].
+    #[inline(always)]
+    fn sinr_lin_inline(&mut self, ue: UeIndex, dir: LinkDir, now: SimTime, region: Region) {
         let d = &self.d;
         let u = &mut self.ues[ue.index()];
         let large = u.large_scale(d, now.as_ns());
@@ -283,6 +291,24 @@ impl ChannelSinr {
             }
         }
         u.fading[dir.index()].apply(now.as_ns(), self.steering.as_ref(), &mut self.gains);
+    }
+}
+
+/// [`ChannelSinr::sinr_lin`] as a [`simd`] kernel: the row's divisions, the interferers' and
+/// the link's fast fading with its ICI.
+struct CellRow<'a> {
+    ch: &'a mut ChannelSinr,
+    ue: UeIndex,
+    dir: LinkDir,
+    now: SimTime,
+    region: Region,
+}
+
+impl Kernel for CellRow<'_> {
+    type Output = ();
+    #[inline(always)]
+    fn run(self) {
+        self.ch.sinr_lin_inline(self.ue, self.dir, self.now, self.region);
     }
 }
 

@@ -18,6 +18,7 @@ use crate::lte::sinr::SinrSource;
 use crate::radio::fading::{RbSteering, TapProfile};
 use crate::radio::noise::to_db;
 use crate::radio::small_scale::{tap_profile, LinkFading};
+use crate::sim::simd::{self, Kernel};
 use crate::sim::{RngStream, SimTime};
 use serde::{Deserialize, Serialize};
 
@@ -129,8 +130,15 @@ impl SweepSinr {
         s.from_db + (s.to_db - s.from_db) * x
     }
 
-    /// Per-RB linear SINR of `ue` in `dir` at `now` into `self.sinr_lin`.
+    /// Per-RB linear SINR of `ue` in `dir` at `now` into `self.sinr_lin`, at the widest vector
+    /// width the CPU has ([`simd`]: the same bits at every width).
     fn sinr_lin(&mut self, ue: UeIndex, dir: LinkDir, now: SimTime) {
+        simd::run(SweepRow { sweep: self, ue, dir, now });
+    }
+
+    /// [`Self::sinr_lin`]'s body, inlined into each instantiation of [`SweepRow`].
+    #[inline(always)]
+    fn sinr_lin_inline(&mut self, ue: UeIndex, dir: LinkDir, now: SimTime) {
         let base_db = match (dir, self.spec.ul_db) {
             (LinkDir::Uplink, Some(ul_db)) => ul_db,
             _ => self.baseline_db(now),
@@ -139,6 +147,22 @@ impl SweepSinr {
         self.sinr_lin.fill(base_lin);
         let d = usize::from(dir == LinkDir::Uplink);
         self.fading[ue.index()][d].apply(now.as_ns(), self.steering.as_ref(), &mut self.sinr_lin);
+    }
+}
+
+/// [`SweepSinr::sinr_lin`] as a [`simd`] kernel (the link's fast fading with its ICI).
+struct SweepRow<'a> {
+    sweep: &'a mut SweepSinr,
+    ue: UeIndex,
+    dir: LinkDir,
+    now: SimTime,
+}
+
+impl Kernel for SweepRow<'_> {
+    type Output = ();
+    #[inline(always)]
+    fn run(self) {
+        self.sweep.sinr_lin_inline(self.ue, self.dir, self.now);
     }
 }
 

@@ -566,3 +566,47 @@ fn the_fading_trace_is_the_channels_own_fading() {
     }
     assert!(downlink_fading_trace_db(&flat_spec(), 9, "cell:c0", 0, 25, 40).is_none());
 }
+
+#[test]
+fn rows_have_the_same_bits_at_both_vector_widths() {
+    // The CellRow kernel at the baseline width and at AVX2: bands of awkward lengths, both
+    // directions, the data and control regions, a full-buffer and a partly loaded interferer near
+    // enough to fade, TTIs in a row, after gaps and across the 10 ms and anchor steps.
+    use crate::sim::simd::{self, Width};
+    let spec = ChannelSpec {
+        interferers: vec![
+            isotropic_interferer([300.0, 0.0], InterfererLoad::FullBuffer),
+            InterfererSpec {
+                uplink_load: InterfererLoad::Fraction { fraction: 0.3 },
+                ..isotropic_interferer([-250.0, 100.0], InterfererLoad::Fraction { fraction: 0.4 })
+            },
+        ],
+        ..rich_spec()
+    };
+    crate::sim::simd::tests::with_avx2("lte::channel CellRow", |avx2| {
+        for n_rb in (1..=13).chain([15, 25, 50, 75, 100]) {
+            let ues = [walker(120.0), walker(60.0)];
+            let mut chs = [0, 1].map(|_| ChannelSinr::new(&spec, &ues, n_rb as u64, "c").unwrap());
+            chs.iter_mut().for_each(|ch| ch.fit(n_rb));
+            for t in [0u64, 1, 2, 5, 8, 9, 10, 17, 40, 1023, 1024, 1030, 2500] {
+                for (ue, dir, region) in [
+                    (0, LinkDir::Downlink, Region::Data),
+                    (1, LinkDir::Downlink, Region::Data),
+                    (0, LinkDir::Downlink, Region::Control),
+                    (0, LinkDir::Uplink, Region::Data),
+                ] {
+                    let now = SimTime(t * NS_PER_MS);
+                    let [plain, wide] = &mut chs;
+                    simd::run_on(Width::BASELINE, CellRow { ch: plain, ue: UeIndex(ue), dir, now, region });
+                    simd::run_on(avx2, CellRow { ch: wide, ue: UeIndex(ue), dir, now, region });
+                    let bits = |g: &[f64]| g.iter().map(|x| x.to_bits()).collect::<Vec<u64>>();
+                    assert_eq!(
+                        bits(&plain.gains),
+                        bits(&wide.gains),
+                        "{n_rb} RBs, t {t} ms, UE {ue}, {dir:?} {region:?}"
+                    );
+                }
+            }
+        }
+    });
+}

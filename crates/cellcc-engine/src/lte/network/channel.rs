@@ -48,6 +48,7 @@ use crate::radio::shadowing::Shadowing;
 use crate::radio::small_scale::{multipath_doppler_hz, tap_profile};
 use crate::radio::track::{PathSampler, GRID_STEP_NS};
 use crate::sim::prefetch::load_together;
+use crate::sim::simd::{self, Kernel};
 use crate::sim::{RngStream, SimTime};
 
 /// TTIs of transmissions kept for measurements at past occasions: the longest SRS period
@@ -362,6 +363,15 @@ impl NetworkChannel {
             out.copy_from_slice(&self.ues[ue].rows[d]);
             return;
         }
+        simd::run(Row { ch: self, ue, cell, dir, now, control, out });
+    }
+
+    /// [`Self::row`] past its kept row: compute it, keep it and copy it to `out`. Inlined into
+    /// each instantiation of [`Row`].
+    #[inline(always)]
+    fn new_row(&mut self, ue: usize, cell: usize, dir: LinkDir, now: SimTime, control: bool, out: &mut [f64]) {
+        let tti = now.as_ns() / FADING_STEP_NS;
+        let d = dir.index();
         match dir {
             LinkDir::Downlink => self.dl_row(ue, cell, tti, now, control),
             LinkDir::Uplink => self.ul_row(ue, cell, tti, now, RbMask::range(0, self.n_rb as u32)),
@@ -391,6 +401,14 @@ impl NetworkChannel {
             }
             return;
         }
+        simd::run(UlRowOn { ch: self, ue, cell, now, rbs, out });
+    }
+
+    /// [`Self::ul_row_on`] past its kept row. Inlined into each instantiation of [`UlRowOn`].
+    #[inline(always)]
+    fn new_ul_row_on(&mut self, ue: usize, cell: usize, now: SimTime, rbs: RbMask, out: &mut [f64]) {
+        let tti = now.as_ns() / FADING_STEP_NS;
+        let d = LinkDir::Uplink.index();
         self.ul_row(ue, cell, tti, now, rbs);
         let (kept, noise) = (self.kept[d], self.ul_noise_rb_mw);
         for k in rbs.runs().flatten() {
@@ -398,7 +416,9 @@ impl NetworkChannel {
         }
     }
 
-    /// `signal` and `interference` of UE `ue`'s downlink from `cell` in TTI `tti`.
+    /// `signal` and `interference` of UE `ue`'s downlink from `cell` in TTI `tti` (inlined into
+    /// the row kernels).
+    #[inline(always)]
     fn dl_row(&mut self, ue: usize, cell: usize, tti: u64, now: SimTime, control: bool) {
         let epoch = self.large_scale(ue, now);
         self.select_faded(ue, cell, epoch);
@@ -490,7 +510,9 @@ impl NetworkChannel {
         u.faded.truncate(MAX_FADED_INTERFERERS);
     }
 
-    /// `signal` and `interference` on `rbs` of UE `ue`'s SRS at `cell` in TTI `tti`.
+    /// `signal` and `interference` on `rbs` of UE `ue`'s SRS at `cell` in TTI `tti` (inlined into
+    /// the row kernels).
+    #[inline(always)]
     fn ul_row(&mut self, ue: usize, cell: usize, tti: u64, now: SimTime, rbs: RbMask) {
         let srs_rb_mw = self.srs_rb_mw(ue, cell, now);
         self.large_scale(ue, now);
@@ -634,6 +656,44 @@ impl NetworkChannel {
     }
 }
 
+/// [`NetworkChannel::row`]'s computation as a [`simd`] kernel: the row's fast fading, sums and
+/// divisions at the widest vector width the CPU has (the same bits at every width).
+struct Row<'a> {
+    ch: &'a mut NetworkChannel,
+    ue: usize,
+    cell: usize,
+    dir: LinkDir,
+    now: SimTime,
+    control: bool,
+    out: &'a mut [f64],
+}
+
+impl Kernel for Row<'_> {
+    type Output = ();
+    #[inline(always)]
+    fn run(self) {
+        self.ch.new_row(self.ue, self.cell, self.dir, self.now, self.control, self.out);
+    }
+}
+
+/// [`NetworkChannel::ul_row_on`]'s computation as a [`simd`] kernel (as [`Row`]).
+struct UlRowOn<'a> {
+    ch: &'a mut NetworkChannel,
+    ue: usize,
+    cell: usize,
+    now: SimTime,
+    rbs: RbMask,
+    out: &'a mut [f64],
+}
+
+impl Kernel for UlRowOn<'_> {
+    type Output = ();
+    #[inline(always)]
+    fn run(self) {
+        self.ch.new_ul_row_on(self.ue, self.cell, self.now, self.rbs, self.out);
+    }
+}
+
 /// What a link's fast fading needs beside its process: the profile and per-RB phases, its
 /// Doppler, the UE's stream key and the TTI.
 struct FadingCtx<'a> {
@@ -651,6 +711,7 @@ impl FadingCtx<'_> {
     /// The per-RB |H|^2 of the link to site `j` (`None` without multipath): its process is made
     /// on first use from its own stream `{key}:fading:{dir}:site{j}`, Rician only with the
     /// channel's `k_factor_db` (on every link of a network alike).
+    #[inline(always)]
     fn gains<'p>(&self, slot: &'p mut Option<Box<FadingProcess>>, j: usize) -> Option<&'p [f64]> {
         let (profile, steer) = (self.profile?, self.steer?);
         let process = slot.get_or_insert_with(|| {
@@ -860,6 +921,58 @@ mod tests {
         let (p0, p1) = (place(100.0), place(400.0));
         let ues = [(&p0, "t:ue0".to_string()), (&p1, "t:ue1".to_string())];
         NetworkChannel::new(&spec, &[site(0.0), site(500.0)], &ues, N_RB, 1, "t")
+    }
+
+    /// The Row and UlRowOn kernels at the baseline width and at AVX2: bands of awkward lengths,
+    /// EVA fading on the serving and the neighbour's links, the neighbour sending on half the
+    /// band and a PUSCH on RB 0, both directions, the control region, TTIs in a row and after gaps.
+    #[test]
+    fn rows_have_the_same_bits_at_both_vector_widths() {
+        use crate::lte::channel::spec::{FadingProfile, FadingSpec};
+        use crate::sim::simd::{self, Width};
+        let fading = FadingSpec { profile: FadingProfile::Eva, doppler_hz: Some(70.0), ..FadingSpec::default() };
+        let spec = ChannelSpec { fading, ..ChannelSpec::default() };
+        let site = |x: f64| SiteSetup {
+            xy_m: [x, 0.0],
+            height_m: 30.0,
+            tx_power_dbm: 46.0,
+            antenna: crate::radio::antenna::Antenna::Isotropic,
+            load: None,
+        };
+        let place = |x: f64| UePlacement { position_m: [x, 0.0], height_m: 1.5, mobility: MobilitySpec::Static };
+        let (p0, p1) = (place(200.0), place(350.0));
+        let ues = [(&p0, "t:ue0".to_string()), (&p1, "t:ue1".to_string())];
+        let bits = |g: &[f64]| g.iter().map(|x| x.to_bits()).collect::<Vec<u64>>();
+        crate::sim::simd::tests::with_avx2("lte::network Row", |avx2| {
+            for n_rb in (1..=13).chain([15, 25, 50, 75, 100]) {
+                let n = n_rb as u32;
+                let mut chs = [0, 1].map(|_| NetworkChannel::new(&spec, &[site(0.0), site(500.0)], &ues, n_rb, 3, "t"));
+                for t in [0u64, 1, 2, 9, 17, 40, 1024] {
+                    for ch in &mut chs {
+                        let rb_mw = ch.pusch_rb_mw(1, 1, 1, ms(t));
+                        let pusch = UlTx { ue: 1, cell: 1, rbs: RbMask::range(0, 1), rb_mw };
+                        ch.record(t, &[RbMask::range(0, n), RbMask::range(0, n.div_ceil(2))], &[pusch]);
+                    }
+                    let [plain, wide] = &mut chs;
+                    for (ue, dir, control) in
+                        [(0, LinkDir::Downlink, false), (0, LinkDir::Downlink, true), (1, LinkDir::Downlink, false)]
+                            .into_iter()
+                            .chain([(0, LinkDir::Uplink, false)])
+                    {
+                        let (mut a, mut b) = (vec![0.0; n_rb], vec![0.0; n_rb]);
+                        let now = ms(t);
+                        simd::run_on(Width::BASELINE, Row { ch: plain, ue, cell: 0, dir, now, control, out: &mut a });
+                        simd::run_on(avx2, Row { ch: wide, ue, cell: 0, dir, now, control, out: &mut b });
+                        assert_eq!(bits(&a), bits(&b), "{n_rb} RBs, t {t} ms, UE {ue} {dir:?} control {control}");
+                    }
+                    let rbs = RbMask::range(0, 1).union(RbMask::range(n - 1, 1));
+                    let (mut a, mut b) = (vec![0.0; n_rb], vec![0.0; n_rb]);
+                    simd::run_on(Width::BASELINE, UlRowOn { ch: plain, ue: 0, cell: 0, now: ms(t), rbs, out: &mut a });
+                    simd::run_on(avx2, UlRowOn { ch: wide, ue: 0, cell: 0, now: ms(t), rbs, out: &mut b });
+                    assert_eq!(bits(&a), bits(&b), "{n_rb} RBs, t {t} ms, PUSCH row");
+                }
+            }
+        });
     }
 
     fn ms(x: u64) -> SimTime {
