@@ -138,11 +138,20 @@ impl SegmentList {
         self.spill.capacity() > 0
     }
 
-    /// The heap storage this list holds and does not use (its pieces fit inline), taken out
-    /// as an empty list.
-    pub fn take_unused_heap(&mut self) -> Option<SegmentList> {
-        (self.spill.is_empty() && self.holds_heap())
-            .then(|| SegmentList { spill: std::mem::take(&mut self.spill), ..SegmentList::default() })
+    /// The heap storage this list holds and does not use (its pieces fit inline), taken out.
+    pub fn take_unused_heap(&mut self) -> Option<Vec<SduSegment>> {
+        (self.spill.is_empty() && self.holds_heap()).then(|| std::mem::take(&mut self.spill))
+    }
+
+    /// An empty list that spills into `heap` (emptied first), so it allocates no storage.
+    pub fn with_heap(mut heap: Vec<SduSegment>) -> Self {
+        heap.clear();
+        SegmentList { spill: heap, ..SegmentList::default() }
+    }
+
+    /// The list's heap storage, for [`Self::with_heap`].
+    pub fn into_heap(self) -> Vec<SduSegment> {
+        self.spill
     }
 
     /// Empties the list, keeping its heap storage (equal to a new list but for that).
