@@ -333,4 +333,26 @@ mod tests {
         assert_eq!(p.data_bytes(), 600);
         assert_eq!(p.framing(), FramingInfo { first_byte_starts_sdu: true, last_byte_ends_sdu: true });
     }
+
+    #[test]
+    fn heap_storage_comes_back_empty_and_is_reused() {
+        let spilled = pdu(DataPduKind::Umd { sn_bits: 10 }, 6).segments;
+        let heap = spilled.into_heap();
+        let (ptr, cap) = (heap.as_ptr(), heap.capacity());
+        assert_eq!(heap.len(), 2, "the two pieces past the inline four");
+        let mut list = SegmentList::with_heap(heap);
+        assert!(list.is_empty() && list.holds_heap() && !list.spills());
+        assert_eq!(list, SegmentList { spill: Vec::with_capacity(cap), ..SegmentList::default() });
+        for i in 0..6 {
+            list.push(SduSegment { sdu: SduId(i), sdu_bytes: 100, offset: 0, len: 100 });
+        }
+        assert_eq!(list.len(), 6);
+        let heap = list.into_heap();
+        assert_eq!((heap.as_ptr(), heap.capacity()), (ptr, cap), "no new allocation");
+        // A list whose pieces fit inline gives its unused storage back.
+        let mut small = SegmentList::with_heap(heap);
+        small.push(SduSegment { sdu: SduId(0), sdu_bytes: 100, offset: 0, len: 100 });
+        assert_eq!(small.take_unused_heap().map(|h| h.as_ptr()), Some(ptr));
+        assert!(!small.holds_heap() && small.take_unused_heap().is_none());
+    }
 }
