@@ -91,11 +91,14 @@ pub struct RlcEvents {
     /// (the modelled consequence of the radio link failure of TS 36.322 §5.2.1):
     /// its receiver moves past the SN and reports the SDUs in `discarded`.
     pub abandoned: Vec<DataPdu>,
-    /// Not an event: emptied segment lists that had spilled to the heap, kept for the next PDUs
+    /// Not an event: the heap storage of segment lists that had spilled, kept for the next PDUs
     /// built with these buffers. A PDU's list crosses the link with it and is emptied at the
     /// receiving entity; the transmitting entities that share these buffers (the same bearer's
     /// two ends, in a cell) take it back instead of allocating another. [`Self::clear`] keeps them.
-    spare_segments: Vec<SegmentList>,
+    /// Kept as bare vectors, not as lists: popping a whole list copied its inline pieces too, the copy
+    /// reading back stores just made (docs/performance.md, "Issue 34: the 19-site network, fourth
+    /// round").
+    spare_segments: Vec<Vec<SduSegment>>,
 }
 
 impl RlcEvents {
@@ -108,7 +111,7 @@ impl RlcEvents {
     /// An empty segment list for a new PDU: a spare one when any is left (hand the list to
     /// [`Self::keep_unused`] once filled).
     pub(crate) fn segment_list(&mut self) -> SegmentList {
-        self.spare_segments.pop().unwrap_or_default()
+        self.spare_segments.pop().map_or_else(SegmentList::default, SegmentList::with_heap)
     }
 
     /// A filled list gives back the heap storage its pieces did not need (they fit inline), so
@@ -131,10 +134,9 @@ impl RlcEvents {
 
     /// `segments` is done with (its PDU delivered, duplicated, lost or acknowledged): its heap
     /// storage is kept for [`Self::segment_list`].
-    pub(crate) fn recycle(&mut self, mut segments: SegmentList) {
+    pub(crate) fn recycle(&mut self, segments: SegmentList) {
         if segments.holds_heap() {
-            segments.clear();
-            self.spare_segments.push(segments);
+            self.spare_segments.push(segments.into_heap());
         }
     }
 }

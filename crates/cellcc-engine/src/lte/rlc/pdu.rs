@@ -138,11 +138,20 @@ impl SegmentList {
         self.spill.capacity() > 0
     }
 
-    /// The heap storage this list holds and does not use (its pieces fit inline), taken out
-    /// as an empty list.
-    pub fn take_unused_heap(&mut self) -> Option<SegmentList> {
-        (self.spill.is_empty() && self.holds_heap())
-            .then(|| SegmentList { spill: std::mem::take(&mut self.spill), ..SegmentList::default() })
+    /// The heap storage this list holds and does not use (its pieces fit inline), taken out.
+    pub fn take_unused_heap(&mut self) -> Option<Vec<SduSegment>> {
+        (self.spill.is_empty() && self.holds_heap()).then(|| std::mem::take(&mut self.spill))
+    }
+
+    /// An empty list that spills into `heap` (emptied first), so it allocates no storage.
+    pub fn with_heap(mut heap: Vec<SduSegment>) -> Self {
+        heap.clear();
+        SegmentList { spill: heap, ..SegmentList::default() }
+    }
+
+    /// The list's heap storage, for [`Self::with_heap`].
+    pub fn into_heap(self) -> Vec<SduSegment> {
+        self.spill
     }
 
     /// Empties the list, keeping its heap storage (equal to a new list but for that).
@@ -323,5 +332,27 @@ mod tests {
         assert_eq!(p.segments.last().unwrap().sdu, SduId(5));
         assert_eq!(p.data_bytes(), 600);
         assert_eq!(p.framing(), FramingInfo { first_byte_starts_sdu: true, last_byte_ends_sdu: true });
+    }
+
+    #[test]
+    fn heap_storage_comes_back_empty_and_is_reused() {
+        let spilled = pdu(DataPduKind::Umd { sn_bits: 10 }, 6).segments;
+        let heap = spilled.into_heap();
+        let (ptr, cap) = (heap.as_ptr(), heap.capacity());
+        assert_eq!(heap.len(), 2, "the two pieces past the inline four");
+        let mut list = SegmentList::with_heap(heap);
+        assert!(list.is_empty() && list.holds_heap() && !list.spills());
+        assert_eq!(list, SegmentList { spill: Vec::with_capacity(cap), ..SegmentList::default() });
+        for i in 0..6 {
+            list.push(SduSegment { sdu: SduId(i), sdu_bytes: 100, offset: 0, len: 100 });
+        }
+        assert_eq!(list.len(), 6);
+        let heap = list.into_heap();
+        assert_eq!((heap.as_ptr(), heap.capacity()), (ptr, cap), "no new allocation");
+        // A list whose pieces fit inline gives its unused storage back.
+        let mut small = SegmentList::with_heap(heap);
+        small.push(SduSegment { sdu: SduId(0), sdu_bytes: 100, offset: 0, len: 100 });
+        assert_eq!(small.take_unused_heap().map(|h| h.as_ptr()), Some(ptr));
+        assert!(!small.holds_heap() && small.take_unused_heap().is_none());
     }
 }

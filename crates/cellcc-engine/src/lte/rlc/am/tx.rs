@@ -173,21 +173,26 @@ impl AmTx {
         built
     }
 
-    /// A new AMD PDU pushed onto `out` where it lands: returned by value, its 176 bytes were
-    /// copied on the way out of each layer and twice more in `fill_tb` (unwrapped, then pushed),
-    /// each copy reading back in wide loads the stores just made (docs/performance.md, "Issue 34:
-    /// the 19-site network, third round").
+    /// A new AMD PDU built in `out`'s slot: pushed empty, then its segment list filled in place
+    /// (built on the stack and pushed, its 176 bytes were copied into the slot, the copy's wide
+    /// loads reading back the narrow stores just made: docs/performance.md, "Issue 34: the
+    /// 19-site network, third round" and "fourth round").
     fn build_new(&mut self, now: SimTime, room: u32, ev: &mut RlcEvents, out: &mut Vec<RlcPdu>) -> bool {
         if self.window_stalled() || self.buf.is_empty() || room <= AMD_HEADER_BYTES {
             return false;
         }
         // The data field stays within the 15-bit SO range so any byte can be re-segmented (§6.2.2.16).
         let avail = (room - AMD_HEADER_BYTES).min(SO_MAX_BYTES);
-        let mut segments = ev.segment_list();
-        self.buf.fill(avail, &mut segments);
-        ev.keep_unused(&mut segments);
-        let data_bytes = segments.data_bytes();
         let sn = self.vt_s;
+        out.push(RlcPdu::Data(DataPdu {
+            kind: DataPduKind::Amd { poll: false, resegment: None },
+            sn,
+            segments: ev.segment_list(),
+        }));
+        let Some(RlcPdu::Data(pdu)) = out.last_mut() else { unreachable!("a data PDU was just pushed") };
+        self.buf.fill(avail, &mut pdu.segments);
+        ev.keep_unused(&mut pdu.segments);
+        let data_bytes = pdu.segments.data_bytes();
         self.vt_s = AM_SN.add(self.vt_s, 1);
         self.unacked_bytes += u64::from(data_bytes);
         // §5.2.2.1: count the new PDU and its bytes toward the poll thresholds.
@@ -196,9 +201,9 @@ impl AmTx {
         let by_count = self.poll_pdu.is_some_and(|n| self.pdu_without_poll >= n);
         let by_bytes = self.poll_byte.is_some_and(|n| self.byte_without_poll >= u64::from(n));
         let poll = self.poll_decision(now, by_count || by_bytes);
+        pdu.kind = DataPduKind::Amd { poll, resegment: None };
         self.window[usize::from(sn)] =
-            Some(TxPdu { segments: ev.copy_of(&segments), data_bytes, retx_count: None, pending: Vec::new() });
-        out.push(RlcPdu::Data(DataPdu { kind: DataPduKind::Amd { poll, resegment: None }, sn, segments }));
+            Some(TxPdu { segments: ev.copy_of(&pdu.segments), data_bytes, retx_count: None, pending: Vec::new() });
         true
     }
 
