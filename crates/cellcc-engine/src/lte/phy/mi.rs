@@ -42,6 +42,11 @@ const GRID_MIN_LIN: f64 = 1.0 / 1024.0;
 /// end and here its rows hold MIB = 1, so a faded row's RBs above a curve's end take the same
 /// branch as those below it; above 2^20 every curve's value, 1, comes off the grid.
 const GRID_MAX_LIN: f64 = 1_048_576.0;
+/// Cell index (bits >> FRAC_BITS) of the grid's row 0.
+const FIRST_CELL: u64 = GRID_MIN_LIN.to_bits() >> FRAC_BITS;
+/// Grid rows: through the row at GRID_MAX_LIN, the upper neighbour of the last cell (30 octaves
+/// of 512 cells, 15,361 rows).
+const GRID_ROWS: usize = ((GRID_MAX_LIN.to_bits() >> FRAC_BITS) - FIRST_CELL + 1) as usize;
 
 /// One modulation's MIB curve: the source samples, uniform in linear SINR.
 pub(super) struct MiCurve {
@@ -52,16 +57,14 @@ pub(super) struct MiCurve {
 }
 
 /// The three curves resampled on one log-spaced grid of linear SINR: row `i` holds the MIB of
-/// QPSK, 16QAM and 64QAM at the SINR whose IEEE bits are `(i + first_cell) << FRAC_BITS` (the
+/// QPSK, 16QAM and 64QAM at the SINR whose IEEE bits are `(i + FIRST_CELL) << FRAC_BITS` (the
 /// exponent and the top [`CELL_BITS`] mantissa bits), padded to 4 for alignment. Within a
 /// row's cell the SINR is linear in the low mantissa bits, so the interpolation weight is those
 /// bits, exactly, without a logarithm. Above the cell holding a curve's end the curve's rows
 /// are 1 (its value there), and 1 + frac x (1 - 1) is 1 exactly; the cell holding the end
 /// straddles it and is evaluated on the source curve.
 struct MibGrid {
-    rows: Box<[[f32; 4]]>,
-    /// Cell index (bits >> FRAC_BITS) of row 0.
-    first_cell: u64,
+    rows: Box<[[f32; 4]; GRID_ROWS]>,
     /// Per modulation: the grid cell holding the curve's end (evaluated on the source curve).
     end_cell: [usize; 3],
 }
@@ -90,18 +93,15 @@ impl MibGrid {
             curves.iter().all(|c| c.last_sinr_lin < GRID_MAX_LIN / 2.0),
             "MIB curves must end below the grid's top octave"
         );
-        let first_cell = GRID_MIN_LIN.to_bits() >> FRAC_BITS;
-        let end_cell = curves.each_ref().map(|c| ((c.last_sinr_lin.to_bits() >> FRAC_BITS) - first_cell) as usize);
-        // Through the row at GRID_MAX_LIN, the upper neighbour of the last cell.
-        let n = ((GRID_MAX_LIN.to_bits() >> FRAC_BITS) - first_cell + 1) as usize;
-        let rows = (0..n)
+        let end_cell = curves.each_ref().map(|c| ((c.last_sinr_lin.to_bits() >> FRAC_BITS) - FIRST_CELL) as usize);
+        let rows: Box<[[f32; 4]]> = (0..GRID_ROWS)
             .map(|i| {
-                let lin = f64::from_bits((first_cell + i as u64) << FRAC_BITS);
+                let lin = f64::from_bits((FIRST_CELL + i as u64) << FRAC_BITS);
                 let at = |k: usize| if i > end_cell[k] { 1.0 } else { curves[k].mib_at_linear(lin) as f32 };
                 [at(0), at(1), at(2), 0.0]
             })
             .collect();
-        MibGrid { rows, first_cell, end_cell }
+        MibGrid { rows: rows.try_into().expect("GRID_ROWS rows"), end_cell }
     }
 
     /// Grid row and fraction for `sinr_lin`, or `None` outside [GRID_MIN_LIN, GRID_MAX_LIN).
@@ -112,7 +112,9 @@ impl MibGrid {
             return None;
         }
         let bits = sinr_lin.to_bits();
-        let i = ((bits >> FRAC_BITS) - self.first_cell) as usize;
+        // Below GRID_MAX_LIN the cell is at most GRID_ROWS - 2 already; the bound lets the
+        // compiler drop the index checks of the cell's two rows.
+        let i = (((bits >> FRAC_BITS) - FIRST_CELL) as usize).min(GRID_ROWS - 2);
         // The low bits are below 2^43, so the signed conversion (one instruction; an unsigned one
         // is a sequence at the baseline width) is exact, as the unsigned one was: the same value.
         let frac = (bits & ((1 << FRAC_BITS) - 1)) as i64 as f64 * (1.0 / (1u64 << FRAC_BITS) as f64);
@@ -448,7 +450,7 @@ mod tests {
             let c = curve(*m);
             let mut x = c.last_sinr_lin * 0.99;
             while x < 2.0 * GRID_MAX_LIN {
-                let i = (x.to_bits() >> FRAC_BITS) - GRID.first_cell;
+                let i = (x.to_bits() >> FRAC_BITS) - FIRST_CELL;
                 if i >= GRID.end_cell[k] as u64 {
                     assert_eq!(mi_per_rb(*m, x).to_bits(), c.mib_off_grid(x).to_bits(), "{m:?} at {x}");
                 }
