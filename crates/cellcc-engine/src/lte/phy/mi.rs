@@ -38,6 +38,15 @@ const CELL_BITS: u32 = 9;
 const FRAC_BITS: u32 = 52 - CELL_BITS;
 /// Lowest SINR on the grid: 2^-10 (-30.1 dB); below it the source curve is evaluated directly.
 const GRID_MIN_LIN: f64 = 1.0 / 1024.0;
+/// The grid ends at 2^20 (60.2 dB), far above the last curve's end (22 dB): between a curve's
+/// end and here its rows hold MIB = 1, so a faded row's RBs above a curve's end take the same
+/// branch as those below it; above 2^20 every curve's value, 1, comes off the grid.
+const GRID_MAX_LIN: f64 = 1_048_576.0;
+/// Cell index (bits >> FRAC_BITS) of the grid's row 0.
+const FIRST_CELL: u64 = GRID_MIN_LIN.to_bits() >> FRAC_BITS;
+/// Grid rows: through the row at GRID_MAX_LIN, the upper neighbour of the last cell (30 octaves
+/// of 512 cells, 15,361 rows).
+const GRID_ROWS: usize = ((GRID_MAX_LIN.to_bits() >> FRAC_BITS) - FIRST_CELL + 1) as usize;
 
 /// One modulation's MIB curve: the source samples, uniform in linear SINR.
 pub(super) struct MiCurve {
@@ -48,17 +57,16 @@ pub(super) struct MiCurve {
 }
 
 /// The three curves resampled on one log-spaced grid of linear SINR: row `i` holds the MIB of
-/// QPSK, 16QAM and 64QAM at the SINR whose IEEE bits are `(i + first_cell) << FRAC_BITS` (the
+/// QPSK, 16QAM and 64QAM at the SINR whose IEEE bits are `(i + FIRST_CELL) << FRAC_BITS` (the
 /// exponent and the top [`CELL_BITS`] mantissa bits), padded to 4 for alignment. Within a
 /// row's cell the SINR is linear in the low mantissa bits, so the interpolation weight is those
-/// bits, exactly, without a logarithm.
+/// bits, exactly, without a logarithm. Above the cell holding a curve's end the curve's rows
+/// are 1 (its value there), and 1 + frac x (1 - 1) is 1 exactly; the cell holding the end
+/// straddles it and is evaluated on the source curve.
 struct MibGrid {
-    rows: Box<[[f32; 4]]>,
-    /// Cell index (bits >> FRAC_BITS) of row 0.
-    first_cell: u64,
-    /// Per modulation: the grid is used for SINR below this (the grid point at or below the
-    /// curve's end), so both neighbours of a lookup lie on the curve.
-    fast_below_lin: [f64; 3],
+    rows: Box<[[f32; 4]; GRID_ROWS]>,
+    /// Per modulation: the grid cell holding the curve's end (evaluated on the source curve).
+    end_cell: [usize; 3],
 }
 
 static QPSK_SRC: &str = include_str!("data/mi_qpsk.txt");
@@ -81,33 +89,35 @@ pub(super) fn curve(modulation: Modulation) -> &'static MiCurve {
 
 impl MibGrid {
     fn build(curves: &[MiCurve; 3]) -> MibGrid {
-        let top_lin = curves.iter().map(|c| c.last_sinr_lin).fold(GRID_MIN_LIN, f64::max);
-        let first_cell = GRID_MIN_LIN.to_bits() >> FRAC_BITS;
-        // Through the cell above the one holding the highest curve end.
-        let n = ((top_lin.to_bits() >> FRAC_BITS) - first_cell + 2) as usize;
-        let rows = (0..n as u64)
+        assert!(
+            curves.iter().all(|c| c.last_sinr_lin < GRID_MAX_LIN / 2.0),
+            "MIB curves must end below the grid's top octave"
+        );
+        let end_cell = curves.each_ref().map(|c| ((c.last_sinr_lin.to_bits() >> FRAC_BITS) - FIRST_CELL) as usize);
+        let rows: Box<[[f32; 4]]> = (0..GRID_ROWS)
             .map(|i| {
-                let lin = f64::from_bits((first_cell + i) << FRAC_BITS);
-                let at = |c: &MiCurve| c.mib_at_linear(lin.min(c.last_sinr_lin)) as f32;
-                [at(&curves[0]), at(&curves[1]), at(&curves[2]), 0.0]
+                let lin = f64::from_bits((FIRST_CELL + i as u64) << FRAC_BITS);
+                let at = |k: usize| if i > end_cell[k] { 1.0 } else { curves[k].mib_at_linear(lin) as f32 };
+                [at(0), at(1), at(2), 0.0]
             })
             .collect();
-        let fast_below_lin =
-            curves.each_ref().map(|c| f64::from_bits((c.last_sinr_lin.to_bits() >> FRAC_BITS) << FRAC_BITS));
-        assert!(fast_below_lin.windows(2).all(|w| w[0] <= w[1]), "MIB curves must end in modulation order");
-        MibGrid { rows, first_cell, fast_below_lin }
+        MibGrid { rows: rows.try_into().expect("GRID_ROWS rows"), end_cell }
     }
 
-    /// Grid row and fraction for `sinr_lin`, or `None` outside [GRID_MIN_LIN, `limit_lin`).
+    /// Grid row and fraction for `sinr_lin`, or `None` outside [GRID_MIN_LIN, GRID_MAX_LIN).
     #[inline]
-    fn cell(&self, sinr_lin: f64, limit_lin: f64) -> Option<(usize, f64)> {
-        // Written so that NaN fails the test.
-        if !(sinr_lin >= GRID_MIN_LIN && sinr_lin < limit_lin) {
+    fn cell(&self, sinr_lin: f64) -> Option<(usize, f64)> {
+        // NaN is in no range.
+        if !(GRID_MIN_LIN..GRID_MAX_LIN).contains(&sinr_lin) {
             return None;
         }
         let bits = sinr_lin.to_bits();
-        let i = ((bits >> FRAC_BITS) - self.first_cell) as usize;
-        let frac = (bits & ((1 << FRAC_BITS) - 1)) as f64 * (1.0 / (1u64 << FRAC_BITS) as f64);
+        // Below GRID_MAX_LIN the cell is at most GRID_ROWS - 2 already; the bound lets the
+        // compiler drop the index checks of the cell's two rows.
+        let i = (((bits >> FRAC_BITS) - FIRST_CELL) as usize).min(GRID_ROWS - 2);
+        // The low bits are below 2^43, so the signed conversion (one instruction; an unsigned one
+        // is a sequence at the baseline width) is exact, as the unsigned one was: the same value.
+        let frac = (bits & ((1 << FRAC_BITS) - 1)) as i64 as f64 * (1.0 / (1u64 << FRAC_BITS) as f64);
         Some((i, frac))
     }
 
@@ -116,41 +126,26 @@ impl MibGrid {
     #[inline(always)]
     fn mib(&self, m: Modulation, sinr_lin: f64) -> f64 {
         let k = m as usize;
-        match self.cell(sinr_lin, self.fast_below_lin[k]) {
-            Some((i, frac)) => lerp(self.rows[i][k], self.rows[i + 1][k], frac),
-            None => CURVES[k].mib_off_grid(sinr_lin),
+        match self.cell(sinr_lin) {
+            Some((i, frac)) if i != self.end_cell[k] => lerp(self.rows[i][k], self.rows[i + 1][k], frac),
+            _ => CURVES[k].mib_off_grid(sinr_lin),
         }
     }
 
-    /// MIB of all three modulations at `sinr_lin` (always inlined, as `mib`).
+    /// MIB of all three modulations at `sinr_lin` (always inlined, as `mib`): one cell serves the
+    /// three unless it holds a curve's end.
     #[inline(always)]
     fn mib3(&self, sinr_lin: f64) -> [f64; 3] {
-        // The curves end in the order QPSK, 16QAM, 64QAM (checked when built), so below QPSK's
-        // limit all three are on the grid; above it, one cell serves those still on it (the same
-        // values as `mib`).
-        let last = self.fast_below_lin.len() - 1;
-        match self.cell(sinr_lin, self.fast_below_lin[last]) {
-            Some((i, frac)) if sinr_lin < self.fast_below_lin[0] => {
+        match self.cell(sinr_lin) {
+            Some((i, frac)) if !self.end_cell.contains(&i) => {
                 let (a, b) = (&self.rows[i], &self.rows[i + 1]);
                 [lerp(a[0], b[0], frac), lerp(a[1], b[1], frac), lerp(a[2], b[2], frac)]
             }
-            Some((i, frac)) => {
-                let (a, b) = (&self.rows[i], &self.rows[i + 1]);
-                // Called directly (not through `array::map`, which compiled to an outlined call).
-                let at = |k: usize| {
-                    if sinr_lin < self.fast_below_lin[k] {
-                        lerp(a[k], b[k], frac)
-                    } else {
-                        CURVES[k].mib_off_grid(sinr_lin)
-                    }
-                };
-                [at(0), at(1), at(2)]
-            }
-            // Outside the grid for the last curve to end is outside it for every curve (they end
-            // in order): each modulation's off-grid value, as `mib` would find it.
-            None => {
-                [CURVES[0].mib_off_grid(sinr_lin), CURVES[1].mib_off_grid(sinr_lin), CURVES[2].mib_off_grid(sinr_lin)]
-            }
+            _ => [
+                self.mib(Modulation::Qpsk, sinr_lin),
+                self.mib(Modulation::Qam16, sinr_lin),
+                self.mib(Modulation::Qam64, sinr_lin),
+            ],
         }
     }
 }
@@ -423,7 +418,7 @@ mod tests {
     fn three_at_once_equals_one_at_a_time() {
         // Through every regime of `mib3`: below -30 dB, all on the grid, past each curve's end.
         let mut db = -35.0;
-        while db < 25.0 {
+        while db < 65.0 {
             let three = GRID.mib3(db_to_linear(db));
             for (k, m) in ALL.iter().enumerate() {
                 assert_eq!(three[k], mi_per_rb(*m, db_to_linear(db)), "{m:?} at {db} dB");
@@ -445,6 +440,30 @@ mod tests {
             assert!((mean[k] - mean_mi_all(*m, &sinr)).abs() < 1e-15);
         }
         assert_eq!(mean_mi3_all(&[2.5; 7]), GRID.mib3(2.5));
+    }
+
+    #[test]
+    fn past_each_curve_end_the_grid_gives_the_source_curves_values() {
+        // From below each curve's end cell to above the grid: the end cell reads the source
+        // curve, the cells above it their rows of 1, both exactly the source curve's value.
+        for (k, m) in ALL.iter().enumerate() {
+            let c = curve(*m);
+            let mut x = c.last_sinr_lin * 0.99;
+            while x < 2.0 * GRID_MAX_LIN {
+                let i = (x.to_bits() >> FRAC_BITS) - FIRST_CELL;
+                if i >= GRID.end_cell[k] as u64 {
+                    assert_eq!(mi_per_rb(*m, x).to_bits(), c.mib_off_grid(x).to_bits(), "{m:?} at {x}");
+                }
+                if i > GRID.end_cell[k] as u64 {
+                    assert_eq!(mi_per_rb(*m, x), 1.0, "{m:?} at {x}");
+                }
+                x *= 1.000_37;
+            }
+            for x in [c.last_sinr_lin, f64::from_bits(((c.last_sinr_lin.to_bits() >> FRAC_BITS) + 1) << FRAC_BITS)] {
+                assert_eq!(mi_per_rb(*m, x).to_bits(), c.mib_off_grid(x).to_bits(), "{m:?} at {x}");
+            }
+        }
+        assert_eq!(GRID.mib3(GRID_MAX_LIN * (1.0 - 1e-15)), [1.0; 3]);
     }
 
     #[test]
