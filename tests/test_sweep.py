@@ -175,6 +175,8 @@ def test_views_join_the_axis_columns(tmp_path):
     assert "cca_flows" in flows.columns and (flows["cca"] == flows["cca_flows"]).all()
     per = store.query("SELECT cca, count(*) AS n FROM metrics GROUP BY cca ORDER BY cca")
     assert per.to_dict("list") == {"cca": ["bbr", "cubic"], "n": [2, 2]}
+    # One thread: a parallel avg's partial sums combine in finishing order, not the same bits twice.
+    assert store.query("SELECT current_setting('threads') AS t")["t"].tolist() == [1]
     assert set(store.pm()["cca"]) == {"bbr", "cubic"}
     with pytest.raises(UserError, match="SQL: got"):
         store.query("SELECT nope FROM metrics")

@@ -173,8 +173,11 @@ class Store:
         return frame
 
     def connect(self) -> duckdb.DuckDBPyConnection:
-        """An in-memory DuckDB connection with the views of the module doc."""
-        con = duckdb.connect()
+        """An in-memory DuckDB connection with the views of the module doc, on one thread: DuckDB
+        combines a parallel aggregate's partial sums in the order its threads finish, so `avg` over
+        the same rows could differ in the last bits from one query to the next (two reports of one
+        store picked different CCAs among tied means, and a paired test read rounding as a p-value)."""
+        con = duckdb.connect(config={"threads": 1})
         runs = self.runs()
         con.register("runs", runs)
         done = set(runs.loc[runs["complete"], "key"]) if not runs.empty else set()
