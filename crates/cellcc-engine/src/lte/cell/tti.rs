@@ -19,7 +19,7 @@ use crate::lte::mac::{
 use crate::lte::phy::{self, CqiReport, HarqHistory, UlMeasurement, UplinkSounding};
 use crate::lte::rlc::RlcPdu;
 use crate::lte::sap::{LinkDir, RbMask, TbAssignment, TbOutcome, TxOpportunity, UeIndex};
-use crate::lte::sinr::PuschGrant;
+use crate::lte::sinr::{HeldSinr, PuschGrant};
 use crate::scenario::DlCqiMode;
 use crate::sim::prefetch::load_together;
 use crate::sim::{SimDuration, SimTime, NS_PER_MS};
@@ -50,6 +50,10 @@ pub(super) struct Macs {
     /// Per UE: the aggregation level of its DCIs, and what it was chosen for.
     dci_level: Vec<u8>,
     dci_level_for: Vec<Option<DciLevelInput>>,
+    /// Per UE: the source's control-region SINR and the time it holds until (a network's holds
+    /// for the 10 ms large-scale step; asked each TTI for each listed UE, it cost a load of the
+    /// UE's channel state, out of cache after the other cells' TTIs).
+    control_sinr: Vec<Option<HeldSinr>>,
     /// An uplink retransmission happens a fixed time after its NACK (synchronous HARQ,
     /// TS 36.213 §8.0: PHICH at n+4, PUSCH retransmission at n+8).
     ul_retx_delay: SimDuration,
@@ -99,6 +103,7 @@ impl Macs {
             ul_band_mcs: vec![None; n],
             dci_level: vec![aggregation_level(f64::NEG_INFINITY, spec.pdcch.target_bler); n],
             dci_level_for: vec![None; n],
+            control_sinr: vec![None; n],
             ul_retx_delay: SimDuration::from_ms(spec.uplink.grant_delay_ms as u64),
             la: spec.link_adaptation,
             dl_map: DlMcsMap::new(n_rbs),
@@ -175,6 +180,7 @@ impl Macs {
         self.ul_band_mcs[i] = None;
         self.dci_level[i] = self.dci_level_before_report;
         self.dci_level_for[i] = None;
+        self.control_sinr[i] = None;
     }
 
     /// UE `i` joined the cell: a fresh uplink estimate.
@@ -459,7 +465,7 @@ impl Cell {
         let target = self.macs.pdcch_cfg.target_bler;
         for &i in list {
             let i = i as usize;
-            let input = match self.sinr.pdcch_sinr_db(UeIndex(i as u16), now) {
+            let input = match self.pdcch_sinr_db(UeIndex(i as u16), now) {
                 Some(sinr_db) => DciLevelInput::ControlSinrDb(sinr_db.to_bits()),
                 None => {
                     DciLevelInput::Cqi(self.link_tti.dl_cqi(i).current(now).map_or(CQI_BEFORE_FIRST_REPORT, |r| r.cqi))
@@ -476,6 +482,17 @@ impl Cell {
             self.macs.dci_level[i] = aggregation_level(sinr_db, target);
             self.macs.dci_level_for[i] = Some(input);
         }
+    }
+
+    /// The source's control-region SINR of UE `ue` at `now` (`SinrSource::pdcch_sinr_db`), asked
+    /// again only when the one held has run out.
+    fn pdcch_sinr_db(&mut self, ue: UeIndex, now: SimTime) -> Option<f64> {
+        let held = &mut self.macs.control_sinr[ue.index()];
+        if let Some(h) = held.filter(|h| now < h.until) {
+            return Some(h.sinr_db);
+        }
+        *held = self.sinr.pdcch_sinr_db(ue, now);
+        held.map(|h| h.sinr_db)
     }
 
     /// Place UE `ue`'s DCI for `dir` in this TTI's control region (always, without a CCE
@@ -776,7 +793,7 @@ impl Cell {
         }
         grants.retain(|g| {
             let level = self.macs.dci_level[g.ue.index()];
-            let error = match self.sinr.pdcch_sinr_db(g.ue, now) {
+            let error = match self.pdcch_sinr_db(g.ue, now) {
                 // A network's control region sees every cell (the data row only those sending).
                 Some(sinr_db) => pdcch_error(sinr_db, Some(level)),
                 None => phy::pdcch_error_rate_flat_at_level(self.control_esinr_db(g.ue, now), level),
@@ -969,7 +986,7 @@ impl Cell {
     /// downlink's): at its aggregation level with a PDCCH budget, else ns-3's one curve for the
     /// band. ns-3 models control errors on the downlink only (DCI on PDCCH, TS 36.213 §9.1).
     fn dci_missed(&mut self, ue: UeIndex, now: SimTime) -> bool {
-        if let Some(sinr_db) = self.sinr.pdcch_sinr_db(ue, now) {
+        if let Some(sinr_db) = self.pdcch_sinr_db(ue, now) {
             // A network's control region sees every cell (the data row only those sending).
             let level = self.macs.pdcch_cfg.capacity.then_some(self.macs.dci_level[ue.index()]);
             return self.ues[ue.index()].dl.rng.uniform() < pdcch_error(sinr_db, level);
