@@ -812,6 +812,11 @@ impl NetUe {
     /// since the last), and that step's epoch read from the kept ones.
     fn epoch_at(&mut self, now: SimTime) -> u64 {
         let step = PathSampler::grid_step(now.as_ns());
+        // The step last looked at (nearly every ask): its epoch is the track's own, and
+        // `past_epoch`, a block of its own, is not loaded.
+        if step == self.track.step() {
+            return self.track.epoch();
+        }
         let n = self.shadowing.len();
         while self.track.step() < step {
             if let Some(moved_m) = self.track.next_step(&mut self.mobility) {
