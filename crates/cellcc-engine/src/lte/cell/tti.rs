@@ -231,12 +231,13 @@ impl Cell {
         for &i in &list {
             let i = i as usize;
             if self.air.feedback_due(i, now) {
-                for dir in [LinkDir::Downlink, LinkDir::Uplink] {
-                    self.feedback(i, dir, now, out);
-                }
+                let lost = [LinkDir::Downlink, LinkDir::Uplink].map(|dir| self.feedback(i, dir, now, out));
                 self.air_changed(i);
-                // A TB given up loses its PDUs to the receiving entity.
-                self.rlc.touch(i);
+                // A TB given up loses its PDUs to the receiving entity; an ACK or a NACK leaves
+                // both entities as they were (their views stay fresh).
+                if lost.contains(&true) {
+                    self.rlc.touch(i);
+                }
             }
         }
         if !self.network {
@@ -326,11 +327,12 @@ impl Cell {
 
     /// HARQ feedback due now: free the process, queue a retransmission, or give up on the TB
     /// (its SDUs are lost unless RLC AM recovers them); a first transmission's outcome moves the
-    /// outer loop.
-    fn feedback(&mut self, i: usize, dir: LinkDir, now: SimTime, out: &mut CellOutput) {
+    /// outer loop. Returns whether a TB was given up.
+    fn feedback(&mut self, i: usize, dir: LinkDir, now: SimTime, out: &mut CellOutput) -> bool {
         let ul_retx_delay = self.macs.ul_retx_delay;
         let olla = self.macs.la.olla;
         let ue = &mut self.ues[i];
+        let mut lost = false;
         while let Some(HarqFeedback { harq, outcome, first_tx, .. }) = ue.link(dir).pop_feedback(now) {
             let link = ue.link(dir);
             // A DCI the UE missed brings no HARQ-ACK (DTX): nothing to learn from.
@@ -353,9 +355,11 @@ impl Cell {
                 Feedback::ResidualLoss(payload) => {
                     ue.link(dir).slots.at(now).harq_residual_losses += 1;
                     ue.lose_tb(now, dir, payload, out);
+                    lost = true;
                 }
             }
         }
+        lost
     }
 
     /// Each UE measures its downlink and reports a wideband CQI (or, with `dl_mcs_from =
