@@ -2,8 +2,9 @@
 //! measurement, then downlink retransmissions, uplink grants and new downlink data, each DCI on
 //! the PDCCH (TS 36.321 §5.3, §5.4; TS 36.213 §7, §8, §9.1).
 
+use super::harq_feedback::Feedback as HarqFeedback;
 use super::link_tti::DemandRecord;
-use super::ue::{tti_end, Feedback as HarqFeedback, TbPayload, UeContext, HARQ_FEEDBACK_DELAY};
+use super::ue::{tti_end, TbPayload, UeContext, HARQ_FEEDBACK_DELAY};
 use super::{Cell, CellOutput, TTI};
 use crate::lte::config::{CellConfig, LinkAdaptationConfig, MacConfig};
 use crate::lte::mac::harq::Feedback;
@@ -251,30 +252,25 @@ impl Cell {
         self.list = list;
     }
 
-    /// Reads the front of every reception and HARQ feedback due now, before the passes that
-    /// handle them. Each sits behind a chain of loads (the context, its link's queue, the queue's
-    /// block, a TB's PDUs) that the other cells' TTIs evicted from the cache; handled UE by UE,
+    /// Reads the front of every reception due now, before the pass that handles them. Each sits
+    /// behind a chain of loads (the context, its link's queue, the queue's block, a TB's PDUs)
+    /// that the other cells' TTIs evicted from the cache; handled UE by UE,
     /// the chains ran one after the other, and this pass lets the processor follow the UEs'
     /// chains side by side (docs/performance.md, "The 19-site network's cells, second round").
     /// A lone cell's TTI does not part its UEs' work so (and a pass over a thousand UEs with one
     /// or two due cost more than it saved): network cells only.
     fn touch_due(&self, list: &[u32], now: SimTime) {
-        let due = list.iter().map(|&i| i as usize).filter_map(|i| {
-            let (arrival, feedback) = (self.air.arrival_due(i, now), self.air.feedback_due(i, now));
-            (arrival || feedback).then_some((i, arrival, feedback))
-        });
-        // Both links, as the passes read both.
-        load_together(due.flat_map(|(i, arrival, feedback)| {
+        let due = list.iter().map(|&i| i as usize).filter(|&i| self.air.arrival_due(i, now));
+        // Both links, as the pass reads both.
+        load_together(due.flat_map(|i| {
             [&self.ues[i].dl, &self.ues[i].ul].map(|link| {
-                let first_pdu = arrival.then(|| link.arrivals.front().and_then(|(_, p)| p.first())).flatten();
-                let next_feedback = feedback.then(|| link.feedback.front()).flatten();
-                first_pdu.map_or(0, |pdu| u64::from(pdu.bytes())) ^ next_feedback.map_or(0, |f| f.at.as_ns())
+                let first_pdu = link.arrivals.front().and_then(|(_, p)| p.first());
+                first_pdu.map_or(0, |pdu| u64::from(pdu.bytes()))
             })
         }));
     }
 
-    /// As [`Self::touch_due`], for what decoding each TB on the air writes: its link's HARQ
-    /// feedback queue and its slot.
+    /// As [`Self::touch_due`], for what decoding each TB on the air writes: its link's slot.
     fn touch_on_air(&self, now: SimTime) {
         load_together(self.on_air.iter().map(|tb| {
             let ue = &self.ues[tb.a.ue.index()];
@@ -282,7 +278,7 @@ impl Cell {
                 LinkDir::Downlink => &ue.dl,
                 LinkDir::Uplink => &ue.ul,
             };
-            link.feedback.back().map_or(0, |f| f.at.as_ns()) ^ slot_at(link, now).map_or(0, |s| s.tbs)
+            slot_at(link, now).map_or(0, |s| s.tbs)
         }));
     }
 
@@ -320,7 +316,7 @@ impl Cell {
         self.list = list;
         #[cfg(debug_assertions)]
         {
-            self.air.check(&self.ues);
+            self.air.check(&self.ues, &self.harq_feedback);
             self.rlc.check(&self.ues, now);
         }
     }
@@ -333,7 +329,7 @@ impl Cell {
         let olla = self.macs.la.olla;
         let ue = &mut self.ues[i];
         let mut lost = false;
-        while let Some(HarqFeedback { harq, outcome, first_tx, .. }) = ue.link(dir).pop_feedback(now) {
+        while let Some(HarqFeedback { harq, outcome, first_tx, .. }) = self.harq_feedback.pop_due(i, dir, now) {
             let link = ue.link(dir);
             // A DCI the UE missed brings no HARQ-ACK (DTX): nothing to learn from.
             if first_tx && outcome != TbOutcome::ControlLost {
@@ -965,7 +961,8 @@ impl Cell {
             TbOutcome::ControlLost => link.harq.transmitted(a, payload, history),
         }
         let feedback_at = now + to_air + HARQ_FEEDBACK_DELAY;
-        link.feedback.push_back(HarqFeedback { at: feedback_at, harq: a.harq, outcome, first_tx: a.retx == 0 });
+        let feedback = HarqFeedback { at: feedback_at, harq: a.harq, outcome, first_tx: a.retx == 0 };
+        self.harq_feedback.push(a.ue.index(), a.dir, feedback);
         let arrival = (outcome == TbOutcome::Decoded).then_some(arrival_at);
         self.air.decoded(a.ue.index(), a.dir, arrival, feedback_at, link);
         if let (Some(left), TbOutcome::Decoded) = (bsr_bytes, outcome) {
