@@ -17,6 +17,13 @@ pub struct PuschGrant {
     pub prbs: u32,
 }
 
+/// An SINR that holds, unchanged, from when it was asked until `until` (excluded).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct HeldSinr {
+    pub sinr_db: f64,
+    pub until: SimTime,
+}
+
 /// Per-RB SINR for the UEs of one cell.
 pub trait SinrSource {
     /// Fill `out[rb]` with the linear SINR (a power ratio) of RB `rb` for `ue` in `dir` during
@@ -63,7 +70,8 @@ pub trait SinrSource {
     /// its CQI stands for: a network's control region sees every neighbour at full power while
     /// the data region sees only what they send, so the eNB's PDCCH link adaptation (its outer
     /// loop on missed DCIs) settles on the control region's SINR. `None` (the default): the CQI's.
-    fn pdcch_sinr_db(&mut self, _ue: UeIndex, _now: SimTime) -> Option<f64> {
+    /// It comes with the time it holds until, so the eNB asks again only then.
+    fn pdcch_sinr_db(&mut self, _ue: UeIndex, _now: SimTime) -> Option<HeldSinr> {
         None
     }
 

@@ -10,6 +10,8 @@
 //! the context whenever the cell changes what the UE has on the air, so those passes read a few
 //! bytes per UE and touch the context only of a UE with something due.
 
+#[cfg(debug_assertions)]
+use super::harq_feedback::HarqFeedbacks;
 use super::ue::{RadioLink, UeContext};
 use super::UeSlots;
 use crate::lte::sap::LinkDir;
@@ -33,14 +35,11 @@ pub(super) struct AirState {
 }
 
 impl AirState {
-    /// What `ue`'s links hold now.
-    fn of(ue: &UeContext) -> Self {
+    /// What `ue`'s links hold now, its next HARQ feedback due at `next_feedback`.
+    fn of(ue: &UeContext, next_feedback: Option<SimTime>) -> Self {
         AirState {
             next_arrival: SimTime::earliest(front_arrival(&ue.dl), front_arrival(&ue.ul)),
-            next_feedback: SimTime::earliest(
-                ue.dl.feedback.front().map(|f| f.at),
-                ue.ul.feedback.front().map(|f| f.at),
-            ),
+            next_feedback,
             retx_queued: [ue.dl.harq.has_pending_retransmissions(), ue.ul.harq.has_pending_retransmissions()],
             ul_retx_scheduled: !ue.ul.synchronous_retx.is_empty(),
             ul_built: !ue.ul.built.is_empty(),
@@ -68,18 +67,19 @@ fn front_arrival(link: &RadioLink) -> Option<SimTime> {
 pub(super) struct AirStates(Vec<AirState>);
 
 impl AirStates {
-    /// The air states of `ues`, by UE index.
+    /// The air states of `ues`, by UE index (no feedback in flight yet).
     pub(super) fn new(ues: &UeSlots) -> Self {
         let mut states = AirStates(vec![AirState::default(); ues.len()]);
         for (i, ue) in ues.attached() {
-            states.refresh(i, ue);
+            states.refresh(i, ue, None);
         }
         states
     }
 
-    /// UE `i`'s links changed (or it joined with `ue`): read them again.
-    pub(super) fn refresh(&mut self, i: usize, ue: &UeContext) {
-        self.0[i] = AirState::of(ue);
+    /// UE `i`'s links changed (or it joined with `ue`): read them again; its next HARQ feedback
+    /// is due at `next_feedback` (the cell's [`super::harq_feedback::HarqFeedbacks`]).
+    pub(super) fn refresh(&mut self, i: usize, ue: &UeContext, next_feedback: Option<SimTime>) {
+        self.0[i] = AirState::of(ue, next_feedback);
     }
 
     /// A TB of UE `i` on `dir` was decoded (or not) at the end of its TTI: its reception, if
@@ -115,10 +115,12 @@ impl AirStates {
     /// Debug builds (every test): each attached UE's state is what its links hold, so a change
     /// the cell made without [`Self::refresh`] fails the test that made it.
     #[cfg(debug_assertions)]
-    pub(super) fn check(&self, ues: &UeSlots) {
+    pub(super) fn check(&self, ues: &UeSlots, feedback: &HarqFeedbacks) {
         for (i, ue) in ues.attached() {
-            assert_eq!(self.0[i], AirState::of(ue), "UE {i}'s air state was not refreshed");
-            assert_eq!(self.0[i].busy(), ue.dl.busy() || ue.ul.busy(), "UE {i}'s air state misses what keeps it busy");
+            let next_feedback = feedback.next_at(i);
+            assert_eq!(self.0[i], AirState::of(ue, next_feedback), "UE {i}'s air state was not refreshed");
+            let busy = ue.dl.busy() || ue.ul.busy() || next_feedback.is_some();
+            assert_eq!(self.0[i].busy(), busy, "UE {i}'s air state misses what keeps it busy");
         }
     }
 

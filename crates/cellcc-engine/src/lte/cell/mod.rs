@@ -17,6 +17,7 @@
 
 mod active;
 mod air;
+mod harq_feedback;
 mod link_tti;
 mod rlc_view;
 pub(crate) mod sdu_store;
@@ -38,6 +39,7 @@ use crate::scenario::{CellSpec, SinrSpec};
 use crate::sim::{NodeId, SimDuration, SimTime, NS_PER_MS};
 use active::ActiveUes;
 use air::AirStates;
+use harq_feedback::HarqFeedbacks;
 use link_tti::LinkTtiStates;
 use rlc_view::RlcViews;
 pub use ue::{RadioLink, UeContext};
@@ -87,6 +89,8 @@ pub struct Cell {
     active: ActiveUes,
     /// Per UE, what its links have on the air (read by the per-TTI passes instead of the context).
     air: AirStates,
+    /// Per UE, the HARQ feedback in flight on each link.
+    harq_feedback: HarqFeedbacks,
     /// Per UE, its links' CQI reports and this TTI's demand records (read by the per-TTI passes
     /// for every UE with work).
     link_tti: LinkTtiStates,
@@ -228,6 +232,7 @@ impl Cell {
             control_errors: spec.control_errors,
             macs: tti::Macs::new(spec, n_rbs, n, &attached, network),
             air: AirStates::new(&contexts),
+            harq_feedback: HarqFeedbacks::new(n),
             link_tti: LinkTtiStates::new(n),
             rlc: RlcViews::new(n),
             ues: contexts,
@@ -328,7 +333,7 @@ impl Cell {
     /// The cell changed what UE `i` has on the air (a TB sent or received, feedback or a
     /// retransmission taken): its summary is read again.
     fn air_changed(&mut self, i: usize) {
-        self.air.refresh(i, &self.ues[i]);
+        self.air.refresh(i, &self.ues[i], self.harq_feedback.next_at(i));
     }
 
     /// The first TTI boundary at or after `t` not yet processed.
@@ -437,6 +442,7 @@ impl Cell {
         self.active.clear(i);
         self.active.set_timer(i, None);
         self.air.forget(i);
+        self.harq_feedback.forget(i);
         self.link_tti.forget(i);
         self.rlc.touch(i);
         self.last_visit[i] = None;

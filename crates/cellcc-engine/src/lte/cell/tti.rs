@@ -2,8 +2,9 @@
 //! measurement, then downlink retransmissions, uplink grants and new downlink data, each DCI on
 //! the PDCCH (TS 36.321 §5.3, §5.4; TS 36.213 §7, §8, §9.1).
 
+use super::harq_feedback::Feedback as HarqFeedback;
 use super::link_tti::DemandRecord;
-use super::ue::{tti_end, Feedback as HarqFeedback, TbPayload, UeContext, HARQ_FEEDBACK_DELAY};
+use super::ue::{tti_end, TbPayload, UeContext, HARQ_FEEDBACK_DELAY};
 use super::{Cell, CellOutput, TTI};
 use crate::lte::config::{CellConfig, LinkAdaptationConfig, MacConfig};
 use crate::lte::mac::harq::Feedback;
@@ -19,7 +20,7 @@ use crate::lte::mac::{
 use crate::lte::phy::{self, CqiReport, HarqHistory, UlMeasurement, UplinkSounding};
 use crate::lte::rlc::RlcPdu;
 use crate::lte::sap::{LinkDir, RbMask, TbAssignment, TbOutcome, TxOpportunity, UeIndex};
-use crate::lte::sinr::PuschGrant;
+use crate::lte::sinr::{HeldSinr, PuschGrant};
 use crate::scenario::DlCqiMode;
 use crate::sim::prefetch::load_together;
 use crate::sim::{SimDuration, SimTime, NS_PER_MS};
@@ -50,6 +51,10 @@ pub(super) struct Macs {
     /// Per UE: the aggregation level of its DCIs, and what it was chosen for.
     dci_level: Vec<u8>,
     dci_level_for: Vec<Option<DciLevelInput>>,
+    /// Per UE: the source's control-region SINR and the time it holds until (a network's holds
+    /// for the 10 ms large-scale step; asked each TTI for each listed UE, it cost a load of the
+    /// UE's channel state, out of cache after the other cells' TTIs).
+    control_sinr: Vec<Option<HeldSinr>>,
     /// An uplink retransmission happens a fixed time after its NACK (synchronous HARQ,
     /// TS 36.213 §8.0: PHICH at n+4, PUSCH retransmission at n+8).
     ul_retx_delay: SimDuration,
@@ -99,6 +104,7 @@ impl Macs {
             ul_band_mcs: vec![None; n],
             dci_level: vec![aggregation_level(f64::NEG_INFINITY, spec.pdcch.target_bler); n],
             dci_level_for: vec![None; n],
+            control_sinr: vec![None; n],
             ul_retx_delay: SimDuration::from_ms(spec.uplink.grant_delay_ms as u64),
             la: spec.link_adaptation,
             dl_map: DlMcsMap::new(n_rbs),
@@ -175,6 +181,7 @@ impl Macs {
         self.ul_band_mcs[i] = None;
         self.dci_level[i] = self.dci_level_before_report;
         self.dci_level_for[i] = None;
+        self.control_sinr[i] = None;
     }
 
     /// UE `i` joined the cell: a fresh uplink estimate.
@@ -225,12 +232,13 @@ impl Cell {
         for &i in &list {
             let i = i as usize;
             if self.air.feedback_due(i, now) {
-                for dir in [LinkDir::Downlink, LinkDir::Uplink] {
-                    self.feedback(i, dir, now, out);
-                }
+                let lost = [LinkDir::Downlink, LinkDir::Uplink].map(|dir| self.feedback(i, dir, now, out));
                 self.air_changed(i);
-                // A TB given up loses its PDUs to the receiving entity.
-                self.rlc.touch(i);
+                // A TB given up loses its PDUs to the receiving entity; an ACK or a NACK leaves
+                // both entities as they were (their views stay fresh).
+                if lost.contains(&true) {
+                    self.rlc.touch(i);
+                }
             }
         }
         if !self.network {
@@ -244,30 +252,25 @@ impl Cell {
         self.list = list;
     }
 
-    /// Reads the front of every reception and HARQ feedback due now, before the passes that
-    /// handle them. Each sits behind a chain of loads (the context, its link's queue, the queue's
-    /// block, a TB's PDUs) that the other cells' TTIs evicted from the cache; handled UE by UE,
+    /// Reads the front of every reception due now, before the pass that handles them. Each sits
+    /// behind a chain of loads (the context, its link's queue, the queue's block, a TB's PDUs)
+    /// that the other cells' TTIs evicted from the cache; handled UE by UE,
     /// the chains ran one after the other, and this pass lets the processor follow the UEs'
     /// chains side by side (docs/performance.md, "The 19-site network's cells, second round").
     /// A lone cell's TTI does not part its UEs' work so (and a pass over a thousand UEs with one
     /// or two due cost more than it saved): network cells only.
     fn touch_due(&self, list: &[u32], now: SimTime) {
-        let due = list.iter().map(|&i| i as usize).filter_map(|i| {
-            let (arrival, feedback) = (self.air.arrival_due(i, now), self.air.feedback_due(i, now));
-            (arrival || feedback).then_some((i, arrival, feedback))
-        });
-        // Both links, as the passes read both.
-        load_together(due.flat_map(|(i, arrival, feedback)| {
+        let due = list.iter().map(|&i| i as usize).filter(|&i| self.air.arrival_due(i, now));
+        // Both links, as the pass reads both.
+        load_together(due.flat_map(|i| {
             [&self.ues[i].dl, &self.ues[i].ul].map(|link| {
-                let first_pdu = arrival.then(|| link.arrivals.front().and_then(|(_, p)| p.first())).flatten();
-                let next_feedback = feedback.then(|| link.feedback.front()).flatten();
-                first_pdu.map_or(0, |pdu| u64::from(pdu.bytes())) ^ next_feedback.map_or(0, |f| f.at.as_ns())
+                let first_pdu = link.arrivals.front().and_then(|(_, p)| p.first());
+                first_pdu.map_or(0, |pdu| u64::from(pdu.bytes()))
             })
         }));
     }
 
-    /// As [`Self::touch_due`], for what decoding each TB on the air writes: its link's HARQ
-    /// feedback queue and its slot.
+    /// As [`Self::touch_due`], for what decoding each TB on the air writes: its link's slot.
     fn touch_on_air(&self, now: SimTime) {
         load_together(self.on_air.iter().map(|tb| {
             let ue = &self.ues[tb.a.ue.index()];
@@ -275,7 +278,7 @@ impl Cell {
                 LinkDir::Downlink => &ue.dl,
                 LinkDir::Uplink => &ue.ul,
             };
-            link.feedback.back().map_or(0, |f| f.at.as_ns()) ^ slot_at(link, now).map_or(0, |s| s.tbs)
+            slot_at(link, now).map_or(0, |s| s.tbs)
         }));
     }
 
@@ -313,19 +316,20 @@ impl Cell {
         self.list = list;
         #[cfg(debug_assertions)]
         {
-            self.air.check(&self.ues);
+            self.air.check(&self.ues, &self.harq_feedback);
             self.rlc.check(&self.ues, now);
         }
     }
 
     /// HARQ feedback due now: free the process, queue a retransmission, or give up on the TB
     /// (its SDUs are lost unless RLC AM recovers them); a first transmission's outcome moves the
-    /// outer loop.
-    fn feedback(&mut self, i: usize, dir: LinkDir, now: SimTime, out: &mut CellOutput) {
+    /// outer loop. Returns whether a TB was given up.
+    fn feedback(&mut self, i: usize, dir: LinkDir, now: SimTime, out: &mut CellOutput) -> bool {
         let ul_retx_delay = self.macs.ul_retx_delay;
         let olla = self.macs.la.olla;
         let ue = &mut self.ues[i];
-        while let Some(HarqFeedback { harq, outcome, first_tx, .. }) = ue.link(dir).pop_feedback(now) {
+        let mut lost = false;
+        while let Some(HarqFeedback { harq, outcome, first_tx, .. }) = self.harq_feedback.pop_due(i, dir, now) {
             let link = ue.link(dir);
             // A DCI the UE missed brings no HARQ-ACK (DTX): nothing to learn from.
             if first_tx && outcome != TbOutcome::ControlLost {
@@ -347,9 +351,11 @@ impl Cell {
                 Feedback::ResidualLoss(payload) => {
                     ue.link(dir).slots.at(now).harq_residual_losses += 1;
                     ue.lose_tb(now, dir, payload, out);
+                    lost = true;
                 }
             }
         }
+        lost
     }
 
     /// Each UE measures its downlink and reports a wideband CQI (or, with `dl_mcs_from =
@@ -459,7 +465,7 @@ impl Cell {
         let target = self.macs.pdcch_cfg.target_bler;
         for &i in list {
             let i = i as usize;
-            let input = match self.sinr.pdcch_sinr_db(UeIndex(i as u16), now) {
+            let input = match self.pdcch_sinr_db(UeIndex(i as u16), now) {
                 Some(sinr_db) => DciLevelInput::ControlSinrDb(sinr_db.to_bits()),
                 None => {
                     DciLevelInput::Cqi(self.link_tti.dl_cqi(i).current(now).map_or(CQI_BEFORE_FIRST_REPORT, |r| r.cqi))
@@ -476,6 +482,17 @@ impl Cell {
             self.macs.dci_level[i] = aggregation_level(sinr_db, target);
             self.macs.dci_level_for[i] = Some(input);
         }
+    }
+
+    /// The source's control-region SINR of UE `ue` at `now` (`SinrSource::pdcch_sinr_db`), asked
+    /// again only when the one held has run out.
+    fn pdcch_sinr_db(&mut self, ue: UeIndex, now: SimTime) -> Option<f64> {
+        let held = &mut self.macs.control_sinr[ue.index()];
+        if let Some(h) = held.filter(|h| now < h.until) {
+            return Some(h.sinr_db);
+        }
+        *held = self.sinr.pdcch_sinr_db(ue, now);
+        held.map(|h| h.sinr_db)
     }
 
     /// Place UE `ue`'s DCI for `dir` in this TTI's control region (always, without a CCE
@@ -776,7 +793,7 @@ impl Cell {
         }
         grants.retain(|g| {
             let level = self.macs.dci_level[g.ue.index()];
-            let error = match self.sinr.pdcch_sinr_db(g.ue, now) {
+            let error = match self.pdcch_sinr_db(g.ue, now) {
                 // A network's control region sees every cell (the data row only those sending).
                 Some(sinr_db) => pdcch_error(sinr_db, Some(level)),
                 None => phy::pdcch_error_rate_flat_at_level(self.control_esinr_db(g.ue, now), level),
@@ -944,7 +961,8 @@ impl Cell {
             TbOutcome::ControlLost => link.harq.transmitted(a, payload, history),
         }
         let feedback_at = now + to_air + HARQ_FEEDBACK_DELAY;
-        link.feedback.push_back(HarqFeedback { at: feedback_at, harq: a.harq, outcome, first_tx: a.retx == 0 });
+        let feedback = HarqFeedback { at: feedback_at, harq: a.harq, outcome, first_tx: a.retx == 0 };
+        self.harq_feedback.push(a.ue.index(), a.dir, feedback);
         let arrival = (outcome == TbOutcome::Decoded).then_some(arrival_at);
         self.air.decoded(a.ue.index(), a.dir, arrival, feedback_at, link);
         if let (Some(left), TbOutcome::Decoded) = (bsr_bytes, outcome) {
@@ -969,7 +987,7 @@ impl Cell {
     /// downlink's): at its aggregation level with a PDCCH budget, else ns-3's one curve for the
     /// band. ns-3 models control errors on the downlink only (DCI on PDCCH, TS 36.213 §9.1).
     fn dci_missed(&mut self, ue: UeIndex, now: SimTime) -> bool {
-        if let Some(sinr_db) = self.sinr.pdcch_sinr_db(ue, now) {
+        if let Some(sinr_db) = self.pdcch_sinr_db(ue, now) {
             // A network's control region sees every cell (the data row only those sending).
             let level = self.macs.pdcch_cfg.capacity.then_some(self.macs.dci_level[ue.index()]);
             return self.ues[ue.index()].dl.rng.uniform() < pdcch_error(sinr_db, level);

@@ -1,6 +1,7 @@
 //! One UE as the cell sees it: its bearer's two ends (PDCP + RLC at the eNB
 //! and at the UE) and, per direction, the radio link state: the SDUs in
-//! flight, the HARQ entity, TBs on the air, feedback in flight, CQI.
+//! flight, the HARQ entity, TBs on the air (the HARQ feedback in flight and the CQI are the
+//! cell's, beside the other UEs').
 
 use super::link_tti::DemandRecord;
 use super::sdu_store::{dir_of, SduStore};
@@ -11,7 +12,7 @@ use crate::lte::mac::harq::HarqEntity;
 use crate::lte::pdcp::PdcpTx;
 use crate::lte::phy::CqiReport;
 use crate::lte::rlc::{Rlc, RlcEvents, RlcPdu};
-use crate::lte::sap::{HarqId, LinkDir, RlcSdu, TbOutcome};
+use crate::lte::sap::{HarqId, LinkDir, RlcSdu};
 use crate::packet::PacketId;
 use crate::sim::{NodeId, RngStream, SimDuration, SimTime};
 use std::collections::VecDeque;
@@ -109,26 +110,12 @@ impl CapacityClock {
     }
 }
 
-/// HARQ feedback on its way to the transmitter.
-#[derive(Clone, Copy, Debug)]
-pub struct Feedback {
-    /// When it reaches the transmitter.
-    pub at: SimTime,
-    pub harq: HarqId,
-    pub outcome: TbOutcome,
-    /// It answers a first transmission.
-    pub first_tx: bool,
-}
-
 /// One direction of one UE's radio link.
 pub struct RadioLink {
     pub sdus: SduStore,
     pub harq: HarqEntity<TbPayload>,
     /// Decoded TBs, handed to the receiving RLC when their TTI ends.
     pub arrivals: VecDeque<(SimTime, TbPayload)>,
-    /// HARQ feedback in flight: when it reaches the transmitter, process, outcome, and whether
-    /// it answers a first transmission (the outer loop learns from those).
-    pub feedback: VecDeque<Feedback>,
     /// Uplink only: (when, process) of the synchronous retransmissions NACKed.
     pub synchronous_retx: VecDeque<(SimTime, HarqId)>,
     /// Uplink only, `mac.pipeline = "lena"`: the MAC PDUs built on their grants, in grant order,
@@ -159,7 +146,6 @@ impl RadioLink {
             sdus: SduStore::new(dir),
             harq: HarqEntity::new(max_retx),
             arrivals: VecDeque::new(),
-            feedback: VecDeque::new(),
             synchronous_retx: VecDeque::new(),
             built: VecDeque::new(),
             spare_payloads: Vec::new(),
@@ -172,39 +158,29 @@ impl RadioLink {
         }
     }
 
-    /// Anything on the air or awaiting feedback / retransmission (the cell asks its
-    /// [`super::air::AirStates`]; debug builds check them against this).
+    /// Anything on the air or awaiting retransmission (the cell asks its
+    /// [`super::air::AirStates`]; debug builds check them against this and the cell's HARQ
+    /// feedback in flight).
     #[cfg(debug_assertions)]
     pub(super) fn busy(&self) -> bool {
         !self.arrivals.is_empty()
             || !self.built.is_empty()
-            || !self.feedback.is_empty()
             || !self.synchronous_retx.is_empty()
             || self.harq.has_pending_retransmissions()
     }
 
-    /// The UE left its cell (a handover command): HARQ processes, TBs and feedback in flight
-    /// are the old cell's and go (its CQI reports and outer loop went with the old cell's
-    /// [`super::link_tti::LinkTtiStates`]); the SDUs, the link's random stream and its
+    /// The UE left its cell (a handover command): HARQ processes and TBs in flight are the old
+    /// cell's and go (its CQI reports, outer loop and HARQ feedback in flight went with the old
+    /// cell's [`super::link_tti::LinkTtiStates`] and [`super::harq_feedback::HarqFeedbacks`]); the SDUs, the link's random stream and its
     /// counters stay with the UE. The payloads dropped here are the old cell's
     /// business (the bearer's re-establishment decides what becomes of their SDUs).
     pub fn reset_for_handover(&mut self) {
         self.harq = HarqEntity::new(self.harq.max_retx());
         self.arrivals.clear();
-        self.feedback.clear();
         self.synchronous_retx.clear();
         self.memo = SinrMemo::default();
         // The bearer's RLC entities are re-established (new ones, counters from zero).
         self.rlc_retx_seen = 0;
-    }
-
-    /// The next HARQ feedback due by `now`.
-    pub fn pop_feedback(&mut self, now: SimTime) -> Option<Feedback> {
-        if self.feedback.front().is_some_and(|f| f.at <= now) {
-            self.feedback.pop_front()
-        } else {
-            None
-        }
     }
 
     /// The next synchronous uplink retransmission due by `now`.

@@ -35,7 +35,7 @@ use crate::lte::channel::power_control::UlPower;
 use crate::lte::channel::rb::{noise_per_rb_dbm, RB_BANDWIDTH_HZ};
 use crate::lte::channel::spec::{ChannelSpec, UePlacement};
 use crate::lte::sap::{LinkDir, RbMask, UeIndex};
-use crate::lte::sinr::{PuschGrant, SinrSource};
+use crate::lte::sinr::{HeldSinr, PuschGrant, SinrSource};
 use crate::radio::fading::{FadingProcess, RbSteering, TapProfile, FADING_STEP_NS};
 use crate::radio::ici::{doppler_spread_kept_share, with_ici};
 use crate::radio::interference::{
@@ -812,6 +812,11 @@ impl NetUe {
     /// since the last), and that step's epoch read from the kept ones.
     fn epoch_at(&mut self, now: SimTime) -> u64 {
         let step = PathSampler::grid_step(now.as_ns());
+        // The step last looked at (nearly every ask): its epoch is the track's own, and
+        // `past_epoch`, a block of its own, is not loaded.
+        if step == self.track.step() {
+            return self.track.epoch();
+        }
         let n = self.shadowing.len();
         while self.track.step() < step {
             if let Some(moved_m) = self.track.next_step(&mut self.mobility) {
@@ -884,8 +889,11 @@ impl SinrSource for NetworkSinr {
         self.channel.borrow_mut().row(ue.index(), self.cell, LinkDir::Downlink, now, true, out);
     }
 
-    fn pdcch_sinr_db(&mut self, ue: UeIndex, now: SimTime) -> Option<f64> {
-        Some(self.channel.borrow_mut().control_sinr_db(ue.index(), self.cell, now))
+    fn pdcch_sinr_db(&mut self, ue: UeIndex, now: SimTime) -> Option<HeldSinr> {
+        let sinr_db = self.channel.borrow_mut().control_sinr_db(ue.index(), self.cell, now);
+        // The control region sees the large scale alone, whose epoch holds for the grid step.
+        let until = SimTime((PathSampler::grid_step(now.as_ns()) + 1) * GRID_STEP_NS);
+        Some(HeldSinr { sinr_db, until })
     }
 
     fn row_id(&mut self, _ue: UeIndex, _dir: LinkDir, now: SimTime) -> Option<u64> {
@@ -1142,6 +1150,24 @@ mod tests {
         let mut late = cells();
         rsrp(&mut late, 400);
         assert_eq!((rsrp(&mut late, 75), rsrp(&mut late, 55)), (at75, at55));
+    }
+
+    /// The control-region SINR a cell holds (`NetworkSinr::pdcch_sinr_db`) is the channel's at
+    /// every time before the `until` it came with (the end of its 10 ms step), and the shadowing
+    /// moves it by the step after: a cell that asks again only then sees what it would have seen
+    /// asking every TTI.
+    #[test]
+    fn the_control_sinr_holds_to_the_end_of_its_step() {
+        let channel = Rc::new(RefCell::new(two_shadowed_cells()));
+        let mut sinr = NetworkSinr { channel: Rc::clone(&channel), cell: 0 };
+        let held = sinr.pdcch_sinr_db(UeIndex(0), ms(3)).expect("a network's control SINR");
+        assert_eq!(held.until, ms(10));
+        let last_ns = SimTime(held.until.as_ns() - 1);
+        for t in (3..10).map(ms).chain([last_ns]) {
+            assert_eq!(channel.borrow_mut().control_sinr_db(0, 0, t), held.sinr_db, "at {t}");
+        }
+        let mut next = (10..40).map(|t| channel.borrow_mut().control_sinr_db(0, 0, ms(t)));
+        assert!(next.any(|db| db != held.sinr_db), "the shadowing moves it later");
     }
 
     /// A UE walking at random (120 km/h, a new direction every 20 ms): measured at a past
