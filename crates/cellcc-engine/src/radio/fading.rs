@@ -793,10 +793,10 @@ pub(crate) mod tests {
     #[test]
     fn each_rb_gets_the_power_of_its_own_lane() {
         // Every band size from 1 to 13 RBs (partial last blocks, odd bands whose middle RB is its
-        // own mirror) and the LTE ones: each RB's |H_k|^2 bit for bit as its block's lane sums it,
-        // P, Q, R, S over the taps in order in f32, then H_k = (P - Q) + j (R + S) below the
-        // carrier and (P + Q) + j (S - R) for the mirror above.
-        for n_rb in (1..=13).chain([15, 25, 50, 75, 100]) {
+        // own mirror), the LTE ones and wider NR bands (129, 256, 273 RBs): each RB's |H_k|^2 bit
+        // for bit as its block's lane sums it, P, Q, R, S over the taps in order in f32, then
+        // H_k = (P - Q) + j (R + S) below the carrier and (P + Q) + j (S - R) for the mirror above.
+        for n_rb in (1..=13).chain([15, 25, 50, 75, 100, 129, 256, 273]) {
             let steer = RbSteering::new(&EVA, n_rb, LTE_RB_HZ);
             let mut f = process(&EVA, 70.0, n_rb);
             let now = 17 * NS_PER_MS;
@@ -824,10 +824,11 @@ pub(crate) mod tests {
     #[test]
     fn rb_gains_have_the_same_bits_at_both_vector_widths() {
         // The RbGains kernel at the baseline width (blocks as two out-of-line halves) and at AVX2
-        // (8 lanes inlined): every band size from 1 to 13 RBs, 15 and the LTE ones, Rayleigh and
-        // Rician, steps in a row, after gaps, on and across anchors and exact steps.
+        // (8 lanes inlined): every band size from 1 to 13 RBs, 15, the LTE ones and wider NR bands
+        // (129, 256, 273 RBs), Rayleigh and Rician, steps in a row, after gaps, on and across
+        // anchors and exact steps.
         crate::sim::simd::tests::with_avx2("fading::RbGains", |avx2| {
-            for n_rb in (1..=13).chain([15, 25, 50, 75, 100]) {
+            for n_rb in (1..=13).chain([15, 25, 50, 75, 100, 129, 256, 273]) {
                 for (profile, k_db) in [(EVA, None), (ETU, Some(6.0))] {
                     let steer = RbSteering::new(&profile, n_rb, LTE_RB_HZ);
                     let rng = || RngStream::new(n_rb as u64, "simd");
