@@ -167,16 +167,18 @@ impl World {
     fn advance(&mut self, limit: SimTime, budget: u64) -> Result<bool, RunError> {
         let limit = limit.min(self.end);
         let mut left = budget;
-        while let Some(t) = self.events.peek_time() {
-            if t > limit || self.flows_done == self.flows.len() {
+        while self.flows_done < self.flows.len() {
+            if left == 0 {
+                if self.events.peek_time().is_some_and(|t| t <= limit) {
+                    // Out of budget with an event due before `limit`: the clock stays.
+                    return Ok(false);
+                }
                 break;
             }
-            if left == 0 {
-                // Out of budget with an event due before `limit`: the clock stays.
-                return Ok(false);
-            }
+            // The next event if due by `limit` (one look at the queue's heads, not a peek
+            // and a pop).
+            let Some((t, ev)) = self.events.pop_until(limit) else { break };
             left -= 1;
-            let (t, ev) = self.events.pop().expect("peeked");
             self.stall.observe(t)?;
             self.now = t;
             self.dispatch(ev);
