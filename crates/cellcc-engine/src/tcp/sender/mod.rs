@@ -775,8 +775,10 @@ impl TcpSender {
 
     /// The next segment to send, if any. Call until it returns `None` (the end of the
     /// burst, as Linux's `tcp_write_xmit` loop): the loss probe is re-planned there, for the
-    /// ACK before the burst as well (`ProbePlan`).
-    #[inline]
+    /// ACK before the burst as well (`ProbePlan`). Inline in the world's send loop, which
+    /// then puts the segment in its packet without another copy: left to the inliner, the
+    /// burst end's probe plan made it too large to inline.
+    #[inline(always)]
     pub fn poll_transmit(&mut self, now: SimTime) -> Option<TcpSegment> {
         let mut seg = self.next_segment(now);
         if seg.is_none() && self.check_space() {
