@@ -970,10 +970,10 @@ impl TcpSender {
 /// loop that sent new data (`tcp_write_xmit`: the RTO counted from the head's send), the second
 /// overwriting the first. The ACK's plan is therefore made where its send loop ends, and only
 /// when no new data left. Same deadline: its inputs (CA state, packets out, SRTT, RTO) change
-/// in a send loop only by new data (a retransmission, a loss probe or the FIN adds no packet
-/// out, and sending leaves the estimator and the CA state alone); the plan keeps the ACK's
-/// instant; and a burst not polled to its end has the plan made when the sender is next
-/// driven (`on_segment`, `on_timeout`) or asked (`poll_timeout`).
+/// in a send loop only by new data (a retransmission or the FIN adds no packet out, a loss
+/// probe clears the plan as Linux's does, and sending leaves the estimator and the CA state
+/// alone); the plan keeps the ACK's instant; and a burst not polled to its end has the plan
+/// made when the sender is next driven (`on_segment`, `on_timeout`) or asked (`poll_timeout`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum ProbePlan {
     /// The timer stays as it is.
