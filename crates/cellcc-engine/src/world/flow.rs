@@ -202,6 +202,8 @@ impl World {
         self.reads_due = due;
     }
 
+    /// Count what the receiver delivered in order; inline in `after_receive`, its one caller.
+    #[inline(always)]
     fn note_app_delivery(&mut self, f: FlowId) {
         let now = self.now;
         let flow = &mut self.flows[f.index()];

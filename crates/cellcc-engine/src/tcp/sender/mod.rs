@@ -920,7 +920,9 @@ impl TcpSender {
         self.data_segment(s.start, s.len, now)
     }
 
-    #[inline]
+    /// The bookkeeping of every data segment sent, inline in its two callers (`#[inline]`
+    /// alone left it a call).
+    #[inline(always)]
     fn on_sent(&mut self, now: SimTime, len: u32) {
         self.stats.data_segments_sent += 1;
         if matches!(self.ca_state, CaState::Recovery | CaState::Cwr) {
