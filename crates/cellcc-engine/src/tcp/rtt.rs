@@ -75,6 +75,9 @@ pub struct RttEstimator {
     latest: Option<SimDuration>,
     /// Number of consecutive back-offs applied since the last valid sample.
     backoffs: u32,
+    /// The RTO with its back-off, set when a sample or a back-off changes it (Linux keeps
+    /// `icsk_rto`, set by `tcp_set_rto` and the timer's back-off): read several times per ACK.
+    rto: SimDuration,
     min_rto: SimDuration,
     max_rto: SimDuration,
     initial_rto: SimDuration,
@@ -82,7 +85,7 @@ pub struct RttEstimator {
 
 impl RttEstimator {
     pub fn new(kind: RtoEstimator, initial_rto: SimDuration, min_rto: SimDuration, max_rto: SimDuration) -> Self {
-        RttEstimator {
+        let mut e = RttEstimator {
             kind,
             linux: LinuxState::default(),
             srtt: None,
@@ -91,10 +94,13 @@ impl RttEstimator {
             min_srtt: None,
             latest: None,
             backoffs: 0,
+            rto: initial_rto,
             min_rto,
             max_rto,
             initial_rto,
-        }
+        };
+        e.set_rto();
+        e
     }
 
     /// Linux `tcp_update_rtt_min` takes the ACK's `ca_rtt_us` (its newest segment), which
@@ -114,6 +120,7 @@ impl RttEstimator {
             RtoEstimator::Rfc6298 => self.rfc_sample(r),
         }
         self.min_srtt = self.srtt.map(|s| self.min_srtt.map_or(s, |m| m.min(s)));
+        self.set_rto();
     }
 
     /// Linux `tcp_rtt_estimator` (Jacobson's algorithm with Linux's changes).
@@ -187,20 +194,33 @@ impl RttEstimator {
     }
 
     /// Current RTO including back-off (§5.5: doubled per expiry, capped at max).
+    #[inline]
     pub fn rto(&self) -> SimDuration {
+        self.rto
+    }
+
+    /// The RTO from the estimator's state: `base_rto` doubled per back-off, at most `max_rto`.
+    fn backed_off_rto(&self) -> SimDuration {
         let base = self.base_rto().0;
         SimDuration(base.saturating_mul(1u64 << self.backoffs.min(32))).min(self.max_rto)
+    }
+
+    /// Every change to the SRTT, the deviation or the back-off ends here.
+    fn set_rto(&mut self) {
+        self.rto = self.backed_off_rto();
     }
 
     /// §5.5: the timer expired; the next RTO is twice as long.
     pub fn back_off(&mut self) {
         self.backoffs += 1;
+        self.set_rto();
     }
 
     /// The back-off ends without a sample: ns-3.44 `TcpSocketBase::NewAck` recomputes the RTO
     /// from SRTT and RTTVAR on every ACK that restarts the timer.
     pub fn clear_backoff(&mut self) {
         self.backoffs = 0;
+        self.set_rto();
     }
 
     pub fn srtt(&self) -> Option<SimDuration> {
@@ -247,6 +267,29 @@ mod tests {
 
     fn ms(x: u64) -> SimDuration {
         SimDuration::from_ms(x)
+    }
+
+    #[test]
+    fn the_rto_kept_is_the_one_the_state_gives_after_every_change() {
+        for mut e in [linux(), est()] {
+            assert_eq!(e.rto(), SimDuration::from_secs(1));
+            let steps: [&dyn Fn(&mut RttEstimator); 8] = [
+                &|e| e.on_sample(ms(100), 0, 10),
+                &|e| e.on_sample(ms(300), 10, 20),
+                &|e| e.back_off(),
+                &|e| e.back_off(),
+                &|e| e.clear_backoff(),
+                &|e| e.note_min_rtt(ms(50)),
+                &|e| e.on_sample(ms(40), 30, 40),
+                &|e| (0..40).for_each(|_| e.back_off()),
+            ];
+            for step in steps {
+                step(&mut e);
+                assert_eq!(e.rto(), e.backed_off_rto());
+            }
+            // 40 back-offs: capped at max_rto.
+            assert_eq!(e.rto(), SimDuration::from_secs(120));
+        }
     }
 
     #[test]

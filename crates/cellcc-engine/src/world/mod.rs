@@ -476,6 +476,8 @@ impl World {
     }
 
     /// The packet leaves the channel's server at `departs`: capture, random loss, propagation.
+    /// Inline in its two callers (every packet crosses it).
+    #[inline(always)]
     fn propagate(&mut self, link: LinkId, id: PacketId, routing: Routing, departs: SimTime) {
         let ch = &mut self.channels[link.index()];
         if let Some(w) = &mut self.pcaps[link.index()] {

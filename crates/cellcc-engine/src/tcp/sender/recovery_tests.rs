@@ -178,6 +178,42 @@ fn a_loss_probe_is_due_by_the_rto_counted_from_the_head_and_stands_in_for_it() {
 }
 
 #[test]
+fn an_ack_after_which_nothing_new_leaves_plans_the_probe_within_a_whole_rto_from_the_ack() {
+    // Ten segments out at t0; segments 0..4 are ACKed one RTT later and nothing new is written.
+    // Whether the burst after the ACK is polled to its end or not, and whatever the sender is
+    // asked or driven by next, the probe is the ACK's plan (tcp_set_xmit_timer): the PTO
+    // (2 * SRTT + 2 ms = 202 ms, five segments out) capped by a whole RTO from t1, not by the
+    // RTO counted from segment 5's send at t0 (tcp_write_xmit's cap, for new data only).
+    let t1 = SimTime::ZERO + ms(2 * RTT_MS);
+    let acked = |polled: bool| {
+        let (mut s, t0) = sender(TcpSpec::default(), AppSupply::Open { written: 0 });
+        s.app_write(seg_bytes(10));
+        assert_eq!(drain(&mut s, t0).len(), 10);
+        assert_eq!(t0 + ms(RTT_MS), t1);
+        s.on_segment(t1, &sack_ack(seg_bytes(5), &[]));
+        if polled {
+            assert!(drain(&mut s, t1).is_empty());
+        }
+        s
+    };
+    let s = acked(true);
+    let (pto, rto) = (ms(202), s.rto());
+    let expected = t1 + SimDuration::from_ns(pto.as_ns().min(rto.as_ns()));
+    assert!(SimTime::ZERO + ms(RTT_MS) + rto < expected, "the head's cap would plan it earlier");
+    assert_eq!(s.poll_timeout(t1), Some(expected));
+    assert_eq!(acked(false).poll_timeout(t1), Some(expected));
+    // Not polled, then a timer check before the deadline (the plan is made there), or an
+    // ACK that restarts nothing (a duplicate).
+    let mut s = acked(false);
+    s.on_timeout(t1 + ms(1));
+    assert_eq!(s.poll_timeout(t1 + ms(1)), Some(expected));
+    let mut s = acked(false);
+    s.on_segment(t1 + ms(1), &sack_ack(seg_bytes(5), &[]));
+    assert!(drain(&mut s, t1 + ms(1)).is_empty());
+    assert_eq!(s.poll_timeout(t1 + ms(1)), Some(expected));
+}
+
+#[test]
 fn a_tail_drop_is_probed_after_two_srtt_and_repaired_in_recovery() {
     let (mut s, t0) = sender(TcpSpec::default(), AppSupply::Closed { total: seg_bytes(10) });
     drain(&mut s, t0);
