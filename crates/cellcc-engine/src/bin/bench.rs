@@ -418,12 +418,13 @@ fn machine() -> String {
     )
 }
 
-/// A speed ratio: whole numbers from 10x up, one decimal below (a network near real time).
+/// A speed ratio: whole numbers from 10x up, two decimals below (a network near real time: one
+/// decimal printed 0.95x as "1.0x").
 fn ratio(x: f64) -> String {
     if x >= 10.0 {
         format!("{x:.0}x")
     } else {
-        format!("{x:.1}x")
+        format!("{x:.2}x")
     }
 }
 
@@ -434,7 +435,14 @@ fn later_sections(text: &str) -> &str {
 
 #[cfg(test)]
 mod tests {
-    use super::{dumbbell, later_sections, measure_median, MAX_RUNS};
+    use super::{dumbbell, later_sections, measure_median, ratio, MAX_RUNS};
+
+    #[test]
+    fn a_ratio_near_real_time_is_not_rounded_up_to_it() {
+        assert_eq!(ratio(0.951), "0.95x");
+        assert_eq!(ratio(2.149), "2.15x");
+        assert_eq!(ratio(76.4), "76x");
+    }
 
     #[test]
     fn a_row_is_the_median_of_at_least_its_runs_and_at_most_the_cap() {
