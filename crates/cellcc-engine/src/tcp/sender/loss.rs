@@ -11,7 +11,7 @@
 //!                    Open/Disorder/CWR: DSACK undo, detect, losses -> Recovery
 //! ```
 
-use super::{Fin, ProbePlan, SenderState, TcpSender};
+use super::{Fin, SenderState, TcpSender};
 use crate::cc::{CaState, CwndEvent, INFINITE_SSTHRESH};
 use crate::packet::TcpSegment;
 use crate::scenario::Stack;
@@ -455,36 +455,15 @@ impl TcpSender {
     /// Linux `tcp_schedule_loss_probe`: in Open or CWR with SACK and data out, probe
     /// after the PTO; `advancing_rto` = the RTO was just restarted in full.
     pub(super) fn schedule_probe(&mut self, now: SimTime, advancing_rto: bool) {
-        self.probe_at = self.probe_deadline(now, advancing_rto);
-    }
-
-    /// The deadline `schedule_probe` sets.
-    fn probe_deadline(&self, now: SimTime, advancing_rto: bool) -> Option<SimTime> {
+        self.probe_at = None;
         let state_ok = matches!(self.ca_state, CaState::Open | CaState::Cwr);
         if !self.tlp_enabled || !self.p.sack || self.board.is_empty() || !state_ok {
-            return None;
+            return;
         }
         let rto_left = if advancing_rto { self.rtt.rto() } else { self.rto_delta(now) };
         let packets_out = self.board.packets_out();
         let pto = tlp::probe_timeout(self.rtt.srtt(), packets_out, self.p.min_rto, self.p.initial_rto, rto_left);
-        Some(now + pto)
-    }
-
-    /// Make the plan an ACK left for its send burst if that burst was not polled to its end
-    /// (nothing has changed the plan's inputs since: see `ProbePlan`).
-    pub(super) fn settle_ack_probe_plan(&mut self) {
-        if let ProbePlan::AfterAck(at) = self.probe_plan {
-            self.probe_plan = ProbePlan::Kept;
-            self.schedule_probe(at, true);
-        }
-    }
-
-    /// The loss-probe deadline in force, with an ACK's plan not yet made counted in.
-    fn probe_deadline_now(&self) -> Option<SimTime> {
-        match self.probe_plan {
-            ProbePlan::AfterAck(at) => self.probe_deadline(at, true),
-            ProbePlan::Kept | ProbePlan::AfterSend => self.probe_at,
-        }
+        self.probe_at = Some(now + pto);
     }
 
     /// Linux `tcp_rto_delta_us`: how far ahead the RTO falls when counted from the head's last
@@ -505,13 +484,11 @@ impl TcpSender {
         // A pending probe stands in for the RTO (`on_timeout` skips the RTO while one waits), so
         // the RTO is no deadline then: asking to wake for it would wake the sender at the same
         // instant again and again once it is due.
-        let probe_at = self.probe_deadline_now();
-        let rto = if probe_at.is_some() { None } else { self.rto_at };
-        SimTime::earliest(SimTime::earliest(rto, pacing), SimTime::earliest(self.reo_at, probe_at))
+        let rto = if self.probe_at.is_some() { None } else { self.rto_at };
+        SimTime::earliest(SimTime::earliest(rto, pacing), SimTime::earliest(self.reo_at, self.probe_at))
     }
 
     pub fn on_timeout(&mut self, now: SimTime) {
-        self.settle_ack_probe_plan();
         if self.reo_at.is_some_and(|t| now >= t) {
             self.reo_at = None;
             self.on_reo_timeout(now);
@@ -601,7 +578,7 @@ impl TcpSender {
         self.stats.loss_probes += 1;
         // Linux tcp_send_loss_probe sends with push_one = 2, which re-plans no probe.
         self.probe_at = None;
-        self.probe_plan = ProbePlan::Kept;
+        self.probe_replan_due = false;
         self.rto_at = Some(now + self.rtt.rto());
         seg
     }

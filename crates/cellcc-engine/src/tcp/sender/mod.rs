@@ -169,8 +169,10 @@ pub struct TcpSender {
     probe_at: Option<SimTime>,
     /// A probe decided at the timer, sent at the next `poll_transmit`.
     probe_due: Option<Probe>,
-    /// How the loss probe is re-planned when the current burst of `poll_transmit` calls ends.
-    probe_plan: ProbePlan,
+    /// New data went out in the current burst of `poll_transmit` calls: the loss probe is
+    /// re-planned once when the burst ends (Linux `tcp_write_xmit` calls
+    /// `tcp_schedule_loss_probe` after its send loop, not per segment).
+    probe_replan_due: bool,
     probe: Episode,
     undo: Undo,
     /// F-RTO after an RTO (RFC 5682).
@@ -224,7 +226,7 @@ impl TcpSender {
             tlp_enabled: tlp::enabled_by_sysctl(p.early_retrans),
             probe_at: None,
             probe_due: None,
-            probe_plan: ProbePlan::Kept,
+            probe_replan_due: false,
             probe: Episode::Idle,
             undo: Undo::default(),
             frto: Frto::Off,
@@ -389,7 +391,6 @@ impl TcpSender {
     // ---- receiving -------------------------------------------------------
 
     pub fn on_segment(&mut self, now: SimTime, seg: &TcpSegment) {
-        self.settle_ack_probe_plan();
         if self.p.timestamps && seg.flags.has(TcpFlags::ACK) {
             self.ts_recent = Some(self.ts_recent.map_or(seg.ts_val, |r| r.max(seg.ts_val)));
         }
@@ -698,13 +699,7 @@ impl TcpSender {
                 self.rtt.clear_backoff();
             }
             self.rto_at = Some(now + self.rtt.rto());
-            // Linux tcp_set_xmit_timer's tcp_schedule_loss_probe, planned where the ACK's send
-            // loop ends: a burst with new data plans again there and this plan would be dead.
-            match self.probe_plan {
-                ProbePlan::Kept | ProbePlan::AfterAck(_) => self.probe_plan = ProbePlan::AfterAck(now),
-                // A burst not polled to its end plans again when it ends; till then, this plan.
-                ProbePlan::AfterSend => self.schedule_probe(now, true),
-            }
+            self.schedule_probe(now, true);
         }
         if self.fin == Fin::Acked && self.board.is_empty() {
             self.state = SenderState::Finished;
@@ -774,10 +769,8 @@ impl TcpSender {
     }
 
     /// The next segment to send, if any. Call until it returns `None` (the end of the
-    /// burst, as Linux's `tcp_write_xmit` loop): the loss probe is re-planned there, for the
-    /// ACK before the burst as well (`ProbePlan`). Inline in the world's send loop, which
-    /// then puts the segment in its packet without another copy: left to the inliner, the
-    /// burst end's probe plan made it too large to inline.
+    /// burst, as Linux's `tcp_write_xmit` loop): the loss probe is re-planned there. Inline in
+    /// the world's send loop, which then puts the segment in its packet without another copy.
     #[inline(always)]
     pub fn poll_transmit(&mut self, now: SimTime) -> Option<TcpSegment> {
         let mut seg = self.next_segment(now);
@@ -788,10 +781,8 @@ impl TcpSender {
         if seg.is_none() {
             self.burst.end();
             self.sndbuf.end_skb();
-            match std::mem::replace(&mut self.probe_plan, ProbePlan::Kept) {
-                ProbePlan::Kept => {}
-                ProbePlan::AfterAck(at) => self.schedule_probe(at, true),
-                ProbePlan::AfterSend => self.schedule_probe(now, false),
+            if std::mem::take(&mut self.probe_replan_due) {
+                self.schedule_probe(now, false);
             }
         }
         seg
@@ -896,7 +887,7 @@ impl TcpSender {
         self.snd_nxt += len as u64;
         self.on_sent(now, len);
         // Linux tcp_write_xmit: a burst with new data re-plans the loss probe when it ends.
-        self.probe_plan = ProbePlan::AfterSend;
+        self.probe_replan_due = true;
         let mut seg = self.data_segment(seq, len, now);
         seg.flags.0 |= cwr;
         seg
@@ -965,25 +956,6 @@ impl TcpSender {
     pub fn unsacked_bytes(&self) -> u64 {
         self.board.unsacked_bytes()
     }
-}
-
-/// How the loss probe is re-planned at the end of a send burst. Linux plans it after an ACK
-/// that restarts the timers (`tcp_set_xmit_timer`: a whole RTO ahead) and again after a send
-/// loop that sent new data (`tcp_write_xmit`: the RTO counted from the head's send), the second
-/// overwriting the first. The ACK's plan is therefore made where its send loop ends, and only
-/// when no new data left. Same deadline: its inputs (CA state, packets out, SRTT, RTO) change
-/// in a send loop only by new data (a retransmission or the FIN adds no packet out, a loss
-/// probe clears the plan as Linux's does, and sending leaves the estimator and the CA state
-/// alone); the plan keeps the ACK's instant; and a burst not polled to its end has the plan
-/// made when the sender is next driven (`on_segment`, `on_timeout`) or asked (`poll_timeout`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum ProbePlan {
-    /// The timer stays as it is.
-    Kept,
-    /// An ACK at this instant restarted the timers: the PTO within a whole RTO from then.
-    AfterAck(SimTime),
-    /// New data left: the PTO within the RTO counted from the head's send (wins over `AfterAck`).
-    AfterSend,
 }
 
 /// What one ACK delivered.
