@@ -9,8 +9,8 @@ building. Besides the wall time, the CPU time of each side (this process's and i
 `RUSAGE_CHILDREN`: the ns-3 driver's) is shown: a busy shared machine inflates wall time, not CPU
 time. The ns-3 driver is compiled (and cached) before timing starts. Each side's figure is the
 median of its runs, wall and CPU each (`_median`, the same for both sides): ENGINE_REPEATS runs on
-the engine, `Case.ns3_repeats` on ns-3 (one ns-3 run moved the p2p row's ratio by 10% between
-`make bench` runs).
+the engine (`Case.engine_repeats`), `Case.ns3_repeats` on ns-3 (one ns-3 run moved the p2p row's
+ratio by 10% between `make bench` runs), each side's runs spread evenly through the other's.
 
 Without the `ns3` wheel or a C++ compiler the script prints one line and leaves BENCHMARKS.md
 alone. Usage::
@@ -48,6 +48,9 @@ ENGINE_REPEATS = 5
 NS3_REPEATS = 3
 #: The p2p row, at its goal's edge: five ns-3 runs (~2.2 s each).
 P2P_NS3_REPEATS = 5
+#: ... and fifteen engine runs (~20 ms each): on this shared VM one 20 ms run varies up to 2x
+#: (18-42 ms for the same build within a minute), so five would leave its median to chance.
+P2P_ENGINE_REPEATS = 15
 #: The 7-site network, ~3.5 min a run on ns-3 and far from its goal (168x against 100x): one run.
 NETWORK_NS3_REPEATS = 1
 #: Goals of issue 9 (ns-3 wall time / engine wall time).
@@ -71,6 +74,8 @@ class Case:
     build: Callable[[], dict] | None = None
     #: ns-3 runs (median taken).
     ns3_repeats: int = NS3_REPEATS
+    #: Engine runs (median taken).
+    engine_repeats: int = ENGINE_REPEATS
 
 
 def one_p2p_link() -> dict:
@@ -177,6 +182,7 @@ CASES = (
         P2P_GOAL_X,
         build=one_p2p_link,
         ns3_repeats=P2P_NS3_REPEATS,
+        engine_repeats=P2P_ENGINE_REPEATS,
     ),
     Case(
         "LTE network, 7 sites / 21 cells x 10 UEs bulk CUBIC, EPA, handover, 20 MHz, 1 s",
@@ -208,13 +214,16 @@ def _median(runs: list[tuple[float, float]]) -> tuple[float, float]:
 
 
 def _alternated(engine: Callable[[], object], ns3: Callable[[], object], n_engine: int, n_ns3: int):
-    """`n_engine` timed engine runs and `n_ns3` ns-3 runs, one of each in turn while both last."""
+    """`n_engine` timed engine runs and `n_ns3` ns-3 runs, each side's runs at evenly spaced points
+    of one sequence (the engine first on a tie): 5 and 5 alternate one by one, 15 and 5 run three
+    engine runs after each ns-3 run, so neither side's runs all come warm at the end."""
     e_runs: list[tuple[float, float]] = []
     n_runs: list[tuple[float, float]] = []
-    for i in range(max(n_engine, n_ns3)):
-        if i < n_engine:
+    order = sorted([(i / n_engine, 0) for i in range(n_engine)] + [(j / n_ns3, 1) for j in range(n_ns3)])
+    for _, side in order:
+        if side == 0:
             e_runs.append(_timed(engine))
-        if i < n_ns3:
+        else:
             n_runs.append(_timed(ns3))
     return e_runs, n_runs
 
@@ -241,7 +250,7 @@ def _row(case: Case) -> str:
     # The engine under the LENA profile, as the ns-3 backend runs the cell (like for like).
     engine_sc = Scenario(json.dumps(as_lena(sc.to_dict())[0]), sc.source)
     e_runs, n_runs = _alternated(
-        lambda: run_one(engine_sc, sc.seed), lambda: run_ns3(sc, sc.seed), ENGINE_REPEATS, case.ns3_repeats
+        lambda: run_one(engine_sc, sc.seed), lambda: run_ns3(sc, sc.seed), case.engine_repeats, case.ns3_repeats
     )
     (e_wall, e_cpu), (n_wall, n_cpu) = _median(e_runs), _median(n_runs)
     ratio, cpu_ratio = n_wall / e_wall, n_cpu / e_cpu
