@@ -34,8 +34,18 @@ impl LossModel {
     }
 
     /// Decide one packet's fate; true = lost. Steps the Markov chain once per packet.
-    #[inline]
+    /// A lossless link (most of them) answers in its caller: no call and no draw per packet.
+    #[inline(always)]
     pub fn lose(&mut self, rng: &mut RngStream) -> bool {
+        match self {
+            LossModel::None => false,
+            random => random.draw(rng),
+        }
+    }
+
+    /// The random models' draw: one Bernoulli trial, or one step of the Markov chain and a trial
+    /// in its new state.
+    fn draw(&mut self, rng: &mut RngStream) -> bool {
         match self {
             LossModel::None => false,
             LossModel::Bernoulli { p } => rng.bernoulli(*p),
@@ -54,6 +64,13 @@ impl LossModel {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_lossless_link_loses_nothing_and_draws_nothing() {
+        let (mut m, mut rng, mut fresh) = (LossModel::None, RngStream::new(3, "t"), RngStream::new(3, "t"));
+        assert!((0..1000).all(|_| !m.lose(&mut rng)));
+        assert_eq!(rng.uniform(), fresh.uniform(), "the stream moved");
+    }
 
     #[test]
     fn bernoulli_rate_matches_p() {

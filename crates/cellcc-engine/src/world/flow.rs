@@ -251,7 +251,9 @@ impl World {
             let ip_bytes = IPV4_HEADER_BYTES + seg.transport_bytes();
             if dir == FlowDir::Forward {
                 self.flows[f.index()].stats.on_tx(now, ip_bytes);
-                self.flow_slots[f.index()].at(now).retransmits += retransmitted;
+                if retransmitted > 0 {
+                    self.flow_slots[f.index()].at(now).retransmits += retransmitted;
+                }
             }
             let hop = hop.unwrap_or_else(|| self.end_route(f, end, from, to));
             self.send_segment(from, hop, Packet { ect, ip_bytes, ..empty }, seg);

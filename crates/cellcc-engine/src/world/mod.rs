@@ -245,7 +245,9 @@ impl World {
         self.next_datagram
     }
 
-    #[inline]
+    /// `node`'s first hop towards `dst`. Inline in its callers: a router forwards every packet
+    /// through it (`forward`), where the call and its prologue cost as much as the lookup.
+    #[inline(always)]
     fn route(&self, node: NodeId, dst: NodeId) -> Hop {
         // A UE of a network is reached through the eNB serving it now, and leaves through it.
         if let Some(ran) = self.mobile[dst.index()] {

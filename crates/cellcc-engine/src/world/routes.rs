@@ -48,15 +48,24 @@ impl StaticRoutes {
     /// a BFS from `src` finds it. Through a node with one way out the BFS reaches exactly what that
     /// way's next node reaches (and that node), followed here until a node with a row tells, or
     /// the chain of one-way nodes comes round without meeting `dst`.
+    #[inline(always)]
     pub(super) fn first_hop(&self, src: NodeId, dst: NodeId) -> Option<Hop> {
-        let (hop, mut at) = match &self.exits[src.index()] {
-            Exits::None => return None,
-            Exits::Row(row) => return row[dst.index()],
-            &Exits::Via { hop, next } => (hop, next),
-        };
+        match &self.exits[src.index()] {
+            Exits::None => None,
+            Exits::Row(row) => row[dst.index()],
+            &Exits::Via { hop, next } => self.first_hop_via(src, dst, hop, next),
+        }
+    }
+
+    /// `first_hop` from `src`, whose one way out is `hop` to `next`: the chain of one-way nodes
+    /// walked from `next`. Out of line, so that a router's row lookup above stays a few
+    /// instructions in its callers (a host's own route is kept by its flow ends).
+    #[inline(never)]
+    fn first_hop_via(&self, src: NodeId, dst: NodeId, hop: Hop, next: NodeId) -> Option<Hop> {
         if dst == src {
             return None;
         }
+        let mut at = next;
         // A chain of distinct nodes is at most as long as there are nodes.
         for _ in 0..self.exits.len() {
             if at == dst {
