@@ -34,8 +34,20 @@ struct Entry<E> {
 
 impl<E> Entry<E> {
     fn time(&self) -> SimTime {
-        SimTime((self.key >> 64) as u64)
+        key_time(self.key)
     }
+}
+
+/// The time a key packs (its upper 64 bits).
+fn key_time(key: u128) -> SimTime {
+    SimTime((key >> 64) as u64)
+}
+
+/// The part of the queue an entry is taken from.
+#[derive(Clone, Copy)]
+enum Part {
+    Front,
+    Heap,
 }
 
 /// Priority queue of future events: a sorted front and a 4-ary min-heap on `key`. Neither
@@ -170,16 +182,27 @@ impl<E: Copy> EventQueue<E> {
     pub fn pop_until(&mut self, limit: SimTime) -> Option<(SimTime, E)> {
         // The largest key at `limit`: every event due by then has a key at or below it.
         let last_key = (limit.0 as u128) << 64 | u64::MAX as u128;
-        let (from_front, next) = match (self.heap.first(), self.front.last()) {
-            (None, f) => (true, f?.key),
-            (Some(root), Some(f)) if f.key < root.key => (true, f.key),
-            (Some(root), _) => (false, root.key),
-        };
-        if next > last_key {
+        let (part, key) = self.head()?;
+        if key > last_key {
             return None;
         }
-        let top = if from_front { self.front.pop().expect("a front entry") } else { self.pop_heap() };
+        let top = match part {
+            Part::Front => self.front.pop().expect("a front entry"),
+            Part::Heap => self.pop_heap(),
+        };
         Some((top.time(), top.event))
+    }
+
+    /// Which part holds the earliest entry, and its key: the smaller of the front's last
+    /// entry and the heap's root. An empty heap (a point-to-point flow's queue) is tested
+    /// first, so that case reads one part.
+    #[inline(always)]
+    fn head(&self) -> Option<(Part, u128)> {
+        match (self.heap.first(), self.front.last()) {
+            (None, f) => Some((Part::Front, f?.key)),
+            (Some(root), Some(f)) if f.key < root.key => Some((Part::Front, f.key)),
+            (Some(root), _) => Some((Part::Heap, root.key)),
+        }
     }
 
     /// Take the heap's root (the heap is not empty); a queue that shrank back to a few entries
@@ -206,17 +229,10 @@ impl<E: Copy> EventQueue<E> {
         self.front.sort_unstable_by_key(|e| std::cmp::Reverse(e.key));
     }
 
-    /// The earlier of the two heads. An empty heap (a point-to-point flow's queue) is tested
-    /// first, so that case reads one part, as `pop` does.
+    /// The earliest entry's time.
     #[inline]
     pub fn peek_time(&self) -> Option<SimTime> {
-        let Some(root) = self.heap.first() else {
-            return self.front.last().map(Entry::time);
-        };
-        Some(match self.front.last() {
-            Some(f) if f.key < root.key => f.time(),
-            _ => root.time(),
-        })
+        self.head().map(|(_, key)| key_time(key))
     }
 
     /// Put `e` (the old last entry) in the root's place, the root having been taken.
