@@ -296,9 +296,11 @@ def main() -> None:
         return
     body = (
         f"{SECTION}\n\nWritten by `make bench` (`scripts/bench_ns3.py`): the same scenario on the engine and on "
-        "ns-3 3.44 (`--backend ns3`, LENA for the cell), one run of each in turn; each side's time is its whole "
+        "ns-3 3.44 (`--backend ns3`, LENA for the cell), each side's runs spread evenly through the other's; "
+        "each side's time is its whole "
         "run from the Python API, and its figure the median of its runs, wall and CPU each (the `runs` column, "
-        "engine / ns-3: the 7-site network runs once on ns-3, ~3.5 minutes; the ns-3 driver is compiled "
+        "engine / ns-3: the p2p row's engine runs 15 times, three after each ns-3 run, as one 20 ms run varies "
+        "up to 2x on a shared machine; the 7-site network runs once on ns-3, ~3.5 minutes; the ns-3 driver is compiled "
         "beforehand; an LTE run also simulates LENA's 0.5 s attach warm-up before the scenario starts, a Wi-Fi "
         "run the stations' 1 s association). "
         "CPU is user + system time (ns-3's driver process included), which a busy machine does not "
