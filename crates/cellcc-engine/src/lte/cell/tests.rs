@@ -26,6 +26,13 @@ impl SinrSource for Recording {
     }
 }
 
+/// TBs sent on UE `u`'s uplink, its held slot written back first.
+fn ul_tbs(cell: &mut Cell, u: usize) -> u64 {
+    let slots = &mut cell.ues[u].ul.slots;
+    slots.flush();
+    slots.table().slots.iter().map(|s| s.tbs).sum()
+}
+
 /// Two UEs at fixed SINR, SRS every 10 ms; returns the cell and its request log.
 fn cell_with_log() -> (Cell, Log) {
     let spec: CellSpec = serde_json::from_value(serde_json::json!({
@@ -98,7 +105,7 @@ fn uplink_rows_off_the_srs_grid_are_pusch_transmissions() {
     let enqueued = cell.enqueue(SimTime(2 * NS_PER_MS), NodeId(1), NodeId(0), PacketId(7), 1000);
     assert!(matches!(enqueued, CellEnqueued::Accepted));
     run_ms(&mut cell, 2, 100);
-    let ul_tbs: u64 = cell.ues[0].ul.slots.table().slots.iter().map(|s| s.tbs).sum();
+    let ul_tbs = ul_tbs(&mut cell, 0);
     assert!(ul_tbs > 0, "the packet went up");
     let off_grid = uplink_ms(&calls.borrow(), 0).into_iter().filter(|ms| ms % 10 != 0).count() as u64;
     assert!(off_grid > 0 && off_grid <= ul_tbs, "{off_grid} uplink rows off the SRS grid, {ul_tbs} uplink TBs");
@@ -161,10 +168,8 @@ fn a_lena_ue_sends_its_status_pdu_with_its_data_and_leaves_empty_grants_unused()
         cell.handle_timeout(SimTime(ms * NS_PER_MS), &mut out);
     }
     assert!(out.delivered.contains(&(NodeId(0), PacketId(2))), "the uplink packet reached the eNB");
-    let ue = &cell.ues[0];
-    assert!(ue.ue_rlc.counters().status_pdus_sent >= 1, "the UE sent its STATUS");
-    let ul_tbs: u64 = ue.ul.slots.table().slots.iter().map(|s| s.tbs).sum();
-    assert_eq!(ul_tbs, 1, "STATUS and data in one TB, no TB on the grants that found nothing to send");
+    assert!(cell.ues[0].ue_rlc.counters().status_pdus_sent >= 1, "the UE sent its STATUS");
+    assert_eq!(ul_tbs(&mut cell, 0), 1, "STATUS and data in one TB, no TB on the grants that found nothing to send");
 }
 
 /// The ms at which two uplink packets, queued at the UE at 10 ms and 19 ms, reach the eNB, in a
@@ -273,8 +278,7 @@ fn a_lena_uplink_grant_takes_the_cqi_of_its_own_rbs_not_the_bands() {
     assert_eq!(cell.link_tti.link(0, LinkDir::Uplink).cqi.current(end).map(|r| r.cqi), Some(0), "the band's CQI");
     assert!(out.delivered.contains(&(NodeId(0), PacketId(2))), "UE 1's grant on the good half");
     assert!(!out.delivered.contains(&(NodeId(0), PacketId(1))), "UE 0's grants withdrawn");
-    let ul_tbs = |u: usize| -> u64 { cell.ues[u].ul.slots.table().slots.iter().map(|s| s.tbs).sum() };
-    assert_eq!((ul_tbs(0), ul_tbs(1)), (0, 1));
+    assert_eq!((ul_tbs(&mut cell, 0), ul_tbs(&mut cell, 1)), (0, 1));
 }
 
 /// What a cell did on the air and delivered: per UE and direction, each output slot's TBs, MCS
@@ -344,6 +348,10 @@ fn on_off(spec: serde_json::Value, drive: Drive) -> Realization {
         cell.handle_timeout(SimTime(t), &mut out);
         delivered.extend(out.delivered.drain(..).map(|(n, p)| (t, n, p)));
         last_wake = Some(t);
+    }
+    for ue in cell.ues.attached_mut() {
+        ue.dl.slots.flush();
+        ue.ul.slots.flush();
     }
     let slots = cell
         .ues

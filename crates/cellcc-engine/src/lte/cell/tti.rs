@@ -270,15 +270,15 @@ impl Cell {
         }));
     }
 
-    /// As [`Self::touch_due`], for what decoding each TB on the air writes: its link's slot.
-    fn touch_on_air(&self, now: SimTime) {
+    /// As [`Self::touch_due`], for what decoding each TB on the air writes: its link's held slot.
+    fn touch_on_air(&self) {
         load_together(self.on_air.iter().map(|tb| {
             let ue = &self.ues[tb.a.ue.index()];
             let link = match tb.a.dir {
                 LinkDir::Downlink => &ue.dl,
                 LinkDir::Uplink => &ue.ul,
             };
-            slot_at(link, now).map_or(0, |s| s.tbs)
+            link.slots.held_tbs()
         }));
     }
 
@@ -287,7 +287,7 @@ impl Cell {
     pub(super) fn end_tti(&mut self, now: SimTime) {
         let mut list = std::mem::take(&mut self.list);
         if self.network {
-            self.touch_on_air(now);
+            self.touch_on_air();
             // Drained and handed back: the list keeps its capacity for the next TTI's TBs.
             let mut on_air = std::mem::take(&mut self.on_air);
             for tb in on_air.drain(..) {
@@ -1033,12 +1033,6 @@ enum Sounding {
     Srs,
     /// A PUSCH's DMRS: its RBs.
     Dmrs,
-}
-
-/// `link`'s slot holding `now`, read only (the touch passes).
-fn slot_at(link: &super::ue::RadioLink, now: SimTime) -> Option<&super::LteSlot> {
-    let slots = link.slots.table();
-    slots.slots.get(slots.index(now))
 }
 
 fn record(slot: &mut super::LteSlot, a: &TbAssignment, outcome: TbOutcome) {
