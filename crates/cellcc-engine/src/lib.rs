@@ -17,6 +17,14 @@ pub use scenario::Scenario;
 /// stamped into every result's provenance and every store key: `0.1.0+1f2e...`.
 pub const ENGINE_VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), "+", env!("CELLCC_ENGINE_SOURCE_HASH"));
 
+/// Every process that runs the engine (the Python extension, `cellcc-bench`, the tests) allocates
+/// through jemalloc, as rustc's and polars' Linux builds do: against glibc's malloc it ran every
+/// bench row as fast or faster, the networks and the channel cell by 4-9% (docs/performance.md,
+/// "The allocator"). The engine's outputs do not depend on addresses: `--hash` is the same.
+#[cfg(not(target_env = "msvc"))]
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 /// Why a run could not start or could not finish.
 #[derive(Debug)]
 pub enum RunError {
