@@ -18,9 +18,10 @@ pub use scenario::Scenario;
 pub const ENGINE_VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), "+", env!("CELLCC_ENGINE_SOURCE_HASH"));
 
 /// Every process that runs the engine (the Python extension, `cellcc-bench`, the tests) allocates
-/// through jemalloc, as rustc's and polars' Linux builds do: against glibc's malloc it ran every
-/// bench row as fast or faster, the networks and the channel cell by 4-9% (docs/performance.md,
-/// "The allocator"). The engine's outputs do not depend on addresses: `--hash` is the same.
+/// through jemalloc, as rustc's and polars' Linux builds do: against glibc's malloc the channel
+/// cell ran 5-9% and the 7-site network 6% faster, the other bench rows level within this host's
+/// noise (docs/performance.md, "Issue 34: the allocator"). The engine's outputs do not depend on
+/// addresses: `--hash` is the same.
 #[cfg(not(target_env = "msvc"))]
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;

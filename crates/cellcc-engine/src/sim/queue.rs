@@ -443,7 +443,6 @@ mod tests {
             proptest::prop_assert!(q.is_empty());
         }
 
-
         /// Any mix of schedules and pops returns events in `(time, insertion order)`,
         /// the order of a stable sort of everything scheduled.
         #[test]
