@@ -28,7 +28,7 @@
 use std::sync::{LazyLock, OnceLock};
 
 use super::bler::{first_tx_curve, tb_bler_from_mib};
-use super::mi::{curve, db_to_linear, linear_to_db, mean_mi3_all, mi3_per_rb, mi_per_rb};
+use super::mi::{curve, db_to_linear, linear_to_db, mean_mi3_all, mean_mi3_on, mi3_per_rb, mi_per_rb};
 use super::segmentation::segment_tb;
 use super::tbs::{tbs_bits, MAX_PRB};
 use crate::lte::sap::{LinkDir, RbMask};
@@ -230,25 +230,7 @@ pub fn mcs_at_bler_target_on(dir: LinkDir, rbs: RbMask, sinr_lin: &[f64], gain_l
     if rbs.runs().all(|run| sinr_lin[run].iter().all(|&s| s == first)) {
         return mcs_from_mib(dir, mi3_per_rb(first * gain_lin), n_prb);
     }
-    let mut sum = [0.0; 3];
-    // Neighbouring RBs often share a SINR (a flat channel, a fixed SINR): their MIB is looked up once.
-    let mut last: Option<(f64, [f64; 3])> = None;
-    for run in rbs.runs() {
-        for &s in &sinr_lin[run] {
-            let sinr = s * gain_lin;
-            let m = match last {
-                Some((s, m)) if s == sinr => m,
-                _ => {
-                    let m = mi3_per_rb(sinr);
-                    last = Some((sinr, m));
-                    m
-                }
-            };
-            sum = [sum[0] + m[0], sum[1] + m[1], sum[2] + m[2]];
-        }
-    }
-    let n = f64::from(n_prb);
-    mcs_from_mib(dir, sum.map(|x| x / n), n_prb)
+    mcs_from_mib(dir, mean_mi3_on(rbs, sinr_lin, gain_lin), n_prb)
 }
 
 /// The highest MCS whose first-transmission TB on all the RBs of `sinr_lin` has BLER <= 10 %,

@@ -29,6 +29,7 @@ use std::sync::LazyLock;
 use super::amc::Modulation;
 use super::data;
 use crate::lte::sap::RbMask;
+use crate::sim::simd::{self, Kernel};
 
 /// Mantissa bits that pick a grid cell within an octave of linear SINR: 2^9 = 512 cells per
 /// octave, each 2^-9 of its octave wide (at most 0.0085 dB, finer than the 0.01 dB dB-domain grid
@@ -47,6 +48,34 @@ const FIRST_CELL: u64 = GRID_MIN_LIN.to_bits() >> FRAC_BITS;
 /// Grid rows: through the row at GRID_MAX_LIN, the upper neighbour of the last cell (30 octaves
 /// of 512 cells, 15,361 rows).
 const GRID_ROWS: usize = ((GRID_MAX_LIN.to_bits() >> FRAC_BITS) - FIRST_CELL + 1) as usize;
+/// The mantissa bits below the cell index: a SINR's place within its cell.
+const FRAC_MASK: u64 = (1 << FRAC_BITS) - 1;
+/// Cells on the grid: a SINR in [GRID_MIN_LIN, GRID_MAX_LIN) has a [`cell_index`] below this.
+const GRID_CELLS: u64 = GRID_ROWS as u64 - 1;
+/// RBs whose grid cells are found at once by the summing lookups: four f64, one 256-bit register.
+const LANES: usize = 4;
+
+/// The grid cell of a SINR with IEEE bits `bits`: its exponent and top mantissa bits less the
+/// first cell's, wrapping. Below [`GRID_CELLS`] exactly on the grid: GRID_MIN_LIN and
+/// GRID_MAX_LIN are powers of two (cell boundaries), positive floats order as their bits, a
+/// SINR below the grid wraps to above 2^63, and one above it (+inf and positive NaN too) has a
+/// larger cell; every negative float, -0.0 and negative NaN has the sign bit, a cell of 2^20 or
+/// more.
+#[inline(always)]
+fn cell_index(bits: u64) -> u64 {
+    (bits >> FRAC_BITS).wrapping_sub(FIRST_CELL)
+}
+
+/// The interpolation weight of a SINR (IEEE bits `bits`) within its grid cell: its low
+/// [`FRAC_BITS`] mantissa bits over 2^FRAC_BITS, exactly, as a float operation (AVX2 has no
+/// 64-bit integer to float conversion): the float with those bits under 1's exponent is
+/// 1 + low x 2^-52, exactly; less 1 it is low x 2^-52, exact (Sterbenz: both in [1, 2]); times
+/// 2^CELL_BITS, a power of two, low x 2^-FRAC_BITS, exact. So the same value as
+/// `low as f64 x 2^-FRAC_BITS`, which [`MibGrid::cell`] computes (tested).
+#[inline(always)]
+fn frac_from_bits(bits: u64) -> f64 {
+    (f64::from_bits(1f64.to_bits() | (bits & FRAC_MASK)) - 1.0) * f64::from(1u32 << CELL_BITS)
+}
 
 /// One modulation's MIB curve: the source samples, uniform in linear SINR.
 pub(super) struct MiCurve {
@@ -117,8 +146,56 @@ impl MibGrid {
         let i = (((bits >> FRAC_BITS) - FIRST_CELL) as usize).min(GRID_ROWS - 2);
         // The low bits are below 2^43, so the signed conversion (one instruction; an unsigned one
         // is a sequence at the baseline width) is exact, as the unsigned one was: the same value.
-        let frac = (bits & ((1 << FRAC_BITS) - 1)) as i64 as f64 * (1.0 / (1u64 << FRAC_BITS) as f64);
+        let frac = (bits & FRAC_MASK) as i64 as f64 * (1.0 / (1u64 << FRAC_BITS) as f64);
         Some((i, frac))
+    }
+
+    /// [`Self::cell`] of [`LANES`] SINRs at once, when all of them are on the grid and none is
+    /// in one of the cells `avoid` (`None` otherwise). Written lane by lane without a branch, so
+    /// that it vectorises (a few 256-bit integer operations at AVX2). The range test is on the
+    /// bits: [`cell_index`] is below [`GRID_CELLS`] exactly for the SINRs in
+    /// [GRID_MIN_LIN, GRID_MAX_LIN), `cell`'s float test (tested). The fraction is
+    /// [`frac_from_bits`]'s, the same value as `cell`'s.
+    #[inline(always)]
+    fn cells<const N: usize>(sinr_lin: &[f64; LANES], avoid: [usize; N]) -> Option<([usize; LANES], [f64; LANES])> {
+        let bits = sinr_lin.map(f64::to_bits);
+        let i = bits.map(cell_index);
+        let off = i.map(|i| u64::from(i >= GRID_CELLS) | avoid.iter().fold(0, |a, &e| a | u64::from(i == e as u64)));
+        if off.into_iter().fold(0, |a, b| a | b) != 0 {
+            return None;
+        }
+        // On the grid the cell is at most GRID_ROWS - 2 already; the bound lets the compiler
+        // drop the index checks of the cell's two rows.
+        Some((i.map(|i| (i as usize).min(GRID_ROWS - 2)), bits.map(frac_from_bits)))
+    }
+
+    /// Sum of modulation `k`'s MIB over `sinr_lin`, added one RB at a time, in order, to `sum`:
+    /// the terms and the order of `sum += self.mib(k, s)` RB by RB, the same bits. Four RBs'
+    /// cells are found at once ([`Self::cells`]); a group with an RB off the grid or in the
+    /// curve's end cell, and the last `len % 4` RBs, go one by one through [`Self::mib`].
+    #[inline(always)]
+    fn sum_mib(&self, m: Modulation, sinr_lin: &[f64], mut sum: f64) -> f64 {
+        let k = m as usize;
+        let mut groups = sinr_lin.chunks_exact(LANES);
+        for group in &mut groups {
+            let group: &[f64; LANES] = group.try_into().expect("chunks of LANES");
+            match Self::cells(group, [self.end_cell[k]]) {
+                Some((i, frac)) => {
+                    for (i, frac) in i.into_iter().zip(frac) {
+                        sum += lerp(self.rows[i][k], self.rows[i + 1][k], frac);
+                    }
+                }
+                _ => {
+                    for &s in group {
+                        sum += self.mib(m, s);
+                    }
+                }
+            }
+        }
+        for &s in groups.remainder() {
+            sum += self.mib(m, s);
+        }
+        sum
     }
 
     /// MIB of `m` at `sinr_lin`. Always inlined: the wideband and control-region means call it per
@@ -138,8 +215,8 @@ impl MibGrid {
     fn mib3(&self, sinr_lin: f64) -> [f64; 3] {
         match self.cell(sinr_lin) {
             Some((i, frac)) if !self.end_cell.contains(&i) => {
-                let (a, b) = (&self.rows[i], &self.rows[i + 1]);
-                [lerp(a[0], b[0], frac), lerp(a[1], b[1], frac), lerp(a[2], b[2], frac)]
+                let [q, q16, q64, _] = self.lerp_row(i, frac);
+                [q, q16, q64]
             }
             _ => [
                 self.mib(Modulation::Qpsk, sinr_lin),
@@ -147,6 +224,89 @@ impl MibGrid {
                 self.mib(Modulation::Qam64, sinr_lin),
             ],
         }
+    }
+
+    /// The three modulations' MIB (and the padding's 0) at `frac` of cell `i`: [`lerp`] lane by
+    /// lane, one 256-bit operation each at AVX2.
+    #[inline(always)]
+    fn lerp_row(&self, i: usize, frac: f64) -> [f64; 4] {
+        let (a, b) = (&self.rows[i], &self.rows[i + 1]);
+        std::array::from_fn(|k| lerp(a[k], b[k], frac))
+    }
+
+    /// Sums of the three modulations' MIB over `sinr_lin`, each RB's SINR times `gain_lin`
+    /// first, added one RB at a time, in order, to `sum` (lane k modulation k, lane 3 the
+    /// padding's 0): the terms and the order of `sum[k] += self.mib3(s * gain_lin)[k]` RB by RB,
+    /// the same bits. Grouped as [`Self::sum_mib`].
+    #[inline(always)]
+    fn sum_mib3(&self, sinr_lin: &[f64], gain_lin: f64, mut sum: [f64; 4]) -> [f64; 4] {
+        let add = |sum: [f64; 4], m: [f64; 4]| -> [f64; 4] { std::array::from_fn(|k| sum[k] + m[k]) };
+        let mut groups = sinr_lin.chunks_exact(LANES);
+        for group in &mut groups {
+            let group: &[f64; LANES] = group.try_into().expect("chunks of LANES");
+            let x = group.map(|s| s * gain_lin);
+            match Self::cells(&x, self.end_cell) {
+                Some((i, frac)) => {
+                    for (i, frac) in i.into_iter().zip(frac) {
+                        sum = add(sum, self.lerp_row(i, frac));
+                    }
+                }
+                _ => {
+                    for s in x {
+                        let [q, q16, q64] = self.mib3(s);
+                        sum = add(sum, [q, q16, q64, 0.0]);
+                    }
+                }
+            }
+        }
+        for &s in groups.remainder() {
+            let [q, q16, q64] = self.mib3(s * gain_lin);
+            sum = add(sum, [q, q16, q64, 0.0]);
+        }
+        sum
+    }
+}
+
+/// One modulation's MIB summed over the row slices `slices` in order, from `sum`, as a
+/// [`Kernel`] (AVX2 widens [`MibGrid::sum_mib`]'s cell arithmetic): the sum and the RB count.
+struct MibSum<'a, I> {
+    grid: &'a MibGrid,
+    modulation: Modulation,
+    slices: I,
+    sum: f64,
+}
+
+impl<'a, I: Iterator<Item = &'a [f64]>> Kernel for MibSum<'a, I> {
+    type Output = (f64, usize);
+    #[inline(always)]
+    fn run(self) -> (f64, usize) {
+        let (mut sum, mut n) = (self.sum, 0);
+        for slice in self.slices {
+            sum = self.grid.sum_mib(self.modulation, slice, sum);
+            n += slice.len();
+        }
+        (sum, n)
+    }
+}
+
+/// The three modulations' MIB summed over the row slices `slices` in order, each SINR times
+/// `gain_lin`, as a [`Kernel`] (AVX2 widens [`MibGrid::sum_mib3`]): the sums and the RB count.
+struct Mib3Sum<'a, I> {
+    grid: &'a MibGrid,
+    slices: I,
+    gain_lin: f64,
+}
+
+impl<'a, I: Iterator<Item = &'a [f64]>> Kernel for Mib3Sum<'a, I> {
+    type Output = ([f64; 4], usize);
+    #[inline(always)]
+    fn run(self) -> ([f64; 4], usize) {
+        let (mut sum, mut n) = ([0.0; 4], 0);
+        for slice in self.slices {
+            sum = self.grid.sum_mib3(slice, self.gain_lin, sum);
+            n += slice.len();
+        }
+        (sum, n)
     }
 }
 
@@ -248,30 +408,26 @@ pub(super) fn mi3_per_rb(sinr_lin: f64) -> [f64; 3] {
 /// (lte-design.rst "MIESM": flat channel within an RB, TB MI = average over its RBs).
 /// `sinr_lin[rb]` is RB `rb`'s linear SINR. An empty mask has no information (0).
 pub fn effective_mi(modulation: Modulation, rbs: RbMask, sinr_lin: &[f64]) -> f64 {
-    let grid = &*GRID;
-    let mut sum = 0.0;
-    let mut n = 0u32;
-    // Neighbouring RBs often share a SINR: their MIB is looked up once.
-    let mut last: Option<(f64, f64)> = None;
-    // Run by run, lowest first (the order of `rbs.iter()`), each run a slice.
-    for run in rbs.runs() {
-        for &sinr in &sinr_lin[run] {
-            let m = match last {
-                Some((s, m)) if s == sinr => m,
-                _ => {
-                    let m = grid.mib(modulation, sinr);
-                    last = Some((sinr, m));
-                    m
-                }
-            };
-            sum += m;
-            n += 1;
-        }
+    // A frequency-flat row (a fixed SINR) costs one lookup; its sum still adds the RBs one by one.
+    let first = rbs.iter().next().map(|rb| sinr_lin[rb as usize]);
+    if let Some(first) = first.filter(|&f| rbs.runs().all(|run| sinr_lin[run].iter().all(|&s| s == f))) {
+        let (m, n) = (GRID.mib(modulation, first), rbs.count());
+        return (0..n).fold(0.0, |sum, _| sum + m) / f64::from(n);
     }
+    // Run by run, lowest first (the order of `rbs.iter()`), each run a slice.
+    let slices = rbs.runs().map(|run| &sinr_lin[run]);
+    let (sum, n) = simd::run(MibSum { grid: &GRID, modulation, slices, sum: 0.0 });
     if n == 0 {
         return 0.0;
     }
-    sum / f64::from(n)
+    sum / n as f64
+}
+
+/// Mean MIB of QPSK, 16QAM and 64QAM over the RBs `rbs` of the linear row `sinr_lin`, each
+/// RB's SINR times `gain_lin` first (`[0; 3]` for no RB): the RBs run by run, lowest first.
+pub(super) fn mean_mi3_on(rbs: RbMask, sinr_lin: &[f64], gain_lin: f64) -> [f64; 3] {
+    let slices = rbs.runs().map(|run| &sinr_lin[run]);
+    mean_of(simd::run(Mib3Sum { grid: &GRID, slices, gain_lin }))
 }
 
 /// Mean MIB of QPSK, 16QAM and 64QAM over every RB of the linear row `sinr_lin` (the wideband
@@ -284,13 +440,16 @@ pub(super) fn mean_mi3_all(sinr_lin: &[f64]) -> [f64; 3] {
     if sinr_lin.iter().all(|&s| s == first) {
         return grid.mib3(first);
     }
-    let mut sum = [0.0; 3];
-    for &s in sinr_lin {
-        let m = grid.mib3(s);
-        sum = [sum[0] + m[0], sum[1] + m[1], sum[2] + m[2]];
+    // x 1 is exact: each RB's own SINR.
+    mean_of(simd::run(Mib3Sum { grid, slices: std::iter::once(sinr_lin), gain_lin: 1.0 }))
+}
+
+/// The three means from their sums over `n` RBs (0 for none).
+fn mean_of(([q, q16, q64, _], n): ([f64; 4], usize)) -> [f64; 3] {
+    if n == 0 {
+        return [0.0; 3];
     }
-    let n = sinr_lin.len() as f64;
-    sum.map(|x| x / n)
+    [q, q16, q64].map(|x| x / n as f64)
 }
 
 /// Mean MIB of one modulation over every RB of the linear row `sinr_lin`.
@@ -298,8 +457,9 @@ pub(super) fn mean_mi_all(modulation: Modulation, sinr_lin: &[f64]) -> f64 {
     if sinr_lin.is_empty() {
         return 0.0;
     }
-    let grid = &*GRID;
-    sinr_lin.iter().map(|&s| grid.mib(modulation, s)).sum::<f64>() / sinr_lin.len() as f64
+    // From -0.0, as `Iterator::sum` of f64 starts (-0.0 + x is x for every x).
+    let (sum, n) = simd::run(MibSum { grid: &GRID, modulation, slices: std::iter::once(sinr_lin), sum: -0.0 });
+    sum / n as f64
 }
 
 /// Rows given in dB as the linear rows the PHY reads (tests write SINRs in dB).
@@ -506,5 +666,136 @@ mod tests {
         let want = (mi_per_rb(Modulation::Qpsk, 10.0) + mi_per_rb(Modulation::Qpsk, 3.0)) / 2.0;
         assert!((effective_mi(Modulation::Qpsk, mask, &sinr) - want).abs() < 1e-15);
         assert_eq!(effective_mi(Modulation::Qpsk, RbMask(0), &sinr), 0.0);
+    }
+
+    #[test]
+    fn a_flat_row_sums_its_one_lookup_rb_by_rb() {
+        // 7 x m / 7 is not m for every m: the flat path keeps the sum of the general one.
+        for db in [-3.1, 0.4, 2.9, 7.3, 13.7] {
+            let sinr = [db_to_linear(db); 100];
+            for m in ALL {
+                for mask in [RbMask(0b111_1111), RbMask::range(3, 90), RbMask(0b1011 << 40)] {
+                    let want = mask.iter().fold(0.0, |sum, rb| sum + mi_per_rb(m, sinr[rb as usize]))
+                        / f64::from(mask.count());
+                    assert_eq!(effective_mi(m, mask, &sinr).to_bits(), want.to_bits(), "{m:?} {db} dB {mask:?}");
+                }
+            }
+        }
+    }
+
+    /// SINRs at every edge of the grouped lookups: zero and below the grid, the grid's two ends
+    /// and their neighbours, each curve's end, its end cell and the cell above, above the grid,
+    /// infinities, NaN and negative values.
+    fn edge_values() -> Vec<f64> {
+        let below = |x: f64| f64::from_bits(x.to_bits() - 1);
+        let above = |x: f64| f64::from_bits(x.to_bits() + 1);
+        let mut v =
+            vec![0.0, -0.0, f64::MIN_POSITIVE, 1e-300, -1.0, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, -f64::NAN];
+        for x in [GRID_MIN_LIN, GRID_MAX_LIN] {
+            v.extend([below(x), x, above(x)]);
+        }
+        for c in CURVES.iter() {
+            let next_cell = f64::from_bits(((c.last_sinr_lin.to_bits() >> FRAC_BITS) + 1) << FRAC_BITS);
+            v.extend([below(c.last_sinr_lin), c.last_sinr_lin, above(c.last_sinr_lin), below(next_cell), next_cell]);
+        }
+        v
+    }
+
+    /// Rows of every length up to 9, then 100 and 101 RBs (groups of four and one to three
+    /// left), of faded SINRs from -40 to 40 dB with an edge value every few RBs, or none.
+    fn edge_rows() -> Vec<Vec<f64>> {
+        let edges = edge_values();
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut rows = Vec::new();
+        for len in (0..=9).chain([100, 101]) {
+            for every in [0, 1, 3, 7] {
+                let row = (0..len)
+                    .map(|rb| match every {
+                        0 => db_to_linear((next() % 8000) as f64 / 100.0 - 40.0),
+                        _ if rb % every == 0 => edges[next() as usize % edges.len()],
+                        _ => db_to_linear((next() % 8000) as f64 / 100.0 - 40.0),
+                    })
+                    .collect();
+                rows.push(row);
+            }
+        }
+        rows
+    }
+
+    #[test]
+    fn grouped_cells_are_the_cells_one_at_a_time() {
+        let mut values = edge_values();
+        values.extend((0..20_000).map(|i| db_to_linear(f64::from(i) * 0.005 - 40.0)));
+        for s in values {
+            let one = GRID.cell(s).map(|(i, frac)| (i, frac.to_bits()));
+            let four = MibGrid::cells(&[s; LANES], []).map(|(i, frac)| (i[0], frac[0].to_bits()));
+            assert_eq!(four, one, "{s:e}");
+            if let Some((i, _)) = one {
+                assert_eq!(MibGrid::cells(&[s, 1.0, 1.0, 1.0], [i]), None, "{s:e} in an avoided cell");
+            }
+        }
+    }
+
+    #[test]
+    fn grouped_sums_have_the_bits_of_the_sums_one_rb_at_a_time() {
+        use crate::sim::simd::{run_on, tests::with_avx2, Width};
+        let grid = &*GRID;
+        for row in edge_rows() {
+            for m in ALL {
+                let want = row.iter().fold(-0.0, |sum, &s| sum + grid.mib(m, s));
+                let sum = |w| run_on(w, MibSum { grid, modulation: m, slices: std::iter::once(&row[..]), sum: -0.0 });
+                assert_eq!(sum(Width::BASELINE).0.to_bits(), want.to_bits(), "{m:?} {row:?}");
+                with_avx2("mi::MibSum", |w| assert_eq!(sum(w).0.to_bits(), want.to_bits(), "{m:?} {row:?}"));
+            }
+            for gain_lin in [1.0, 0.7, 1.3] {
+                let want = row.iter().fold([0.0; 3], |sum, &s| {
+                    let m = grid.mib3(s * gain_lin);
+                    [sum[0] + m[0], sum[1] + m[1], sum[2] + m[2]]
+                });
+                let bits = |sum: [f64; 3]| sum.map(f64::to_bits);
+                let sum = |w| {
+                    let [q, q16, q64, _] = run_on(w, Mib3Sum { grid, slices: std::iter::once(&row[..]), gain_lin }).0;
+                    [q, q16, q64]
+                };
+                assert_eq!(bits(sum(Width::BASELINE)), bits(want), "x{gain_lin} {row:?}");
+                with_avx2("mi::Mib3Sum", |w| assert_eq!(bits(sum(w)), bits(want), "x{gain_lin} {row:?}"));
+            }
+        }
+    }
+
+    #[test]
+    fn masked_means_sum_run_by_run() {
+        // Runs of 1, 5 and 3 RBs, then 2: the groups of four start again in each run.
+        let row: Vec<f64> = (0..16).map(|rb| db_to_linear(f64::from(rb) * 2.3 - 8.0)).collect();
+        let mask = RbMask(0b1101_1100_0111_1101);
+        let rbs: Vec<usize> = mask.iter().map(|rb| rb as usize).collect();
+        let n = rbs.len() as f64;
+        for m in ALL {
+            let want = rbs.iter().fold(0.0, |sum, &rb| sum + mi_per_rb(m, row[rb])) / n;
+            assert_eq!(effective_mi(m, mask, &row).to_bits(), want.to_bits(), "{m:?}");
+        }
+        let gain_lin = 0.8;
+        let sum = rbs.iter().fold([0.0; 3], |sum, &rb| {
+            let m = GRID.mib3(row[rb] * gain_lin);
+            [sum[0] + m[0], sum[1] + m[1], sum[2] + m[2]]
+        });
+        assert_eq!(mean_mi3_on(mask, &row, gain_lin), sum.map(|x| x / n));
+        assert_eq!(mean_mi3_on(RbMask(0), &row, gain_lin), [0.0; 3]);
+        assert_eq!(mean_mi_all(Modulation::Qpsk, &[]), 0.0);
+    }
+
+    #[test]
+    fn the_fraction_from_the_bits_as_a_float_is_the_integer_conversion() {
+        for low in [0, 1, 2, 3, FRAC_MASK - 1, FRAC_MASK, 1 << 42, (1 << 42) + 1, 0x555_5555_5555, 0x2aa_aaaa_aaaa] {
+            let bits = 1f64.to_bits() | low;
+            let want = low as i64 as f64 * (1.0 / (1u64 << FRAC_BITS) as f64);
+            assert_eq!(frac_from_bits(bits).to_bits(), want.to_bits(), "{low:#x}");
+        }
     }
 }
