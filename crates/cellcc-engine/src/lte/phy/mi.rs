@@ -59,8 +59,8 @@ const LANES: usize = 4;
 /// first cell's, wrapping. Below [`GRID_CELLS`] exactly on the grid: GRID_MIN_LIN and
 /// GRID_MAX_LIN are powers of two (cell boundaries), positive floats order as their bits, a
 /// SINR below the grid wraps to above 2^63, and one above it (+inf and positive NaN too) has a
-/// larger cell; every negative float, -0.0 and negative NaN has the sign bit, a cell of 2^20 or
-/// more.
+/// larger cell; every negative float, -0.0 and negative NaN has the sign bit, so its bits
+/// shifted are 2^20 or more, far above the grid's cells.
 #[inline(always)]
 fn cell_index(bits: u64) -> u64 {
     (bits >> FRAC_BITS).wrapping_sub(FIRST_CELL)
@@ -169,8 +169,8 @@ impl MibGrid {
         Some((i.map(|i| (i as usize).min(GRID_ROWS - 2)), bits.map(frac_from_bits)))
     }
 
-    /// Sum of modulation `k`'s MIB over `sinr_lin`, added one RB at a time, in order, to `sum`:
-    /// the terms and the order of `sum += self.mib(k, s)` RB by RB, the same bits. Four RBs'
+    /// Sum of modulation `m`'s MIB over `sinr_lin`, added one RB at a time, in order, to `sum`:
+    /// the terms and the order of `sum += self.mib(m, s)` RB by RB, the same bits. Four RBs'
     /// cells are found at once ([`Self::cells`]); a group with an RB off the grid or in the
     /// curve's end cell, and the last `len % 4` RBs, go one by one through [`Self::mib`].
     #[inline(always)]
@@ -291,6 +291,8 @@ impl<'a, I: Iterator<Item = &'a [f64]>> Kernel for MibSum<'a, I> {
 
 /// The three modulations' MIB summed over the row slices `slices` in order, each SINR times
 /// `gain_lin`, as a [`Kernel`] (AVX2 widens [`MibGrid::sum_mib3`]): the sums and the RB count.
+/// The padding's lane is returned too: with it dead, LLVM split the three sums into a 2-lane
+/// register and a scalar (8 M more instructions in the channel cell's run).
 struct Mib3Sum<'a, I> {
     grid: &'a MibGrid,
     slices: I,
