@@ -297,11 +297,12 @@ impl Cell {
             self.measure_cqi(&list, now);
         }
         let serving = self.network.then_some(self.index);
+        // One division per TTI, not per UE (`rlc.get` borrows the cell, so it was not hoisted).
+        let slot = now.as_ns() / self.slot_width.as_ns().max(1);
         for &i in &list {
             let i = i as usize;
             let rlc = self.rlc.get(i, &self.ues[i], now);
             let levels = [rlc.enb, rlc.ue].map(|l| (l.sdu_bytes, l.data_pdus_retransmitted));
-            let slot = now.as_ns() / self.slot_width.as_ns().max(1);
             if let Some(records) = self.link_tti.records_to_sample(i, slot, levels, serving) {
                 let ue = &mut self.ues[i];
                 ue.record_demand(now, records);

@@ -118,6 +118,12 @@ struct Candidate {
     rbs: RbMask,
     /// The TBS of `rbs` covers the buffer ([`Candidate::satisfied`], kept as RBs are added).
     full: bool,
+    /// Some set of RBs may cover the buffer, set at its first [`Candidate::take`]: not when the
+    /// whole band's TBS at its MCS does not (a bulk flow's buffer), the TBS never falling as RBs
+    /// are added nor rising as its MCS falls (TS 36.213 Table 7.1.7.2.1-1). Then `take` skips
+    /// [`Candidate::satisfied`], a 128-bit popcount (no `popcnt` in this build's target) and a
+    /// TBS read per RBG, the whole band's in a time-domain PF TTI.
+    may_fill: bool,
     /// RBs it must not get ([`UeDemand::out_of_range`]).
     out_of_range: RbMask,
     /// Its MCS on each RBG ([`UeDemand::rbg_mcs`]; `None`: `mcs` on every RBG, see
@@ -149,10 +155,14 @@ impl Candidate {
         tbs_bits(dir, self.mcs, self.rbs.count()) >= self.need_bits
     }
 
-    /// Give it `mask` as well.
-    fn take(&mut self, mask: RbMask, dir: LinkDir) {
+    /// Give it `mask` as well, of a band of `band_rbs` RBs.
+    fn take(&mut self, mask: RbMask, dir: LinkDir, band_rbs: u32) {
+        if self.rbs.is_empty() {
+            // Its MCS is the highest it will have (a sub-band candidate's falls to its RBGs' lowest).
+            self.may_fill = tbs_bits(dir, self.mcs, band_rbs) >= self.need_bits;
+        }
         self.rbs = self.rbs.union(mask);
-        self.full = self.satisfied(dir);
+        self.full = self.may_fill && self.satisfied(dir);
     }
 }
 
@@ -165,6 +175,10 @@ pub struct Scheduler {
     n_ues: usize,
     /// RBG size P (downlink, TS 36.213 Table 7.1.6.1-1); 1 uplink (RB granularity).
     rbg_size: u32,
+    /// Downlink: the RBs of each RBG, lowest first (every TTI's allocation walks them, and a
+    /// mask built from its first RB and length was a 128-bit shift pair per RBG per call).
+    /// Empty on the uplink, which places contiguous runs instead (contiguous.rs).
+    unit_masks: Vec<RbMask>,
     /// Round-robin pointer: the UE that comes first next TTI (ns-3 `m_nextRntiDl/Ul`).
     next_ue: usize,
     pf: PfAverages,
@@ -193,12 +207,17 @@ impl Scheduler {
             LinkDir::Downlink => rbg::rbg_size(n_rbs),
             LinkDir::Uplink => 1,
         };
+        let unit_masks = match dir {
+            LinkDir::Downlink => (0..n_rbs.div_ceil(rbg_size)).map(|i| rbg::rbg_mask(i, rbg_size, n_rbs)).collect(),
+            LinkDir::Uplink => Vec::new(),
+        };
         Scheduler {
             kind,
             dir,
             n_rbs,
             n_ues,
             rbg_size,
+            unit_masks,
             next_ue: 0,
             pf: PfAverages::new(n_ues),
             candidates: Vec::with_capacity(n_ues),
@@ -341,6 +360,7 @@ impl Scheduler {
                 rbg_rate_bytes_per_s: self.rbg_rate_bytes_per_s(d.mcs),
                 rbs: RbMask::default(),
                 full: false,
+                may_fill: true,
                 out_of_range: d.out_of_range,
                 // Copied as the demand holds it: the wideband UE's array of its MCS, built on the
                 // stack for every candidate, was read back across two overlapping stores (a failed
@@ -403,9 +423,9 @@ impl Scheduler {
         }
     }
 
-    /// The RBs of allocation unit `i` (an RBG downlink, one RB uplink).
+    /// The RBs of RBG `i` (downlink).
     fn unit_mask(&self, i: u32) -> RbMask {
-        rbg::rbg_mask(i, self.rbg_size, self.n_rbs)
+        self.unit_masks[i as usize]
     }
 
     /// Achievable bytes per second of `mcs` on one full RBG (ns-3's PF/MT `achievableRate`).
@@ -429,7 +449,7 @@ impl Scheduler {
     /// strict `rcqi > rcqiMax` over flows in RNTI order). The metric's averages do not move within
     /// the TTI. A UE's TB MCS is the lowest of its RBGs' (`worstCqi`).
     fn allocate_per_subband(&mut self, busy: RbMask, metric: impl Fn(UeIndex, f64) -> f64) {
-        let dir = self.dir;
+        let (dir, n_rbs) = (self.dir, self.n_rbs);
         for i in 0..self.n_units() {
             let mask = self.unit_mask(i);
             if mask.overlaps(busy) {
@@ -451,7 +471,7 @@ impl Scheduler {
                 let c = &mut self.candidates[k];
                 let mcs = c.mcs_on(i);
                 c.mcs = if c.rbs.is_empty() { mcs } else { c.mcs.min(mcs) };
-                c.take(mask, dir);
+                c.take(mask, dir, n_rbs);
             }
         }
     }
@@ -463,6 +483,7 @@ impl Scheduler {
     /// to the first in rank that may take it.
     fn allocate_best_per_rbg(&mut self, busy: RbMask, metric: impl Fn(UeIndex, f64) -> f64) {
         let n = self.candidates.len();
+        let (dir, n_rbs) = (self.dir, self.n_rbs);
         self.metrics.clear();
         self.metrics.extend(self.candidates.iter().map(|c| metric(c.ue, c.rbg_rate_bytes_per_s)));
         let (metrics, cands) = (&self.metrics, &self.candidates);
@@ -496,6 +517,11 @@ impl Scheduler {
             while first_open < ranked && self.candidates[self.order[first_open]].full {
                 first_open += 1;
             }
+            // Every candidate is full: no later RBG has a taker (a cell of light flows, each
+            // covered by an RBG or two, left the rest of the band's loop with nothing to do).
+            if first_open == n {
+                break;
+            }
             let mut k = first_open;
             let winner = loop {
                 if k == ranked {
@@ -517,8 +543,7 @@ impl Scheduler {
             };
             // An RBG no candidate may take stays empty (ns-3: "any UE found"); later ones may not.
             if let Some(w) = winner {
-                let dir = self.dir;
-                self.candidates[w].take(mask, dir);
+                self.candidates[w].take(mask, dir, n_rbs);
             }
         }
     }

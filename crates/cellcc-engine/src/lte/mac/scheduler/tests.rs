@@ -358,6 +358,31 @@ fn uplink_grant_is_capped_at_the_reported_buffer() {
     assert_eq!(out[0].rbs, RbMask::range(0, 3));
 }
 
+/// The downlink's RBG masks, built once per scheduler, are TS 36.213 §7.1.6.1's RBGs at every
+/// bandwidth (the last one partial where P does not divide the band).
+#[test]
+fn unit_masks_are_the_bands_rbgs() {
+    for n_rbs in 1..=RbMask::MAX_RBS {
+        let s = Scheduler::new(SchedulerKind::ProportionalFair, LinkDir::Downlink, n_rbs, 1);
+        let p = rbg::rbg_size(n_rbs);
+        for i in 0..rbg::rbg_count(n_rbs) {
+            assert_eq!(s.unit_mask(i), rbg::rbg_mask(i, p, n_rbs), "{n_rbs} RBs, RBG {i}");
+        }
+    }
+}
+
+/// A buffer no band can carry (MCS 28 on 100 PRBs is 75376 bits) takes every free RBG, one no
+/// larger than an RBG takes one: a bulk candidate is never full, a light one is at its first RBG.
+#[test]
+fn a_bulk_candidate_takes_the_band_and_a_light_one_its_need() {
+    let mut s = Scheduler::new(SchedulerKind::ProportionalFair, LinkDir::Downlink, 100, 2);
+    let busy = RbMask::range(8, 4);
+    let out = run(&mut s, busy, &[want(0, SATURATED_BYTES, 28)]);
+    assert_eq!(out[0].rbs, RbMask::range(0, 100).intersection(RbMask(!busy.0)));
+    let out = run(&mut s, RbMask::default(), &[want(1, 20, 28)]);
+    assert_eq!(out[0].rbs, RbMask::range(0, 4));
+}
+
 /// (policy, direction, band RBs, busy RB bits, per UE (buffered bytes, MCS, free HARQ)).
 type Case = (SchedulerKind, LinkDir, u32, u128, Vec<(u32, u8, bool)>);
 
