@@ -60,12 +60,6 @@ pub trait SinrSource {
     /// SINR of the downlink control region (PCFICH/PDCCH) for `ue` at `now`, dB.
     fn control_sinr_db(&mut self, ue: UeIndex, now: SimTime) -> f64;
 
-    /// The per-RB linear SINR a DCI of `ue` is decoded at (the PDCCH): the downlink data row
-    /// by default; a network's channel gives the control region's, where every cell transmits.
-    fn control_row_lin(&mut self, ue: UeIndex, now: SimTime, out: &mut [f64]) {
-        self.per_rb_sinr_lin(ue, LinkDir::Downlink, now, out);
-    }
-
     /// The SINR the eNB chooses `ue`'s PDCCH aggregation level for, dB, when it is not the one
     /// its CQI stands for: a network's control region sees every neighbour at full power while
     /// the data region sees only what they send, so the eNB's PDCCH link adaptation (its outer

@@ -885,10 +885,6 @@ impl SinrSource for NetworkSinr {
         to_db(row.iter().sum::<f64>() / n as f64)
     }
 
-    fn control_row_lin(&mut self, ue: UeIndex, now: SimTime, out: &mut [f64]) {
-        self.channel.borrow_mut().row(ue.index(), self.cell, LinkDir::Downlink, now, true, out);
-    }
-
     fn pdcch_sinr_db(&mut self, ue: UeIndex, now: SimTime) -> Option<HeldSinr> {
         let sinr_db = self.channel.borrow_mut().control_sinr_db(ue.index(), self.cell, now);
         // The control region sees the large scale alone, whose epoch holds for the grid step.
