@@ -28,7 +28,7 @@
 use std::sync::{LazyLock, OnceLock};
 
 use super::bler::{first_tx_curve, tb_bler_from_mib};
-use super::mi::{curve, db_to_linear, linear_to_db, mean_mi3_all, mean_mi3_on, mi3_per_rb, mi_per_rb};
+use super::mi::{curve, db_to_linear, flat_sinr_on, linear_to_db, mean_mi3_all, mean_mi3_on, mi3_per_rb, mi_per_rb};
 use super::segmentation::segment_tb;
 use super::tbs::{tbs_bits, MAX_PRB};
 use crate::lte::sap::{LinkDir, RbMask};
@@ -224,11 +224,12 @@ pub fn flat_sinr_threshold_db(dir: LinkDir, mcs: u8, n_prb: u32) -> f64 {
 /// a link-adaptation offset as a linear gain); `None` if MCS 0 fails or `rbs` is empty.
 pub fn mcs_at_bler_target_on(dir: LinkDir, rbs: RbMask, sinr_lin: &[f64], gain_lin: f64) -> Option<u8> {
     let n_prb = rbs.count();
-    let first = rbs.iter().next().map(|rb| sinr_lin[rb as usize])?;
-    // The RBs run by run, lowest first (the order of `rbs.iter()`), each run a slice.
+    if n_prb == 0 {
+        return None;
+    }
     // A flat estimate (a fixed SINR, an SRS row without fading) costs one lookup.
-    if rbs.runs().all(|run| sinr_lin[run].iter().all(|&s| s == first)) {
-        return mcs_from_mib(dir, mi3_per_rb(first * gain_lin), n_prb);
+    if let Some(flat) = flat_sinr_on(rbs, sinr_lin) {
+        return mcs_from_mib(dir, mi3_per_rb(flat * gain_lin), n_prb);
     }
     mcs_from_mib(dir, mean_mi3_on(rbs, sinr_lin, gain_lin), n_prb)
 }

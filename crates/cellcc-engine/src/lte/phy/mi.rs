@@ -406,14 +406,20 @@ pub(super) fn mi3_per_rb(sinr_lin: f64) -> [f64; 3] {
     GRID.mib3(sinr_lin)
 }
 
+/// The one linear SINR every RB of `rbs` has in `sinr_lin`, if the row is flat there (a fixed
+/// SINR, an SRS row without fading); `None` for an empty mask.
+pub(super) fn flat_sinr_on(rbs: RbMask, sinr_lin: &[f64]) -> Option<f64> {
+    let first = sinr_lin[rbs.iter().next()? as usize];
+    rbs.runs().all(|run| sinr_lin[run].iter().all(|&s| s == first)).then_some(first)
+}
+
 /// MIESM effective MIB of a transport block: the mean per-RB MIB over the RBs in `rbs`
 /// (lte-design.rst "MIESM": flat channel within an RB, TB MI = average over its RBs).
 /// `sinr_lin[rb]` is RB `rb`'s linear SINR. An empty mask has no information (0).
 pub fn effective_mi(modulation: Modulation, rbs: RbMask, sinr_lin: &[f64]) -> f64 {
     // A frequency-flat row (a fixed SINR) costs one lookup; its sum still adds the RBs one by one.
-    let first = rbs.iter().next().map(|rb| sinr_lin[rb as usize]);
-    if let Some(first) = first.filter(|&f| rbs.runs().all(|run| sinr_lin[run].iter().all(|&s| s == f))) {
-        let (m, n) = (GRID.mib(modulation, first), rbs.count());
+    if let Some(flat) = flat_sinr_on(rbs, sinr_lin) {
+        let (m, n) = (GRID.mib(modulation, flat), rbs.count());
         return (0..n).fold(0.0, |sum, _| sum + m) / f64::from(n);
     }
     // Run by run, lowest first (the order of `rbs.iter()`), each run a slice.
