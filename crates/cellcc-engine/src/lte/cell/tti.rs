@@ -9,7 +9,7 @@ use super::{Cell, CellOutput, TTI};
 use crate::lte::config::{CellConfig, LinkAdaptationConfig, MacConfig};
 use crate::lte::mac::harq::Feedback;
 use crate::lte::mac::link_adaptation::{DlMcsMap, UlMcsRule};
-use crate::lte::mac::pdcch::{aggregation_level, Pdcch, PdcchConfig};
+use crate::lte::mac::pdcch::{aggregation_level, control_region_share, Pdcch, PdcchConfig};
 use crate::lte::mac::scheduler::rbg::rbg_size;
 use crate::lte::mac::scheduler::{NewTb, Scheduler, UeDemand, SUBBAND_OUT_OF_RANGE};
 use crate::lte::mac::uplink::UplinkRequests;
@@ -245,7 +245,6 @@ impl Cell {
             self.measure_cqi(&list, now);
         }
         self.macs.pdcch.clear();
-        self.refresh_dci_levels(&list, now);
         let busy = self.downlink_retransmissions(&list, now);
         self.uplink(&list, now, out);
         self.downlink_new(&list, now, busy, out);
@@ -457,32 +456,36 @@ impl Cell {
         SimDuration::from_ms(self.cqi.delay_ms as u64)
     }
 
-    /// Each UE's DCI aggregation level from the downlink CQI the eNB holds now (the PDCCH is a
-    /// downlink channel: uplink grants ride it too).
-    fn refresh_dci_levels(&mut self, list: &[u32], now: SimTime) {
-        if !self.macs.pdcch_cfg.capacity {
+    /// UE `i`'s DCI aggregation level for a DCI at `now`, from the control-region SINR its source
+    /// gives or else the downlink CQI the eNB holds (the PDCCH is a downlink channel: uplink
+    /// grants ride it too). Chosen when a DCI is placed: a UE without one needs no level.
+    fn refresh_dci_level(&mut self, i: usize, now: SimTime) {
+        let input = match self.pdcch_sinr_db(UeIndex(i as u16), now) {
+            Some(sinr_db) => DciLevelInput::ControlSinrDb(sinr_db.to_bits()),
+            None => DciLevelInput::Cqi(self.link_tti.dl_cqi(i).current(now).map_or(CQI_BEFORE_FIRST_REPORT, |r| r.cqi)),
+        };
+        if self.macs.dci_level_for[i] == Some(input) {
             return;
         }
-        let target = self.macs.pdcch_cfg.target_bler;
-        for &i in list {
-            let i = i as usize;
-            let input = match self.pdcch_sinr_db(UeIndex(i as u16), now) {
-                Some(sinr_db) => DciLevelInput::ControlSinrDb(sinr_db.to_bits()),
-                None => {
-                    DciLevelInput::Cqi(self.link_tti.dl_cqi(i).current(now).map_or(CQI_BEFORE_FIRST_REPORT, |r| r.cqi))
-                }
-            };
-            if self.macs.dci_level_for[i] == Some(input) {
-                continue;
-            }
-            let sinr_db = match input {
-                DciLevelInput::ControlSinrDb(bits) => f64::from_bits(bits),
-                DciLevelInput::Cqi(0) => f64::NEG_INFINITY,
-                DciLevelInput::Cqi(cqi) => self.macs.dl_map.cqi_sinr_db(cqi),
-            };
-            self.macs.dci_level[i] = aggregation_level(sinr_db, target);
-            self.macs.dci_level_for[i] = Some(input);
+        let sinr_db = match input {
+            DciLevelInput::ControlSinrDb(bits) => f64::from_bits(bits),
+            DciLevelInput::Cqi(0) => f64::NEG_INFINITY,
+            DciLevelInput::Cqi(cqi) => self.macs.dl_map.cqi_sinr_db(cqi),
+        };
+        self.macs.dci_level[i] = aggregation_level(sinr_db, self.macs.pdcch_cfg.target_bler);
+        self.macs.dci_level_for[i] = Some(input);
+    }
+
+    /// The share of its control region's REs this cell sends on in the TTI at `now`
+    /// ([`control_region_share`]): its DCIs' CCEs if it ran that TTI, none otherwise. Without a
+    /// CCE budget the DCIs have no place: the whole region, as LENA's control frames.
+    pub(crate) fn control_region_share(&self, now: SimTime) -> f64 {
+        let cfg = &self.macs.pdcch_cfg;
+        if !cfg.capacity {
+            return 1.0;
         }
+        let cces = if self.last_tti_is(now) { self.macs.pdcch.cces_taken() } else { 0 };
+        control_region_share(self.n_rbs, cfg.phich_ng, cces)
     }
 
     /// The source's control-region SINR of UE `ue` at `now` (`SinrSource::pdcch_sinr_db`), asked
@@ -508,6 +511,7 @@ impl Cell {
         if !self.macs.pdcch_cfg.capacity {
             return true;
         }
+        self.refresh_dci_level(ue.index(), now);
         let level = self.macs.dci_level[ue.index()];
         let subframe = ((now.as_ns() / NS_PER_MS) % SUBFRAMES_PER_FRAME) as usize;
         self.macs.pdcch.place(ue, level, subframe)

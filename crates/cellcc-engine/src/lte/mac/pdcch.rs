@@ -91,15 +91,46 @@ const REGS_PER_CCE: u32 = 9;
 /// Bandwidths of at most this many RBs have 2-4 control symbols, wider ones 1-3 (Table 6.7-1).
 const NARROW_BAND_MAX_RBS: u32 = 10;
 
+/// Resource elements per REG (TS 36.211 §6.2.4).
+const RES_PER_REG: u32 = 4;
+/// Subcarriers per RB, normal CP (TS 36.211 Table 6.2.3-1).
+const SUBCARRIERS_PER_RB: u32 = 12;
+/// Cell-specific reference signal REs per RB in the first OFDM symbol, antenna ports 0-1
+/// (TS 36.211 §6.10.1.2: two per port).
+const CRS_RES_PER_RB_FIRST_SYMBOL: u32 = 4;
+
+/// OFDM symbols of the control region: the largest CFI (TS 36.211 Table 6.7-1).
+fn control_symbols(n_rbs: u32) -> u32 {
+    if n_rbs <= NARROW_BAND_MAX_RBS {
+        4
+    } else {
+        3
+    }
+}
+
+/// N_PHICH^group = ⌈N_g (N_RB / 8)⌉ (TS 36.211 §6.9).
+fn phich_groups(n_rbs: u32, phich_ng: PhichNg) -> u32 {
+    let (num, den) = phich_ng.ratio();
+    (num * n_rbs).div_ceil(8 * den)
+}
+
 /// N_CCE of a band of `n_rbs` RBs at its largest control region (TS 36.211 §6.8.1, §6.7, §6.9;
 /// normal CP, normal PHICH duration, 1-2 CRS ports): 87 at 20 MHz with N_g = 1/6.
 pub fn cce_count(n_rbs: u32, phich_ng: PhichNg) -> u32 {
-    let symbols = if n_rbs <= NARROW_BAND_MAX_RBS { 4 } else { 3 };
-    let regs = n_rbs * (REGS_PER_RB_FIRST_SYMBOL + (symbols - 1) * REGS_PER_RB_OTHER_SYMBOLS);
-    let (num, den) = phich_ng.ratio();
-    // N_PHICH^group = ⌈N_g (N_RB / 8)⌉ (TS 36.211 §6.9).
-    let phich_groups = (num * n_rbs).div_ceil(8 * den);
-    (regs - PCFICH_REGS - phich_groups * REGS_PER_PHICH_GROUP) / REGS_PER_CCE
+    let regs = n_rbs * (REGS_PER_RB_FIRST_SYMBOL + (control_symbols(n_rbs) - 1) * REGS_PER_RB_OTHER_SYMBOLS);
+    (regs - PCFICH_REGS - phich_groups(n_rbs, phich_ng) * REGS_PER_PHICH_GROUP) / REGS_PER_CCE
+}
+
+/// The share of its control region's resource elements a cell sends on in a TTI in which
+/// `cces_taken` CCEs carry DCIs: the reference signal, the PCFICH and the PHICH are sent every
+/// subframe (TS 36.211 §6.10.1, §6.7, §6.9), a PDCCH only on its own CCEs; the CCEs no DCI
+/// takes are <NIL> (§6.8.2) and carry no energy (srsRAN 4G `srslte_pdcch_encode` maps each DCI
+/// to its CCEs' REGs and nothing else). 20 MHz, N_g = 1/6: 452 of 3,600 REs idle (12.6 %).
+pub fn control_region_share(n_rbs: u32, phich_ng: PhichNg, cces_taken: u32) -> f64 {
+    let always = n_rbs * CRS_RES_PER_RB_FIRST_SYMBOL
+        + RES_PER_REG * (PCFICH_REGS + phich_groups(n_rbs, phich_ng) * REGS_PER_PHICH_GROUP);
+    let pdcch = RES_PER_REG * REGS_PER_CCE * cces_taken;
+    f64::from(always + pdcch) / f64::from(n_rbs * SUBCARRIERS_PER_RB * control_symbols(n_rbs))
 }
 
 /// Aggregation levels and their UE-specific search-space candidates M(L) (TS 36.213 Table 9.1.1-1).
@@ -146,6 +177,11 @@ impl Pdcch {
 
     pub fn n_cce(&self) -> u32 {
         self.n_cce
+    }
+
+    /// The CCEs the DCIs placed this TTI take.
+    pub fn cces_taken(&self) -> u32 {
+        self.taken.count_ones()
     }
 
     /// A new TTI: every CCE free.
@@ -199,6 +235,21 @@ mod tests {
         assert_eq!(cce_count(6, PhichNg::OneSixth), 6);
         assert_eq!(cce_count(50, PhichNg::OneSixth), 43);
         assert_eq!(cce_count(25, PhichNg::Two), (25 * 8 - 4 - 7 * 3) / 9);
+    }
+
+    /// 20 MHz, 3 symbols: 3,600 REs. Sent every subframe: CRS 100 x 4 = 400, PCFICH 4 REGs = 16,
+    /// PHICH 3 groups x 3 REGs = 36 REs (N_g = 1/6): 452. Each CCE adds 36 REs; all 87 give
+    /// 452 + 3,132 = 3,584 (the 4 REGs no CCE holds stay empty). 1.4 MHz, 4 symbols: 288 REs;
+    /// 24 + 16 + 12 = 52 always, 6 CCEs 216 more.
+    #[test]
+    fn control_region_share_counts_the_res_a_cell_sends() {
+        assert_eq!(control_region_share(100, PhichNg::OneSixth, 0), 452.0 / 3600.0);
+        assert_eq!(control_region_share(100, PhichNg::OneSixth, 10), 812.0 / 3600.0);
+        assert_eq!(control_region_share(100, PhichNg::OneSixth, 87), 3584.0 / 3600.0);
+        assert_eq!(control_region_share(6, PhichNg::OneSixth, 6), 268.0 / 288.0);
+        let mut pdcch = Pdcch::new(100, PhichNg::OneSixth, 2);
+        assert!(pdcch.place(UeIndex(0), 8, 0) && pdcch.place(UeIndex(1), 2, 0));
+        assert_eq!(pdcch.cces_taken(), 10);
     }
 
     /// Y_k for RNTI 61 (0x003D): Y_0 = 39827 x 61 mod 65537 = 4,... (computed below by hand

@@ -17,8 +17,9 @@
 //! ones keep their mean power. Each link's fading process lives as long as the UE, so the link
 //! that becomes the serving one after a handover keeps the fading it had as an interferer.
 //! The uplink interferers are large-scale only (as `lte/channel/ul_interference.rs`).
-//! Only the data region is coupled: the control region (and the PDCCH decisions read from it)
-//! sees every cell at full power, as a single cell's channel does.
+//! The control region (and the PDCCH decisions read from it) sees each cell at the share of its
+//! control region it sent on in the TTI before: its reference signal, PCFICH and PHICH, and the
+//! CCEs of its DCIs ([`NetworkChannel::control_sinr_db`]).
 //!
 //! What each cell sent in a TTI is kept for [`HISTORY_TTIS`] TTIs, so a measurement at a past
 //! occasion (a UE catching up after an idle time) sees the interference of its own TTI; a TTI
@@ -80,6 +81,9 @@ struct TtiTx {
     /// Per cell, the RBs of its PDSCH.
     dl: Vec<RbMask>,
     ul: Vec<UlTx>,
+    /// Per site, the share of its control region's REs it sent on (an interferer-only site,
+    /// which places no DCIs, all of it).
+    control: Vec<f64>,
 }
 
 /// The uplink interference at every cell's receiver in one TTI: per cell and RB, the PUSCHs of
@@ -132,11 +136,12 @@ struct NetUe {
     /// per-RB power mW), strongest first; and the (epoch, serving cell) they are for.
     faded: Vec<(usize, f64)>,
     faded_for: Option<(u64, usize)>,
-    /// Per direction: the last row handed out, and the (TTI, cell, region) it is for.
+    /// Per direction: the last row handed out, and the (TTI, cell) it is for.
     rows: [Vec<f64>; 2],
-    rows_for: [Option<(u64, usize, bool)>; 2],
-    /// [`NetworkChannel::control_sinr_db`], [`NetworkChannel::srs_rb_mw`] and
-    /// [`NetworkChannel::path_loss_db`], each for the last (large-scale epoch, cell) asked.
+    rows_for: [Option<(u64, usize)>; 2],
+    /// [`NetworkChannel::control_sinr_db`] for the last (TTI, cell) asked;
+    /// [`NetworkChannel::srs_rb_mw`] and [`NetworkChannel::path_loss_db`] for the last
+    /// (large-scale epoch, cell).
     control_sinr: StepMemo,
     srs_rb_mw: StepMemo,
     path_loss_db: StepMemo,
@@ -189,6 +194,8 @@ pub struct NetworkChannel {
     history: Vec<TtiTx>,
     /// The last TTI [`NetworkChannel::record`] was told of.
     recorded_tti: Option<u64>,
+    /// Per site, the share of its control region it sends on in a TTI without DCIs.
+    idle_control: Vec<f64>,
     /// The uplink interference at every cell's receiver in the last recorded TTI (a row at an
     /// earlier one, a UE catching up, is summed alone).
     ul_interference: UlInterference,
@@ -265,6 +272,7 @@ impl NetworkChannel {
             ue_keys,
             seed,
             history: vec![TtiTx::default(); HISTORY_TTIS],
+            idle_control: vec![1.0; sites.len()],
             recorded_tti: None,
             ul_interference: UlInterference {
                 tti: None,
@@ -280,14 +288,24 @@ impl NetworkChannel {
         self.n_cells
     }
 
-    /// What every cell sent in TTI `tti`: its PDSCH RBs (`dl[cell]`) and the UEs' PUSCHs.
-    pub fn record(&mut self, tti: u64, dl: &[RbMask], ul: &[UlTx]) {
+    /// Per cell, the share of its control region it sends on in a TTI in which it places no DCI
+    /// (`Cell::control_region_share`): what a TTI the network did not run had.
+    pub fn set_idle_control_shares(&mut self, shares: &[f64]) {
+        self.idle_control[..shares.len()].copy_from_slice(shares);
+    }
+
+    /// What every cell sent in TTI `tti`: its PDSCH RBs (`dl[cell]`), the UEs' PUSCHs, and the
+    /// share of its control region it sent on (`control[cell]`).
+    pub fn record(&mut self, tti: u64, dl: &[RbMask], ul: &[UlTx], control: &[f64]) {
         let slot = &mut self.history[(tti % HISTORY_TTIS as u64) as usize];
         slot.tti = Some(tti);
         slot.dl.clear();
         slot.dl.extend_from_slice(dl);
         slot.ul.clear();
         slot.ul.extend_from_slice(ul);
+        slot.control.clear();
+        slot.control.extend_from_slice(control);
+        slot.control.resize(self.idle_control.len(), 1.0);
         self.recorded_tti = Some(tti);
         if self.ul_interference.tti == Some(tti) {
             self.ul_interference.tti = None;
@@ -354,26 +372,26 @@ impl NetworkChannel {
         self.ues[ue].mobility.position_m(now.as_ns())
     }
 
-    /// The per-RB linear SINR of UE `ue` served by `cell` in `dir` during the TTI at `now`;
-    /// `control`: the downlink control region (every cell at full power on every RB).
-    pub fn row(&mut self, ue: usize, cell: usize, dir: LinkDir, now: SimTime, control: bool, out: &mut [f64]) {
+    /// The per-RB linear SINR of UE `ue` served by `cell` in `dir` (the data region) during the
+    /// TTI at `now`.
+    pub fn row(&mut self, ue: usize, cell: usize, dir: LinkDir, now: SimTime, out: &mut [f64]) {
         let tti = now.as_ns() / FADING_STEP_NS;
         let d = dir.index();
-        if self.ues[ue].rows_for[d] == Some((tti, cell, control)) && self.ues[ue].rows[d].len() == out.len() {
+        if self.ues[ue].rows_for[d] == Some((tti, cell)) && self.ues[ue].rows[d].len() == out.len() {
             out.copy_from_slice(&self.ues[ue].rows[d]);
             return;
         }
-        simd::run(Row { ch: self, ue, cell, dir, now, control, out });
+        simd::run(Row { ch: self, ue, cell, dir, now, out });
     }
 
     /// [`Self::row`] past its kept row: compute it, keep it and copy it to `out`. Inlined into
     /// each instantiation of [`Row`].
     #[inline(always)]
-    fn new_row(&mut self, ue: usize, cell: usize, dir: LinkDir, now: SimTime, control: bool, out: &mut [f64]) {
+    fn new_row(&mut self, ue: usize, cell: usize, dir: LinkDir, now: SimTime, out: &mut [f64]) {
         let tti = now.as_ns() / FADING_STEP_NS;
         let d = dir.index();
         match dir {
-            LinkDir::Downlink => self.dl_row(ue, cell, tti, now, control),
+            LinkDir::Downlink => self.dl_row(ue, cell, tti, now),
             LinkDir::Uplink => self.ul_row(ue, cell, tti, now, RbMask::range(0, self.n_rb as u32)),
         }
         let kept = self.kept[d];
@@ -383,7 +401,7 @@ impl NetworkChannel {
         u.rows[d].resize(n, 0.0);
         let rb_sinr = u.rows[d].iter_mut().zip(&self.signal).zip(&self.interference);
         rb_sinr.for_each(|((r, &s), &i)| *r = rb_sinr_lin(s, i, noise, kept));
-        u.rows_for[d] = Some((tti, cell, control));
+        u.rows_for[d] = Some((tti, cell));
         out.copy_from_slice(&u.rows[d][..out.len()]);
     }
 
@@ -395,7 +413,7 @@ impl NetworkChannel {
         let tti = now.as_ns() / FADING_STEP_NS;
         let d = LinkDir::Uplink.index();
         let u = &self.ues[ue];
-        if u.rows_for[d] == Some((tti, cell, false)) && u.rows[d].len() == out.len() {
+        if u.rows_for[d] == Some((tti, cell)) && u.rows[d].len() == out.len() {
             for run in rbs.runs() {
                 out[run.clone()].copy_from_slice(&u.rows[d][run]);
             }
@@ -419,7 +437,7 @@ impl NetworkChannel {
     /// `signal` and `interference` of UE `ue`'s downlink from `cell` in TTI `tti` (inlined into
     /// the row kernels).
     #[inline(always)]
-    fn dl_row(&mut self, ue: usize, cell: usize, tti: u64, now: SimTime, control: bool) {
+    fn dl_row(&mut self, ue: usize, cell: usize, tti: u64, now: SimTime) {
         let epoch = self.large_scale(ue, now);
         self.select_faded(ue, cell, epoch);
         let n = self.n_rb;
@@ -447,9 +465,7 @@ impl NetworkChannel {
         interference.fill(0.0);
         let mut flat = 0.0;
         for j in (0..u.site_mw.len()).filter(|&j| j != cell) {
-            let rbs = if control {
-                full
-            } else if j < n_cells {
+            let rbs = if j < n_cells {
                 if ran {
                     history[slot].dl.get(j).copied().unwrap_or_default()
                 } else {
@@ -629,19 +645,29 @@ impl NetworkChannel {
         }
     }
 
-    /// UE `ue`'s large-scale SINR in `cell`'s control region at `now`, dB: every other site at
-    /// full power, fast fading averaged out over the CCEs a DCI spans (they are spread over the
-    /// band, TS 36.211 §6.8.5). Kept for the large-scale epoch.
+    /// UE `ue`'s SINR in `cell`'s control region during the TTI at `now`, dB: each other cell's
+    /// power times the share of its control region it sent on in the TTI before (its reference
+    /// signal, PCFICH and PHICH always, its DCIs' CCEs: `Cell::control_region_share`; a DCI's
+    /// REGs are spread over the band, TS 36.211 §6.8.5, so that share of its power falls on any
+    /// DCI's REs on average), each interferer-only site at full power; fast fading averaged out
+    /// over the CCEs a DCI spans. The TTI before, so that every DCI of a TTI, placed before or
+    /// after the other cells' own, sees the same neighbours. Kept for the TTI.
     pub fn control_sinr_db(&mut self, ue: usize, cell: usize, now: SimTime) -> f64 {
-        let epoch = self.large_scale(ue, now);
-        let u = &mut self.ues[ue];
-        if let Some(sinr_db) = u.control_sinr.get(epoch, cell) {
+        let tti = now.as_ns() / FADING_STEP_NS;
+        self.large_scale(ue, now);
+        if let Some(sinr_db) = self.ues[ue].control_sinr.get(tti, cell) {
             return sinr_db;
         }
+        let before = tti.checked_sub(1).map(|t| &self.history[(t % HISTORY_TTIS as u64) as usize]);
+        let shares = match before {
+            Some(slot) if slot.tti == Some(tti - 1) => &slot.control,
+            _ => &self.idle_control,
+        };
+        let u = &mut self.ues[ue];
+        let others_mw = (dot(&u.site_mw, shares) - u.site_mw[cell] * shares[cell]).max(0.0);
         let n = self.n_rb as f64;
-        let total: f64 = u.site_mw.iter().sum();
-        let sinr_db = to_db(u.site_mw[cell] / n / (self.dl_noise_rb_mw + (total - u.site_mw[cell]) / n));
-        u.control_sinr.keep(epoch, cell, sinr_db)
+        let sinr_db = to_db(u.site_mw[cell] / n / (self.dl_noise_rb_mw + others_mw / n));
+        u.control_sinr.keep(tti, cell, sinr_db)
     }
 
     /// How far (dB) UE `ue`'s PUSCH over `prbs` PRBs sits above its SRS on each PRB.
@@ -656,6 +682,21 @@ impl NetworkChannel {
     }
 }
 
+/// The sum of `a[i] b[i]` in four running sums (one 256-bit register of products a step, not
+/// one chain of dependent additions: the control SINR takes one per UE and TTI over every site).
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    const LANES: usize = 4;
+    let (xs, ys) = (a.chunks_exact(LANES), b.chunks_exact(LANES));
+    let tail: f64 = xs.remainder().iter().zip(ys.remainder()).map(|(x, y)| x * y).sum();
+    let mut sums = [0.0; LANES];
+    for (x, y) in xs.zip(ys) {
+        for k in 0..LANES {
+            sums[k] += x[k] * y[k];
+        }
+    }
+    sums.iter().sum::<f64>() + tail
+}
+
 /// [`NetworkChannel::row`]'s computation as a [`simd`] kernel: the row's fast fading, sums and
 /// divisions at the widest vector width the CPU has (the same bits at every width).
 struct Row<'a> {
@@ -664,7 +705,6 @@ struct Row<'a> {
     cell: usize,
     dir: LinkDir,
     now: SimTime,
-    control: bool,
     out: &'a mut [f64],
 }
 
@@ -672,7 +712,7 @@ impl Kernel for Row<'_> {
     type Output = ();
     #[inline(always)]
     fn run(self) {
-        self.ch.new_row(self.ue, self.cell, self.dir, self.now, self.control, self.out);
+        self.ch.new_row(self.ue, self.cell, self.dir, self.now, self.out);
     }
 }
 
@@ -862,7 +902,7 @@ const ROW_ID_CELLS: u64 = 1024;
 
 impl SinrSource for NetworkSinr {
     fn per_rb_sinr_lin(&mut self, ue: UeIndex, dir: LinkDir, now: SimTime, out: &mut [f64]) {
-        self.channel.borrow_mut().row(ue.index(), self.cell, dir, now, false, out);
+        self.channel.borrow_mut().row(ue.index(), self.cell, dir, now, out);
     }
 
     fn per_rb_sinr_lin_on(&mut self, ue: UeIndex, dir: LinkDir, now: SimTime, rbs: RbMask, out: &mut [f64]) {
@@ -870,7 +910,7 @@ impl SinrSource for NetworkSinr {
         match dir {
             LinkDir::Uplink => channel.ul_row_on(ue.index(), self.cell, now, rbs, out),
             // A downlink row is kept whole by the cell (its CQI memo).
-            LinkDir::Downlink => channel.row(ue.index(), self.cell, dir, now, false, out),
+            LinkDir::Downlink => channel.row(ue.index(), self.cell, dir, now, out),
         }
     }
 
@@ -879,16 +919,13 @@ impl SinrSource for NetworkSinr {
     }
 
     fn control_sinr_db(&mut self, ue: UeIndex, now: SimTime) -> f64 {
-        let n = self.channel.borrow().n_rb;
-        let mut row = vec![0.0; n];
-        self.channel.borrow_mut().row(ue.index(), self.cell, LinkDir::Downlink, now, true, &mut row);
-        to_db(row.iter().sum::<f64>() / n as f64)
+        self.channel.borrow_mut().control_sinr_db(ue.index(), self.cell, now)
     }
 
     fn pdcch_sinr_db(&mut self, ue: UeIndex, now: SimTime) -> Option<HeldSinr> {
         let sinr_db = self.channel.borrow_mut().control_sinr_db(ue.index(), self.cell, now);
-        // The control region sees the large scale alone, whose epoch holds for the grid step.
-        let until = SimTime((PathSampler::grid_step(now.as_ns()) + 1) * GRID_STEP_NS);
+        // The neighbours' control regions change with their DCIs, TTI by TTI.
+        let until = SimTime((now.as_ns() / FADING_STEP_NS + 1) * FADING_STEP_NS);
         Some(HeldSinr { sinr_db, until })
     }
 
@@ -929,7 +966,7 @@ mod tests {
 
     /// The Row and UlRowOn kernels at the baseline width and at AVX2: bands of awkward lengths,
     /// EVA fading on the serving and the neighbour's links, the neighbour sending on half the
-    /// band and a PUSCH on RB 0, both directions, the control region, TTIs in a row and after gaps.
+    /// band and a PUSCH on RB 0, both directions, TTIs in a row and after gaps.
     #[test]
     fn rows_have_the_same_bits_at_both_vector_widths() {
         use crate::lte::channel::spec::{FadingProfile, FadingSpec};
@@ -955,19 +992,15 @@ mod tests {
                     for ch in &mut chs {
                         let rb_mw = ch.pusch_rb_mw(1, 1, 1, ms(t));
                         let pusch = UlTx { ue: 1, cell: 1, rbs: RbMask::range(0, 1), rb_mw };
-                        ch.record(t, &[RbMask::range(0, n), RbMask::range(0, n.div_ceil(2))], &[pusch]);
+                        ch.record(t, &[RbMask::range(0, n), RbMask::range(0, n.div_ceil(2))], &[pusch], &[1.0; 2]);
                     }
                     let [plain, wide] = &mut chs;
-                    for (ue, dir, control) in
-                        [(0, LinkDir::Downlink, false), (0, LinkDir::Downlink, true), (1, LinkDir::Downlink, false)]
-                            .into_iter()
-                            .chain([(0, LinkDir::Uplink, false)])
-                    {
+                    for (ue, dir) in [(0, LinkDir::Downlink), (1, LinkDir::Downlink), (0, LinkDir::Uplink)] {
                         let (mut a, mut b) = (vec![0.0; n_rb], vec![0.0; n_rb]);
                         let now = ms(t);
-                        simd::run_on(Width::BASELINE, Row { ch: plain, ue, cell: 0, dir, now, control, out: &mut a });
-                        simd::run_on(avx2, Row { ch: wide, ue, cell: 0, dir, now, control, out: &mut b });
-                        assert_eq!(bits(&a), bits(&b), "{n_rb} RBs, t {t} ms, UE {ue} {dir:?} control {control}");
+                        simd::run_on(Width::BASELINE, Row { ch: plain, ue, cell: 0, dir, now, out: &mut a });
+                        simd::run_on(avx2, Row { ch: wide, ue, cell: 0, dir, now, out: &mut b });
+                        assert_eq!(bits(&a), bits(&b), "{n_rb} RBs, t {t} ms, UE {ue} {dir:?}");
                     }
                     let rbs = RbMask::range(0, 1).union(RbMask::range(n - 1, 1));
                     let (mut a, mut b) = (vec![0.0; n_rb], vec![0.0; n_rb]);
@@ -990,9 +1023,9 @@ mod tests {
     fn downlink_interference_is_on_exactly_the_rbs_the_neighbour_sends() {
         let mut ch = two_cells();
         let mask = RbMask::range(10, 5);
-        ch.record(5, &[RbMask::range(0, N_RB as u32), mask], &[]);
+        ch.record(5, &[RbMask::range(0, N_RB as u32), mask], &[], &[1.0; 2]);
         let mut row = [0.0; N_RB];
-        ch.row(0, 0, LinkDir::Downlink, ms(5), false, &mut row);
+        ch.row(0, 0, LinkDir::Downlink, ms(5), &mut row);
         let clean = row[0];
         let i_over_s = 10f64.powf((ch.rsrp_dbm(0, 1, ms(5)) - ch.rsrp_dbm(0, 0, ms(5))) / 10.0);
         for (k, &g) in row.iter().enumerate() {
@@ -1003,11 +1036,8 @@ mod tests {
             }
         }
         assert!(i_over_s > 1e-3, "the neighbour is not negligible: {i_over_s}");
-        ch.row(0, 0, LinkDir::Downlink, ms(6), false, &mut row);
+        ch.row(0, 0, LinkDir::Downlink, ms(6), &mut row);
         assert!(row.iter().all(|&g| g == clean), "TTI 6: nothing sent, no interference");
-        // The control region sees the neighbour on every RB whatever it sends.
-        ch.row(0, 0, LinkDir::Downlink, ms(6), true, &mut row);
-        assert!(row.iter().all(|&g| ((1.0 / g - 1.0 / clean) / i_over_s - 1.0).abs() < 1e-9));
     }
 
     /// UE 1's PUSCH on RBs 3..6 in TTI 7 at cell 1 interferes with UE 0's uplink at cell 0 on
@@ -1018,9 +1048,9 @@ mod tests {
         let mut ch = two_cells();
         let rbs = RbMask::range(3, 3);
         let rb_mw = ch.pusch_rb_mw(1, 1, 3, ms(7));
-        ch.record(7, &[RbMask::default(); 2], &[UlTx { ue: 1, cell: 1, rbs, rb_mw }]);
+        ch.record(7, &[RbMask::default(); 2], &[UlTx { ue: 1, cell: 1, rbs, rb_mw }], &[1.0; 2]);
         let mut row = [0.0; N_RB];
-        ch.row(0, 0, LinkDir::Uplink, ms(7), false, &mut row);
+        ch.row(0, 0, LinkDir::Uplink, ms(7), &mut row);
         let clean = row[0];
         let u0 = &ch.ues[0];
         let srs_rb_mw =
@@ -1034,8 +1064,8 @@ mod tests {
             }
         }
         // At its own cell the same PUSCH is no interference to UE 0 (it is not UE 0's cell here).
-        ch.record(8, &[RbMask::default(); 2], &[UlTx { ue: 1, cell: 0, rbs, rb_mw }]);
-        ch.row(0, 0, LinkDir::Uplink, ms(8), false, &mut row);
+        ch.record(8, &[RbMask::default(); 2], &[UlTx { ue: 1, cell: 0, rbs, rb_mw }], &[1.0; 2]);
+        ch.row(0, 0, LinkDir::Uplink, ms(8), &mut row);
         assert!(row.iter().all(|&g| g == clean));
     }
 
@@ -1060,13 +1090,18 @@ mod tests {
                 let mut rows = Vec::new();
                 for t in 5..8 {
                     let rb_mw = ch.pusch_rb_mw(1, 1, 3, ms(t));
-                    ch.record(t, &[RbMask::default(); 2], &[UlTx { ue: 1, cell: 1, rbs: RbMask::range(3, 3), rb_mw }]);
+                    ch.record(
+                        t,
+                        &[RbMask::default(); 2],
+                        &[UlTx { ue: 1, cell: 1, rbs: RbMask::range(3, 3), rb_mw }],
+                        &[1.0; 2],
+                    );
                     let (mut masked, mut full) = ([f64::NAN; N_RB], [0.0; N_RB]);
                     if masked_first {
                         ch.ul_row_on(0, 0, ms(t), grant, &mut masked);
-                        ch.row(0, 0, LinkDir::Uplink, ms(t), false, &mut full);
+                        ch.row(0, 0, LinkDir::Uplink, ms(t), &mut full);
                     } else {
-                        ch.row(0, 0, LinkDir::Uplink, ms(t), false, &mut full);
+                        ch.row(0, 0, LinkDir::Uplink, ms(t), &mut full);
                         ch.ul_row_on(0, 0, ms(t), grant, &mut masked);
                     }
                     for (k, (&m, &f)) in masked.iter().zip(&full).enumerate() {
@@ -1108,14 +1143,15 @@ mod tests {
                 5,
                 &[RbMask::default(), RbMask::range(10, 5)],
                 &[UlTx { ue: 1, cell: 1, rbs: RbMask::range(3, 3), rb_mw }],
+                &[1.0; 2],
             );
             if later_first {
                 ch.rsrp_dbm(0, 0, ms(45));
                 ch.rsrp_dbm(1, 1, ms(45));
             }
             let (mut dl, mut ul) = ([0.0; N_RB], [0.0; N_RB]);
-            ch.row(0, 0, LinkDir::Downlink, ms(5), false, &mut dl);
-            ch.row(0, 0, LinkDir::Uplink, ms(5), false, &mut ul);
+            ch.row(0, 0, LinkDir::Downlink, ms(5), &mut dl);
+            ch.row(0, 0, LinkDir::Uplink, ms(5), &mut ul);
             (dl, ul, ch.rsrp_dbm(0, 0, ms(5)))
         };
         let (in_time, caught_up) = (rows(false), rows(true));
@@ -1148,22 +1184,32 @@ mod tests {
         assert_eq!((rsrp(&mut late, 75), rsrp(&mut late, 55)), (at75, at55));
     }
 
-    /// The control-region SINR a cell holds (`NetworkSinr::pdcch_sinr_db`) is the channel's at
-    /// every time before the `until` it came with (the end of its 10 ms step), and the shadowing
-    /// moves it by the step after: a cell that asks again only then sees what it would have seen
-    /// asking every TTI.
+    /// The control region of TTI t sees each neighbour at the share of its control region it
+    /// sent on in TTI t-1: 1/SINR less the noise's part grows as that share (the RSRPs give
+    /// I/S); a TTI the network did not run counts as idle. A cell holds the value to the end
+    /// of the TTI, and asking again within it gives the same.
     #[test]
-    fn the_control_sinr_holds_to_the_end_of_its_step() {
-        let channel = Rc::new(RefCell::new(two_shadowed_cells()));
-        let mut sinr = NetworkSinr { channel: Rc::clone(&channel), cell: 0 };
-        let held = sinr.pdcch_sinr_db(UeIndex(0), ms(3)).expect("a network's control SINR");
-        assert_eq!(held.until, ms(10));
-        let last_ns = SimTime(held.until.as_ns() - 1);
-        for t in (3..10).map(ms).chain([last_ns]) {
-            assert_eq!(channel.borrow_mut().control_sinr_db(0, 0, t), held.sinr_db, "at {t}");
+    fn the_control_sinr_sees_the_neighbours_control_regions_of_the_tti_before() {
+        let channel = Rc::new(RefCell::new(two_cells()));
+        let inverse = |db: f64| 1.0 / 10f64.powf(db / 10.0);
+        let mut ch = channel.borrow_mut();
+        let i_over_s = 10f64.powf((ch.rsrp_dbm(0, 1, ms(5)) - ch.rsrp_dbm(0, 0, ms(5))) / 10.0);
+        for (t, share) in [(4, 0.0), (6, 0.25), (8, 1.0)] {
+            ch.record(t, &[RbMask::default(); 2], &[], &[1.0, share]);
         }
-        let mut next = (10..40).map(|t| channel.borrow_mut().control_sinr_db(0, 0, ms(t)));
-        assert!(next.any(|db| db != held.sinr_db), "the shadowing moves it later");
+        let clean = inverse(ch.control_sinr_db(0, 0, ms(5)));
+        assert!(((inverse(ch.control_sinr_db(0, 0, ms(7))) - clean) / i_over_s - 0.25).abs() < 1e-9);
+        assert!(((inverse(ch.control_sinr_db(0, 0, ms(9))) - clean) / i_over_s - 1.0).abs() < 1e-9);
+        ch.set_idle_control_shares(&[0.5, 0.125]);
+        assert!(
+            ((inverse(ch.control_sinr_db(0, 0, ms(11))) - clean) / i_over_s - 0.125).abs() < 1e-9,
+            "TTI 10 not run"
+        );
+        drop(ch);
+        let mut sinr = NetworkSinr { channel: Rc::clone(&channel), cell: 0 };
+        let held = sinr.pdcch_sinr_db(UeIndex(0), SimTime(9 * NS_PER_MS + 3)).expect("a network's control SINR");
+        assert_eq!(held.until, ms(10));
+        assert_eq!(channel.borrow_mut().control_sinr_db(0, 0, SimTime(10 * NS_PER_MS - 1)), held.sinr_db);
     }
 
     /// A UE walking at random (120 km/h, a new direction every 20 ms): measured at a past

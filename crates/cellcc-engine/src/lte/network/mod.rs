@@ -132,6 +132,8 @@ pub struct Network {
     /// Scratch for what one cell hands back, and the TTI's transmissions.
     dl_masks: Vec<RbMask>,
     ul_txs: Vec<UlTx>,
+    /// Per cell, the share of its control region it sends on in the TTI.
+    control_shares: Vec<f64>,
     /// Per handover, what became of every SDU the UE's bearer held (tests check the sums).
     #[cfg(test)]
     audit: Vec<HandoverAudit>,
@@ -195,6 +197,9 @@ impl Network {
                 Cell::build_in_network(spec, c as u16, node, &ues, &members[c], sinr, seed, slot, end)
             })
             .collect();
+        // Before any TTI, every cell's control region is as it is when the cell sends no DCI.
+        let idle: Vec<f64> = cells.iter().map(|c| c.control_region_share(SimTime::ZERO)).collect();
+        channel.borrow_mut().set_idle_control_shares(&idle);
         let enbs: Vec<NodeId> = specs.iter().map(|s| node(&s.enb)).collect();
         let max_node = ues.iter().map(|(n, _)| n.index()).chain(enbs.iter().map(|n| n.index())).max().unwrap_or(0);
         let mut ue_of_node = vec![None; max_node + 1];
@@ -251,6 +256,7 @@ impl Network {
             last_tti: None,
             end,
             dl_masks: vec![RbMask::default(); n_cells],
+            control_shares: vec![0.0; n_cells],
             ul_txs: Vec::new(),
             #[cfg(test)]
             audit: Vec::new(),
@@ -430,7 +436,10 @@ impl Network {
                 }
             }
         }
-        channel.record(tti, &self.dl_masks, &self.ul_txs);
+        for (share, cell) in self.control_shares.iter_mut().zip(&self.cells) {
+            *share = cell.control_region_share(now);
+        }
+        channel.record(tti, &self.dl_masks, &self.ul_txs, &self.control_shares);
         drop(channel);
         for c in &mut self.cells {
             if c.last_tti_is(now) {
