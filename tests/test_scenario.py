@@ -134,3 +134,12 @@ def test_scenario_hash_follows_trace_contents_not_paths(tmp_path):
     assert same_a.json != same_b.json  # the absolute paths differ...
     assert same_a.sha256 == same_b.sha256  # ...the simulated scenario does not
     assert same_a.sha256 != other.sha256
+
+
+def test_a_documents_text_or_an_impossible_path_is_one_clear_error():
+    doc = Scenario.bundled("bottleneck").to_dict()
+    with pytest.raises(UserError, match=r"json\.loads or tomllib\.loads"):
+        cellcc.run(json.dumps(doc))
+    # A name longer than the OS allows (ENAMETOOLONG): the same UserError as an unreadable file.
+    with pytest.raises(UserError, match="a readable UTF-8 file"):
+        Scenario.resolve("x" * 5000 + ".toml")

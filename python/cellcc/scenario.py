@@ -134,6 +134,14 @@ def with_absolute_paths(doc: dict[str, Any], base_dir: Path) -> dict[str, Any]:
     return _resolve_paths(doc, base_dir, "")
 
 
+def _is_file(path: Path) -> bool:
+    """Whether ``path`` exists; a name the OS refuses (too long, say) is no file."""
+    try:
+        return path.exists()
+    except OSError:
+        return False
+
+
 def load_document(spec: str | Path | dict[str, Any]) -> tuple[dict[str, Any], str]:
     """The one scenario loader: a file path, a bundled name or a dict -> ``(document, source)``.
 
@@ -146,8 +154,15 @@ def load_document(spec: str | Path | dict[str, Any]) -> tuple[dict[str, Any], st
         return _resolve_paths(spec, Path.cwd(), ""), "<dict>"
     if not isinstance(spec, (str, Path)):
         raise UserError("scenario", type(spec).__name__, "a file path, a bundled scenario name or a dict")
+    if isinstance(spec, str) and spec.lstrip().startswith(("{", "[")):
+        # A document's text, not a name: the OS would refuse it as a path, or find no such file.
+        raise UserError(
+            "scenario",
+            "the text of a document",
+            "a file path, a bundled scenario name or a dict (parse the text first: json.loads or tomllib.loads)",
+        )
     path = Path(spec)
-    if not path.exists() and isinstance(spec, str) and spec in bundled_names():
+    if not _is_file(path) and isinstance(spec, str) and spec in bundled_names():
         path = _data_dir() / f"{spec}.toml"
     doc = _parse_file(path)
     return _resolve_paths(doc, path.resolve().parent, ""), str(spec)
