@@ -124,7 +124,7 @@ pub fn cce_count(n_rbs: u32, phich_ng: PhichNg) -> u32 {
 /// The share of its control region's resource elements a cell sends on in a TTI in which
 /// `cces_taken` CCEs carry DCIs: the reference signal, the PCFICH and the PHICH are sent every
 /// subframe (TS 36.211 §6.10.1, §6.7, §6.9), a PDCCH only on its own CCEs; the CCEs no DCI
-/// takes are <NIL> (§6.8.2) and carry no energy (srsRAN 4G `srslte_pdcch_encode` maps each DCI
+/// takes are `<NIL>` (§6.8.2) and carry no energy (srsRAN 4G `srslte_pdcch_encode` maps each DCI
 /// to its CCEs' REGs and nothing else). 20 MHz, N_g = 1/6: 452 of 3,600 REs idle (12.6 %).
 pub fn control_region_share(n_rbs: u32, phich_ng: PhichNg, cces_taken: u32) -> f64 {
     let always = n_rbs * CRS_RES_PER_RB_FIRST_SYMBOL
