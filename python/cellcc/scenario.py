@@ -154,16 +154,17 @@ def load_document(spec: str | Path | dict[str, Any]) -> tuple[dict[str, Any], st
         return _resolve_paths(spec, Path.cwd(), ""), "<dict>"
     if not isinstance(spec, (str, Path)):
         raise UserError("scenario", type(spec).__name__, "a file path, a bundled scenario name or a dict")
-    if isinstance(spec, str) and spec.lstrip().startswith(("{", "[")):
-        # A document's text, not a name: the OS would refuse it as a path, or find no such file.
-        raise UserError(
-            "scenario",
-            "the text of a document",
-            "a file path, a bundled scenario name or a dict (parse the text first: json.loads or tomllib.loads)",
-        )
     path = Path(spec)
-    if not _is_file(path) and isinstance(spec, str) and spec in bundled_names():
-        path = _data_dir() / f"{spec}.toml"
+    if not _is_file(path) and isinstance(spec, str):
+        if spec in bundled_names():
+            path = _data_dir() / f"{spec}.toml"
+        elif spec.lstrip().startswith(("{", "[")):
+            # A document's text, not a name: the OS would refuse it as a path, or find no such file.
+            raise UserError(
+                "scenario",
+                "the text of a document",
+                "a file path, a bundled scenario name or a dict (parse the text first: json.loads or tomllib.loads)",
+            )
     doc = _parse_file(path)
     return _resolve_paths(doc, path.resolve().parent, ""), str(spec)
 

@@ -305,7 +305,8 @@ impl NetworkChannel {
         slot.ul.extend_from_slice(ul);
         slot.control.clear();
         slot.control.extend_from_slice(control);
-        slot.control.resize(self.idle_control.len(), 1.0);
+        // The interferer-only sites place no DCIs: their share is their idle one.
+        slot.control.extend_from_slice(&self.idle_control[control.len()..]);
         self.recorded_tti = Some(tti);
         if self.ul_interference.tti == Some(tti) {
             self.ul_interference.tti = None;
@@ -654,10 +655,10 @@ impl NetworkChannel {
     /// after the other cells' own, sees the same neighbours. Kept for the TTI.
     pub fn control_sinr_db(&mut self, ue: usize, cell: usize, now: SimTime) -> f64 {
         let tti = now.as_ns() / FADING_STEP_NS;
-        self.large_scale(ue, now);
         if let Some(sinr_db) = self.ues[ue].control_sinr.get(tti, cell) {
             return sinr_db;
         }
+        self.large_scale(ue, now);
         let before = tti.checked_sub(1).map(|t| &self.history[(t % HISTORY_TTIS as u64) as usize]);
         let shares = match before {
             Some(slot) if slot.tti == Some(tti - 1) => &slot.control,
