@@ -23,36 +23,18 @@ use crate::scenario::Stack;
 use crate::sim::{SimDuration, SimTime};
 
 /// `TCP_SKB_CB(skb)->tx`: the connection's delivery state when a segment was sent.
-///
-/// The counts are 32 bits wide, as Linux keeps them per skb (include/net/tcp.h `struct
-/// tcp_skb_cb`: `__u32 delivered`; BBRv2's "snapshot packets in flight at transmit time" and
-/// "count packets lost over TCP rate sampling interval" patches add `u32 in_flight:20` and
-/// `u32 lost`), and are read as wrap-safe u32 differences from the connection's counters, as
-/// net/ipv4/tcp_rate.c reads them (`rs->delivered = tp->delivered - rs->prior_delivered` in
-/// `u32`). The connection's own counters stay 64 bits for the congestion-control hooks; a
-/// snapshot holds their low 32 bits, which is what Linux's `u32` counters would hold. 32 bytes:
-/// the sender's per-segment record (`scoreboard::Seg`) fits one 64-byte cache line with it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TxSnapshot {
-    /// `tx.delivered`: `tp->delivered` (low 32 bits) when this segment was sent.
-    pub delivered: u32,
+    pub delivered: u64,
     pub delivered_time: SimTime,
     pub first_tx_time: SimTime,
     pub app_limited: bool,
     /// `tx.in_flight`: packets in flight just after this segment was sent, itself included.
     pub in_flight: u32,
-    /// `tx.lost`: `tp->lost` (low 32 bits) when this segment was sent.
-    pub lost: u32,
+    /// `tx.lost`: `tp->lost` when this segment was sent.
+    pub lost: u64,
     /// Not yet used for a sample (Linux clears `delivered_mstamp` once SACKed).
     pub pending: bool,
-}
-
-const _: () = assert!(std::mem::size_of::<TxSnapshot>() == 32);
-
-/// `now - then` of two 32-bit counter readings, wrap-safe (Linux's `u32` arithmetic): right
-/// while fewer than 2^32 counts separate them.
-fn count_since(now: u32, then: u32) -> u32 {
-    now.wrapping_sub(then)
 }
 
 /// Per-ACK accumulator (`struct rate_sample` while `tcp_ack` runs).
@@ -67,8 +49,7 @@ struct Accum {
     is_retrans: bool,
     newest_end: u64,
     tx_in_flight: u32,
-    /// `tx.lost` of the sampled segment.
-    tx_lost: u32,
+    tx_lost: u64,
     /// ns-3: taken this ACK, its ACK phase not yet fixed (`SkbDelivered` fixes `m_ackElapsed`).
     fresh: bool,
     /// ns-3 `m_ackElapsed`.
@@ -102,12 +83,12 @@ impl RateSampler {
             self.delivered_time = now;
         }
         TxSnapshot {
-            delivered: self.delivered as u32,
+            delivered: self.delivered,
             delivered_time: self.delivered_time,
             first_tx_time: self.first_tx_time,
             app_limited: self.app_limited_until != 0,
             in_flight,
-            lost: lost as u32,
+            lost,
             pending: true,
         }
     }
@@ -118,8 +99,6 @@ impl RateSampler {
         if !tx.pending {
             return;
         }
-        // `tp->delivered` when the segment was sent, widened from its 32-bit stamp.
-        let tx_delivered = self.delivered - count_since(self.delivered as u32, tx.delivered) as u64;
         let newer = match self.rule {
             Stack::Linux => {
                 !self.acc.has_sample
@@ -127,12 +106,12 @@ impl RateSampler {
                     || (sent_at == self.acc.sent_at && end_seq > self.acc.newest_end)
             }
             // TcpRateLinux::SkbDelivered: `m_priorDelivered == 0 || skb.delivered > m_priorDelivered`.
-            Stack::Ns3 => self.acc.prior_delivered == 0 || tx_delivered > self.acc.prior_delivered,
+            Stack::Ns3 => self.acc.prior_delivered == 0 || tx.delivered > self.acc.prior_delivered,
         };
         if newer {
             self.acc = Accum {
                 has_sample: true,
-                prior_delivered: tx_delivered,
+                prior_delivered: tx.delivered,
                 prior_time: tx.delivered_time,
                 send_elapsed: sent_at.saturating_since(tx.first_tx_time),
                 sent_at,
@@ -178,7 +157,7 @@ impl RateSampler {
         rs.is_app_limited = acc.is_app_limited;
         rs.is_retrans = acc.is_retrans;
         rs.tx_in_flight = acc.tx_in_flight;
-        rs.lost = count_since(lost as u32, acc.tx_lost);
+        rs.lost = lost.saturating_sub(acc.tx_lost).min(u32::MAX as u64) as u32;
         rs.rtt = (!acc.is_retrans).then(|| now.saturating_since(acc.sent_at));
         let interval = acc.send_elapsed.max(now.saturating_since(acc.prior_time));
         // Linux: an interval shorter than min_rtt is an artifact (ACK compression, stretched ACKs).
@@ -205,7 +184,7 @@ impl RateSampler {
         rs.is_app_limited = acc.is_app_limited;
         rs.is_retrans = acc.is_retrans;
         rs.tx_in_flight = acc.tx_in_flight;
-        rs.lost = count_since(lost as u32, acc.tx_lost);
+        rs.lost = lost.saturating_sub(acc.tx_lost).min(u32::MAX as u64) as u32;
         let interval = acc.send_elapsed.max(acc.ack_elapsed);
         if min_rtt.is_some_and(|m| interval < m) {
             // "m_priorTime = Seconds(0); // To make rate sample invalid"
@@ -296,22 +275,6 @@ mod tests {
         // A larger stamp replaces the kept sample.
         let ns3 = samples(Stack::Ns3, &[5, 6]);
         assert_eq!(ns3[1].prior_delivered, 6);
-    }
-
-    #[test]
-    fn snapshots_read_across_the_32_bit_wrap_as_linux_u32_counters() {
-        // Stamped 2 deliveries and 1 loss below 2^32; read after 5 more deliveries and 4 more
-        // losses carried both counters past 2^32: the wrap-safe differences, as Linux's u32
-        // `tp->delivered - rs->prior_delivered` and `tp->lost - tx.lost`.
-        let below_wrap = u32::MAX as u64 - 1;
-        let mut r = RateSampler { delivered: below_wrap, ..RateSampler::default() };
-        let mut s = r.on_send(SimTime::ZERO, 0, 1, below_wrap + 1);
-        assert_eq!((s.delivered, s.lost), (u32::MAX - 1, u32::MAX));
-        r.delivered += 4;
-        r.on_delivered(&mut s, SimTime::ZERO, 1448, false);
-        let rs = r.generate(SimTime(60_000_000), 1, 0, 1, below_wrap + 5, Some(SimDuration::from_ms(50)));
-        assert_eq!(r.delivered, (1 << 32) + 3);
-        assert_eq!((rs.delivered, rs.prior_delivered, rs.lost), (5, below_wrap, 4));
     }
 
     #[test]

@@ -20,15 +20,6 @@ pub enum SegState {
     Retransmitted,
 }
 
-/// One segment's record: 64 bytes, one cache line (the scoreboard reads the ACKed ones an RTT
-/// after writing them). The widths: `start`, `sent_at` and `tx_order` are the engine's 64-bit
-/// sequence, time and count (no wrap to handle); `len` a segment's payload (`u32`, as Linux's
-/// `skb->len`); `tx` the rate snapshot with Linux's 32-bit counts (`TxSnapshot`, 32 bytes);
-/// `state`, `marked_lost` and `ever_retransmitted` a byte each, what Linux keeps in the bits of
-/// `TCP_SKB_CB(skb)->sacked`. Each record starts a cache line without `repr(align(64))`: the
-/// deque's capacity doubles from 4, and jemalloc (the engine's allocator) puts blocks of these
-/// power-of-two sizes on 64-byte boundaries (small ones at multiples of their size within a
-/// page-aligned slab, large ones at a page plus a whole number of cache lines).
 #[derive(Clone, Copy, Debug)]
 pub struct Seg {
     pub start: u64,
@@ -39,16 +30,13 @@ pub struct Seg {
     /// The sender's count of data segments sent before that (re)transmission: the order
     /// within one instant, for RACK (`rack::sent_after`).
     pub tx_order: u64,
-    /// Retransmitted at least once (Linux `TCPCB_EVER_RETRANS`; Karn: no RTT sample from it).
-    pub ever_retransmitted: bool,
+    /// Times retransmitted (Karn: no RTT sample once > 0).
+    pub retransmits: u32,
     /// Marked lost and not since SACKed or unmarked (Linux `TCPCB_LOST`): a retransmission
     /// keeps the mark, so the segment still counts in `lost_out` until it is delivered.
     pub marked_lost: bool,
     pub tx: TxSnapshot,
 }
-
-// 80 bytes with 64-bit rate counts; include/net/tcp.h `struct tcp_skb_cb` keeps them in 32.
-const _: () = assert!(std::mem::size_of::<Seg>() == 64);
 
 impl Seg {
     pub fn end(&self) -> u64 {
@@ -272,7 +260,7 @@ impl Scoreboard {
             }
             if !r.sent_after(s) {
                 // Originals go out in sequence order, and a retransmission later still.
-                if r.original && !s.ever_retransmitted && s.start >= r.end {
+                if r.original && s.retransmits == 0 && s.start >= r.end {
                     break;
                 }
                 continue;
@@ -308,7 +296,7 @@ impl Scoreboard {
     /// above the reference and sent after it (the usual case while nothing is SACKed).
     pub fn head_ends_rack_scan(&self, r: &RackReference) -> bool {
         self.segs.front().is_some_and(|s| {
-            r.original && s.state == SegState::InFlight && !s.ever_retransmitted && s.start >= r.end && !r.sent_after(s)
+            r.original && s.state == SegState::InFlight && s.retransmits == 0 && s.start >= r.end && !r.sent_after(s)
         })
     }
 
@@ -397,7 +385,7 @@ impl Scoreboard {
         let s = &mut self.segs[i];
         s.sent_at = now;
         s.tx_order = tx_order;
-        s.ever_retransmitted = true;
+        s.retransmits += 1;
         s.tx = tx;
     }
 
@@ -429,7 +417,7 @@ mod tests {
                 state: SegState::InFlight,
                 sent_at: SimTime::ZERO,
                 tx_order: i,
-                ever_retransmitted: false,
+                retransmits: 0,
                 marked_lost: false,
                 tx,
             });

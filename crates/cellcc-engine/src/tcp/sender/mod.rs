@@ -522,7 +522,7 @@ impl TcpSender {
         // `cum_ecr`: the ACK's echo when the segment is cumulatively ACKed, None when SACKed.
         let mut on_delivered = |s: &mut Seg, d: &mut Delivery, cum_ecr: Option<SimTime>| {
             d.newly_bytes += s.len as u64;
-            let (sent_at, end, retx) = (s.sent_at, s.end(), s.ever_retransmitted);
+            let (sent_at, end, retx) = (s.sent_at, s.end(), s.retransmits > 0);
             rate.on_delivered(&mut s.tx, sent_at, end, retx);
             // Linux tcp_clean_rtx_queue: RACK advances on SACK connections only, and not when
             // the ACK echoes a timestamp older than this retransmission (tcp_skb_spurious_retrans):
@@ -538,9 +538,9 @@ impl TcpSender {
         board.ack_cumulative(data_ack, |s| {
             d.cum_bytes += s.len as u64;
             d.cum_segs += 1;
-            d.retrans_data_acked |= s.ever_retransmitted;
+            d.retrans_data_acked |= s.retransmits > 0;
             if history_start.is_some_and(|h| s.start >= h) {
-                let timed = (s.sent_at, s.ever_retransmitted);
+                let timed = (s.sent_at, s.retransmits > 0);
                 d.history_first.get_or_insert(timed);
                 d.history_last = Some(timed);
             }
@@ -651,7 +651,7 @@ impl TcpSender {
     /// whatever cwnd and pacing say (`DoRetransmit` -> `SendDataPacket`).
     fn note_ns3_partial_ack(&mut self, una_advanced: bool) {
         let partial = una_advanced && self.ca_state == CaState::Recovery && self.snd_una < self.high_seq;
-        let head_resent = self.board.front().is_some_and(|h| h.ever_retransmitted && h.state != SegState::Sacked);
+        let head_resent = self.board.front().is_some_and(|h| h.retransmits > 0 && h.state != SegState::Sacked);
         self.partial_ack_send_due = partial && !head_resent;
     }
 
@@ -876,7 +876,7 @@ impl TcpSender {
             state: SegState::InFlight,
             sent_at: now,
             tx_order: self.stats.data_segments_sent,
-            ever_retransmitted: false,
+            retransmits: 0,
             marked_lost: false,
             tx,
         });
@@ -993,7 +993,7 @@ struct RttSamples {
 
 impl Delivery {
     fn note_sent(span: &mut Option<(SimTime, SimTime)>, s: &Seg) {
-        if !s.ever_retransmitted {
+        if s.retransmits == 0 {
             *span =
                 Some(span.map_or((s.sent_at, s.sent_at), |(first, last)| (first.min(s.sent_at), last.max(s.sent_at))));
         }
