@@ -22,10 +22,12 @@ mod link_tti;
 mod rlc_view;
 pub(crate) mod sdu_store;
 mod stats;
+mod tables;
 mod tti;
 mod ue;
 
 pub use stats::{lte_table, LteSlot, LteSlots};
+pub(crate) use tables::UeTables;
 
 use super::channel::spec::UePlacement;
 use super::channel::sweep::SweepSinr;
@@ -203,6 +205,28 @@ impl Cell {
         cell
     }
 
+    /// Exchange the cell's per-UE tables with `tables`: a network lends its own to the cell that
+    /// runs (around each call that may read them: [`Self::enqueue`], the timers, receptions and
+    /// TTI halves, [`Self::settle`], attach and detach, [`Self::ue_mut`]), then takes them back.
+    pub(crate) fn swap_tables(&mut self, tables: &mut UeTables) {
+        std::mem::swap(&mut self.air, &mut tables.air);
+        std::mem::swap(&mut self.harq_feedback, &mut tables.harq_feedback);
+        std::mem::swap(&mut self.link_tti, &mut tables.link_tti);
+        std::mem::swap(&mut self.rlc, &mut tables.rlc);
+        std::mem::swap(&mut self.last_visit, &mut tables.last_visit);
+        self.macs.swap_tables(&mut tables.mac);
+    }
+
+    /// The attached UEs' entries in the tables, as a cell starts them (with the network's
+    /// tables lent, at the start of the run).
+    pub(crate) fn init_tables(&mut self) {
+        let attached: Vec<usize> = self.ues.attached().map(|(i, _)| i).collect();
+        for i in attached {
+            self.macs.init_tables(i);
+            self.air_changed(i);
+        }
+    }
+
     fn assemble(
         spec: &CellConfig,
         enb: NodeId,
@@ -220,7 +244,10 @@ impl Cell {
         }
         let attached: Vec<usize> = (0..n).filter(|&i| contexts[i].is_some()).collect();
         let contexts = UeSlots(contexts);
-        Cell {
+        // A network cell's tables are the network's, lent ([`Self::swap_tables`]).
+        let UeTables { air, harq_feedback, link_tti, rlc, last_visit, mac } =
+            UeTables::new(spec, if network { 0 } else { n });
+        let mut cell = Cell {
             name: spec.id.clone(),
             enb,
             ue_nodes: ues.iter().map(|(nd, _)| *nd).collect(),
@@ -230,11 +257,11 @@ impl Cell {
             n_rbs,
             cqi: spec.cqi,
             control_errors: spec.control_errors,
-            macs: tti::Macs::new(spec, n_rbs, n, &attached, network),
-            air: AirStates::new(&contexts),
-            harq_feedback: HarqFeedbacks::new(n),
-            link_tti: LinkTtiStates::new(n),
-            rlc: RlcViews::new(n),
+            macs: tti::Macs::new(spec, n_rbs, n, &attached, network, mac),
+            air,
+            harq_feedback,
+            link_tti,
+            rlc,
             ues: contexts,
             sinr,
             sinr_lin: vec![0.0; n_rbs as usize],
@@ -242,7 +269,7 @@ impl Cell {
             deadline: None,
             active: ActiveUes::new(n),
             list: Vec::with_capacity(n),
-            last_visit: vec![None; n],
+            last_visit,
             network,
             index: 0,
             on_air: Vec::new(),
@@ -251,7 +278,11 @@ impl Cell {
             now: SimTime::ZERO,
             #[cfg(test)]
             visit_all: false,
+        };
+        if !network {
+            cell.init_tables();
         }
+        cell
     }
 
     pub fn enb(&self) -> NodeId {
@@ -471,9 +502,10 @@ impl Cell {
         self.index
     }
 
-    /// The context of UE `i`, if it is attached here.
-    pub(crate) fn ue_mut(&mut self, i: usize) -> Option<&mut UeContext> {
-        self.rlc.touch(i);
+    /// The context of UE `i`, if it is attached here, to be changed by the network, whose
+    /// `tables` (not lent to the cell meanwhile) mark its RLC view stale.
+    pub(crate) fn ue_mut(&mut self, i: usize, tables: &mut UeTables) -> Option<&mut UeContext> {
+        tables.rlc.touch(i);
         self.ues.0[i].as_deref_mut()
     }
 

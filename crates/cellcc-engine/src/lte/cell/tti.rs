@@ -38,7 +38,7 @@ pub(super) struct Macs {
     ul: Scheduler,
     uplink: UplinkRequests,
     /// Per UE: the eNB's uplink measurement from its SRS and PUSCH (an empty one for a UE not
-    /// attached).
+    /// attached). This and the per-UE tables below a network lends ([`MacUeTables`]).
     sounding: Vec<UplinkSounding>,
     srs_period_ms: u32,
     n_rbs: u32,
@@ -74,9 +74,17 @@ pub(super) struct Macs {
 }
 
 impl Macs {
-    /// The MAC of a cell of `n` UE indices, `attached` the ones attached at the start; a network
+    /// The MAC of a cell of `n` UE indices, `attached` the ones attached at the start, its
+    /// per-UE `tables` (a network cell's are empty: the network lends its own); a network
     /// cell's schedulers keep averages for the UEs attached only.
-    pub fn new(spec: &CellConfig, n_rbs: u32, n: usize, attached: &[usize], network: bool) -> Self {
+    pub fn new(
+        spec: &CellConfig,
+        n_rbs: u32,
+        n: usize,
+        attached: &[usize],
+        network: bool,
+        tables: MacUeTables,
+    ) -> Self {
         let scheduler = |dir| {
             let s = Scheduler::new(spec.scheduler, dir, n_rbs, n)
                 .with_pf_time_window_ttis(spec.pf_window_ttis)
@@ -92,19 +100,14 @@ impl Macs {
             dl: scheduler(LinkDir::Downlink),
             ul: scheduler(LinkDir::Uplink),
             uplink: UplinkRequests::new(&spec.uplink, n),
-            sounding: (0..n)
-                .map(|i| {
-                    let rbs = if attached.contains(&i) { n_rbs as usize } else { 0 };
-                    UplinkSounding::new(i, spec.uplink.srs_period_ms, rbs)
-                })
-                .collect(),
+            sounding: tables.sounding,
             srs_period_ms: spec.uplink.srs_period_ms,
             n_rbs,
             dci_level_before_report: aggregation_level(f64::NEG_INFINITY, spec.pdcch.target_bler),
-            ul_band_mcs: vec![None; n],
-            dci_level: vec![aggregation_level(f64::NEG_INFINITY, spec.pdcch.target_bler); n],
-            dci_level_for: vec![None; n],
-            control_sinr: vec![None; n],
+            ul_band_mcs: tables.ul_band_mcs,
+            dci_level: tables.dci_level,
+            dci_level_for: tables.dci_level_for,
+            control_sinr: tables.control_sinr,
             ul_retx_delay: SimDuration::from_ms(spec.uplink.grant_delay_ms as u64),
             la: spec.link_adaptation,
             dl_map: DlMcsMap::new(n_rbs),
@@ -112,11 +115,41 @@ impl Macs {
             pdcch_cfg: spec.pdcch,
             mac: spec.mac,
             demand: Vec::with_capacity(n),
-            demand_pos: vec![NOT_IN_DEMAND; n],
+            demand_pos: tables.demand_pos,
             new_tbs: Vec::with_capacity(n),
             retx: Vec::with_capacity(n),
             order: Vec::with_capacity(n),
             row: Vec::with_capacity(n_rbs as usize),
+        }
+    }
+}
+
+/// The MAC's per-UE tables that hold, for a UE not attached to the cell, what they held before
+/// it first attached: [`Macs::forget`] puts a leaving UE's entries back and [`Macs::welcome`]
+/// sets the joining UE's, and the cell reads only its attached UEs' entries (`demand_pos` only
+/// those the TTI's demand just wrote). A network keeps one of each for all its cells and lends
+/// it to the cell that runs ([`Macs::swap_tables`]): 57 cells' tables of 570 UEs each were
+/// ~30 MB, a TTI of a cell reading 10 entries of each, a page apiece (docs/performance.md,
+/// "Issue 34: the 19-site network, eighth round").
+pub(crate) struct MacUeTables {
+    sounding: Vec<UplinkSounding>,
+    ul_band_mcs: Vec<Option<(u64, Option<u8>)>>,
+    dci_level: Vec<u8>,
+    dci_level_for: Vec<Option<DciLevelInput>>,
+    control_sinr: Vec<Option<HeldSinr>>,
+    demand_pos: Vec<u32>,
+}
+
+impl MacUeTables {
+    /// The tables of `n` UE indices, none attached.
+    pub(crate) fn new(spec: &CellConfig, n: usize) -> Self {
+        MacUeTables {
+            sounding: (0..n).map(|i| UplinkSounding::new(i, spec.uplink.srs_period_ms, 0)).collect(),
+            ul_band_mcs: vec![None; n],
+            dci_level: vec![aggregation_level(f64::NEG_INFINITY, spec.pdcch.target_bler); n],
+            dci_level_for: vec![None; n],
+            control_sinr: vec![None; n],
+            demand_pos: vec![NOT_IN_DEMAND; n],
         }
     }
 }
@@ -188,7 +221,27 @@ impl Macs {
     pub(super) fn welcome(&mut self, i: usize) {
         self.dl.join(UeIndex(i as u16));
         self.ul.join(UeIndex(i as u16));
+        self.init_tables(i);
+    }
+
+    /// UE `i`'s entries as this cell starts them for an attached UE (a network's tables were
+    /// put back by the cell the UE left, or built with another cell's settings).
+    pub(super) fn init_tables(&mut self, i: usize) {
         self.sounding[i] = UplinkSounding::new(i, self.srs_period_ms, self.n_rbs as usize);
+        self.ul_band_mcs[i] = None;
+        self.dci_level[i] = self.dci_level_before_report;
+        self.dci_level_for[i] = None;
+        self.control_sinr[i] = None;
+    }
+
+    /// Exchange the per-UE tables with `tables` (a network lends its own, then takes them back).
+    pub(super) fn swap_tables(&mut self, tables: &mut MacUeTables) {
+        std::mem::swap(&mut self.sounding, &mut tables.sounding);
+        std::mem::swap(&mut self.ul_band_mcs, &mut tables.ul_band_mcs);
+        std::mem::swap(&mut self.dci_level, &mut tables.dci_level);
+        std::mem::swap(&mut self.dci_level_for, &mut tables.dci_level_for);
+        std::mem::swap(&mut self.control_sinr, &mut tables.control_sinr);
+        std::mem::swap(&mut self.demand_pos, &mut tables.demand_pos);
     }
 }
 

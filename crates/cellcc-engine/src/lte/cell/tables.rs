@@ -1,0 +1,45 @@
+//! A cell's tables indexed by network UE index that a network keeps once for all its cells.
+//!
+//! Each cell kept, for every UE index of its network, the UE's air state, HARQ feedback in
+//! flight, CQI trackers and outer loops, RLC view, last visit and the MAC's per-UE entries
+//! ([`super::tti::MacUeTables`]): in the 19-site network, 57 cells x 570 UEs, some 35 MB, of
+//! which a cell's TTI reads the entries of its ~10 attached UEs, a page of each table apiece
+//! (docs/performance.md, "Issue 34: the 19-site network, eighth round"). A UE is attached to one
+//! cell at a time, each cell reads only its attached UEs' entries, and a UE that leaves a cell
+//! has its entries put back as they started ([`super::Cell::detach`]) and set as the new cell
+//! starts them when it joins ([`super::Cell::attach`]): so the entry of a UE in a cell it is not
+//! attached to holds nothing the cell reads, and one table per network, lent to the cell that
+//! runs ([`super::Cell::swap_tables`]), holds what every cell's own would.
+
+use super::air::AirStates;
+use super::harq_feedback::HarqFeedbacks;
+use super::link_tti::LinkTtiStates;
+use super::rlc_view::RlcViews;
+use super::tti::MacUeTables;
+use crate::lte::config::CellConfig;
+use crate::sim::SimTime;
+
+/// The per-UE tables a network lends to its cells (a lone cell keeps its own).
+pub(crate) struct UeTables {
+    pub(super) air: AirStates,
+    pub(super) harq_feedback: HarqFeedbacks,
+    pub(super) link_tti: LinkTtiStates,
+    pub(super) rlc: RlcViews,
+    pub(super) last_visit: Vec<Option<SimTime>>,
+    pub(super) mac: MacUeTables,
+}
+
+impl UeTables {
+    /// The tables of `n` UE indices with no UE attached, with the settings of `spec` (a cell's
+    /// attached UEs' entries are set by the cell: [`super::Cell::init_tables`]).
+    pub(crate) fn new(spec: &CellConfig, n: usize) -> Self {
+        UeTables {
+            air: AirStates::new(n),
+            harq_feedback: HarqFeedbacks::new(n),
+            link_tti: LinkTtiStates::new(n),
+            rlc: RlcViews::new(n),
+            last_visit: vec![None; n],
+            mac: MacUeTables::new(spec, n),
+        }
+    }
+}
