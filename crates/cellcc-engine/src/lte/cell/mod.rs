@@ -40,10 +40,7 @@ use crate::packet::PacketId;
 use crate::scenario::{CellSpec, SinrSpec};
 use crate::sim::{NodeId, SimDuration, SimTime, NS_PER_MS};
 use active::ActiveUes;
-use air::AirStates;
-use harq_feedback::HarqFeedbacks;
-use link_tti::LinkTtiStates;
-use rlc_view::RlcViews;
+use tables::CellTables;
 pub use ue::{RadioLink, UeContext};
 
 /// LTE FDD subframe: the TTI (TS 36.211 §4.1).
@@ -89,20 +86,11 @@ pub struct Cell {
     /// The UEs with work and every UE's RLC timers (admissions start none, so only wake-ups
     /// move the timers).
     active: ActiveUes,
-    /// Per UE, what its links have on the air (read by the per-TTI passes instead of the context).
-    air: AirStates,
-    /// Per UE, the HARQ feedback in flight on each link.
-    harq_feedback: HarqFeedbacks,
-    /// Per UE, its links' CQI reports and this TTI's demand records (read by the per-TTI passes
-    /// for every UE with work).
-    link_tti: LinkTtiStates,
-    /// Per UE, what the per-TTI passes read of its RLC entities.
-    rlc: RlcViews,
+    /// Per UE, its air state, HARQ feedback, CQI trackers, RLC view and last visit (a network
+    /// cell's are the network's, lent while it runs: [`Self::swap_tables`]).
+    tables: Box<CellTables>,
     /// Scratch: the UEs a TTI or a timer wake-up visits.
     list: Vec<u32>,
-    /// Per UE index, the last TTI that visited it in this cell: a UE visited the TTI before
-    /// missed nothing and has nothing to catch up on.
-    last_visit: Vec<Option<SimTime>>,
     /// A cell of a network: its TTI runs in two halves (every cell schedules, then every cell
     /// decodes, with the others' transmissions known), its UE indices are the network's.
     network: bool,
@@ -209,12 +197,8 @@ impl Cell {
     /// runs (around each call that may read them: [`Self::enqueue`], the timers, receptions and
     /// TTI halves, [`Self::settle`], attach and detach, [`Self::ue_mut`]), then takes them back.
     pub(crate) fn swap_tables(&mut self, tables: &mut UeTables) {
-        std::mem::swap(&mut self.air, &mut tables.air);
-        std::mem::swap(&mut self.harq_feedback, &mut tables.harq_feedback);
-        std::mem::swap(&mut self.link_tti, &mut tables.link_tti);
-        std::mem::swap(&mut self.rlc, &mut tables.rlc);
-        std::mem::swap(&mut self.last_visit, &mut tables.last_visit);
-        self.macs.swap_tables(&mut tables.mac);
+        std::mem::swap(&mut self.tables, &mut tables.cell);
+        self.macs.swap_tables(&mut tables.mac, &mut tables.search_spaces);
     }
 
     /// The attached UEs' entries in the tables, as a cell starts them (with the network's
@@ -245,8 +229,7 @@ impl Cell {
         let attached: Vec<usize> = (0..n).filter(|&i| contexts[i].is_some()).collect();
         let contexts = UeSlots(contexts);
         // A network cell's tables are the network's, lent ([`Self::swap_tables`]).
-        let UeTables { air, harq_feedback, link_tti, rlc, last_visit, mac } =
-            UeTables::new(spec, if network { 0 } else { n });
+        let UeTables { cell: tables, mac, search_spaces } = UeTables::new(spec, if network { 0 } else { n });
         let mut cell = Cell {
             name: spec.id.clone(),
             enb,
@@ -257,11 +240,8 @@ impl Cell {
             n_rbs,
             cqi: spec.cqi,
             control_errors: spec.control_errors,
-            macs: tti::Macs::new(spec, n_rbs, n, &attached, network, mac),
-            air,
-            harq_feedback,
-            link_tti,
-            rlc,
+            macs: tti::Macs::new(spec, n_rbs, (n, &attached), network, mac, search_spaces),
+            tables,
             ues: contexts,
             sinr,
             sinr_lin: vec![0.0; n_rbs as usize],
@@ -269,7 +249,6 @@ impl Cell {
             deadline: None,
             active: ActiveUes::new(n),
             list: Vec::with_capacity(n),
-            last_visit,
             network,
             index: 0,
             on_air: Vec::new(),
@@ -306,7 +285,7 @@ impl Cell {
         self.now = now;
         let (ue, dir) =
             if from == self.enb { (self.ue_of(next), LinkDir::Downlink) } else { (self.ue_of(from), LinkDir::Uplink) };
-        self.rlc.touch_transmitting(ue.index(), dir);
+        self.tables.rlc.touch_transmitting(ue.index(), dir);
         match self.ues[ue.index()].admit(now, dir, id, ip_bytes) {
             Ok(()) => {
                 // Data is buffered: the next TTI has work (admission starts no RLC timer).
@@ -342,7 +321,7 @@ impl Cell {
         let next_tti = self.active.any().then(|| self.next_tti_after(self.now));
         let mut list = std::mem::take(&mut self.list);
         self.active.list(&mut list);
-        let next_rx = list.iter().filter_map(|&i| self.air.next_arrival(i as usize)).min();
+        let next_rx = list.iter().filter_map(|&i| self.tables.air.next_arrival(i as usize)).min();
         self.list = list;
         let deadline = SimTime::earliest(next_tti, self.active.next_timer());
         self.deadline = SimTime::earliest(deadline, next_rx).filter(|&t| t < self.end);
@@ -350,8 +329,8 @@ impl Cell {
 
     /// After UE `i` was visited: whether it still has work, and its RLC timers.
     fn track(&mut self, i: usize) {
-        let rlc = self.rlc.get(i, &self.ues[i], self.now);
-        let busy = self.air.busy(i) || rlc.has_data(self.now) || self.macs.uplink_busy(i);
+        let rlc = self.tables.rlc.get(i, &self.ues[i], self.now);
+        let busy = self.tables.air.busy(i) || rlc.has_data(self.now) || self.macs.uplink_busy(i);
         let timer = rlc.timer();
         if busy {
             self.active.set(i);
@@ -364,7 +343,7 @@ impl Cell {
     /// The cell changed what UE `i` has on the air (a TB sent or received, feedback or a
     /// retransmission taken): its summary is read again.
     fn air_changed(&mut self, i: usize) {
-        self.air.refresh(i, &self.ues[i], self.harq_feedback.next_at(i));
+        self.tables.air.refresh(i, &self.ues[i], self.tables.harq_feedback.next_at(i));
     }
 
     /// The first TTI boundary at or after `t` not yet processed.
@@ -396,7 +375,7 @@ impl Cell {
             self.active.due_timers(now, &mut due);
             for &i in &due {
                 self.ues[i as usize].handle_rlc_timers(now, out);
-                self.rlc.touch(i as usize);
+                self.tables.rlc.touch(i as usize);
                 self.track(i as usize);
             }
             self.list = due;
@@ -414,12 +393,12 @@ impl Cell {
         self.active.list(&mut list);
         for &i in &list {
             let i = i as usize;
-            if self.air.arrival_due(i, now) {
+            if self.tables.air.arrival_due(i, now) {
                 for dir in [LinkDir::Downlink, LinkDir::Uplink] {
                     self.ues[i].deliver_arrivals(now, dir, out);
                 }
                 self.air_changed(i);
-                self.rlc.touch(i);
+                self.tables.rlc.touch(i);
             }
             self.track(i);
         }
@@ -472,11 +451,11 @@ impl Cell {
         self.macs.forget(i);
         self.active.clear(i);
         self.active.set_timer(i, None);
-        self.air.forget(i);
-        self.harq_feedback.forget(i);
-        self.link_tti.forget(i);
-        self.rlc.touch(i);
-        self.last_visit[i] = None;
+        self.tables.air.forget(i);
+        self.tables.harq_feedback.forget(i);
+        self.tables.link_tti.forget(i);
+        self.tables.rlc.touch(i);
+        self.tables.last_visit[i] = None;
         self.ues.0[i].take().expect("a UE leaves the cell it is attached to")
     }
 
@@ -485,8 +464,8 @@ impl Cell {
         self.macs.welcome(i);
         self.ues.0[i] = Some(ctx);
         self.air_changed(i);
-        self.link_tti.forget(i);
-        self.rlc.touch(i);
+        self.tables.link_tti.forget(i);
+        self.tables.rlc.touch(i);
         self.now = now;
         self.track(i);
         if self.active.any() {
@@ -505,7 +484,7 @@ impl Cell {
     /// The context of UE `i`, if it is attached here, to be changed by the network, whose
     /// `tables` (not lent to the cell meanwhile) mark its RLC view stale.
     pub(crate) fn ue_mut(&mut self, i: usize, tables: &mut UeTables) -> Option<&mut UeContext> {
-        tables.rlc.touch(i);
+        tables.cell.rlc.touch(i);
         self.ues.0[i].as_deref_mut()
     }
 

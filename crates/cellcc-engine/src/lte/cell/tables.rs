@@ -17,16 +17,33 @@ use super::link_tti::LinkTtiStates;
 use super::rlc_view::RlcViews;
 use super::tti::MacUeTables;
 use crate::lte::config::CellConfig;
+use crate::lte::mac::pdcch::SearchSpaces;
 use crate::sim::SimTime;
 
-/// The per-UE tables a network lends to its cells (a lone cell keeps its own).
+/// The cell's own per-UE tables (the MAC's are [`MacUeTables`]).
+pub(super) struct CellTables {
+    /// Per UE, what its links have on the air (read by the per-TTI passes instead of the context).
+    pub air: AirStates,
+    /// Per UE, the HARQ feedback in flight on each link.
+    pub harq_feedback: HarqFeedbacks,
+    /// Per UE, its links' CQI reports and this TTI's demand records (read by the per-TTI passes
+    /// for every UE with work).
+    pub link_tti: LinkTtiStates,
+    /// Per UE, what the per-TTI passes read of its RLC entities.
+    pub rlc: RlcViews,
+    /// Per UE index, the last TTI that visited it in this cell: a UE visited the TTI before
+    /// missed nothing and has nothing to catch up on.
+    pub last_visit: Vec<Option<SimTime>>,
+}
+
+/// The per-UE tables a network lends to its cells (a lone cell keeps its own). Boxed, so that
+/// lending them is an exchange of two pointers and a vector: a cell is lent them several times
+/// a TTI (its enqueues, timers, TTI halves and deadline), 57 cells each.
 pub(crate) struct UeTables {
-    pub(super) air: AirStates,
-    pub(super) harq_feedback: HarqFeedbacks,
-    pub(super) link_tti: LinkTtiStates,
-    pub(super) rlc: RlcViews,
-    pub(super) last_visit: Vec<Option<SimTime>>,
-    pub(super) mac: MacUeTables,
+    pub(super) cell: Box<CellTables>,
+    pub(super) mac: Box<MacUeTables>,
+    /// The PDCCH's search spaces (read only).
+    pub(super) search_spaces: SearchSpaces,
 }
 
 impl UeTables {
@@ -34,12 +51,15 @@ impl UeTables {
     /// attached UEs' entries are set by the cell: [`super::Cell::init_tables`]).
     pub(crate) fn new(spec: &CellConfig, n: usize) -> Self {
         UeTables {
-            air: AirStates::new(n),
-            harq_feedback: HarqFeedbacks::new(n),
-            link_tti: LinkTtiStates::new(n),
-            rlc: RlcViews::new(n),
-            last_visit: vec![None; n],
-            mac: MacUeTables::new(spec, n),
+            cell: Box::new(CellTables {
+                air: AirStates::new(n),
+                harq_feedback: HarqFeedbacks::new(n),
+                link_tti: LinkTtiStates::new(n),
+                rlc: RlcViews::new(n),
+                last_visit: vec![None; n],
+            }),
+            mac: Box::new(MacUeTables::new(spec, n)),
+            search_spaces: SearchSpaces::new(n),
         }
     }
 }
