@@ -88,7 +88,7 @@ pub struct Cell {
     active: ActiveUes,
     /// Per UE, its air state, HARQ feedback, CQI trackers, RLC view and last visit (a network
     /// cell's are the network's, lent while it runs: [`Self::swap_tables`]).
-    tables: Box<CellTables>,
+    tables: CellTables,
     /// Scratch: the UEs a TTI or a timer wake-up visits.
     list: Vec<u32>,
     /// A cell of a network: its TTI runs in two halves (every cell schedules, then every cell
@@ -194,8 +194,9 @@ impl Cell {
     }
 
     /// Exchange the cell's per-UE tables with `tables`: a network lends its own to the cell that
-    /// runs (around each call that may read them: [`Self::enqueue`], the timers, receptions and
-    /// TTI halves, [`Self::settle`], attach and detach, [`Self::ue_mut`]), then takes them back.
+    /// runs (around each call that may read them: the timers, receptions and TTI halves,
+    /// [`Self::settle`], attach and detach), then takes them back ([`Self::enqueue_with`] and
+    /// [`Self::ue_mut`] take them as they are).
     pub(crate) fn swap_tables(&mut self, tables: &mut UeTables) {
         std::mem::swap(&mut self.tables, &mut tables.cell);
         self.macs.swap_tables(&mut tables.mac, &mut tables.search_spaces);
@@ -282,14 +283,41 @@ impl Cell {
 
     /// A packet at `from` (the eNB or a UE) for `next` enters its radio bearer.
     pub fn enqueue(&mut self, now: SimTime, from: NodeId, next: NodeId, id: PacketId, ip_bytes: u32) -> CellEnqueued {
-        self.now = now;
+        let (ue, dir) = self.bearer(from, next);
+        self.tables.rlc.touch_transmitting(ue, dir);
+        self.admit(now, ue, dir, id, ip_bytes)
+    }
+
+    /// [`Self::enqueue`] in a network cell, `tables` the network's: an enqueue changes only the
+    /// transmitting entity's RLC view, and lending the cell the tables for it cost more than
+    /// the view's one flag.
+    pub(crate) fn enqueue_with(
+        &mut self,
+        tables: &mut UeTables,
+        now: SimTime,
+        (from, next): (NodeId, NodeId),
+        id: PacketId,
+        ip_bytes: u32,
+    ) -> CellEnqueued {
+        let (ue, dir) = self.bearer(from, next);
+        tables.cell.rlc.touch_transmitting(ue, dir);
+        self.admit(now, ue, dir, id, ip_bytes)
+    }
+
+    /// The UE and direction of a packet at `from` (the eNB or a UE) for `next`.
+    fn bearer(&self, from: NodeId, next: NodeId) -> (usize, LinkDir) {
         let (ue, dir) =
             if from == self.enb { (self.ue_of(next), LinkDir::Downlink) } else { (self.ue_of(from), LinkDir::Uplink) };
-        self.tables.rlc.touch_transmitting(ue.index(), dir);
-        match self.ues[ue.index()].admit(now, dir, id, ip_bytes) {
+        (ue.index(), dir)
+    }
+
+    /// A packet enters UE `ue`'s bearer in `dir` (its RLC view marked stale by the caller).
+    fn admit(&mut self, now: SimTime, ue: usize, dir: LinkDir, id: PacketId, ip_bytes: u32) -> CellEnqueued {
+        self.now = now;
+        match self.ues[ue].admit(now, dir, id, ip_bytes) {
             Ok(()) => {
                 // Data is buffered: the next TTI has work (admission starts no RLC timer).
-                self.wake_for(ue.index(), now);
+                self.wake_for(ue, now);
                 CellEnqueued::Accepted
             }
             Err(id) => CellEnqueued::Dropped(id),
@@ -365,6 +393,15 @@ impl Cell {
             self.run_tti(now, out);
         }
         self.refresh_deadline();
+    }
+
+    /// The cell's clock moves to `now`: whether RLC timers or receptions between TTIs are due
+    /// then ([`Self::run_timers`], [`Self::run_receptions`]: a network lends its tables for them
+    /// only then).
+    pub(crate) fn wake(&mut self, now: SimTime) -> bool {
+        self.now = now;
+        let receptions = !now.as_ns().is_multiple_of(NS_PER_MS) && self.active.any();
+        receptions || self.active.next_timer().is_some_and(|t| t <= now)
     }
 
     /// The RLC timers due by `now`.

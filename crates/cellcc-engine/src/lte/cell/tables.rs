@@ -40,8 +40,8 @@ pub(super) struct CellTables {
 /// lending them is an exchange of two pointers and a vector: a cell is lent them several times
 /// a TTI (its enqueues, timers, TTI halves and deadline), 57 cells each.
 pub(crate) struct UeTables {
-    pub(super) cell: Box<CellTables>,
-    pub(super) mac: Box<MacUeTables>,
+    pub(super) cell: CellTables,
+    pub(super) mac: MacUeTables,
     /// The PDCCH's search spaces (read only).
     pub(super) search_spaces: SearchSpaces,
 }
@@ -51,14 +51,14 @@ impl UeTables {
     /// attached UEs' entries are set by the cell: [`super::Cell::init_tables`]).
     pub(crate) fn new(spec: &CellConfig, n: usize) -> Self {
         UeTables {
-            cell: Box::new(CellTables {
+            cell: CellTables {
                 air: AirStates::new(n),
                 harq_feedback: HarqFeedbacks::new(n),
                 link_tti: LinkTtiStates::new(n),
                 rlc: RlcViews::new(n),
                 last_visit: vec![None; n],
-            }),
-            mac: Box::new(MacUeTables::new(spec, n)),
+            },
+            mac: MacUeTables::new(spec, n),
             search_spaces: SearchSpaces::new(n),
         }
     }

@@ -38,7 +38,7 @@ pub(super) struct Macs {
     ul: Scheduler,
     uplink: UplinkRequests,
     /// The per-UE tables (a network cell's are the network's, lent while it runs).
-    tables: Box<MacUeTables>,
+    tables: MacUeTables,
     srs_period_ms: u32,
     n_rbs: u32,
     /// A UE's aggregation level before any CQI report.
@@ -68,7 +68,7 @@ impl Macs {
         n_rbs: u32,
         (n, attached): (usize, &[usize]),
         network: bool,
-        tables: Box<MacUeTables>,
+        tables: MacUeTables,
         search_spaces: SearchSpaces,
     ) -> Self {
         let scheduler = |dir| {
@@ -226,7 +226,7 @@ impl Macs {
     }
 
     /// Exchange the per-UE tables with `tables` (a network lends its own, then takes them back).
-    pub(super) fn swap_tables(&mut self, tables: &mut Box<MacUeTables>, search_spaces: &mut SearchSpaces) {
+    pub(super) fn swap_tables(&mut self, tables: &mut MacUeTables, search_spaces: &mut SearchSpaces) {
         std::mem::swap(&mut self.tables, tables);
         self.pdcch.swap_search_spaces(search_spaces);
     }

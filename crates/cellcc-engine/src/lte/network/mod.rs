@@ -333,10 +333,8 @@ impl Network {
     ) -> (CellEnqueued, Option<usize>) {
         match self.ues[ue].at {
             Attachment::Connected { cell } | Attachment::Preparing { cell, .. } => {
-                let enb = self.enbs[cell];
-                let enqueued =
-                    lend(&mut self.cells[cell], &mut self.tables, |c| c.enqueue(now, from, enb, id, ip_bytes));
-                (enqueued, Some(cell))
+                let hop = (from, self.enbs[cell]);
+                (self.cells[cell].enqueue_with(&mut self.tables, now, hop, id, ip_bytes), Some(cell))
             }
             // The UE holds it until it reaches the target.
             Attachment::Detached { .. } => {
@@ -362,10 +360,8 @@ impl Network {
     ) -> (CellEnqueued, Option<usize>) {
         if let Attachment::Connected { cell } | Attachment::Preparing { cell, .. } = self.ues[ue].at {
             if cell == at {
-                let enb = self.enbs[cell];
-                let enqueued =
-                    lend(&mut self.cells[cell], &mut self.tables, |c| c.enqueue(now, enb, next, id, ip_bytes));
-                return (enqueued, Some(cell));
+                let hop = (self.enbs[cell], next);
+                return (self.cells[cell].enqueue_with(&mut self.tables, now, hop, id, ip_bytes), Some(cell));
             }
         }
         let record = self.ues[ue].record;
@@ -409,10 +405,12 @@ impl Network {
     /// steps, measurements, and the network's TTI at a TTI boundary.
     pub fn handle_timeout(&mut self, now: SimTime, out: &mut CellOutput) {
         for c in &mut self.cells {
-            lend(c, &mut self.tables, |c| {
-                c.run_timers(now, out);
-                c.run_receptions(now, out);
-            });
+            if c.wake(now) {
+                lend(c, &mut self.tables, |c| {
+                    c.run_timers(now, out);
+                    c.run_receptions(now, out);
+                });
+            }
         }
         self.x2_arrivals(now, out);
         self.handover_events(now, out);
@@ -420,11 +418,12 @@ impl Network {
             self.measure(now);
             self.handover_events(now, out);
         }
-        if now.as_ns().is_multiple_of(NS_PER_MS) && self.last_tti.is_none_or(|l| now > l) {
+        let tti = now.as_ns().is_multiple_of(NS_PER_MS) && self.last_tti.is_none_or(|l| now > l);
+        if tti {
             self.last_tti = Some(now);
             self.tti(now, out);
         }
-        self.refresh_deadline(now);
+        self.refresh_deadline(now, tti);
     }
 
     /// One TTI of every cell: all schedule, the channel learns what each sends, all decode.
@@ -456,19 +455,27 @@ impl Network {
         }
         channel.record(tti, &self.dl_masks, &self.ul_txs, &self.control_shares);
         drop(channel);
+        // Each cell that ran settles its deadline with the tables still lent (nothing changes it
+        // between here and `refresh_deadline`).
         for c in &mut self.cells {
             if c.last_tti_is(now) {
-                lend(c, &mut self.tables, |c| c.finish_tti(now));
+                lend(c, &mut self.tables, |c| {
+                    c.finish_tti(now);
+                    c.settle();
+                });
             }
         }
     }
 
-    /// The next wake-up: a cell's, an X2 arrival, a handover step, the next measurement.
-    fn refresh_deadline(&mut self, now: SimTime) {
+    /// The next wake-up: a cell's, an X2 arrival, a handover step, the next measurement; `tti`:
+    /// the network ran the TTI at `now` (its cells that ran it settled then).
+    fn refresh_deadline(&mut self, now: SimTime, tti: bool) {
         let mut next: Option<SimTime> = None;
         let mut at = |t: SimTime| next = Some(next.map_or(t, |n| n.min(t)));
         for c in &mut self.cells {
-            lend(c, &mut self.tables, Cell::settle);
+            if !(tti && c.last_tti_is(now)) {
+                lend(c, &mut self.tables, Cell::settle);
+            }
             if let Some(t) = c.poll_timeout() {
                 at(t);
             }
