@@ -2,9 +2,10 @@
 //!
 //! Each cell kept, for every UE index of its network, the UE's air state, HARQ feedback in
 //! flight, CQI trackers and outer loops, RLC view, last visit and the MAC's per-UE entries
-//! ([`super::tti::MacUeTables`]): in the 19-site network, 57 cells x 570 UEs, some 35 MB, of
-//! which a cell's TTI reads the entries of its ~10 attached UEs, a page of each table apiece
-//! (docs/performance.md, "Issue 34: the 19-site network, eighth round"). A UE is attached to one
+//! ([`super::tti::MacUeTables`]) and the PDCCH's search spaces: in the 19-site network, 57 cells
+//! x 570 UEs (35 MB of the run's peak memory), of which a cell's TTI reads the entries of its
+//! ~10 attached UEs, a page of each table apiece (docs/performance.md, "Issue 34: the 19-site
+//! network, eighth round"). A UE is attached to one
 //! cell at a time, each cell reads only its attached UEs' entries, and a UE that leaves a cell
 //! has its entries put back as they started ([`super::Cell::detach`]) and set as the new cell
 //! starts them when it joins ([`super::Cell::attach`]): so the entry of a UE in a cell it is not
@@ -36,9 +37,9 @@ pub(super) struct CellTables {
     pub last_visit: Vec<Option<SimTime>>,
 }
 
-/// The per-UE tables a network lends to its cells (a lone cell keeps its own). Boxed, so that
-/// lending them is an exchange of two pointers and a vector: a cell is lent them several times
-/// a TTI (its enqueues, timers, TTI halves and deadline), 57 cells each.
+/// The per-UE tables a network lends to its cells (a lone cell keeps its own). Held inline (the
+/// vectors' headers): boxed, an exchange was two pointers, but every access in the TTI's passes
+/// paid a load more, some 200 M instructions in the 19-site run, more than the exchanges cost.
 pub(crate) struct UeTables {
     pub(super) cell: CellTables,
     pub(super) mac: MacUeTables,
