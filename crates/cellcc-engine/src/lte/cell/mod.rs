@@ -199,7 +199,7 @@ impl Cell {
     /// [`Self::ue_mut`] take them as they are).
     pub(crate) fn swap_tables(&mut self, tables: &mut UeTables) {
         std::mem::swap(&mut self.tables, &mut tables.cell);
-        self.macs.swap_tables(&mut tables.mac, &mut tables.search_spaces);
+        self.macs.swap_tables(&mut tables.mac, &mut tables.search_spaces, &mut tables.pf);
     }
 
     /// The attached UEs' entries in the tables, as a cell starts them (with the network's
@@ -230,7 +230,8 @@ impl Cell {
         let attached: Vec<usize> = (0..n).filter(|&i| contexts[i].is_some()).collect();
         let contexts = UeSlots(contexts);
         // A network cell's tables are the network's, lent ([`Self::swap_tables`]).
-        let UeTables { cell: tables, mac, search_spaces } = UeTables::new(spec, if network { 0 } else { n });
+        // (The schedulers keep their own PF columns: a network cell's are emptied in `Macs::new`.)
+        let UeTables { cell: tables, mac, search_spaces, pf: _ } = UeTables::new(spec, if network { 0 } else { n });
         let mut cell = Cell {
             name: spec.id.clone(),
             enb,

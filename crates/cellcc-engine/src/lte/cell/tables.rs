@@ -19,6 +19,7 @@ use super::rlc_view::RlcViews;
 use super::tti::MacUeTables;
 use crate::lte::config::CellConfig;
 use crate::lte::mac::pdcch::SearchSpaces;
+use crate::lte::mac::scheduler::proportional_fair::PfColumns;
 use crate::sim::SimTime;
 
 /// The cell's own per-UE tables (the MAC's are [`MacUeTables`]).
@@ -45,6 +46,8 @@ pub(crate) struct UeTables {
     pub(super) mac: MacUeTables,
     /// The PDCCH's search spaces (read only).
     pub(super) search_spaces: SearchSpaces,
+    /// The downlink and uplink schedulers' PF averages, per UE.
+    pub(super) pf: [PfColumns; 2],
 }
 
 impl UeTables {
@@ -61,6 +64,7 @@ impl UeTables {
             },
             mac: MacUeTables::new(spec, n),
             search_spaces: SearchSpaces::new(n),
+            pf: [PfColumns::new(n), PfColumns::new(n)],
         }
     }
 }

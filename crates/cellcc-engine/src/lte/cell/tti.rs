@@ -10,6 +10,7 @@ use crate::lte::config::{CellConfig, LinkAdaptationConfig, MacConfig};
 use crate::lte::mac::harq::Feedback;
 use crate::lte::mac::link_adaptation::{DlMcsMap, UlMcsRule};
 use crate::lte::mac::pdcch::{aggregation_level, control_region_share, Pdcch, PdcchConfig, SearchSpaces};
+use crate::lte::mac::scheduler::proportional_fair::PfColumns;
 use crate::lte::mac::scheduler::rbg::rbg_size;
 use crate::lte::mac::scheduler::{NewTb, Scheduler, UeDemand, SUBBAND_OUT_OF_RANGE};
 use crate::lte::mac::uplink::UplinkRequests;
@@ -77,7 +78,10 @@ impl Macs {
                 .with_grant_sizing(spec.mac.grant_sizing)
                 .with_last_rbg(spec.mac.last_rbg);
             if network {
-                s.with_members(attached)
+                // Its averages' columns are the network's, lent ([`Macs::swap_tables`]).
+                let mut s = s.with_members(attached);
+                s.swap_pf_columns(&mut PfColumns::default());
+                s
             } else {
                 s
             }
@@ -226,9 +230,16 @@ impl Macs {
     }
 
     /// Exchange the per-UE tables with `tables` (a network lends its own, then takes them back).
-    pub(super) fn swap_tables(&mut self, tables: &mut MacUeTables, search_spaces: &mut SearchSpaces) {
+    pub(super) fn swap_tables(
+        &mut self,
+        tables: &mut MacUeTables,
+        search_spaces: &mut SearchSpaces,
+        [dl_pf, ul_pf]: &mut [PfColumns; 2],
+    ) {
         std::mem::swap(&mut self.tables, tables);
         self.pdcch.swap_search_spaces(search_spaces);
+        self.dl.swap_pf_columns(dl_pf);
+        self.ul.swap_pf_columns(ul_pf);
     }
 }
 
