@@ -2,7 +2,8 @@
 //!
 //! Each cell kept, for every UE index of its network, the UE's air state, HARQ feedback in
 //! flight, CQI trackers and outer loops, RLC view, last visit and the MAC's per-UE entries
-//! ([`super::tti::MacUeTables`]) and the PDCCH's search spaces: in the 19-site network, 57 cells
+//! ([`super::tti::MacUeTables`]), the PDCCH's search spaces and the schedulers' PF averages
+//! ([`PfColumns`]): in the 19-site network, 57 cells
 //! x 570 UEs (35 MB of the run's peak memory), of which a cell's TTI reads the entries of its
 //! ~10 attached UEs, a page of each table apiece (docs/performance.md, "Issue 34: the 19-site
 //! network, eighth round"). A UE is attached to one
