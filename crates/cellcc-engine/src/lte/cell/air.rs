@@ -13,6 +13,7 @@
 #[cfg(debug_assertions)]
 use super::harq_feedback::HarqFeedbacks;
 use super::ue::{RadioLink, UeContext};
+#[cfg(debug_assertions)]
 use super::UeSlots;
 use crate::lte::sap::LinkDir;
 use crate::sim::SimTime;
@@ -67,13 +68,9 @@ fn front_arrival(link: &RadioLink) -> Option<SimTime> {
 pub(super) struct AirStates(Vec<AirState>);
 
 impl AirStates {
-    /// The air states of `ues`, by UE index (no feedback in flight yet).
-    pub(super) fn new(ues: &UeSlots) -> Self {
-        let mut states = AirStates(vec![AirState::default(); ues.len()]);
-        for (i, ue) in ues.attached() {
-            states.refresh(i, ue, None);
-        }
-        states
+    /// The air states of `n_ues` UE indices, all idle (an attached UE's is [`Self::refresh`]ed).
+    pub(super) fn new(n_ues: usize) -> Self {
+        AirStates(vec![AirState::default(); n_ues])
     }
 
     /// UE `i`'s links changed (or it joined with `ue`): read them again; its next HARQ feedback

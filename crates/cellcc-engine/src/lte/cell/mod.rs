@@ -22,10 +22,12 @@ mod link_tti;
 mod rlc_view;
 pub(crate) mod sdu_store;
 mod stats;
+mod tables;
 mod tti;
 mod ue;
 
 pub use stats::{lte_table, LteSlot, LteSlots};
+pub(crate) use tables::UeTables;
 
 use super::channel::spec::UePlacement;
 use super::channel::sweep::SweepSinr;
@@ -38,10 +40,7 @@ use crate::packet::PacketId;
 use crate::scenario::{CellSpec, SinrSpec};
 use crate::sim::{NodeId, SimDuration, SimTime, NS_PER_MS};
 use active::ActiveUes;
-use air::AirStates;
-use harq_feedback::HarqFeedbacks;
-use link_tti::LinkTtiStates;
-use rlc_view::RlcViews;
+use tables::CellTables;
 pub use ue::{RadioLink, UeContext};
 
 /// LTE FDD subframe: the TTI (TS 36.211 §4.1).
@@ -87,20 +86,11 @@ pub struct Cell {
     /// The UEs with work and every UE's RLC timers (admissions start none, so only wake-ups
     /// move the timers).
     active: ActiveUes,
-    /// Per UE, what its links have on the air (read by the per-TTI passes instead of the context).
-    air: AirStates,
-    /// Per UE, the HARQ feedback in flight on each link.
-    harq_feedback: HarqFeedbacks,
-    /// Per UE, its links' CQI reports and this TTI's demand records (read by the per-TTI passes
-    /// for every UE with work).
-    link_tti: LinkTtiStates,
-    /// Per UE, what the per-TTI passes read of its RLC entities.
-    rlc: RlcViews,
+    /// Per UE, its air state, HARQ feedback, CQI trackers, RLC view and last visit (a network
+    /// cell's are the network's, lent while it runs: [`Self::swap_tables`]).
+    tables: CellTables,
     /// Scratch: the UEs a TTI or a timer wake-up visits.
     list: Vec<u32>,
-    /// Per UE index, the last TTI that visited it in this cell: a UE visited the TTI before
-    /// missed nothing and has nothing to catch up on.
-    last_visit: Vec<Option<SimTime>>,
     /// A cell of a network: its TTI runs in two halves (every cell schedules, then every cell
     /// decodes, with the others' transmissions known), its UE indices are the network's.
     network: bool,
@@ -203,6 +193,25 @@ impl Cell {
         cell
     }
 
+    /// Exchange the cell's per-UE tables with `tables`: a network lends its own to the cell that
+    /// runs (around each call that may read them: the timers, receptions and TTI halves,
+    /// [`Self::settle`], attach and detach), then takes them back ([`Self::enqueue_with`] and
+    /// [`Self::ue_mut`] take them as they are).
+    pub(crate) fn swap_tables(&mut self, tables: &mut UeTables) {
+        std::mem::swap(&mut self.tables, &mut tables.cell);
+        self.macs.swap_tables(&mut tables.mac, &mut tables.search_spaces, &mut tables.pf);
+    }
+
+    /// The attached UEs' entries in the tables, as a cell starts them (with the network's
+    /// tables lent, at the start of the run).
+    pub(crate) fn init_tables(&mut self) {
+        let attached: Vec<usize> = self.ues.attached().map(|(i, _)| i).collect();
+        for i in attached {
+            self.macs.init_tables(i);
+            self.air_changed(i);
+        }
+    }
+
     fn assemble(
         spec: &CellConfig,
         enb: NodeId,
@@ -220,7 +229,10 @@ impl Cell {
         }
         let attached: Vec<usize> = (0..n).filter(|&i| contexts[i].is_some()).collect();
         let contexts = UeSlots(contexts);
-        Cell {
+        // A network cell's tables are the network's, lent ([`Self::swap_tables`]).
+        // (The schedulers keep their own PF columns: a network cell's are emptied in `Macs::new`.)
+        let UeTables { cell: tables, mac, search_spaces, pf: _ } = UeTables::new(spec, if network { 0 } else { n });
+        let mut cell = Cell {
             name: spec.id.clone(),
             enb,
             ue_nodes: ues.iter().map(|(nd, _)| *nd).collect(),
@@ -230,11 +242,8 @@ impl Cell {
             n_rbs,
             cqi: spec.cqi,
             control_errors: spec.control_errors,
-            macs: tti::Macs::new(spec, n_rbs, n, &attached, network),
-            air: AirStates::new(&contexts),
-            harq_feedback: HarqFeedbacks::new(n),
-            link_tti: LinkTtiStates::new(n),
-            rlc: RlcViews::new(n),
+            macs: tti::Macs::new(spec, n_rbs, (n, &attached), network, mac, search_spaces),
+            tables,
             ues: contexts,
             sinr,
             sinr_lin: vec![0.0; n_rbs as usize],
@@ -242,7 +251,6 @@ impl Cell {
             deadline: None,
             active: ActiveUes::new(n),
             list: Vec::with_capacity(n),
-            last_visit: vec![None; n],
             network,
             index: 0,
             on_air: Vec::new(),
@@ -251,7 +259,11 @@ impl Cell {
             now: SimTime::ZERO,
             #[cfg(test)]
             visit_all: false,
+        };
+        if !network {
+            cell.init_tables();
         }
+        cell
     }
 
     pub fn enb(&self) -> NodeId {
@@ -272,14 +284,41 @@ impl Cell {
 
     /// A packet at `from` (the eNB or a UE) for `next` enters its radio bearer.
     pub fn enqueue(&mut self, now: SimTime, from: NodeId, next: NodeId, id: PacketId, ip_bytes: u32) -> CellEnqueued {
-        self.now = now;
+        let (ue, dir) = self.bearer(from, next);
+        self.tables.rlc.touch_transmitting(ue, dir);
+        self.admit(now, ue, dir, id, ip_bytes)
+    }
+
+    /// [`Self::enqueue`] in a network cell, `tables` the network's: an enqueue changes only the
+    /// transmitting entity's RLC view, and lending the cell the tables for it cost more than
+    /// the view's one flag.
+    pub(crate) fn enqueue_with(
+        &mut self,
+        tables: &mut UeTables,
+        now: SimTime,
+        (from, next): (NodeId, NodeId),
+        id: PacketId,
+        ip_bytes: u32,
+    ) -> CellEnqueued {
+        let (ue, dir) = self.bearer(from, next);
+        tables.cell.rlc.touch_transmitting(ue, dir);
+        self.admit(now, ue, dir, id, ip_bytes)
+    }
+
+    /// The UE and direction of a packet at `from` (the eNB or a UE) for `next`.
+    fn bearer(&self, from: NodeId, next: NodeId) -> (usize, LinkDir) {
         let (ue, dir) =
             if from == self.enb { (self.ue_of(next), LinkDir::Downlink) } else { (self.ue_of(from), LinkDir::Uplink) };
-        self.rlc.touch_transmitting(ue.index(), dir);
-        match self.ues[ue.index()].admit(now, dir, id, ip_bytes) {
+        (ue.index(), dir)
+    }
+
+    /// A packet enters UE `ue`'s bearer in `dir` (its RLC view marked stale by the caller).
+    fn admit(&mut self, now: SimTime, ue: usize, dir: LinkDir, id: PacketId, ip_bytes: u32) -> CellEnqueued {
+        self.now = now;
+        match self.ues[ue].admit(now, dir, id, ip_bytes) {
             Ok(()) => {
                 // Data is buffered: the next TTI has work (admission starts no RLC timer).
-                self.wake_for(ue.index(), now);
+                self.wake_for(ue, now);
                 CellEnqueued::Accepted
             }
             Err(id) => CellEnqueued::Dropped(id),
@@ -311,7 +350,7 @@ impl Cell {
         let next_tti = self.active.any().then(|| self.next_tti_after(self.now));
         let mut list = std::mem::take(&mut self.list);
         self.active.list(&mut list);
-        let next_rx = list.iter().filter_map(|&i| self.air.next_arrival(i as usize)).min();
+        let next_rx = list.iter().filter_map(|&i| self.tables.air.next_arrival(i as usize)).min();
         self.list = list;
         let deadline = SimTime::earliest(next_tti, self.active.next_timer());
         self.deadline = SimTime::earliest(deadline, next_rx).filter(|&t| t < self.end);
@@ -319,8 +358,8 @@ impl Cell {
 
     /// After UE `i` was visited: whether it still has work, and its RLC timers.
     fn track(&mut self, i: usize) {
-        let rlc = self.rlc.get(i, &self.ues[i], self.now);
-        let busy = self.air.busy(i) || rlc.has_data(self.now) || self.macs.uplink_busy(i);
+        let rlc = self.tables.rlc.get(i, &self.ues[i], self.now);
+        let busy = self.tables.air.busy(i) || rlc.has_data(self.now) || self.macs.uplink_busy(i);
         let timer = rlc.timer();
         if busy {
             self.active.set(i);
@@ -333,7 +372,7 @@ impl Cell {
     /// The cell changed what UE `i` has on the air (a TB sent or received, feedback or a
     /// retransmission taken): its summary is read again.
     fn air_changed(&mut self, i: usize) {
-        self.air.refresh(i, &self.ues[i], self.harq_feedback.next_at(i));
+        self.tables.air.refresh(i, &self.ues[i], self.tables.harq_feedback.next_at(i));
     }
 
     /// The first TTI boundary at or after `t` not yet processed.
@@ -357,6 +396,15 @@ impl Cell {
         self.refresh_deadline();
     }
 
+    /// The cell's clock moves to `now`: whether RLC timers or receptions between TTIs are due
+    /// then ([`Self::run_timers`], [`Self::run_receptions`]: a network lends its tables for them
+    /// only then).
+    pub(crate) fn wake(&mut self, now: SimTime) -> bool {
+        self.now = now;
+        let receptions = !now.as_ns().is_multiple_of(NS_PER_MS) && self.active.any();
+        receptions || self.active.next_timer().is_some_and(|t| t <= now)
+    }
+
     /// The RLC timers due by `now`.
     pub(crate) fn run_timers(&mut self, now: SimTime, out: &mut CellOutput) {
         self.now = now;
@@ -365,7 +413,7 @@ impl Cell {
             self.active.due_timers(now, &mut due);
             for &i in &due {
                 self.ues[i as usize].handle_rlc_timers(now, out);
-                self.rlc.touch(i as usize);
+                self.tables.rlc.touch(i as usize);
                 self.track(i as usize);
             }
             self.list = due;
@@ -383,12 +431,12 @@ impl Cell {
         self.active.list(&mut list);
         for &i in &list {
             let i = i as usize;
-            if self.air.arrival_due(i, now) {
+            if self.tables.air.arrival_due(i, now) {
                 for dir in [LinkDir::Downlink, LinkDir::Uplink] {
                     self.ues[i].deliver_arrivals(now, dir, out);
                 }
                 self.air_changed(i);
-                self.rlc.touch(i);
+                self.tables.rlc.touch(i);
             }
             self.track(i);
         }
@@ -441,11 +489,11 @@ impl Cell {
         self.macs.forget(i);
         self.active.clear(i);
         self.active.set_timer(i, None);
-        self.air.forget(i);
-        self.harq_feedback.forget(i);
-        self.link_tti.forget(i);
-        self.rlc.touch(i);
-        self.last_visit[i] = None;
+        self.tables.air.forget(i);
+        self.tables.harq_feedback.forget(i);
+        self.tables.link_tti.forget(i);
+        self.tables.rlc.touch(i);
+        self.tables.last_visit[i] = None;
         self.ues.0[i].take().expect("a UE leaves the cell it is attached to")
     }
 
@@ -454,8 +502,8 @@ impl Cell {
         self.macs.welcome(i);
         self.ues.0[i] = Some(ctx);
         self.air_changed(i);
-        self.link_tti.forget(i);
-        self.rlc.touch(i);
+        self.tables.link_tti.forget(i);
+        self.tables.rlc.touch(i);
         self.now = now;
         self.track(i);
         if self.active.any() {
@@ -471,9 +519,10 @@ impl Cell {
         self.index
     }
 
-    /// The context of UE `i`, if it is attached here.
-    pub(crate) fn ue_mut(&mut self, i: usize) -> Option<&mut UeContext> {
-        self.rlc.touch(i);
+    /// The context of UE `i`, if it is attached here, to be changed by the network, whose
+    /// `tables` (not lent to the cell meanwhile) mark its RLC view stale.
+    pub(crate) fn ue_mut(&mut self, i: usize, tables: &mut UeTables) -> Option<&mut UeContext> {
+        tables.cell.rlc.touch(i);
         self.ues.0[i].as_deref_mut()
     }
 

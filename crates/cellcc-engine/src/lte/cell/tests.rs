@@ -275,7 +275,11 @@ fn a_lena_uplink_grant_takes_the_cqi_of_its_own_rbs_not_the_bands() {
         cell.handle_timeout(now, &mut out);
     }
     let end = SimTime(119 * NS_PER_MS);
-    assert_eq!(cell.link_tti.link(0, LinkDir::Uplink).cqi.current(end).map(|r| r.cqi), Some(0), "the band's CQI");
+    assert_eq!(
+        cell.tables.link_tti.link(0, LinkDir::Uplink).cqi.current(end).map(|r| r.cqi),
+        Some(0),
+        "the band's CQI"
+    );
     assert!(out.delivered.contains(&(NodeId(0), PacketId(2))), "UE 1's grant on the good half");
     assert!(!out.delivered.contains(&(NodeId(0), PacketId(1))), "UE 0's grants withdrawn");
     assert_eq!((ul_tbs(&mut cell, 0), ul_tbs(&mut cell, 1)), (0, 1));

@@ -9,7 +9,8 @@ use super::{Cell, CellOutput, TTI};
 use crate::lte::config::{CellConfig, LinkAdaptationConfig, MacConfig};
 use crate::lte::mac::harq::Feedback;
 use crate::lte::mac::link_adaptation::{DlMcsMap, UlMcsRule};
-use crate::lte::mac::pdcch::{aggregation_level, control_region_share, Pdcch, PdcchConfig};
+use crate::lte::mac::pdcch::{aggregation_level, control_region_share, Pdcch, PdcchConfig, SearchSpaces};
+use crate::lte::mac::scheduler::proportional_fair::PfColumns;
 use crate::lte::mac::scheduler::rbg::rbg_size;
 use crate::lte::mac::scheduler::{NewTb, Scheduler, UeDemand, SUBBAND_OUT_OF_RANGE};
 use crate::lte::mac::uplink::UplinkRequests;
@@ -37,13 +38,88 @@ pub(super) struct Macs {
     dl: Scheduler,
     ul: Scheduler,
     uplink: UplinkRequests,
-    /// Per UE: the eNB's uplink measurement from its SRS and PUSCH (an empty one for a UE not
-    /// attached).
-    sounding: Vec<UplinkSounding>,
+    /// The per-UE tables (a network cell's are the network's, lent while it runs).
+    tables: MacUeTables,
     srs_period_ms: u32,
     n_rbs: u32,
     /// A UE's aggregation level before any CQI report.
     dci_level_before_report: u8,
+    /// An uplink retransmission happens a fixed time after its NACK (synchronous HARQ,
+    /// TS 36.213 §8.0: PHICH at n+4, PUSCH retransmission at n+8).
+    ul_retx_delay: SimDuration,
+    la: LinkAdaptationConfig,
+    dl_map: DlMcsMap,
+    pdcch: Pdcch,
+    pdcch_cfg: PdcchConfig,
+    mac: MacConfig,
+    demand: Vec<UeDemand>,
+    new_tbs: Vec<NewTb>,
+    retx: Vec<TbAssignment>,
+    /// Scratch: UEs in the scheduler's priority order; a row for the effective CQI.
+    order: Vec<UeIndex>,
+    row: Vec<f64>,
+}
+
+impl Macs {
+    /// The MAC of a cell of `n` UE indices, `attached` the ones attached at the start, with its
+    /// per-UE `tables` and PDCCH `search_spaces` (a network cell's are empty: the network lends
+    /// its own); a network cell's schedulers keep averages for the UEs attached only.
+    pub fn new(
+        spec: &CellConfig,
+        n_rbs: u32,
+        (n, attached): (usize, &[usize]),
+        network: bool,
+        tables: MacUeTables,
+        search_spaces: SearchSpaces,
+    ) -> Self {
+        let scheduler = |dir| {
+            let s = Scheduler::new(spec.scheduler, dir, n_rbs, n)
+                .with_pf_time_window_ttis(spec.pf_window_ttis)
+                .with_grant_sizing(spec.mac.grant_sizing)
+                .with_last_rbg(spec.mac.last_rbg);
+            if network {
+                // Its averages' columns are the network's, lent ([`Macs::swap_tables`]).
+                let mut s = s.with_members(attached);
+                s.swap_pf_columns(&mut PfColumns::default());
+                s
+            } else {
+                s
+            }
+        };
+        Macs {
+            dl: scheduler(LinkDir::Downlink),
+            ul: scheduler(LinkDir::Uplink),
+            uplink: UplinkRequests::new(&spec.uplink, n),
+            tables,
+            srs_period_ms: spec.uplink.srs_period_ms,
+            n_rbs,
+            dci_level_before_report: aggregation_level(f64::NEG_INFINITY, spec.pdcch.target_bler),
+            ul_retx_delay: SimDuration::from_ms(spec.uplink.grant_delay_ms as u64),
+            la: spec.link_adaptation,
+            dl_map: DlMcsMap::new(n_rbs),
+            pdcch: Pdcch::with_search_spaces(n_rbs, spec.pdcch.phich_ng, search_spaces),
+            pdcch_cfg: spec.pdcch,
+            mac: spec.mac,
+            demand: Vec::with_capacity(n),
+            new_tbs: Vec::with_capacity(n),
+            retx: Vec::with_capacity(n),
+            order: Vec::with_capacity(n),
+            row: Vec::with_capacity(n_rbs as usize),
+        }
+    }
+}
+
+/// The MAC's per-UE tables that hold, for a UE not attached to the cell, what they held before
+/// it first attached: [`Macs::forget`] puts a leaving UE's entries back and [`Macs::welcome`]
+/// sets the joining UE's, and the cell reads only its attached UEs' entries (`demand_pos` only
+/// those the TTI's demand just wrote). A network keeps one of each for all its cells and lends
+/// it to the cell that runs ([`Macs::swap_tables`]): each of the 19-site network's 57 cells held
+/// them for all 570 UEs, and a TTI of a cell read some 10 entries of each, a page apiece
+/// (docs/performance.md, "Issue 34: the 19-site network, eighth round").
+pub(crate) struct MacUeTables {
+    /// Per UE: the eNB's uplink measurement from its SRS and PUSCH (an empty one for a UE not
+    /// attached).
+    sounding: Vec<UplinkSounding>,
     /// Per UE: the uplink MCS over the whole band with the outer loop's offset when the estimate
     /// last changed (the demand's and the capacity's; a grant's own MCS is computed over its RBs
     /// with the offset of the moment), and the estimate version it is for.
@@ -55,68 +131,20 @@ pub(super) struct Macs {
     /// for the 10 ms large-scale step; asked each TTI for each listed UE, it cost a load of the
     /// UE's channel state, out of cache after the other cells' TTIs).
     control_sinr: Vec<Option<HeldSinr>>,
-    /// An uplink retransmission happens a fixed time after its NACK (synchronous HARQ,
-    /// TS 36.213 §8.0: PHICH at n+4, PUSCH retransmission at n+8).
-    ul_retx_delay: SimDuration,
-    la: LinkAdaptationConfig,
-    dl_map: DlMcsMap,
-    pdcch: Pdcch,
-    pdcch_cfg: PdcchConfig,
-    mac: MacConfig,
-    demand: Vec<UeDemand>,
-    /// Per UE, its entry in `demand` this TTI ([`NOT_IN_DEMAND`] when it has none).
+    /// Per UE, its entry in the MAC's demand this TTI ([`NOT_IN_DEMAND`] when it has none).
     demand_pos: Vec<u32>,
-    new_tbs: Vec<NewTb>,
-    retx: Vec<TbAssignment>,
-    /// Scratch: UEs in the scheduler's priority order; a row for the effective CQI.
-    order: Vec<UeIndex>,
-    row: Vec<f64>,
 }
 
-impl Macs {
-    /// The MAC of a cell of `n` UE indices, `attached` the ones attached at the start; a network
-    /// cell's schedulers keep averages for the UEs attached only.
-    pub fn new(spec: &CellConfig, n_rbs: u32, n: usize, attached: &[usize], network: bool) -> Self {
-        let scheduler = |dir| {
-            let s = Scheduler::new(spec.scheduler, dir, n_rbs, n)
-                .with_pf_time_window_ttis(spec.pf_window_ttis)
-                .with_grant_sizing(spec.mac.grant_sizing)
-                .with_last_rbg(spec.mac.last_rbg);
-            if network {
-                s.with_members(attached)
-            } else {
-                s
-            }
-        };
-        Macs {
-            dl: scheduler(LinkDir::Downlink),
-            ul: scheduler(LinkDir::Uplink),
-            uplink: UplinkRequests::new(&spec.uplink, n),
-            sounding: (0..n)
-                .map(|i| {
-                    let rbs = if attached.contains(&i) { n_rbs as usize } else { 0 };
-                    UplinkSounding::new(i, spec.uplink.srs_period_ms, rbs)
-                })
-                .collect(),
-            srs_period_ms: spec.uplink.srs_period_ms,
-            n_rbs,
-            dci_level_before_report: aggregation_level(f64::NEG_INFINITY, spec.pdcch.target_bler),
+impl MacUeTables {
+    /// The tables of `n` UE indices, none attached.
+    pub(crate) fn new(spec: &CellConfig, n: usize) -> Self {
+        MacUeTables {
+            sounding: (0..n).map(|i| UplinkSounding::new(i, spec.uplink.srs_period_ms, 0)).collect(),
             ul_band_mcs: vec![None; n],
             dci_level: vec![aggregation_level(f64::NEG_INFINITY, spec.pdcch.target_bler); n],
             dci_level_for: vec![None; n],
             control_sinr: vec![None; n],
-            ul_retx_delay: SimDuration::from_ms(spec.uplink.grant_delay_ms as u64),
-            la: spec.link_adaptation,
-            dl_map: DlMcsMap::new(n_rbs),
-            pdcch: Pdcch::new(n_rbs, spec.pdcch.phich_ng, n),
-            pdcch_cfg: spec.pdcch,
-            mac: spec.mac,
-            demand: Vec::with_capacity(n),
             demand_pos: vec![NOT_IN_DEMAND; n],
-            new_tbs: Vec::with_capacity(n),
-            retx: Vec::with_capacity(n),
-            order: Vec::with_capacity(n),
-            row: Vec::with_capacity(n_rbs as usize),
         }
     }
 }
@@ -152,7 +180,7 @@ pub(super) struct OnAir {
 impl Macs {
     /// UE `ue` takes no new data this TTI (a retransmission, a blocked DCI).
     fn no_new_data(&mut self, ue: usize) {
-        if let Some(d) = self.demand.get_mut(self.demand_pos[ue] as usize) {
+        if let Some(d) = self.demand.get_mut(self.tables.demand_pos[ue] as usize) {
             d.buffered_bytes = 0;
         }
     }
@@ -177,18 +205,41 @@ impl Macs {
         self.uplink.forget(ue);
         self.dl.forget(ue);
         self.ul.forget(ue);
-        self.sounding[i] = UplinkSounding::new(i, self.srs_period_ms, 0);
-        self.ul_band_mcs[i] = None;
-        self.dci_level[i] = self.dci_level_before_report;
-        self.dci_level_for[i] = None;
-        self.control_sinr[i] = None;
+        self.tables.sounding[i] = UplinkSounding::new(i, self.srs_period_ms, 0);
+        self.tables.ul_band_mcs[i] = None;
+        self.tables.dci_level[i] = self.dci_level_before_report;
+        self.tables.dci_level_for[i] = None;
+        self.tables.control_sinr[i] = None;
     }
 
     /// UE `i` joined the cell: a fresh uplink estimate.
     pub(super) fn welcome(&mut self, i: usize) {
         self.dl.join(UeIndex(i as u16));
         self.ul.join(UeIndex(i as u16));
-        self.sounding[i] = UplinkSounding::new(i, self.srs_period_ms, self.n_rbs as usize);
+        self.init_tables(i);
+    }
+
+    /// UE `i`'s entries as this cell starts them for an attached UE (a network's tables were
+    /// put back by the cell the UE left, or built with another cell's settings).
+    pub(super) fn init_tables(&mut self, i: usize) {
+        self.tables.sounding[i] = UplinkSounding::new(i, self.srs_period_ms, self.n_rbs as usize);
+        self.tables.ul_band_mcs[i] = None;
+        self.tables.dci_level[i] = self.dci_level_before_report;
+        self.tables.dci_level_for[i] = None;
+        self.tables.control_sinr[i] = None;
+    }
+
+    /// Exchange the per-UE tables with `tables` (a network lends its own, then takes them back).
+    pub(super) fn swap_tables(
+        &mut self,
+        tables: &mut MacUeTables,
+        search_spaces: &mut SearchSpaces,
+        [dl_pf, ul_pf]: &mut [PfColumns; 2],
+    ) {
+        std::mem::swap(&mut self.tables, tables);
+        self.pdcch.swap_search_spaces(search_spaces);
+        self.dl.swap_pf_columns(dl_pf);
+        self.ul.swap_pf_columns(ul_pf);
     }
 }
 
@@ -211,33 +262,33 @@ impl Cell {
             list.clear();
             list.extend(self.ues.attached().map(|(i, _)| i as u32));
         }
-        self.macs.demand_pos.resize(self.ues.len(), NOT_IN_DEMAND);
+        self.macs.tables.demand_pos.resize(self.ues.len(), NOT_IN_DEMAND);
         if self.network {
             self.touch_due(&list, now);
         }
         for &i in &list {
             let i = i as usize;
-            if self.last_visit[i].is_none_or(|t| t + TTI < now) {
+            if self.tables.last_visit[i].is_none_or(|t| t + TTI < now) {
                 self.catch_up(i, now);
             }
-            self.last_visit[i] = Some(now);
-            if self.air.arrival_due(i, now) {
+            self.tables.last_visit[i] = Some(now);
+            if self.tables.air.arrival_due(i, now) {
                 for dir in [LinkDir::Downlink, LinkDir::Uplink] {
                     self.ues[i].deliver_arrivals(now, dir, out);
                 }
-                self.air.arrivals_delivered(i, &self.ues[i]);
-                self.rlc.touch(i);
+                self.tables.air.arrivals_delivered(i, &self.ues[i]);
+                self.tables.rlc.touch(i);
             }
         }
         for &i in &list {
             let i = i as usize;
-            if self.air.feedback_due(i, now) {
+            if self.tables.air.feedback_due(i, now) {
                 let lost = [LinkDir::Downlink, LinkDir::Uplink].map(|dir| self.feedback(i, dir, now, out));
                 self.air_changed(i);
                 // A TB given up loses its PDUs to the receiving entity; an ACK or a NACK leaves
                 // both entities as they were (their views stay fresh).
                 if lost.contains(&true) {
-                    self.rlc.touch(i);
+                    self.tables.rlc.touch(i);
                 }
             }
         }
@@ -259,7 +310,7 @@ impl Cell {
     /// A lone cell's TTI does not part its UEs' work so (and a pass over a thousand UEs with one
     /// or two due cost more than it saved): network cells only.
     fn touch_due(&self, list: &[u32], now: SimTime) {
-        let due = list.iter().map(|&i| i as usize).filter(|&i| self.air.arrival_due(i, now));
+        let due = list.iter().map(|&i| i as usize).filter(|&i| self.tables.air.arrival_due(i, now));
         // Both links, as the pass reads both.
         load_together(due.flat_map(|i| {
             [&self.ues[i].dl, &self.ues[i].ul].map(|link| {
@@ -300,9 +351,9 @@ impl Cell {
         let slot = now.as_ns() / self.slot_width.as_ns().max(1);
         for &i in &list {
             let i = i as usize;
-            let rlc = self.rlc.get(i, &self.ues[i], now);
+            let rlc = self.tables.rlc.get(i, &self.ues[i], now);
             let levels = [rlc.enb, rlc.ue].map(|l| (l.sdu_bytes, l.data_pdus_retransmitted));
-            if let Some(records) = self.link_tti.records_to_sample(i, slot, levels, serving) {
+            if let Some(records) = self.tables.link_tti.records_to_sample(i, slot, levels, serving) {
                 let ue = &mut self.ues[i];
                 ue.record_demand(now, records);
                 ue.sample_levels(now, serving, levels);
@@ -316,8 +367,8 @@ impl Cell {
         self.list = list;
         #[cfg(debug_assertions)]
         {
-            self.air.check(&self.ues, &self.harq_feedback);
-            self.rlc.check(&self.ues, now);
+            self.tables.air.check(&self.ues, &self.tables.harq_feedback);
+            self.tables.rlc.check(&self.ues, now);
         }
     }
 
@@ -329,7 +380,7 @@ impl Cell {
         let olla = self.macs.la.olla;
         let ue = &mut self.ues[i];
         let mut lost = false;
-        while let Some(HarqFeedback { harq, outcome, first_tx, .. }) = self.harq_feedback.pop_due(i, dir, now) {
+        while let Some(HarqFeedback { harq, outcome, first_tx, .. }) = self.tables.harq_feedback.pop_due(i, dir, now) {
             let link = ue.link(dir);
             // A DCI the UE missed brings no HARQ-ACK (DTX): nothing to learn from.
             if first_tx && outcome != TbOutcome::ControlLost {
@@ -338,7 +389,7 @@ impl Cell {
                 slot.first_tx += 1;
                 slot.first_tx_nacks += u64::from(!decoded);
                 if let Some(cfg) = &olla {
-                    self.link_tti.link(i, dir).olla.first_transmission(cfg, decoded);
+                    self.tables.link_tti.link(i, dir).olla.first_transmission(cfg, decoded);
                 }
             }
             match link.harq.on_feedback(harq, outcome) {
@@ -366,10 +417,10 @@ impl Cell {
         let now_ms = now.as_ns() / NS_PER_MS;
         for &i in list {
             let i = i as usize;
-            if self.link_tti.dl_cqi(i).due(now, period) {
+            if self.tables.link_tti.dl_cqi(i).due(now, period) {
                 self.measure_dl(i, now);
             }
-            if self.macs.sounding[i].srs_due(now_ms) {
+            if self.macs.tables.sounding[i].srs_due(now_ms) {
                 self.measure_srs(i, now);
             }
         }
@@ -395,13 +446,13 @@ impl Cell {
             DlCqiMode::Wideband => CqiReport::wideband(phy::wideband_cqi(sinr_lin)),
             DlCqiMode::WorstSubband => phy::worst_in_range_subband(sinr_lin, subband_rbs),
         });
-        self.link_tti.dl_cqi(i).measured(at, cqi, at + delay);
+        self.tables.link_tti.dl_cqi(i).measured(at, cqi, at + delay);
     }
 
     /// The eNB measures UE `i`'s SRS sent at `at`.
     fn measure_srs(&mut self, i: usize, at: SimTime) {
         self.sinr.per_rb_sinr_lin(UeIndex(i as u16), LinkDir::Uplink, at, &mut self.sinr_lin);
-        self.macs.sounding[i].sounded(at.as_ns() / NS_PER_MS, &self.sinr_lin);
+        self.macs.tables.sounding[i].sounded(at.as_ns() / NS_PER_MS, &self.sinr_lin);
         self.uplink_measured(i, at, Sounding::Srs);
     }
 
@@ -414,9 +465,9 @@ impl Cell {
         self.ues[i].fill_idle_slots(now);
         let period = SimDuration::from_ms(self.cqi.period_ms as u64);
         let delay = self.cqi_delay();
-        let mut dl = self.link_tti.dl_cqi(i).missed_occasions(CQI_GRID_ORIGIN, period, delay, now).peekable();
+        let mut dl = self.tables.link_tti.dl_cqi(i).missed_occasions(CQI_GRID_ORIGIN, period, delay, now).peekable();
         let now_ms = now.as_ns() / NS_PER_MS;
-        let srs = self.macs.sounding[i].missed_occasions_ms(delay.as_ns() / NS_PER_MS, now_ms);
+        let srs = self.macs.tables.sounding[i].missed_occasions_ms(delay.as_ns() / NS_PER_MS, now_ms);
         let mut srs = srs.map(|ms| SimTime(ms * NS_PER_MS)).peekable();
         // In time order, the downlink first at a tie (as `measure_cqi`): a channel whose large
         // scale only steps forward (shadowing along the track) is asked as it would have been.
@@ -439,7 +490,7 @@ impl Cell {
     fn uplink_measured(&mut self, i: usize, now: SimTime, by: Sounding) {
         let delay = self.cqi_delay();
         let macs = &mut self.macs;
-        let sounding = &mut macs.sounding[i];
+        let sounding = &mut macs.tables.sounding[i];
         let cqi = match macs.la.ul_mcs_from {
             UlMcsRule::LenaMinimumSinr => sounding.lena_cqi(),
             UlMcsRule::EffectiveSinr => match by {
@@ -448,7 +499,7 @@ impl Cell {
             },
         };
         if let Some(cqi) = cqi {
-            self.link_tti.link(i, LinkDir::Uplink).cqi.measured(now, CqiReport::wideband(cqi), now + delay);
+            self.tables.link_tti.link(i, LinkDir::Uplink).cqi.measured(now, CqiReport::wideband(cqi), now + delay);
         }
     }
 
@@ -462,9 +513,11 @@ impl Cell {
     fn refresh_dci_level(&mut self, i: usize, now: SimTime) {
         let input = match self.pdcch_sinr_db(UeIndex(i as u16), now) {
             Some(sinr_db) => DciLevelInput::ControlSinrDb(sinr_db.to_bits()),
-            None => DciLevelInput::Cqi(self.link_tti.dl_cqi(i).current(now).map_or(CQI_BEFORE_FIRST_REPORT, |r| r.cqi)),
+            None => DciLevelInput::Cqi(
+                self.tables.link_tti.dl_cqi(i).current(now).map_or(CQI_BEFORE_FIRST_REPORT, |r| r.cqi),
+            ),
         };
-        if self.macs.dci_level_for[i] == Some(input) {
+        if self.macs.tables.dci_level_for[i] == Some(input) {
             return;
         }
         let sinr_db = match input {
@@ -472,8 +525,8 @@ impl Cell {
             DciLevelInput::Cqi(0) => f64::NEG_INFINITY,
             DciLevelInput::Cqi(cqi) => self.macs.dl_map.cqi_sinr_db(cqi),
         };
-        self.macs.dci_level[i] = aggregation_level(sinr_db, self.macs.pdcch_cfg.target_bler);
-        self.macs.dci_level_for[i] = Some(input);
+        self.macs.tables.dci_level[i] = aggregation_level(sinr_db, self.macs.pdcch_cfg.target_bler);
+        self.macs.tables.dci_level_for[i] = Some(input);
     }
 
     /// The share of its control region's REs this cell sends on in the TTI at `now`
@@ -491,7 +544,7 @@ impl Cell {
     /// The source's control-region SINR of UE `ue` at `now` (`SinrSource::pdcch_sinr_db`), asked
     /// again only when the one held has run out.
     fn pdcch_sinr_db(&mut self, ue: UeIndex, now: SimTime) -> Option<f64> {
-        let held = &mut self.macs.control_sinr[ue.index()];
+        let held = &mut self.macs.tables.control_sinr[ue.index()];
         if let Some(h) = held.filter(|h| now < h.until) {
             return Some(h.sinr_db);
         }
@@ -512,7 +565,7 @@ impl Cell {
             return true;
         }
         self.refresh_dci_level(ue.index(), now);
-        let level = self.macs.dci_level[ue.index()];
+        let level = self.macs.tables.dci_level[ue.index()];
         let subframe = ((now.as_ns() / NS_PER_MS) % SUBFRAMES_PER_FRAME) as usize;
         self.macs.pdcch.place(ue, level, subframe)
     }
@@ -522,7 +575,7 @@ impl Cell {
         if !self.macs.pdcch_cfg.capacity {
             return;
         }
-        let level = u64::from(self.macs.dci_level[ue.index()]);
+        let level = u64::from(self.macs.tables.dci_level[ue.index()]);
         let slot = self.ues[ue.index()].link(dir).slots.at(now);
         if placed {
             slot.dcis += 1;
@@ -538,13 +591,13 @@ impl Cell {
         let macs = &mut self.macs;
         let demand = &mut macs.demand;
         for d in demand.iter() {
-            macs.demand_pos[d.ue.index()] = NOT_IN_DEMAND;
+            macs.tables.demand_pos[d.ue.index()] = NOT_IN_DEMAND;
         }
         demand.clear();
         if dir == LinkDir::Uplink && macs.la.ul_mcs_from == UlMcsRule::EffectiveSinr {
             // The estimates whose band MCS is recomputed below, loaded together (in a network,
             // every other cell's TTI ran since a PUSCH's decode last wrote one).
-            let (band, sounding) = (&macs.ul_band_mcs, &macs.sounding);
+            let (band, sounding) = (&macs.tables.ul_band_mcs, &macs.tables.sounding);
             let stale =
                 list.iter().map(|&i| i as usize).filter(|&i| band[i].map(|(v, _)| v) != Some(sounding[i].version()));
             load_together(stale.flat_map(|i| sounding[i].estimate_words()));
@@ -552,10 +605,12 @@ impl Cell {
         for &i in list {
             let i = i as usize;
             let buffered = match dir {
-                LinkDir::Downlink => self.rlc.levels(i, &self.ues[i], now, LinkDir::Downlink).buffered_bytes(now),
+                LinkDir::Downlink => {
+                    self.tables.rlc.levels(i, &self.ues[i], now, LinkDir::Downlink).buffered_bytes(now)
+                }
                 LinkDir::Uplink => macs.uplink.reported_bytes(UeIndex(i as u16)),
             };
-            let link_tti = self.link_tti.link(i, dir);
+            let link_tti = self.tables.link_tti.link(i, dir);
             // The fields read, not the report copied (its sub-bands are read below only for a
             // sub-band report).
             let (reported_cqi, out_of_range) = match link_tti.cqi.current(now) {
@@ -574,12 +629,12 @@ impl Cell {
             };
             let mcs = match (dir, macs.la.ul_mcs_from) {
                 (LinkDir::Uplink, UlMcsRule::EffectiveSinr) => {
-                    let sounding = &macs.sounding[i];
-                    let band_mcs = match macs.ul_band_mcs[i] {
+                    let sounding = &macs.tables.sounding[i];
+                    let band_mcs = match macs.tables.ul_band_mcs[i] {
                         Some((v, m)) if v == sounding.version() => m,
                         _ => {
                             let m = sounding.effective_mcs(RbMask::range(0, n_rbs), olla.gain_lin());
-                            macs.ul_band_mcs[i] = Some((sounding.version(), m));
+                            macs.tables.ul_band_mcs[i] = Some((sounding.version(), m));
                             m
                         }
                     };
@@ -599,13 +654,13 @@ impl Cell {
             // estimate is a candidate whatever the band's minimum (`size_lena_uplink_grants`).
             let lena_candidate =
                 dir == LinkDir::Uplink && macs.la.ul_mcs_from == UlMcsRule::LenaMinimumSinr && reported_cqi.is_some();
-            macs.demand_pos[i] = demand.len() as u32;
+            macs.tables.demand_pos[i] = demand.len() as u32;
             demand.push(UeDemand {
                 ue: UeIndex(i as u16),
                 buffered_bytes: if mcs.is_some() || lena_candidate { buffered } else { 0 },
                 mcs: mcs.unwrap_or(0),
                 out_of_range,
-                has_free_harq: self.air.harq_free(i, dir),
+                has_free_harq: self.tables.air.harq_free(i, dir),
                 rbg_mcs: None,
             });
             // A sub-band report: each sub-band's MCS by the same rule, for PF and MT to rank RBG by
@@ -630,7 +685,7 @@ impl Cell {
         let mut retx = std::mem::take(&mut self.macs.retx);
         retx.clear();
         let mut busy = RbMask::default();
-        for &i in list.iter().filter(|&&i| self.air.dl_retx_queued(i as usize)) {
+        for &i in list.iter().filter(|&&i| self.tables.air.dl_retx_queued(i as usize)) {
             for a in self.ues[i as usize].dl.harq.pending_retransmissions() {
                 if !a.rbs.overlaps(busy) {
                     busy = busy.union(a.rbs);
@@ -665,7 +720,7 @@ impl Cell {
     /// builds them on the grant (`mac.pipeline = "lena"`) takes from its RLC now.
     fn uplink(&mut self, list: &[u32], now: SimTime, out: &mut CellOutput) {
         for &i in list {
-            let ue_rlc = *self.rlc.levels(i as usize, &self.ues[i as usize], now, LinkDir::Uplink);
+            let ue_rlc = *self.tables.rlc.levels(i as usize, &self.ues[i as usize], now, LinkDir::Uplink);
             self.macs.uplink.ue_rlc_changes(UeIndex(i as u16), ue_rlc.buffer_changes);
             self.macs.uplink.ue_buffer(now, UeIndex(i as u16), ue_rlc.buffered_bytes(now));
         }
@@ -683,7 +738,7 @@ impl Cell {
         let busy_later = self.uplink_retransmissions(list, now);
         self.gather_demand(list, LinkDir::Uplink, now);
         let later = now + self.macs.ul_retx_delay;
-        for &i in list.iter().filter(|&&i| self.air.ul_retx_scheduled(i as usize)) {
+        for &i in list.iter().filter(|&&i| self.tables.air.ul_retx_scheduled(i as usize)) {
             if self.ues[i as usize].ul.synchronous_retx.iter().any(|&(t, _)| t == later) {
                 self.macs.no_new_data(i as usize);
             }
@@ -699,7 +754,7 @@ impl Cell {
         if self.macs.mac.pipeline == MacPipeline::Lena {
             let status_pdu = self.macs.mac.status_pdu;
             for tb in &new_tbs {
-                self.rlc.touch_transmitting(tb.ue.index(), LinkDir::Uplink);
+                self.tables.rlc.touch_transmitting(tb.ue.index(), LinkDir::Uplink);
                 let ue = &mut self.ues[tb.ue.index()];
                 let pdu = fill_tb(ue, LinkDir::Uplink, tb.tbs_bits, now, status_pdu);
                 ue.ul.built.push_back(pdu);
@@ -758,8 +813,8 @@ impl Cell {
         let now_ms = now.as_ns() / NS_PER_MS;
         for g in grants.iter_mut() {
             let i = g.ue.index();
-            let sounding = &self.macs.sounding[i];
-            let gain_lin = self.link_tti.link(i, LinkDir::Uplink).olla.gain_lin();
+            let sounding = &self.macs.tables.sounding[i];
+            let gain_lin = self.tables.link_tti.link(i, LinkDir::Uplink).olla.gain_lin();
             let link = &mut self.ues[i].ul;
             if let Some(mcs) = sounding.effective_mcs(g.rbs, gain_lin) {
                 g.mcs = mcs;
@@ -778,7 +833,7 @@ impl Cell {
     /// skipped, its RBs stay marked in `rbMap`).
     fn size_lena_uplink_grants(&mut self, grants: &mut Vec<NewTb>) {
         grants.retain_mut(|g| {
-            let Some(cqi) = self.macs.sounding[g.ue.index()].lena_cqi_on(g.rbs) else {
+            let Some(cqi) = self.macs.tables.sounding[g.ue.index()].lena_cqi_on(g.rbs) else {
                 return true;
             };
             if cqi == 0 {
@@ -797,7 +852,7 @@ impl Cell {
             return;
         }
         grants.retain(|g| {
-            let level = self.macs.dci_level[g.ue.index()];
+            let level = self.macs.tables.dci_level[g.ue.index()];
             let error = match self.pdcch_sinr_db(g.ue, now) {
                 // A network's control region sees every cell (the data row only those sending).
                 Some(sinr_db) => pdcch_error(sinr_db, Some(level)),
@@ -818,7 +873,7 @@ impl Cell {
         retx.clear();
         let mut busy_later = RbMask::default();
         for &i in list {
-            if !self.air.ul_retx_scheduled(i as usize) {
+            if !self.tables.air.ul_retx_scheduled(i as usize) {
                 continue;
             }
             let ue = &mut self.ues[i as usize];
@@ -860,7 +915,7 @@ impl Cell {
         let skip_empty = uplink && self.macs.uplink.skips_empty_grants();
         let prebuilt = uplink && self.macs.mac.pipeline == MacPipeline::Lena;
         // The transmitting entity fills the TB (or, under LENA's pipeline, the receiver loses it).
-        self.rlc.touch_transmitting(tb.ue.index(), dir);
+        self.tables.rlc.touch_transmitting(tb.ue.index(), dir);
         let ue = &mut self.ues[tb.ue.index()];
         let built = prebuilt.then(|| ue.ul.built.pop_front().unwrap_or_default());
         let empty = || match &built {
@@ -875,11 +930,11 @@ impl Cell {
             // on it is lost to the receiver (AM retransmits its PDUs).
             if let Some(pdu) = built.filter(|p| !p.is_empty()) {
                 ue.lose_tb(now, dir, pdu, out);
-                self.rlc.touch(tb.ue.index());
+                self.tables.rlc.touch(tb.ue.index());
             }
             return;
         };
-        let offset_db = self.link_tti.link(tb.ue.index(), dir).olla.offset_db();
+        let offset_db = self.tables.link_tti.link(tb.ue.index(), dir).olla.offset_db();
         ue.link(dir).slots.at(now).olla_offset_db_sum += offset_db;
         let a = TbAssignment { ue: tb.ue, dir, rbs: tb.rbs, mcs: tb.mcs, tbs_bits: tb.tbs_bits, harq, retx: 0 };
         let payload = built.unwrap_or_else(|| fill_tb(ue, dir, tb.tbs_bits, now, status_pdu));
@@ -891,7 +946,7 @@ impl Cell {
     fn retransmit(&mut self, now: SimTime, a: &TbAssignment) {
         let link = self.ues[a.ue.index()].link(a.dir);
         let (payload, history) = link.harq.take_for_retransmission(a.harq);
-        self.air.retransmission_taken(a.ue.index(), a.dir, link);
+        self.tables.air.retransmission_taken(a.ue.index(), a.dir, link);
         self.send(now, OnAir { a: *a, payload, history, bsr_bytes: None });
     }
 
@@ -967,9 +1022,9 @@ impl Cell {
         }
         let feedback_at = now + to_air + HARQ_FEEDBACK_DELAY;
         let feedback = HarqFeedback { at: feedback_at, harq: a.harq, outcome, first_tx: a.retx == 0 };
-        self.harq_feedback.push(a.ue.index(), a.dir, feedback);
+        self.tables.harq_feedback.push(a.ue.index(), a.dir, feedback);
         let arrival = (outcome == TbOutcome::Decoded).then_some(arrival_at);
-        self.air.decoded(a.ue.index(), a.dir, arrival, feedback_at, link);
+        self.tables.air.decoded(a.ue.index(), a.dir, arrival, feedback_at, link);
         if let (Some(left), TbOutcome::Decoded) = (bsr_bytes, outcome) {
             self.macs.uplink.bsr_received(a.ue, left);
         }
@@ -983,7 +1038,7 @@ impl Cell {
         }
         let now_ms = now.as_ns() / NS_PER_MS;
         // An unchanged estimate (a fixed SINR) leaves the MCS and CQI as they were.
-        if self.macs.sounding[a.ue.index()].pusch(now_ms, a.rbs, &self.sinr_lin) {
+        if self.macs.tables.sounding[a.ue.index()].pusch(now_ms, a.rbs, &self.sinr_lin) {
             self.uplink_measured(a.ue.index(), now, Sounding::Dmrs);
         }
     }
@@ -994,14 +1049,14 @@ impl Cell {
     fn dci_missed(&mut self, ue: UeIndex, now: SimTime) -> bool {
         if let Some(sinr_db) = self.pdcch_sinr_db(ue, now) {
             // A network's control region sees every cell (the data row only those sending).
-            let level = self.macs.pdcch_cfg.capacity.then_some(self.macs.dci_level[ue.index()]);
+            let level = self.macs.pdcch_cfg.capacity.then_some(self.macs.tables.dci_level[ue.index()]);
             return self.ues[ue.index()].dl.rng.uniform() < pdcch_error(sinr_db, level);
         }
         let sinr_lin = &self.sinr_lin;
         let link = &mut self.ues[ue.index()].dl;
         let esinr_db = *link.memo.control_esinr_db.get_or_insert_with(|| phy::control_effective_sinr_db(sinr_lin));
         let error = if self.macs.pdcch_cfg.capacity {
-            phy::pdcch_error_rate_flat_at_level(esinr_db, self.macs.dci_level[ue.index()])
+            phy::pdcch_error_rate_flat_at_level(esinr_db, self.macs.tables.dci_level[ue.index()])
         } else {
             phy::pcfich_pdcch_error_rate_flat(esinr_db)
         };

@@ -149,30 +149,51 @@ pub fn aggregation_level(sinr_db: f64, target: f64) -> u8 {
     LEVELS.iter().map(|&(l, _)| l).find(|&l| pdcch_error_rate_flat_at_level(sinr_db, l) <= target).unwrap_or(8)
 }
 
+/// Per UE index, Y_k for subframes 0..9: where its search spaces start (a function of the UE's
+/// C-RNTI alone, so a network's cells can share one set).
+#[derive(Clone, Debug, Default)]
+pub struct SearchSpaces(Vec<[u32; SUBFRAMES]>);
+
+impl SearchSpaces {
+    pub fn new(n_ues: usize) -> Self {
+        SearchSpaces(
+            (0..n_ues as u64)
+                .map(|i| {
+                    let mut y = FIRST_C_RNTI + i;
+                    std::array::from_fn(|_| {
+                        y = (HASH_A * y) % HASH_D;
+                        y as u32
+                    })
+                })
+                .collect(),
+        )
+    }
+}
+
 /// The CCEs of one TTI's control region and the UEs' search spaces.
 #[derive(Clone, Debug)]
 pub struct Pdcch {
     n_cce: u32,
     /// Bit i: CCE i is taken this TTI.
     taken: u128,
-    /// Per UE, Y_k for subframes 0..9.
-    hash: Vec<[u32; SUBFRAMES]>,
+    hash: SearchSpaces,
 }
 
 impl Pdcch {
     pub fn new(n_rbs: u32, phich_ng: PhichNg, n_ues: usize) -> Self {
+        Pdcch::with_search_spaces(n_rbs, phich_ng, SearchSpaces::new(n_ues))
+    }
+
+    /// The control region of `n_rbs` with the UEs' `search_spaces`.
+    pub fn with_search_spaces(n_rbs: u32, phich_ng: PhichNg, search_spaces: SearchSpaces) -> Self {
         let n_cce = cce_count(n_rbs, phich_ng);
         debug_assert!(n_cce <= 128, "{n_cce} CCEs exceed the mask");
-        let hash = (0..n_ues as u64)
-            .map(|i| {
-                let mut y = FIRST_C_RNTI + i;
-                std::array::from_fn(|_| {
-                    y = (HASH_A * y) % HASH_D;
-                    y as u32
-                })
-            })
-            .collect();
-        Pdcch { n_cce, taken: 0, hash }
+        Pdcch { n_cce, taken: 0, hash: search_spaces }
+    }
+
+    /// Exchange the UEs' search spaces with `other` (a network lends one set to each cell).
+    pub fn swap_search_spaces(&mut self, other: &mut SearchSpaces) {
+        std::mem::swap(&mut self.hash, other);
     }
 
     pub fn n_cce(&self) -> u32 {
@@ -207,7 +228,7 @@ impl Pdcch {
         if slots == 0 {
             return false;
         }
-        let y = self.hash[ue.index()][subframe % SUBFRAMES];
+        let y = self.hash.0[ue.index()][subframe % SUBFRAMES];
         for m in 0..candidates.min(slots) {
             let first = l * ((y + m) % slots);
             let mask = ((1u128 << l) - 1) << first;
@@ -260,8 +281,8 @@ mod tests {
         let y0 = (39_827u64 * 61) % 65_537;
         let y1 = (39_827u64 * y0) % 65_537;
         let p = Pdcch::new(100, PhichNg::OneSixth, 1);
-        assert_eq!(p.hash[0][0] as u64, y0);
-        assert_eq!(p.hash[0][1] as u64, y1);
+        assert_eq!(p.hash.0[0][0] as u64, y0);
+        assert_eq!(p.hash.0[0][1] as u64, y1);
         let mut p = Pdcch::new(100, PhichNg::OneSixth, 1);
         assert!(p.place(UeIndex(0), 8, 0));
         let first = 8 * (y0 % 10) as u32;

@@ -25,7 +25,7 @@ use std::rc::Rc;
 use self::channel::{NetworkChannel, NetworkSinr, SiteSetup, UlTx};
 use self::handover::{A3Tracker, Forwarding, HandoverConfig, HandoverSettings, MeasurementSource};
 use self::trace::MeasurementTrace;
-use super::cell::{Cell, CellEnqueued, CellOutput, LteSlots, UeContext};
+use super::cell::{Cell, CellEnqueued, CellOutput, LteSlots, UeContext, UeTables};
 use super::config::CellConfig;
 use super::rlc::{HeldSdu, Rlc, RlcConfig, RlcEvents, RlcMode};
 use super::sap::{LinkDir, RbMask, RlcSdu, SduId, TbAssignment};
@@ -100,6 +100,8 @@ pub struct HandoverRecord {
 /// The network as a medium of the world.
 pub struct Network {
     cells: Vec<Cell>,
+    /// The cells' per-UE tables, one for all of them, lent to each cell while it runs ([`lend`]).
+    tables: UeTables,
     cell_names: Vec<String>,
     enbs: Vec<NodeId>,
     /// Per node index: the cell whose eNB it is.
@@ -189,7 +191,7 @@ impl Network {
         }
         let channel =
             Rc::new(RefCell::new(NetworkChannel::new(&net.channel, &sites, &placements, n_rb, seed, "network")));
-        let cells: Vec<Cell> = specs
+        let mut cells: Vec<Cell> = specs
             .iter()
             .enumerate()
             .map(|(c, spec)| {
@@ -197,6 +199,10 @@ impl Network {
                 Cell::build_in_network(spec, c as u16, node, &ues, &members[c], sinr, seed, slot, end)
             })
             .collect();
+        let mut tables = UeTables::new(&specs[0], ues.len());
+        for cell in &mut cells {
+            lend(cell, &mut tables, Cell::init_tables);
+        }
         // Before any TTI, every cell's control region is as it is when the cell sends no DCI.
         let idle: Vec<f64> = cells.iter().map(|c| c.control_region_share(SimTime::ZERO)).collect();
         channel.borrow_mut().set_idle_control_shares(&idle);
@@ -225,6 +231,7 @@ impl Network {
             cell_names,
             mtu_bytes: specs.iter().map(|s| s.mtu_bytes).min().unwrap_or(u32::MAX),
             cells,
+            tables,
             enbs,
             cell_of_enb,
             channel,
@@ -326,7 +333,8 @@ impl Network {
     ) -> (CellEnqueued, Option<usize>) {
         match self.ues[ue].at {
             Attachment::Connected { cell } | Attachment::Preparing { cell, .. } => {
-                (self.cells[cell].enqueue(now, from, self.enbs[cell], id, ip_bytes), Some(cell))
+                let hop = (from, self.enbs[cell]);
+                (self.cells[cell].enqueue_with(&mut self.tables, now, hop, id, ip_bytes), Some(cell))
             }
             // The UE holds it until it reaches the target.
             Attachment::Detached { .. } => {
@@ -352,7 +360,8 @@ impl Network {
     ) -> (CellEnqueued, Option<usize>) {
         if let Attachment::Connected { cell } | Attachment::Preparing { cell, .. } = self.ues[ue].at {
             if cell == at {
-                return (self.cells[cell].enqueue(now, self.enbs[cell], next, id, ip_bytes), Some(cell));
+                let hop = (self.enbs[cell], next);
+                return (self.cells[cell].enqueue_with(&mut self.tables, now, hop, id, ip_bytes), Some(cell));
             }
         }
         let record = self.ues[ue].record;
@@ -396,8 +405,12 @@ impl Network {
     /// steps, measurements, and the network's TTI at a TTI boundary.
     pub fn handle_timeout(&mut self, now: SimTime, out: &mut CellOutput) {
         for c in &mut self.cells {
-            c.run_timers(now, out);
-            c.run_receptions(now, out);
+            if c.wake(now) {
+                lend(c, &mut self.tables, |c| {
+                    c.run_timers(now, out);
+                    c.run_receptions(now, out);
+                });
+            }
         }
         self.x2_arrivals(now, out);
         self.handover_events(now, out);
@@ -405,11 +418,12 @@ impl Network {
             self.measure(now);
             self.handover_events(now, out);
         }
-        if now.as_ns().is_multiple_of(NS_PER_MS) && self.last_tti.is_none_or(|l| now > l) {
+        let tti = now.as_ns().is_multiple_of(NS_PER_MS) && self.last_tti.is_none_or(|l| now > l);
+        if tti {
             self.last_tti = Some(now);
             self.tti(now, out);
         }
-        self.refresh_deadline(now);
+        self.refresh_deadline(now, tti);
     }
 
     /// One TTI of every cell: all schedule, the channel learns what each sends, all decode.
@@ -417,7 +431,7 @@ impl Network {
         let tti = now.as_ns() / NS_PER_MS;
         for c in &mut self.cells {
             if c.tti_due(now) {
-                c.schedule_tti(now, out);
+                lend(c, &mut self.tables, |c| c.schedule_tti(now, out));
             }
         }
         self.dl_masks.iter_mut().for_each(|m| *m = RbMask::default());
@@ -441,19 +455,27 @@ impl Network {
         }
         channel.record(tti, &self.dl_masks, &self.ul_txs, &self.control_shares);
         drop(channel);
+        // Each cell that ran settles its deadline with the tables still lent (nothing changes it
+        // between here and `refresh_deadline`).
         for c in &mut self.cells {
             if c.last_tti_is(now) {
-                c.finish_tti(now);
+                lend(c, &mut self.tables, |c| {
+                    c.finish_tti(now);
+                    c.settle();
+                });
             }
         }
     }
 
-    /// The next wake-up: a cell's, an X2 arrival, a handover step, the next measurement.
-    fn refresh_deadline(&mut self, now: SimTime) {
+    /// The next wake-up: a cell's, an X2 arrival, a handover step, the next measurement; `tti`:
+    /// the network ran the TTI at `now` (its cells that ran it settled then).
+    fn refresh_deadline(&mut self, now: SimTime, tti: bool) {
         let mut next: Option<SimTime> = None;
         let mut at = |t: SimTime| next = Some(next.map_or(t, |n| n.min(t)));
         for c in &mut self.cells {
-            c.settle();
+            if !(tti && c.last_tti_is(now)) {
+                lend(c, &mut self.tables, Cell::settle);
+            }
             if let Some(t) = c.poll_timeout() {
                 at(t);
             }
@@ -575,7 +597,7 @@ impl Network {
     /// the uplink SDUs the source did not acknowledge (AM) or the UE had not begun (UM) are
     /// sent again from the target.
     fn command(&mut self, now: SimTime, ue: usize, source: usize, target: usize, out: &mut CellOutput) {
-        let mut ctx = self.cells[source].detach(ue);
+        let mut ctx = lend(&mut self.cells[source], &mut self.tables, |c| c.detach(ue));
         // The slots it spent idle up to now were the source's.
         ctx.fill_idle_slots(now);
         let mode = self.rlc[ue].mode();
@@ -671,7 +693,7 @@ impl Network {
     /// §10.1.2.1.1 step 11): it is the target's, and the core's path switches there.
     fn attach(&mut self, now: SimTime, ue: usize, target: usize) {
         let ctx = self.held[ue].take().expect("a detached UE's context is held");
-        self.cells[target].attach(ue, ctx, now);
+        lend(&mut self.cells[target], &mut self.tables, |c| c.attach(ue, ctx, now));
         self.ues[ue].at = Attachment::Connected { cell: target };
         if let Some(r) = self.ues[ue].record {
             self.handovers[r].attached_at = Some(now);
@@ -688,7 +710,7 @@ impl Network {
                 Attachment::Detached { .. } => None,
             };
             let ctx = match cell {
-                Some(c) => self.cells[c].ue_mut(x.ue).expect("a connected UE is attached"),
+                Some(c) => self.cells[c].ue_mut(x.ue, &mut self.tables).expect("a connected UE is attached"),
                 None => self.held[x.ue].as_deref_mut().expect("a detached UE's context is held"),
             };
             let refused = match x.what {
@@ -798,6 +820,14 @@ impl Network {
 }
 
 /// The `handovers` table of `records`.
+/// Run `f` on `cell` with the network's per-UE `tables` lent to it (its own are empty).
+fn lend<R>(cell: &mut Cell, tables: &mut UeTables, f: impl FnOnce(&mut Cell) -> R) -> R {
+    cell.swap_tables(tables);
+    let r = f(cell);
+    cell.swap_tables(tables);
+    r
+}
+
 pub fn handovers_table(records: &[HandoverRecord], ue_names: &[String], cell_names: &[String]) -> Table {
     let cat = |codes: Vec<u32>, labels: &[String]| Column::Cat { codes, labels: labels.to_vec() };
     let mut t = Table::default();

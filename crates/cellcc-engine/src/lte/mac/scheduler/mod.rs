@@ -270,6 +270,12 @@ impl Scheduler {
         self
     }
 
+    /// Exchange the PF averages' per-UE columns with `columns` (a network lends its own to the
+    /// cell that runs).
+    pub fn swap_pf_columns(&mut self, columns: &mut proportional_fair::PfColumns) {
+        self.pf.swap_columns(columns);
+    }
+
     /// UE `ue` joins a network cell.
     pub fn join(&mut self, ue: UeIndex) {
         self.pf.join(ue);

@@ -19,6 +19,21 @@ pub const DEFAULT_TIME_WINDOW_TTIS: f64 = 99.0;
 /// ns-3's starting average throughput, bytes/s (non-zero so the first metric is finite).
 pub const INITIAL_AVERAGE_BYTES_PER_S: f64 = 1.0;
 
+/// The per-UE columns of the PF averages: a network lends one set per direction to the cell
+/// that runs (a UE not attached to a cell has its column entries as they started: its average
+/// restarts when it leaves and when it joins, and nothing is served to it).
+#[derive(Debug, Default)]
+pub struct PfColumns {
+    average_bytes_per_s: Vec<f64>,
+    served_bytes: Vec<u64>,
+}
+
+impl PfColumns {
+    pub fn new(n_ues: usize) -> Self {
+        PfColumns { average_bytes_per_s: vec![INITIAL_AVERAGE_BYTES_PER_S; n_ues], served_bytes: vec![0; n_ues] }
+    }
+}
+
 /// Per-UE exponentially averaged throughput.
 #[derive(Debug, Default)]
 pub(super) struct PfAverages {
@@ -38,6 +53,12 @@ impl PfAverages {
             window_ttis: DEFAULT_TIME_WINDOW_TTIS,
             members: None,
         }
+    }
+
+    /// Exchange the per-UE columns with `columns`.
+    pub(super) fn swap_columns(&mut self, columns: &mut PfColumns) {
+        std::mem::swap(&mut self.average_bytes_per_s, &mut columns.average_bytes_per_s);
+        std::mem::swap(&mut self.served_bytes, &mut columns.served_bytes);
     }
 
     /// Only the UEs `members` (and those who join later) keep averages.
