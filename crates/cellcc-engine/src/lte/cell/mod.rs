@@ -401,14 +401,24 @@ impl Cell {
     /// only then).
     pub(crate) fn wake(&mut self, now: SimTime) -> bool {
         self.now = now;
-        let receptions = !now.as_ns().is_multiple_of(NS_PER_MS) && self.active.any();
-        receptions || self.active.next_timer().is_some_and(|t| t <= now)
+        (Self::between_ttis(now) && self.active.any()) || self.timers_due(now)
+    }
+
+    /// Whether an RLC timer is due by `now`.
+    fn timers_due(&mut self, now: SimTime) -> bool {
+        self.active.next_timer().is_some_and(|t| t <= now)
+    }
+
+    /// Whether `now` falls between TTI boundaries (receptions end there; at a boundary the TTI
+    /// takes them).
+    fn between_ttis(now: SimTime) -> bool {
+        !now.as_ns().is_multiple_of(NS_PER_MS)
     }
 
     /// The RLC timers due by `now`.
     pub(crate) fn run_timers(&mut self, now: SimTime, out: &mut CellOutput) {
         self.now = now;
-        if self.active.next_timer().is_some_and(|t| t <= now) {
+        if self.timers_due(now) {
             let mut due = std::mem::take(&mut self.list);
             self.active.due_timers(now, &mut due);
             for &i in &due {
@@ -423,7 +433,7 @@ impl Cell {
     /// The receptions that end between TTIs (LENA's downlink, `mac.pipeline = "lena"`): each UE
     /// with work hands the TBs decoded by `now` to its RLC. At a TTI boundary the TTI does it.
     pub(crate) fn run_receptions(&mut self, now: SimTime, out: &mut CellOutput) {
-        if now.as_ns().is_multiple_of(NS_PER_MS) {
+        if !Self::between_ttis(now) {
             return;
         }
         self.now = now;

@@ -205,11 +205,7 @@ impl Macs {
         self.uplink.forget(ue);
         self.dl.forget(ue);
         self.ul.forget(ue);
-        self.tables.sounding[i] = UplinkSounding::new(i, self.srs_period_ms, 0);
-        self.tables.ul_band_mcs[i] = None;
-        self.tables.dci_level[i] = self.dci_level_before_report;
-        self.tables.dci_level_for[i] = None;
-        self.tables.control_sinr[i] = None;
+        self.reset_tables(i, 0);
     }
 
     /// UE `i` joined the cell: a fresh uplink estimate.
@@ -222,7 +218,13 @@ impl Macs {
     /// UE `i`'s entries as this cell starts them for an attached UE (a network's tables were
     /// put back by the cell the UE left, or built with another cell's settings).
     pub(super) fn init_tables(&mut self, i: usize) {
-        self.tables.sounding[i] = UplinkSounding::new(i, self.srs_period_ms, self.n_rbs as usize);
+        self.reset_tables(i, self.n_rbs as usize);
+    }
+
+    /// UE `i`'s entries as before any estimate or DCI, its uplink estimate over `estimate_rbs`
+    /// RBs (none for a UE not attached).
+    fn reset_tables(&mut self, i: usize, estimate_rbs: usize) {
+        self.tables.sounding[i] = UplinkSounding::new(i, self.srs_period_ms, estimate_rbs);
         self.tables.ul_band_mcs[i] = None;
         self.tables.dci_level[i] = self.dci_level_before_report;
         self.tables.dci_level_for[i] = None;

@@ -180,6 +180,9 @@ pub struct Pdcch {
 }
 
 impl Pdcch {
+    /// The control region of `n_rbs` with its own search spaces for `n_ues` UE indices (the
+    /// tests'; a cell's MAC is given its search spaces: [`Self::with_search_spaces`]).
+    #[cfg(test)]
     pub fn new(n_rbs: u32, phich_ng: PhichNg, n_ues: usize) -> Self {
         Pdcch::with_search_spaces(n_rbs, phich_ng, SearchSpaces::new(n_ues))
     }

@@ -819,7 +819,6 @@ impl Network {
     }
 }
 
-/// The `handovers` table of `records`.
 /// Run `f` on `cell` with the network's per-UE `tables` lent to it (its own are empty).
 fn lend<R>(cell: &mut Cell, tables: &mut UeTables, f: impl FnOnce(&mut Cell) -> R) -> R {
     cell.swap_tables(tables);
@@ -828,6 +827,7 @@ fn lend<R>(cell: &mut Cell, tables: &mut UeTables, f: impl FnOnce(&mut Cell) -> 
     r
 }
 
+/// The `handovers` table of `records`.
 pub fn handovers_table(records: &[HandoverRecord], ue_names: &[String], cell_names: &[String]) -> Table {
     let cat = |codes: Vec<u32>, labels: &[String]| Column::Cat { codes, labels: labels.to_vec() };
     let mut t = Table::default();

@@ -37,8 +37,7 @@ impl PfColumns {
 /// Per-UE exponentially averaged throughput.
 #[derive(Debug, Default)]
 pub(super) struct PfAverages {
-    average_bytes_per_s: Vec<f64>,
-    served_bytes: Vec<u64>,
+    columns: PfColumns,
     window_ttis: f64,
     /// The UEs whose averages move: every one (a lone cell), or those attached (a network
     /// cell's indices are the whole network's; the others' averages restart when they join).
@@ -47,18 +46,12 @@ pub(super) struct PfAverages {
 
 impl PfAverages {
     pub(super) fn new(n_ues: usize) -> Self {
-        PfAverages {
-            average_bytes_per_s: vec![INITIAL_AVERAGE_BYTES_PER_S; n_ues],
-            served_bytes: vec![0; n_ues],
-            window_ttis: DEFAULT_TIME_WINDOW_TTIS,
-            members: None,
-        }
+        PfAverages { columns: PfColumns::new(n_ues), window_ttis: DEFAULT_TIME_WINDOW_TTIS, members: None }
     }
 
     /// Exchange the per-UE columns with `columns`.
     pub(super) fn swap_columns(&mut self, columns: &mut PfColumns) {
-        std::mem::swap(&mut self.average_bytes_per_s, &mut columns.average_bytes_per_s);
-        std::mem::swap(&mut self.served_bytes, &mut columns.served_bytes);
+        std::mem::swap(&mut self.columns, columns);
     }
 
     /// Only the UEs `members` (and those who join later) keep averages.
@@ -86,22 +79,22 @@ impl PfAverages {
     }
 
     pub(super) fn average(&self, ue: UeIndex) -> f64 {
-        self.average_bytes_per_s[ue.index()]
+        self.columns.average_bytes_per_s[ue.index()]
     }
 
     pub(super) fn reset(&mut self, ue: UeIndex) {
-        self.average_bytes_per_s[ue.index()] = INITIAL_AVERAGE_BYTES_PER_S;
+        self.columns.average_bytes_per_s[ue.index()] = INITIAL_AVERAGE_BYTES_PER_S;
     }
 
     /// ns-3's `rcqi = achievableRate / lastAveragedThroughput`.
     pub(super) fn metric(&self, ue: UeIndex, rate_bytes_per_s: f64) -> f64 {
-        rate_bytes_per_s / self.average_bytes_per_s[ue.index()]
+        rate_bytes_per_s / self.columns.average_bytes_per_s[ue.index()]
     }
 
     /// End of TTI: every UE's average moves towards what it got this TTI (0 if unserved).
     pub(super) fn update(&mut self, new_tbs: &[NewTb]) {
         for tb in new_tbs {
-            self.served_bytes[tb.ue.index()] += u64::from(tb.tbs_bits) / BITS_PER_BYTE as u64;
+            self.columns.served_bytes[tb.ue.index()] += u64::from(tb.tbs_bits) / BITS_PER_BYTE as u64;
         }
         let w = 1.0 / self.window_ttis;
         self.each_member(|avg, served| {
@@ -131,13 +124,15 @@ impl PfAverages {
     fn each_member(&mut self, mut f: impl FnMut(&mut f64, &mut u64)) {
         match &self.members {
             None => {
-                for (avg, served) in self.average_bytes_per_s.iter_mut().zip(self.served_bytes.iter_mut()) {
+                for (avg, served) in
+                    self.columns.average_bytes_per_s.iter_mut().zip(self.columns.served_bytes.iter_mut())
+                {
                     f(avg, served);
                 }
             }
             Some(members) => {
                 for &i in members {
-                    f(&mut self.average_bytes_per_s[i as usize], &mut self.served_bytes[i as usize]);
+                    f(&mut self.columns.average_bytes_per_s[i as usize], &mut self.columns.served_bytes[i as usize]);
                 }
             }
         }
