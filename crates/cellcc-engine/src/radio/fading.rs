@@ -330,14 +330,15 @@ impl FadingProcess {
                 true => (&self.anchor_re, &self.anchor_im),
                 false => (&self.ph_re, &self.ph_im),
             };
-            let m = SINUSOIDS_PER_TAP;
-            for l in 0..self.n_taps {
-                let re: f64 = ph_re[l * m..(l + 1) * m].iter().sum();
-                let im: f64 = ph_im[l * m..(l + 1) * m].iter().sum();
-                self.tap_re[l] = self.sinusoid_amp[l] * re;
-                self.tap_im[l] = self.sinusoid_amp[l] * im;
+            // Tap by tap, each tap's sinusoids as one array (no index checks in the loop).
+            let (re_taps, im_taps) =
+                (ph_re.as_chunks::<SINUSOIDS_PER_TAP>().0, ph_im.as_chunks::<SINUSOIDS_PER_TAP>().0);
+            let gains = self.tap_re.iter_mut().zip(self.tap_im.iter_mut());
+            for (((re, im), &amp), (tap_re, tap_im)) in re_taps.iter().zip(im_taps).zip(&self.sinusoid_amp).zip(gains) {
+                *tap_re = amp * re.iter().sum::<f64>();
+                *tap_im = amp * im.iter().sum::<f64>();
             }
-            let los = self.n_taps * m;
+            let los = self.n_taps * SINUSOIDS_PER_TAP;
             self.tap_re[0] += self.los_amp * ph_re[los];
             self.tap_im[0] += self.los_amp * ph_im[los];
             self.taps_at = Some(k);
