@@ -107,7 +107,7 @@ impl RbMask {
     }
 
     /// Indices of the RBs in the mask, lowest first.
-    pub fn iter(self) -> impl Iterator<Item = u32> {
+    pub fn iter(self) -> impl Iterator<Item = u32> + Clone {
         let mut m = self.0;
         std::iter::from_fn(move || {
             if m == 0 {

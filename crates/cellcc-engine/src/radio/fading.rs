@@ -330,14 +330,15 @@ impl FadingProcess {
                 true => (&self.anchor_re, &self.anchor_im),
                 false => (&self.ph_re, &self.ph_im),
             };
-            let m = SINUSOIDS_PER_TAP;
-            for l in 0..self.n_taps {
-                let re: f64 = ph_re[l * m..(l + 1) * m].iter().sum();
-                let im: f64 = ph_im[l * m..(l + 1) * m].iter().sum();
-                self.tap_re[l] = self.sinusoid_amp[l] * re;
-                self.tap_im[l] = self.sinusoid_amp[l] * im;
+            // Tap by tap, each tap's sinusoids as one array (no index checks in the loop).
+            let (re_taps, im_taps) =
+                (ph_re.as_chunks::<SINUSOIDS_PER_TAP>().0, ph_im.as_chunks::<SINUSOIDS_PER_TAP>().0);
+            let gains = self.tap_re.iter_mut().zip(self.tap_im.iter_mut());
+            for (((re, im), &amp), (tap_re, tap_im)) in re_taps.iter().zip(im_taps).zip(&self.sinusoid_amp).zip(gains) {
+                *tap_re = amp * re.iter().sum::<f64>();
+                *tap_im = amp * im.iter().sum::<f64>();
             }
-            let los = self.n_taps * m;
+            let los = self.n_taps * SINUSOIDS_PER_TAP;
             self.tap_re[0] += self.los_amp * ph_re[los];
             self.tap_im[0] += self.los_amp * ph_im[los];
             self.taps_at = Some(k);
@@ -412,6 +413,71 @@ impl FadingProcess {
         }
         self.rb_at = Some(k);
         &self.rb_gain
+    }
+}
+
+impl FadingProcess {
+    /// [`Self::rb_gains`] on the RBs `rbs` only (ascending, each below `steer.n_rb()`): the
+    /// returned row holds on each of them the bits [`Self::rb_gains`] gives, the other RBs are
+    /// left unspecified. When few RBs are asked (at most [`RB_LANES`]: a PUSCH of one or two RBs,
+    /// most of a lone cell's uplink decodes) each is summed on its own, RB by RB, by its lane's
+    /// operations in [`block_h`] (the f32 sums over the taps in order, then P - Q etc.), instead
+    /// of every block of the band; the tap gains (the phasor rotations) are the same work either
+    /// way. Such a row is not kept (a later full request this TTI computes the band); more RBs,
+    /// or a band already evaluated this TTI, take [`Self::rb_gains`].
+    pub fn rb_gains_on(&mut self, now_ns: u64, steer: &RbSteering, rbs: impl Iterator<Item = usize> + Clone) -> &[f64] {
+        let k = Self::step_of(now_ns);
+        let kept = self.rb_at == Some(k) && self.rb_gain.len() == steer.n_rb();
+        if kept || rbs.clone().count() > RB_LANES {
+            return self.rb_gains(now_ns, steer);
+        }
+        simd::run(RbGainsOn { process: self, now_ns, steer, rbs })
+    }
+
+    /// [`Self::rb_gains_on`]'s RB-by-RB path, inlined into its kernel.
+    #[inline(always)]
+    fn rb_gains_on_inline(&mut self, now_ns: u64, steer: &RbSteering, rbs: impl Iterator<Item = usize>) -> &[f64] {
+        self.taps_inline(now_ns);
+        let n_rb = steer.n_rb();
+        self.rb_gain.resize(n_rb, 0.0);
+        let half = n_rb.div_ceil(2);
+        for rb in rbs {
+            // RB `rb` is lane `low % RB_LANES` of block `low / RB_LANES`, itself or as its mirror.
+            let (low, mirror) = if rb < half { (rb, false) } else { (n_rb - 1 - rb, true) };
+            let (block, lane) = (low / RB_LANES * steer.n_taps, low % RB_LANES);
+            let phases = steer.re[block..block + steer.n_taps].iter().zip(&steer.im[block..block + steer.n_taps]);
+            let (mut p, mut q, mut r, mut s) = (0f32, 0f32, 0f32, 0f32);
+            for ((&a, &b), (c, d)) in self.tap_re.iter().zip(&self.tap_im).zip(phases) {
+                // The tap's gain in f32, as `rb_gains` spreads it over the lanes.
+                let (a, b, c, d) = (a as f32, b as f32, c[lane], d[lane]);
+                p += a * c;
+                q += b * d;
+                r += a * d;
+                s += b * c;
+            }
+            let (re, im) = if mirror { (p + q, s - r) } else { (p - q, r + s) };
+            self.rb_gain[rb] = f64::from(re) * f64::from(re) + f64::from(im) * f64::from(im);
+        }
+        // The row is partial: not this step's band.
+        self.rb_at = None;
+        &self.rb_gain
+    }
+}
+
+/// [`FadingProcess::rb_gains_on`]'s RB-by-RB path as a [`simd`] kernel (the phasor rotations
+/// at the widest width; the per-RB sums are scalar at either).
+struct RbGainsOn<'a, 's, I> {
+    process: &'a mut FadingProcess,
+    now_ns: u64,
+    steer: &'s RbSteering,
+    rbs: I,
+}
+
+impl<'a, I: Iterator<Item = usize>> Kernel for RbGainsOn<'a, '_, I> {
+    type Output = &'a [f64];
+    #[inline(always)]
+    fn run(self) -> &'a [f64] {
+        self.process.rb_gains_on_inline(self.now_ns, self.steer, self.rbs)
     }
 }
 
@@ -844,6 +910,41 @@ pub(crate) mod tests {
                 }
             }
         });
+    }
+
+    #[test]
+    fn rb_gains_on_a_few_rbs_have_the_bands_bits() {
+        // Each RB summed on its own (`rb_gains_on`, up to RB_LANES RBs) against the band's blocks:
+        // every RB of bands of 1-13, 15, 25, 50, 75 and 100 RBs (lower half, mirrored upper half,
+        // an odd band's middle RB), Rayleigh and Rician, steps in a row, after gaps and across
+        // anchors, at both vector widths.
+        let widths = std::iter::once(simd::Width::BASELINE).chain(simd::Width::avx2());
+        for width in widths {
+            for n_rb in (1..=13).chain([15, 25, 50, 75, 100]) {
+                for (profile, k_db) in [(EVA, None), (ETU, Some(6.0))] {
+                    let steer = RbSteering::new(&profile, n_rb, LTE_RB_HZ);
+                    let rng = || RngStream::new(n_rb as u64, "on");
+                    let (mut band, mut few) = (
+                        FadingProcess::new(&profile, 70.0, k_db, rng()),
+                        FadingProcess::new(&profile, 70.0, k_db, rng()),
+                    );
+                    for (i, k) in [0u64, 1, 2, 7, 8, 9, 40, 1023, 1024, 1025, 3001].into_iter().enumerate() {
+                        let now_ns = k * FADING_STEP_NS;
+                        let want: Vec<u64> = band.rb_gains(now_ns, &steer).iter().map(|x| x.to_bits()).collect();
+                        // A window of up to RB_LANES RBs sliding over the band, step by step.
+                        let first = (i * 3) % n_rb;
+                        let rbs = first..(first + RB_LANES).min(n_rb);
+                        let got = simd::run_on(
+                            width,
+                            RbGainsOn { process: &mut few, now_ns, steer: &steer, rbs: rbs.clone() },
+                        );
+                        for rb in rbs {
+                            assert_eq!(got[rb].to_bits(), want[rb], "{n_rb} RBs, {}, step {k}, RB {rb}", profile.name);
+                        }
+                    }
+                }
+            }
+        }
     }
 
     /// |H_k|^2 of every RB as the tap-major f32 sweep before the mirrored pairs summed it (H_k

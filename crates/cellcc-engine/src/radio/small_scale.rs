@@ -112,4 +112,26 @@ impl LinkFading {
             (LinkFading::Flat, _) | (LinkFading::Multipath { .. }, None) => {}
         }
     }
+
+    /// [`Self::apply`] on the RBs `rbs` only (ascending): each of them gets the bits `apply`
+    /// gives it, the other RBs of `sinr_lin` are left unspecified (a multipath link evaluates
+    /// only those RBs' fading, [`FadingProcess::rb_gains_on`]).
+    #[inline(always)]
+    pub fn apply_on(
+        &mut self,
+        now_ns: u64,
+        steer: Option<&RbSteering>,
+        rbs: impl Iterator<Item = usize> + Clone,
+        sinr_lin: &mut [f64],
+    ) {
+        match (self, steer) {
+            (LinkFading::Multipath { process, kept }, Some(steer)) => {
+                let gains = process.rb_gains_on(now_ns, steer, rbs.clone());
+                for rb in rbs {
+                    sinr_lin[rb] = with_ici(sinr_lin[rb] * gains[rb], *kept);
+                }
+            }
+            (fading, steer) => fading.apply(now_ns, steer, sinr_lin),
+        }
+    }
 }

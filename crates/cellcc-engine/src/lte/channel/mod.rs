@@ -49,7 +49,7 @@ use self::power_control::UlPower;
 use self::rb::{noise_per_rb_dbm, RB_BANDWIDTH_HZ};
 use self::spec::{AntennaSpec, ChannelSpec, UePlacement};
 use self::ul_interference::{UeArea, UlRow, UplinkInterference};
-use super::sap::{LinkDir, UeIndex};
+use super::sap::{LinkDir, RbMask, UeIndex};
 use super::sinr::{PuschGrant, SinrSource};
 use crate::error::ScenarioError;
 use crate::radio::antenna::{hex_layout_cells, Antenna};
@@ -220,14 +220,15 @@ impl ChannelSinr {
     }
 
     /// Per-RB linear SINR of `ue` in `dir` at `now` for `region` into `self.gains`, at the
-    /// widest vector width the CPU has ([`simd`]: the same bits at every width).
-    fn sinr_lin(&mut self, ue: UeIndex, dir: LinkDir, now: SimTime, region: Region) {
-        simd::run(CellRow { ch: self, ue, dir, now, region });
+    /// widest vector width the CPU has ([`simd`]: the same bits at every width). With `rbs`,
+    /// an uplink row's fading is evaluated on those RBs only (the others are left unspecified).
+    fn sinr_lin(&mut self, ue: UeIndex, dir: LinkDir, now: SimTime, region: Region, rbs: Option<RbMask>) {
+        simd::run(CellRow { ch: self, ue, dir, now, region, rbs });
     }
 
     /// [`Self::sinr_lin`]'s body, inlined into each instantiation of [`CellRow`].
     #[inline(always)]
-    fn sinr_lin_inline(&mut self, ue: UeIndex, dir: LinkDir, now: SimTime, region: Region) {
+    fn sinr_lin_inline(&mut self, ue: UeIndex, dir: LinkDir, now: SimTime, region: Region, rbs: Option<RbMask>) {
         let d = &self.d;
         let u = &mut self.ues[ue.index()];
         let large = u.large_scale(d, now.as_ns());
@@ -290,7 +291,13 @@ impl ChannelSinr {
                 }
             }
         }
-        u.fading[dir.index()].apply(now.as_ns(), self.steering.as_ref(), &mut self.gains);
+        let fading = &mut u.fading[dir.index()];
+        match rbs {
+            Some(rbs) => {
+                fading.apply_on(now.as_ns(), self.steering.as_ref(), rbs.iter().map(|rb| rb as usize), &mut self.gains)
+            }
+            None => fading.apply(now.as_ns(), self.steering.as_ref(), &mut self.gains),
+        }
     }
 }
 
@@ -302,13 +309,14 @@ struct CellRow<'a> {
     dir: LinkDir,
     now: SimTime,
     region: Region,
+    rbs: Option<RbMask>,
 }
 
 impl Kernel for CellRow<'_> {
     type Output = ();
     #[inline(always)]
     fn run(self) {
-        self.ch.sinr_lin_inline(self.ue, self.dir, self.now, self.region);
+        self.ch.sinr_lin_inline(self.ue, self.dir, self.now, self.region, self.rbs);
     }
 }
 
@@ -556,7 +564,7 @@ impl SinrSource for ChannelSinr {
             return;
         }
         self.fit(out.len());
-        self.sinr_lin(ue, dir, now, Region::Data);
+        self.sinr_lin(ue, dir, now, Region::Data, None);
         // The new row becomes the UE's cached row by a swap of buffers of the same length (the
         // scratch keeps its length, so `fit` does not reallocate): one copy per row, into `out`.
         let u = &mut self.ues[ue.index()];
@@ -564,6 +572,22 @@ impl SinrSource for ChannelSinr {
         std::mem::swap(&mut self.gains, &mut u.row_lin[d]);
         out.copy_from_slice(&u.row_lin[d]);
         u.row_at[d] = Some(key);
+    }
+
+    fn per_rb_sinr_lin_on(&mut self, ue: UeIndex, dir: LinkDir, now: SimTime, rbs: RbMask, out: &mut [f64]) {
+        let key = self.row_key(ue, now);
+        let u = &self.ues[ue.index()];
+        let kept = u.row_at[dir.index()] == Some(key) && u.row_lin[dir.index()].len() == out.len();
+        if dir == LinkDir::Downlink || kept {
+            return self.per_rb_sinr_lin(ue, dir, now, out);
+        }
+        // A PUSCH's decode reads its grant's RBs: their fading alone is evaluated, and the partial
+        // row is not kept as the UE's row (an SRS this TTI computes the band).
+        self.fit(out.len());
+        self.sinr_lin(ue, dir, now, Region::Data, Some(rbs));
+        for run in rbs.runs() {
+            out[run.clone()].copy_from_slice(&self.gains[run]);
+        }
     }
 
     fn per_rb_sinr_db(&mut self, ue: UeIndex, dir: LinkDir, now: SimTime, out: &mut [f64]) {
@@ -592,7 +616,7 @@ impl SinrSource for ChannelSinr {
         // every interferer transmitting (seed 004: control-channel interference always full).
         let n_rb = self.gains.len().max(1);
         self.fit(n_rb);
-        self.sinr_lin(ue, LinkDir::Downlink, now, Region::Control);
+        self.sinr_lin(ue, LinkDir::Downlink, now, Region::Control, None);
         to_db(self.gains.iter().sum::<f64>() / n_rb as f64)
     }
 }

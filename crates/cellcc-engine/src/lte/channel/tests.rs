@@ -597,8 +597,8 @@ fn rows_have_the_same_bits_at_both_vector_widths() {
                 ] {
                     let now = SimTime(t * NS_PER_MS);
                     let [plain, wide] = &mut chs;
-                    simd::run_on(Width::BASELINE, CellRow { ch: plain, ue: UeIndex(ue), dir, now, region });
-                    simd::run_on(avx2, CellRow { ch: wide, ue: UeIndex(ue), dir, now, region });
+                    simd::run_on(Width::BASELINE, CellRow { ch: plain, ue: UeIndex(ue), dir, now, region, rbs: None });
+                    simd::run_on(avx2, CellRow { ch: wide, ue: UeIndex(ue), dir, now, region, rbs: None });
                     let bits = |g: &[f64]| g.iter().map(|x| x.to_bits()).collect::<Vec<u64>>();
                     assert_eq!(
                         bits(&plain.gains),
@@ -609,4 +609,46 @@ fn rows_have_the_same_bits_at_both_vector_widths() {
             }
         }
     });
+}
+
+#[test]
+fn an_uplink_row_on_a_grants_rbs_has_the_bands_bits_there() {
+    // A PUSCH's decode asks its grant's RBs (`per_rb_sinr_lin_on`): one or a few RBs are faded
+    // RB by RB, more take the band; either way each asked RB holds the full row's bits, on the
+    // lower half, the upper (mirrored) half and an odd band's middle RB; the band asked after
+    // the grant in the same TTI is the full row (both widths: `rb_gains_on_a_few_rbs_have_the_bands_bits`).
+    let spec = ChannelSpec {
+        interferers: vec![isotropic_interferer([300.0, 0.0], InterfererLoad::FullBuffer)],
+        ..rich_spec()
+    };
+    for n_rb in [1, 6, 15, 25, 50, 75, 100] {
+        let ues = [walker(120.0)];
+        let mut full = ChannelSinr::new(&spec, &ues, n_rb as u64, "on").unwrap();
+        let mut masked = ChannelSinr::new(&spec, &ues, n_rb as u64, "on").unwrap();
+        let last = n_rb as u32 - 1;
+        let grants = [
+            RbMask::range(0, 1),
+            RbMask::range(last, 1),
+            RbMask::range(last / 2, 1),
+            RbMask::range(last / 2, (n_rb as u32 - last / 2).min(2)),
+            RbMask::range(0, (n_rb as u32).min(8)),
+            RbMask::range(0, n_rb as u32),
+        ];
+        for (t, grant) in [0u64, 1, 2, 9, 17, 40, 1023, 1024, 1031].into_iter().zip(grants.into_iter().cycle()) {
+            let now = SimTime(t * NS_PER_MS);
+            let (mut want, mut got) = (vec![0.0; n_rb], vec![f64::NAN; n_rb]);
+            full.per_rb_sinr_lin(UeIndex(0), LinkDir::Uplink, now, &mut want);
+            masked.per_rb_sinr_lin_on(UeIndex(0), LinkDir::Uplink, now, grant, &mut got);
+            for rb in grant.iter().map(|rb| rb as usize) {
+                assert_eq!(got[rb].to_bits(), want[rb].to_bits(), "{n_rb} RBs, t {t} ms, RB {rb} of {grant:?}");
+            }
+            // The band asked after the grant in the same TTI (an SRS): computed whole, the same row.
+            let mut band = vec![0.0; n_rb];
+            masked.per_rb_sinr_lin(UeIndex(0), LinkDir::Uplink, now, &mut band);
+            assert_eq!(
+                band.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+                want.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+            );
+        }
+    }
 }

@@ -54,6 +54,10 @@ const FRAC_MASK: u64 = (1 << FRAC_BITS) - 1;
 const GRID_CELLS: u64 = GRID_ROWS as u64 - 1;
 /// RBs whose grid cells are found at once by the summing lookups: four f64, one 256-bit register.
 const LANES: usize = 4;
+/// The lane of a grid row after the three modulations': 1 in the row of a cell holding a curve's
+/// end, else 0. Interpolated and summed with the three, it tells the summing lookups whether a
+/// group of RBs touched such a cell ([`MibGrid::sum_mib3`]).
+const END_FLAG_LANE: usize = 3;
 
 /// The grid cell of a SINR with IEEE bits `bits`: its exponent and top mantissa bits less the
 /// first cell's, wrapping. Below [`GRID_CELLS`] exactly on the grid: GRID_MIN_LIN and
@@ -87,7 +91,8 @@ pub(super) struct MiCurve {
 
 /// The three curves resampled on one log-spaced grid of linear SINR: row `i` holds the MIB of
 /// QPSK, 16QAM and 64QAM at the SINR whose IEEE bits are `(i + FIRST_CELL) << FRAC_BITS` (the
-/// exponent and the top [`CELL_BITS`] mantissa bits), padded to 4 for alignment. Within a
+/// exponent and the top [`CELL_BITS`] mantissa bits), then a fourth lane that flags the cells
+/// holding a curve's end ([`END_FLAG_LANE`]). Within a
 /// row's cell the SINR is linear in the low mantissa bits, so the interpolation weight is those
 /// bits, exactly, without a logarithm. Above the cell holding a curve's end the curve's rows
 /// are 1 (its value there), and 1 + frac x (1 - 1) is 1 exactly; the cell holding the end
@@ -127,7 +132,7 @@ impl MibGrid {
             .map(|i| {
                 let lin = f64::from_bits((FIRST_CELL + i as u64) << FRAC_BITS);
                 let at = |k: usize| if i > end_cell[k] { 1.0 } else { curves[k].mib_at_linear(lin) as f32 };
-                [at(0), at(1), at(2), 0.0]
+                [at(0), at(1), at(2), if end_cell.contains(&i) { 1.0 } else { 0.0 }]
             })
             .collect();
         MibGrid { rows: rows.try_into().expect("GRID_ROWS rows"), end_cell }
@@ -150,52 +155,24 @@ impl MibGrid {
         Some((i, frac))
     }
 
-    /// [`Self::cell`] of [`LANES`] SINRs at once, when all of them are on the grid and none is
-    /// in one of the cells `avoid` (`None` otherwise). Written lane by lane without a branch, so
-    /// that it vectorises (a few 256-bit integer operations at AVX2). The range test is on the
-    /// bits: [`cell_index`] is below [`GRID_CELLS`] exactly for the SINRs in
-    /// [GRID_MIN_LIN, GRID_MAX_LIN), `cell`'s float test (tested). The fraction is
-    /// [`frac_from_bits`]'s, the same value as `cell`'s.
+    /// [`Self::cell`] of [`LANES`] SINRs at once, when all of them are on the grid (`None`
+    /// otherwise). Written lane by lane without a branch, so that it vectorises (a few 256-bit
+    /// integer operations at AVX2). The range test is on the bits: [`cell_index`] is below
+    /// [`GRID_CELLS`] exactly for the SINRs in [GRID_MIN_LIN, GRID_MAX_LIN), `cell`'s float test
+    /// (tested). The fraction is [`frac_from_bits`]'s, the same value as `cell`'s, computed four
+    /// lanes at once and passed through [`std::hint::black_box`]: LLVM otherwise moves each lane
+    /// to a general register for the bit operations and back (about 20 more instructions per
+    /// group at AVX2); from memory each RB's fraction is one broadcast load.
     #[inline(always)]
-    fn cells<const N: usize>(sinr_lin: &[f64; LANES], avoid: [usize; N]) -> Option<([usize; LANES], [f64; LANES])> {
+    fn cells(sinr_lin: &[f64; LANES]) -> Option<([usize; LANES], [f64; LANES])> {
         let bits = sinr_lin.map(f64::to_bits);
         let i = bits.map(cell_index);
-        let off = i.map(|i| u64::from(i >= GRID_CELLS) | avoid.iter().fold(0, |a, &e| a | u64::from(i == e as u64)));
-        if off.into_iter().fold(0, |a, b| a | b) != 0 {
+        if !i.iter().fold(true, |on_grid, &i| on_grid & (i < GRID_CELLS)) {
             return None;
         }
         // On the grid the cell is at most GRID_ROWS - 2 already; the bound lets the compiler
         // drop the index checks of the cell's two rows.
-        Some((i.map(|i| (i as usize).min(GRID_ROWS - 2)), bits.map(frac_from_bits)))
-    }
-
-    /// Sum of modulation `m`'s MIB over `sinr_lin`, added one RB at a time, in order, to `sum`:
-    /// the terms and the order of `sum += self.mib(m, s)` RB by RB, the same bits. Four RBs'
-    /// cells are found at once ([`Self::cells`]); a group with an RB off the grid or in the
-    /// curve's end cell, and the last `len % 4` RBs, go one by one through [`Self::mib`].
-    #[inline(always)]
-    fn sum_mib(&self, m: Modulation, sinr_lin: &[f64], mut sum: f64) -> f64 {
-        let k = m as usize;
-        let mut groups = sinr_lin.chunks_exact(LANES);
-        for group in &mut groups {
-            let group: &[f64; LANES] = group.try_into().expect("chunks of LANES");
-            match Self::cells(group, [self.end_cell[k]]) {
-                Some((i, frac)) => {
-                    for (i, frac) in i.into_iter().zip(frac) {
-                        sum += lerp(self.rows[i][k], self.rows[i + 1][k], frac);
-                    }
-                }
-                _ => {
-                    for &s in group {
-                        sum += self.mib(m, s);
-                    }
-                }
-            }
-        }
-        for &s in groups.remainder() {
-            sum += self.mib(m, s);
-        }
-        sum
+        Some((i.map(|i| (i as usize).min(GRID_ROWS - 2)), std::hint::black_box(bits.map(frac_from_bits))))
     }
 
     /// MIB of `m` at `sinr_lin`. Always inlined: the wideband and control-region means call it per
@@ -226,8 +203,8 @@ impl MibGrid {
         }
     }
 
-    /// The three modulations' MIB (and the padding's 0) at `frac` of cell `i`: [`lerp`] lane by
-    /// lane, one 256-bit operation each at AVX2.
+    /// The three modulations' MIB (and the flag lane's value) at `frac` of cell `i`: [`lerp`]
+    /// lane by lane, one 256-bit operation each at AVX2.
     #[inline(always)]
     fn lerp_row(&self, i: usize, frac: f64) -> [f64; 4] {
         let (a, b) = (&self.rows[i], &self.rows[i + 1]);
@@ -235,9 +212,17 @@ impl MibGrid {
     }
 
     /// Sums of the three modulations' MIB over `sinr_lin`, each RB's SINR times `gain_lin`
-    /// first, added one RB at a time, in order, to `sum` (lane k modulation k, lane 3 the
-    /// padding's 0): the terms and the order of `sum[k] += self.mib3(s * gain_lin)[k]` RB by RB,
-    /// the same bits. Grouped as [`Self::sum_mib`].
+    /// first, added one RB at a time, in order, to `sum` (lane k modulation k; lane
+    /// [`END_FLAG_LANE`] 0 and left 0): the terms and the order of
+    /// `sum[k] += self.mib3(s * gain_lin)[k]` RB by RB, the same bits.
+    ///
+    /// Four RBs' cells are found at once ([`Self::cells`], the range test alone) and their rows
+    /// added with the flag lane. A flag lane still 0 after the four proves that none of them
+    /// fell in a cell holding a curve's end: such a cell adds 1 - frac > 0 there (frac < 1), every
+    /// other cell frac x (its upper row's flag), so 0 unless the cell above holds an end (a false
+    /// alarm, rare). Otherwise the group's adds are undone and its RBs go one by one through
+    /// [`Self::mib3`], as do groups with an RB off the grid and the last `len % 4` RBs. The flag
+    /// replaces a compare of every cell with the three end cells.
     #[inline(always)]
     fn sum_mib3(&self, sinr_lin: &[f64], gain_lin: f64, mut sum: [f64; 4]) -> [f64; 4] {
         let add = |sum: [f64; 4], m: [f64; 4]| -> [f64; 4] { std::array::from_fn(|k| sum[k] + m[k]) };
@@ -245,18 +230,19 @@ impl MibGrid {
         for group in &mut groups {
             let group: &[f64; LANES] = group.try_into().expect("chunks of LANES");
             let x = group.map(|s| s * gain_lin);
-            match Self::cells(&x, self.end_cell) {
-                Some((i, frac)) => {
-                    for (i, frac) in i.into_iter().zip(frac) {
-                        sum = add(sum, self.lerp_row(i, frac));
-                    }
+            if let Some((i, frac)) = Self::cells(&x) {
+                let before = sum;
+                for (i, frac) in i.into_iter().zip(frac) {
+                    sum = add(sum, self.lerp_row(i, frac));
                 }
-                _ => {
-                    for s in x {
-                        let [q, q16, q64] = self.mib3(s);
-                        sum = add(sum, [q, q16, q64, 0.0]);
-                    }
+                if sum[END_FLAG_LANE] == 0.0 {
+                    continue;
                 }
+                sum = before;
+            }
+            for s in x {
+                let [q, q16, q64] = self.mib3(s);
+                sum = add(sum, [q, q16, q64, 0.0]);
             }
         }
         for &s in groups.remainder() {
@@ -267,43 +253,24 @@ impl MibGrid {
     }
 }
 
-/// One modulation's MIB summed over the row slices `slices` in order, from `sum`, as a
-/// [`Kernel`] (AVX2 widens [`MibGrid::sum_mib`]'s cell arithmetic): the sum and the RB count.
-struct MibSum<'a, I> {
-    grid: &'a MibGrid,
-    modulation: Modulation,
-    slices: I,
-    sum: f64,
-}
-
-impl<'a, I: Iterator<Item = &'a [f64]>> Kernel for MibSum<'a, I> {
-    type Output = (f64, usize);
-    #[inline(always)]
-    fn run(self) -> (f64, usize) {
-        let (mut sum, mut n) = (self.sum, 0);
-        for slice in self.slices {
-            sum = self.grid.sum_mib(self.modulation, slice, sum);
-            n += slice.len();
-        }
-        (sum, n)
-    }
-}
-
 /// The three modulations' MIB summed over the row slices `slices` in order, each SINR times
-/// `gain_lin`, as a [`Kernel`] (AVX2 widens [`MibGrid::sum_mib3`]): the sums and the RB count.
-/// The padding's lane is returned too: with it dead, LLVM split the three sums into a 2-lane
-/// register and a scalar (8 M more instructions in the channel cell's run).
+/// `gain_lin`, each sum from `start`, as a [`Kernel`] (AVX2 widens [`MibGrid::sum_mib3`]): the
+/// sums and the RB count. The flag lane is returned too: with it dead, LLVM split the three sums
+/// into a 2-lane register and a scalar (8 M more instructions in the channel cell's run).
+/// One modulation's sum is its lane: the same terms in the same order as a sum of that
+/// modulation alone, and the three lanes cost one 256-bit operation where one cost a 128-bit one.
 struct Mib3Sum<'a, I> {
     grid: &'a MibGrid,
     slices: I,
     gain_lin: f64,
+    start: f64,
 }
 
 impl<'a, I: Iterator<Item = &'a [f64]>> Kernel for Mib3Sum<'a, I> {
     type Output = ([f64; 4], usize);
     #[inline(always)]
     fn run(self) -> ([f64; 4], usize) {
-        let (mut sum, mut n) = ([0.0; 4], 0);
+        let (mut sum, mut n) = ([self.start, self.start, self.start, 0.0], 0);
         for slice in self.slices {
             sum = self.grid.sum_mib3(slice, self.gain_lin, sum);
             n += slice.len();
@@ -423,19 +390,20 @@ pub fn effective_mi(modulation: Modulation, rbs: RbMask, sinr_lin: &[f64]) -> f6
         return (0..n).fold(0.0, |sum, _| sum + m) / f64::from(n);
     }
     // Run by run, lowest first (the order of `rbs.iter()`), each run a slice.
+    // x 1 is exact: each RB's own SINR.
     let slices = rbs.runs().map(|run| &sinr_lin[run]);
-    let (sum, n) = simd::run(MibSum { grid: &GRID, modulation, slices, sum: 0.0 });
+    let (sum, n) = simd::run(Mib3Sum { grid: &GRID, slices, gain_lin: 1.0, start: 0.0 });
     if n == 0 {
         return 0.0;
     }
-    sum / n as f64
+    sum[modulation as usize] / n as f64
 }
 
 /// Mean MIB of QPSK, 16QAM and 64QAM over the RBs `rbs` of the linear row `sinr_lin`, each
 /// RB's SINR times `gain_lin` first (`[0; 3]` for no RB): the RBs run by run, lowest first.
 pub(super) fn mean_mi3_on(rbs: RbMask, sinr_lin: &[f64], gain_lin: f64) -> [f64; 3] {
     let slices = rbs.runs().map(|run| &sinr_lin[run]);
-    mean_of(simd::run(Mib3Sum { grid: &GRID, slices, gain_lin }))
+    mean_of(simd::run(Mib3Sum { grid: &GRID, slices, gain_lin, start: 0.0 }))
 }
 
 /// Mean MIB of QPSK, 16QAM and 64QAM over every RB of the linear row `sinr_lin` (the wideband
@@ -449,7 +417,7 @@ pub(super) fn mean_mi3_all(sinr_lin: &[f64]) -> [f64; 3] {
         return grid.mib3(first);
     }
     // x 1 is exact: each RB's own SINR.
-    mean_of(simd::run(Mib3Sum { grid, slices: std::iter::once(sinr_lin), gain_lin: 1.0 }))
+    mean_of(simd::run(Mib3Sum { grid, slices: std::iter::once(sinr_lin), gain_lin: 1.0, start: 0.0 }))
 }
 
 /// The three means from their sums over `n` RBs (0 for none).
@@ -465,9 +433,10 @@ pub(super) fn mean_mi_all(modulation: Modulation, sinr_lin: &[f64]) -> f64 {
     if sinr_lin.is_empty() {
         return 0.0;
     }
-    // From -0.0, as `Iterator::sum` of f64 starts (-0.0 + x is x for every x).
-    let (sum, n) = simd::run(MibSum { grid: &GRID, modulation, slices: std::iter::once(sinr_lin), sum: -0.0 });
-    sum / n as f64
+    // From -0.0, as `Iterator::sum` of f64 starts (-0.0 + x is x for every x); x 1 is exact.
+    let slices = std::iter::once(sinr_lin);
+    let (sum, n) = simd::run(Mib3Sum { grid: &GRID, slices, gain_lin: 1.0, start: -0.0 });
+    sum[modulation as usize] / n as f64
 }
 
 /// Rows given in dB as the linear rows the PHY reads (tests write SINRs in dB).
@@ -742,10 +711,26 @@ mod tests {
         values.extend((0..20_000).map(|i| db_to_linear(f64::from(i) * 0.005 - 40.0)));
         for s in values {
             let one = GRID.cell(s).map(|(i, frac)| (i, frac.to_bits()));
-            let four = MibGrid::cells(&[s; LANES], []).map(|(i, frac)| (i[0], frac[0].to_bits()));
+            let four = MibGrid::cells(&[s; LANES]).map(|(i, frac)| (i[0], frac[0].to_bits()));
             assert_eq!(four, one, "{s:e}");
-            if let Some((i, _)) = one {
-                assert_eq!(MibGrid::cells(&[s, 1.0, 1.0, 1.0], [i]), None, "{s:e} in an avoided cell");
+            if one.is_none() {
+                assert_eq!(MibGrid::cells(&[1.0, 1.0, 1.0, s]), None, "{s:e} off the grid in the last lane");
+            }
+        }
+    }
+
+    #[test]
+    fn the_flag_lane_marks_the_cells_holding_a_curve_end_and_no_other() {
+        let grid = &*GRID;
+        for (i, row) in grid.rows.iter().enumerate() {
+            let want = if grid.end_cell.contains(&i) { 1.0 } else { 0.0 };
+            assert_eq!(row[END_FLAG_LANE], want, "row {i}");
+        }
+        // In an end cell the flag interpolates to 1 - frac > 0 at every fraction below 1.
+        for &e in &grid.end_cell {
+            for frac in [0.0, 0.5, 1.0 - f64::EPSILON] {
+                assert!(grid.lerp_row(e, frac)[END_FLAG_LANE] > 0.0, "end cell {e} at {frac}");
+                assert_eq!(grid.lerp_row(e + 1, frac)[END_FLAG_LANE], 0.0, "cell {} at {frac}", e + 1);
             }
         }
     }
@@ -755,11 +740,16 @@ mod tests {
         use crate::sim::simd::{run_on, tests::with_avx2, Width};
         let grid = &*GRID;
         for row in edge_rows() {
+            // One modulation's sum from -0.0 (`mean_mi_all`) is its lane of the three.
             for m in ALL {
                 let want = row.iter().fold(-0.0, |sum, &s| sum + grid.mib(m, s));
-                let sum = |w| run_on(w, MibSum { grid, modulation: m, slices: std::iter::once(&row[..]), sum: -0.0 });
-                assert_eq!(sum(Width::BASELINE).0.to_bits(), want.to_bits(), "{m:?} {row:?}");
-                with_avx2("mi::MibSum", |w| assert_eq!(sum(w).0.to_bits(), want.to_bits(), "{m:?} {row:?}"));
+                let slices = std::iter::once(&row[..]);
+                let sum = |w| run_on(w, Mib3Sum { grid, slices: slices.clone(), gain_lin: 1.0, start: -0.0 });
+                assert_eq!(sum(Width::BASELINE).0[m as usize].to_bits(), want.to_bits(), "{m:?} {row:?}");
+                with_avx2("mi::Mib3Sum", |w| {
+                    assert_eq!(sum(w).0[m as usize].to_bits(), want.to_bits(), "{m:?} {row:?}");
+                    assert_eq!(sum(w).0[END_FLAG_LANE], 0.0, "{row:?}");
+                });
             }
             for gain_lin in [1.0, 0.7, 1.3] {
                 let want = row.iter().fold([0.0; 3], |sum, &s| {
@@ -768,7 +758,8 @@ mod tests {
                 });
                 let bits = |sum: [f64; 3]| sum.map(f64::to_bits);
                 let sum = |w| {
-                    let [q, q16, q64, _] = run_on(w, Mib3Sum { grid, slices: std::iter::once(&row[..]), gain_lin }).0;
+                    let slices = std::iter::once(&row[..]);
+                    let [q, q16, q64, _] = run_on(w, Mib3Sum { grid, slices, gain_lin, start: 0.0 }).0;
                     [q, q16, q64]
                 };
                 assert_eq!(bits(sum(Width::BASELINE)), bits(want), "x{gain_lin} {row:?}");
