@@ -112,7 +112,7 @@ impl Macs {
 /// The MAC's per-UE tables that hold, for a UE not attached to the cell, what they held before
 /// it first attached: [`Macs::forget`] puts a leaving UE's entries back and [`Macs::welcome`]
 /// sets the joining UE's, and the cell reads only its attached UEs' entries (`demand_pos` only
-/// those the TTI's demand just wrote). A network keeps one of each for all its cells and lends
+/// where the entry it points at names the UE). A network keeps one of each for all its cells and lends
 /// it to the cell that runs ([`Macs::swap_tables`]): each of the 19-site network's 57 cells held
 /// them for all 570 UEs, and a TTI of a cell read some 10 entries of each, a page apiece
 /// (docs/performance.md, "Issue 34: the 19-site network, eighth round").
@@ -131,7 +131,11 @@ pub(crate) struct MacUeTables {
     /// for the 10 ms large-scale step; asked each TTI for each listed UE, it cost a load of the
     /// UE's channel state, out of cache after the other cells' TTIs).
     control_sinr: Vec<Option<HeldSinr>>,
-    /// Per UE, its entry in the MAC's demand this TTI ([`NOT_IN_DEMAND`] when it has none).
+    /// Per UE, its entry in the demand of the last TTI half that listed it ([`NOT_IN_DEMAND`]
+    /// before the first): the entry is the UE's in this TTI's demand only if it names the UE.
+    /// Not reset when the demand is cleared (a pass over the last demand's UEs, out of cache in a
+    /// network): a UE not in this demand holds a stale position, which [`Macs::no_new_data`]
+    /// tells by the entry's UE.
     demand_pos: Vec<u32>,
 }
 
@@ -180,7 +184,8 @@ pub(super) struct OnAir {
 impl Macs {
     /// UE `ue` takes no new data this TTI (a retransmission, a blocked DCI).
     fn no_new_data(&mut self, ue: usize) {
-        if let Some(d) = self.demand.get_mut(self.tables.demand_pos[ue] as usize) {
+        let entry = self.demand.get_mut(self.tables.demand_pos[ue] as usize);
+        if let Some(d) = entry.filter(|d| d.ue.index() == ue) {
             d.buffered_bytes = 0;
         }
     }
@@ -592,9 +597,6 @@ impl Cell {
         let n_rbs = self.n_rbs;
         let macs = &mut self.macs;
         let demand = &mut macs.demand;
-        for d in demand.iter() {
-            macs.tables.demand_pos[d.ue.index()] = NOT_IN_DEMAND;
-        }
         demand.clear();
         if dir == LinkDir::Uplink && macs.la.ul_mcs_from == UlMcsRule::EffectiveSinr {
             // The estimates whose band MCS is recomputed below, loaded together (in a network,

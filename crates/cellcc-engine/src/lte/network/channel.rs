@@ -136,9 +136,6 @@ struct NetUe {
     /// per-RB power mW), strongest first; and the (epoch, serving cell) they are for.
     faded: Vec<(usize, f64)>,
     faded_for: Option<(u64, usize)>,
-    /// Per direction: the last row handed out, and the (TTI, cell) it is for.
-    rows: [Vec<f64>; 2],
-    rows_for: [Option<(u64, usize)>; 2],
     /// [`NetworkChannel::control_sinr_db`] for the last (TTI, cell) asked;
     /// [`NetworkChannel::srs_rb_mw`] and [`NetworkChannel::path_loss_db`] for the last
     /// (large-scale epoch, cell).
@@ -374,19 +371,15 @@ impl NetworkChannel {
     }
 
     /// The per-RB linear SINR of UE `ue` served by `cell` in `dir` (the data region) during the
-    /// TTI at `now`.
+    /// TTI at `now`, computed into `out` (its first `out.len()` RBs). Not kept: a row is asked
+    /// again for the same (TTI, cell) about once in 60 (a count of the 19-site row: 7,056 of
+    /// 416,038 full rows, none of 665,453 uplink rows on a grant's RBs), and keeping each one
+    /// stored 800 bytes of cold per-UE memory per row (docs/performance.md, the ninth round).
     pub fn row(&mut self, ue: usize, cell: usize, dir: LinkDir, now: SimTime, out: &mut [f64]) {
-        let tti = now.as_ns() / FADING_STEP_NS;
-        let d = dir.index();
-        if self.ues[ue].rows_for[d] == Some((tti, cell)) && self.ues[ue].rows[d].len() == out.len() {
-            out.copy_from_slice(&self.ues[ue].rows[d]);
-            return;
-        }
         simd::run(Row { ch: self, ue, cell, dir, now, out });
     }
 
-    /// [`Self::row`] past its kept row: compute it, keep it and copy it to `out`. Inlined into
-    /// each instantiation of [`Row`].
+    /// [`Self::row`]'s computation. Inlined into each instantiation of [`Row`].
     #[inline(always)]
     fn new_row(&mut self, ue: usize, cell: usize, dir: LinkDir, now: SimTime, out: &mut [f64]) {
         let tti = now.as_ns() / FADING_STEP_NS;
@@ -397,33 +390,18 @@ impl NetworkChannel {
         }
         let kept = self.kept[d];
         let noise = if d == 0 { self.dl_noise_rb_mw } else { self.ul_noise_rb_mw };
-        let n = self.n_rb;
-        let u = &mut self.ues[ue];
-        u.rows[d].resize(n, 0.0);
-        let rb_sinr = u.rows[d].iter_mut().zip(&self.signal).zip(&self.interference);
+        let rb_sinr = out.iter_mut().zip(&self.signal).zip(&self.interference);
         rb_sinr.for_each(|((r, &s), &i)| *r = rb_sinr_lin(s, i, noise, kept));
-        u.rows_for[d] = Some((tti, cell));
-        out.copy_from_slice(&u.rows[d][..out.len()]);
     }
 
     /// [`Self::row`] of UE `ue`'s uplink at `cell` during the TTI at `now`, on `rbs` only (a
     /// PUSCH's decode reads its grant's RBs): each asked RB by the full row's arithmetic, the
-    /// other RBs of `out` left as they were. The UE's kept row serves it when it is this (TTI,
-    /// cell)'s; a row computed here is not kept (the kept row stays whole, for the pair it names).
+    /// other RBs of `out` left as they were.
     pub fn ul_row_on(&mut self, ue: usize, cell: usize, now: SimTime, rbs: RbMask, out: &mut [f64]) {
-        let tti = now.as_ns() / FADING_STEP_NS;
-        let d = LinkDir::Uplink.index();
-        let u = &self.ues[ue];
-        if u.rows_for[d] == Some((tti, cell)) && u.rows[d].len() == out.len() {
-            for run in rbs.runs() {
-                out[run.clone()].copy_from_slice(&u.rows[d][run]);
-            }
-            return;
-        }
         simd::run(UlRowOn { ch: self, ue, cell, now, rbs, out });
     }
 
-    /// [`Self::ul_row_on`] past its kept row. Inlined into each instantiation of [`UlRowOn`].
+    /// [`Self::ul_row_on`]'s computation. Inlined into each instantiation of [`UlRowOn`].
     #[inline(always)]
     fn new_ul_row_on(&mut self, ue: usize, cell: usize, now: SimTime, rbs: RbMask, out: &mut [f64]) {
         let tti = now.as_ns() / FADING_STEP_NS;
@@ -838,8 +816,6 @@ fn new_ue(
         ul_fading: (0..n_cells).map(|_| None).collect(),
         faded: Vec::with_capacity(MAX_FADED_INTERFERERS),
         faded_for: None,
-        rows: [Vec::new(), Vec::new()],
-        rows_for: [None, None],
         control_sinr: StepMemo::default(),
         srs_rb_mw: StepMemo::default(),
         path_loss_db: StepMemo::default(),
@@ -1070,10 +1046,9 @@ mod tests {
         assert!(row.iter().all(|&g| g == clean));
     }
 
-    /// An uplink row asked on a grant's RBs gives the full row's bits there, computed anew or
-    /// read from the kept row, and computing it leaves the kept row whole: a full row asked
-    /// afterwards (the SRS at the same TTI) is the one asked first. With and without fast fading
-    /// (the EPA row divides through the inter-carrier interference).
+    /// An uplink row asked on a grant's RBs gives the full row's bits there, whether asked before
+    /// or after the full row of the same TTI (the SRS). With and without fast fading (the EPA row
+    /// divides through the inter-carrier interference).
     #[test]
     fn an_uplink_row_on_some_rbs_is_the_full_row_there() {
         let epa = ChannelSpec {

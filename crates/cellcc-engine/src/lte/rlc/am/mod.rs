@@ -29,22 +29,42 @@ pub struct AmEntity {
     tx: tx::AmTx,
     rx: rx::AmRx,
     counters: RlcCounters,
+    kept: KeptLevels,
+}
+
+/// [`AmEntity::levels`], kept: each call that changes the entity computes again the part it
+/// changed, from the state it just used (in cache). A cell reads the levels of each UE with work
+/// every TTI; in a network, computing them then loaded several cache lines of the entity's
+/// state, out of cache after the other cells' TTIs (docs/performance.md, "Issue 34: the 19-site
+/// network, ninth round"). Debug builds check the kept levels at every read.
+#[derive(Clone, Debug, Default)]
+struct KeptLevels {
+    levels: RlcLevels,
+    /// The transmitting side's timer (t-PollRetransmit) and the receiving side's earliest
+    /// (t-Reordering, t-StatusProhibit): `levels.timer` is the earlier of the two.
+    tx_timer: Option<SimTime>,
+    rx_timer: Option<SimTime>,
 }
 
 impl AmEntity {
     pub fn new(c: &AmConfig) -> Self {
-        AmEntity {
+        let mut e = AmEntity {
             tx: tx::AmTx::new(c),
             rx: rx::AmRx::new(
                 SimDuration::from_ms_f64(c.t_reordering_ms),
                 SimDuration::from_ms_f64(c.t_status_prohibit_ms),
             ),
             counters: RlcCounters::default(),
-        }
+            kept: KeptLevels::default(),
+        };
+        e.keep_all();
+        e
     }
 
     pub fn transmit_sdu(&mut self, now: SimTime, sdu: RlcSdu) -> Result<(), SduId> {
-        self.counters.count_admission(self.tx.push(now, sdu))
+        let r = self.counters.count_admission(self.tx.push(now, sdu));
+        self.keep_tx();
+        r
     }
 
     /// New data with one AMD header per SDU estimated in, the retransmissions queued
@@ -82,6 +102,46 @@ impl AmEntity {
 
     /// What a cell reads every TTI, as of now ([`RlcLevels`]).
     pub fn levels(&self) -> RlcLevels {
+        debug_assert_eq!(self.kept.levels, self.current_levels(), "a change left the levels behind");
+        self.kept.levels
+    }
+
+    /// The kept levels' transmitting side (new data, retransmissions, SDU bytes held,
+    /// t-PollRetransmit) and counters, after a change of the transmitting side only.
+    fn keep_tx(&mut self) {
+        let (data_bytes, has_data, sdu_bytes) = (self.data_bytes(), self.has_pdu_data(), self.buffered_sdu_bytes());
+        let l = &mut self.kept.levels;
+        (l.data_bytes, l.has_data, l.sdu_bytes) = (data_bytes, has_data, sdu_bytes);
+        self.kept.tx_timer = self.tx.poll_retransmit_expiry;
+        self.keep_counters_and_timer();
+    }
+
+    /// The kept levels' receiving side (the STATUS PDU, t-Reordering, t-StatusProhibit) and
+    /// counters, after a change of the receiving side only.
+    fn keep_rx(&mut self) {
+        let status = self.rx.status_due_from().map(|from| (from, self.rx.status_estimate_bytes()));
+        self.kept.levels.status = status;
+        self.kept.rx_timer = SimTime::earliest(self.rx.reordering_expiry, self.rx.status_prohibit_expiry);
+        self.keep_counters_and_timer();
+    }
+
+    /// Both sides' kept levels.
+    fn keep_all(&mut self) {
+        self.keep_tx();
+        self.keep_rx();
+    }
+
+    /// The kept levels' counters and timer (every change counts something).
+    fn keep_counters_and_timer(&mut self) {
+        let (retransmitted, changes) = (self.counters.data_pdus_retransmitted, self.counters.buffer_changes());
+        let kept = &mut self.kept;
+        kept.levels.data_pdus_retransmitted = retransmitted;
+        kept.levels.buffer_changes = changes;
+        kept.levels.timer = SimTime::earliest(kept.tx_timer, kept.rx_timer);
+    }
+
+    /// [`Self::levels`] from the entity's state.
+    fn current_levels(&self) -> RlcLevels {
         RlcLevels {
             data_bytes: self.data_bytes(),
             has_data: self.has_pdu_data(),
@@ -111,10 +171,13 @@ impl AmEntity {
             if let Some(st) = self.rx.build_status(opp.now, opp.bytes) {
                 self.counters.status_pdus_sent += 1;
                 out.push(RlcPdu::Status(st));
+                self.keep_rx();
                 return true;
             }
         }
-        self.tx.build(opp.now, opp.bytes, &mut self.counters, ev, out)
+        let built = self.tx.build(opp.now, opp.bytes, &mut self.counters, ev, out);
+        self.keep_tx();
+        built
     }
 
     pub fn receive_pdu(&mut self, now: SimTime, pdu: RlcPdu, ev: &mut RlcEvents) {
@@ -124,13 +187,16 @@ impl AmEntity {
                 if !self.rx.on_data(now, d, ev) {
                     self.counters.duplicate_pdus_received += 1;
                 }
+                self.sync_finished();
+                self.keep_rx();
             }
             RlcPdu::Status(st) => {
                 self.counters.status_pdus_received += 1;
                 self.tx.on_status(&st, &mut self.counters, ev);
+                self.sync_finished();
+                self.keep_tx();
             }
         }
-        self.sync_finished();
     }
 
     /// The lower layer lost a PDU for good: ARQ recovers it, nothing to do here but keep its list.
@@ -145,6 +211,7 @@ impl AmEntity {
     pub fn notify_peer_abandoned(&mut self, now: SimTime, pdu: DataPdu, ev: &mut RlcEvents) {
         self.rx.on_abandoned(now, pdu, ev);
         self.sync_finished();
+        self.keep_rx();
     }
 
     pub fn poll_timeout(&self) -> Option<SimTime> {
@@ -163,6 +230,7 @@ impl AmEntity {
             self.tx.on_poll_retransmit_expiry(&mut self.counters, ev);
         }
         self.sync_finished();
+        self.keep_all();
     }
 
     /// TS 36.322 §5.4: the receiving side delivers the SDUs it can reassemble from the PDUs
