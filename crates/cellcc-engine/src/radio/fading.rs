@@ -369,7 +369,7 @@ impl FadingProcess {
     #[inline(always)]
     fn rb_gains_at<const WIDE: bool>(&mut self, now_ns: u64, steer: &RbSteering) -> &[f64] {
         let k = Self::step_of(now_ns);
-        if self.rb_at == Some(k) && self.rb_gain.len() == steer.n_rb() {
+        if self.has_band(k, steer) {
             return &self.rb_gain;
         }
         self.taps_inline(now_ns);
@@ -379,7 +379,6 @@ impl FadingProcess {
         let lanes = |x: f64| [x as f32; RB_LANES];
         self.tap32.extend(self.tap_re.iter().zip(&self.tap_im).map(|(&re, &im)| (lanes(re), lanes(im))));
         let blocks = steer.re.chunks_exact(steer.n_taps).zip(steer.im.chunks_exact(steer.n_taps));
-        let power = |re: f32, im: f32| f64::from(re) * f64::from(re) + f64::from(im) * f64::from(im);
         // Each block's powers go straight to their RBs: the lower-half RBs in order, their
         // mirrors from the top RB down (on an odd band the middle RB is its own mirror, in `low`).
         let (low, high) = self.rb_gain.split_at_mut(n_rb.div_ceil(2));
@@ -414,9 +413,12 @@ impl FadingProcess {
         self.rb_at = Some(k);
         &self.rb_gain
     }
-}
 
-impl FadingProcess {
+    /// Whether the per-RB gains held are step `k`'s whole band of `steer`'s RBs.
+    fn has_band(&self, k: u64, steer: &RbSteering) -> bool {
+        self.rb_at == Some(k) && self.rb_gain.len() == steer.n_rb()
+    }
+
     /// [`Self::rb_gains`] on the RBs `rbs` only (ascending, each below `steer.n_rb()`): the
     /// returned row holds on each of them the bits [`Self::rb_gains`] gives, the other RBs are
     /// left unspecified. When few RBs are asked (at most [`RB_LANES`]: a PUSCH of one or two RBs,
@@ -426,9 +428,7 @@ impl FadingProcess {
     /// way. Such a row is not kept (a later full request this TTI computes the band); more RBs,
     /// or a band already evaluated this TTI, take [`Self::rb_gains`].
     pub fn rb_gains_on(&mut self, now_ns: u64, steer: &RbSteering, rbs: impl Iterator<Item = usize> + Clone) -> &[f64] {
-        let k = Self::step_of(now_ns);
-        let kept = self.rb_at == Some(k) && self.rb_gain.len() == steer.n_rb();
-        if kept || rbs.clone().count() > RB_LANES {
+        if self.has_band(Self::step_of(now_ns), steer) || rbs.clone().count() > RB_LANES {
             return self.rb_gains(now_ns, steer);
         }
         simd::run(RbGainsOn { process: self, now_ns, steer, rbs })
@@ -456,12 +456,18 @@ impl FadingProcess {
                 s += b * c;
             }
             let (re, im) = if mirror { (p + q, s - r) } else { (p - q, r + s) };
-            self.rb_gain[rb] = f64::from(re) * f64::from(re) + f64::from(im) * f64::from(im);
+            self.rb_gain[rb] = power(re, im);
         }
         // The row is partial: not this step's band.
         self.rb_at = None;
         &self.rb_gain
     }
+}
+
+/// |H|^2 of an RB from its f32 sums, in f64.
+#[inline(always)]
+fn power(re: f32, im: f32) -> f64 {
+    f64::from(re) * f64::from(re) + f64::from(im) * f64::from(im)
 }
 
 /// [`FadingProcess::rb_gains_on`]'s RB-by-RB path as a [`simd`] kernel (the phasor rotations

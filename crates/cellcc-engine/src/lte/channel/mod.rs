@@ -542,6 +542,12 @@ impl UeChannel {
 }
 
 impl ChannelSinr {
+    /// Whether UE `ue` keeps its `dir` row of `n_rb` RBs for `key` ([`Self::row_key`]).
+    fn has_kept_row(&self, ue: UeIndex, dir: LinkDir, key: u64, n_rb: usize) -> bool {
+        let u = &self.ues[ue.index()];
+        u.row_at[dir.index()] == Some(key) && u.row_lin[dir.index()].len() == n_rb
+    }
+
     /// What fixes UE `ue`'s row at `now`: the TTI with multipath fading; else the 10 ms step
     /// where the row moves with time ([`ChannelSinr::rows_per_step`]); else the UE's epoch.
     fn row_key(&mut self, ue: UeIndex, now: SimTime) -> u64 {
@@ -558,9 +564,8 @@ impl SinrSource for ChannelSinr {
     fn per_rb_sinr_lin(&mut self, ue: UeIndex, dir: LinkDir, now: SimTime, out: &mut [f64]) {
         let key = self.row_key(ue, now);
         let d = dir.index();
-        let u = &self.ues[ue.index()];
-        if u.row_at[d] == Some(key) && u.row_lin[d].len() == out.len() {
-            out.copy_from_slice(&u.row_lin[d]);
+        if self.has_kept_row(ue, dir, key, out.len()) {
+            out.copy_from_slice(&self.ues[ue.index()].row_lin[d]);
             return;
         }
         self.fit(out.len());
@@ -576,9 +581,7 @@ impl SinrSource for ChannelSinr {
 
     fn per_rb_sinr_lin_on(&mut self, ue: UeIndex, dir: LinkDir, now: SimTime, rbs: RbMask, out: &mut [f64]) {
         let key = self.row_key(ue, now);
-        let u = &self.ues[ue.index()];
-        let kept = u.row_at[dir.index()] == Some(key) && u.row_lin[dir.index()].len() == out.len();
-        if dir == LinkDir::Downlink || kept {
+        if dir == LinkDir::Downlink || self.has_kept_row(ue, dir, key, out.len()) {
             return self.per_rb_sinr_lin(ue, dir, now, out);
         }
         // A PUSCH's decode reads its grant's RBs: their fading alone is evaluated, and the partial

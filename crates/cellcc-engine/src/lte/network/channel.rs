@@ -381,7 +381,7 @@ impl NetworkChannel {
 
     /// [`Self::row`]'s computation. Inlined into each instantiation of [`Row`].
     #[inline(always)]
-    fn new_row(&mut self, ue: usize, cell: usize, dir: LinkDir, now: SimTime, out: &mut [f64]) {
+    fn row_inline(&mut self, ue: usize, cell: usize, dir: LinkDir, now: SimTime, out: &mut [f64]) {
         let tti = now.as_ns() / FADING_STEP_NS;
         let d = dir.index();
         match dir {
@@ -403,7 +403,7 @@ impl NetworkChannel {
 
     /// [`Self::ul_row_on`]'s computation. Inlined into each instantiation of [`UlRowOn`].
     #[inline(always)]
-    fn new_ul_row_on(&mut self, ue: usize, cell: usize, now: SimTime, rbs: RbMask, out: &mut [f64]) {
+    fn ul_row_on_inline(&mut self, ue: usize, cell: usize, now: SimTime, rbs: RbMask, out: &mut [f64]) {
         let tti = now.as_ns() / FADING_STEP_NS;
         let d = LinkDir::Uplink.index();
         self.ul_row(ue, cell, tti, now, rbs);
@@ -691,7 +691,7 @@ impl Kernel for Row<'_> {
     type Output = ();
     #[inline(always)]
     fn run(self) {
-        self.ch.new_row(self.ue, self.cell, self.dir, self.now, self.out);
+        self.ch.row_inline(self.ue, self.cell, self.dir, self.now, self.out);
     }
 }
 
@@ -709,7 +709,7 @@ impl Kernel for UlRowOn<'_> {
     type Output = ();
     #[inline(always)]
     fn run(self) {
-        self.ch.new_ul_row_on(self.ue, self.cell, self.now, self.rbs, self.out);
+        self.ch.ul_row_on_inline(self.ue, self.cell, self.now, self.rbs, self.out);
     }
 }
 

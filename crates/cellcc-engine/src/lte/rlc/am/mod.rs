@@ -109,7 +109,7 @@ impl AmEntity {
     /// The kept levels' transmitting side (new data, retransmissions, SDU bytes held,
     /// t-PollRetransmit) and counters, after a change of the transmitting side only.
     fn keep_tx(&mut self) {
-        let (data_bytes, has_data, sdu_bytes) = (self.data_bytes(), self.has_pdu_data(), self.buffered_sdu_bytes());
+        let (data_bytes, has_data, sdu_bytes) = self.tx_levels();
         let l = &mut self.kept.levels;
         (l.data_bytes, l.has_data, l.sdu_bytes) = (data_bytes, has_data, sdu_bytes);
         self.kept.tx_timer = self.tx.poll_retransmit_expiry;
@@ -119,9 +119,8 @@ impl AmEntity {
     /// The kept levels' receiving side (the STATUS PDU, t-Reordering, t-StatusProhibit) and
     /// counters, after a change of the receiving side only.
     fn keep_rx(&mut self) {
-        let status = self.rx.status_due_from().map(|from| (from, self.rx.status_estimate_bytes()));
-        self.kept.levels.status = status;
-        self.kept.rx_timer = SimTime::earliest(self.rx.reordering_expiry, self.rx.status_prohibit_expiry);
+        self.kept.levels.status = self.status_level();
+        self.kept.rx_timer = self.rx_timer();
         self.keep_counters_and_timer();
     }
 
@@ -142,15 +141,32 @@ impl AmEntity {
 
     /// [`Self::levels`] from the entity's state.
     fn current_levels(&self) -> RlcLevels {
+        let (data_bytes, has_data, sdu_bytes) = self.tx_levels();
         RlcLevels {
-            data_bytes: self.data_bytes(),
-            has_data: self.has_pdu_data(),
-            status: self.rx.status_due_from().map(|from| (from, self.rx.status_estimate_bytes())),
-            sdu_bytes: self.buffered_sdu_bytes(),
+            data_bytes,
+            has_data,
+            status: self.status_level(),
+            sdu_bytes,
             data_pdus_retransmitted: self.counters.data_pdus_retransmitted,
             buffer_changes: self.counters.buffer_changes(),
             timer: self.poll_timeout(),
         }
+    }
+
+    /// The levels' transmitting side: new data and retransmissions (headers estimated in),
+    /// whether either waits, and the SDU bytes held.
+    fn tx_levels(&self) -> (u32, bool, u64) {
+        (self.data_bytes(), self.has_pdu_data(), self.buffered_sdu_bytes())
+    }
+
+    /// The levels' STATUS PDU: from when it may be sent, and its size, if one is triggered.
+    fn status_level(&self) -> Option<(SimTime, u32)> {
+        self.rx.status_due_from().map(|from| (from, self.rx.status_estimate_bytes()))
+    }
+
+    /// The receiving side's earliest timer (t-Reordering, t-StatusProhibit).
+    fn rx_timer(&self) -> Option<SimTime> {
+        SimTime::earliest(self.rx.reordering_expiry, self.rx.status_prohibit_expiry)
     }
 
     /// The retransmission queue's running totals agree with a walk of the window (tests).
@@ -215,8 +231,7 @@ impl AmEntity {
     }
 
     pub fn poll_timeout(&self) -> Option<SimTime> {
-        let rx = SimTime::earliest(self.rx.reordering_expiry, self.rx.status_prohibit_expiry);
-        SimTime::earliest(self.tx.poll_retransmit_expiry, rx)
+        SimTime::earliest(self.tx.poll_retransmit_expiry, self.rx_timer())
     }
 
     pub fn handle_timeout(&mut self, now: SimTime, ev: &mut RlcEvents) {
