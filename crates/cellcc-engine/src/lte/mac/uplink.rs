@@ -178,6 +178,20 @@ struct UeRequests {
     rlc_changed: bool,
 }
 
+impl UeRequests {
+    /// A UE the eNB has heard nothing from: no SR, no BSR, no grant, no RLC change seen.
+    const IDLE: UeRequests = UeRequests {
+        sr: SrState::Idle,
+        reported_bytes: 0,
+        grants_in_flight: 0,
+        in_flight_bytes: 0,
+        ideal_sent: 0,
+        ideal_in_flight: VecDeque::new(),
+        rlc_changes_seen: 0,
+        rlc_changed: false,
+    };
+}
+
 /// SR/BSR state of every UE of a cell and the grants waiting for their transmission TTI.
 #[derive(Debug)]
 pub struct UplinkRequests {
@@ -191,21 +205,11 @@ pub struct UplinkRequests {
 
 impl UplinkRequests {
     pub fn new(cfg: &UplinkConfig, n_ues: usize) -> Self {
-        let idle = UeRequests {
-            sr: SrState::Idle,
-            reported_bytes: 0,
-            grants_in_flight: 0,
-            in_flight_bytes: 0,
-            ideal_sent: 0,
-            ideal_in_flight: VecDeque::new(),
-            rlc_changes_seen: 0,
-            rlc_changed: false,
-        };
         UplinkRequests {
             mode: cfg.requests,
             sr_period_ms: u64::from(cfg.sr_period_ms),
             grant_delay: SimDuration::from_ms(u64::from(cfg.grant_delay_ms)),
-            ues: vec![idle; n_ues],
+            ues: vec![UeRequests::IDLE; n_ues],
             grants: VecDeque::with_capacity(n_ues * cfg.grant_delay_ms as usize),
         }
     }
@@ -321,11 +325,11 @@ impl UplinkRequests {
         }
     }
 
-    /// UE `ue` left the cell: its requests and the grants issued to it are void.
+    /// UE `ue` left the cell: its requests and the grants issued to it are void, and the next UE
+    /// in its place starts as one the eNB has heard nothing from (TS 36.321 §5.9: a MAC reset
+    /// clears the triggered SR and BSR), its RLC's change count included.
     pub fn forget(&mut self, ue: UeIndex) {
-        let u = &mut self.ues[ue.index()];
-        (u.sr, u.reported_bytes, u.grants_in_flight, u.in_flight_bytes, u.ideal_sent) = (SrState::Idle, 0, 0, 0, 0);
-        u.ideal_in_flight.clear();
+        self.ues[ue.index()] = UeRequests::IDLE;
         self.grants.retain(|(_, g)| g.ue != ue);
     }
 
@@ -507,5 +511,22 @@ mod tests {
         assert_eq!(u.reported_bytes(ue), 0);
         u.ue_buffer(ms(30), ue, 60);
         assert_eq!(u.reported_bytes(ue), 67);
+    }
+
+    /// A UE that leaves the cell takes its RLC change count along: the next UE in its place
+    /// reports only its own changes (TS 36.321 §5.9 MAC reset), not a change the first left seen.
+    #[test]
+    fn a_forgotten_ue_leaves_no_rlc_change_behind() {
+        let cfg = UplinkConfig { requests: UplinkRequestsMode::IdealBsr, ..UplinkConfig::standard() };
+        let mut u = UplinkRequests::new(&cfg, 2);
+        let ue = UeIndex(0);
+        u.ue_rlc_changes(ue, 9);
+        u.forget(ue);
+        u.ue_rlc_changes(ue, 0);
+        u.ue_buffer(ms(3), ue, 0);
+        assert!(!u.ue_busy(ue), "an empty buffer with no change of its own sends no report");
+        u.ue_rlc_changes(ue, 1);
+        u.ue_buffer(ms(4), ue, 0);
+        assert!(u.ue_busy(ue), "its own change is reported");
     }
 }
