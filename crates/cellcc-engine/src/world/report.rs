@@ -48,8 +48,13 @@ struct Decimated<R> {
 }
 
 impl<R: Copy> Decimated<R> {
+    /// A trace that is on reserves its [`MAX_TRACE_ROWS`] rows at once (address space only: the
+    /// pages are backed as rows are written). Grown by doubling, each of its ~19 reallocations
+    /// copied every row so far, tens of MB at the last ones, which evicted the rest of the run
+    /// from the cache (docs/performance.md, "Issue 34: the 19-site network's working set").
     fn new(on: bool, flows: usize) -> Self {
-        Decimated { on, rows: Vec::new(), stride: 1, seen: vec![0; flows] }
+        let rows = if on { Vec::with_capacity(MAX_TRACE_ROWS) } else { Vec::new() };
+        Decimated { on, rows, stride: 1, seen: vec![0; flows] }
     }
 
     fn push(&mut self, flow: usize, row: R, flow_of: impl Fn(&R) -> u32) {

@@ -106,42 +106,51 @@ struct UlInterference {
 /// [`UlInterference::pusch_cell`] of a UE with PUSCHs to more than one cell in a TTI.
 const SEVERAL_CELLS: usize = usize::MAX;
 
-/// One UE's links.
+/// One UE's links. Laid out by when its fields are read, a cache line (64 bytes) per group, the
+/// per-TTI ones first: the track (every ask's epoch), then the control SINR's, then the uplink
+/// row's and the PUSCH interference's, then the downlink row's; the state a 10 ms step or a new
+/// epoch reads (the kept epochs, the mobility) last. Each field where the compiler put it, a
+/// control SINR (833 K asks in the 19-site run) read 3-4 lines of the UE before its powers, a
+/// PUSCH's interference 3 (docs/performance.md, "Issue 34: the 19-site network's working set").
+/// The per-site and per-cell rows are boxed slices (16 bytes where a `Vec` took 24): their
+/// lengths never change.
+#[repr(C, align(64))]
 struct NetUe {
-    mobility: Mobility,
-    /// Per site; empty without shadowing (one Gudmundson process per link; UL and DL share it).
-    shadowing: Vec<Shadowing>,
     /// Where the path has been looked at, and the epoch in force there. The mobility (a random
     /// walk's legs) and the shadowing only step forward, and a UE catching up on a past occasion,
     /// or interfering in one, is measured with the epoch in force then: the last
     /// [`TRACK_HISTORY_STEPS`] steps' epochs are kept, step s's in `past_epoch[s % N]`, and as
     /// many epochs' positions and shadowing, epoch e's in row e % N.
     track: PathSampler,
+    large_at_epoch: Option<u64>,
+    /// [`NetworkChannel::control_sinr_db`] for the last (TTI, cell) asked.
+    control_sinr: StepMemo,
+    /// Per site, the whole-band DL power received at full load, mW.
+    site_mw: Box<[f64]>,
+    /// Per cell, the UL large-scale gain (path loss, shadowing, antenna), linear.
+    ul_gain: Box<[f64]>,
+    /// [`NetworkChannel::srs_rb_mw`] and [`NetworkChannel::path_loss_db`] for the last
+    /// (large-scale epoch, cell).
+    srs_rb_mw: StepMemo,
+    /// Per site (DL) and per cell (UL), created when first needed.
+    ul_fading: Box<[Option<Box<FadingProcess>>]>,
+    path_loss_db: StepMemo,
+    /// The (large-scale epoch, serving cell) `faded` is for.
+    faded_for: Option<(u64, usize)>,
+    /// Its links (per site at the DL carrier, per cell at the UL carrier): an index into
+    /// [`NetworkChannel::links`].
+    links: usize,
+    dl_fading: Box<[Option<Box<FadingProcess>>]>,
+    /// The interfering sites that fade for the serving cell at the large-scale epoch: (site,
+    /// per-RB power mW), strongest first.
+    faded: Vec<(usize, f64)>,
+    /// Per site; empty without shadowing (one Gudmundson process per link; UL and DL share it).
+    shadowing: Vec<Shadowing>,
     past_epoch: Vec<u64>,
     epoch_xy_m: Vec<[f64; 2]>,
     /// Every link's shadowing (dB) per kept epoch (empty without shadowing).
     epoch_shadow_db: Vec<f64>,
-    /// Its links (per site at the DL carrier, per cell at the UL carrier): an index into
-    /// [`NetworkChannel::links`].
-    links: usize,
-    large_at_epoch: Option<u64>,
-    /// Per site, the whole-band DL power received at full load, mW.
-    site_mw: Vec<f64>,
-    /// Per cell, the UL large-scale gain (path loss, shadowing, antenna), linear.
-    ul_gain: Vec<f64>,
-    /// Per site (DL) and per cell (UL), created when first needed.
-    dl_fading: Vec<Option<Box<FadingProcess>>>,
-    ul_fading: Vec<Option<Box<FadingProcess>>>,
-    /// The interfering sites that fade for the serving cell at the large-scale epoch: (site,
-    /// per-RB power mW), strongest first; and the (epoch, serving cell) they are for.
-    faded: Vec<(usize, f64)>,
-    faded_for: Option<(u64, usize)>,
-    /// [`NetworkChannel::control_sinr_db`] for the last (TTI, cell) asked;
-    /// [`NetworkChannel::srs_rb_mw`] and [`NetworkChannel::path_loss_db`] for the last
-    /// (large-scale epoch, cell).
-    control_sinr: StepMemo,
-    srs_rb_mw: StepMemo,
-    path_loss_db: StepMemo,
+    mobility: Mobility,
 }
 
 /// A value of a UE's link to one cell that holds for a large-scale epoch: kept for the last
@@ -810,8 +819,8 @@ fn new_ue(
         epoch_shadow_db,
         links: 0,
         large_at_epoch: None,
-        site_mw: vec![0.0; sites.len()],
-        ul_gain: vec![0.0; n_cells],
+        site_mw: vec![0.0; sites.len()].into_boxed_slice(),
+        ul_gain: vec![0.0; n_cells].into_boxed_slice(),
         dl_fading: (0..sites.len()).map(|_| None).collect(),
         ul_fading: (0..n_cells).map(|_| None).collect(),
         faded: Vec::with_capacity(MAX_FADED_INTERFERERS),
@@ -1203,5 +1212,33 @@ mod tests {
             ch.rsrp_dbm(0, 0, ms(5))
         };
         assert_eq!(rsrp_at_5(false), rsrp_at_5(true));
+    }
+
+    /// Each group of [`NetUe`]'s fields read together lies within one cache line.
+    #[test]
+    fn a_ues_per_tti_fields_share_cache_lines() {
+        use crate::sim::prefetch::CACHE_LINE_BYTES;
+        use std::mem::{offset_of, size_of};
+        let line = |offset: usize, bytes: usize| {
+            let (first, last) = (offset / CACHE_LINE_BYTES, (offset + bytes - 1) / CACHE_LINE_BYTES);
+            assert_eq!(first, last, "a field at {offset} of {bytes} bytes straddles two lines");
+            first
+        };
+        let memo = size_of::<StepMemo>();
+        let rows = size_of::<Box<[f64]>>();
+        assert_eq!(std::mem::align_of::<NetUe>(), CACHE_LINE_BYTES);
+        assert_eq!(line(offset_of!(NetUe, track), size_of::<PathSampler>()), 0);
+        // The control SINR's line: the epoch held, the memo, the per-site powers.
+        let control = line(offset_of!(NetUe, large_at_epoch), size_of::<Option<u64>>());
+        assert_eq!(line(offset_of!(NetUe, control_sinr), memo), control);
+        assert_eq!(line(offset_of!(NetUe, site_mw), rows), control);
+        // The uplink row's: the gains, the SRS power, the fading.
+        let uplink = line(offset_of!(NetUe, ul_gain), rows);
+        assert_eq!(line(offset_of!(NetUe, srs_rb_mw), memo), uplink);
+        assert_eq!(line(offset_of!(NetUe, ul_fading), rows), uplink);
+        // The PUSCH's power and the downlink row's faded interferers.
+        let pusch = line(offset_of!(NetUe, path_loss_db), memo);
+        assert_eq!(line(offset_of!(NetUe, faded_for), size_of::<Option<(u64, usize)>>()), pusch);
+        assert_eq!(line(offset_of!(NetUe, links), size_of::<usize>()), pusch);
     }
 }

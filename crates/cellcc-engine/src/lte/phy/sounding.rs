@@ -54,9 +54,17 @@ pub struct UplinkSounding {
     offset_ms: u64,
     /// Per RB, linear; +inf where nothing was measured yet (ignored by the minimum).
     sinr_lin: Vec<f64>,
-    /// Per RB, the TTI (ms) of its last measurement ([`NEVER_MS`] before the first).
-    measured_ms: Vec<u64>,
-    /// The RBs measured at least once (those of `measured_ms` other than [`NEVER_MS`]).
+    /// When each RB was last measured: the TTI (ms) of the last SRS for every RB, but those a
+    /// PUSCH measured since, whose TTI is in `pusch_ms`. An SRS so writes a time and a mask, not
+    /// every RB's time: each UE's SRS every 40 ms filled 800 bytes of times out of the cache,
+    /// 0.8 M of the 19-site run's write misses of a 4 or 8 MB LL (docs/performance.md, "Issue 34:
+    /// the 19-site network's working set").
+    srs_ms: u64,
+    /// Per RB, the TTI (ms) of its last PUSCH (meaningful on `since_srs` only).
+    pusch_ms: Vec<u64>,
+    /// The RBs a PUSCH measured after the last SRS.
+    since_srs: RbMask,
+    /// The RBs measured at least once.
     measured: RbMask,
     /// The SRS occasion last measured, ms.
     last_srs_ms: Option<u64>,
@@ -76,7 +84,9 @@ impl UplinkSounding {
             period_ms,
             offset_ms: ue as u64 % period_ms,
             sinr_lin: vec![f64::INFINITY; n_rbs],
-            measured_ms: vec![NEVER_MS; n_rbs],
+            srs_ms: NEVER_MS,
+            pusch_ms: vec![NEVER_MS; n_rbs],
+            since_srs: RbMask::default(),
             measured: RbMask::default(),
             last_srs_ms: None,
             version: 0,
@@ -111,12 +121,13 @@ impl UplinkSounding {
 
     /// The SRS received at `now_ms`: `row_lin` is the UE's per-RB uplink SINR now (linear).
     pub fn sounded(&mut self, now_ms: u64, row_lin: &[f64]) {
-        let all = RbMask::range(0, self.measured_ms.len() as u32);
+        let all = RbMask::range(0, self.pusch_ms.len() as u32);
         if self.measured != all || !same_bits(&self.sinr_lin, row_lin) {
             self.effective_cqi = None;
         }
         self.sinr_lin.copy_from_slice(row_lin);
-        self.measured_ms.fill(now_ms);
+        self.srs_ms = now_ms;
+        self.since_srs = RbMask::default();
         self.measured = all;
         self.last_srs_ms = self.latest_occasion_ms(now_ms);
         self.version += 1;
@@ -140,8 +151,10 @@ impl UplinkSounding {
                     self.effective_cqi = None;
                 }
                 *e = v;
-                self.measured_ms[rb] = now_ms;
-                self.measured = self.measured.union(RbMask::range(rb as u32, 1));
+                self.pusch_ms[rb] = now_ms;
+                let this_rb = RbMask::range(rb as u32, 1);
+                self.since_srs = self.since_srs.union(this_rb);
+                self.measured = self.measured.union(this_rb);
             }
         }
         if self.measured != measured_before {
@@ -198,18 +211,24 @@ impl UplinkSounding {
             return cqi;
         }
         scratch.clear();
-        scratch.extend(self.sinr_lin.iter().zip(&self.measured_ms).filter(|(_, &m)| m != NEVER_MS).map(|(&s, _)| s));
+        if self.measured == RbMask::range(0, self.sinr_lin.len() as u32) {
+            scratch.extend_from_slice(&self.sinr_lin);
+        } else {
+            scratch.extend(self.measured.iter().map(|rb| self.sinr_lin[rb as usize]));
+        }
         let cqi = (!scratch.is_empty()).then(|| wideband_cqi(scratch));
         self.effective_cqi = Some(cqi);
         cqi
     }
 
     /// Sum over `rbs` of each RB's estimate age at `now_ms`, ms, and how many were measured.
+    /// The RBs the last SRS measured last share its age.
     pub fn age_ms(&self, now_ms: u64, rbs: RbMask) -> (u64, u32) {
-        rbs.iter()
-            .map(|rb| self.measured_ms[rb as usize])
-            .filter(|&m| m != NEVER_MS)
-            .fold((0, 0), |(sum, n), m| (sum + now_ms.saturating_sub(m), n + 1))
+        let measured = rbs.intersection(self.measured);
+        let by_pusch = measured.intersection(self.since_srs);
+        let by_srs = u64::from(measured.count() - by_pusch.count());
+        let pusch_age_ms: u64 = by_pusch.iter().map(|rb| now_ms.saturating_sub(self.pusch_ms[rb as usize])).sum();
+        (by_srs * now_ms.saturating_sub(self.srs_ms) + pusch_age_ms, measured.count())
     }
 }
 
@@ -343,5 +362,10 @@ mod tests {
         s.sounded(40, &[10.0; 4]);
         s.pusch(50, RbMask::range(0, 1), &[10.0; 4]);
         assert_eq!(s.age_ms(60, RbMask::range(0, 4)), (10 + 3 * 20, 4));
+        // An occasion measured late (a catch-up after an idle time) is the last measurement of
+        // every RB, older than the PUSCH before it.
+        s.pusch(70, RbMask::range(2, 1), &[10.0; 4]);
+        s.sounded(65, &[10.0; 4]);
+        assert_eq!(s.age_ms(80, RbMask::range(0, 4)), (4 * 15, 4));
     }
 }
