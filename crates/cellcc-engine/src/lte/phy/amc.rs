@@ -227,11 +227,17 @@ pub fn mcs_at_bler_target_on(dir: LinkDir, rbs: RbMask, sinr_lin: &[f64], gain_l
     if n_prb == 0 {
         return None;
     }
+    mcs_from_mib(dir, mean_mib_on(rbs, sinr_lin, gain_lin), n_prb)
+}
+
+/// The mean MIB of QPSK, 16QAM and 64QAM that [`mcs_at_bler_target_on`] reads: over the RBs
+/// `rbs` (not empty) of `sinr_lin`, each RB's SINR times `gain_lin`.
+pub(super) fn mean_mib_on(rbs: RbMask, sinr_lin: &[f64], gain_lin: f64) -> [f64; 3] {
     // A flat estimate (a fixed SINR, an SRS row without fading) costs one lookup.
     if let Some(flat) = flat_sinr_on(rbs, sinr_lin) {
-        return mcs_from_mib(dir, mi3_per_rb(flat * gain_lin), n_prb);
+        return mi3_per_rb(flat * gain_lin);
     }
-    mcs_from_mib(dir, mean_mi3_on(rbs, sinr_lin, gain_lin), n_prb)
+    mean_mi3_on(rbs, sinr_lin, gain_lin)
 }
 
 /// The highest MCS whose first-transmission TB on all the RBs of `sinr_lin` has BLER <= 10 %,
@@ -254,7 +260,7 @@ pub fn mcs_at_bler_target_flat(sinr_db: f64, n_prb: u32) -> Option<u8> {
 const MODULATIONS: [Modulation; 3] = [Modulation::Qpsk, Modulation::Qam16, Modulation::Qam64];
 
 /// `mib[m]` = the mean MIB of modulation `m` over the `n_prb` RBs of a TB of direction `dir`.
-fn mcs_from_mib(dir: LinkDir, mib: [f64; 3], n_prb: u32) -> Option<u8> {
+pub(super) fn mcs_from_mib(dir: LinkDir, mib: [f64; 3], n_prb: u32) -> Option<u8> {
     let row = threshold_row(dir, n_prb);
     let first_fail = (0..=MAX_MCS).find(|&mcs| {
         let m = mcs_info(LinkDir::Downlink, mcs).modulation;
@@ -265,6 +271,24 @@ fn mcs_from_mib(dir: LinkDir, mib: [f64; 3], n_prb: u32) -> Option<u8> {
         Some(mcs) => Some(mcs - 1),
         None => Some(MAX_MCS),
     }
+}
+
+/// [`mcs_from_mib`] for a mean MIB known only to lie in `[lo[m], hi[m]]` for each modulation
+/// `m`: its MCS when the bounds decide every comparison its scan makes, `None` when one is
+/// closer to its threshold than they tell.
+pub(super) fn mcs_from_mib_within(dir: LinkDir, lo: [f64; 3], hi: [f64; 3], n_prb: u32) -> Option<Option<u8>> {
+    let row = threshold_row(dir, n_prb);
+    for mcs in 0..=MAX_MCS {
+        let (m, threshold) = (mcs_info(LinkDir::Downlink, mcs).modulation as usize, row[mcs as usize]);
+        if hi[m] < threshold {
+            return Some(mcs.checked_sub(1));
+        }
+        // A NaN bound decides nothing.
+        if lo[m] < threshold || lo[m].is_nan() {
+            return None;
+        }
+    }
+    Some(Some(MAX_MCS))
 }
 
 /// ns-3's CQI for the MCS its AMC found: MCS 0 failing, or only MCS 0 passing, reports CQI 0;

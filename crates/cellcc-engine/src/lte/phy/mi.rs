@@ -373,6 +373,13 @@ pub(super) fn mi3_per_rb(sinr_lin: f64) -> [f64; 3] {
     GRID.mib3(sinr_lin)
 }
 
+/// How far [`mi3_per_rb`] may fall, lane by lane, as its SINR rises: the grid's f32 rows
+/// interpolate monotonically within and across cells, and where the source curve takes over
+/// (below the grid, a curve's end cell) it differs from the rows by an f32 rounding (half an f32
+/// ulp, 2^-25 below 1), twice at most on the way up; the source curve's own steps add ulps of
+/// f64. So a higher SINR's MIB is never below a lower one's by more than this (tested).
+pub(super) const MIB_MONOTONE_SLACK: f64 = f32::EPSILON as f64;
+
 /// The one linear SINR every RB of `rbs` has in `sinr_lin`, if the row is flat there (a fixed
 /// SINR, an SRS row without fading); `None` for an empty mask.
 pub(super) fn flat_sinr_on(rbs: RbMask, sinr_lin: &[f64]) -> Option<f64> {
@@ -497,6 +504,27 @@ mod tests {
     use super::*;
 
     const ALL: [Modulation; 3] = [Modulation::Qpsk, Modulation::Qam16, Modulation::Qam64];
+
+    /// [`MIB_MONOTONE_SLACK`]: SINRs in rising order through every grid cell's bounds (the last
+    /// bits below, the bound, a quarter, half and three quarters in) and below the grid, each
+    /// lane's MIB never below the one before by more than the slack.
+    #[test]
+    fn the_mib_lookup_falls_by_at_most_the_slack_as_sinr_rises() {
+        let below_grid = (1..4096).map(|k| GRID_MIN_LIN * f64::from(k) / 4096.0);
+        let on_grid = (0..GRID_ROWS as u64).flat_map(|i| {
+            let bound = (FIRST_CELL + i) << FRAC_BITS;
+            [bound - 1, bound, bound + FRAC_MASK / 4, bound + FRAC_MASK / 2, bound + 3 * (FRAC_MASK / 4)]
+                .map(f64::from_bits)
+        });
+        let rising: Vec<f64> = below_grid.chain(on_grid).chain([2.0 * GRID_MAX_LIN]).collect();
+        assert!(rising.windows(2).all(|w| w[0] < w[1]));
+        for w in rising.windows(2) {
+            let (a, b) = (mi3_per_rb(w[0]), mi3_per_rb(w[1]));
+            for k in 0..3 {
+                assert!(b[k] >= a[k] - MIB_MONOTONE_SLACK, "lane {k}: {} at {} after {} at {}", b[k], w[1], a[k], w[0]);
+            }
+        }
+    }
 
     #[test]
     fn tables_load_with_their_sizes() {
