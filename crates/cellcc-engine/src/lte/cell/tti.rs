@@ -159,11 +159,13 @@ impl MacUeTables {
     fn refresh_kept_band_mcs(&mut self, list: &[u32], link_tti: &mut LinkTtiStates) {
         for i in list.iter().map(|&i| i as usize) {
             let version = self.sounding[i].version();
-            if self.ul_band_mcs[i].is_some_and(|(v, _)| v == version) {
-                continue;
-            }
+            let last = match self.ul_band_mcs[i] {
+                Some((v, _)) if v == version => continue,
+                Some((_, last)) => last,
+                None => None,
+            };
             let gain_lin = link_tti.link(i, LinkDir::Uplink).olla.gain_lin();
-            if let Some(mcs) = self.sounding[i].kept_band_mcs(gain_lin) {
+            if let Some(mcs) = self.sounding[i].kept_band_mcs(gain_lin, last.unwrap_or(0)) {
                 self.ul_band_mcs[i] = Some((version, Some(mcs)));
             }
         }

@@ -380,6 +380,38 @@ pub(super) fn mi3_per_rb(sinr_lin: f64) -> [f64; 3] {
 /// f64. So a higher SINR's MIB is never below a lower one's by more than this (tested).
 pub(super) const MIB_MONOTONE_SLACK: f64 = f32::EPSILON as f64;
 
+/// How far one modulation's [`mi3_per_rb`] can rise as its SINR grows by e^t (t in nepers):
+/// at most `slope_per_neper x t + jump`, with [`MIB_MONOTONE_SLACK`] for the steps between the
+/// grid and the source curve (tested).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct MibRise {
+    /// The steepest rise per neper: in a grid cell the MIB is linear in the SINR (the weight is
+    /// the SINR's low mantissa bits), so its rise per neper there is at most the cell's top SINR
+    /// times its rise per unit of SINR; the same for each segment of the source curve, and the
+    /// ramp below its first sample rises by its own value per neper.
+    pub slope_per_neper: f64,
+    /// The source curve's step to 1 past its last sample (ns-3's; the module doc).
+    pub jump: f64,
+}
+
+/// [`MibRise`] of QPSK, 16QAM and 64QAM, from the tables at first use.
+pub(super) static MIB_RISE: LazyLock<[MibRise; 3]> = LazyLock::new(|| std::array::from_fn(mib_rise));
+
+/// [`MibRise`] of modulation `k`.
+fn mib_rise(k: usize) -> MibRise {
+    let c = &CURVES[k];
+    let sample_lin = |j: usize| c.first_sinr_lin + j as f64 * c.step_lin;
+    let curve_slope = c.mib.windows(2).enumerate().map(|(j, w)| sample_lin(j + 1) * (w[1] - w[0]) / c.step_lin);
+    let grid = &*GRID;
+    let cell_lin = |i: usize| f64::from_bits((FIRST_CELL + i as u64) << FRAC_BITS);
+    let grid_slope = (0..GRID_CELLS as usize).filter(|&i| i != grid.end_cell[k]).map(|i| {
+        let rise = f64::from(grid.rows[i + 1][k]) - f64::from(grid.rows[i][k]);
+        cell_lin(i + 1) * rise / (cell_lin(i + 1) - cell_lin(i))
+    });
+    let slope_per_neper = curve_slope.chain(grid_slope).fold(c.mib[0], f64::max);
+    MibRise { slope_per_neper, jump: 1.0 - c.mib[c.mib.len() - 1] }
+}
+
 /// The one linear SINR every RB of `rbs` has in `sinr_lin`, if the row is flat there (a fixed
 /// SINR, an SRS row without fading); `None` for an empty mask.
 pub(super) fn flat_sinr_on(rbs: RbMask, sinr_lin: &[f64]) -> Option<f64> {
@@ -524,6 +556,25 @@ mod tests {
                 assert!(b[k] >= a[k] - MIB_MONOTONE_SLACK, "lane {k}: {} at {} after {} at {}", b[k], w[1], a[k], w[0]);
             }
         }
+    }
+
+    /// [`MIB_RISE`]: for SINRs across the grid and below it and gains from a hundredth of a dB to
+    /// 10 dB, each lane's MIB at the higher SINR is within the rise of the lower one's.
+    #[test]
+    fn the_mib_lookup_rises_by_at_most_its_slope_and_jump() {
+        let sinrs = (0..20_000).map(|k| 10f64.powf(-4.0 + 10.0 * f64::from(k) / 20_000.0));
+        for x in sinrs {
+            for gain_db in [0.01, 0.11, 1.0, 3.0, 10.0] {
+                let nepers = gain_db / 10.0 * std::f64::consts::LN_10;
+                let (a, b) = (mi3_per_rb(x), mi3_per_rb(x * nepers.exp()));
+                for (k, rise) in MIB_RISE.iter().enumerate() {
+                    let most = a[k] + rise.slope_per_neper * nepers + rise.jump + MIB_MONOTONE_SLACK;
+                    assert!(b[k] <= most, "lane {k}: {} at {x} x {gain_db} dB above {most}", b[k]);
+                }
+            }
+        }
+        // The steepest rises are those of the curves' middles, about a third of a MIB per neper.
+        assert!(MIB_RISE.iter().all(|r| (0.1..0.5).contains(&r.slope_per_neper)), "{:?}", *MIB_RISE);
     }
 
     #[test]
