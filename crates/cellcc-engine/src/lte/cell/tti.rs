@@ -155,7 +155,9 @@ impl MacUeTables {
     /// The uplink band MCS of each UE of `list` whose estimate changed since it was found, where
     /// the sums the estimate kept decide it at the UE's outer-loop gain now
     /// ([`UplinkSounding::kept_band_mcs`]; `link_tti` holds the outer loops): the same MCS as the
-    /// MIESM over the band, which the demand computes for the others.
+    /// MIESM over the band, which the demand computes for the others. Their estimates are loaded
+    /// together in the same pass (in a network, every other cell's TTI ran since a PUSCH's
+    /// decode last wrote one).
     fn refresh_kept_band_mcs(&mut self, list: &[u32], link_tti: &mut LinkTtiStates) {
         for i in list.iter().map(|&i| i as usize) {
             let version = self.sounding[i].version();
@@ -165,8 +167,9 @@ impl MacUeTables {
                 None => None,
             };
             let gain_lin = link_tti.link(i, LinkDir::Uplink).olla.gain_lin();
-            if let Some(mcs) = self.sounding[i].kept_band_mcs(gain_lin, last.unwrap_or(0)) {
-                self.ul_band_mcs[i] = Some((version, Some(mcs)));
+            match self.sounding[i].kept_band_mcs(gain_lin, last.unwrap_or(0)) {
+                Some(mcs) => self.ul_band_mcs[i] = Some((version, Some(mcs))),
+                None => load_together(self.sounding[i].estimate_words()),
             }
         }
     }
@@ -619,12 +622,6 @@ impl Cell {
         demand.clear();
         if dir == LinkDir::Uplink && macs.la.ul_mcs_from == UlMcsRule::EffectiveSinr {
             macs.tables.refresh_kept_band_mcs(list, &mut self.tables.link_tti);
-            // The estimates whose band MCS is recomputed below, loaded together (in a network,
-            // every other cell's TTI ran since a PUSCH's decode last wrote one).
-            let (band, sounding) = (&macs.tables.ul_band_mcs, &macs.tables.sounding);
-            let stale =
-                list.iter().map(|&i| i as usize).filter(|&i| band[i].map(|(v, _)| v) != Some(sounding[i].version()));
-            load_together(stale.flat_map(|i| sounding[i].estimate_words()));
         }
         for &i in list {
             let i = i as usize;
