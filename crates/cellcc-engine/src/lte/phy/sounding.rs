@@ -211,10 +211,18 @@ impl UplinkSounding {
             self.effective_cqi = None;
             self.kept_band = None;
         }
-        for (&old, &new) in self.sinr_lin.iter().zip(row_lin).filter(|(old, new)| old.to_bits() != new.to_bits()) {
+        let changed = || self.sinr_lin.iter().zip(row_lin).filter(|(old, new)| old.to_bits() != new.to_bits());
+        // The RBs changed counted first: an SRS moves a whole band's worth (~17 RBs in the
+        // 19-site row), which would spend the sums' moves and drop them anyway.
+        let n_changed = changed().count();
+        if n_changed > 0 {
             self.effective_cqi = None;
-            if self.kept_band.as_mut().is_some_and(|kept| !kept.moved(old, new)) {
-                self.kept_band = None;
+            self.kept_band = self.kept_band.filter(|kept| n_changed <= kept.moves_left as usize);
+            if let Some(kept) = &mut self.kept_band {
+                for (&old, &new) in changed() {
+                    let within_moves = kept.moved(old, new);
+                    debug_assert!(within_moves, "counted above");
+                }
             }
         }
         self.sinr_lin.copy_from_slice(row_lin);
