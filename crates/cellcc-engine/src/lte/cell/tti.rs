@@ -3,7 +3,7 @@
 //! the PDCCH (TS 36.321 §5.3, §5.4; TS 36.213 §7, §8, §9.1).
 
 use super::harq_feedback::Feedback as HarqFeedback;
-use super::link_tti::DemandRecord;
+use super::link_tti::{DemandRecord, LinkTtiStates};
 use super::ue::{tti_end, TbPayload, UeContext, HARQ_FEEDBACK_DELAY};
 use super::{Cell, CellOutput, TTI};
 use crate::lte::config::{CellConfig, LinkAdaptationConfig, MacConfig};
@@ -149,6 +149,28 @@ impl MacUeTables {
             dci_level_for: vec![None; n],
             control_sinr: vec![None; n],
             demand_pos: vec![NOT_IN_DEMAND; n],
+        }
+    }
+
+    /// The uplink band MCS of each UE of `list` whose estimate changed since it was found, where
+    /// the sums the estimate kept decide it at the UE's outer-loop gain now
+    /// ([`UplinkSounding::kept_band_mcs`]; `link_tti` holds the outer loops): the same MCS as the
+    /// MIESM over the band, which the demand computes for the others. Their estimates are loaded
+    /// together in the same pass (in a network, every other cell's TTI ran since a PUSCH's
+    /// decode last wrote one).
+    fn refresh_kept_band_mcs(&mut self, list: &[u32], link_tti: &mut LinkTtiStates) {
+        for i in list.iter().map(|&i| i as usize) {
+            let version = self.sounding[i].version();
+            let last = match self.ul_band_mcs[i] {
+                Some((v, _)) if v == version => continue,
+                Some((_, last)) => last,
+                None => None,
+            };
+            let gain_lin = link_tti.link(i, LinkDir::Uplink).olla.gain_lin();
+            match self.sounding[i].kept_band_mcs(gain_lin, last.unwrap_or(0)) {
+                Some(mcs) => self.ul_band_mcs[i] = Some((version, Some(mcs))),
+                None => load_together(self.sounding[i].estimate_words()),
+            }
         }
     }
 }
@@ -599,12 +621,7 @@ impl Cell {
         let demand = &mut macs.demand;
         demand.clear();
         if dir == LinkDir::Uplink && macs.la.ul_mcs_from == UlMcsRule::EffectiveSinr {
-            // The estimates whose band MCS is recomputed below, loaded together (in a network,
-            // every other cell's TTI ran since a PUSCH's decode last wrote one).
-            let (band, sounding) = (&macs.tables.ul_band_mcs, &macs.tables.sounding);
-            let stale =
-                list.iter().map(|&i| i as usize).filter(|&i| band[i].map(|(v, _)| v) != Some(sounding[i].version()));
-            load_together(stale.flat_map(|i| sounding[i].estimate_words()));
+            macs.tables.refresh_kept_band_mcs(list, &mut self.tables.link_tti);
         }
         for &i in list {
             let i = i as usize;
@@ -633,11 +650,11 @@ impl Cell {
             };
             let mcs = match (dir, macs.la.ul_mcs_from) {
                 (LinkDir::Uplink, UlMcsRule::EffectiveSinr) => {
-                    let sounding = &macs.tables.sounding[i];
+                    let sounding = &mut macs.tables.sounding[i];
                     let band_mcs = match macs.tables.ul_band_mcs[i] {
                         Some((v, m)) if v == sounding.version() => m,
                         _ => {
-                            let m = sounding.effective_mcs(RbMask::range(0, n_rbs), olla.gain_lin());
+                            let m = sounding.band_mcs(olla.gain_lin());
                             macs.tables.ul_band_mcs[i] = Some((sounding.version(), m));
                             m
                         }

@@ -179,6 +179,31 @@ fn threshold_row(dir: LinkDir, n_prb: u32) -> &'static ThresholdRow {
     rows[(n_prb - 1) as usize].get_or_init(|| std::array::from_fn(|mcs| mib_threshold(dir, mcs as u8, n_prb)))
 }
 
+/// Per RB count and direction, each row found on first use from the thresholds' row
+/// ([`pass_floors`]).
+static PASS_FLOORS: LazyLock<[Box<[OnceLock<PassFloors>]>; 2]> =
+    LazyLock::new(|| std::array::from_fn(|_| (0..MAX_PRB).map(|_| OnceLock::new()).collect()));
+
+/// Per MCS `r`, per modulation: the highest threshold among the MCSs 0..=r of that modulation
+/// (-inf for none). A mean MIB at or above it in all three passes every MCS up to `r`.
+type PassFloors = [[f64; 3]; MAX_MCS as usize + 1];
+
+/// The pass floors of every MCS on `n_prb` RBs in `dir`.
+fn pass_floors(dir: LinkDir, n_prb: u32) -> &'static PassFloors {
+    let rows = &PASS_FLOORS[usize::from(dir == LinkDir::Uplink)];
+    rows[(n_prb - 1) as usize].get_or_init(|| {
+        let thresholds = threshold_row(dir, n_prb);
+        let mut floors = [[f64::NEG_INFINITY; 3]; MAX_MCS as usize + 1];
+        let mut floor = [f64::NEG_INFINITY; 3];
+        for (mcs, (row, &threshold)) in floors.iter_mut().zip(thresholds).enumerate() {
+            let m = mcs_info(LinkDir::Downlink, mcs as u8).modulation as usize;
+            floor[m] = floor[m].max(threshold);
+            *row = floor;
+        }
+        floors
+    })
+}
+
 /// Bisection iterations: 2^-50 of the MIB range, far below any curve's spread `c`.
 const BISECTION_STEPS: u32 = 50;
 
@@ -227,11 +252,17 @@ pub fn mcs_at_bler_target_on(dir: LinkDir, rbs: RbMask, sinr_lin: &[f64], gain_l
     if n_prb == 0 {
         return None;
     }
+    mcs_from_mib(dir, mean_mib_on(rbs, sinr_lin, gain_lin), n_prb)
+}
+
+/// The mean MIB of QPSK, 16QAM and 64QAM that [`mcs_at_bler_target_on`] reads: over the RBs
+/// `rbs` (not empty) of `sinr_lin`, each RB's SINR times `gain_lin`.
+pub(super) fn mean_mib_on(rbs: RbMask, sinr_lin: &[f64], gain_lin: f64) -> [f64; 3] {
     // A flat estimate (a fixed SINR, an SRS row without fading) costs one lookup.
     if let Some(flat) = flat_sinr_on(rbs, sinr_lin) {
-        return mcs_from_mib(dir, mi3_per_rb(flat * gain_lin), n_prb);
+        return mi3_per_rb(flat * gain_lin);
     }
-    mcs_from_mib(dir, mean_mi3_on(rbs, sinr_lin, gain_lin), n_prb)
+    mean_mi3_on(rbs, sinr_lin, gain_lin)
 }
 
 /// The highest MCS whose first-transmission TB on all the RBs of `sinr_lin` has BLER <= 10 %,
@@ -254,7 +285,7 @@ pub fn mcs_at_bler_target_flat(sinr_db: f64, n_prb: u32) -> Option<u8> {
 const MODULATIONS: [Modulation; 3] = [Modulation::Qpsk, Modulation::Qam16, Modulation::Qam64];
 
 /// `mib[m]` = the mean MIB of modulation `m` over the `n_prb` RBs of a TB of direction `dir`.
-fn mcs_from_mib(dir: LinkDir, mib: [f64; 3], n_prb: u32) -> Option<u8> {
+pub(super) fn mcs_from_mib(dir: LinkDir, mib: [f64; 3], n_prb: u32) -> Option<u8> {
     let row = threshold_row(dir, n_prb);
     let first_fail = (0..=MAX_MCS).find(|&mcs| {
         let m = mcs_info(LinkDir::Downlink, mcs).modulation;
@@ -265,6 +296,28 @@ fn mcs_from_mib(dir: LinkDir, mib: [f64; 3], n_prb: u32) -> Option<u8> {
         Some(mcs) => Some(mcs - 1),
         None => Some(MAX_MCS),
     }
+}
+
+/// [`mcs_from_mib`] for a mean MIB known only to lie in `[lo[m], hi[m]]` for each modulation
+/// `m`, tried at `near` (the last MCS found, most often the same) and the results next to it:
+/// the scan finds `found` when every MCS up to it passes by the lower bounds ([`pass_floors`])
+/// and the next fails by the upper one (a NaN bound decides nothing). `None` when none of them
+/// is decided so.
+pub(super) fn mcs_from_mib_within(
+    dir: LinkDir,
+    lo: [f64; 3],
+    hi: [f64; 3],
+    n_prb: u32,
+    near: u8,
+) -> Option<Option<u8>> {
+    let (row, floors) = (threshold_row(dir, n_prb), pass_floors(dir, n_prb));
+    // `found`: the scan's result, `None` for MCS 0 failing.
+    let decided = |found: Option<u8>| {
+        let passes = found.is_none_or(|r| lo.iter().zip(floors[r as usize]).all(|(&lo, floor)| lo >= floor));
+        let next = found.map_or(0, |r| r + 1);
+        passes && (next > MAX_MCS || hi[mcs_info(LinkDir::Downlink, next).modulation as usize] < row[next as usize])
+    };
+    [Some(near), near.checked_sub(1), Some((near + 1).min(MAX_MCS))].into_iter().find(|&found| decided(found))
 }
 
 /// ns-3's CQI for the MCS its AMC found: MCS 0 failing, or only MCS 0 passing, reports CQI 0;

@@ -373,6 +373,45 @@ pub(super) fn mi3_per_rb(sinr_lin: f64) -> [f64; 3] {
     GRID.mib3(sinr_lin)
 }
 
+/// How far [`mi3_per_rb`] may fall, lane by lane, as its SINR rises: the grid's f32 rows
+/// interpolate monotonically within and across cells, and where the source curve takes over
+/// (below the grid, a curve's end cell) it differs from the rows by an f32 rounding (half an f32
+/// ulp, 2^-25 below 1), twice at most on the way up; the source curve's own steps add ulps of
+/// f64. So a higher SINR's MIB is never below a lower one's by more than this (tested).
+pub(super) const MIB_MONOTONE_SLACK: f64 = f32::EPSILON as f64;
+
+/// How far one modulation's [`mi3_per_rb`] can rise as its SINR grows by e^t (t in nepers):
+/// at most `slope_per_neper x t + jump`, with [`MIB_MONOTONE_SLACK`] for the steps between the
+/// grid and the source curve (tested).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct MibRise {
+    /// The steepest rise per neper: in a grid cell the MIB is linear in the SINR (the weight is
+    /// the SINR's low mantissa bits), so its rise per neper there is at most the cell's top SINR
+    /// times its rise per unit of SINR; the same for each segment of the source curve, and the
+    /// ramp below its first sample rises by its own value per neper.
+    pub slope_per_neper: f64,
+    /// The source curve's step to 1 past its last sample (ns-3's; the module doc).
+    pub jump: f64,
+}
+
+/// [`MibRise`] of QPSK, 16QAM and 64QAM, from the tables at first use.
+pub(super) static MIB_RISE: LazyLock<[MibRise; 3]> = LazyLock::new(|| std::array::from_fn(mib_rise));
+
+/// [`MibRise`] of modulation `k`.
+fn mib_rise(k: usize) -> MibRise {
+    let c = &CURVES[k];
+    let sample_lin = |j: usize| c.first_sinr_lin + j as f64 * c.step_lin;
+    let curve_slope = c.mib.windows(2).enumerate().map(|(j, w)| sample_lin(j + 1) * (w[1] - w[0]) / c.step_lin);
+    let grid = &*GRID;
+    let cell_lin = |i: usize| f64::from_bits((FIRST_CELL + i as u64) << FRAC_BITS);
+    let grid_slope = (0..GRID_CELLS as usize).filter(|&i| i != grid.end_cell[k]).map(|i| {
+        let rise = f64::from(grid.rows[i + 1][k]) - f64::from(grid.rows[i][k]);
+        cell_lin(i + 1) * rise / (cell_lin(i + 1) - cell_lin(i))
+    });
+    let slope_per_neper = curve_slope.chain(grid_slope).fold(c.mib[0], f64::max);
+    MibRise { slope_per_neper, jump: 1.0 - c.mib[c.mib.len() - 1] }
+}
+
 /// The one linear SINR every RB of `rbs` has in `sinr_lin`, if the row is flat there (a fixed
 /// SINR, an SRS row without fading); `None` for an empty mask.
 pub(super) fn flat_sinr_on(rbs: RbMask, sinr_lin: &[f64]) -> Option<f64> {
@@ -497,6 +536,46 @@ mod tests {
     use super::*;
 
     const ALL: [Modulation; 3] = [Modulation::Qpsk, Modulation::Qam16, Modulation::Qam64];
+
+    /// [`MIB_MONOTONE_SLACK`]: SINRs in rising order through every grid cell's bounds (the last
+    /// bits below, the bound, a quarter, half and three quarters in) and below the grid, each
+    /// lane's MIB never below the one before by more than the slack.
+    #[test]
+    fn the_mib_lookup_falls_by_at_most_the_slack_as_sinr_rises() {
+        let below_grid = (1..4096).map(|k| GRID_MIN_LIN * f64::from(k) / 4096.0);
+        let on_grid = (0..GRID_ROWS as u64).flat_map(|i| {
+            let bound = (FIRST_CELL + i) << FRAC_BITS;
+            [bound - 1, bound, bound + FRAC_MASK / 4, bound + FRAC_MASK / 2, bound + 3 * (FRAC_MASK / 4)]
+                .map(f64::from_bits)
+        });
+        let rising: Vec<f64> = below_grid.chain(on_grid).chain([2.0 * GRID_MAX_LIN]).collect();
+        assert!(rising.windows(2).all(|w| w[0] < w[1]));
+        for w in rising.windows(2) {
+            let (a, b) = (mi3_per_rb(w[0]), mi3_per_rb(w[1]));
+            for k in 0..3 {
+                assert!(b[k] >= a[k] - MIB_MONOTONE_SLACK, "lane {k}: {} at {} after {} at {}", b[k], w[1], a[k], w[0]);
+            }
+        }
+    }
+
+    /// [`MIB_RISE`]: for SINRs across the grid and below it and gains from a hundredth of a dB to
+    /// 10 dB, each lane's MIB at the higher SINR is within the rise of the lower one's.
+    #[test]
+    fn the_mib_lookup_rises_by_at_most_its_slope_and_jump() {
+        let sinrs = (0..20_000).map(|k| 10f64.powf(-4.0 + 10.0 * f64::from(k) / 20_000.0));
+        for x in sinrs {
+            for gain_db in [0.01, 0.11, 1.0, 3.0, 10.0] {
+                let nepers = gain_db / 10.0 * std::f64::consts::LN_10;
+                let (a, b) = (mi3_per_rb(x), mi3_per_rb(x * nepers.exp()));
+                for (k, rise) in MIB_RISE.iter().enumerate() {
+                    let most = a[k] + rise.slope_per_neper * nepers + rise.jump + MIB_MONOTONE_SLACK;
+                    assert!(b[k] <= most, "lane {k}: {} at {x} x {gain_db} dB above {most}", b[k]);
+                }
+            }
+        }
+        // The steepest rises are those of the curves' middles, about a third of a MIB per neper.
+        assert!(MIB_RISE.iter().all(|r| (0.1..0.5).contains(&r.slope_per_neper)), "{:?}", *MIB_RISE);
+    }
 
     #[test]
     fn tables_load_with_their_sizes() {

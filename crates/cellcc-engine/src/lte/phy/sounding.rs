@@ -21,7 +21,11 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::amc::{mcs_at_bler_target_on, uplink_cqi_shannon_gap_lin, wideband_cqi};
+use super::amc::{
+    mcs_at_bler_target_on, mcs_from_mib, mcs_from_mib_within, mean_mib_on, uplink_cqi_shannon_gap_lin, wideband_cqi,
+};
+use super::mi::{mi3_per_rb, MIB_MONOTONE_SLACK, MIB_RISE};
+use super::tbs::MAX_PRB;
 use crate::lte::sap::{LinkDir, RbMask};
 use crate::sim::prefetch::CACHE_LINE_BYTES;
 
@@ -46,6 +50,93 @@ const VALUES_PER_CACHE_LINE: usize = CACHE_LINE_BYTES / std::mem::size_of::<f64>
 
 /// Marks an RB never measured.
 const NEVER_MS: u64 = u64::MAX;
+
+/// How far a kept sum may move from the exact sum of its RBs' MIBs at each RB changed: the
+/// difference of two MIBs in [0, 1] rounds by half an ulp of 1, its add into a sum of at most
+/// [`MAX_PRB`] by half an ulp of [`MAX_PRB`] + 1; counted in whole ulps (f64 rounding, Higham,
+/// "Accuracy and Stability of Numerical Algorithms", 2nd ed., §2.2).
+const KEPT_SUM_ERROR_PER_CHANGE: f64 = (MAX_PRB + 2) as f64 * f64::EPSILON;
+
+/// Band RBs per RB the kept sums may move between two band MCSs. A move costs about six RBs
+/// of the band's MIESM (two single-RB lookups, ~120 instructions by callgrind, against ~20 per
+/// RB in the 4-wide kernel) and the sums decide some three band MCSs in four (the 19-site
+/// row): an estimate that moves on more than a 24th of the band between two of them (fast
+/// fading: every RB of each PUSCH, the channel cell's ~37) drops its sums rather than pay for
+/// moves that save less than they cost.
+const BAND_RBS_PER_KEPT_MOVE: u32 = 24;
+
+/// What [`UplinkSounding::band_mcs`] keeps of its last MIESM over the band, so that an estimate
+/// changed on a few RBs since (a PUSCH's DMRS moves about one RB in a network without fast
+/// fading) finds the band's MCS without another ([`UplinkSounding::kept_band_mcs`]).
+#[derive(Clone, Copy, Debug)]
+struct KeptBandMib {
+    /// The outer loop's gain the MIBs are taken at.
+    gain_lin: f64,
+    /// Per modulation, the sum over the band of each RB's MIB at `gain_lin`, moved by each RB's
+    /// change of MIB since.
+    sum_mib: [f64; 3],
+    /// How far `sum_mib` may be from the exact sum of the current RBs' MIBs, each lane.
+    error_bound: f64,
+    /// The RBs measured (the band's), which stay the same while the sums are kept.
+    n_rbs: u32,
+    /// RBs the sums may still move before the next band MCS ([`BAND_RBS_PER_KEPT_MOVE`]).
+    moves_left: u32,
+}
+
+impl KeptBandMib {
+    /// The sums of `n_rbs` RBs whose mean MIB (as [`mean_mib_on`] computes it) is `mean_mib`.
+    fn of_mean(gain_lin: f64, mean_mib: [f64; 3], n_rbs: u32) -> Self {
+        let n = f64::from(n_rbs);
+        // The mean is within (n + 1) half-ulps of the exact one (recursive summation of terms in
+        // [0, 1], Higham §4.2, then the division); times n, and the product's rounding.
+        let sum_mib = mean_mib.map(|m| m * n);
+        let moves_left = n_rbs / BAND_RBS_PER_KEPT_MOVE;
+        KeptBandMib { gain_lin, sum_mib, error_bound: n * (n + 2.0) * f64::EPSILON, n_rbs, moves_left }
+    }
+
+    /// One RB's estimate moved from `old_lin` to `new_lin`; `false` (the sums to be dropped)
+    /// when the moves allowed before the next band MCS are spent.
+    fn moved(&mut self, old_lin: f64, new_lin: f64) -> bool {
+        let Some(left) = self.moves_left.checked_sub(1) else { return false };
+        self.moves_left = left;
+        let (old, new) = (mi3_per_rb(old_lin * self.gain_lin), mi3_per_rb(new_lin * self.gain_lin));
+        for ((sum, new), old) in self.sum_mib.iter_mut().zip(new).zip(old) {
+            *sum += new - old;
+        }
+        self.error_bound += KEPT_SUM_ERROR_PER_CHANGE;
+        true
+    }
+
+    /// Bounds, per modulation, on the mean MIB [`mean_mib_on`] would compute over the band at
+    /// `gain_lin`. At the kept gain, the kept mean within its rounding. At another gain
+    /// every RB's SINR moves by the gains' ratio: towards it each RB's MIB moves by at most its
+    /// lookup's rise over that many nepers ([`MIB_RISE`]), away from it by no more than
+    /// [`MIB_MONOTONE_SLACK`] (the lookup rises with the SINR); the slack also covers this
+    /// bound's own roundings.
+    fn mean_bounds(&self, gain_lin: f64) -> ([f64; 3], [f64; 3]) {
+        let n = f64::from(self.n_rbs);
+        let mean = self.sum_mib.map(|s| s / n);
+        // The kept sum's error on the mean, the computed mean's own (n + 1 half-ulps) and this
+        // division's, in whole ulps.
+        let rounding = self.error_bound / n + (n + 2.0) * f64::EPSILON;
+        let (mut below, mut above) = ([rounding; 3], [rounding; 3]);
+        if gain_lin != self.gain_lin {
+            let nepers = (gain_lin / self.gain_lin).ln();
+            let toward = MIB_RISE.map(|r| r.slope_per_neper * nepers.abs() + r.jump);
+            // No direction (a NaN gain, a ratio rounded to 1) bounds nothing.
+            let (rise, fall) = match nepers.partial_cmp(&0.0) {
+                Some(std::cmp::Ordering::Greater) => (toward, [0.0; 3]),
+                Some(std::cmp::Ordering::Less) => ([0.0; 3], toward),
+                _ => ([f64::NAN; 3], [f64::NAN; 3]),
+            };
+            for k in 0..3 {
+                above[k] += rise[k] + MIB_MONOTONE_SLACK;
+                below[k] += fall[k] + MIB_MONOTONE_SLACK;
+            }
+        }
+        (std::array::from_fn(|k| mean[k] - below[k]), std::array::from_fn(|k| mean[k] + above[k]))
+    }
+}
 
 /// The eNB's per-RB estimate of one UE's uplink SINR, and when each RB was last measured.
 #[derive(Clone, Debug)]
@@ -74,6 +165,9 @@ pub struct UplinkSounding {
     /// change: a UE on a fixed SINR sounds the same row at every SRS, and the MIESM over the band
     /// was ~2,600 instructions per SRS in the 1000-UE cell.
     effective_cqi: Option<Option<u8>>,
+    /// The last [`Self::band_mcs`]'s MIB sums, moved with each RB's change until the RBs
+    /// measured change.
+    kept_band: Option<KeptBandMib>,
 }
 
 impl UplinkSounding {
@@ -91,6 +185,7 @@ impl UplinkSounding {
             last_srs_ms: None,
             version: 0,
             effective_cqi: None,
+            kept_band: None,
         }
     }
 
@@ -122,8 +217,23 @@ impl UplinkSounding {
     /// The SRS received at `now_ms`: `row_lin` is the UE's per-RB uplink SINR now (linear).
     pub fn sounded(&mut self, now_ms: u64, row_lin: &[f64]) {
         let all = RbMask::range(0, self.pusch_ms.len() as u32);
-        if self.measured != all || !same_bits(&self.sinr_lin, row_lin) {
+        if self.measured != all {
             self.effective_cqi = None;
+            self.kept_band = None;
+        }
+        let changed = || self.sinr_lin.iter().zip(row_lin).filter(|(old, new)| old.to_bits() != new.to_bits());
+        // The RBs changed counted first: an SRS moves a whole band's worth (~17 RBs in the
+        // 19-site row), which would spend the sums' moves and drop them anyway.
+        let n_changed = changed().count();
+        if n_changed > 0 {
+            self.effective_cqi = None;
+            self.kept_band = self.kept_band.filter(|kept| n_changed <= kept.moves_left as usize);
+            if let Some(kept) = &mut self.kept_band {
+                for (&old, &new) in changed() {
+                    let within_moves = kept.moved(old, new);
+                    debug_assert!(within_moves, "counted above");
+                }
+            }
         }
         self.sinr_lin.copy_from_slice(row_lin);
         self.srs_ms = now_ms;
@@ -149,6 +259,9 @@ impl UplinkSounding {
                 changed |= *e != v;
                 if e.to_bits() != v.to_bits() {
                     self.effective_cqi = None;
+                    if self.kept_band.as_mut().is_some_and(|kept| !kept.moved(*e, v)) {
+                        self.kept_band = None;
+                    }
                 }
                 *e = v;
                 self.pusch_ms[rb] = now_ms;
@@ -159,6 +272,7 @@ impl UplinkSounding {
         }
         if self.measured != measured_before {
             self.effective_cqi = None;
+            self.kept_band = None;
         }
         self.version += u64::from(changed);
         changed
@@ -204,6 +318,29 @@ impl UplinkSounding {
         Some(mcs_at_bler_target_on(LinkDir::Uplink, measured, &self.sinr_lin, gain_lin).unwrap_or(0))
     }
 
+    /// [`Self::effective_mcs`] over the band (every RB of the estimate), keeping what
+    /// [`Self::kept_band_mcs`] needs to find it again after the estimate changes.
+    pub fn band_mcs(&mut self, gain_lin: f64) -> Option<u8> {
+        if self.measured.is_empty() {
+            return None;
+        }
+        let (n_rbs, mean_mib) = (self.measured.count(), mean_mib_on(self.measured, &self.sinr_lin, gain_lin));
+        self.kept_band = Some(KeptBandMib::of_mean(gain_lin, mean_mib, n_rbs));
+        Some(mcs_from_mib(LinkDir::Uplink, mean_mib, n_rbs).unwrap_or(0))
+    }
+
+    /// [`Self::band_mcs`] at `gain_lin` from the sums the last one kept, when their bounds decide
+    /// every comparison of its MCS scan (the same MCS, to the bit of every comparison); `None`
+    /// when they do not or none are kept. `near`: the band MCS last found (most often the same,
+    /// else one step away: only those are tried). A band MCS found restarts the sums' moves.
+    pub fn kept_band_mcs(&mut self, gain_lin: f64, near: u8) -> Option<u8> {
+        let kept = self.kept_band.as_mut()?;
+        let (lo, hi) = kept.mean_bounds(gain_lin);
+        let mcs = mcs_from_mib_within(LinkDir::Uplink, lo, hi, kept.n_rbs, near)?;
+        kept.moves_left = kept.n_rbs / BAND_RBS_PER_KEPT_MOVE;
+        Some(mcs.unwrap_or(0))
+    }
+
     /// The wideband CQI the estimate stands for (MIESM over every measured RB, as a UE computes
     /// its downlink CQI): what the `lte` table reports for an effective-SINR uplink.
     pub fn effective_cqi(&mut self, scratch: &mut Vec<f64>) -> Option<u8> {
@@ -230,11 +367,6 @@ impl UplinkSounding {
         let pusch_age_ms: u64 = by_pusch.iter().map(|rb| now_ms.saturating_sub(self.pusch_ms[rb as usize])).sum();
         (by_srs * now_ms.saturating_sub(self.srs_ms) + pusch_age_ms, measured.count())
     }
-}
-
-/// Whether two rows hold the same values to the bit.
-fn same_bits(a: &[f64], b: &[f64]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
 }
 
 #[cfg(test)]
@@ -350,6 +482,46 @@ mod tests {
         assert_eq!(s.lena_cqi_on(RbMask::range(3, 3)), Some(uplink_cqi_shannon_gap(6.0)));
         assert_eq!(s.lena_cqi_on(RbMask::range(5, 1)), Some(uplink_cqi_shannon_gap(12.0)));
         assert!(uplink_cqi_shannon_gap(6.0) > 0);
+    }
+
+    /// The kept sums give the band MCS of the MIESM over the band whenever they decide it: an
+    /// estimate moved RB by RB by PUSCHs and SRSs, the outer loop's gain stepping up and down,
+    /// each band MCS (from the kept sums, else from the MIESM, as the cell asks) checked against
+    /// [`UplinkSounding::effective_mcs`] over the band.
+    #[test]
+    fn the_kept_band_mcs_is_the_band_mcs() {
+        const N: usize = 100;
+        let mut state = 7u64;
+        let mut next = move |below: u64| {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (state >> 33) % below
+        };
+        let mut row: Vec<f64> = (0..N).map(|i| 10f64.powf(f64::from(i as u32 % 7) / 2.0)).collect();
+        let mut s = UplinkSounding::new(0, 40, N);
+        s.sounded(0, &row);
+        let (mut offset_db, mut decided, mut last) = (0.0f64, 0, 0);
+        for ms in 1..3000 {
+            let rb = next(N as u64) as usize;
+            row[rb] = 10f64.powf((next(400) as f64 - 100.0) / 100.0);
+            if ms % 40 == 0 {
+                s.sounded(ms, &row);
+            } else {
+                s.pusch(ms, RbMask::range(rb as u32, 1), &row);
+            }
+            offset_db = (offset_db + if next(10) == 0 { -1.0 } else { 1.0 / 9.0 }).clamp(-3.0, 3.0);
+            let gain_lin = 10f64.powf(offset_db / 10.0);
+            let want = s.effective_mcs(RbMask::range(0, N as u32), gain_lin);
+            let got = match s.kept_band_mcs(gain_lin, last) {
+                Some(kept) => {
+                    decided += 1;
+                    Some(kept)
+                }
+                None => s.band_mcs(gain_lin),
+            };
+            assert_eq!(got, want, "{ms} ms");
+            last = want.expect("measured");
+        }
+        assert!(decided >= 300, "the kept sums decided {decided} of 2999, not a tenth");
     }
 
     #[test]

@@ -155,6 +155,14 @@ impl Candidate {
         tbs_bits(dir, self.mcs, self.rbs.count()) >= self.need_bits
     }
 
+    /// Once it holds RBs: whether it wins every free RBG after those when every candidate ranked
+    /// above it is full. It never becomes full (the whole band does not cover its buffer) and
+    /// no sub-band is out of range for it, so the per-RBG loop of
+    /// [`Scheduler::allocate_best_per_rbg`] would give it each of them in turn.
+    fn never_full_anywhere(&self) -> bool {
+        !self.may_fill && self.out_of_range.is_empty()
+    }
+
     /// Give it `mask` as well, of a band of `band_rbs` RBs.
     fn take(&mut self, mask: RbMask, dir: LinkDir, band_rbs: u32) {
         if self.rbs.is_empty() {
@@ -548,10 +556,20 @@ impl Scheduler {
                 k += 1;
             };
             // An RBG no candidate may take stays empty (ns-3: "any UE found"); later ones may not.
-            if let Some(w) = winner {
-                self.candidates[w].take(mask, dir, n_rbs);
+            let Some(w) = winner else { continue };
+            self.candidates[w].take(mask, dir, n_rbs);
+            let c = &self.candidates[w];
+            if k == first_open && c.never_full_anywhere() {
+                self.candidates[w].rbs = self.candidates[w].rbs.union(self.free_units_after(i, busy));
+                break;
             }
         }
+    }
+
+    /// The RBGs after RBG `i` that do not overlap `busy`, together.
+    fn free_units_after(&self, i: u32, busy: RbMask) -> RbMask {
+        let free = (i + 1..self.n_units()).map(|u| self.unit_mask(u)).filter(|m| !m.overlaps(busy));
+        free.fold(RbMask::default(), RbMask::union)
     }
 
     /// Units (RBGs or RBs, each `unit_rbs` RBs) that carry `c`'s buffer, 1..=`max_units`
