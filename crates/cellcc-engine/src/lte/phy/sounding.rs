@@ -65,6 +65,11 @@ const KEPT_SUM_ERROR_PER_CHANGE: f64 = (MAX_PRB + 2) as f64 * f64::EPSILON;
 /// moves that save less than they cost.
 const BAND_RBS_PER_KEPT_MOVE: u32 = 24;
 
+/// The RBs the kept sums of a band of `n_rbs` RBs may move between two band MCSs.
+fn kept_moves_allowed(n_rbs: u32) -> u32 {
+    n_rbs / BAND_RBS_PER_KEPT_MOVE
+}
+
 /// What [`UplinkSounding::band_mcs`] keeps of its last MIESM over the band, so that an estimate
 /// changed on a few RBs since (a PUSCH's DMRS moves about one RB in a network without fast
 /// fading) finds the band's MCS without another ([`UplinkSounding::kept_band_mcs`]).
@@ -90,7 +95,7 @@ impl KeptBandMib {
         // The mean is within (n + 1) half-ulps of the exact one (recursive summation of terms in
         // [0, 1], Higham §4.2, then the division); times n, and the product's rounding.
         let sum_mib = mean_mib.map(|m| m * n);
-        let moves_left = n_rbs / BAND_RBS_PER_KEPT_MOVE;
+        let moves_left = kept_moves_allowed(n_rbs);
         KeptBandMib { gain_lin, sum_mib, error_bound: n * (n + 2.0) * f64::EPSILON, n_rbs, moves_left }
     }
 
@@ -337,7 +342,7 @@ impl UplinkSounding {
         let kept = self.kept_band.as_mut()?;
         let (lo, hi) = kept.mean_bounds(gain_lin);
         let mcs = mcs_from_mib_within(LinkDir::Uplink, lo, hi, kept.n_rbs, near)?;
-        kept.moves_left = kept.n_rbs / BAND_RBS_PER_KEPT_MOVE;
+        kept.moves_left = kept_moves_allowed(kept.n_rbs);
         Some(mcs.unwrap_or(0))
     }
 
