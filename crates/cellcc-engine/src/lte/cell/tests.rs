@@ -285,6 +285,31 @@ fn a_lena_uplink_grant_takes_the_cqi_of_its_own_rbs_not_the_bands() {
     assert_eq!((ul_tbs(&mut cell, 0), ul_tbs(&mut cell, 1)), (0, 1));
 }
 
+#[test]
+fn the_uplink_band_mcs_follows_the_outer_loop_on_a_fixed_estimate() {
+    // A fixed 15 dB uplink: every SRS and PUSCH measures the same row, so the estimate never
+    // changes, while the outer loop steps at each first transmission's HARQ feedback. The band
+    // MCS the demand holds is the estimate's at the gain of the moment, as the grants' own are.
+    let mut cell = one_second_cell(serde_json::json!({
+        "id": "c", "enb": "enb",
+        "ues": [{"node": "ue0", "sinr": {"kind": "fixed", "db": 15}}]
+    }));
+    let mut out = CellOutput::default();
+    let mut checked = 0;
+    for ms in 0..400u32 {
+        let now = SimTime(u64::from(ms) * NS_PER_MS);
+        let queued = cell.enqueue(now, NodeId(1), NodeId(0), PacketId(ms), 1500);
+        assert!(matches!(queued, CellEnqueued::Accepted));
+        cell.handle_timeout(now, &mut out);
+        let (held, now_gain, unshifted) = cell.ul_band_mcs_held_now_and_unshifted(0);
+        if held.is_some() && now_gain != unshifted {
+            assert_eq!(held, now_gain, "at {ms} ms");
+            checked += 1;
+        }
+    }
+    assert!(checked > 100, "the outer loop moved the band MCS in {checked} TTIs only");
+}
+
 /// What a cell did on the air and delivered: per UE and direction, each output slot's TBs, MCS
 /// sum, bits decoded, HARQ retransmissions, control losses and first-transmission NACKs; and
 /// every packet delivered, with when.

@@ -120,10 +120,10 @@ pub(crate) struct MacUeTables {
     /// Per UE: the eNB's uplink measurement from its SRS and PUSCH (an empty one for a UE not
     /// attached).
     sounding: Vec<UplinkSounding>,
-    /// Per UE: the uplink MCS over the whole band with the outer loop's offset when the estimate
-    /// last changed (the demand's and the capacity's; a grant's own MCS is computed over its RBs
-    /// with the offset of the moment), and the estimate version it is for.
-    ul_band_mcs: Vec<Option<(u64, Option<u8>)>>,
+    /// Per UE: the uplink MCS over the whole band (the demand's and the capacity's; a grant's own
+    /// MCS is computed over its RBs), and what it is for: the estimate's version and the outer
+    /// loop's gain, whose every step moves the MCS the eNB expects as it moves the grants'.
+    ul_band_mcs: Vec<Option<(BandMcsFor, Option<u8>)>>,
     /// Per UE: the aggregation level of its DCIs, and what it was chosen for.
     dci_level: Vec<u8>,
     dci_level_for: Vec<Option<DciLevelInput>>,
@@ -160,18 +160,44 @@ impl MacUeTables {
     /// decode last wrote one).
     fn refresh_kept_band_mcs(&mut self, list: &[u32], link_tti: &mut LinkTtiStates) {
         for i in list.iter().map(|&i| i as usize) {
-            let version = self.sounding[i].version();
+            let gain_lin = link_tti.link(i, LinkDir::Uplink).olla.gain_lin();
+            let now_for = BandMcsFor::of(&self.sounding[i], gain_lin);
             let last = match self.ul_band_mcs[i] {
-                Some((v, _)) if v == version => continue,
+                Some((f, _)) if f == now_for => continue,
                 Some((_, last)) => last,
                 None => None,
             };
-            let gain_lin = link_tti.link(i, LinkDir::Uplink).olla.gain_lin();
             match self.sounding[i].kept_band_mcs(gain_lin, last.unwrap_or(0)) {
-                Some(mcs) => self.ul_band_mcs[i] = Some((version, Some(mcs))),
+                Some(mcs) => self.ul_band_mcs[i] = Some((now_for, Some(mcs))),
                 None => load_together(self.sounding[i].estimate_words()),
             }
         }
+    }
+}
+
+#[cfg(test)]
+impl Cell {
+    /// UE `i`'s uplink band MCS as the demand last held it, and its estimate's band MCS at its
+    /// outer loop's gain now and at no offset (gain 1).
+    pub(super) fn ul_band_mcs_held_now_and_unshifted(&mut self, i: usize) -> (Option<u8>, Option<u8>, Option<u8>) {
+        let held = self.macs.tables.ul_band_mcs[i].and_then(|(_, m)| m);
+        let gain_lin = self.tables.link_tti.link(i, LinkDir::Uplink).olla.gain_lin();
+        let mut sounding = self.macs.tables.sounding[i].clone();
+        (held, sounding.band_mcs(gain_lin), sounding.band_mcs(1.0))
+    }
+}
+
+/// What an uplink band MCS was found for: the estimate's version and the outer loop's gain (its
+/// bits), the two inputs of [`UplinkSounding::band_mcs`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct BandMcsFor {
+    version: u64,
+    gain_bits: u64,
+}
+
+impl BandMcsFor {
+    fn of(sounding: &UplinkSounding, gain_lin: f64) -> Self {
+        BandMcsFor { version: sounding.version(), gain_bits: gain_lin.to_bits() }
     }
 }
 
@@ -651,11 +677,12 @@ impl Cell {
             let mcs = match (dir, macs.la.ul_mcs_from) {
                 (LinkDir::Uplink, UlMcsRule::EffectiveSinr) => {
                     let sounding = &mut macs.tables.sounding[i];
+                    let now_for = BandMcsFor::of(sounding, olla.gain_lin());
                     let band_mcs = match macs.tables.ul_band_mcs[i] {
-                        Some((v, m)) if v == sounding.version() => m,
+                        Some((f, m)) if f == now_for => m,
                         _ => {
                             let m = sounding.band_mcs(olla.gain_lin());
-                            macs.tables.ul_band_mcs[i] = Some((sounding.version(), m));
+                            macs.tables.ul_band_mcs[i] = Some((now_for, m));
                             m
                         }
                     };
