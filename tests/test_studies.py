@@ -268,3 +268,18 @@ def test_walking_stations_whose_block_ack_window_wraps_run_to_the_end() -> None:
     result = cellcc.run(doc, seed=1)
     assert len(result.flows) == malekzadeh.N_USERS
     assert result.flows["lost_packets"].sum() > 0, "the walk takes stations out of VhtMcs7's range: frames are lost"
+
+
+def test_nor_maulana_conclusion_counts_only_a_loss_the_seeds_show() -> None:
+    # Vegas' lower delay and throughput as in the paper; its loss one packet above NewReno's zero
+    # in ten seeds (p = 0.34) is no loss difference, while a loss the paired test confirms is.
+    from cellcc.studies.common import Difference, Verdict
+    from cellcc.studies.nor_maulana import _conclusion_finding
+
+    thr = Difference(9691.0, 4409.0, 1e-13, 10)
+    delay = Difference(0.742, 0.0507, 1e-12, 10)
+    noise = Difference(0.0, 0.000811, 0.34, 10)
+    shown = Difference(0.0, 0.5, 1e-4, 10)
+    assert _conclusion_finding(thr, delay, noise, 15.0).verdict == Verdict.AGREES
+    assert "no significantly more loss" in _conclusion_finding(thr, delay, noise, 15.0).ours
+    assert _conclusion_finding(thr, delay, shown, 15.0).verdict == Verdict.DIFFERS
