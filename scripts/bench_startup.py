@@ -86,8 +86,8 @@ def _write(path: Path, scratch: str) -> None:
     text = path.read_text(encoding="utf-8") if path.exists() else ""
     body = (
         f"{SECTION}\n\nWritten by `make bench` (`scripts/bench_startup.py`): wall time of a fresh process, "
-        f"median and fastest of {REPEATS}, and median CPU time (user + system), which a busy machine does not "
-        f"inflate. Goal (issues 13 and 36): under {GOAL_S} s.\n\n"
+        f"median and fastest of {REPEATS}, and median CPU time (user + system), which waiting for a core does not "
+        f"inflate (the shared caches' other tenants still do). Goal (issues 13 and 36): under {GOAL_S} s.\n\n"
         "| command | wall median s | wall fastest s | CPU median s | under goal |\n|---|---:|---:|---:|---|\n"
         + "\n".join(_rows(scratch))
         + "\n"

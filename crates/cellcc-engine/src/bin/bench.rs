@@ -364,8 +364,8 @@ fn main() -> std::io::Result<()> {
         "# Engine benchmarks\n\nWritten by `make bench` (`cargo run --release -p cellcc-engine --bin cellcc-bench`).\n\
          Machines here are shared and noisy: read the ratios (simulated seconds per wall second,\n\
          events per second), all taken in one run, not any single absolute time.\n\n\
-         `per CPU s` divides by the CPU time the process actually ran (one core), which a busy\n\
-         machine does not inflate; `per wall s` by elapsed time. Each row is the median (by CPU time)\n\
+         `per CPU s` divides by the CPU time the process actually ran (one core), which waiting for\n\
+         a core does not inflate (other tenants' use of the shared caches still does); `per wall s` by elapsed time. Each row is the median (by CPU time)\n\
          of the scenario's `runs`; `fastest` is its fastest run by CPU time (what the code does on\n\
          this hardware when the host's other tenants leave it the caches: they only add time).\n\n",
     );
