@@ -902,9 +902,9 @@ impl Cell {
         grants.retain(|g| {
             let level = self.macs.tables.dci_level[g.ue.index()];
             let error = match self.pdcch_sinr_db(g.ue, now) {
-                // A network's control region sees every cell (the data row only those sending).
+                // A channel's control region sees every neighbour (the data row only those sending).
                 Some(sinr_db) => pdcch_error(sinr_db, Some(level)),
-                None => phy::pdcch_error_rate_flat_at_level(self.control_esinr_db(g.ue, now), level),
+                None => phy::pcfich_pdcch_error_rate_flat(self.control_esinr_db(g.ue, now, level)),
             };
             let link = &mut self.ues[g.ue.index()].ul;
             let lost = link.rng.uniform() < error;
@@ -1092,36 +1092,34 @@ impl Cell {
     }
 
     /// Whether UE `ue` fails to decode its downlink DCI this TTI (the row in `sinr_lin` is its
-    /// downlink's): at its aggregation level with a PDCCH budget, else ns-3's one curve for the
-    /// band. ns-3 models control errors on the downlink only (DCI on PDCCH, TS 36.213 §9.1).
+    /// downlink's): at its aggregation level with a PDCCH budget, else on ns-3's one curve for
+    /// the band (the reference level's). ns-3 models control errors on the downlink only (DCI on
+    /// PDCCH, TS 36.213 §9.1).
     fn dci_missed(&mut self, ue: UeIndex, now: SimTime) -> bool {
-        if let Some(sinr_db) = self.pdcch_sinr_db(ue, now) {
-            // A network's control region sees every cell (the data row only those sending).
-            let level = self.macs.pdcch_cfg.capacity.then_some(self.macs.tables.dci_level[ue.index()]);
-            return self.ues[ue.index()].dl.rng.uniform() < pdcch_error(sinr_db, level);
-        }
-        let sinr_lin = &self.sinr_lin;
-        let link = &mut self.ues[ue.index()].dl;
-        let esinr_db = *link.memo.control_esinr_db.get_or_insert_with(|| phy::control_effective_sinr_db(sinr_lin));
-        let error = if self.macs.pdcch_cfg.capacity {
-            phy::pdcch_error_rate_flat_at_level(esinr_db, self.macs.tables.dci_level[ue.index()])
-        } else {
-            phy::pcfich_pdcch_error_rate_flat(esinr_db)
+        let level = self.macs.pdcch_cfg.capacity.then_some(self.macs.tables.dci_level[ue.index()]);
+        let error = match self.pdcch_sinr_db(ue, now) {
+            // A channel's control region sees every neighbour (the data row only those sending).
+            Some(sinr_db) => pdcch_error(sinr_db, level),
+            None => {
+                let level = level.unwrap_or(phy::REFERENCE_AGGREGATION_LEVEL);
+                let esinr_db = self.ues[ue.index()].dl.memo.control_esinr_db(&self.sinr_lin, level);
+                phy::pcfich_pdcch_error_rate_flat(esinr_db)
+            }
         };
-        link.rng.uniform() < error
+        self.ues[ue.index()].dl.rng.uniform() < error
     }
 
-    /// UE `ue`'s control-region effective SINR at `now` from its downlink row (kept with the row).
-    fn control_esinr_db(&mut self, ue: UeIndex, now: SimTime) -> f64 {
+    /// UE `ue`'s control-region effective SINR at `now` for a DCI on `level` CCEs, from its
+    /// downlink row (kept with the row).
+    fn control_esinr_db(&mut self, ue: UeIndex, now: SimTime, level: u8) -> f64 {
         let id = self.sinr.row_id(ue, LinkDir::Downlink, now);
         let memo = &mut self.ues[ue.index()].dl.memo;
         // As in `measure_dl`: the row is spared only when its value is already derived.
-        if !memo.holds(id) || memo.control_esinr_db.is_none() {
+        if !memo.holds(id) || !memo.has_control_esinr(level) {
             self.sinr.per_rb_sinr_lin(ue, LinkDir::Downlink, now, &mut self.sinr_lin);
             memo.refresh(id, &self.sinr_lin);
         }
-        let sinr_lin = &self.sinr_lin;
-        *memo.control_esinr_db.get_or_insert_with(|| phy::control_effective_sinr_db(sinr_lin))
+        memo.control_esinr_db(&self.sinr_lin, level)
     }
 }
 

@@ -10,7 +10,7 @@ use super::{CellOutput, TTI};
 use crate::lte::config::{CellConfig, UeConfig};
 use crate::lte::mac::harq::HarqEntity;
 use crate::lte::pdcp::PdcpTx;
-use crate::lte::phy::CqiReport;
+use crate::lte::phy::{self, CqiReport};
 use crate::lte::rlc::{Rlc, RlcEvents, RlcPdu};
 use crate::lte::sap::{HarqId, LinkDir, RlcSdu};
 use crate::packet::PacketId;
@@ -32,11 +32,30 @@ pub struct SinrMemo {
     /// The row itself (linear SINR), kept only when the source gives no id.
     sinr_lin: Vec<f64>,
     pub cqi: Option<CqiReport>,
-    /// The control region's effective SINR, dB (`phy::control_effective_sinr_db`).
-    pub control_esinr_db: Option<f64>,
+    /// The control region's effective SINR for a DCI on the level kept with it, dB
+    /// (`phy::control_effective_sinr_at_level_db`).
+    control_esinr_db: Option<(u8, f64)>,
 }
 
 impl SinrMemo {
+    /// Whether the control region's effective SINR for a DCI on `level` CCEs is kept.
+    pub fn has_control_esinr(&self, level: u8) -> bool {
+        matches!(self.control_esinr_db, Some((l, _)) if l == level)
+    }
+
+    /// The control region's effective SINR of the row `sinr_lin` (the memo's) for a DCI on
+    /// `level` CCEs, dB: kept with the row for the level last asked.
+    pub fn control_esinr_db(&mut self, sinr_lin: &[f64], level: u8) -> f64 {
+        match self.control_esinr_db {
+            Some((l, db)) if l == level => db,
+            _ => {
+                let db = phy::control_effective_sinr_at_level_db(sinr_lin, level);
+                self.control_esinr_db = Some((level, db));
+                db
+            }
+        }
+    }
+
     /// Whether the row named `id` is the one the memo was derived from (never, without an id).
     pub fn holds(&self, id: Option<u64>) -> bool {
         id.is_some() && id == self.row_id

@@ -69,10 +69,19 @@ pub fn pcfich_pdcch_error_rate(sinr_lin: &[f64]) -> f64 {
 /// linear SINR, read back through the QPSK MIB curve (-inf for an empty slice: no control).
 /// Every error rate of this module is a function of it, so a caller keeps it per row.
 pub fn control_effective_sinr_db(sinr_lin: &[f64]) -> f64 {
+    control_effective_sinr_at_level_db(sinr_lin, REFERENCE_AGGREGATION_LEVEL)
+}
+
+/// [`control_effective_sinr_db`] for a DCI on `level` CCEs, on the reference level's axis: each
+/// RB's SINR less the level's penalty before the MIESM. The QPSK MIB saturates at the top of its
+/// table (~5 dB), so the penalty taken after it would read a clean 15 dB row as -4 dB at level 1.
+/// Its error probability is [`pcfich_pdcch_error_rate_flat`] of the value.
+pub fn control_effective_sinr_at_level_db(sinr_lin: &[f64], level: u8) -> f64 {
     if sinr_lin.is_empty() {
         return f64::NEG_INFINITY;
     }
-    let mib = mean_mi_all(Modulation::Qpsk, sinr_lin);
+    let gain_lin = f64::from(level) / f64::from(REFERENCE_AGGREGATION_LEVEL);
+    let mib = mean_mi_all(Modulation::Qpsk, sinr_lin, gain_lin);
     linear_to_db(curve(Modulation::Qpsk).sinr_linear_for_mib(mib))
 }
 
@@ -100,9 +109,9 @@ fn level_penalty_db(level: u8) -> f64 {
     }
 }
 
-/// PCFICH+PDCCH error probability of a DCI on `level` CCEs (1, 2, 4 or 8) at the control
-/// region's effective SINR `sinr_db` ([`control_effective_sinr_db`]; a flat channel's SINR):
-/// the reference curve less the level's penalty.
+/// PCFICH+PDCCH error probability of a DCI on `level` CCEs (1, 2, 4 or 8) over a flat control
+/// region at `sinr_db` (a faded row: [`control_effective_sinr_at_level_db`]): the reference
+/// curve less the level's penalty.
 pub fn pdcch_error_rate_flat_at_level(sinr_db: f64, level: u8) -> f64 {
     error_at_effective_sinr_db(sinr_db - level_penalty_db(level))
 }
@@ -179,6 +188,25 @@ mod tests {
         let row = lin_row(&[-3.0; 50]);
         let esinr = control_effective_sinr_db(&row);
         assert!((pdcch_error_rate_flat_at_level(esinr, 8) - pcfich_pdcch_error_rate(&row)).abs() < 1e-12);
+    }
+
+    /// A row's level penalty is taken per RB, before the QPSK MIB saturates: a clean 15 dB row
+    /// loses no DCI on 1 CCE (the penalty after the MIESM, 5.05 dB - 9.03 dB, read it as 4%).
+    #[test]
+    fn a_rows_level_penalty_is_taken_before_the_mib_saturates() {
+        let clean = lin_row(&[15.0; 50]);
+        let saturated_db = control_effective_sinr_db(&clean);
+        assert!(saturated_db < 6.0, "the QPSK MIB's table ends near 5 dB: {saturated_db}");
+        assert!(pdcch_error_rate_flat_at_level(saturated_db, 1) > 0.03);
+        assert_eq!(pcfich_pdcch_error_rate_flat(control_effective_sinr_at_level_db(&clean, 1)), 0.0);
+        // Below saturation a flat row at a level is the flat curve at that level (within the
+        // MIB table's interpolation).
+        for (db, level) in [(4.0, 1), (-1.0, 2), (-3.0, 4), (-5.0, 8)] {
+            let row = lin_row(&[db; 50]);
+            let want = pdcch_error_rate_flat_at_level(db, level);
+            let got = pcfich_pdcch_error_rate_flat(control_effective_sinr_at_level_db(&row, level));
+            assert!((got - want).abs() < 1e-3 * want.max(1e-3), "{db} dB at {level}: {got} vs {want}");
+        }
     }
 
     #[test]

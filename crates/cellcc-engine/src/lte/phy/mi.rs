@@ -467,14 +467,15 @@ fn mean_of(([q, q16, q64, _], n): ([f64; 4], usize)) -> [f64; 3] {
     [q, q16, q64].map(|x| x / n as f64)
 }
 
-/// Mean MIB of one modulation over every RB of the linear row `sinr_lin`.
-pub(super) fn mean_mi_all(modulation: Modulation, sinr_lin: &[f64]) -> f64 {
+/// Mean MIB of one modulation over every RB of the linear row `sinr_lin`, each RB's SINR times
+/// `gain_lin` first.
+pub(super) fn mean_mi_all(modulation: Modulation, sinr_lin: &[f64], gain_lin: f64) -> f64 {
     if sinr_lin.is_empty() {
         return 0.0;
     }
     // From -0.0, as `Iterator::sum` of f64 starts (-0.0 + x is x for every x); x 1 is exact.
     let slices = std::iter::once(sinr_lin);
-    let (sum, n) = simd::run(Mib3Sum { grid: &GRID, slices, gain_lin: 1.0, start: -0.0 });
+    let (sum, n) = simd::run(Mib3Sum { grid: &GRID, slices, gain_lin, start: -0.0 });
     sum[modulation as usize] / n as f64
 }
 
@@ -653,7 +654,7 @@ mod tests {
         let sinr = lin_row(&[1.0, 7.5, 12.0, 30.0]);
         let mean = mean_mi3_all(&sinr);
         for (k, m) in ALL.iter().enumerate() {
-            assert!((mean[k] - mean_mi_all(*m, &sinr)).abs() < 1e-15);
+            assert!((mean[k] - mean_mi_all(*m, &sinr, 1.0)).abs() < 1e-15);
         }
         assert_eq!(mean_mi3_all(&[2.5; 7]), GRID.mib3(2.5));
     }
@@ -865,7 +866,7 @@ mod tests {
         });
         assert_eq!(mean_mi3_on(mask, &row, gain_lin), sum.map(|x| x / n));
         assert_eq!(mean_mi3_on(RbMask(0), &row, gain_lin), [0.0; 3]);
-        assert_eq!(mean_mi_all(Modulation::Qpsk, &[]), 0.0);
+        assert_eq!(mean_mi_all(Modulation::Qpsk, &[], 1.0), 0.0);
     }
 
     #[test]

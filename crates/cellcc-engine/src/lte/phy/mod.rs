@@ -43,8 +43,8 @@ pub use amc::{
 };
 pub use bler::{decode_tb, tb_bler, tb_bler_harq, HarqHistory, TbDecodeStats, HARQ_MAX_STORED};
 pub use control_channel::{
-    control_effective_sinr_db, pcfich_pdcch_error_rate, pcfich_pdcch_error_rate_flat, pdcch_error_rate_flat_at_level,
-    ControlRegion,
+    control_effective_sinr_at_level_db, control_effective_sinr_db, pcfich_pdcch_error_rate,
+    pcfich_pdcch_error_rate_flat, pdcch_error_rate_flat_at_level, ControlRegion, REFERENCE_AGGREGATION_LEVEL,
 };
 pub use mi::{effective_mi, mi_per_rb};
 pub use segmentation::{segment_tb, CodeBlocks};
