@@ -26,6 +26,19 @@ def test_paired_test_matches_scipy_and_handles_degenerate_samples():
     assert math.isnan(paired_test([1.0], [2.0]).p_value)
 
 
+def test_paired_test_reads_float_rounding_as_no_difference():
+    # Two CCAs whose runs are the same up to the order of a sum's terms (9b680c1, malekzadeh's
+    # 802.11ac Illinois / Yeah tie): p = 1, where the t-test on the rounding read p = 0.59.
+    a = np.array([12.345678901234567, 13.2, 11.9, 12.8])
+    b = a + np.array([2e-15, -1.8e-15, 0.0, 3.5e-15])
+    got = paired_test(a, b)
+    assert (got.p_value, got.mean_difference) == (1.0, 0.0)
+    assert float(sps.ttest_rel(a, b).pvalue) < 1.0
+    # A real difference is scipy's test, as before.
+    real = a + np.array([0.1, 0.3, 0.2, 0.25])
+    assert paired_test(a, real).p_value == pytest.approx(float(sps.ttest_rel(a, real).pvalue), rel=1e-12)
+
+
 def test_holm_by_hand():
     # Sorted p: 0.01 (x3 = 0.03), 0.03 (x2 = 0.06), 0.04 (x1 = 0.04 -> kept monotone at 0.06).
     assert holm([0.01, 0.04, 0.03]) == pytest.approx([0.03, 0.06, 0.06])
