@@ -402,21 +402,21 @@ fn carve(segments: &SegmentList, a: u32, b: u32, room: u32, mut out: SegmentList
     let mut avail = room;
     let mut pos = 0u32;
     for s in segments.iter() {
-        let (start, end) = (pos.max(a), (pos + s.len).min(b));
-        pos += s.len;
+        let (start, end) = (pos.max(a), (pos + s.len_bytes()).min(b));
+        pos += s.len_bytes();
         if start >= end {
             continue;
         }
         if let Some(prev) = out.last() {
             let extra = li_bytes(out.len() as u32) - li_bytes(out.len() as u32 - 1);
-            if prev.len > LI_MAX_BYTES || avail <= extra {
+            if prev.len_bytes() > LI_MAX_BYTES || avail <= extra {
                 break;
             }
             avail -= extra;
         }
         let take = (end - start).min(avail);
-        let skip = start - (pos - s.len);
-        out.push(SduSegment { sdu: s.sdu, sdu_bytes: s.sdu_bytes, offset: s.offset + skip, len: take });
+        let skip = start - (pos - s.len_bytes());
+        out.push(SduSegment::new(s.sdu, s.sdu_bytes, s.offset + skip, take));
         avail -= take;
         if avail == 0 || take < end - start {
             break;
@@ -428,7 +428,14 @@ fn carve(segments: &SegmentList, a: u32, b: u32, room: u32, mut out: SegmentList
 
 #[cfg(test)]
 mod tests {
-    use super::add_range;
+    use super::{add_range, TxPdu};
+
+    /// A window slot: the PDU's segment list (128 bytes, no tags: `SduSegment`'s length is
+    /// never 0), its pending ranges and counts.
+    #[test]
+    fn a_window_slot_is_168_bytes() {
+        assert_eq!(std::mem::size_of::<Option<TxPdu>>(), 168);
+    }
 
     #[test]
     fn ranges_merge_in_place_and_count_only_new_bytes() {
