@@ -64,14 +64,37 @@ const TRACK_HISTORY_STEPS: usize = (HISTORY_TTIS as u64 * FADING_STEP_NS).div_ce
 /// Subcarriers per RB (TS 36.211 §6.2.3): RSRP is the power of one resource element.
 const SUBCARRIERS_PER_RB: f64 = 12.0;
 
-/// A UE's PUSCH in a TTI: the interference it puts on other cells' receivers.
+/// A UE's PUSCH in a TTI: the interference it puts on other cells' receivers. 32 bytes (the
+/// 16-byte-aligned mask, the power, the indices narrowed): two records a cache line, where
+/// `usize` indices made it 48.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct UlTx {
-    pub ue: usize,
-    pub cell: usize,
     pub rbs: RbMask,
     /// Its power per PRB, mW.
     pub rb_mw: f64,
+    ue: u32,
+    cell: u16,
+}
+
+impl UlTx {
+    /// UE `ue`'s PUSCH to `cell` on `rbs` at `rb_mw` per PRB.
+    pub fn new(ue: usize, cell: usize, rbs: RbMask, rb_mw: f64) -> Self {
+        let ue = u32::try_from(ue).expect("a UE index fits 32 bits");
+        let cell = u16::try_from(cell).expect("a cell index fits 16 bits");
+        UlTx { rbs, rb_mw, ue, cell }
+    }
+
+    /// The sending UE's index in the network.
+    #[inline]
+    pub fn ue(&self) -> usize {
+        self.ue as usize
+    }
+
+    /// The cell its PUSCH went to.
+    #[inline]
+    pub fn cell(&self) -> usize {
+        usize::from(self.cell)
+    }
 }
 
 /// What every cell sent in one TTI.
@@ -595,22 +618,22 @@ impl NetworkChannel {
         self.ul_interference.rb_mw.fill(0.0);
         for i in 0..self.history[slot].ul.len() {
             let tx = self.history[slot].ul[i];
-            self.large_scale(tx.ue, now);
-            let pusch_cell = &mut self.ul_interference.pusch_cell[tx.ue];
+            self.large_scale(tx.ue(), now);
+            let pusch_cell = &mut self.ul_interference.pusch_cell[tx.ue()];
             *pusch_cell = match *pusch_cell {
-                Some((t, c)) if t == tti && c != tx.cell => Some((tti, SEVERAL_CELLS)),
-                _ => Some((tti, tx.cell)),
+                Some((t, c)) if t == tti && c != tx.cell() => Some((tti, SEVERAL_CELLS)),
+                _ => Some((tti, tx.cell())),
             };
             // Each (cell, RB) gets one addition per PUSCH, in the TTI's order (as a row summing
             // them alone), the PUSCH's own cell none.
-            let gains = &self.ues[tx.ue].ul_gain;
+            let gains = &self.ues[tx.ue()].ul_gain;
             let add = |cells: &mut [f64], gains: &[f64]| {
                 cells.iter_mut().zip(gains).for_each(|(x, gain)| *x += tx.rb_mw * gain);
             };
             for k in tx.rbs.runs().flatten() {
                 let cells = &mut self.ul_interference.rb_mw[k * n_cells..(k + 1) * n_cells];
-                add(&mut cells[..tx.cell], &gains[..tx.cell]);
-                add(&mut cells[tx.cell + 1..], &gains[tx.cell + 1..]);
+                add(&mut cells[..tx.cell()], &gains[..tx.cell()]);
+                add(&mut cells[tx.cell() + 1..], &gains[tx.cell() + 1..]);
             }
         }
         self.ul_interference.tti = Some(tti);
@@ -623,10 +646,10 @@ impl NetworkChannel {
         let slot = (tti % HISTORY_TTIS as u64) as usize;
         for i in 0..self.history[slot].ul.len() {
             let tx = self.history[slot].ul[i];
-            if tx.cell == cell || tx.ue == ue {
+            if tx.cell() == cell || tx.ue() == ue {
                 continue;
             }
-            let i_rb = tx.rb_mw * self.ul_gain_at(tx.ue, cell, now);
+            let i_rb = tx.rb_mw * self.ul_gain_at(tx.ue(), cell, now);
             for k in tx.rbs.iter() {
                 self.interference[k as usize] += i_rb;
             }
@@ -977,7 +1000,7 @@ mod tests {
                 for t in [0u64, 1, 2, 9, 17, 40, 1024] {
                     for ch in &mut chs {
                         let rb_mw = ch.pusch_rb_mw(1, 1, 1, ms(t));
-                        let pusch = UlTx { ue: 1, cell: 1, rbs: RbMask::range(0, 1), rb_mw };
+                        let pusch = UlTx::new(1, 1, RbMask::range(0, 1), rb_mw);
                         ch.record(t, &[RbMask::range(0, n), RbMask::range(0, n.div_ceil(2))], &[pusch], &[1.0; 2]);
                     }
                     let [plain, wide] = &mut chs;
@@ -1034,7 +1057,7 @@ mod tests {
         let mut ch = two_cells();
         let rbs = RbMask::range(3, 3);
         let rb_mw = ch.pusch_rb_mw(1, 1, 3, ms(7));
-        ch.record(7, &[RbMask::default(); 2], &[UlTx { ue: 1, cell: 1, rbs, rb_mw }], &[1.0; 2]);
+        ch.record(7, &[RbMask::default(); 2], &[UlTx::new(1, 1, rbs, rb_mw)], &[1.0; 2]);
         let mut row = [0.0; N_RB];
         ch.row(0, 0, LinkDir::Uplink, ms(7), &mut row);
         let clean = row[0];
@@ -1050,7 +1073,7 @@ mod tests {
             }
         }
         // At its own cell the same PUSCH is no interference to UE 0 (it is not UE 0's cell here).
-        ch.record(8, &[RbMask::default(); 2], &[UlTx { ue: 1, cell: 0, rbs, rb_mw }], &[1.0; 2]);
+        ch.record(8, &[RbMask::default(); 2], &[UlTx::new(1, 0, rbs, rb_mw)], &[1.0; 2]);
         ch.row(0, 0, LinkDir::Uplink, ms(8), &mut row);
         assert!(row.iter().all(|&g| g == clean));
     }
@@ -1075,12 +1098,7 @@ mod tests {
                 let mut rows = Vec::new();
                 for t in 5..8 {
                     let rb_mw = ch.pusch_rb_mw(1, 1, 3, ms(t));
-                    ch.record(
-                        t,
-                        &[RbMask::default(); 2],
-                        &[UlTx { ue: 1, cell: 1, rbs: RbMask::range(3, 3), rb_mw }],
-                        &[1.0; 2],
-                    );
+                    ch.record(t, &[RbMask::default(); 2], &[UlTx::new(1, 1, RbMask::range(3, 3), rb_mw)], &[1.0; 2]);
                     let (mut masked, mut full) = ([f64::NAN; N_RB], [0.0; N_RB]);
                     if masked_first {
                         ch.ul_row_on(0, 0, ms(t), grant, &mut masked);
@@ -1127,7 +1145,7 @@ mod tests {
             ch.record(
                 5,
                 &[RbMask::default(), RbMask::range(10, 5)],
-                &[UlTx { ue: 1, cell: 1, rbs: RbMask::range(3, 3), rb_mw }],
+                &[UlTx::new(1, 1, RbMask::range(3, 3), rb_mw)],
                 &[1.0; 2],
             );
             if later_first {
@@ -1240,5 +1258,10 @@ mod tests {
         let pusch = line(offset_of!(NetUe, path_loss_db), memo);
         assert_eq!(line(offset_of!(NetUe, faded_for), size_of::<Option<(u64, usize)>>()), pusch);
         assert_eq!(line(offset_of!(NetUe, links), size_of::<usize>()), pusch);
+    }
+
+    #[test]
+    fn an_uplink_record_is_half_a_cache_line() {
+        assert_eq!(std::mem::size_of::<UlTx>(), crate::sim::prefetch::CACHE_LINE_BYTES / 2);
     }
 }
