@@ -148,10 +148,10 @@ struct NetUe {
     large_at_epoch: Option<u64>,
     /// [`NetworkChannel::control_sinr_db`] for the last (TTI, cell) asked.
     control_sinr: StepMemo,
-    /// Per site, the whole-band DL power received at full load, mW.
-    site_mw: Box<[f64]>,
-    /// Per cell, the UL large-scale gain (path loss, shadowing, antenna), linear.
-    ul_gain: Box<[f64]>,
+    /// Per site, the whole-band DL power received at full load, mW ([`Narrow`] storage).
+    site_mw: Box<[Narrow]>,
+    /// Per cell, the UL large-scale gain (path loss, shadowing, antenna), linear ([`Narrow`]).
+    ul_gain: Box<[Narrow]>,
     /// [`NetworkChannel::srs_rb_mw`] and [`NetworkChannel::path_loss_db`] for the last
     /// (large-scale epoch, cell).
     srs_rb_mw: StepMemo,
@@ -174,6 +174,18 @@ struct NetUe {
     /// Every link's shadowing (dB) per kept epoch (empty without shadowing).
     epoch_shadow_db: Vec<f64>,
     mobility: Mobility,
+}
+
+/// How a UE's per-site powers and per-cell gains are stored: IEEE 754 binary32 (a 24-bit
+/// significand, ~7 significant digits, far finer than any path-loss or shadowing model), so a
+/// UE's two rows are half the cache lines the control SINR and the PUSCH interference read;
+/// every sum and product over them is taken in `f64`.
+type Narrow = f32;
+
+/// `x` as [`Narrow`] storage holds it, back in `f64`: the value every reader of a stored row
+/// sees, and what a value computed afresh for one link must be to agree with them.
+fn narrowed(x: f64) -> f64 {
+    f64::from(x as Narrow)
 }
 
 /// A value of a UE's link to one cell that holds for a large-scale epoch: kept for the last
@@ -217,6 +229,10 @@ pub struct NetworkChannel {
     /// The UEs' links, one shared by all UEs whose links are alike.
     links: Vec<TwoCarrierLinks>,
     link_scratch: LinkScratch,
+    /// Scratch: a large-scale epoch's per-site powers and per-cell gains in `f64`, as the links
+    /// compute them, before a UE's rows keep them narrowed.
+    large_scratch_dl_mw: Vec<f64>,
+    large_scratch_ul_gain: Vec<f64>,
     /// Stream keys of each UE's links (`{label}:ue:{node}`).
     ue_keys: Vec<String>,
     seed: u64,
@@ -298,6 +314,8 @@ impl NetworkChannel {
             ues,
             links,
             link_scratch: LinkScratch::default(),
+            large_scratch_dl_mw: vec![0.0; sites.len()],
+            large_scratch_ul_gain: vec![0.0; n_cells],
             ue_keys,
             seed,
             history: vec![TtiTx::default(); HISTORY_TTIS],
@@ -347,7 +365,7 @@ impl NetworkChannel {
     /// and antenna; fast fading is averaged out over the measurement period.
     pub fn rsrp_dbm(&mut self, ue: usize, cell: usize, now: SimTime) -> f64 {
         self.large_scale(ue, now);
-        to_db(self.ues[ue].site_mw[cell] / (SUBCARRIERS_PER_RB * self.n_rb as f64))
+        to_db(f64::from(self.ues[ue].site_mw[cell]) / (SUBCARRIERS_PER_RB * self.n_rb as f64))
     }
 
     /// The power per PRB of UE `ue`'s PUSCH over `prbs` PRBs towards `cell` at `now`, mW.
@@ -370,7 +388,7 @@ impl NetworkChannel {
             return pl_db;
         }
         self.large_scale(ue, now);
-        let pl_db = to_db(self.sites[cell].tx_power_mw) - to_db(self.ues[ue].site_mw[cell]);
+        let pl_db = to_db(self.sites[cell].tx_power_mw) - to_db(f64::from(self.ues[ue].site_mw[cell]));
         self.ues[ue].path_loss_db.keep(epoch, cell, pl_db)
     }
 
@@ -385,14 +403,17 @@ impl NetworkChannel {
         let row = epoch_row(epoch);
         let n = u.shadowing.len();
         let shadow = &u.epoch_shadow_db[row * n..(row + 1) * n];
+        let (dl_mw, ul_gain) = (&mut self.large_scratch_dl_mw, &mut self.large_scratch_ul_gain);
         self.links[u.links].gains(
             &self.sites,
             |j| shadow.get(j).copied().unwrap_or(0.0),
             u.epoch_xy_m[row],
             &mut self.link_scratch,
-            &mut u.site_mw,
-            &mut u.ul_gain,
+            dl_mw,
+            ul_gain,
         );
+        u.site_mw.iter_mut().zip(dl_mw.iter()).for_each(|(s, &x)| *s = x as Narrow);
+        u.ul_gain.iter_mut().zip(ul_gain.iter()).for_each(|(s, &x)| *s = x as Narrow);
         u.large_at_epoch = Some(epoch);
         epoch
     }
@@ -468,7 +489,7 @@ impl NetworkChannel {
         let (history, loads, pickers, n_cells) = (&self.history, &self.loads, &mut self.pickers, self.n_cells);
         let (signal, interference) = (&mut self.signal, &mut self.interference);
         let u = &mut self.ues[ue];
-        let signal_rb = u.site_mw[cell] / n as f64;
+        let signal_rb = f64::from(u.site_mw[cell]) / n as f64;
         let serving = fading.gains(&mut u.dl_fading[cell], cell);
         for (k, s) in signal.iter_mut().enumerate() {
             *s = signal_rb * serving.map_or(1.0, |g| g[k]);
@@ -488,7 +509,7 @@ impl NetworkChannel {
             if rbs.is_empty() {
                 continue;
             }
-            let p_rb = u.site_mw[j] / n as f64;
+            let p_rb = f64::from(u.site_mw[j]) / n as f64;
             if u.faded.iter().any(|&(f, _)| f == j) {
                 let g = fading.gains(&mut u.dl_fading[j], j);
                 for k in rbs.iter() {
@@ -520,9 +541,9 @@ impl NetworkChannel {
         if self.profile.is_none() {
             return;
         }
-        let mean_mw = |site_mw: &[f64], j: usize| {
+        let mean_mw = |site_mw: &[Narrow], j: usize| {
             let active = if j < n_cells { n_rb } else { loads[j].active_rbs(n_rb) };
-            site_mw[j] * active as f64 / n_rb as f64
+            f64::from(site_mw[j]) * active as f64 / n_rb as f64
         };
         let total: f64 = (0..u.site_mw.len()).filter(|&j| j != cell).map(|j| mean_mw(&u.site_mw, j)).sum();
         if total <= 0.0 {
@@ -530,7 +551,7 @@ impl NetworkChannel {
         }
         for j in (0..u.site_mw.len()).filter(|&j| j != cell) {
             if mean_mw(&u.site_mw, j) >= MIN_FADED_SHARE * total {
-                u.faded.push((j, u.site_mw[j]));
+                u.faded.push((j, f64::from(u.site_mw[j])));
             }
         }
         u.faded.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
@@ -554,7 +575,7 @@ impl NetworkChannel {
             now_ns: now.as_ns(),
         };
         let u = &mut self.ues[ue];
-        let signal_rb = srs_rb_mw * u.ul_gain[cell];
+        let signal_rb = srs_rb_mw * f64::from(u.ul_gain[cell]);
         let g = fading.gains(&mut u.ul_fading[cell], cell);
         for run in rbs.runs() {
             for (s, k) in self.signal[run.clone()].iter_mut().zip(run) {
@@ -604,12 +625,12 @@ impl NetworkChannel {
         let u = &mut self.ues[ue];
         let epoch = u.epoch_at(now);
         if u.large_at_epoch == Some(epoch) {
-            return u.ul_gain[cell];
+            return f64::from(u.ul_gain[cell]);
         }
         let row = epoch_row(epoch);
         let n = u.shadowing.len();
         let shadow_db = u.epoch_shadow_db[row * n..(row + 1) * n].get(cell).copied().unwrap_or(0.0);
-        self.links[u.links].ul_gain(&self.sites, cell, shadow_db, u.epoch_xy_m[row])
+        narrowed(self.links[u.links].ul_gain(&self.sites, cell, shadow_db, u.epoch_xy_m[row]))
     }
 
     /// [`UlInterference`] of TTI `tti` (at `now`, in it), which ran.
@@ -627,8 +648,8 @@ impl NetworkChannel {
             // Each (cell, RB) gets one addition per PUSCH, in the TTI's order (as a row summing
             // them alone), the PUSCH's own cell none.
             let gains = &self.ues[tx.ue()].ul_gain;
-            let add = |cells: &mut [f64], gains: &[f64]| {
-                cells.iter_mut().zip(gains).for_each(|(x, gain)| *x += tx.rb_mw * gain);
+            let add = |cells: &mut [f64], gains: &[Narrow]| {
+                cells.iter_mut().zip(gains).for_each(|(x, &gain)| *x += tx.rb_mw * f64::from(gain));
             };
             for k in tx.rbs.runs().flatten() {
                 let cells = &mut self.ul_interference.rb_mw[k * n_cells..(k + 1) * n_cells];
@@ -675,9 +696,10 @@ impl NetworkChannel {
             _ => &self.idle_control,
         };
         let u = &mut self.ues[ue];
-        let others_mw = (dot(&u.site_mw, shares) - u.site_mw[cell] * shares[cell]).max(0.0);
+        let own_mw = f64::from(u.site_mw[cell]);
+        let others_mw = (dot(&u.site_mw, shares) - own_mw * shares[cell]).max(0.0);
         let n = self.n_rb as f64;
-        let sinr_db = to_db(u.site_mw[cell] / n / (self.dl_noise_rb_mw + others_mw / n));
+        let sinr_db = to_db(own_mw / n / (self.dl_noise_rb_mw + others_mw / n));
         u.control_sinr.keep(tti, cell, sinr_db)
     }
 
@@ -693,16 +715,17 @@ impl NetworkChannel {
     }
 }
 
-/// The sum of `a[i] b[i]` in four running sums (one 256-bit register of products a step, not
-/// one chain of dependent additions: the control SINR takes one per UE and TTI over every site).
-fn dot(a: &[f64], b: &[f64]) -> f64 {
+/// The sum of `a[i] b[i]` in `f64`, in four running sums (one 256-bit register of products a
+/// step, not one chain of dependent additions: the control SINR takes one per UE and TTI over
+/// every site).
+fn dot(a: &[Narrow], b: &[f64]) -> f64 {
     const LANES: usize = 4;
     let (xs, ys) = (a.chunks_exact(LANES), b.chunks_exact(LANES));
-    let tail: f64 = xs.remainder().iter().zip(ys.remainder()).map(|(x, y)| x * y).sum();
+    let tail: f64 = xs.remainder().iter().zip(ys.remainder()).map(|(&x, y)| f64::from(x) * y).sum();
     let mut sums = [0.0; LANES];
     for (x, y) in xs.zip(ys) {
         for k in 0..LANES {
-            sums[k] += x[k] * y[k];
+            sums[k] += f64::from(x[k]) * y[k];
         }
     }
     sums.iter().sum::<f64>() + tail
@@ -1062,9 +1085,10 @@ mod tests {
         ch.row(0, 0, LinkDir::Uplink, ms(7), &mut row);
         let clean = row[0];
         let u0 = &ch.ues[0];
-        let srs_rb_mw =
-            dbm_to_mw(ch.ul_power.srs_per_prb_dbm(to_db(ch.sites[0].tx_power_mw / u0.site_mw[0]), N_RB as u32));
-        let i_over_s = rb_mw * ch.ues[1].ul_gain[0] / (srs_rb_mw * u0.ul_gain[0]);
+        let srs_rb_mw = dbm_to_mw(
+            ch.ul_power.srs_per_prb_dbm(to_db(ch.sites[0].tx_power_mw / f64::from(u0.site_mw[0])), N_RB as u32),
+        );
+        let i_over_s = rb_mw * f64::from(ch.ues[1].ul_gain[0]) / (srs_rb_mw * f64::from(u0.ul_gain[0]));
         for (k, &g) in row.iter().enumerate() {
             if rbs.contains(k as u32) {
                 assert!(((1.0 / g - 1.0 / clean) / i_over_s - 1.0).abs() < 1e-9, "RB {k}");
@@ -1243,7 +1267,7 @@ mod tests {
             first
         };
         let memo = size_of::<StepMemo>();
-        let rows = size_of::<Box<[f64]>>();
+        let rows = size_of::<Box<[Narrow]>>();
         assert_eq!(std::mem::align_of::<NetUe>(), CACHE_LINE_BYTES);
         assert_eq!(line(offset_of!(NetUe, track), size_of::<PathSampler>()), 0);
         // The control SINR's line: the epoch held, the memo, the per-site powers.
