@@ -639,22 +639,23 @@ impl NetworkChannel {
         self.ul_interference.rb_mw.fill(0.0);
         for i in 0..self.history[slot].ul.len() {
             let tx = self.history[slot].ul[i];
-            self.large_scale(tx.ue(), now);
-            let pusch_cell = &mut self.ul_interference.pusch_cell[tx.ue()];
+            let (ue, cell, rb_mw) = (tx.ue(), tx.cell(), tx.rb_mw);
+            self.large_scale(ue, now);
+            let pusch_cell = &mut self.ul_interference.pusch_cell[ue];
             *pusch_cell = match *pusch_cell {
-                Some((t, c)) if t == tti && c != tx.cell() => Some((tti, SEVERAL_CELLS)),
-                _ => Some((tti, tx.cell())),
+                Some((t, c)) if t == tti && c != cell => Some((tti, SEVERAL_CELLS)),
+                _ => Some((tti, cell)),
             };
             // Each (cell, RB) gets one addition per PUSCH, in the TTI's order (as a row summing
             // them alone), the PUSCH's own cell none.
-            let gains = &self.ues[tx.ue()].ul_gain;
+            let gains = &self.ues[ue].ul_gain;
             let add = |cells: &mut [f64], gains: &[Narrow]| {
-                cells.iter_mut().zip(gains).for_each(|(x, &gain)| *x += tx.rb_mw * f64::from(gain));
+                cells.iter_mut().zip(gains).for_each(|(x, &gain)| *x += rb_mw * f64::from(gain));
             };
             for k in tx.rbs.runs().flatten() {
                 let cells = &mut self.ul_interference.rb_mw[k * n_cells..(k + 1) * n_cells];
-                add(&mut cells[..tx.cell()], &gains[..tx.cell()]);
-                add(&mut cells[tx.cell() + 1..], &gains[tx.cell() + 1..]);
+                add(&mut cells[..cell], &gains[..cell]);
+                add(&mut cells[cell + 1..], &gains[cell + 1..]);
             }
         }
         self.ul_interference.tti = Some(tti);
