@@ -64,14 +64,38 @@ const TRACK_HISTORY_STEPS: usize = (HISTORY_TTIS as u64 * FADING_STEP_NS).div_ce
 /// Subcarriers per RB (TS 36.211 §6.2.3): RSRP is the power of one resource element.
 const SUBCARRIERS_PER_RB: f64 = 12.0;
 
-/// A UE's PUSCH in a TTI: the interference it puts on other cells' receivers.
+/// A UE's PUSCH in a TTI: the interference it puts on other cells' receivers. 32 bytes (the
+/// 16-byte-aligned mask, the power, the indices in 32 bits): two records a cache line, where
+/// `usize` indices made it 48. (A 16-bit cell, the same size, cost `sum_ul_interference` 4.5 M
+/// more instructions in the 19-site row: docs/performance.md.)
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct UlTx {
-    pub ue: usize,
-    pub cell: usize,
     pub rbs: RbMask,
     /// Its power per PRB, mW.
     pub rb_mw: f64,
+    ue: u32,
+    cell: u32,
+}
+
+impl UlTx {
+    /// UE `ue`'s PUSCH to `cell` on `rbs` at `rb_mw` per PRB.
+    pub fn new(ue: usize, cell: usize, rbs: RbMask, rb_mw: f64) -> Self {
+        let ue = u32::try_from(ue).expect("a UE index fits 32 bits");
+        let cell = u32::try_from(cell).expect("a cell index fits 32 bits");
+        UlTx { rbs, rb_mw, ue, cell }
+    }
+
+    /// The sending UE's index in the network.
+    #[inline]
+    pub fn ue(&self) -> usize {
+        self.ue as usize
+    }
+
+    /// The cell its PUSCH went to.
+    #[inline]
+    pub fn cell(&self) -> usize {
+        self.cell as usize
+    }
 }
 
 /// What every cell sent in one TTI.
@@ -125,10 +149,10 @@ struct NetUe {
     large_at_epoch: Option<u64>,
     /// [`NetworkChannel::control_sinr_db`] for the last (TTI, cell) asked.
     control_sinr: StepMemo,
-    /// Per site, the whole-band DL power received at full load, mW.
-    site_mw: Box<[f64]>,
-    /// Per cell, the UL large-scale gain (path loss, shadowing, antenna), linear.
-    ul_gain: Box<[f64]>,
+    /// Per site, the whole-band DL power received at full load, mW ([`Narrow`] storage).
+    site_mw: Box<[Narrow]>,
+    /// Per cell, the UL large-scale gain (path loss, shadowing, antenna), linear ([`Narrow`]).
+    ul_gain: Box<[Narrow]>,
     /// [`NetworkChannel::srs_rb_mw`] and [`NetworkChannel::path_loss_db`] for the last
     /// (large-scale epoch, cell).
     srs_rb_mw: StepMemo,
@@ -151,6 +175,18 @@ struct NetUe {
     /// Every link's shadowing (dB) per kept epoch (empty without shadowing).
     epoch_shadow_db: Vec<f64>,
     mobility: Mobility,
+}
+
+/// How a UE's per-site powers and per-cell gains are stored: IEEE 754 binary32 (a 24-bit
+/// significand, ~7 significant digits, far finer than any path-loss or shadowing model), so a
+/// UE's two rows are half the cache lines the control SINR and the PUSCH interference read;
+/// every sum and product over them is taken in `f64`.
+type Narrow = f32;
+
+/// `x` as [`Narrow`] storage holds it, back in `f64`: the value every reader of a stored row
+/// sees, and what a value computed afresh for one link must be to agree with them.
+fn narrowed(x: f64) -> f64 {
+    f64::from(x as Narrow)
 }
 
 /// A value of a UE's link to one cell that holds for a large-scale epoch: kept for the last
@@ -194,6 +230,10 @@ pub struct NetworkChannel {
     /// The UEs' links, one shared by all UEs whose links are alike.
     links: Vec<TwoCarrierLinks>,
     link_scratch: LinkScratch,
+    /// Scratch: a large-scale epoch's per-site powers and per-cell gains in `f64`, as the links
+    /// compute them, before a UE's rows keep them narrowed.
+    large_scratch_dl_mw: Vec<f64>,
+    large_scratch_ul_gain: Vec<f64>,
     /// Stream keys of each UE's links (`{label}:ue:{node}`).
     ue_keys: Vec<String>,
     seed: u64,
@@ -275,6 +315,8 @@ impl NetworkChannel {
             ues,
             links,
             link_scratch: LinkScratch::default(),
+            large_scratch_dl_mw: vec![0.0; sites.len()],
+            large_scratch_ul_gain: vec![0.0; n_cells],
             ue_keys,
             seed,
             history: vec![TtiTx::default(); HISTORY_TTIS],
@@ -324,7 +366,7 @@ impl NetworkChannel {
     /// and antenna; fast fading is averaged out over the measurement period.
     pub fn rsrp_dbm(&mut self, ue: usize, cell: usize, now: SimTime) -> f64 {
         self.large_scale(ue, now);
-        to_db(self.ues[ue].site_mw[cell] / (SUBCARRIERS_PER_RB * self.n_rb as f64))
+        to_db(f64::from(self.ues[ue].site_mw[cell]) / (SUBCARRIERS_PER_RB * self.n_rb as f64))
     }
 
     /// The power per PRB of UE `ue`'s PUSCH over `prbs` PRBs towards `cell` at `now`, mW.
@@ -347,7 +389,7 @@ impl NetworkChannel {
             return pl_db;
         }
         self.large_scale(ue, now);
-        let pl_db = to_db(self.sites[cell].tx_power_mw) - to_db(self.ues[ue].site_mw[cell]);
+        let pl_db = to_db(self.sites[cell].tx_power_mw) - to_db(f64::from(self.ues[ue].site_mw[cell]));
         self.ues[ue].path_loss_db.keep(epoch, cell, pl_db)
     }
 
@@ -362,14 +404,17 @@ impl NetworkChannel {
         let row = epoch_row(epoch);
         let n = u.shadowing.len();
         let shadow = &u.epoch_shadow_db[row * n..(row + 1) * n];
+        let (dl_mw, ul_gain) = (&mut self.large_scratch_dl_mw, &mut self.large_scratch_ul_gain);
         self.links[u.links].gains(
             &self.sites,
             |j| shadow.get(j).copied().unwrap_or(0.0),
             u.epoch_xy_m[row],
             &mut self.link_scratch,
-            &mut u.site_mw,
-            &mut u.ul_gain,
+            dl_mw,
+            ul_gain,
         );
+        u.site_mw.iter_mut().zip(dl_mw.iter()).for_each(|(s, &x)| *s = x as Narrow);
+        u.ul_gain.iter_mut().zip(ul_gain.iter()).for_each(|(s, &x)| *s = x as Narrow);
         u.large_at_epoch = Some(epoch);
         epoch
     }
@@ -445,7 +490,7 @@ impl NetworkChannel {
         let (history, loads, pickers, n_cells) = (&self.history, &self.loads, &mut self.pickers, self.n_cells);
         let (signal, interference) = (&mut self.signal, &mut self.interference);
         let u = &mut self.ues[ue];
-        let signal_rb = u.site_mw[cell] / n as f64;
+        let signal_rb = f64::from(u.site_mw[cell]) / n as f64;
         let serving = fading.gains(&mut u.dl_fading[cell], cell);
         for (k, s) in signal.iter_mut().enumerate() {
             *s = signal_rb * serving.map_or(1.0, |g| g[k]);
@@ -465,7 +510,7 @@ impl NetworkChannel {
             if rbs.is_empty() {
                 continue;
             }
-            let p_rb = u.site_mw[j] / n as f64;
+            let p_rb = f64::from(u.site_mw[j]) / n as f64;
             if u.faded.iter().any(|&(f, _)| f == j) {
                 let g = fading.gains(&mut u.dl_fading[j], j);
                 for k in rbs.iter() {
@@ -497,9 +542,9 @@ impl NetworkChannel {
         if self.profile.is_none() {
             return;
         }
-        let mean_mw = |site_mw: &[f64], j: usize| {
+        let mean_mw = |site_mw: &[Narrow], j: usize| {
             let active = if j < n_cells { n_rb } else { loads[j].active_rbs(n_rb) };
-            site_mw[j] * active as f64 / n_rb as f64
+            f64::from(site_mw[j]) * active as f64 / n_rb as f64
         };
         let total: f64 = (0..u.site_mw.len()).filter(|&j| j != cell).map(|j| mean_mw(&u.site_mw, j)).sum();
         if total <= 0.0 {
@@ -507,7 +552,7 @@ impl NetworkChannel {
         }
         for j in (0..u.site_mw.len()).filter(|&j| j != cell) {
             if mean_mw(&u.site_mw, j) >= MIN_FADED_SHARE * total {
-                u.faded.push((j, u.site_mw[j]));
+                u.faded.push((j, f64::from(u.site_mw[j])));
             }
         }
         u.faded.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
@@ -531,7 +576,7 @@ impl NetworkChannel {
             now_ns: now.as_ns(),
         };
         let u = &mut self.ues[ue];
-        let signal_rb = srs_rb_mw * u.ul_gain[cell];
+        let signal_rb = srs_rb_mw * f64::from(u.ul_gain[cell]);
         let g = fading.gains(&mut u.ul_fading[cell], cell);
         for run in rbs.runs() {
             for (s, k) in self.signal[run.clone()].iter_mut().zip(run) {
@@ -581,12 +626,12 @@ impl NetworkChannel {
         let u = &mut self.ues[ue];
         let epoch = u.epoch_at(now);
         if u.large_at_epoch == Some(epoch) {
-            return u.ul_gain[cell];
+            return f64::from(u.ul_gain[cell]);
         }
         let row = epoch_row(epoch);
         let n = u.shadowing.len();
         let shadow_db = u.epoch_shadow_db[row * n..(row + 1) * n].get(cell).copied().unwrap_or(0.0);
-        self.links[u.links].ul_gain(&self.sites, cell, shadow_db, u.epoch_xy_m[row])
+        narrowed(self.links[u.links].ul_gain(&self.sites, cell, shadow_db, u.epoch_xy_m[row]))
     }
 
     /// [`UlInterference`] of TTI `tti` (at `now`, in it), which ran.
@@ -595,22 +640,23 @@ impl NetworkChannel {
         self.ul_interference.rb_mw.fill(0.0);
         for i in 0..self.history[slot].ul.len() {
             let tx = self.history[slot].ul[i];
-            self.large_scale(tx.ue, now);
-            let pusch_cell = &mut self.ul_interference.pusch_cell[tx.ue];
+            let (ue, cell, rb_mw) = (tx.ue(), tx.cell(), tx.rb_mw);
+            self.large_scale(ue, now);
+            let pusch_cell = &mut self.ul_interference.pusch_cell[ue];
             *pusch_cell = match *pusch_cell {
-                Some((t, c)) if t == tti && c != tx.cell => Some((tti, SEVERAL_CELLS)),
-                _ => Some((tti, tx.cell)),
+                Some((t, c)) if t == tti && c != cell => Some((tti, SEVERAL_CELLS)),
+                _ => Some((tti, cell)),
             };
             // Each (cell, RB) gets one addition per PUSCH, in the TTI's order (as a row summing
             // them alone), the PUSCH's own cell none.
-            let gains = &self.ues[tx.ue].ul_gain;
-            let add = |cells: &mut [f64], gains: &[f64]| {
-                cells.iter_mut().zip(gains).for_each(|(x, gain)| *x += tx.rb_mw * gain);
+            let gains = &self.ues[ue].ul_gain;
+            let add = |cells: &mut [f64], gains: &[Narrow]| {
+                cells.iter_mut().zip(gains).for_each(|(x, &gain)| *x += rb_mw * f64::from(gain));
             };
             for k in tx.rbs.runs().flatten() {
                 let cells = &mut self.ul_interference.rb_mw[k * n_cells..(k + 1) * n_cells];
-                add(&mut cells[..tx.cell], &gains[..tx.cell]);
-                add(&mut cells[tx.cell + 1..], &gains[tx.cell + 1..]);
+                add(&mut cells[..cell], &gains[..cell]);
+                add(&mut cells[cell + 1..], &gains[cell + 1..]);
             }
         }
         self.ul_interference.tti = Some(tti);
@@ -623,10 +669,10 @@ impl NetworkChannel {
         let slot = (tti % HISTORY_TTIS as u64) as usize;
         for i in 0..self.history[slot].ul.len() {
             let tx = self.history[slot].ul[i];
-            if tx.cell == cell || tx.ue == ue {
+            if tx.cell() == cell || tx.ue() == ue {
                 continue;
             }
-            let i_rb = tx.rb_mw * self.ul_gain_at(tx.ue, cell, now);
+            let i_rb = tx.rb_mw * self.ul_gain_at(tx.ue(), cell, now);
             for k in tx.rbs.iter() {
                 self.interference[k as usize] += i_rb;
             }
@@ -652,9 +698,10 @@ impl NetworkChannel {
             _ => &self.idle_control,
         };
         let u = &mut self.ues[ue];
-        let others_mw = (dot(&u.site_mw, shares) - u.site_mw[cell] * shares[cell]).max(0.0);
+        let own_mw = f64::from(u.site_mw[cell]);
+        let others_mw = (dot(&u.site_mw, shares) - own_mw * shares[cell]).max(0.0);
         let n = self.n_rb as f64;
-        let sinr_db = to_db(u.site_mw[cell] / n / (self.dl_noise_rb_mw + others_mw / n));
+        let sinr_db = to_db(own_mw / n / (self.dl_noise_rb_mw + others_mw / n));
         u.control_sinr.keep(tti, cell, sinr_db)
     }
 
@@ -670,16 +717,17 @@ impl NetworkChannel {
     }
 }
 
-/// The sum of `a[i] b[i]` in four running sums (one 256-bit register of products a step, not
-/// one chain of dependent additions: the control SINR takes one per UE and TTI over every site).
-fn dot(a: &[f64], b: &[f64]) -> f64 {
+/// The sum of `a[i] b[i]` in `f64`, in four running sums (one 256-bit register of products a
+/// step, not one chain of dependent additions: the control SINR takes one per UE and TTI over
+/// every site).
+fn dot(a: &[Narrow], b: &[f64]) -> f64 {
     const LANES: usize = 4;
     let (xs, ys) = (a.chunks_exact(LANES), b.chunks_exact(LANES));
-    let tail: f64 = xs.remainder().iter().zip(ys.remainder()).map(|(x, y)| x * y).sum();
+    let tail: f64 = xs.remainder().iter().zip(ys.remainder()).map(|(&x, y)| f64::from(x) * y).sum();
     let mut sums = [0.0; LANES];
     for (x, y) in xs.zip(ys) {
         for k in 0..LANES {
-            sums[k] += x[k] * y[k];
+            sums[k] += f64::from(x[k]) * y[k];
         }
     }
     sums.iter().sum::<f64>() + tail
@@ -977,7 +1025,7 @@ mod tests {
                 for t in [0u64, 1, 2, 9, 17, 40, 1024] {
                     for ch in &mut chs {
                         let rb_mw = ch.pusch_rb_mw(1, 1, 1, ms(t));
-                        let pusch = UlTx { ue: 1, cell: 1, rbs: RbMask::range(0, 1), rb_mw };
+                        let pusch = UlTx::new(1, 1, RbMask::range(0, 1), rb_mw);
                         ch.record(t, &[RbMask::range(0, n), RbMask::range(0, n.div_ceil(2))], &[pusch], &[1.0; 2]);
                     }
                     let [plain, wide] = &mut chs;
@@ -1034,14 +1082,15 @@ mod tests {
         let mut ch = two_cells();
         let rbs = RbMask::range(3, 3);
         let rb_mw = ch.pusch_rb_mw(1, 1, 3, ms(7));
-        ch.record(7, &[RbMask::default(); 2], &[UlTx { ue: 1, cell: 1, rbs, rb_mw }], &[1.0; 2]);
+        ch.record(7, &[RbMask::default(); 2], &[UlTx::new(1, 1, rbs, rb_mw)], &[1.0; 2]);
         let mut row = [0.0; N_RB];
         ch.row(0, 0, LinkDir::Uplink, ms(7), &mut row);
         let clean = row[0];
         let u0 = &ch.ues[0];
-        let srs_rb_mw =
-            dbm_to_mw(ch.ul_power.srs_per_prb_dbm(to_db(ch.sites[0].tx_power_mw / u0.site_mw[0]), N_RB as u32));
-        let i_over_s = rb_mw * ch.ues[1].ul_gain[0] / (srs_rb_mw * u0.ul_gain[0]);
+        let srs_rb_mw = dbm_to_mw(
+            ch.ul_power.srs_per_prb_dbm(to_db(ch.sites[0].tx_power_mw / f64::from(u0.site_mw[0])), N_RB as u32),
+        );
+        let i_over_s = rb_mw * f64::from(ch.ues[1].ul_gain[0]) / (srs_rb_mw * f64::from(u0.ul_gain[0]));
         for (k, &g) in row.iter().enumerate() {
             if rbs.contains(k as u32) {
                 assert!(((1.0 / g - 1.0 / clean) / i_over_s - 1.0).abs() < 1e-9, "RB {k}");
@@ -1050,7 +1099,7 @@ mod tests {
             }
         }
         // At its own cell the same PUSCH is no interference to UE 0 (it is not UE 0's cell here).
-        ch.record(8, &[RbMask::default(); 2], &[UlTx { ue: 1, cell: 0, rbs, rb_mw }], &[1.0; 2]);
+        ch.record(8, &[RbMask::default(); 2], &[UlTx::new(1, 0, rbs, rb_mw)], &[1.0; 2]);
         ch.row(0, 0, LinkDir::Uplink, ms(8), &mut row);
         assert!(row.iter().all(|&g| g == clean));
     }
@@ -1075,12 +1124,7 @@ mod tests {
                 let mut rows = Vec::new();
                 for t in 5..8 {
                     let rb_mw = ch.pusch_rb_mw(1, 1, 3, ms(t));
-                    ch.record(
-                        t,
-                        &[RbMask::default(); 2],
-                        &[UlTx { ue: 1, cell: 1, rbs: RbMask::range(3, 3), rb_mw }],
-                        &[1.0; 2],
-                    );
+                    ch.record(t, &[RbMask::default(); 2], &[UlTx::new(1, 1, RbMask::range(3, 3), rb_mw)], &[1.0; 2]);
                     let (mut masked, mut full) = ([f64::NAN; N_RB], [0.0; N_RB]);
                     if masked_first {
                         ch.ul_row_on(0, 0, ms(t), grant, &mut masked);
@@ -1127,7 +1171,7 @@ mod tests {
             ch.record(
                 5,
                 &[RbMask::default(), RbMask::range(10, 5)],
-                &[UlTx { ue: 1, cell: 1, rbs: RbMask::range(3, 3), rb_mw }],
+                &[UlTx::new(1, 1, RbMask::range(3, 3), rb_mw)],
                 &[1.0; 2],
             );
             if later_first {
@@ -1225,7 +1269,7 @@ mod tests {
             first
         };
         let memo = size_of::<StepMemo>();
-        let rows = size_of::<Box<[f64]>>();
+        let rows = size_of::<Box<[Narrow]>>();
         assert_eq!(std::mem::align_of::<NetUe>(), CACHE_LINE_BYTES);
         assert_eq!(line(offset_of!(NetUe, track), size_of::<PathSampler>()), 0);
         // The control SINR's line: the epoch held, the memo, the per-site powers.
@@ -1240,5 +1284,10 @@ mod tests {
         let pusch = line(offset_of!(NetUe, path_loss_db), memo);
         assert_eq!(line(offset_of!(NetUe, faded_for), size_of::<Option<(u64, usize)>>()), pusch);
         assert_eq!(line(offset_of!(NetUe, links), size_of::<usize>()), pusch);
+    }
+
+    #[test]
+    fn an_uplink_record_is_half_a_cache_line() {
+        assert_eq!(std::mem::size_of::<UlTx>(), crate::sim::prefetch::CACHE_LINE_BYTES / 2);
     }
 }

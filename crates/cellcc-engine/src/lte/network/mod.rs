@@ -445,7 +445,7 @@ impl Network {
                     LinkDir::Downlink => self.dl_masks[c] = self.dl_masks[c].union(a.rbs),
                     LinkDir::Uplink => {
                         let rb_mw = channel.pusch_rb_mw(a.ue.index(), c, a.rbs.count(), now);
-                        self.ul_txs.push(UlTx { ue: a.ue.index(), cell: c, rbs: a.rbs, rb_mw });
+                        self.ul_txs.push(UlTx::new(a.ue.index(), c, a.rbs, rb_mw));
                     }
                 }
             }

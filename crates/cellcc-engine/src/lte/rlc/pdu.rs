@@ -13,6 +13,8 @@
 //!   + per NACK    : NACK_SN(10) E1 E2 [SOstart(15) SOend(15)] = 12 [+30] bits, padded to a byte
 //! ```
 
+use std::num::NonZeroU32;
+
 use crate::lte::sap::SduId;
 
 /// Bits of one LI field, TS 36.322 §6.2.2.5 (11-bit LI).
@@ -55,16 +57,29 @@ pub struct SduSegment {
     pub sdu_bytes: u32,
     /// Where this piece starts within the SDU, bytes.
     pub offset: u32,
-    /// Length of this piece, bytes (> 0).
-    pub len: u32,
+    /// Length of this piece, bytes: never 0, so an `Option<SduSegment>` (a [`SegmentList`]'s
+    /// inline slot) needs no tag of its own and a PDU's list is 32 bytes shorter.
+    len: NonZeroU32,
 }
 
 impl SduSegment {
+    /// The piece `offset..offset + len` of SDU `sdu` (`sdu_bytes` long); `len` > 0.
+    #[inline]
+    pub fn new(sdu: SduId, sdu_bytes: u32, offset: u32, len: u32) -> Self {
+        SduSegment { sdu, sdu_bytes, offset, len: NonZeroU32::new(len).expect("empty SDU segment") }
+    }
+
+    /// Length of this piece, bytes (> 0).
+    #[inline]
+    pub fn len_bytes(&self) -> u32 {
+        self.len.get()
+    }
+
     pub fn is_first(&self) -> bool {
         self.offset == 0
     }
     pub fn is_last(&self) -> bool {
-        self.offset + self.len == self.sdu_bytes
+        self.offset + self.len_bytes() == self.sdu_bytes
     }
 }
 
@@ -99,7 +114,6 @@ impl SegmentList {
     }
 
     pub fn push(&mut self, s: SduSegment) {
-        debug_assert!(s.len > 0, "empty SDU segment");
         if (self.len as usize) < INLINE_SEGMENTS {
             self.inline[self.len as usize] = Some(s);
             self.len += 1;
@@ -163,7 +177,7 @@ impl SegmentList {
 
     /// Sum of the pieces' lengths: the data field, bytes.
     pub fn data_bytes(&self) -> u32 {
-        self.iter().map(|s| s.len).sum()
+        self.iter().map(SduSegment::len_bytes).sum()
     }
 }
 
@@ -291,9 +305,26 @@ mod tests {
     fn pdu(kind: DataPduKind, pieces: u32) -> DataPdu {
         let mut segments = SegmentList::new();
         for i in 0..pieces {
-            segments.push(SduSegment { sdu: SduId(u64::from(i)), sdu_bytes: 100, offset: 0, len: 100 });
+            segments.push(SduSegment::new(SduId(u64::from(i)), 100, 0, 100));
         }
         DataPdu { kind, sn: 0, segments }
+    }
+
+    /// A piece's length is never 0: an empty inline slot takes no tag, and the list (in every
+    /// PDU the AM windows keep and every TB's payload) is four pieces and a `Vec`, 128 bytes.
+    #[test]
+    fn an_empty_slot_costs_no_tag() {
+        use std::mem::size_of;
+        assert_eq!(size_of::<Option<SduSegment>>(), size_of::<SduSegment>());
+        assert_eq!(size_of::<SduSegment>(), 24);
+        assert_eq!(size_of::<SegmentList>(), 128);
+        assert_eq!(size_of::<RlcPdu>(), 144);
+    }
+
+    #[test]
+    #[should_panic(expected = "empty SDU segment")]
+    fn an_empty_piece_is_refused() {
+        SduSegment::new(SduId(0), 100, 0, 0);
     }
 
     #[test]
@@ -344,14 +375,14 @@ mod tests {
         assert!(list.is_empty() && list.holds_heap() && !list.spills());
         assert_eq!(list, SegmentList { spill: Vec::with_capacity(cap), ..SegmentList::default() });
         for i in 0..6 {
-            list.push(SduSegment { sdu: SduId(i), sdu_bytes: 100, offset: 0, len: 100 });
+            list.push(SduSegment::new(SduId(i), 100, 0, 100));
         }
         assert_eq!(list.len(), 6);
         let heap = list.into_heap();
         assert_eq!((heap.as_ptr(), heap.capacity()), (ptr, cap), "no new allocation");
         // A list whose pieces fit inline gives its unused storage back.
         let mut small = SegmentList::with_heap(heap);
-        small.push(SduSegment { sdu: SduId(0), sdu_bytes: 100, offset: 0, len: 100 });
+        small.push(SduSegment::new(SduId(0), 100, 0, 100));
         assert_eq!(small.take_unused_heap().map(|h| h.as_ptr()), Some(ptr));
         assert!(!small.holds_heap() && small.take_unused_heap().is_none());
     }

@@ -98,7 +98,7 @@ impl Reassembler {
             ev.delivered.push(s.sdu);
             n.delivered += 1;
         } else {
-            self.partial = Some(Partial { id: s.sdu, next_offset: s.offset + s.len });
+            self.partial = Some(Partial { id: s.sdu, next_offset: s.offset + s.len_bytes() });
         }
     }
 

@@ -150,7 +150,7 @@ impl Harness {
                     for s in d.segments.iter() {
                         if !f.lost {
                             self.out.pieces_arrived[s.sdu.0 as usize] += 1;
-                            self.out.arrived[s.sdu.0 as usize].push((s.offset, s.len));
+                            self.out.arrived[s.sdu.0 as usize].push((s.offset, s.len_bytes()));
                         }
                     }
                 }
@@ -186,7 +186,7 @@ impl Harness {
                 assert_eq!(d.header_bytes(), expected_header_bytes(d), "header of {d:?}");
                 check_fill(d, opp, had_new && still_new && !retx);
                 for s in d.segments.iter() {
-                    assert!(s.len > 0 && s.offset + s.len <= s.sdu_bytes, "bad piece {s:?}");
+                    assert!(s.len_bytes() > 0 && s.offset + s.len_bytes() <= s.sdu_bytes, "bad piece {s:?}");
                     self.out.pieces_sent[s.sdu.0 as usize] += 1;
                 }
             }
@@ -242,7 +242,7 @@ impl Harness {
 /// but for at most 2 bytes (one more piece would need an LI it has no room for),
 /// unless its last piece is too long for an LI (§6.2.2.5). Not for retransmissions.
 fn check_fill(d: &DataPdu, opp: u32, new_data_remained: bool) {
-    let long_last = d.segments.last().is_some_and(|s| s.len > LI_MAX_BYTES);
+    let long_last = d.segments.last().is_some_and(|s| s.len_bytes() > LI_MAX_BYTES);
     if new_data_remained && !long_last && opp <= 32_000 {
         let bytes = d.header_bytes() + d.data_bytes();
         assert!(opp - bytes <= 2, "{bytes}-byte PDU in a {opp}-byte opportunity with data waiting");

@@ -79,7 +79,7 @@ impl TxBuffer {
         }
         self.queue.pop_front();
         self.bytes -= u64::from(head.bytes);
-        Some(SduSegment { sdu: head.id, sdu_bytes: head.bytes, offset: 0, len: head.bytes })
+        Some(SduSegment::new(head.id, head.bytes, 0, head.bytes))
     }
 
     /// Moves up to `room_bytes` of header + data into `out`: pieces of queued SDUs,
@@ -91,7 +91,7 @@ impl TxBuffer {
             if let Some(prev) = out.last() {
                 // The previous piece now needs an LI: it must fit in 11 bits.
                 let extra = li_bytes(out.len() as u32) - li_bytes(out.len() as u32 - 1);
-                if prev.len > LI_MAX_BYTES || avail <= extra {
+                if prev.len_bytes() > LI_MAX_BYTES || avail <= extra {
                     break;
                 }
                 avail -= extra;
@@ -100,7 +100,7 @@ impl TxBuffer {
                 break;
             }
             let take = (head.bytes - head.sent).min(avail);
-            out.push(SduSegment { sdu: head.id, sdu_bytes: head.bytes, offset: head.sent, len: take });
+            out.push(SduSegment::new(head.id, head.bytes, head.sent, take));
             head.sent += take;
             avail -= take;
             self.bytes -= u64::from(take);
@@ -142,7 +142,7 @@ mod tests {
         assert_eq!(li, 3);
         assert_eq!(out.data_bytes() + li, 250);
         assert_eq!(out.len(), 3);
-        assert_eq!(out.last().unwrap().len, 47);
+        assert_eq!(out.last().unwrap().len_bytes(), 47);
     }
 
     #[test]

@@ -193,11 +193,11 @@ impl AmEntity {
             pending: Ranges::default(),
             retx_count: None,
         });
-        e.sent += piece.seg.len;
-        self.unacked_bytes += u64::from(piece.seg.len);
+        e.sent += piece.seg.len_bytes();
+        self.unacked_bytes += u64::from(piece.seg.len_bytes());
         // §5.3.3.2: count the new PDU and its bytes toward the thresholds.
         self.pdu_without_poll += 1;
-        self.byte_without_poll += u64::from(piece.seg.len);
+        self.byte_without_poll += u64::from(piece.seg.len_bytes());
         let threshold = self.poll_pdu.is_some_and(|n| self.pdu_without_poll >= n)
             || self.poll_byte.is_some_and(|n| self.byte_without_poll >= u64::from(n));
         let poll = self.poll_decision(opp.now, threshold);
@@ -226,7 +226,7 @@ impl AmEntity {
         let header = header_bytes(Mode::Am { sn_bits: self.sn_bits, poll: false }, a, false);
         let room = opp.bytes.checked_sub(header).filter(|&r| r > 0)?;
         let len = (b - a).min(room);
-        let seg = SduSegment { sdu: e.id, sdu_bytes: e.bytes, offset: a, len };
+        let seg = SduSegment::new(e.id, e.bytes, a, len);
         if a + len == b {
             e.pending.0.remove(0);
         } else {
@@ -332,7 +332,7 @@ impl AmEntity {
                 ranges: Ranges::default(),
                 done: false,
             });
-            let new = e.ranges.add(d.seg.offset, d.seg.offset + d.seg.len);
+            let new = e.ranges.add(d.seg.offset, d.seg.offset + d.seg.len_bytes());
             if new == 0 {
                 self.counters.duplicate_pdus_received += 1;
             }
@@ -588,11 +588,15 @@ mod tests {
             tx.transmit_sdu(at(0), RlcSdu { id: SduId(2 * i), bytes: 1500 }).unwrap();
         }
         let a = data(tx.notify_tx_opportunity(opp(10_000, 0)));
-        assert_eq!((a.sn, a.seg.len, a.bytes()), (0, 1500, 1503), "one whole SDU, 3-byte header; no concatenation");
+        assert_eq!(
+            (a.sn, a.seg.len_bytes(), a.bytes()),
+            (0, 1500, 1503),
+            "one whole SDU, 3-byte header; no concatenation"
+        );
         let b = data(tx.notify_tx_opportunity(opp(600, 0)));
-        assert_eq!((b.sn, b.seg.offset, b.seg.len), (1, 0, 597));
+        assert_eq!((b.sn, b.seg.offset, b.seg.len_bytes()), (1, 0, 597));
         let c = data(tx.notify_tx_opportunity(opp(10_000, 0)));
-        assert_eq!((c.sn, c.seg.offset, c.seg.len, c.header_bytes()), (1, 597, 903, 5));
+        assert_eq!((c.sn, c.seg.offset, c.seg.len_bytes(), c.header_bytes()), (1, 597, 903, 5));
         assert!(matches!(c.mode, Mode::Am { poll: true, .. }), "the buffers are empty: poll");
     }
 
@@ -646,7 +650,7 @@ mod tests {
                 break;
             }
             let r = data(tx.notify_tx_opportunity(opp(1000, 31 + round)));
-            assert_eq!((r.sn, r.seg.offset, r.seg.len), (0, 400, 400));
+            assert_eq!((r.sn, r.seg.offset, r.seg.len_bytes()), (0, 400, 400));
         }
         assert_eq!(ev.discarded, vec![SduId(0)], "the 5th consideration reaches maxRetxThreshold 4");
         assert_eq!(ev.abandoned, vec![0]);

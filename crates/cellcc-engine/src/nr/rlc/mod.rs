@@ -154,7 +154,7 @@ mod tests {
         let opp = |b| TxOpportunity { bytes: b, now };
         let pieces: Vec<_> = [402, 404, 1000].iter().map(|&b| tx.notify_tx_opportunity(opp(b)).unwrap()).collect();
         let NrRlcPdu::Data(p0) = &pieces[0] else { panic!() };
-        assert_eq!((p0.sn, p0.seg.len, p0.header_bytes()), (0, 400, 2));
+        assert_eq!((p0.sn, p0.seg.len_bytes(), p0.header_bytes()), (0, 400, 2));
         let whole = tx.notify_tx_opportunity(opp(1000)).unwrap();
         assert_eq!(whole.bytes(), 101, "a complete SDU: 1-byte header, no SN");
         rx.receive_pdu(now, whole, &mut ev);

@@ -49,11 +49,11 @@ pub struct NrDataPdu {
 
 impl NrDataPdu {
     pub fn header_bytes(&self) -> u32 {
-        header_bytes(self.mode, self.seg.offset, self.seg.offset + self.seg.len == self.seg.sdu_bytes)
+        header_bytes(self.mode, self.seg.offset, self.seg.offset + self.seg.len_bytes() == self.seg.sdu_bytes)
     }
 
     pub fn bytes(&self) -> u32 {
-        self.header_bytes() + self.seg.len
+        self.header_bytes() + self.seg.len_bytes()
     }
 }
 
@@ -121,7 +121,7 @@ mod tests {
     use crate::lte::sap::SduId;
 
     fn seg(offset: u32, len: u32, sdu_bytes: u32) -> SduSegment {
-        SduSegment { sdu: SduId(0), sdu_bytes, offset, len }
+        SduSegment::new(SduId(0), sdu_bytes, offset, len)
     }
 
     #[test]

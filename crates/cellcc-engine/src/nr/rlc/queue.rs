@@ -87,7 +87,7 @@ impl SduQueue {
         if len == 0 {
             return None;
         }
-        let piece = Piece { seg: SduSegment { sdu: q.id, sdu_bytes: q.bytes, offset: q.sent, len }, sn: q.sn };
+        let piece = Piece { seg: SduSegment::new(q.id, q.bytes, q.sent, len), sn: q.sn };
         q.sent += len;
         self.bytes -= u64::from(len);
         if q.sent == q.bytes {
@@ -170,10 +170,10 @@ mod tests {
         assert!(q.push(SimTime::ZERO, RlcSdu { id: SduId(4), bytes: 501 }).is_err());
         assert_eq!(q.number_head(7), 7);
         let a = q.take(400).unwrap();
-        assert_eq!((a.seg.offset, a.seg.len, a.sn), (0, 400, Some(7)));
+        assert_eq!((a.seg.offset, a.seg.len_bytes(), a.sn), (0, 400, Some(7)));
         assert_eq!(q.number_head(9), 7, "an SDU keeps its SN");
         let b = q.take(5000).unwrap();
-        assert_eq!((b.seg.offset, b.seg.len), (400, 600));
+        assert_eq!((b.seg.offset, b.seg.len_bytes()), (400, 600));
         assert_eq!(q.head(), Some((1500, false)));
         assert_eq!(q.bytes(), 1500);
     }

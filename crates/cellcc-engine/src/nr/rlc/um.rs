@@ -99,7 +99,7 @@ impl UmEntity {
         let sdu_bytes_sent = if cut { 1 } else { 0 };
         let header = header_bytes(mode, sdu_bytes_sent, false);
         let p = self.tx.take(opp.bytes.checked_sub(header).filter(|&r| r > 0)?)?;
-        if p.seg.offset + p.seg.len == p.seg.sdu_bytes {
+        if p.seg.offset + p.seg.len_bytes() == p.seg.sdu_bytes {
             self.tx_next += 1;
         }
         self.counters.data_pdus_sent += 1;
@@ -113,7 +113,7 @@ impl UmEntity {
         };
         self.counters.data_pdus_received += 1;
         let s = d.seg;
-        if s.offset == 0 && s.len == s.sdu_bytes {
+        if s.offset == 0 && s.len_bytes() == s.sdu_bytes {
             // §5.2.2.2.1: a UMD PDU with a complete SDU goes up at once.
             self.counters.sdus_delivered += 1;
             ev.delivered.push(s.sdu);
@@ -138,7 +138,7 @@ impl UmEntity {
             ranges: Ranges::default(),
             done: false,
         });
-        e.ranges.add(d.seg.offset, d.seg.offset + d.seg.len);
+        e.ranges.add(d.seg.offset, d.seg.offset + d.seg.len_bytes());
         if !e.done && e.ranges.complete(e.bytes) {
             e.done = true;
             if !self.doomed.contains(&x) {
@@ -216,7 +216,7 @@ impl UmEntity {
     pub fn notify_pdu_lost(&mut self, pdu: NrRlcPdu, ev: &mut NrRlcEvents) {
         let NrRlcPdu::Data(d) = pdu else { return };
         let s = d.seg;
-        let whole = s.offset == 0 && s.len == s.sdu_bytes;
+        let whole = s.offset == 0 && s.len_bytes() == s.sdu_bytes;
         let first_report = whole || (d.sn >= self.next_reassembly && self.doomed.insert(d.sn));
         self.counters.sdus_discarded += u64::from(first_report);
         ev.discarded.push(s.sdu);

@@ -25,7 +25,7 @@ struct PartialPdu {
 
 impl PartialPdu {
     fn received_bytes(&self) -> u32 {
-        self.pieces.iter().map(|&(_, s)| s.len).sum()
+        self.pieces.iter().map(|&(_, s)| s.len_bytes()).sum()
     }
 
     fn is_complete(&self) -> bool {
@@ -36,17 +36,19 @@ impl PartialPdu {
     fn add(&mut self, so: u32, s: SduSegment) -> u32 {
         let mut new = 0;
         let mut cursor = so;
-        let end = so + s.len;
+        let end = so + s.len_bytes();
         while cursor < end {
             // Skip bytes already held, then take the run up to the next held piece.
-            if let Some(&(pso, ps)) = self.pieces.iter().find(|&&(pso, ps)| pso <= cursor && cursor < pso + ps.len) {
-                cursor = pso + ps.len;
+            if let Some(&(pso, ps)) =
+                self.pieces.iter().find(|&&(pso, ps)| pso <= cursor && cursor < pso + ps.len_bytes())
+            {
+                cursor = pso + ps.len_bytes();
                 continue;
             }
             let next_held = self.pieces.iter().map(|&(pso, _)| pso).filter(|&p| p > cursor).min().unwrap_or(end);
             let run_end = end.min(next_held);
             let skip = cursor - so;
-            let piece = SduSegment { offset: s.offset + skip, len: run_end - cursor, ..s };
+            let piece = SduSegment::new(s.sdu, s.sdu_bytes, s.offset + skip, run_end - cursor);
             self.pieces.push((cursor, piece));
             new += run_end - cursor;
             cursor = run_end;
@@ -60,7 +62,9 @@ impl PartialPdu {
         let mut cur: Option<SduSegment> = None;
         for (_, s) in self.pieces {
             match cur.as_mut() {
-                Some(c) if c.sdu == s.sdu && c.offset + c.len == s.offset => c.len += s.len,
+                Some(c) if c.sdu == s.sdu && c.offset + c.len_bytes() == s.offset => {
+                    *c = SduSegment::new(c.sdu, c.sdu_bytes, c.offset, c.len_bytes() + s.len_bytes())
+                }
                 _ => {
                     if let Some(c) = cur.replace(s) {
                         out.push(c);
@@ -76,7 +80,7 @@ impl PartialPdu {
 
     /// Missing byte ranges as (SOstart, SOend inclusive), SOend = end-of-PDU marker for the tail.
     fn missing(&self, out: &mut Vec<(u16, u16)>) {
-        let mut sorted: Vec<(u32, u32)> = self.pieces.iter().map(|&(so, s)| (so, so + s.len)).collect();
+        let mut sorted: Vec<(u32, u32)> = self.pieces.iter().map(|&(so, s)| (so, so + s.len_bytes())).collect();
         sorted.sort_unstable();
         let mut cursor = 0;
         for (a, b) in sorted {
@@ -213,7 +217,7 @@ impl AmRx {
         let mut pos = so;
         for s in segments.iter() {
             new += part.add(pos, *s);
-            pos += s.len;
+            pos += s.len_bytes();
         }
         ev.recycle(segments);
         if last {

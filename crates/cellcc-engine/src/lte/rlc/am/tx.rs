@@ -25,8 +25,10 @@ use crate::sim::{SimDuration, SimTime};
 struct TxPdu {
     segments: SegmentList,
     data_bytes: u32,
-    /// RETX_COUNT (TS 36.322 §7.1): `None` until first considered for retransmission.
-    retx_count: Option<u32>,
+    /// RETX_COUNT (TS 36.322 §7.1): `None` until first considered for retransmission. 16 bits,
+    /// saturating: it is only compared with maxRetxThreshold (at most 32, `AmConfig::validate`),
+    /// and beside `data_bytes` it keeps a window slot at 160 bytes.
+    retx_count: Option<u16>,
     /// Byte ranges `[start, end)` of the data field pending retransmission, ascending, disjoint.
     pending: Vec<(u32, u32)>,
 }
@@ -334,9 +336,9 @@ impl AmTx {
         }
         self.retx_bytes += u64::from(added);
         self.retx_ranges = self.retx_ranges + p.pending.len() as u64 - ranges_before;
-        let count = p.retx_count.map_or(0, |n| n + 1);
+        let count = p.retx_count.map_or(0, |n| n.saturating_add(1));
         p.retx_count = Some(count);
-        if count >= self.max_retx {
+        if u32::from(count) >= self.max_retx {
             c.max_retx_reached += 1;
             if self.on_max_retx == MaxRetxAction::Discard {
                 self.abandon(sn, ev);
@@ -402,21 +404,21 @@ fn carve(segments: &SegmentList, a: u32, b: u32, room: u32, mut out: SegmentList
     let mut avail = room;
     let mut pos = 0u32;
     for s in segments.iter() {
-        let (start, end) = (pos.max(a), (pos + s.len).min(b));
-        pos += s.len;
+        let (start, end) = (pos.max(a), (pos + s.len_bytes()).min(b));
+        pos += s.len_bytes();
         if start >= end {
             continue;
         }
         if let Some(prev) = out.last() {
             let extra = li_bytes(out.len() as u32) - li_bytes(out.len() as u32 - 1);
-            if prev.len > LI_MAX_BYTES || avail <= extra {
+            if prev.len_bytes() > LI_MAX_BYTES || avail <= extra {
                 break;
             }
             avail -= extra;
         }
         let take = (end - start).min(avail);
-        let skip = start - (pos - s.len);
-        out.push(SduSegment { sdu: s.sdu, sdu_bytes: s.sdu_bytes, offset: s.offset + skip, len: take });
+        let skip = start - (pos - s.len_bytes());
+        out.push(SduSegment::new(s.sdu, s.sdu_bytes, s.offset + skip, take));
         avail -= take;
         if avail == 0 || take < end - start {
             break;
@@ -428,7 +430,14 @@ fn carve(segments: &SegmentList, a: u32, b: u32, room: u32, mut out: SegmentList
 
 #[cfg(test)]
 mod tests {
-    use super::add_range;
+    use super::{add_range, TxPdu};
+
+    /// A window slot: the PDU's segment list (128 bytes, no tags: `SduSegment`'s length is
+    /// never 0), its pending ranges and counts.
+    #[test]
+    fn a_window_slot_is_160_bytes() {
+        assert_eq!(std::mem::size_of::<Option<TxPdu>>(), 160);
+    }
 
     #[test]
     fn ranges_merge_in_place_and_count_only_new_bytes() {
