@@ -594,7 +594,7 @@ fn sinr_source(spec: &CellConfig, path: &str, n_rbs: u32, seed: u64) -> Result<B
             })
             .collect();
         let label = format!("cell:{}", spec.id);
-        return Ok(Box::new(ChannelSinr::new(channel, &placements, seed, &label)?.with_rbs(n_rbs as usize)));
+        return Ok(Box::new(ChannelSinr::new(channel, &placements, seed, &label)?));
     }
     let sources = spec
         .ues

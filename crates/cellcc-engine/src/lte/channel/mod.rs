@@ -21,9 +21,8 @@
 //! - UL and DL share the shadowing (large-scale reciprocity) but have independent
 //!   fast fading (the FDD duplex gap is far wider than the coherence bandwidth).
 //! - Interferers and their loads, and the fast fading of the strong ones: see
-//!   [`crate::radio::interference`]. Control region: full interference on every RB. The PDCCH's
-//!   aggregation levels and DCI errors read its large-scale SINR (a DCI spans the band, whose mean
-//!   gain is 1); the ns-3 backend's reference its faded row.
+//!   [`crate::radio::interference`]. Control region: full interference on every RB, unfaded (it
+//!   spans the band, whose mean gain is 1); the PDCCH's aggregation levels and DCI errors read it.
 //! - Uplink interference: one UE per interfering cell, static, large-scale only, at the cell's
 //!   `uplink_load` ([`ul_interference`]); the same on the SRS and the PUSCH rows.
 //! - Small-scale channel (multipath or HST) and its inter-carrier interference: [`small_scale`].
@@ -204,22 +203,6 @@ impl ChannelSinr {
             gains: Vec::new(),
             interference_rb_mw: Vec::new(),
         })
-    }
-
-    /// This channel for a band of `n_rb` RBs (a control-region SINR needs the band before any row).
-    pub fn with_rbs(mut self, n_rb: usize) -> Self {
-        self.fit(n_rb);
-        self
-    }
-
-    /// UE `ue`'s control-region SINR at `now` from the large scale alone, dB: every interferer at
-    /// full power, the serving link's fast fading (and its Doppler ICI) averaged out over the band
-    /// a DCI's REGs span, as the network's [`crate::lte::network::channel::NetworkChannel::control_sinr_db`].
-    fn control_sinr_of_large_scale_db(&mut self, ue: UeIndex, now: SimTime) -> f64 {
-        let n_rb = self.gains.len().max(1) as f64;
-        let large = self.ues[ue.index()].large_scale(&self.d, now.as_ns());
-        let signal_rb_mw = self.d.serving.tx_power_mw / n_rb * large.dl_gain;
-        to_db(signal_rb_mw / (self.d.dl_noise_rb_mw + large.interference_mw / n_rb))
     }
 
     /// Where UE `ue` is at `now`, m (for traces and tests).
@@ -642,10 +625,10 @@ impl SinrSource for ChannelSinr {
 
     fn pdcch_sinr_db(&mut self, ue: UeIndex, now: SimTime) -> Option<HeldSinr> {
         // A DCI's CCEs are REGs interleaved over the band (TS 36.211 §6.8.5), sent while every
-        // neighbour's reference signal, PCFICH and PHICH are on: the control region's SINR of the
-        // large scale, as a network's cell sees it, not the data row (each interferer at its PDSCH
-        // load). Held to the end of the track's step, where the large scale next moves.
-        let sinr_db = self.control_sinr_of_large_scale_db(ue, now);
+        // neighbour's reference signal, PCFICH and PHICH are on: the control region's SINR, as a
+        // network's cell sees it, not the data row (each interferer at its PDSCH load, faded).
+        // It changes with the large scale only: held to the end of the track's step.
+        let sinr_db = self.control_sinr_db(ue, now);
         let until = SimTime((PathSampler::grid_step(now.as_ns()) + 1) * GRID_STEP_NS);
         Some(HeldSinr { sinr_db, until })
     }

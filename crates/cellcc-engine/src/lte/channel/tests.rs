@@ -119,25 +119,6 @@ fn an_idle_interferer_leaves_the_data_region_clean_but_not_the_control_region() 
 }
 
 #[test]
-fn a_dci_reads_the_control_region_of_the_large_scale_held_for_the_step() {
-    // The previous test's geometry under EVA fading: the data row fades TTI by TTI, the DCIs'
-    // control region stays at S = I (~0 dB, the idle interferer at full power), unfaded,
-    // held to the 10 ms step's end.
-    let faded = ChannelSpec {
-        fading: FadingSpec { profile: FadingProfile::Eva, ..FadingSpec::default() },
-        ..one_interferer(InterfererLoad::Idle)
-    };
-    let mut ch = ChannelSinr::new(&faded, &[ue_at(100.0, 0.0)], 1, "c").unwrap().with_rbs(50);
-    for t_ms in [0, 3, 9, 10, 17] {
-        let held = ch.pdcch_sinr_db(UeIndex(0), SimTime(t_ms * NS_PER_MS)).expect("a channel's control region");
-        assert!(held.sinr_db.abs() < 1e-3, "{t_ms} ms: {}", held.sinr_db);
-        assert_eq!(held.until, SimTime((t_ms / 10 + 1) * 10 * NS_PER_MS));
-    }
-    let (a, b) = (sinr(&mut ch, 0, LinkDir::Downlink, 0, 50), sinr(&mut ch, 0, LinkDir::Downlink, 5, 50));
-    assert_ne!(a, b, "the data row fades");
-}
-
-#[test]
 fn the_wideband_reference_is_the_data_and_control_sinr_worked_by_hand() {
     // The previous test's geometry, 50 RBs: idle -> data 46.5654 dB (noise only), control ~0 dB (S = I).
     let idle = wideband_dl_sinr_db(&one_interferer(InterfererLoad::Idle), &ue_at(100.0, 0.0), 1, "c", 50).unwrap();
