@@ -321,27 +321,6 @@ fn pdcch_errors_lose_tbs_that_harq_retransmits() {
     assert_eq!(lte_mean(&off, "ue0", "dl", "control_losses", 0.0, 3.0), 0.0);
 }
 
-/// On a channel, DCIs ride the control region, where every neighbour's reference signal, PCFICH
-/// and PHICH always interfere (TS 36.211 §6.8.5: a DCI's REGs span the band): an idle interferer
-/// nearer the UE than its eNB leaves the data region clean and still costs DCIs.
-#[test]
-fn an_idle_interferer_costs_dcis_but_no_data() {
-    let ue = json!({"kind": "channel", "position_m": [100.0, 0.0]});
-    let mut v = cell(&[(ue, "um")], 10.0, "round_robin", 3.0);
-    v["cells"][0]["control_errors"] = json!(true);
-    v["cells"][0]["channel"] =
-        json!({"interferers": [{"position_m": [INTERFERER_X_M, 0.0], "load": {"kind": "idle"}}]});
-    v["flows"] = json!([cbr_down(0, 0.5)]);
-    let out = run(&v, 1);
-    let control = lte_mean(&out, "ue0", "dl", "control_losses", 0.0, 3.0);
-    let retx = lte_mean(&out, "ue0", "dl", "harq_retx", 0.0, 3.0);
-    assert!(control > 0.0, "no DCI missed under a control-region SINR below 0 dB");
-    assert!(retx <= control, "the data region is clean: {retx} retransmissions, {control} missed DCIs");
-}
-
-/// The interferer of [`an_idle_interferer_costs_dcis_but_no_data`]: 60 m from the UE, 100 m from its eNB.
-const INTERFERER_X_M: f64 = 160.0;
-
 /// A DCI on one CCE over a clean 15 dB band is decoded (TS 36.101 §8.4.2's reference level needs
 /// ~-1 dB on 8 CCEs, 9 dB less than one CCE needs): no DCI lost either way.
 #[test]

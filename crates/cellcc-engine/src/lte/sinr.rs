@@ -61,7 +61,7 @@ pub trait SinrSource {
     fn control_sinr_db(&mut self, ue: UeIndex, now: SimTime) -> f64;
 
     /// The SINR the eNB chooses `ue`'s PDCCH aggregation level for, dB, when it is not the one
-    /// its CQI stands for: a channel's control region sees each neighbour by what it sends there
+    /// its CQI stands for: a network's control region sees each neighbour by what it sends there
     /// (reference signal, PCFICH, PHICH, its DCIs) and the data region by its PDSCH, so the eNB's
     /// PDCCH link adaptation (its outer loop on missed DCIs) settles on the control region's SINR,
     /// and the UE's DCI errors come from it. `None` (the default): the CQI's.

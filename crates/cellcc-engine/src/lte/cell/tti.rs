@@ -902,7 +902,7 @@ impl Cell {
         grants.retain(|g| {
             let level = self.macs.tables.dci_level[g.ue.index()];
             let error = match self.pdcch_sinr_db(g.ue, now) {
-                // A channel's control region sees every neighbour (the data row only those sending).
+                // A network's control region sees every cell (the data row only those sending).
                 Some(sinr_db) => pdcch_error(sinr_db, Some(level)),
                 None => phy::pcfich_pdcch_error_rate_flat(self.control_esinr_db(g.ue, now, level)),
             };
@@ -1098,7 +1098,7 @@ impl Cell {
     fn dci_missed(&mut self, ue: UeIndex, now: SimTime) -> bool {
         let level = self.macs.pdcch_cfg.capacity.then_some(self.macs.tables.dci_level[ue.index()]);
         let error = match self.pdcch_sinr_db(ue, now) {
-            // A channel's control region sees every neighbour (the data row only those sending).
+            // A network's control region sees every cell (the data row only those sending).
             Some(sinr_db) => pdcch_error(sinr_db, level),
             None => {
                 let level = level.unwrap_or(phy::REFERENCE_AGGREGATION_LEVEL);

@@ -22,7 +22,7 @@
 //!   fast fading (the FDD duplex gap is far wider than the coherence bandwidth).
 //! - Interferers and their loads, and the fast fading of the strong ones: see
 //!   [`crate::radio::interference`]. Control region: full interference on every RB, unfaded (it
-//!   spans the band, whose mean gain is 1); the PDCCH's aggregation levels and DCI errors read it.
+//!   spans the band, whose mean gain is 1).
 //! - Uplink interference: one UE per interfering cell, static, large-scale only, at the cell's
 //!   `uplink_load` ([`ul_interference`]); the same on the SRS and the PUSCH rows.
 //! - Small-scale channel (multipath or HST) and its inter-carrier interference: [`small_scale`].
@@ -50,7 +50,7 @@ use self::rb::{noise_per_rb_dbm, RB_BANDWIDTH_HZ};
 use self::spec::{AntennaSpec, ChannelSpec, UePlacement};
 use self::ul_interference::{UeArea, UlRow, UplinkInterference};
 use super::sap::{LinkDir, RbMask, UeIndex};
-use super::sinr::{HeldSinr, PuschGrant, SinrSource};
+use super::sinr::{PuschGrant, SinrSource};
 use crate::error::ScenarioError;
 use crate::radio::antenna::{hex_layout_cells, Antenna};
 use crate::radio::db;
@@ -63,7 +63,7 @@ use crate::radio::mobility::Mobility;
 use crate::radio::noise::{dbm_to_mw, to_db};
 use crate::radio::shadowing::Shadowing;
 use crate::radio::small_scale::{self, tap_profile, LinkFading};
-use crate::radio::track::{PathSampler, GRID_STEP_NS};
+use crate::radio::track::PathSampler;
 use crate::sim::simd::{self, Kernel};
 use crate::sim::{RngStream, SimTime};
 
@@ -621,16 +621,6 @@ impl SinrSource for ChannelSinr {
         self.fit(n_rb);
         self.sinr_lin(ue, LinkDir::Downlink, now, Region::Control, None);
         to_db(self.gains.iter().sum::<f64>() / n_rb as f64)
-    }
-
-    fn pdcch_sinr_db(&mut self, ue: UeIndex, now: SimTime) -> Option<HeldSinr> {
-        // A DCI's CCEs are REGs interleaved over the band (TS 36.211 §6.8.5), sent while every
-        // neighbour's reference signal, PCFICH and PHICH are on: the control region's SINR, as a
-        // network's cell sees it, not the data row (each interferer at its PDSCH load, faded).
-        // It changes with the large scale only: held to the end of the track's step.
-        let sinr_db = self.control_sinr_db(ue, now);
-        let until = SimTime((PathSampler::grid_step(now.as_ns()) + 1) * GRID_STEP_NS);
-        Some(HeldSinr { sinr_db, until })
     }
 }
 
