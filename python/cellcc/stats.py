@@ -138,7 +138,8 @@ def paired_test(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray
     if np.all(d == d[0]):
         # Constant differences: zero variance. Equal -> no difference; a constant shift -> certain.
         return PairedTest("paired t-test", n, diff, 1.0 if diff == 0 else 0.0)
-    return PairedTest("paired t-test", n, diff, float(sps.ttest_rel(d, np.zeros(n)).pvalue))
+    # The paired t-test is the one-sample test of the differences (what `ttest_rel` computes).
+    return PairedTest("paired t-test", n, diff, float(sps.ttest_1samp(d, 0.0).pvalue))
 
 
 def holm(p_values: Sequence[float]) -> list[float]:
