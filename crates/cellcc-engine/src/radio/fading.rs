@@ -384,7 +384,11 @@ impl FadingProcess {
         let (low, high) = self.rb_gain.split_at_mut(n_rb.div_ceil(2));
         for (i, (c, d)) in blocks.enumerate() {
             let [re, im, mirror_re, mirror_im] = if WIDE {
-                block_h::<RB_LANES, 0>(&self.tap32, c, d)
+                // The block's H through memory (`black_box`): fed straight to the f64 squares
+                // below, LLVM's SLP vectoriser sized the f32 sums by them, as two 4-lane halves
+                // (xmm); ended in memory they take one 8-lane register (ymm) each, the same
+                // operations per lane (docs/performance.md, "The fading sums at 8 lanes").
+                std::hint::black_box(block_h::<RB_LANES, 0>(&self.tap32, c, d))
             } else {
                 let (low, high) = (block_h_half::<0>(&self.tap32, c, d), block_h_half::<HALF_LANES>(&self.tap32, c, d));
                 std::array::from_fn(|i| {
