@@ -6,6 +6,7 @@
 //! geometric channel (path loss, shadowing, fading, interference) is
 //! [`super::channel`] and implements the same trait.
 
+use super::phy::mi::db_to_linear;
 use super::sap::{LinkDir, RbMask, UeIndex};
 use crate::radio::db::lin_to_db;
 use crate::sim::SimTime;
@@ -55,6 +56,11 @@ pub trait SinrSource {
     /// no power to spread.
     fn pusch_offset_db(&mut self, _ue: UeIndex, _now: SimTime, _grant: PuschGrant) -> f64 {
         0.0
+    }
+
+    /// [`Self::pusch_offset_db`] as the power ratio a PUSCH's decode scales the SRS row by.
+    fn pusch_gain_lin(&mut self, ue: UeIndex, now: SimTime, grant: PuschGrant) -> f64 {
+        db_to_linear(self.pusch_offset_db(ue, now, grant))
     }
 
     /// SINR of the downlink control region (PCFICH/PDCCH) for `ue` at `now`, dB.
@@ -173,11 +179,6 @@ fn fill_row(row: &[f64], out: &mut [f64]) {
     } else {
         out.copy_from_slice(&row[..out.len()]);
     }
-}
-
-/// dB -> linear power ratio.
-fn db_to_linear(db: f64) -> f64 {
-    10f64.powf(db / 10.0)
 }
 
 /// One UE's SINR when no geometric channel is modelled.

@@ -1039,8 +1039,7 @@ impl Cell {
             self.sinr.per_rb_sinr_lin_on(a.ue, a.dir, now, a.rbs, &mut self.sinr_lin);
             self.measure_pusch(now, a);
             // The transport block is decoded at the PUSCH's own power over its grant (TS 36.213 §5.1.1.1).
-            let offset_db = self.sinr.pusch_offset_db(a.ue, now, PuschGrant { prbs: a.rbs.count() });
-            let gain = 10f64.powf(offset_db / 10.0);
+            let gain = self.sinr.pusch_gain_lin(a.ue, now, PuschGrant { prbs: a.rbs.count() });
             for run in a.rbs.runs() {
                 self.sinr_lin[run].iter_mut().for_each(|x| *x *= gain);
             }

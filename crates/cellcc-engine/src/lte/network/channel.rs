@@ -30,11 +30,13 @@
 //! "Idle TTIs").
 
 use std::cell::RefCell;
+use std::num::NonZeroU64;
 use std::rc::Rc;
 
 use crate::lte::channel::power_control::UlPower;
 use crate::lte::channel::rb::{noise_per_rb_dbm, RB_BANDWIDTH_HZ};
 use crate::lte::channel::spec::{ChannelSpec, UePlacement};
+use crate::lte::phy::mi::db_to_linear;
 use crate::lte::sap::{LinkDir, RbMask, UeIndex};
 use crate::lte::sinr::{HeldSinr, PuschGrant, SinrSource};
 use crate::radio::fading::{FadingProcess, RbSteering, TapProfile, FADING_STEP_NS};
@@ -104,6 +106,9 @@ struct TtiTx {
     tti: Option<u64>,
     /// Per cell, the RBs of its PDSCH.
     dl: Vec<RbMask>,
+    /// The number of the downlink pattern `dl` is: the TTI before's when every cell sent on the
+    /// same RBs as then, else a new one ([`NetworkChannel::record`]).
+    dl_pattern: u64,
     ul: Vec<UlTx>,
     /// Per site, the share of its control region's REs it sent on (an interferer-only site,
     /// which places no DCIs, all of it).
@@ -132,8 +137,8 @@ const SEVERAL_CELLS: usize = usize::MAX;
 
 /// One UE's links. Laid out by when its fields are read, a cache line (64 bytes) per group, the
 /// per-TTI ones first: the track (every ask's epoch), then the control SINR's, then the uplink
-/// row's and the PUSCH interference's, then the downlink row's; the state a 10 ms step or a new
-/// epoch reads (the kept epochs, the mobility) last. Each field where the compiler put it, a
+/// row's and the PUSCH interference's, then the downlink row's, then a kept flat downlink row;
+/// the state a 10 ms step or a new epoch reads (the kept epochs, the mobility) last. Each field where the compiler put it, a
 /// control SINR (833 K asks in the 19-site run) read 3-4 lines of the UE before its powers, a
 /// PUSCH's interference 3 (docs/performance.md, "Issue 34: the 19-site network's working set").
 /// The per-site and per-cell rows are boxed slices (16 bytes where a `Vec` took 24): their
@@ -170,6 +175,11 @@ struct NetUe {
     faded: Vec<(usize, f64)>,
     /// Per site; empty without shadowing (one Gudmundson process per link; UL and DL share it).
     shadowing: Vec<Shadowing>,
+    /// The downlink row last computed when it was one value on every RB ([`FlatRow`]); with the
+    /// PUSCH's gain, a line of their own: all a kept value's ask reads beside the epoch.
+    flat_dl_row: Option<FlatRow>,
+    /// [`NetworkChannel::pusch_gain_lin`] for the last (large-scale epoch, cell, PRB count).
+    pusch_gain: Option<PuschGain>,
     past_epoch: Vec<u64>,
     epoch_xy_m: Vec<[f64; 2]>,
     /// Every link's shadowing (dB) per kept epoch (empty without shadowing).
@@ -207,6 +217,29 @@ impl StepMemo {
     }
 }
 
+/// A UE's downlink row that held one linear SINR on every RB (no multipath fading, and every
+/// neighbour sending on all RBs or none: the 19-site network's steady state), kept for what it is
+/// a function of: the large-scale epoch, the serving cell and the neighbours' downlink pattern
+/// ([`TtiTx::dl_pattern`]). A row asked again under the same three is filled from it: the same
+/// bits, without the sum over every site.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct FlatRow {
+    epoch: u64,
+    pattern: NonZeroU64,
+    sinr_lin: f64,
+    cell: u32,
+}
+
+/// A UE's PUSCH power over its SRS's on each PRB, linear, for a large-scale epoch (its path
+/// loss), a cell and a PRB count: a UE's PUSCHs are mostly of one or two PRBs, each decode asks.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct PuschGain {
+    epoch: u64,
+    gain_lin: f64,
+    cell: u32,
+    prbs: u32,
+}
+
 /// The channel of a whole network.
 pub struct NetworkChannel {
     /// The cells' sites first (site i = cell i), then the interferer-only sites.
@@ -240,6 +273,12 @@ pub struct NetworkChannel {
     history: Vec<TtiTx>,
     /// The last TTI [`NetworkChannel::record`] was told of.
     recorded_tti: Option<u64>,
+    /// The last downlink pattern number given out ([`TtiTx::dl_pattern`]).
+    dl_patterns: u64,
+    /// Whether a downlink row is a function of (epoch, cell, pattern) alone, so that a flat one
+    /// may be kept ([`FlatRow`]): no multipath fading, and no interferer-only site whose load
+    /// fills part of the band (its RBs move TTI by TTI).
+    keeps_flat_rows: bool,
     /// Per site, the share of its control region it sends on in a TTI without DCIs.
     idle_control: Vec<f64>,
     /// The uplink interference at every cell's receiver in the last recorded TTI (a row at an
@@ -295,6 +334,11 @@ impl NetworkChannel {
             })
             .collect();
         let n_ues = ues.len();
+        let keeps_flat_rows = profile.is_none()
+            && sites[n_cells..].iter().all(|s| {
+                let active = s.load.unwrap_or_default().active_rbs(n_rb);
+                active == 0 || active == n_rb
+            });
         NetworkChannel {
             n_cells,
             loads: sites.iter().map(|s| s.load.unwrap_or_default()).collect(),
@@ -322,6 +366,8 @@ impl NetworkChannel {
             history: vec![TtiTx::default(); HISTORY_TTIS],
             idle_control: vec![1.0; sites.len()],
             recorded_tti: None,
+            dl_patterns: 0,
+            keeps_flat_rows,
             ul_interference: UlInterference {
                 tti: None,
                 rb_mw: vec![0.0; n_cells * n_rb],
@@ -345,8 +391,17 @@ impl NetworkChannel {
     /// What every cell sent in TTI `tti`: its PDSCH RBs (`dl[cell]`), the UEs' PUSCHs, and the
     /// share of its control region it sent on (`control[cell]`).
     pub fn record(&mut self, tti: u64, dl: &[RbMask], ul: &[UlTx], control: &[f64]) {
+        let before = &self.history[((tti + HISTORY_TTIS as u64 - 1) % HISTORY_TTIS as u64) as usize];
+        let dl_pattern = match before.tti {
+            Some(t) if t + 1 == tti && before.dl == dl => before.dl_pattern,
+            _ => {
+                self.dl_patterns += 1;
+                self.dl_patterns
+            }
+        };
         let slot = &mut self.history[(tti % HISTORY_TTIS as u64) as usize];
         slot.tti = Some(tti);
+        slot.dl_pattern = dl_pattern;
         slot.dl.clear();
         slot.dl.extend_from_slice(dl);
         slot.ul.clear();
@@ -430,7 +485,35 @@ impl NetworkChannel {
     /// 416,038 full rows, none of 665,453 uplink rows on a grant's RBs), and keeping each one
     /// stored 800 bytes of cold per-UE memory per row (docs/performance.md, the ninth round).
     pub fn row(&mut self, ue: usize, cell: usize, dir: LinkDir, now: SimTime, out: &mut [f64]) {
+        let flat_key = match dir {
+            LinkDir::Downlink => self.flat_row_key(ue, cell, now),
+            LinkDir::Uplink => None,
+        };
+        if let Some(key) = flat_key {
+            if let Some(row) = self.ues[ue].flat_dl_row.filter(|r| (r.epoch, r.pattern, r.cell) == key) {
+                out.fill(row.sinr_lin);
+                return;
+            }
+        }
         simd::run(Row { ch: self, ue, cell, dir, now, out });
+        if let (Some((epoch, pattern, cell)), Some(&first)) = (flat_key, out.first()) {
+            if out.iter().all(|&x| x.to_bits() == first.to_bits()) {
+                self.ues[ue].flat_dl_row = Some(FlatRow { epoch, pattern, cell, sinr_lin: first });
+            }
+        }
+    }
+
+    /// What UE `ue`'s downlink row from `cell` at `now` is a function of, when it can be kept
+    /// ([`FlatRow`]): its large-scale epoch (taken), the cell and the downlink pattern of a TTI
+    /// the network ran. None otherwise.
+    fn flat_row_key(&mut self, ue: usize, cell: usize, now: SimTime) -> Option<(u64, NonZeroU64, u32)> {
+        if !self.keeps_flat_rows {
+            return None;
+        }
+        let tti = now.as_ns() / FADING_STEP_NS;
+        let slot = &self.history[(tti % HISTORY_TTIS as u64) as usize];
+        let pattern = NonZeroU64::new(slot.dl_pattern).filter(|_| slot.tti == Some(tti))?;
+        Some((self.large_scale(ue, now), pattern, cell as u32))
     }
 
     /// [`Self::row`]'s computation. Inlined into each instantiation of [`Row`].
@@ -705,6 +788,18 @@ impl NetworkChannel {
         u.control_sinr.keep(tti, cell, sinr_db)
     }
 
+    /// [`Self::pusch_offset_db`] as a linear power ratio, kept for the (epoch, cell, PRB count).
+    pub fn pusch_gain_lin(&mut self, ue: usize, cell: usize, now: SimTime, prbs: u32) -> f64 {
+        let epoch = self.ues[ue].epoch_at(now);
+        let key = (epoch, cell as u32, prbs);
+        if let Some(g) = self.ues[ue].pusch_gain.filter(|g| (g.epoch, g.cell, g.prbs) == key) {
+            return g.gain_lin;
+        }
+        let gain_lin = db_to_linear(self.pusch_offset_db(ue, cell, now, prbs));
+        self.ues[ue].pusch_gain = Some(PuschGain { epoch, gain_lin, cell: cell as u32, prbs });
+        gain_lin
+    }
+
     /// How far (dB) UE `ue`'s PUSCH over `prbs` PRBs sits above its SRS on each PRB.
     pub fn pusch_offset_db(&mut self, ue: usize, cell: usize, now: SimTime, prbs: u32) -> f64 {
         let pl_db = self.path_loss_db(ue, cell, now);
@@ -873,6 +968,8 @@ fn new_ue(
         ul_fading: (0..n_cells).map(|_| None).collect(),
         faded: Vec::with_capacity(MAX_FADED_INTERFERERS),
         faded_for: None,
+        flat_dl_row: None,
+        pusch_gain: None,
         control_sinr: StepMemo::default(),
         srs_rb_mw: StepMemo::default(),
         path_loss_db: StepMemo::default(),
@@ -950,6 +1047,10 @@ impl SinrSource for NetworkSinr {
 
     fn pusch_offset_db(&mut self, ue: UeIndex, now: SimTime, grant: PuschGrant) -> f64 {
         self.channel.borrow_mut().pusch_offset_db(ue.index(), self.cell, now, grant.prbs)
+    }
+
+    fn pusch_gain_lin(&mut self, ue: UeIndex, now: SimTime, grant: PuschGrant) -> f64 {
+        self.channel.borrow_mut().pusch_gain_lin(ue.index(), self.cell, now, grant.prbs)
     }
 
     fn control_sinr_db(&mut self, ue: UeIndex, now: SimTime) -> f64 {
@@ -1258,6 +1359,75 @@ mod tests {
         assert_eq!(rsrp_at_5(false), rsrp_at_5(true));
     }
 
+    /// A kept flat downlink row ([`FlatRow`]) is the row computed afresh, bit for bit: both UEs,
+    /// moving (new large-scale epochs), over TTIs in which the neighbour sends on the whole band,
+    /// then on part of it (a row that is not flat), then on the whole band again, a TTI the
+    /// network did not run, and the same TTI asked twice; and it is used (most asks fill it).
+    #[test]
+    fn a_kept_flat_row_is_the_row_computed_afresh() {
+        let full = RbMask::range(0, N_RB as u32);
+        let mut kept = two_shadowed_cells();
+        let mut fresh = two_shadowed_cells();
+        fresh.keeps_flat_rows = false;
+        assert!(kept.keeps_flat_rows, "no fading, no interferer-only sites");
+        let bits = |g: &[f64]| g.iter().map(|x| x.to_bits()).collect::<Vec<u64>>();
+        let (mut hits, mut asks) = (0, 0);
+        for t in (0..60u64).chain(70..80) {
+            let neighbour = if (23..27).contains(&t) { RbMask::range(3, 7) } else { full };
+            for ch in [&mut kept, &mut fresh] {
+                ch.record(t, &[full, neighbour], &[], &[1.0; 2]);
+            }
+            for (ue, cell) in [(0, 0), (1, 1), (0, 0)] {
+                let (mut a, mut b) = (vec![0.0; N_RB], vec![0.0; N_RB]);
+                let before = kept.ues[ue].flat_dl_row;
+                kept.row(ue, cell, LinkDir::Downlink, ms(t), &mut a);
+                fresh.row(ue, cell, LinkDir::Downlink, ms(t), &mut b);
+                assert_eq!(bits(&a), bits(&b), "TTI {t}, UE {ue}");
+                asks += 1;
+                hits += u32::from(before.is_some() && before == kept.ues[ue].flat_dl_row && t != 0);
+            }
+        }
+        let (mut a, mut b) = (vec![0.0; N_RB], vec![0.0; N_RB]);
+        kept.row(0, 0, LinkDir::Downlink, ms(65), &mut a);
+        fresh.row(0, 0, LinkDir::Downlink, ms(65), &mut b);
+        assert_eq!(bits(&a), bits(&b), "TTI 65, not run");
+        assert!(hits * 2 > asks, "{hits} of {asks} asks filled from the kept row");
+    }
+
+    /// The kept PUSCH gain is the offset's, converted afresh, bit for bit: a moving UE (new
+    /// epochs, a new path loss), PUSCHs of changing PRB counts, at both cells.
+    #[test]
+    fn a_kept_pusch_gain_is_the_offset_converted_afresh() {
+        use crate::lte::channel::power_control::{UlPowerControlSpec, DEFAULT_P_SRS_OFFSET};
+        // P0 high enough that the SRS over the band meets P_CMAX: the offset follows the path loss.
+        let ul_power_control = UlPowerControlSpec::OpenLoop {
+            p0_nominal_pusch_dbm: -60,
+            p0_ue_pusch_db: 0,
+            alpha: 1.0,
+            p_cmax_dbm: 23.0,
+            p_srs_offset: DEFAULT_P_SRS_OFFSET,
+        };
+        let spec = ChannelSpec {
+            shadowing: Some(crate::radio::spec::ShadowingSpec { sigma_db: 8.0, decorrelation_m: 5.0 }),
+            ul_power_control,
+            ..ChannelSpec::default()
+        };
+        let mut ch = two_cells_of(spec, MobilitySpec::ConstantVelocity { speed_kmh: 120.0, heading_deg: 0.0 });
+        let mut offsets_db = Vec::new();
+        for t in (0..400u64).step_by(3) {
+            // Each TTI ends on the key the next begins with, at a later epoch now and then.
+            for (cell, prbs) in [(0, 1), (0, 1), (0, 2), (1, 2), (0, 3 + (t % 2) as u32), (0, 1)] {
+                let gain = ch.pusch_gain_lin(0, cell, ms(t), prbs);
+                let offset_db = ch.pusch_offset_db(0, cell, ms(t), prbs);
+                assert_eq!(gain.to_bits(), db_to_linear(offset_db).to_bits(), "TTI {t}, cell {cell}, {prbs} PRBs");
+                offsets_db.push(offset_db.to_bits());
+            }
+        }
+        offsets_db.sort_unstable();
+        offsets_db.dedup();
+        assert!(offsets_db.len() > 20, "the offset moves with the path loss: {} values", offsets_db.len());
+    }
+
     /// Each group of [`NetUe`]'s fields read together lies within one cache line.
     #[test]
     fn a_ues_per_tti_fields_share_cache_lines() {
@@ -1284,6 +1454,9 @@ mod tests {
         let pusch = line(offset_of!(NetUe, path_loss_db), memo);
         assert_eq!(line(offset_of!(NetUe, faded_for), size_of::<Option<(u64, usize)>>()), pusch);
         assert_eq!(line(offset_of!(NetUe, links), size_of::<usize>()), pusch);
+        // The kept values': the flat downlink row, the PUSCH's gain.
+        let kept = line(offset_of!(NetUe, flat_dl_row), size_of::<Option<FlatRow>>());
+        assert_eq!(line(offset_of!(NetUe, pusch_gain), size_of::<Option<PuschGain>>()), kept);
     }
 
     #[test]
