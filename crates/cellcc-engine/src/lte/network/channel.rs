@@ -138,9 +138,10 @@ const SEVERAL_CELLS: usize = usize::MAX;
 /// One UE's links. Laid out by when its fields are read, a cache line (64 bytes) per group, the
 /// per-TTI ones first: the track (every ask's epoch), then the control SINR's, then the uplink
 /// row's and the PUSCH interference's, then the downlink row's, then a kept flat downlink row;
-/// the state a 10 ms step or a new epoch reads (the kept epochs, the mobility) last. Each field where the compiler put it, a
-/// control SINR (833 K asks in the 19-site run) read 3-4 lines of the UE before its powers, a
-/// PUSCH's interference 3 (docs/performance.md, "Issue 34: the 19-site network's working set").
+/// the state a 10 ms step or a new epoch reads (the kept epochs, the mobility) last. Each field
+/// where the compiler put it, a control SINR (833 K asks in the 19-site run) read 3-4 lines of the
+/// UE before its powers, a PUSCH's interference 3 (docs/performance.md, "Issue 34: the 19-site
+/// network's working set").
 /// The per-site and per-cell rows are boxed slices (16 bytes where a `Vec` took 24): their
 /// lengths never change.
 #[repr(C, align(64))]
