@@ -386,9 +386,8 @@ impl NrCell {
         }
         est.measured = true;
         est.band_mcs = None;
-        let offset_db = self.sinr.pusch_offset_db(p.tb.ue, now, PuschGrant { prbs: p.tb.n_prb });
-        if offset_db != 0.0 {
-            let gain = 10f64.powf(offset_db / 10.0);
+        let gain = self.sinr.pusch_gain_lin(p.tb.ue, now, PuschGrant { prbs: p.tb.n_prb });
+        if gain != 1.0 {
             self.sinr_lin.iter_mut().for_each(|x| *x *= gain);
         }
         let d = phy::decode(self.table, p.tb.mcs, p.tb.tbs_bits, &self.sinr_lin, prbs(self.layout, p.tb.rbgs), history);

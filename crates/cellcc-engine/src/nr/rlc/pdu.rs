@@ -49,7 +49,7 @@ pub struct NrDataPdu {
 
 impl NrDataPdu {
     pub fn header_bytes(&self) -> u32 {
-        header_bytes(self.mode, self.seg.offset, self.seg.offset + self.seg.len_bytes() == self.seg.sdu_bytes)
+        header_bytes(self.mode, self.seg.offset, self.seg.is_last())
     }
 
     pub fn bytes(&self) -> u32 {

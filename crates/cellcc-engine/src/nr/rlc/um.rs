@@ -99,7 +99,7 @@ impl UmEntity {
         let sdu_bytes_sent = if cut { 1 } else { 0 };
         let header = header_bytes(mode, sdu_bytes_sent, false);
         let p = self.tx.take(opp.bytes.checked_sub(header).filter(|&r| r > 0)?)?;
-        if p.seg.offset + p.seg.len_bytes() == p.seg.sdu_bytes {
+        if p.seg.is_last() {
             self.tx_next += 1;
         }
         self.counters.data_pdus_sent += 1;
